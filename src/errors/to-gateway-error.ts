@@ -1,0 +1,49 @@
+import { GatewayError } from './gateway-error.js';
+
+interface FastifyLikeError {
+  statusCode?: number;
+  code?: string;
+  message?: string;
+  validation?: Array<{ instancePath?: string; message?: string; params?: Record<string, unknown> }>;
+  validationContext?: string;
+}
+
+/**
+ * Turns any thrown value (ours, Fastify's, a network error) into a GatewayError. The one place that
+ * knows Fastify's own error codes, so every failure leaves in the decisions.md shape.
+ */
+export function toGatewayError(err: unknown): GatewayError {
+  if (err instanceof GatewayError) return err;
+  const e = (err ?? {}) as FastifyLikeError;
+  if (e.validation) {
+    const first = e.validation[0];
+    const where = (e.validationContext ?? 'body') + (first?.instancePath ? first.instancePath.replace(/\//g, '.') : '');
+    const missing = first?.params && typeof first.params.missingProperty === 'string' ? `.${first.params.missingProperty}` : '';
+    const extra = first?.params && typeof first.params.additionalProperty === 'string' ? `.${first.params.additionalProperty}` : '';
+    const param = `${where}${missing}${extra}`;
+    return new GatewayError('invalid_request', `${param}: ${first?.message ?? 'invalid value'}`, { param });
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new GatewayError('payload_too_large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new GatewayError('unsupported_media_type', e.message);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new GatewayError('invalid_request', 'The request body is empty; a JSON object was expected.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new GatewayError('invalid_request', `Malformed JSON body: ${e.message ?? ''}`.trim());
+    default:
+      break;
+  }
+  if (e.statusCode === 400 && e.message && /JSON|Unexpected|token/i.test(e.message)) {
+    return new GatewayError('invalid_request', `Malformed JSON body: ${e.message}`);
+  }
+  if (e.statusCode === 413) return new GatewayError('payload_too_large');
+  if (e.statusCode === 415) return new GatewayError('unsupported_media_type', e.message);
+  if (e.statusCode === 404) return new GatewayError('not_found', e.message);
+  if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+    return new GatewayError('invalid_request', e.message ?? 'Bad request', { status: e.statusCode });
+  }
+  return new GatewayError('internal_error', 'Internal error.', { cause: err });
+}

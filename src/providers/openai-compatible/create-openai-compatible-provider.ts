@@ -1,0 +1,115 @@
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
+import type { CompletionRequest, TextCompletion } from '../../spec/completions.js';
+import type { EmbeddingsRequest, EmbeddingsResponse } from '../../spec/embeddings.js';
+import type { ModelInfo } from '../../spec/models.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { tryParseJson, isObject } from '../../lib/json.js';
+import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderTarget, UpstreamCall } from '../provider.js';
+import { joinUrl } from './url.js';
+import { mapOpenAIError } from './map-openai-error.js';
+import { createOpenAIStreamMapper } from './openai-stream.js';
+
+/** One row describing an OpenAI-compatible host. */
+export interface OpenAICompatibleSpec {
+  /** Registry name. */
+  name: string;
+  /** Default base URL, including the version segment (e.g. `https://api.openai.com/v1`). */
+  baseUrl: string;
+  /** True when the provider works without a key (local servers such as ollama). */
+  keyOptional?: boolean;
+  /** Builds auth headers from the key; default `Authorization: Bearer <key>`. */
+  authHeaders?: (apiKey: string, target: ProviderTarget) => Record<string, string>;
+  /** Extra headers for every call (from the target's config). */
+  extraHeaders?: (target: ProviderTarget) => Record<string, string>;
+  /** Resolves the base URL from the target when it is not a constant (Azure resources). */
+  resolveBaseUrl?: (target: ProviderTarget) => string;
+  /** Rewrites a path and query for this host (Azure deployments and api-version). */
+  resolvePath?: (path: string, body: Record<string, unknown> | undefined, target: ProviderTarget) => string;
+  /** Endpoints this host does not serve. */
+  without?: Array<'completions' | 'embeddings'>;
+}
+
+/** The base URL the target points at: `custom_host` first, else the row's default. */
+export function baseUrlOf(spec: OpenAICompatibleSpec, target: ProviderTarget): string {
+  if (target.customHost) return target.customHost;
+  return spec.resolveBaseUrl ? spec.resolveBaseUrl(target) : spec.baseUrl;
+}
+
+/**
+ * Headers of a call to an OpenAI-compatible host: content type, auth, organisation/project
+ * (`compat_organization`, `compat_project`) and forwarded headers.
+ */
+export function openAIHeaders(spec: OpenAICompatibleSpec, target: ProviderTarget): Record<string, string> {
+  const headers: Record<string, string> = { ...target.forwardHeaders, 'content-type': 'application/json' };
+  if (target.apiKey) Object.assign(headers, spec.authHeaders ? spec.authHeaders(target.apiKey, target) : { authorization: `Bearer ${target.apiKey}` });
+  else if (!spec.keyOptional) {
+    throw new GatewayError('invalid_request', `Provider '${spec.name}' needs an API key: send it as 'Authorization: Bearer <key>' or config 'api_key'.`, {
+      status: 400,
+      param: 'api_key',
+    });
+  }
+  const org = target.config.compat_organization;
+  const project = target.config.compat_project;
+  if (typeof org === 'string') headers['openai-organization'] = org;
+  if (typeof project === 'string') headers['openai-project'] = project;
+  if (spec.extraHeaders) Object.assign(headers, spec.extraHeaders(target));
+  return headers;
+}
+
+function jsonCall(spec: OpenAICompatibleSpec, path: string, body: Record<string, unknown>, ctx: CallContext): UpstreamCall {
+  const p = spec.resolvePath ? spec.resolvePath(path, body, ctx.target) : path;
+  return { url: joinUrl(baseUrlOf(spec, ctx.target), p), method: 'POST', headers: openAIHeaders(spec, ctx.target), body: JSON.stringify(body) };
+}
+
+/**
+ * Builds the adapter of an OpenAI-compatible host from one row of settings. Every endpoint is
+ * `nativeSchema`, so answers pass through byte for byte when nothing rewrites them.
+ * @see https://platform.openai.com/docs/api-reference
+ */
+export function createOpenAICompatibleProvider(spec: OpenAICompatibleSpec): ProviderAdapter {
+  const chat: EndpointAdapter<ChatCompletionRequest, ChatCompletion, ChatCompletionChunk> = {
+    nativeSchema: true,
+    buildRequest: (req, ctx) => jsonCall(spec, '/chat/completions', req, ctx),
+    mapResponse: (body) => body as ChatCompletion,
+    createStreamMapper: () => createOpenAIStreamMapper<ChatCompletionChunk>(spec.name),
+  };
+  const completions: EndpointAdapter<CompletionRequest, TextCompletion, TextCompletion> = {
+    nativeSchema: true,
+    buildRequest: (req, ctx) => jsonCall(spec, '/completions', req, ctx),
+    mapResponse: (body) => body as TextCompletion,
+    createStreamMapper: () => createOpenAIStreamMapper<TextCompletion>(spec.name),
+  };
+  const embeddings: EndpointAdapter<EmbeddingsRequest, EmbeddingsResponse> = {
+    nativeSchema: true,
+    buildRequest: (req, ctx) => jsonCall(spec, '/embeddings', req, ctx),
+    mapResponse: (body) => body as EmbeddingsResponse,
+  };
+  const without = new Set(spec.without ?? []);
+  return {
+    name: spec.name,
+    endpoints: {
+      chat,
+      ...(without.has('completions') ? {} : { completions }),
+      ...(without.has('embeddings') ? {} : { embeddings }),
+    },
+    mapError: (status, body, headers) => mapOpenAIError(spec.name, status, body, headers),
+    async listModels(ctx) {
+      const path = spec.resolvePath ? spec.resolvePath('/models', undefined, ctx.target) : '/models';
+      const headers = openAIHeaders(spec, ctx.target);
+      delete headers['content-type'];
+      const res = await ctx.http.sendText({ url: joinUrl(baseUrlOf(spec, ctx.target), path), method: 'GET', headers, signal: ctx.signal }, spec.name);
+      if (res.status < 200 || res.status >= 300) throw mapOpenAIError(spec.name, res.status, res.text, res.headers);
+      const parsed = tryParseJson(res.text);
+      const data = isObject(parsed) && Array.isArray(parsed.data) ? parsed.data : [];
+      return data.filter(isObject).map(
+        (m): ModelInfo => ({
+          id: String(m.id),
+          object: 'model',
+          created: typeof m.created === 'number' ? m.created : 0,
+          owned_by: typeof m.owned_by === 'string' ? m.owned_by : spec.name,
+          provider: spec.name,
+        }),
+      );
+    },
+  };
+}

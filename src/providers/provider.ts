@@ -1,0 +1,108 @@
+import type { Readable } from 'node:stream';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../spec/chat.js';
+import type { CompletionRequest, TextCompletion } from '../spec/completions.js';
+import type { EmbeddingsRequest, EmbeddingsResponse } from '../spec/embeddings.js';
+import type { ModelInfo } from '../spec/models.js';
+import type { GatewayError } from '../errors/gateway-error.js';
+import type { HttpClient } from '../lib/http-client.js';
+import type { Clock } from '../lib/clock.js';
+
+/**
+ * The settings of one resolved target (a leaf of the config tree, with inherited values applied)
+ * that a provider reads to build its call.
+ */
+export interface ProviderTarget {
+  /** Registry name, e.g. `openai`, `anthropic`, `bedrock`. */
+  provider: string;
+  /** Provider credential (config `api_key`, or the `Authorization: Bearer` of a provider-compatible client). */
+  apiKey?: string;
+  /** Base URL replacing the provider's default (config `custom_host` or `x-gateway-custom-host`). */
+  customHost?: string;
+  /**
+   * The leaf's whole config object, for provider-specific keys (`cloud1_*`, `cloud2_*`, `cloud3_*`,
+   * `resource_name`, `deployment_id`, `api_version`, `deployments`, `compat_organization`, ...).
+   */
+  config: Readonly<Record<string, unknown>>;
+  /** Incoming headers the config asks to forward unchanged (`forward_headers`), lower-cased names. */
+  forwardHeaders: Readonly<Record<string, string>>;
+}
+
+/** What a provider may use while building a call and mapping its answer. */
+export interface CallContext {
+  target: ProviderTarget;
+  /** True when the client asked for a stream. */
+  stream: boolean;
+  /** Aborted when the client goes away or the request times out. */
+  signal: AbortSignal;
+  /** The gateway's HTTP client (token exchanges and other side calls go through it). */
+  http: HttpClient;
+  clock: Clock;
+}
+
+/** The native request a provider wants sent. */
+export interface UpstreamCall {
+  url: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  headers: Record<string, string>;
+  body?: string | Uint8Array | Readable;
+}
+
+/**
+ * Turns a provider's native stream body into common-schema chunks, incrementally.
+ * One instance per response.
+ */
+export interface StreamMapper<Chunk> {
+  /** Feeds body bytes in any split; returns the chunks they complete. Throws a GatewayError on an error event. */
+  push(bytes: Uint8Array): Chunk[];
+  /**
+   * The upstream body ended. Returns the last chunks; throws a GatewayError when the stream ended
+   * without the provider's terminal event (an upstream that died mid-stream).
+   */
+  end(): Chunk[];
+}
+
+/** One endpoint of one provider: request mapping, response mapping, stream mapping. */
+export interface EndpointAdapter<Req, Res, Chunk = never> {
+  /**
+   * True when the provider speaks the common schema for this endpoint: the gateway can pass the
+   * answer's bytes through unchanged (decisions.md, "Passthrough").
+   */
+  nativeSchema?: boolean;
+  /** Builds the native call, including auth headers and signatures. */
+  buildRequest(req: Req, ctx: CallContext): UpstreamCall | Promise<UpstreamCall>;
+  /** Maps a successful (2xx) non-streamed answer, already parsed from JSON. */
+  mapResponse(body: unknown, req: Req, ctx: CallContext): Res;
+  /** Creates the mapper for a streamed answer; absent when the endpoint cannot stream. */
+  createStreamMapper?(req: Req, ctx: CallContext): StreamMapper<Chunk>;
+}
+
+/** Request, response and chunk types of each endpoint kind a provider can serve. */
+export interface EndpointTypes {
+  chat: { req: ChatCompletionRequest; res: ChatCompletion; chunk: ChatCompletionChunk };
+  completions: { req: CompletionRequest; res: TextCompletion; chunk: TextCompletion };
+  embeddings: { req: EmbeddingsRequest; res: EmbeddingsResponse; chunk: never };
+}
+
+export type ProviderEndpointKind = keyof EndpointTypes;
+
+export type ProviderEndpoints = {
+  [K in ProviderEndpointKind]?: EndpointAdapter<EndpointTypes[K]['req'], EndpointTypes[K]['res'], EndpointTypes[K]['chunk']>;
+};
+
+/**
+ * The narrow interface every provider implements. A provider is one folder under `providers/`
+ * exporting one ProviderAdapter, registered in `providers/registry.ts`.
+ */
+export interface ProviderAdapter {
+  /** Registry name. */
+  readonly name: string;
+  /** The endpoints this provider serves. */
+  readonly endpoints: ProviderEndpoints;
+  /**
+   * Maps a non-2xx answer to the error shape, keeping the provider's status.
+   * `body` is the raw answer text (may be empty or not JSON).
+   */
+  mapError(status: number, body: string, headers: Record<string, string | string[] | undefined>): GatewayError;
+  /** Lists the models reachable with this target (GET /v1/models). */
+  listModels?(ctx: CallContext): Promise<ModelInfo[]>;
+}

@@ -1,0 +1,38 @@
+import type { ProviderAdapter } from './provider.js';
+import { createOpenAICompatibleProvider, type OpenAICompatibleSpec } from './openai-compatible/create-openai-compatible-provider.js';
+import { openaiProvider } from './openai/openai-provider.js';
+
+/**
+ * OpenAI-compatible hosts: one row each, default base URL overridable by `custom_host`.
+ * Docs: groq.com, together.ai, mistral.ai, deepseek.com, fireworks.ai, openrouter.ai, x.ai,
+ * perplexity.ai, ollama.com, vllm.ai, lmstudio.ai (each host's OpenAI compatibility page).
+ */
+const OPENAI_COMPATIBLE_HOSTS: OpenAICompatibleSpec[] = [
+  { name: 'groq', baseUrl: 'https://api.groq.com/openai/v1', without: ['completions'] },
+  { name: 'together-ai', baseUrl: 'https://api.together.xyz/v1' },
+  { name: 'mistral-ai', baseUrl: 'https://api.mistral.ai/v1', without: ['completions'] },
+  { name: 'deepseek', baseUrl: 'https://api.deepseek.com/v1', without: ['embeddings'] },
+  { name: 'fireworks-ai', baseUrl: 'https://api.fireworks.ai/inference/v1' },
+  { name: 'openrouter', baseUrl: 'https://openrouter.ai/api/v1', without: ['embeddings'] },
+  { name: 'x-ai', baseUrl: 'https://api.x.ai/v1' },
+  { name: 'perplexity-ai', baseUrl: 'https://api.perplexity.ai', without: ['completions', 'embeddings'] },
+  { name: 'ollama', baseUrl: 'http://localhost:11434/v1', keyOptional: true },
+  { name: 'vllm', baseUrl: 'http://localhost:8000/v1', keyOptional: true },
+  { name: 'lm-studio', baseUrl: 'http://localhost:1234/v1', keyOptional: true },
+];
+
+/** Every provider the gateway knows, by registry name. The only place that names them all. */
+const PROVIDERS: ReadonlyMap<string, ProviderAdapter> = new Map<string, ProviderAdapter>([
+  [openaiProvider.name, openaiProvider],
+  ...OPENAI_COMPATIBLE_HOSTS.map((spec): [string, ProviderAdapter] => [spec.name, createOpenAICompatibleProvider(spec)]),
+]);
+
+/** Looks a provider up by name; `@slug` names are resolved by the caller before this. */
+export function getProvider(name: string): ProviderAdapter | undefined {
+  return PROVIDERS.get(name.toLowerCase());
+}
+
+/** Names of every registered provider, sorted. */
+export function providerNames(): string[] {
+  return [...PROVIDERS.keys()].sort();
+}
