@@ -1,0 +1,71 @@
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
+import type { EmbeddingsRequest, EmbeddingsResponse } from '../../spec/embeddings.js';
+import type { ModelInfo } from '../../spec/models.js';
+import { tryParseJson, isObject } from '../../lib/json.js';
+import { unixSeconds } from '../../lib/clock.js';
+import type { CallContext, EndpointAdapter, ProviderAdapter, UpstreamCall } from '../provider.js';
+import { joinUrl } from '../openai-compatible/url.js';
+import { googleAuthHeaders } from './google-auth.js';
+import { buildGoogleChatBody, googleModelOf, mapGoogleResponse } from './google-chat.js';
+import { buildGoogleEmbeddingsBody, mapGoogleEmbeddingsResponse } from './google-embeddings.js';
+import { mapGoogleError } from './google-error.js';
+import { createGoogleStreamMapper } from './google-stream.js';
+
+const NAME = 'google';
+const DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
+const API_VERSION = 'v1beta';
+const DEFAULT_EMBEDDING_MODEL = 'gemini-embedding-001';
+
+function baseUrl(ctx: CallContext): string {
+  return ctx.target.customHost ?? DEFAULT_BASE_URL;
+}
+
+function call(ctx: CallContext, path: string, body: Record<string, unknown>): UpstreamCall {
+  return {
+    url: joinUrl(baseUrl(ctx), `/${API_VERSION}/${path}`),
+    method: 'POST',
+    headers: { ...ctx.target.forwardHeaders, 'content-type': 'application/json', ...googleAuthHeaders(ctx.target) },
+    body: JSON.stringify(body),
+  };
+}
+
+const chat: EndpointAdapter<ChatCompletionRequest, ChatCompletion, ChatCompletionChunk> = {
+  buildRequest(req, ctx) {
+    const model = googleModelOf(req.model);
+    const method = ctx.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+    return call(ctx, `models/${model}:${method}`, buildGoogleChatBody(req));
+  },
+  mapResponse: (body, req, ctx) => mapGoogleResponse(body, googleModelOf(req.model), unixSeconds(ctx.clock)),
+  createStreamMapper: (req, ctx) => createGoogleStreamMapper(NAME, googleModelOf(req.model), unixSeconds(ctx.clock)),
+};
+
+const embeddings: EndpointAdapter<EmbeddingsRequest, EmbeddingsResponse> = {
+  buildRequest(req, ctx) {
+    const model = googleModelOf(req.model ?? DEFAULT_EMBEDDING_MODEL);
+    const { method, body } = buildGoogleEmbeddingsBody(req, model);
+    return call(ctx, `models/${model}:${method}`, body);
+  },
+  mapResponse: (body, req) => mapGoogleEmbeddingsResponse(body, req, googleModelOf(req.model ?? DEFAULT_EMBEDDING_MODEL)),
+};
+
+/**
+ * The Gemini API (Google AI Studio): chat through `generateContent` / `streamGenerateContent`,
+ * embeddings through `embedContent` / `batchEmbedContents`, key in `x-goog-api-key`.
+ * `custom_host` replaces `https://generativelanguage.googleapis.com`.
+ * @see https://ai.google.dev/api
+ */
+export const googleProvider: ProviderAdapter = {
+  name: NAME,
+  endpoints: { chat, embeddings },
+  mapError: (status, body, headers) => mapGoogleError(NAME, status, body, headers),
+  async listModels(ctx) {
+    const headers = { ...ctx.target.forwardHeaders, ...googleAuthHeaders(ctx.target) };
+    const res = await ctx.http.sendText({ url: joinUrl(baseUrl(ctx), `/${API_VERSION}/models?pageSize=1000`), method: 'GET', headers, signal: ctx.signal }, NAME);
+    if (res.status < 200 || res.status >= 300) throw mapGoogleError(NAME, res.status, res.text, res.headers);
+    const parsed = tryParseJson(res.text);
+    const models = isObject(parsed) && Array.isArray(parsed.models) ? parsed.models.filter(isObject) : [];
+    return models.map(
+      (m): ModelInfo => ({ id: String(m.name ?? '').replace(/^models\//, ''), object: 'model', created: 0, owned_by: 'google', provider: NAME }),
+    );
+  },
+};
