@@ -1,6 +1,7 @@
 import type { ProviderAdapter } from './provider.js';
 import { createOpenAICompatibleProvider, type OpenAICompatibleSpec } from './openai-compatible/create-openai-compatible-provider.js';
 import { openaiProvider } from './openai/openai-provider.js';
+import { anthropicProvider } from './anthropic/anthropic-provider.js';
 
 /**
  * OpenAI-compatible hosts: one row each, default base URL overridable by `custom_host`.
@@ -24,6 +25,7 @@ const OPENAI_COMPATIBLE_HOSTS: OpenAICompatibleSpec[] = [
 /** Every provider the gateway knows, by registry name. The only place that names them all. */
 const PROVIDERS: ReadonlyMap<string, ProviderAdapter> = new Map<string, ProviderAdapter>([
   [openaiProvider.name, openaiProvider],
+  [anthropicProvider.name, anthropicProvider],
   ...OPENAI_COMPATIBLE_HOSTS.map((spec): [string, ProviderAdapter] => [spec.name, createOpenAICompatibleProvider(spec)]),
 ]);
 
