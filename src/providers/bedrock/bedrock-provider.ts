@@ -1,0 +1,23 @@
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
+import type { EndpointAdapter, ProviderAdapter } from '../provider.js';
+import { buildConverseCall, mapConverseResponse } from './bedrock-chat.js';
+import { createBedrockStreamMapper } from './bedrock-stream.js';
+import { bedrockEmbeddings } from './bedrock-embeddings.js';
+import { mapBedrockError } from './bedrock-error.js';
+
+const chat: EndpointAdapter<ChatCompletionRequest, ChatCompletion, ChatCompletionChunk> = {
+  buildRequest: buildConverseCall,
+  mapResponse: mapConverseResponse,
+  createStreamMapper: createBedrockStreamMapper,
+};
+
+/**
+ * AWS Bedrock Runtime ("cloud1"): chat through Converse / ConverseStream, embeddings through
+ * InvokeModel (Titan, Cohere), SigV4-signed with `cloud1_*` credentials.
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_Operations_Amazon_Bedrock_Runtime.html
+ */
+export const bedrockProvider: ProviderAdapter = {
+  name: 'bedrock',
+  endpoints: { chat, embeddings: bedrockEmbeddings },
+  mapError: mapBedrockError,
+};
