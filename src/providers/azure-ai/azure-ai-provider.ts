@@ -1,0 +1,54 @@
+import type { ModelInfo } from '../../spec/models.js';
+import { isObject, tryParseJson } from '../../lib/json.js';
+import {
+  baseUrlOf,
+  createOpenAICompatibleProvider,
+  openAIHeaders,
+  type OpenAICompatibleSpec,
+} from '../openai-compatible/create-openai-compatible-provider.js';
+import { mapOpenAIError } from '../openai-compatible/map-openai-error.js';
+import { joinUrl } from '../openai-compatible/url.js';
+import type { CallContext, ProviderAdapter } from '../provider.js';
+import { azureAIAuthHeaders, azureAIExtraHeaders } from './azure-ai-auth.js';
+import { azureAIBaseUrl, azureAIPath } from './azure-ai-endpoint.js';
+
+const NAME = 'azure-ai';
+
+/**
+ * The Azure AI Foundry (Azure AI Model Inference API) row of the OpenAI-compatible base: `/chat/completions`
+ * and `/embeddings` with `?api-version=…` on a serverless, managed-compute or Foundry endpoint. Bodies, answers,
+ * streams and errors (`{"error": {code, message}}`) are OpenAI-shaped.
+ * @see https://learn.microsoft.com/azure/ai-foundry/model-inference/reference/reference-model-inference-api
+ */
+export const azureAISpec: OpenAICompatibleSpec = {
+  name: NAME,
+  baseUrl: 'https://{endpoint}.{region}.models.ai.azure.com',
+  keyOptional: true,
+  without: ['completions'],
+  resolveBaseUrl: azureAIBaseUrl,
+  authHeaders: (_key, target) => azureAIAuthHeaders(target),
+  extraHeaders: (target) => ({ ...azureAIExtraHeaders(target), ...(target.apiKey ? {} : azureAIAuthHeaders(target)) }),
+  resolvePath: (path, _body, target) => azureAIPath(path, target),
+};
+
+/**
+ * Lists the one model behind the endpoint from `GET /info` (`model_name`, `model_provider_name`).
+ * @see https://learn.microsoft.com/azure/ai-foundry/model-inference/reference/reference-model-inference-info
+ */
+async function listAzureAIModels(ctx: CallContext): Promise<ModelInfo[]> {
+  const headers = openAIHeaders(azureAISpec, ctx.target);
+  delete headers['content-type'];
+  const url = joinUrl(baseUrlOf(azureAISpec, ctx.target), azureAIPath('/info', ctx.target));
+  const res = await ctx.http.sendText({ url, method: 'GET', headers, signal: ctx.signal }, NAME);
+  if (res.status < 200 || res.status >= 300) throw mapOpenAIError(NAME, res.status, res.text, res.headers);
+  const info = tryParseJson(res.text);
+  if (!isObject(info) || typeof info.model_name !== 'string') return [];
+  const owner = typeof info.model_provider_name === 'string' ? info.model_provider_name : NAME;
+  return [{ id: info.model_name, object: 'model', created: 0, owned_by: owner, provider: NAME }];
+}
+
+/**
+ * Azure AI Foundry model inference (serverless APIs, managed compute, Foundry resources).
+ * @see https://learn.microsoft.com/azure/ai-foundry/model-inference/reference/reference-model-inference-api
+ */
+export const azureAIProvider: ProviderAdapter = { ...createOpenAICompatibleProvider(azureAISpec), listModels: listAzureAIModels };
