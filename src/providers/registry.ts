@@ -2,6 +2,7 @@ import type { ProviderAdapter } from './provider.js';
 import { createOpenAICompatibleProvider, type OpenAICompatibleSpec } from './openai-compatible/create-openai-compatible-provider.js';
 import { openaiProvider } from './openai/openai-provider.js';
 import { anthropicProvider } from './anthropic/anthropic-provider.js';
+import { googleProvider } from './google/google-provider.js';
 
 /**
  * OpenAI-compatible hosts: one row each, default base URL overridable by `custom_host`.
@@ -26,6 +27,7 @@ const OPENAI_COMPATIBLE_HOSTS: OpenAICompatibleSpec[] = [
 const PROVIDERS: ReadonlyMap<string, ProviderAdapter> = new Map<string, ProviderAdapter>([
   [openaiProvider.name, openaiProvider],
   [anthropicProvider.name, anthropicProvider],
+  [googleProvider.name, googleProvider],
   ...OPENAI_COMPATIBLE_HOSTS.map((spec): [string, ProviderAdapter] => [spec.name, createOpenAICompatibleProvider(spec)]),
 ]);
 
