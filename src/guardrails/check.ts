@@ -1,0 +1,108 @@
+/**
+ * The guardrail check contract. A check is a small function of the request (and, after the provider
+ * answered, the response) and its parameters; it returns a verdict. Checks never throw for a bad
+ * input text: they throw only for bad parameters (GatewayError 'invalid_config').
+ */
+import type { EndpointKind } from '../spec/endpoint.js';
+import type { CheckHttp } from './check-http.js';
+
+/** When a check runs: before the provider is called, or after it answered. */
+export type HookEvent = 'beforeRequestHook' | 'afterRequestHook';
+
+/** Everything a check may read. Built by the caller once per hook run. */
+export interface CheckInput {
+  eventType: HookEvent;
+  /** Text of the request (see text-of.ts `requestTextOf`: the last message, the prompt, or the input). */
+  requestText: string;
+  /** The assembled answer text (after hooks only; see `responseTextOf` / `assembleStreamText`). */
+  responseText?: string;
+  request: {
+    body: Record<string, unknown>;
+    model?: string;
+    endpoint: EndpointKind | (string & {});
+    /** The `x-gateway-metadata` object (string values). */
+    metadata: Record<string, string>;
+  };
+  response?: { body?: unknown; status?: number };
+  /** Aborts network checks when the client went away. */
+  signal?: AbortSignal;
+  /** Outbound HTTP for network checks (webhook, inlineImage); see check-http.ts. */
+  http?: CheckHttp;
+}
+
+/** Rewritten content produced by a mutator check (e.g. PII redaction). */
+export interface CheckTransform {
+  /** The redacted request text (same scope as `CheckInput.requestText`). */
+  requestText?: string;
+  /** The redacted response text. */
+  responseText?: string;
+  /** The request body with every text piece rewritten (send this to the provider instead). */
+  requestBody?: Record<string, unknown>;
+  /** The response body with every text piece rewritten (return this to the client instead). */
+  responseBody?: unknown;
+}
+
+/** A check's outcome. `verdict: true` means the check passed. */
+export interface CheckResult {
+  verdict: boolean;
+  explanation?: string;
+  data?: unknown;
+  transformed?: CheckTransform;
+  /** Set when the check could not do its work (network failure); the verdict then follows failOnError. */
+  error?: string;
+}
+
+/** The shape every check function has. Parameters are validated inside (throws 'invalid_config'). */
+export type CheckFn = (input: CheckInput, params: Record<string, unknown>) => CheckResult | Promise<CheckResult>;
+
+/** What a check reads, for documentation and for the caller deciding what to assemble. */
+export type CheckReads = 'text' | 'request' | 'response' | 'metadata';
+
+/** One catalogue entry. */
+export interface CheckDefinition {
+  id: string;
+  run: CheckFn;
+  /** Throws GatewayError('invalid_config') naming `${path}.${param}`; `path` defaults to the check id. */
+  validateParams(params: unknown, path?: string): void;
+  /** Events the check supports; the caller should refuse a config that uses it elsewhere. */
+  phases: readonly HookEvent[];
+  reads: CheckReads;
+  /** True when the check may return `transformed` content. */
+  mutator?: boolean;
+}
+
+/** Both events. */
+export const BOTH_PHASES: readonly HookEvent[] = ['beforeRequestHook', 'afterRequestHook'];
+
+/**
+ * Builds a CheckDefinition from a typed parameter parser and an evaluator, so `run` and
+ * `validateParams` always agree.
+ */
+export function defineCheck<P>(def: {
+  id: string;
+  phases: readonly HookEvent[];
+  reads: CheckReads;
+  mutator?: boolean;
+  parse(params: unknown, path: string): P;
+  evaluate(input: CheckInput, params: P): CheckResult | Promise<CheckResult>;
+}): CheckDefinition {
+  return {
+    id: def.id,
+    phases: def.phases,
+    reads: def.reads,
+    mutator: def.mutator,
+    validateParams(params, path) {
+      def.parse(params, path ?? def.id);
+    },
+    run(input, params) {
+      return def.evaluate(input, def.parse(params, def.id));
+    },
+  };
+}
+
+/**
+ * The text a text check reads: the request text before the request, the response text after it.
+ */
+export function textFor(input: CheckInput): string {
+  return input.eventType === 'afterRequestHook' ? (input.responseText ?? '') : input.requestText;
+}
