@@ -3,6 +3,7 @@ import { createOpenAICompatibleProvider, type OpenAICompatibleSpec } from './ope
 import { openaiProvider } from './openai/openai-provider.js';
 import { anthropicProvider } from './anthropic/anthropic-provider.js';
 import { googleProvider } from './google/google-provider.js';
+import { bedrockProvider } from './bedrock/bedrock-provider.js';
 
 /**
  * OpenAI-compatible hosts: one row each, default base URL overridable by `custom_host`.
@@ -26,6 +27,7 @@ const OPENAI_COMPATIBLE_HOSTS: OpenAICompatibleSpec[] = [
 /** Every provider the gateway knows, by registry name. The only place that names them all. */
 const PROVIDERS: ReadonlyMap<string, ProviderAdapter> = new Map<string, ProviderAdapter>([
   [openaiProvider.name, openaiProvider],
+  [bedrockProvider.name, bedrockProvider],
   [anthropicProvider.name, anthropicProvider],
   [googleProvider.name, googleProvider],
   ...OPENAI_COMPATIBLE_HOSTS.map((spec): [string, ProviderAdapter] => [spec.name, createOpenAICompatibleProvider(spec)]),
