@@ -1,0 +1,203 @@
+/**
+ * Turns measurements into rows and rows into the Markdown report (pure functions, unit-tested in
+ * test/bench/report.test.ts).
+ */
+import { summarize } from './stats.mjs';
+
+/**
+ * One table row from an autocannon result. RPS counts 2xx answers only, over the measured duration.
+ * When `samples` (float milliseconds of 2xx answers, recorded from autocannon's `response` event) are
+ * given, P50/P99 come from them; autocannon's own histogram only holds whole milliseconds.
+ * @param {{ duration: number, '2xx': number, non2xx: number, errors: number, timeouts: number, latency: { p50: number, p99: number } }} result
+ * @param {ArrayLike<number>} [samples]
+ */
+export function rowFromAutocannon(result, samples) {
+  const ok = result['2xx'];
+  const s = samples && samples.length > 0 ? summarize(samples) : undefined;
+  return {
+    rps: result.duration > 0 ? ok / result.duration : 0,
+    p50: s ? s.p50 : result.latency.p50,
+    p99: s ? s.p99 : result.latency.p99,
+    requests: ok,
+    errors: (result.errors ?? 0) + (result.timeouts ?? 0) + (result.non2xx ?? 0),
+  };
+}
+
+/** Milliseconds with precision that fits the magnitude; `—` when missing. */
+export function fmtMs(ms) {
+  if (ms === undefined || ms === null || Number.isNaN(ms)) return '—';
+  const a = Math.abs(ms);
+  if (a < 1) return ms.toFixed(3);
+  if (a < 10) return ms.toFixed(2);
+  return ms.toFixed(1);
+}
+
+/** A signed difference in milliseconds (`+0.180`), `—` when either side is missing. */
+export function fmtAdded(value, base) {
+  if (!Number.isFinite(value) || !Number.isFinite(base)) return '—';
+  const d = value - base;
+  return (d >= 0 ? '+' : '') + fmtMs(d);
+}
+
+/** Requests per second, rounded, with thousands separators. */
+export function fmtRps(rps) {
+  if (!Number.isFinite(rps)) return '—';
+  return Math.round(rps).toLocaleString('en-US');
+}
+
+/** Megabytes with one decimal. */
+export function fmtMb(mb) {
+  if (!Number.isFinite(mb)) return '—';
+  return mb.toFixed(1);
+}
+
+/** `ours / ref` as `8.12×` (two decimals below 10, one above); `—` when either is missing or ref is 0. */
+export function fmtRatio(ours, ref) {
+  if (!Number.isFinite(ours) || !Number.isFinite(ref) || ref === 0) return '—';
+  const r = ours / ref;
+  return `${r >= 10 ? r.toFixed(1) : r.toFixed(2)}×`;
+}
+
+/** A Markdown table; cells are stringified, `|` escaped. */
+export function markdownTable(headers, rows) {
+  const esc = (c) => String(c).replaceAll('|', '\\|');
+  const line = (cells) => `| ${cells.map(esc).join(' | ')} |`;
+  return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+const key = (scenario, conns, target) => `${scenario}\u0000${conns}\u0000${target}`;
+
+function index(load) {
+  const m = new Map();
+  for (const r of load) m.set(key(r.scenario, r.conns, r.target), r);
+  return m;
+}
+
+/**
+ * The issue-11 targets evaluated on one run's rows. Each item: name, value shown, pass (true, false,
+ * or undefined when the run did not measure it).
+ */
+export function evaluateTargets(report) {
+  const load = index(report.load);
+  const get = (s, c, t) => load.get(key(s, c, t));
+  const probe = (name, target) => report.probes.find((p) => p.probe === name && p.target === target);
+  const out = [];
+  const ours32 = get('chat', 32, 'ours');
+  const ref32 = get('chat', 32, 'reference');
+  out.push({
+    name: 'chat @32: ours ≥ 8× reference RPS',
+    value: fmtRatio(ours32?.rps, ref32?.rps),
+    pass: ours32 && ref32 ? ours32.rps >= 8 * ref32.rps : undefined,
+  });
+  out.push({ name: 'chat @32: ours P99 < 10 ms', value: fmtMs(ours32?.p99), pass: ours32 ? ours32.p99 < 10 : undefined });
+  const seqOurs = probe('chat sequential', 'ours');
+  const seqDirect = probe('chat sequential', 'direct');
+  out.push({
+    name: 'unloaded added P50 < 0.25 ms',
+    value: fmtAdded(seqOurs?.p50, seqDirect?.p50),
+    pass: seqOurs && seqDirect ? seqOurs.p50 - seqDirect.p50 < 0.25 : undefined,
+  });
+  const ttfbOurs = probe('stream TTFB sequential', 'ours');
+  const ttfbDirect = probe('stream TTFB sequential', 'direct');
+  out.push({
+    name: 'unloaded stream TTFB added < 0.5 ms',
+    value: fmtAdded(ttfbOurs?.p50, ttfbDirect?.p50),
+    pass: ttfbOurs && ttfbDirect ? ttfbOurs.p50 - ttfbDirect.p50 < 0.5 : undefined,
+  });
+  const prod = get('production', 32, 'ours');
+  out.push({
+    name: 'production path @32 ≥ 75% of bare chat RPS',
+    value: prod && ours32 ? `${((100 * prod.rps) / ours32.rps).toFixed(0)}%` : '—',
+    pass: prod && ours32 ? prod.rps >= 0.75 * ours32.rps : undefined,
+  });
+  const hwm = report.memory?.find((m) => m.target === 'ours');
+  out.push({ name: 'ours RSS high-water mark < 100 MB', value: fmtMb(hwm?.hwmMb), pass: hwm ? hwm.hwmMb < 100 : undefined });
+  if (report.soak) {
+    out.push({ name: 'soak: no memory growth', value: `${(100 * report.soak.growth.change).toFixed(1)}%`, pass: !report.soak.growth.grows });
+  }
+  return out;
+}
+
+const verdict = (pass) => (pass === undefined ? 'not measured' : pass ? 'PASS' : 'MISS');
+
+/**
+ * The whole Markdown report of one run.
+ * @param {{ meta: Record<string, string|number|boolean>, load: object[], probes: object[], memory: object[], notes: string[], soak?: object }} report
+ */
+export function renderReport(report) {
+  const load = index(report.load);
+  const parts = [];
+  parts.push(`# Benchmark results — ${report.meta.date}`);
+  parts.push(Object.entries(report.meta).map(([k, v]) => `- ${k}: ${v}`).join('\n'));
+
+  if (report.load.length > 0) {
+    parts.push('## Under load');
+    parts.push(
+      'P50/P99 are per-request latencies (streams: to the last byte); TTFB is the first body byte of a stream. ' +
+        '"+P50" is the added latency over the direct run of the same scenario and connection count.',
+    );
+    const rows = report.load.map((r) => {
+      const direct = load.get(key(r.directScenario ?? r.scenario, r.conns, 'direct'));
+      return [
+        r.scenario,
+        r.conns,
+        r.target,
+        fmtRps(r.rps),
+        fmtMs(r.p50),
+        fmtMs(r.p99),
+        fmtMs(r.ttfbP50),
+        fmtMs(r.ttfbP99),
+        r.target === 'direct' ? '' : fmtAdded(r.p50, direct?.p50),
+        r.errors,
+        fmtMb(r.rssPeakMb),
+      ];
+    });
+    parts.push(markdownTable(['Scenario', 'Conns', 'Target', 'RPS', 'P50 ms', 'P99 ms', 'TTFB P50', 'TTFB P99', '+P50 vs direct', 'Errors', 'RSS peak MB'], rows));
+
+    const ratioRows = [];
+    for (const r of report.load) {
+      if (r.target !== 'ours') continue;
+      const ref = load.get(key(r.scenario, r.conns, 'reference'));
+      if (!ref) continue;
+      ratioRows.push([r.scenario, r.conns, fmtRatio(r.rps, ref.rps), fmtRatio(r.p50, ref.p50), fmtRatio(r.p99, ref.p99), fmtRatio(r.ttfbP50, ref.ttfbP50), fmtRatio(r.rssPeakMb, ref.rssPeakMb)]);
+    }
+    if (ratioRows.length > 0) {
+      parts.push('## Ours / reference');
+      parts.push('RPS ratio above 1 is better; latency and memory ratios below 1 are better.');
+      parts.push(markdownTable(['Scenario', 'Conns', 'RPS', 'P50', 'P99', 'TTFB P50', 'RSS peak'], ratioRows));
+    }
+  }
+
+  if (report.probes.length > 0) {
+    parts.push('## Unloaded (sequential, one connection)');
+    const rows = report.probes.map((p) => {
+      const direct = report.probes.find((d) => d.probe === p.probe && d.target === 'direct');
+      return [p.probe, p.target, p.n, fmtMs(p.p50), fmtMs(p.p99), p.target === 'direct' ? '' : fmtAdded(p.p50, direct?.p50), p.target === 'direct' ? '' : fmtAdded(p.p99, direct?.p99)];
+    });
+    parts.push(markdownTable(['Probe', 'Target', 'n', 'P50 ms', 'P99 ms', 'added P50', 'added P99'], rows));
+  }
+
+  if (report.memory?.length > 0) {
+    parts.push('## Memory');
+    parts.push(markdownTable(['Process', 'VmHWM MB (whole run)', 'RSS at end MB'], report.memory.map((m) => [m.target, fmtMb(m.hwmMb), fmtMb(m.endMb)])));
+  }
+
+  if (report.soak) {
+    const s = report.soak;
+    parts.push('## Soak');
+    parts.push(
+      `${s.target}, ${s.conns} connections, ${s.seconds} s, ${fmtRps(s.rps)} RPS, ${s.errors} errors. RSS every ${s.intervalS} s (MB): ${s.samples.map((v) => v.toFixed(0)).join(', ')}. ` +
+        `Peak of the first third ${fmtMb(s.growth.firstPeak)} MB, of the last third ${fmtMb(s.growth.lastPeak)} MB: ${s.growth.grows ? 'GROWS' : 'no growth'}.`,
+    );
+  }
+
+  const targets = evaluateTargets(report);
+  parts.push('## Issue 11 targets');
+  parts.push(markdownTable(['Target', 'Measured', 'Verdict'], targets.map((t) => [t.name, t.value, verdict(t.pass)])));
+
+  if (report.notes.length > 0) {
+    parts.push('## Notes');
+    parts.push(report.notes.map((n) => `- ${n}`).join('\n'));
+  }
+  return parts.join('\n\n') + '\n';
+}

@@ -1,0 +1,281 @@
+#!/usr/bin/env node
+/**
+ * The benchmark runner (`npm run bench`). In one run: the fake upstream alone, our gateway and
+ * @portkey-ai/gateway (the reference), each scenario at each connection count, then unloaded
+ * sequential probes; prints a Markdown report and writes bench/results/latest.md.
+ * With `BENCH_SOAK=<seconds>` it runs only the soak (128 connections, RSS sampled every 10 s).
+ * Settings: see bench/README.md.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const ROOT = dirname(BENCH);
+const REF_START = join(BENCH, 'node_modules/@portkey-ai/gateway/build/start-server.js');
+
+// Install the bench's own dependencies (the reference gateway) before importing anything that needs them.
+if (!existsSync(REF_START)) {
+  console.error('bench: installing bench/ dependencies (npm install --prefix bench) ...');
+  const r = spawnSync('npm', ['install', '--prefix', BENCH, '--no-audit', '--no-fund', '--silent'], { stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+const { canPin, freePort, startService, statusMb, sampleRss, machineBusyTicks, processTicks } = await import('./lib/procs.mjs');
+const { runAutocannon, runStreamLoad, sequentialProbe } = await import('./lib/load.mjs');
+const { renderReport } = await import('./lib/report.mjs');
+const { summarize, memoryGrowth } = await import('./lib/stats.mjs');
+const { SCENARIOS, CHAT_BODY, STREAM_BODY, PRODUCTION_POLICY } = await import('./lib/scenarios.mjs');
+const { request } = await import('undici');
+
+const env = process.env;
+const num = (name, dflt) => (env[name] !== undefined && env[name] !== '' ? Number(env[name]) : dflt);
+const DURATION = num('BENCH_DURATION', 10);
+const WARMUP = num('BENCH_WARMUP', 2);
+const CONNECTIONS = (env.BENCH_CONNECTIONS ?? '32,128').split(',').map(Number);
+const PROBE_N = num('BENCH_PROBE_N', 2000);
+const SOAK = num('BENCH_SOAK', 0);
+const ONLY = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',')) : null;
+const TARGETS = new Set((env.BENCH_TARGETS ?? 'direct,ours,reference').split(','));
+const PIN = !env.BENCH_NO_PIN && canPin(cpus().length);
+
+// The runner and its load generator run on core 0; re-exec pinned once.
+if (PIN && !env.BENCH_PINNED) {
+  const r = spawnSync('taskset', ['-c', '0', process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...env, BENCH_PINNED: '1' },
+  });
+  process.exit(r.status ?? 1);
+}
+
+const notes = [];
+const log = (...a) => console.error('bench:', ...a);
+const adminKey = 'gw-bench-admin-key-0123456789abcdef';
+const services = [];
+const tmpDirs = [];
+
+async function startOurs(name, extraEnv) {
+  if (!existsSync(join(ROOT, 'dist/main.js'))) {
+    notes.push(`${name}: dist/main.js does not exist (gateway not built yet), skipped.`);
+    return null;
+  }
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+  tmpDirs.push(dataDir);
+  const profile = env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${join(BENCH, 'results/profiles')}`] : [];
+  try {
+    const svc = await startService({
+      name,
+      command: process.execPath,
+      args: [...profile, join(ROOT, 'dist/main.js')],
+      env: { PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey, LOG_LEVEL: 'warn', ...extraEnv },
+      cwd: ROOT,
+      core: 1,
+      pin: PIN,
+      readyUrl: `http://127.0.0.1:${port}/health`,
+    });
+    services.push(svc);
+    return { kind: 'ours', origin: `http://127.0.0.1:${port}`, adminKey, svc };
+  } catch (err) {
+    notes.push(`${name}: did not start: ${String(err.message).split('\n')[0]}`);
+    return null;
+  }
+}
+
+async function startReference() {
+  const port = await freePort();
+  const cwd = mkdtempSync(join(tmpdir(), 'ref-bench-'));
+  tmpDirs.push(cwd);
+  const svc = await startService({
+    name: 'reference',
+    command: process.execPath,
+    args: ['--import', join(BENCH, 'lib/loopback-only.mjs'), REF_START, `--port=${port}`, '--headless'],
+    env: { NODE_ENV: 'production' },
+    cwd,
+    core: 1,
+    pin: PIN,
+    readyUrl: `http://127.0.0.1:${port}/`,
+  });
+  services.push(svc);
+  return { kind: 'reference', origin: `http://127.0.0.1:${port}`, svc };
+}
+
+/** One request; returns status, headers and body text (for checks before measuring). */
+async function once(call) {
+  const res = await request(call.origin + call.path, { method: 'POST', headers: call.headers, body: call.body });
+  return { status: res.statusCode, headers: res.headers, text: await res.body.text() };
+}
+
+async function check(scenario, target, call) {
+  const first = await once(call);
+  if (first.status !== 200) return `answered ${first.status}: ${first.text.slice(0, 160)}`;
+  if (scenario.stream && !first.text.includes('data: [DONE]')) return 'stream did not end with [DONE]';
+  if (scenario.cache) {
+    const second = await once(call);
+    const status = second.headers['x-gateway-cache-status'] ?? second.headers['x-portkey-cache-status'];
+    if (status !== 'HIT') return `no cache hit on a repeated request (cache status: ${status ?? 'absent'})`;
+  }
+  return null;
+}
+
+async function createPolicy(ours) {
+  const res = await request(`${ours.origin}/v1/policies/rate-limits`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-gateway-api-key': ours.adminKey },
+    body: JSON.stringify(PRODUCTION_POLICY),
+  });
+  const text = await res.body.text();
+  if (res.statusCode === 404) return 'POST /v1/policies/rate-limits answered 404 (not implemented yet)';
+  if (res.statusCode >= 300) return `POST /v1/policies/rate-limits answered ${res.statusCode}: ${text.slice(0, 160)}`;
+  return null;
+}
+
+async function measure(scenario, conns, target, call) {
+  const run = async (seconds) =>
+    scenario.stream
+      ? runStreamLoad({ ...call, connections: conns, durationS: seconds })
+      : runAutocannon({ url: call.origin + call.path, connections: conns, duration: seconds, headers: call.headers, body: call.body });
+  if (WARMUP > 0) await run(WARMUP);
+  const rss = target.svc ? sampleRss(target.svc.pid) : null;
+  const r = await run(DURATION);
+  const mem = rss?.stop();
+  return { scenario: scenario.name, directScenario: scenario.directScenario, conns, target: target.kind, ...r, rssPeakMb: mem?.peakMb };
+}
+
+function meta() {
+  const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim();
+  const refVersion = JSON.parse(readFileSync(join(BENCH, 'node_modules/@portkey-ai/gateway/package.json'), 'utf8')).version;
+  const nodeServer = JSON.parse(readFileSync(join(BENCH, 'node_modules/@hono/node-server/package.json'), 'utf8')).version;
+  return {
+    date: new Date().toISOString(),
+    machine: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,
+    node: process.version,
+    pinning: PIN ? 'taskset: gateways on core 1; load generator and fake upstream on core 0' : 'none (taskset missing or one CPU)',
+    'duration per run': `${DURATION} s after ${WARMUP} s warm-up`,
+    'unloaded probe': `${PROBE_N} sequential requests after 200 warm-up`,
+    reference: `@portkey-ai/gateway ${refVersion} with @hono/node-server ${nodeServer}`,
+    'our commit': git || 'unknown',
+  };
+}
+
+async function loadRuns(targets, fakeUrl) {
+  const load = [];
+  for (const scenario of SCENARIOS) {
+    if (ONLY && !ONLY.has(scenario.name)) continue;
+    let runTargets = targets;
+    if (scenario.production) {
+      runTargets = [];
+      const prod = TARGETS.has('ours') ? await startOurs('ours (production)', JSON.parse(env.BENCH_PROD_ENV ?? '{}')) : null;
+      if (prod) {
+        const why = await createPolicy(prod);
+        if (why) notes.push(`production: skipped — ${why}.`);
+        else runTargets = [prod];
+      }
+    }
+    for (const target of runTargets) {
+      const call = scenario.call(target, fakeUrl);
+      if (!call) continue;
+      const why = await check(scenario, target, call).catch((e) => `request failed: ${e.message}`);
+      if (why) {
+        notes.push(`${scenario.name} / ${target.kind}: skipped — ${why}`);
+        continue;
+      }
+      for (const conns of CONNECTIONS) {
+        log(`${scenario.name} @${conns} → ${target.kind}`);
+        load.push(await measure(scenario, conns, target, call));
+      }
+    }
+  }
+  return load;
+}
+
+async function probes(targets, fakeUrl) {
+  const out = [];
+  for (const target of targets) {
+    const plain = SCENARIOS[0].call(target, fakeUrl);
+    const streamed = SCENARIOS[1].call(target, fakeUrl);
+    log(`sequential probes → ${target.kind}`);
+    const a = await sequentialProbe({ ...plain, body: CHAT_BODY, n: PROBE_N });
+    const b = await sequentialProbe({ ...streamed, body: STREAM_BODY, n: PROBE_N, stream: true });
+    const row = (probe, samples, errors) => ({ probe, target: target.kind, n: samples.length, errors, ...summarize(samples) });
+    out.push(row('chat sequential', a.total, a.errors), row('stream TTFB sequential', b.first, b.errors), row('stream TTLB sequential', b.total, b.errors));
+  }
+  const order = ['chat sequential', 'stream TTFB sequential', 'stream TTLB sequential'];
+  return out.sort((x, y) => order.indexOf(x.probe) - order.indexOf(y.probe));
+}
+
+async function soak(target, fakeUrl) {
+  const call = SCENARIOS[0].call(target, fakeUrl);
+  const intervalS = num('BENCH_SOAK_INTERVAL', 10);
+  log(`soak: ${SOAK} s at 128 connections → ${target.kind}`);
+  const rss = sampleRss(target.svc.pid, intervalS * 1000);
+  const r = await runAutocannon({ url: call.origin + call.path, connections: 128, duration: SOAK, headers: call.headers, body: call.body });
+  const samples = rss.stop().samples;
+  return { target: target.kind, conns: 128, seconds: SOAK, intervalS, rps: r.rps, errors: r.errors, samples, growth: memoryGrowth(samples.slice(1)) };
+}
+
+/** CPU the run did not account for (other processes on the machine), as a share of one core. */
+function foreignCpu(start) {
+  const hz = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+  const machine = machineBusyTicks() - start.machine;
+  const ours = processTicks(process.pid) - start.self + services.reduce((a, s) => a + (processTicks(s.pid) || 0), 0);
+  const seconds = (Date.now() - start.at) / 1000;
+  return { coreSeconds: (machine - ours) / hz, share: (machine - ours) / hz / seconds };
+}
+
+async function main() {
+  const start = { machine: machineBusyTicks(), self: processTicks(process.pid), at: Date.now() };
+  const fakePort = await freePort();
+  const fake = await startService({
+    name: 'fake upstream',
+    command: process.execPath,
+    args: [join(BENCH, 'fake-upstream.mjs'), String(fakePort)],
+    core: 0,
+    pin: PIN,
+    readyUrl: `http://127.0.0.1:${fakePort}/health`,
+  });
+  services.push(fake);
+  const fakeUrl = `http://127.0.0.1:${fakePort}`;
+  const targets = [];
+  if (TARGETS.has('direct')) targets.push({ kind: 'direct', origin: fakeUrl });
+  if (TARGETS.has('ours')) {
+    const ours = await startOurs('ours', JSON.parse(env.BENCH_OURS_ENV ?? '{}'));
+    if (ours) targets.push(ours);
+  }
+  if (TARGETS.has('reference')) targets.push(await startReference());
+
+  const report = { meta: meta(), load: [], probes: [], memory: [], notes };
+  if (SOAK > 0) {
+    const target = targets.find((t) => t.kind === (env.BENCH_SOAK_TARGET ?? 'ours')) ?? targets.find((t) => t.svc);
+    if (!target?.svc) throw new Error('soak: no gateway to soak');
+    report.soak = await soak(target, fakeUrl);
+  } else {
+    report.load = await loadRuns(targets, fakeUrl);
+    report.probes = await probes(targets, fakeUrl);
+  }
+  const foreign = foreignCpu(start);
+  if (Number.isFinite(foreign.share)) {
+    report.meta['CPU used by other processes'] = `${foreign.coreSeconds.toFixed(0)} core-seconds (${(100 * foreign.share).toFixed(0)}% of one core on average)`;
+    if (foreign.share > 0.1) notes.push(`The machine was shared: other processes used ${(100 * foreign.share).toFixed(0)}% of a core on average during the run, so numbers are noisy (pinning does not keep them off the cores).`);
+  }
+  for (const svc of services) {
+    if (svc === fake) continue;
+    report.memory.push({ target: svc.name, hwmMb: statusMb(svc.pid, 'VmHWM'), endMb: statusMb(svc.pid, 'VmRSS') });
+  }
+  const md = renderReport(report);
+  mkdirSync(join(BENCH, 'results'), { recursive: true });
+  const file = join(BENCH, 'results', SOAK > 0 ? 'soak-latest.md' : 'latest.md');
+  writeFileSync(file, md);
+  writeFileSync(file.replace(/\.md$/, '.json'), JSON.stringify(report, null, 2));
+  process.stdout.write(md);
+  log(`written to ${file}`);
+}
+
+try {
+  await main();
+} finally {
+  await Promise.all(services.map((s) => s.stop()));
+  for (const d of tmpDirs) rmSync(d, { recursive: true, force: true });
+}
