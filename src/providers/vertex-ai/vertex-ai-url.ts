@@ -1,0 +1,50 @@
+import { GatewayError } from '../../errors/gateway-error.js';
+import { joinUrl } from '../openai-compatible/url.js';
+import type { ProviderTarget } from '../provider.js';
+import { parseServiceAccount } from './vertex-ai-auth.js';
+
+/** Region used when `cloud2_region` is absent. */
+export const DEFAULT_REGION = 'us-central1';
+
+/** The model publishers served under `/publishers/{publisher}/models/{model}`. */
+export type VertexPublisher = 'google' | 'anthropic';
+
+/**
+ * Base URL of a Vertex AI target: `custom_host` when set, else `https://{region}-aiplatform.googleapis.com`
+ * (`https://aiplatform.googleapis.com` for region `global`).
+ * @see https://cloud.google.com/vertex-ai/docs/reference/rest#service-endpoint
+ */
+export function vertexBaseUrl(target: ProviderTarget): string {
+  if (target.customHost) return target.customHost;
+  const region = regionOf(target);
+  return region === 'global' ? 'https://aiplatform.googleapis.com' : `https://${region}-aiplatform.googleapis.com`;
+}
+
+function regionOf(target: ProviderTarget): string {
+  const region = target.config.cloud2_region;
+  if (region === undefined || region === '') return DEFAULT_REGION;
+  if (typeof region !== 'string' || !/^[a-z0-9-]+$/.test(region)) {
+    throw new GatewayError('invalid_request', "'cloud2_region' must be a Google Cloud region such as 'us-central1' or 'global'.", { param: 'cloud2_region' });
+  }
+  return region;
+}
+
+function projectOf(target: ProviderTarget): string {
+  const project = target.config.cloud2_project_id;
+  if (typeof project === 'string' && project) return project;
+  const fromAccount = parseServiceAccount(target.config.cloud2_service_account_json)?.project_id;
+  if (fromAccount) return fromAccount;
+  throw new GatewayError('invalid_request', "Provider 'vertex-ai' needs 'cloud2_project_id' (or a service account key with 'project_id').", {
+    param: 'cloud2_project_id',
+  });
+}
+
+/**
+ * URL of a publisher model method, e.g.
+ * `…/v1/projects/{p}/locations/{r}/publishers/google/models/{model}:generateContent`.
+ * @see https://cloud.google.com/vertex-ai/docs/reference/rest/v1/projects.locations.publishers.models
+ */
+export function vertexModelUrl(target: ProviderTarget, publisher: VertexPublisher, model: string, method: string): string {
+  const path = `/v1/projects/${encodeURIComponent(projectOf(target))}/locations/${encodeURIComponent(regionOf(target))}/publishers/${publisher}/models/${encodeURIComponent(model)}:${method}`;
+  return joinUrl(vertexBaseUrl(target), path);
+}
