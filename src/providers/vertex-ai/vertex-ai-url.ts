@@ -41,10 +41,11 @@ function projectOf(target: ProviderTarget): string {
 
 /**
  * URL of a publisher model method, e.g.
- * `…/v1/projects/{p}/locations/{r}/publishers/google/models/{model}:generateContent`.
+ * `…/v1/projects/{p}/locations/{r}/publishers/google/models/{model}:generateContent` (the `@` of a
+ * versioned Claude model such as `claude-sonnet-4@20250514` stays as is, as Google documents it).
  * @see https://cloud.google.com/vertex-ai/docs/reference/rest/v1/projects.locations.publishers.models
  */
 export function vertexModelUrl(target: ProviderTarget, publisher: VertexPublisher, model: string, method: string): string {
-  const path = `/v1/projects/${encodeURIComponent(projectOf(target))}/locations/${encodeURIComponent(regionOf(target))}/publishers/${publisher}/models/${encodeURIComponent(model)}:${method}`;
+  const path = `/v1/projects/${encodeURIComponent(projectOf(target))}/locations/${encodeURIComponent(regionOf(target))}/publishers/${publisher}/models/${encodeURIComponent(model).replace(/%40/g, '@')}:${method}`;
   return joinUrl(vertexBaseUrl(target), path);
 }

@@ -20,13 +20,15 @@ export interface FakeVertexOptions extends GeminiReplyOptions {
   tokenLifetimeS?: number;
   /** When set, only this project is served (403 `PERMISSION_DENIED` otherwise). */
   project?: string;
+  /** Time source of the token endpoint (assertion and token expiry), default Date.now. */
+  now?: () => number;
 }
 
 export class FakeVertex extends FakeServer {
   readonly tokens: FakeTokenEndpoint;
   constructor(readonly options: FakeVertexOptions = {}) {
     super((req, res, fault) => handle(this, req, res, fault));
-    this.tokens = new FakeTokenEndpoint(options.serviceAccounts ?? [], options.tokenLifetimeS);
+    this.tokens = new FakeTokenEndpoint(options.serviceAccounts ?? [], options.tokenLifetimeS, options.now);
   }
   /** The `token_uri` to put in a service-account key. */
   get tokenUri(): string {
