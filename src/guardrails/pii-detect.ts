@@ -43,6 +43,19 @@ interface Detector {
   category: PiiCategory;
   pattern: RegExp;
   accept(match: string): boolean;
+  /** Retry without trailing space-separated groups when the whole match is rejected. */
+  shorten?: boolean;
+}
+
+/** The longest accepted prefix of `m` (cut at spaces when `shorten`), or '' when none is. */
+function accepted(det: Detector, m: string): string {
+  let candidate = m;
+  for (;;) {
+    if (det.accept(candidate)) return candidate;
+    const cut = candidate.lastIndexOf(' ');
+    if (!det.shorten || cut < 0) return '';
+    candidate = candidate.slice(0, cut);
+  }
 }
 
 const digitsOf = (s: string): string => s.replace(/\D/g, '');
@@ -51,8 +64,9 @@ const DETECTORS: Detector[] = [
   { category: 'EMAIL_ADDRESS', pattern: /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g, accept: () => true },
   {
     category: 'IBAN',
-    pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/gi,
+    pattern: /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b/g,
     accept: (m) => ibanValid(m.replace(/ /g, '')),
+    shorten: true,
   },
   {
     category: 'CREDIT_CARD',
@@ -94,11 +108,12 @@ export function detectPii(text: string, categories: ReadonlySet<PiiCategory>): P
   for (const det of DETECTORS) {
     if (!categories.has(det.category)) continue;
     for (const m of text.matchAll(det.pattern)) {
+      const value = accepted(det, m[0]);
+      if (!value) continue;
       const start = m.index;
-      const end = start + m[0].length;
-      if (!det.accept(m[0])) continue;
+      const end = start + value.length;
       if (taken.some((t) => start < t.end && end > t.start)) continue;
-      taken.push({ category: det.category, start, end, value: m[0] });
+      taken.push({ category: det.category, start, end, value });
     }
   }
   return taken.sort((a, b) => a.start - b.start);

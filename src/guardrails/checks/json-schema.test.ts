@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { after, before } from '../test-support.js';
+import { compileSchema, jsonSchema } from './json-schema.js';
+
+const schema = {
+  type: 'object',
+  required: ['name', 'age'],
+  properties: { name: { type: 'string' }, age: { type: 'integer', minimum: 0 }, email: { type: 'string', format: 'email' } },
+};
+
+describe('default.jsonSchema', () => {
+  it('passes when JSON in the answer matches the schema (whole text, fenced, or embedded)', async () => {
+    expect((await jsonSchema.run(after('{"name":"Ada","age":36}'), { schema })).verdict).toBe(true);
+    expect((await jsonSchema.run(after('Here:\n```json\n{"name":"Ada","age":36}\n```\nDone.'), { schema })).verdict).toBe(true);
+    expect((await jsonSchema.run(after('Result: {"name":"Ada","age":36} as asked.'), { schema })).verdict).toBe(true);
+  });
+
+  it('fails on a mismatch, reporting the errors, and when there is no JSON', async () => {
+    const r = await jsonSchema.run(after('{"name":"Ada","age":-1,"email":"not-an-email"}'), { schema });
+    expect(r.verdict).toBe(false);
+    expect(JSON.stringify(r.data)).toMatch(/\/age/);
+    expect(JSON.stringify(r.data)).toMatch(/\/email/);
+    const none = await jsonSchema.run(before('no json here'), { schema });
+    expect(none.verdict).toBe(false);
+    expect(none.data).toEqual({ found: false });
+  });
+
+  it('compiles each schema once, whatever its key order', () => {
+    expect(compileSchema({ type: 'object', required: ['a'] })).toBe(compileSchema({ required: ['a'], type: 'object' }));
+  });
+
+  it('rejects bad parameters', () => {
+    expect(() => jsonSchema.validateParams({})).toThrow(/default\.jsonSchema\.schema: is required/);
+    expect(() => jsonSchema.validateParams({ schema: [] })).toThrow(/schema: must be an object/);
+    expect(() => jsonSchema.validateParams({ schema: { type: 'nonsense' } })).toThrow(/schema: is not a valid JSON Schema/);
+  });
+});
