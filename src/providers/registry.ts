@@ -3,6 +3,7 @@ import { createOpenAICompatibleProvider, type OpenAICompatibleSpec } from './ope
 import { openaiProvider } from './openai/openai-provider.js';
 import { anthropicProvider } from './anthropic/anthropic-provider.js';
 import { googleProvider } from './google/google-provider.js';
+import { vertexAiProvider } from './vertex-ai/vertex-ai-provider.js';
 import { bedrockProvider } from './bedrock/bedrock-provider.js';
 
 /**
@@ -30,6 +31,7 @@ const PROVIDERS: ReadonlyMap<string, ProviderAdapter> = new Map<string, Provider
   [bedrockProvider.name, bedrockProvider],
   [anthropicProvider.name, anthropicProvider],
   [googleProvider.name, googleProvider],
+  [vertexAiProvider.name, vertexAiProvider],
   ...OPENAI_COMPATIBLE_HOSTS.map((spec): [string, ProviderAdapter] => [spec.name, createOpenAICompatibleProvider(spec)]),
 ]);
 
