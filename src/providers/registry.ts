@@ -5,6 +5,9 @@ import { anthropicProvider } from './anthropic/anthropic-provider.js';
 import { googleProvider } from './google/google-provider.js';
 import { vertexAiProvider } from './vertex-ai/vertex-ai-provider.js';
 import { bedrockProvider } from './bedrock/bedrock-provider.js';
+import { azureOpenAIProvider } from './azure-openai/azure-openai-provider.js';
+import { azureAIProvider } from './azure-ai/azure-ai-provider.js';
+import { cohereProvider } from './cohere/cohere-provider.js';
 
 /**
  * OpenAI-compatible hosts: one row each, default base URL overridable by `custom_host`.
@@ -32,6 +35,9 @@ const PROVIDERS: ReadonlyMap<string, ProviderAdapter> = new Map<string, Provider
   [anthropicProvider.name, anthropicProvider],
   [googleProvider.name, googleProvider],
   [vertexAiProvider.name, vertexAiProvider],
+  [azureOpenAIProvider.name, azureOpenAIProvider],
+  [azureAIProvider.name, azureAIProvider],
+  [cohereProvider.name, cohereProvider],
   ...OPENAI_COMPATIBLE_HOSTS.map((spec): [string, ProviderAdapter] => [spec.name, createOpenAICompatibleProvider(spec)]),
 ]);
 

@@ -1,0 +1,15 @@
+import type { ProviderAdapter } from '../provider.js';
+import { cohereChat } from './cohere-chat.js';
+import { cohereEmbeddings } from './cohere-embed.js';
+import { mapCohereError } from './cohere-error.js';
+
+/**
+ * Cohere: chat over the v2 Chat API (JSON and SSE events) and embeddings over v2 Embed, Bearer auth,
+ * `{message}` errors with Cohere's status kept.
+ * @see https://docs.cohere.com/reference/about
+ */
+export const cohereProvider: ProviderAdapter = {
+  name: 'cohere',
+  endpoints: { chat: cohereChat, embeddings: cohereEmbeddings },
+  mapError: mapCohereError,
+};
