@@ -20,6 +20,8 @@ export interface GeminiReplyOptions {
   embed?: (text: string) => number[];
   /** Reported as `cachedContentTokenCount` on every answer when set. */
   cachedTokens?: number;
+  /** For streams: after this many frames send an `{"error": …}` frame (500 INTERNAL) and end the body. */
+  streamErrorAfter?: number;
 }
 
 /** A Google API error body. */
@@ -163,6 +165,7 @@ export async function answerGenerateContent(req: RecordedRequest, res: ServerRes
     const pieces: string[] = r.parts[0].text.split(/(?<= )/);
     pieces.forEach((piece, i) => frames.push(frame([{ text: piece }], i === pieces.length - 1)));
   }
+  if (opts.streamErrorAfter !== undefined) frames.splice(opts.streamErrorAfter, frames.length, googleErrorBody(500, 'INTERNAL', 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting'));
   if (req.query.get('alt') === 'sse') {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     return writeFrames(res, frames.map((f) => `data: ${JSON.stringify(f)}\r\n\r\n`), fault, opts.frameDelayMs);

@@ -102,4 +102,19 @@ describe('Gemini API fake, proven with @google/genai', () => {
     expect(raw.status).toBe(400);
     expect(await raw.json()).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT', message: expect.stringContaining('additionalProperties') } });
   });
+
+  it('ends a stream with an error frame when asked', async () => {
+    fake.options.streamErrorAfter = 1;
+    try {
+      const stream = await ai.models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'one two three' });
+      const seen: string[] = [];
+      const err = await (async () => {
+        for await (const c of stream) seen.push(c.text ?? '');
+      })().catch((e: unknown) => e);
+      expect(seen).toEqual(['echo: ']);
+      expect(String(err)).toContain('INTERNAL');
+    } finally {
+      delete fake.options.streamErrorAfter;
+    }
+  });
 });
