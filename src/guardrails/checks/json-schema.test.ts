@@ -29,6 +29,13 @@ describe('default.jsonSchema', () => {
     expect(compileSchema({ type: 'object', required: ['a'] })).toBe(compileSchema({ required: ['a'], type: 'object' }));
   });
 
+  it('keeps schemas that share an $id apart', async () => {
+    const a = { $id: 'https://example.com/s', type: 'object', required: ['a'] };
+    const b = { $id: 'https://example.com/s', type: 'object', required: ['b'] };
+    expect((await jsonSchema.run(after('{"a":1}'), { schema: a })).verdict).toBe(true);
+    expect((await jsonSchema.run(after('{"a":1}'), { schema: b })).verdict).toBe(false);
+  });
+
   it('rejects bad parameters', () => {
     expect(() => jsonSchema.validateParams({})).toThrow(/default\.jsonSchema\.schema: is required/);
     expect(() => jsonSchema.validateParams({ schema: [] })).toThrow(/schema: must be an object/);

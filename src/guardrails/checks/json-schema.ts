@@ -12,7 +12,7 @@ import { findJsonValues } from '../json-in-text.js';
 import { ParamReader } from '../params.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
+const ajv = addFormats(new Ajv({ allErrors: true, strict: false, addUsedSchema: false }));
 const cache = new Map<string, ValidateFunction>();
 const CACHE_MAX = 500;
 
