@@ -40,6 +40,7 @@ const SOAK = num('BENCH_SOAK', 0);
 const ONLY = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',')) : null;
 const TARGETS = new Set((env.BENCH_TARGETS ?? 'direct,ours,reference').split(','));
 const PIN = !env.BENCH_NO_PIN && canPin(cpus().length);
+const PAUSE_MS = 300;
 
 // The runner and its load generator run on core 0; re-exec pinned once.
 if (PIN && !env.BENCH_PINNED) {
@@ -70,7 +71,7 @@ async function startOurs(name, extraEnv) {
       name,
       command: process.execPath,
       args: [...profile, join(ROOT, 'dist/main.js')],
-      env: { PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey, LOG_LEVEL: 'warn', ...extraEnv },
+      env: { PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey, ...extraEnv },
       cwd: ROOT,
       core: 1,
       pin: PIN,
@@ -157,6 +158,8 @@ function meta() {
     'unloaded probe': `${PROBE_N} sequential requests after 200 warm-up`,
     reference: `@portkey-ai/gateway ${refVersion} with @hono/node-server ${nodeServer}`,
     'our commit': git || 'unknown',
+    'ours (bare)': 'GATEWAY_REQUEST_LOG=false, LOG_LEVEL=warn, admin key as gateway key',
+    'ours (production)': 'request log on, default log level, one rate-limit policy',
   };
 }
 
@@ -167,7 +170,7 @@ async function loadRuns(targets, fakeUrl) {
     let runTargets = targets;
     if (scenario.production) {
       runTargets = [];
-      const prod = TARGETS.has('ours') ? await startOurs('ours (production)', JSON.parse(env.BENCH_PROD_ENV ?? '{}')) : null;
+      const prod = TARGETS.has('ours') ? await startOurs('ours (production)', { GATEWAY_REQUEST_LOG: 'true', ...JSON.parse(env.BENCH_PROD_ENV ?? '{}') }) : null;
       if (prod) {
         const why = await createPolicy(prod);
         if (why) notes.push(`production: skipped — ${why}.`);
@@ -201,8 +204,13 @@ async function probes(targets, fakeUrl) {
     const b = await sequentialProbe({ ...streamed, body: STREAM_BODY, n: PROBE_N, stream: true });
     const row = (probe, samples, errors) => ({ probe, target: target.kind, n: samples.length, errors, ...summarize(samples) });
     out.push(row('chat sequential', a.total, a.errors), row('stream TTFB sequential', b.first, b.errors), row('stream TTLB sequential', b.total, b.errors));
+    // Pass-through: the upstream pauses PAUSE_MS after chunk 10; a gateway that buffers shows the first byte after it.
+    const paused = SCENARIOS[1].call(target, `${fakeUrl}/pause/${PAUSE_MS}`);
+    if (target.kind === 'direct') paused.path = `/pause/${PAUSE_MS}${paused.path}`;
+    const c = await sequentialProbe({ ...paused, n: 3, warmup: 0, stream: true });
+    out.push({ probe: `paused stream (${PAUSE_MS} ms pause)`, target: target.kind, n: c.first.length, errors: c.errors, ...summarize(c.first), last: summarize(c.total).p50 });
   }
-  const order = ['chat sequential', 'stream TTFB sequential', 'stream TTLB sequential'];
+  const order = ['chat sequential', 'stream TTFB sequential', 'stream TTLB sequential', `paused stream (${PAUSE_MS} ms pause)`];
   return out.sort((x, y) => order.indexOf(x.probe) - order.indexOf(y.probe));
 }
 
@@ -241,7 +249,8 @@ async function main() {
   const targets = [];
   if (TARGETS.has('direct')) targets.push({ kind: 'direct', origin: fakeUrl });
   if (TARGETS.has('ours')) {
-    const ours = await startOurs('ours', JSON.parse(env.BENCH_OURS_ENV ?? '{}'));
+    // Bare: no request log, warnings only. The production instance keeps the gateway's defaults (log on).
+    const ours = await startOurs('ours', { GATEWAY_REQUEST_LOG: 'false', LOG_LEVEL: 'warn', ...JSON.parse(env.BENCH_OURS_ENV ?? '{}') });
     if (ours) targets.push(ours);
   }
   if (TARGETS.has('reference')) targets.push(await startReference());

@@ -2,7 +2,9 @@
  * Child processes of a bench run: free ports, CPU pinning with taskset, readiness, RSS sampling.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import net from 'node:net';
 import http from 'node:http';
 
@@ -44,19 +46,28 @@ function probe(url, timeoutMs) {
  */
 export async function startService({ name, command, args, env, cwd, core, pin, readyUrl, timeoutMs = 30_000 }) {
   const [cmd, argv] = pin && core !== undefined ? ['taskset', ['-c', String(core), command, ...args]] : [command, args];
-  const proc = spawn(cmd, argv, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const keep = (d) => {
-    out += d.toString();
-    if (out.length > 20_000) out = out.slice(-10_000);
+  // Output goes to a file, not through a pipe: reading a chatty gateway's log would cost the load generator CPU.
+  const logDir = mkdtempSync(join(tmpdir(), 'bench-log-'));
+  const logFile = join(logDir, 'output.log');
+  const fd = openSync(logFile, 'w');
+  const proc = spawn(cmd, argv, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  const output = () => {
+    try {
+      return readFileSync(logFile, 'utf8').slice(-3000);
+    } catch {
+      return '';
+    }
   };
-  proc.stdout.on('data', keep);
-  proc.stderr.on('data', keep);
   let exited = null;
   proc.once('exit', (code, signal) => (exited = { code, signal }));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (exited) throw new Error(`${name} exited (${exited.code ?? exited.signal}) before it was ready:\n${out.slice(-3000)}`);
+    if (exited) {
+      const text = output();
+      rmSync(logDir, { recursive: true, force: true });
+      throw new Error(`${name} exited (${exited.code ?? exited.signal}) before it was ready:\n${text}`);
+    }
     try {
       const status = await probe(readyUrl, 1000);
       if (status < 500) break;
@@ -64,8 +75,10 @@ export async function startService({ name, command, args, env, cwd, core, pin, r
       // not listening yet
     }
     if (Date.now() > deadline) {
+      const text = output();
       proc.kill('SIGKILL');
-      throw new Error(`${name} not ready at ${readyUrl} after ${timeoutMs} ms:\n${out.slice(-3000)}`);
+      rmSync(logDir, { recursive: true, force: true });
+      throw new Error(`${name} not ready at ${readyUrl} after ${timeoutMs} ms:\n${text}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -73,14 +86,18 @@ export async function startService({ name, command, args, env, cwd, core, pin, r
     name,
     pid: proc.pid,
     proc,
-    output: () => out,
+    output,
     stop: () =>
       new Promise((resolve) => {
-        if (exited) return resolve();
+        const done = () => {
+          rmSync(logDir, { recursive: true, force: true });
+          resolve();
+        };
+        if (exited) return done();
         const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
         proc.once('exit', () => {
           clearTimeout(timer);
-          resolve();
+          done();
         });
         proc.kill('SIGTERM');
       }),

@@ -32,6 +32,8 @@ export interface ProbeRow {
   n: number;
   p50: number;
   p99: number;
+  /** Paused-stream probe: P50 time to the last byte. */
+  last?: number;
 }
 export interface MemoryRow {
   target: string;

@@ -110,6 +110,12 @@ export function evaluateTargets(report) {
     value: prod && ours32 ? `${((100 * prod.rps) / ours32.rps).toFixed(0)}%` : '—',
     pass: prod && ours32 ? prod.rps >= 0.75 * ours32.rps : undefined,
   });
+  const paused = report.probes.find((p) => p.probe.startsWith('paused stream') && p.target === 'ours');
+  out.push({
+    name: 'stream passed through: first byte before the upstream pause ends',
+    value: paused ? `first byte ${fmtMs(paused.p50)} ms, last ${fmtMs(paused.last)} ms` : '—',
+    pass: paused && paused.n > 0 ? paused.p50 < paused.last / 2 : undefined,
+  });
   const hwm = report.memory?.find((m) => m.target === 'ours');
   out.push({ name: 'ours RSS high-water mark < 100 MB', value: fmtMb(hwm?.hwmMb), pass: hwm ? hwm.hwmMb < 100 : undefined });
   if (report.soak) {

@@ -82,6 +82,7 @@ describe('report', () => {
       { probe: 'chat sequential', target: 'ours', n: 2000, p50: 0.3, p99: 0.6 },
       { probe: 'stream TTFB sequential', target: 'direct', n: 2000, p50: 0.12, p99: 0.3 },
       { probe: 'stream TTFB sequential', target: 'ours', n: 2000, p50: 0.5, p99: 0.9 },
+      { probe: 'paused stream (300 ms pause)', target: 'ours', n: 3, p50: 1.2, p99: 1.5, last: 301.5 },
     ],
     memory: [{ target: 'ours', hwmMb: 95 }],
     notes: ['a note'],
@@ -95,6 +96,13 @@ describe('report', () => {
     expect(t['unloaded stream TTFB added < 0.5 ms']).toMatchObject({ value: '+0.380', pass: true });
     expect(t['production path @32 ≥ 75% of bare chat RPS']).toMatchObject({ value: '70%', pass: false });
     expect(t['ours RSS high-water mark < 100 MB'].pass).toBe(true);
+    expect(t['stream passed through: first byte before the upstream pause ends']).toMatchObject({ value: 'first byte 1.20 ms, last 301.5 ms', pass: true });
+  });
+
+  it('fails the pass-through target when the first byte waits for the pause', () => {
+    const buffered: Report = { ...report, probes: [{ probe: 'paused stream (300 ms pause)', target: 'ours', n: 3, p50: 300.4, p99: 301, last: 300.9 }] };
+    const t = evaluateTargets(buffered).find((v) => v.name.startsWith('stream passed through'));
+    expect(t?.pass).toBe(false);
   });
 
   it('renders added latency against the direct run of the baseline scenario and the ratio table', () => {
