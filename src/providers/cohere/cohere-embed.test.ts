@@ -104,4 +104,10 @@ describe('cohere adapter against the fake', () => {
     const err = cohereProvider.mapError(bad.status, await bad.body.text(), bad.headers);
     expect(err).toMatchObject({ status: 401, message: 'invalid api token', type: 'authentication_error' });
   });
+
+  it('lists models', async () => {
+    const models = await cohereProvider.listModels!(ctx(target()));
+    expect(models.map((m) => m.id)).toEqual(['command-a-03-2025', 'embed-v4.0']);
+    expect(fake.lastRequest!.headers.authorization).toBe('Bearer co-key');
+  });
 });

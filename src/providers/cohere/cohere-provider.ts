@@ -2,6 +2,7 @@ import type { ProviderAdapter } from '../provider.js';
 import { cohereChat } from './cohere-chat.js';
 import { cohereEmbeddings } from './cohere-embed.js';
 import { mapCohereError } from './cohere-error.js';
+import { listCohereModels } from './cohere-models.js';
 
 /**
  * Cohere: chat over the v2 Chat API (JSON and SSE events) and embeddings over v2 Embed, Bearer auth,
@@ -12,4 +13,5 @@ export const cohereProvider: ProviderAdapter = {
   name: 'cohere',
   endpoints: { chat: cohereChat, embeddings: cohereEmbeddings },
   mapError: mapCohereError,
+  listModels: listCohereModels,
 };

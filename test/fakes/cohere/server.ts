@@ -144,8 +144,18 @@ function rerank(req: RecordedRequest, res: ServerResponse): void {
   sendJson(res, 200, { id: randomUUID(), results: scored.slice(0, top_n ?? scored.length), meta: { api_version: { version: '2' }, billed_units: { search_units: 1 } } });
 }
 
+function models(res: ServerResponse): void {
+  sendJson(res, 200, {
+    models: [
+      { name: 'command-a-03-2025', endpoints: ['generate', 'chat', 'summarize'], finetuned: false, context_length: 256000, features: ['tools', 'json_mode'] },
+      { name: 'embed-v4.0', endpoints: ['embed'], finetuned: false, context_length: 128000, features: null },
+    ],
+  });
+}
+
 async function handle(fake: FakeCohere, req: RecordedRequest, res: ServerResponse, fault: FakeFault | undefined): Promise<void> {
   if (fake.options.apiKey && bearer(req) !== fake.options.apiKey) return cohereError(res, 401, 'invalid api token');
+  if (req.method === 'GET' && req.path === '/v1/models') return models(res);
   if (req.method !== 'POST') return cohereError(res, 404, `404 page not found: ${req.path}`);
   if (req.body === undefined) return cohereError(res, 400, 'invalid request: could not parse the body as JSON');
   if (req.path === '/v2/chat') return chat(fake, req, res, fault);
