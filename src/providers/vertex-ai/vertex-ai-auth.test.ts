@@ -96,8 +96,8 @@ describe('VertexTokenCache against the fake token endpoint', () => {
 });
 
 describe('vertexAuthHeaders', () => {
-  const ctx = (config: Record<string, unknown>, apiKey?: string): CallContext => ({
-    target: { provider: 'vertex-ai', apiKey, config, forwardHeaders: {} },
+  const ctx = (config: Record<string, unknown>, apiKey?: string, customHost: string | null = fake.origin): CallContext => ({
+    target: { provider: 'vertex-ai', apiKey, config, customHost: customHost ?? undefined, forwardHeaders: {} },
     stream: false,
     signal: new AbortController().signal,
     http,
@@ -110,5 +110,14 @@ describe('vertexAuthHeaders', () => {
     expect(fake.tokens.accepts(h.authorization!.slice(7))).toBe(true);
     expect(await vertexAuthHeaders(ctx({}, 'ya29.given'), cache, 'vertex-ai')).toEqual({ authorization: 'Bearer ya29.given' });
     await expect(vertexAuthHeaders(ctx({}), cache, 'vertex-ai')).rejects.toMatchObject({ code: 'invalid_request', param: 'cloud2_service_account_json' });
+  });
+
+  it('refuses a token_uri that is neither Google nor the custom host', async () => {
+    const cache = new VertexTokenCache();
+    const key = (token_uri: string) => ({ cloud2_service_account_json: { client_email: EMAIL, private_key: PEM, token_uri } });
+    await expect(vertexAuthHeaders(ctx(key(fake.tokenUri), undefined, null), cache, 'vertex-ai')).rejects.toMatchObject({ param: 'cloud2_service_account_json.token_uri' });
+    await expect(vertexAuthHeaders(ctx(key('http://169.254.169.254/token'), undefined, fake.origin), cache, 'vertex-ai')).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(vertexAuthHeaders(ctx(key('http://oauth2.googleapis.com/token'), undefined, null), cache, 'vertex-ai')).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(fake.tokenRequests).toBe(0);
   });
 });

@@ -143,13 +143,42 @@ async function exchange(sa: ServiceAccount, http: HttpClient, clock: Clock, prov
 }
 
 /**
+ * Refuses a `token_uri` the gateway should not post to: only Google's token hosts (https, `*.googleapis.com`)
+ * or the origin of the target's `custom_host` (already vetted by the custom-host guard) are allowed, so a
+ * client-supplied key cannot make the gateway call arbitrary internal addresses.
+ */
+export function checkTokenUri(sa: ServiceAccount, customHost: string | undefined): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(sa.token_uri);
+  } catch {
+    url = undefined;
+  }
+  const google = url?.protocol === 'https:' && (url.hostname === 'googleapis.com' || url.hostname.endsWith('.googleapis.com'));
+  let sameAsCustomHost = false;
+  try {
+    sameAsCustomHost = !!url && !!customHost && new URL(customHost).origin === url.origin;
+  } catch {
+    sameAsCustomHost = false;
+  }
+  if (!google && !sameAsCustomHost) {
+    throw new GatewayError('invalid_request', `'${PARAM}.token_uri' must be an https googleapis.com URL or on the target's custom_host.`, {
+      param: `${PARAM}.token_uri`,
+    });
+  }
+}
+
+/**
  * The Authorization header of a Vertex AI call: a service account's access token (exchanged and
  * cached through `tokens`), else the target's key used as a Bearer token.
  * @see https://cloud.google.com/vertex-ai/docs/authentication
  */
 export async function vertexAuthHeaders(ctx: CallContext, tokens: VertexTokenCache, provider: string): Promise<Record<string, string>> {
   const sa = parseServiceAccount(ctx.target.config[PARAM]);
-  if (sa) return { authorization: `Bearer ${await tokens.getToken(sa, ctx.http, ctx.clock, provider)}` };
+  if (sa) {
+    checkTokenUri(sa, ctx.target.customHost);
+    return { authorization: `Bearer ${await tokens.getToken(sa, ctx.http, ctx.clock, provider)}` };
+  }
   if (ctx.target.apiKey) return { authorization: `Bearer ${ctx.target.apiKey}` };
   throw new GatewayError('invalid_request', `Provider '${provider}' needs '${PARAM}' (a service-account key) or an access token as 'api_key'.`, { param: PARAM });
 }

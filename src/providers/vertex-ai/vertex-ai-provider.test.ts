@@ -79,7 +79,7 @@ describe('vertex-ai URLs', () => {
   });
 
   it('sends Claude the Anthropic body without model and with the Vertex version', async () => {
-    const call = await chat.buildRequest({ model: 'claude-sonnet-4@20250514', messages: user('x'), max_tokens: 50 }, ctx(false, {}, null, 'tok'));
+    const call = await chat.buildRequest({ model: 'claude-sonnet-4@20250514', messages: user('x'), max_tokens: 50 }, ctx(false, { cloud2_service_account_json: undefined }, null, 'tok'));
     const body = JSON.parse(String(call.body));
     expect(body).toMatchObject({ anthropic_version: 'vertex-2023-10-16', max_tokens: 50, system: expect.anything(), messages: [{ role: 'user' }] });
     expect(body).not.toHaveProperty('model');
