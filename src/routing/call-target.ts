@@ -1,0 +1,126 @@
+import { GatewayError } from '../errors/gateway-error.js';
+import type { HttpClient } from '../lib/http-client.js';
+import type { Clock } from '../lib/clock.js';
+import { isObject } from '../lib/json.js';
+import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderTarget, StreamMapper } from '../providers/provider.js';
+import { pickCommonFields } from '../spec/pick-common-fields.js';
+import { JsonAnswer, type Outcome } from './outcome.js';
+import { StreamAnswer, type StreamItem } from './stream-answer.js';
+import type { RouteInput } from './route-input.js';
+
+/** Everything one call to one target needs. */
+export interface TargetCall {
+  adapter: ProviderAdapter;
+  endpoint: EndpointAdapter<Record<string, unknown>, unknown, unknown>;
+  target: ProviderTarget;
+  /** Body after `override_params`. */
+  body: Record<string, unknown>;
+  input: RouteInput;
+  /** Whether answer bytes may pass through unchanged. */
+  passthrough: boolean;
+  /** Strip non-common fields from answers. */
+  strict: boolean;
+  path: string;
+}
+
+export interface CallDeps {
+  http: HttpClient;
+  clock: Clock;
+  observeUpstream?: (provider: string, status: number, seconds: number) => void;
+}
+
+/**
+ * Makes one call to a provider and returns its answer in the common schema. Throws a GatewayError
+ * for a non-2xx answer (mapped by the provider, status kept), a network failure or an abort.
+ * For a stream, resolves only once the first body chunk arrived, so a stream that stalls before its
+ * first chunk fails here (and can fall back) instead of after the client saw a 200.
+ */
+export async function callTarget(call: TargetCall, signal: AbortSignal, deps: CallDeps): Promise<Outcome> {
+  const ctx: CallContext = { target: call.target, stream: call.input.stream, signal, http: deps.http, clock: deps.clock };
+  const upstream = await call.endpoint.buildRequest(call.body, ctx);
+  const started = performance.now();
+  const res = await deps.http.send({ ...upstream, signal }, call.adapter.name);
+  deps.observeUpstream?.(call.adapter.name, res.status, (performance.now() - started) / 1000);
+  if (res.status < 200 || res.status >= 300) {
+    const text = await res.body.text().catch(() => '');
+    throw call.adapter.mapError(res.status, text, res.headers);
+  }
+  const base = { status: res.status, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: 'DISABLED' as const, headers: {} };
+  if (!call.input.stream) {
+    const raw = Buffer.from(await res.body.arrayBuffer());
+    if (call.passthrough && !call.strict) return { ...base, json: new JsonAnswer({ raw }), model: modelOf(call.body) };
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new GatewayError('provider_error', 'The provider answered with a body that is not JSON.', { provider: call.adapter.name, status: 502 });
+    }
+    let value = call.endpoint.mapResponse(parsed, call.body, ctx);
+    if (call.strict) value = pickCommonFields(call.input.endpoint, value);
+    return { ...base, json: new JsonAnswer({ value }), model: isObject(value) && typeof value.model === 'string' ? value.model : modelOf(call.body) };
+  }
+  if (!call.endpoint.createStreamMapper) {
+    res.body.destroy();
+    throw new GatewayError('invalid_request', `Provider '${call.adapter.name}' cannot stream ${call.input.endpoint}.`, { param: 'stream' });
+  }
+  const passthrough = call.passthrough && !call.strict;
+  const items = guardStream(passthrough ? rawItems(res.body) : mappedItems(res.body, call.endpoint.createStreamMapper(call.body, ctx), call), signal, call.adapter.name);
+  const iterator = items[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  const source: AsyncIterable<StreamItem> = {
+    [Symbol.asyncIterator]: () => {
+      let sentFirst = false;
+      return {
+        next: () => {
+          if (!sentFirst) {
+            sentFirst = true;
+            return Promise.resolve(first);
+          }
+          return iterator.next();
+        },
+        return: (v?: unknown) => iterator.return?.(v) ?? Promise.resolve({ done: true, value: undefined }),
+      };
+    },
+  };
+  const includeUsage = isObject(call.input.body.stream_options) && call.input.body.stream_options.include_usage === true;
+  return { ...base, stream: new StreamAnswer(source, includeUsage, passthrough), model: modelOf(call.body) };
+}
+
+function modelOf(body: Record<string, unknown>): string | undefined {
+  return typeof body.model === 'string' ? body.model : undefined;
+}
+
+/** Turns failures while reading a stream into catalogue errors: a timeout (408) or an upstream that died (502). */
+async function* guardStream(items: AsyncIterable<StreamItem>, signal: AbortSignal, provider: string): AsyncGenerator<StreamItem> {
+  try {
+    yield* items;
+  } catch (err) {
+    if (err instanceof GatewayError) throw err;
+    if (signal.aborted && signal.reason instanceof Error && signal.reason.message === 'request timeout') {
+      throw new GatewayError('request_timeout', 'The answer did not complete within the request timeout.', { provider });
+    }
+    if (signal.aborted) throw err;
+    throw new GatewayError('provider_error', `The provider's stream broke off: ${(err as Error).message ?? 'connection lost'}`, { provider, status: 502 });
+  }
+}
+
+async function* rawItems(body: AsyncIterable<Uint8Array>): AsyncGenerator<StreamItem> {
+  let tail = '';
+  for await (const chunk of body) {
+    tail = (tail + Buffer.from(chunk.subarray(Math.max(0, chunk.length - 32))).toString('latin1')).slice(-32);
+    yield chunk;
+  }
+  if (!tail.includes('[DONE]')) throw new GatewayError('provider_error', 'The provider closed the stream before it was complete.', { status: 502 });
+}
+
+async function* mappedItems(body: AsyncIterable<Uint8Array>, mapper: StreamMapper<unknown>, call: TargetCall): AsyncGenerator<StreamItem> {
+  for await (const chunk of body) {
+    for (const out of mapper.push(chunk)) yield prepare(out, call);
+  }
+  for (const out of mapper.end()) yield prepare(out, call);
+}
+
+function prepare(chunk: unknown, call: TargetCall): Record<string, unknown> {
+  const value = call.strict ? pickCommonFields(call.input.endpoint, chunk) : chunk;
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,129 @@
+import { isObject } from '../lib/json.js';
+
+/** What a conditional query can read: `metadata.<key>`, `params.<body field>`, `url.pathname`. */
+export interface QueryContext {
+  metadata: Record<string, unknown>;
+  params: Record<string, unknown>;
+  url: { pathname: string };
+}
+
+const OPERATORS = new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$regex', '$exists']);
+
+/**
+ * Evaluates a MongoDB-style query (decisions.md, "Config semantics"): field paths such as
+ * `metadata.plan` or `params.model`, operators `$eq $ne $gt $gte $lt $lte $in $nin $regex $exists`,
+ * combined with `$and` / `$or`. A bare value means `$eq`. Several keys in one object all must hold.
+ */
+export function matchesQuery(query: Record<string, unknown>, ctx: QueryContext): boolean {
+  for (const [key, cond] of Object.entries(query)) {
+    if (key === '$and') {
+      if (!Array.isArray(cond) || !cond.every((q) => isObject(q) && matchesQuery(q, ctx))) return false;
+    } else if (key === '$or') {
+      if (!Array.isArray(cond) || !cond.some((q) => isObject(q) && matchesQuery(q, ctx))) return false;
+    } else if (!matchesField(lookup(ctx, key), cond)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Checks a query's operators are known (config validation). Returns the first problem or undefined. */
+export function queryProblem(query: Record<string, unknown>): string | undefined {
+  for (const [key, cond] of Object.entries(query)) {
+    if (key === '$and' || key === '$or') {
+      if (!Array.isArray(cond)) return `${key} needs an array`;
+      for (const q of cond) {
+        if (!isObject(q)) return `${key} items must be objects`;
+        const p = queryProblem(q);
+        if (p) return p;
+      }
+    } else if (key.startsWith('$')) {
+      return `unknown operator ${key}`;
+    } else if (isObject(cond)) {
+      for (const [op, v] of Object.entries(cond)) {
+        if (!OPERATORS.has(op)) return `unknown operator ${op} on ${key}`;
+        if ((op === '$in' || op === '$nin') && !Array.isArray(v)) return `${op} on ${key} needs an array`;
+        if (op === '$regex') {
+          if (typeof v !== 'string') return `$regex on ${key} needs a string`;
+          try {
+            new RegExp(v);
+          } catch {
+            return `$regex on ${key} is not a valid expression`;
+          }
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+function lookup(ctx: QueryContext, path: string): unknown {
+  let cur: unknown = ctx;
+  for (const part of path.split('.')) {
+    if (!isObject(cur)) return undefined;
+    cur = cur[part];
+  }
+  return cur;
+}
+
+const regexCache = new Map<string, RegExp>();
+
+function matchesField(value: unknown, cond: unknown): boolean {
+  if (!isObject(cond)) return equals(value, cond);
+  for (const [op, arg] of Object.entries(cond)) {
+    switch (op) {
+      case '$eq':
+        if (!equals(value, arg)) return false;
+        break;
+      case '$ne':
+        if (equals(value, arg)) return false;
+        break;
+      case '$gt':
+      case '$gte':
+      case '$lt':
+      case '$lte':
+        if (!compare(value, arg, op)) return false;
+        break;
+      case '$in':
+        if (!Array.isArray(arg) || !arg.some((a) => equals(value, a))) return false;
+        break;
+      case '$nin':
+        if (!Array.isArray(arg) || arg.some((a) => equals(value, a))) return false;
+        break;
+      case '$regex': {
+        if (typeof arg !== 'string' || value === undefined || value === null) return false;
+        let re = regexCache.get(arg);
+        if (!re) {
+          re = new RegExp(arg);
+          if (regexCache.size < 1000) regexCache.set(arg, re);
+        }
+        if (!re.test(String(value))) return false;
+        break;
+      }
+      case '$exists':
+        if ((value !== undefined) !== Boolean(arg)) return false;
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+function equals(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  // Metadata values are strings: let `{"$eq": 5}` match "5".
+  if ((typeof a === 'number' && typeof b === 'string') || (typeof a === 'string' && typeof b === 'number')) return String(a) === String(b);
+  return false;
+}
+
+function compare(a: unknown, b: unknown, op: '$gt' | '$gte' | '$lt' | '$lte'): boolean {
+  const x = typeof a === 'string' && typeof b === 'number' ? Number(a) : a;
+  if (typeof x !== typeof b || (typeof x !== 'number' && typeof x !== 'string')) return false;
+  const l = x as number | string;
+  const r = b as number | string;
+  if (op === '$gt') return l > r;
+  if (op === '$gte') return l >= r;
+  if (op === '$lt') return l < r;
+  return l <= r;
+}

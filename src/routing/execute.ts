@@ -1,0 +1,224 @@
+import { GatewayError } from '../errors/gateway-error.js';
+import { toGatewayError } from '../errors/to-gateway-error.js';
+import type { Clock } from '../lib/clock.js';
+import type { HttpClient } from '../lib/http-client.js';
+import type { ProviderAdapter } from '../providers/provider.js';
+import type { CompiledNode } from './compiled-config.js';
+import type { Outcome, RouteTrace } from './outcome.js';
+import type { RouteInput } from './route-input.js';
+import { matchesQuery } from './conditional-query.js';
+import { CircuitBreaker, isCircuitOpen } from './circuit-breaker.js';
+import { callTarget, type TargetCall } from './call-target.js';
+import { resolveTarget, type TargetResolverDeps } from './resolve-target.js';
+import { retryDelayMs, shouldRetry } from './retry-policy.js';
+import type { CustomHostGuard } from './custom-host-guard.js';
+
+/** A leaf call about to be made, as interceptors (cache, guardrails) see it. */
+export interface LeafCall extends TargetCall {
+  node: CompiledNode;
+}
+
+/**
+ * Wraps the execution of one leaf target (its whole retry loop). May answer without calling `next`
+ * (a cache hit, a guardrail denial) or post-process what `next` returns.
+ */
+export type LeafInterceptor = (call: LeafCall, next: () => Promise<Outcome>) => Promise<Outcome>;
+
+export interface RouterDeps extends TargetResolverDeps {
+  http: HttpClient;
+  clock: Clock;
+  circuits: CircuitBreaker;
+  hostGuard: CustomHostGuard;
+  interceptors: LeafInterceptor[];
+  /** Base of the exponential retry backoff, ms. */
+  retryBaseMs: number;
+  random?: () => number;
+  observeUpstream?: (provider: string, status: number, seconds: number) => void;
+}
+
+/**
+ * The routing engine: walks a compiled config (single, loadbalance, fallback, conditional, nested),
+ * applies retries, timeouts and circuit breakers at the leaves, and returns the first good answer or
+ * throws the failure to report. `trace` records which target answered and every attempt.
+ */
+export class Router {
+  private readonly random: () => number;
+
+  constructor(private readonly deps: RouterDeps) {
+    this.random = deps.random ?? Math.random;
+  }
+
+  async route(root: CompiledNode, input: RouteInput, trace: RouteTrace): Promise<Outcome> {
+    return this.run(root, input, trace);
+  }
+
+  private async run(node: CompiledNode, input: RouteInput, trace: RouteTrace): Promise<Outcome> {
+    switch (node.mode) {
+      case 'leaf':
+        return this.leaf(node, input, trace);
+      case 'single':
+        return this.run(node.children[0]!, input, trace);
+      case 'conditional':
+        return this.run(this.pickConditional(node, input), input, trace);
+      case 'loadbalance':
+        return this.loadbalance(node, input, trace);
+      case 'fallback':
+        return this.fallback(node, input, trace);
+    }
+  }
+
+  private pickConditional(node: CompiledNode, input: RouteInput): CompiledNode {
+    const ctx = { metadata: input.metadata, params: input.body, url: { pathname: input.pathname } };
+    for (const c of node.conditions) if (matchesQuery(c.query, ctx)) return node.children[c.then]!;
+    if (node.defaultIndex >= 0) return node.children[node.defaultIndex]!;
+    throw new GatewayError('invalid_request', `No condition of ${node.path} matched the request and no default target is set.`);
+  }
+
+  /** Picks by weight; a target whose circuit is open is skipped and the pick repeated among the rest. */
+  private async loadbalance(node: CompiledNode, input: RouteInput, trace: RouteTrace): Promise<Outcome> {
+    const weights = [...node.weights];
+    for (;;) {
+      const total = weights.reduce((a, b) => a + b, 0);
+      if (total <= 0) throw new GatewayError('circuit_open', undefined, { publicCode: 'circuit_open' });
+      let r = this.random() * total;
+      let index = weights.findIndex((w) => w > 0);
+      for (let i = 0; i < weights.length; i++) {
+        if (weights[i]! <= 0) continue;
+        if (r < weights[i]!) {
+          index = i;
+          break;
+        }
+        r -= weights[i]!;
+      }
+      try {
+        return await this.run(node.children[index]!, input, trace);
+      } catch (err) {
+        const g = toGatewayError(err);
+        if (!isCircuitOpen(g)) throw g;
+        weights[index] = 0;
+      }
+    }
+  }
+
+  /**
+   * Tries targets in order. Without `on_status_codes` any failure moves on; with it, only those
+   * statuses (plus skipped open circuits). The last real failure is reported.
+   */
+  private async fallback(node: CompiledNode, input: RouteInput, trace: RouteTrace): Promise<Outcome> {
+    let last: GatewayError | undefined;
+    for (const child of node.children) {
+      if (input.signal.aborted) break;
+      try {
+        return await this.run(child, input, trace);
+      } catch (err) {
+        const g = toGatewayError(err);
+        if (isCircuitOpen(g)) {
+          last = last ?? g;
+          continue;
+        }
+        if (g.code === 'invalid_request' && g.status === 400 && !g.provider) throw g;
+        last = g;
+        if (node.fallbackCodes && !node.fallbackCodes.has(g.status)) throw g;
+      }
+    }
+    throw last ?? new GatewayError('circuit_open', undefined, { publicCode: 'circuit_open' });
+  }
+
+  private async leaf(node: CompiledNode, input: RouteInput, trace: RouteTrace): Promise<Outcome> {
+    const { adapter, target } = resolveTarget(node, input, this.deps);
+    const endpoint = adapter.endpoints[input.endpoint];
+    if (!endpoint) throw new GatewayError('invalid_request', `Provider '${adapter.name}' does not support ${input.endpoint}.`, { param: 'provider' });
+    if (target.customHost) await this.deps.hostGuard.check(target.customHost);
+    const body = node.overrideParams ? { ...input.body, ...node.overrideParams } : input.body;
+    const call: LeafCall = {
+      node,
+      adapter,
+      endpoint: endpoint as LeafCall['endpoint'],
+      target,
+      body,
+      input,
+      passthrough: endpoint.nativeSchema === true,
+      strict: node.strict,
+      path: node.path,
+    };
+    trace.provider = adapter.name;
+    trace.path = node.path;
+    trace.model = typeof body.model === 'string' ? body.model : trace.model;
+    const interceptors = this.deps.interceptors;
+    const dispatch = (i: number): Promise<Outcome> => (i < interceptors.length ? interceptors[i]!(call, () => dispatch(i + 1)) : this.attempts(call, adapter, trace));
+    return dispatch(0);
+  }
+
+  /** The retry loop of one leaf, with its circuit breaker and per-attempt timeout. */
+  private async attempts(call: LeafCall, adapter: ProviderAdapter, trace: RouteTrace): Promise<Outcome> {
+    const { node, input } = call;
+    const identity = node.leaf!.identity;
+    const timeoutMs = node.requestTimeoutMs ?? input.requestTimeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      if (node.cb) await this.deps.circuits.admit(identity, node.cb, adapter.name);
+      const started = performance.now();
+      try {
+        const outcome = await this.withTimeout(call, timeoutMs);
+        trace.attempts.push({ path: node.path, provider: adapter.name, status: outcome.status, ms: performance.now() - started });
+        trace.retries = attempt;
+        if (node.cb) await this.deps.circuits.success(identity);
+        outcome.retries = attempt;
+        return outcome;
+      } catch (err) {
+        const g = toGatewayError(err);
+        trace.attempts.push({ path: node.path, provider: adapter.name, status: g.status, ms: performance.now() - started });
+        trace.retries = attempt;
+        if (input.signal.aborted) throw g;
+        if (node.cb && g.provider !== undefined && this.deps.circuits.counts(g, node.cb)) await this.deps.circuits.failure(identity, node.cb);
+        else if (node.cb && (g.code === 'provider_unreachable' || g.code === 'request_timeout')) await this.deps.circuits.failure(identity, node.cb);
+        if (!shouldRetry(g, node.retry, attempt)) throw g;
+        const wait = retryDelayMs(attempt, g, node.retry!, this.deps.retryBaseMs, timeoutMs, this.deps.clock.now(), this.random);
+        await sleep(wait, input.signal);
+      }
+    }
+  }
+
+  /** One attempt bounded by the request timeout (408 `request_timeout` when it elapses before the answer). */
+  private async withTimeout(call: LeafCall, timeoutMs: number | null): Promise<Outcome> {
+    const controller = new AbortController();
+    const onClientAbort = () => controller.abort(call.input.signal.reason);
+    if (call.input.signal.aborted) onClientAbort();
+    else call.input.signal.addEventListener('abort', onClientAbort, { once: true });
+    let timedOut = false;
+    const timer =
+      timeoutMs === null
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            controller.abort(new Error('request timeout'));
+          }, timeoutMs);
+    const cleanup = () => {
+      if (timer) clearTimeout(timer);
+      call.input.signal.removeEventListener('abort', onClientAbort);
+    };
+    try {
+      const outcome = await callTarget(call, controller.signal, this.deps);
+      if (outcome.stream && timer) {
+        outcome.stream.observe({ onEnd: cleanup });
+      } else cleanup();
+      return outcome;
+    } catch (err) {
+      cleanup();
+      if (timedOut) throw new GatewayError('request_timeout', `The target ${call.path} did not answer within ${timeoutMs} ms.`, { provider: call.adapter.name });
+      throw err;
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted || ms <= 0) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

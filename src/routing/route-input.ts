@@ -1,0 +1,34 @@
+import type { ProviderEndpointKind } from '../providers/provider.js';
+
+/** Provider coordinates the request's headers carry (decisions.md, "Request headers"). */
+export interface HeaderTarget {
+  provider?: string;
+  apiKey?: string;
+  customHost?: string;
+  virtualKey?: string;
+}
+
+/** One data-plane request as the routing engine sees it. */
+export interface RouteInput {
+  endpoint: ProviderEndpointKind;
+  /** The request body in the common schema. */
+  body: Record<string, unknown>;
+  stream: boolean;
+  /** Incoming headers, lower-case names, gateway and hop-by-hop headers included (forwarding filters them). */
+  headers: Record<string, string | string[] | undefined>;
+  /** `x-gateway-metadata`. */
+  metadata: Record<string, string>;
+  /** URL path of the request (`url.pathname` in conditional queries). */
+  pathname: string;
+  organisationId: string;
+  workspaceId: string;
+  headerTarget: HeaderTarget;
+  /** `x-gateway-forward-headers`. */
+  forwardHeaderNames: readonly string[] | null;
+  /** `x-gateway-request-timeout`. */
+  requestTimeoutMs: number | null;
+  /** `x-gateway-cache-force-refresh: true`. */
+  cacheForceRefresh: boolean;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}

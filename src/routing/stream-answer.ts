@@ -1,0 +1,97 @@
+import { SseDecoder, SSE_DONE, sseData } from '../lib/sse.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { toGatewayError } from '../errors/to-gateway-error.js';
+import { isObject, tryParseJson } from '../lib/json.js';
+
+/** Watches a stream's chunks as they pass (usage accounting, cache fill, guardrails, logs). */
+export interface StreamObserver {
+  onChunk?(chunk: Record<string, unknown>): void;
+  /**
+   * Called once the upstream finished cleanly, before the closing frame. Returning a GatewayError
+   * replaces `[DONE]` with that error frame (an output guardrail that denies).
+   */
+  beforeEnd?(): Promise<GatewayError | void> | GatewayError | void;
+  /** Called once at the end; `error` is set when the stream failed. */
+  onEnd?(ok: boolean, error?: GatewayError): void;
+}
+
+/** A source item: raw SSE bytes already in the common schema (passthrough) or a mapped chunk object. */
+export type StreamItem = Uint8Array | Record<string, unknown>;
+
+/**
+ * A streamed answer in the common schema. Iterating it yields SSE bytes: passthrough bytes unchanged,
+ * mapped chunks serialised one by one, `[DONE]` at the end, or one error frame when the stream fails
+ * after its first byte (decisions.md, "Streaming").
+ */
+export class StreamAnswer implements AsyncIterable<Uint8Array> {
+  private readonly observers: StreamObserver[] = [];
+
+  /**
+   * @param source the upstream items; it must throw when the upstream fails or ends early.
+   * @param includeUsage whether the client asked for the usage chunk (mapped streams drop it otherwise).
+   * @param passthrough whether the source yields raw bytes that already end with `[DONE]`.
+   */
+  constructor(
+    private readonly source: AsyncIterable<StreamItem>,
+    private readonly includeUsage: boolean,
+    readonly passthrough: boolean,
+  ) {}
+
+  observe(o: StreamObserver): void {
+    this.observers.push(o);
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+    const decoder = this.passthrough && this.observers.some((o) => o.onChunk) ? new SseDecoder() : undefined;
+    const holdDone = this.passthrough && this.observers.some((o) => o.beforeEnd);
+    let failure: GatewayError | undefined;
+    try {
+      for await (const item of this.source) {
+        if (item instanceof Uint8Array) {
+          if (decoder) this.notify(decoder.push(item));
+          if (holdDone) {
+            const text = Buffer.from(item).toString('utf8');
+            const cut = text.indexOf('data: [DONE]');
+            if (cut >= 0) {
+              if (cut > 0) yield Buffer.from(text.slice(0, cut));
+              continue;
+            }
+          }
+          yield item;
+        } else {
+          for (const o of this.observers) o.onChunk?.(item);
+          if (!this.includeUsage && isUsageOnly(item)) continue;
+          yield sseData(item);
+        }
+      }
+      for (const o of this.observers) {
+        const denial = await o.beforeEnd?.();
+        if (denial) {
+          failure = denial;
+          break;
+        }
+      }
+      if (!failure && (!this.passthrough || holdDone)) yield SSE_DONE;
+    } catch (err) {
+      failure = toGatewayError(err);
+    }
+    if (failure) {
+      yield sseData(failure.toBody());
+      for (const o of this.observers) o.onEnd?.(false, failure);
+      return;
+    }
+    for (const o of this.observers) o.onEnd?.(true);
+  }
+
+  private notify(events: ReturnType<SseDecoder['push']>): void {
+    for (const ev of events) {
+      if (ev.data === '[DONE]') continue;
+      const value = tryParseJson(ev.data);
+      if (isObject(value)) for (const o of this.observers) o.onChunk?.(value);
+    }
+  }
+}
+
+function isUsageOnly(chunk: Record<string, unknown>): boolean {
+  return Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage !== undefined && chunk.usage !== null;
+}

@@ -1,0 +1,41 @@
+import type { CompiledConfig } from '../routing/compiled-config.js';
+import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
+import type { ApiKeyType } from '../store/repos/api-keys.js';
+import type { Workspace } from '../store/repos/organisations.js';
+
+/** A gateway key as the hot path checks it. */
+export interface AuthKey {
+  id: string;
+  organisationId: string;
+  workspaceId: string | null;
+  type: ApiKeyType;
+  scopes: readonly string[];
+  /** Expiry in ms, or null. */
+  expiresAt: number | null;
+  name: string;
+}
+
+/**
+ * The compiled, versioned view of the control plane that the request path reads (never SQL).
+ * Capabilities add their own parts as named sections (rate-limit policies, guardrails, ...).
+ */
+export interface RuntimeSnapshot {
+  readonly version: number;
+  readonly apiKeysByHash: ReadonlyMap<string, AuthKey>;
+  readonly workspacesById: ReadonlyMap<string, Workspace>;
+  /** Key `${organisationId}:${slug}`. */
+  readonly workspacesBySlug: ReadonlyMap<string, Workspace>;
+  /** Stored configs; key `${workspaceId}:${id}` and `${workspaceId}:${slug}`. */
+  readonly configs: ReadonlyMap<string, CompiledConfig>;
+  /** Key `${workspaceId}:${id}` and `${workspaceId}:${slug}`. */
+  readonly virtualKeys: ReadonlyMap<string, ResolvedVirtualKey>;
+  readonly defaultOrganisationId: string;
+  readonly defaultWorkspaceId: string;
+  /** Sections contributed by capabilities, by name. */
+  readonly sections: ReadonlyMap<string, unknown>;
+}
+
+/** Reads a capability's section, typed by the caller. */
+export function sectionOf<T>(snapshot: RuntimeSnapshot, name: string): T | undefined {
+  return snapshot.sections.get(name) as T | undefined;
+}

@@ -1,0 +1,78 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import { randomUUID } from 'node:crypto';
+import { GatewayError } from '../errors/gateway-error.js';
+import { toGatewayError } from '../errors/to-gateway-error.js';
+import type { GatewayDeps } from './deps.js';
+import { createAuthHook } from './middleware/auth/auth.js';
+import './middleware/request-context/request-context.js';
+import { registerHealth } from './routes/health.js';
+import { registerChatCompletions } from './routes/chat-completions.js';
+import { registerCompletions } from './routes/completions.js';
+import { registerEmbeddings } from './routes/embeddings.js';
+import { registerModels } from './routes/models.js';
+import { registerAdminRoutes } from '../admin/register-admin-routes.js';
+
+const PUBLIC = ['/health', '/metrics', '/openapi.json'];
+
+/**
+ * Builds the Fastify app: request ids and trace ids, `x-forwarded-*` stripping, gateway-key
+ * authentication on `/v1`, the decisions.md error shape for every failure (Fastify's own included),
+ * the data-plane and admin routes, and the OpenAPI document at `/openapi.json`.
+ */
+export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: deps.settings.bodyLimitBytes,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, strict: false } },
+    genReqId: () => randomUUID(),
+  });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'AI gateway', version: '0.1.0', description: 'OpenAI-compatible AI gateway: data plane and control plane.' },
+      components: { securitySchemes: { gatewayKey: { type: 'apiKey', in: 'header', name: 'x-gateway-api-key' } } },
+      security: [{ gatewayKey: [] }],
+    },
+  });
+  const publicPrefixes = [...PUBLIC, ...deps.publicPaths];
+  const isPublic = (url: string) => !url.startsWith('/v1/') || publicPrefixes.some((p) => url.startsWith(p));
+
+  app.decorateRequest('gw', null as never);
+  app.addHook('onRequest', async (request, reply) => {
+    for (const name of Object.keys(request.headers)) if (name.startsWith('x-forwarded-')) delete request.headers[name];
+    const incomingTrace = request.headers['x-gateway-trace-id'];
+    const traceId = typeof incomingTrace === 'string' && incomingTrace.length > 0 && incomingTrace.length <= 128 ? incomingTrace : randomUUID();
+    const snapshot = deps.runtime.current;
+    request.gw = { requestId: request.id, traceId, startedAt: Date.now(), organisationId: snapshot.defaultOrganisationId, workspaceId: snapshot.defaultWorkspaceId };
+    reply.header('x-gateway-request-id', request.id);
+    reply.header('x-gateway-trace-id', traceId);
+  });
+  app.addHook('onRequest', createAuthHook(deps.runtime, isPublic, () => deps.clock.now()));
+
+  app.setErrorHandler((err, request, reply) => {
+    const g = toGatewayError(err);
+    if (g.status >= 500 && g.code === 'internal_error') deps.logger.error({ err, url: request.url, requestId: request.id }, 'unhandled error');
+    if (g.headers) reply.headers(g.headers);
+    if (reply.sent || reply.raw.headersSent) {
+      reply.raw.destroy();
+      return;
+    }
+    reply.code(g.status).header('content-type', 'application/json').send(g.toBody());
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const g = new GatewayError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
+    reply.code(404).send(g.toBody());
+  });
+
+  registerHealth(app, deps);
+  registerChatCompletions(app, deps);
+  registerCompletions(app, deps);
+  registerEmbeddings(app, deps);
+  registerModels(app, deps);
+  registerAdminRoutes(app, deps);
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,47 @@
+import { writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Store } from '../store/store.js';
+import { ensureDefaultTenant } from '../store/repos/organisations.js';
+import { insertApiKey } from '../store/repos/api-keys.js';
+import { sha256Hex } from '../lib/hash.js';
+import { uuid } from '../lib/ids.js';
+import { newKeyValue } from '../admin/api-keys.js';
+import type { Settings } from './settings.js';
+import type { Logger } from '../observability/logger.js';
+
+/**
+ * First start on an empty store (decisions.md, "Running"): organisation `default`, workspace
+ * `default`, and one organisation-service admin key whose value is GATEWAY_ADMIN_KEY when set,
+ * otherwise generated, printed once and written to `$GATEWAY_DATA_DIR/admin-key` (mode 0600).
+ */
+export async function bootstrap(store: Store, settings: Settings, logger: Logger, now: number): Promise<{ organisationId: string; workspaceId: string }> {
+  const { organisation, workspace } = await ensureDefaultTenant(store, now);
+  const anyKey = await store.db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst();
+  if (!anyKey) {
+    const value = settings.adminKey ?? newKeyValue(settings.apiKeyPrefix);
+    await insertApiKey(store, {
+      id: uuid(),
+      organisation_id: organisation.id,
+      workspace_id: null,
+      name: 'admin',
+      type: 'organisation-service',
+      key_hash: sha256Hex(value),
+      key_hint: value.slice(0, 4),
+      scopes: [],
+      status: 'active',
+      expires_at: null,
+      rotation_policy: null,
+      metadata: {},
+      created_at: now,
+      updated_at: now,
+    });
+    if (!settings.adminKey) {
+      await mkdir(settings.dataDir, { recursive: true });
+      const file = join(settings.dataDir, 'admin-key');
+      await writeFile(file, value + '\n', { mode: 0o600 });
+      process.stdout.write(`\nGateway admin key (shown once, also written to ${file}):\n  ${value}\n\n`);
+    }
+    logger.info('created the default organisation, workspace and admin key');
+  }
+  return { organisationId: organisation.id, workspaceId: workspace.id };
+}

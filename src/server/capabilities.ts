@@ -1,0 +1,7 @@
+import type { Capability } from './capability.js';
+
+/**
+ * The capabilities of the gateway, in order: their hooks run in this order before routing, and
+ * their leaf interceptors wrap the provider call in this order (first = outermost).
+ */
+export const CAPABILITIES: Capability[] = [];

@@ -1,0 +1,108 @@
+import type { FastifyInstance } from 'fastify';
+import { openStore, type Store } from '../store/store.js';
+import { sqlitePath, type Settings } from './settings.js';
+import { memoryState, redisState, type SharedState } from '../state/shared-state.js';
+import { openRedis } from '../state/redis.js';
+import { Runtime } from '../runtime/runtime.js';
+import { Router } from '../routing/execute.js';
+import { InlineConfigCache } from '../routing/config-cache.js';
+import { CircuitBreaker } from '../routing/circuit-breaker.js';
+import { CustomHostGuard } from '../routing/custom-host-guard.js';
+import type { TargetResolverDeps } from '../routing/resolve-target.js';
+import { getProvider } from '../providers/registry.js';
+import { HttpClient } from '../lib/http-client.js';
+import { systemClock, type Clock } from '../lib/clock.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { Metrics } from '../observability/metrics.js';
+import { RequestLogWriter } from '../observability/request-log.js';
+import { bootstrap } from './bootstrap.js';
+import { buildApp } from './app.js';
+import type { GatewayDeps } from './deps.js';
+import type { Capability, CapabilityParts, CoreDeps } from './capability.js';
+import { CAPABILITIES } from './capabilities.js';
+
+/** A built gateway: the app plus a `close` that drains and releases everything. */
+export interface Gateway {
+  app: FastifyInstance;
+  deps: GatewayDeps;
+  /** Stops accepting, drains in-flight requests and streams, flushes logs, closes store and Redis. */
+  close(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  clock?: Clock;
+  logger?: Logger;
+  capabilities?: Capability[];
+}
+
+/** The composition root: opens the store and shared state, bootstraps, builds the runtime, router and app. */
+export async function createGateway(settings: Settings, opts: GatewayOptions = {}): Promise<Gateway> {
+  const logger = opts.logger ?? createLogger(settings.logLevel);
+  const clock = opts.clock ?? systemClock;
+  const store: Store = settings.databaseUrl
+    ? await openStore({ kind: 'postgres', url: settings.databaseUrl, schema: settings.databaseSchema })
+    : await openStore({ kind: 'sqlite', path: sqlitePath(settings) });
+  const state: SharedState = settings.redisUrl ? redisState(openRedis(settings.redisUrl), settings.redisPrefix) : memoryState();
+  const tenant = await bootstrap(store, settings, logger, clock.now());
+  const metrics = new Metrics();
+  const http = new HttpClient();
+  const runtime = new Runtime(store, state.pubsub, logger, tenant);
+  const targets: TargetResolverDeps = {
+    getProvider,
+    getVirtualKey: (idOrSlug, workspaceId) => runtime.current.virtualKeys.get(`${workspaceId}:${idOrSlug}`),
+  };
+  const core: CoreDeps = { settings, store, state, runtime, http, clock, logger, metrics, targets };
+  const parts: CapabilityParts[] = [];
+  for (const cap of opts.capabilities ?? CAPABILITIES) parts.push(await cap.create(core));
+  for (const p of parts) for (const s of p.sections ?? []) runtime.register(s);
+  await runtime.start();
+  const degraded = (component: string) => (err: unknown) => {
+    metrics.warnings.inc({ component });
+    logger.warn({ err: (err as Error)?.message }, `${component} degraded`);
+  };
+  const router = new Router({
+    ...targets,
+    http,
+    clock,
+    circuits: new CircuitBreaker(state.circuits, () => clock.now(), degraded('circuit-state')),
+    hostGuard: new CustomHostGuard(settings.trustedCustomHosts),
+    interceptors: parts.flatMap((p) => p.interceptors ?? []),
+    retryBaseMs: settings.retryBaseMs,
+    observeUpstream: (provider, status, seconds) => metrics.upstreamLatency.observe({ provider, status: String(status) }, seconds),
+  });
+  const deps: GatewayDeps = {
+    settings,
+    store,
+    state,
+    runtime,
+    router,
+    targets,
+    configs: new InlineConfigCache((name) => getProvider(name) !== undefined),
+    http,
+    clock,
+    logger,
+    metrics,
+    logs: new RequestLogWriter(store, logger),
+    hooks: parts.flatMap((p) => p.hooks ?? []),
+    publicPaths: parts.flatMap((p) => p.publicPaths ?? []),
+  };
+  const app = await buildApp(deps);
+  for (const p of parts) p.routes?.(app, deps);
+  for (const p of parts) await p.start?.(deps);
+  let closed = false;
+  return {
+    app,
+    deps,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      for (const p of parts) await p.close?.();
+      runtime.stop();
+      await deps.logs.flush();
+      await http.close();
+      await state.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import type { ProviderEndpointKind } from '../../providers/provider.js';
+import type { CompiledConfig } from '../../routing/compiled-config.js';
+import type { Outcome, RouteTrace } from '../../routing/outcome.js';
+import type { GatewayError } from '../../errors/gateway-error.js';
+import type { RequestContext } from '../middleware/request-context/request-context.js';
+import type { Usage } from '../../spec/chat.js';
+
+/** A data-plane request on its way through the request-level hooks. */
+export interface DataPlaneRequest {
+  ctx: RequestContext;
+  endpoint: ProviderEndpointKind;
+  /** The request body; a hook may replace it (prompt rendering) before routing. */
+  body: Record<string, unknown>;
+  stream: boolean;
+  metadata: Record<string, string>;
+  headers: Record<string, string | string[] | undefined>;
+  config: CompiledConfig | null;
+  /** Headers a hook wants on the answer (rate-limit headers, ...). */
+  responseHeaders: Record<string, string>;
+  /** Free slots for hooks to carry state from `before` to `after`. */
+  locals: Record<string, unknown>;
+}
+
+/** How a data-plane request ended (after its last byte was sent). */
+export interface CompletedRequest {
+  status: number;
+  outcome?: Outcome;
+  error?: GatewayError;
+  trace: RouteTrace;
+  usage?: Usage;
+  latencyMs: number;
+}
+
+/**
+ * A request-level capability. `before` runs after authentication and config resolution, before
+ * routing; it may throw a GatewayError (429, 446, ...) or rewrite `body`. `after` runs once the
+ * answer is complete, off the response path; it must not throw.
+ */
+export interface DataPlaneHook {
+  name: string;
+  before?(req: DataPlaneRequest): void | Promise<void>;
+  after?(req: DataPlaneRequest, done: CompletedRequest): void;
+}

@@ -1,0 +1,110 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { toGatewayError } from '../../errors/to-gateway-error.js';
+import { isObject } from '../../lib/json.js';
+import type { ProviderEndpointKind } from '../../providers/provider.js';
+import { compileConfig } from '../../routing/compile-config.js';
+import type { CompiledNode } from '../../routing/compiled-config.js';
+import type { Outcome, RouteTrace } from '../../routing/outcome.js';
+import type { RouteInput } from '../../routing/route-input.js';
+import type { Usage } from '../../spec/chat.js';
+import type { GatewayDeps } from '../deps.js';
+import { requireScope } from '../middleware/auth/auth.js';
+import type { DataPlaneRequest } from './data-plane-hook.js';
+import { readGatewayHeaders } from './read-gateway-headers.js';
+import { resolveConfig } from './resolve-config.js';
+import { recordCompletion } from './record-completion.js';
+
+/** The node used when a request carries no config: one leaf filled from the request headers. */
+const HEADER_ONLY: CompiledNode = compileConfig({}).root;
+
+const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+
+/**
+ * Serves one data-plane request end to end: headers and config, request-level hooks, the routing
+ * engine, then the answer (bytes passed through or mapped, streamed chunk by chunk with backpressure).
+ * Logging, metrics and accounting run after the last byte, off the response path.
+ */
+export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, endpoint: ProviderEndpointKind, body: Record<string, unknown>): Promise<void> {
+  requireScope(request, 'completions.write');
+  const ctx = request.gw;
+  const gh = readGatewayHeaders(request.headers);
+  const snapshot = deps.runtime.current;
+  const dp: DataPlaneRequest = {
+    ctx,
+    endpoint,
+    body,
+    stream: body.stream === true,
+    metadata: gh.metadata,
+    headers: request.headers,
+    config: resolveConfig(gh.config, ctx.workspaceId, snapshot, deps.configs),
+    responseHeaders: {},
+    locals: {},
+  };
+  const trace: RouteTrace = { retries: 0, attempts: [] };
+  const abort = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) abort.abort(new Error('client closed the connection'));
+  });
+  let outcome: Outcome;
+  try {
+    for (const hook of deps.hooks) if (hook.before) await hook.before(dp);
+    const input: RouteInput = {
+      endpoint,
+      body: dp.body,
+      stream: dp.stream,
+      headers: request.headers,
+      metadata: dp.metadata,
+      pathname: request.url.split('?', 1)[0]!,
+      organisationId: ctx.organisationId,
+      workspaceId: ctx.workspaceId,
+      headerTarget: gh.target,
+      forwardHeaderNames: gh.forwardHeaderNames,
+      requestTimeoutMs: gh.requestTimeoutMs,
+      cacheForceRefresh: gh.cacheForceRefresh,
+      signal: abort.signal,
+    };
+    outcome = await deps.router.route(dp.config?.root ?? HEADER_ONLY, input, trace);
+  } catch (err) {
+    const g = toGatewayError(err);
+    reply.headers(routeHeaders(trace, dp.responseHeaders));
+    recordCompletion(deps, dp, { status: g.status, error: g, trace, latencyMs: Date.now() - ctx.startedAt });
+    throw g;
+  }
+  reply.headers(routeHeaders(trace, dp.responseHeaders));
+  reply.header('x-gateway-cache-status', outcome.cacheStatus);
+  for (const [k, v] of Object.entries(outcome.headers)) reply.header(k, v);
+  if (outcome.json) {
+    const json = outcome.json;
+    if (outcome.extra) json.replace({ ...(json.value as object), ...outcome.extra });
+    reply.raw.once('finish', () => {
+      recordCompletion(deps, dp, { status: outcome.status, outcome, trace, usage: usageOf(json.value), latencyMs: Date.now() - ctx.startedAt });
+    });
+    return reply.code(outcome.status).header('content-type', 'application/json').send(json.bytes);
+  }
+  const stream = outcome.stream!;
+  let usage: Usage | undefined;
+  stream.observe({
+    onChunk: (chunk) => {
+      if (isObject(chunk.usage)) usage = chunk.usage as unknown as Usage;
+    },
+    onEnd: (ok, error) => {
+      recordCompletion(deps, dp, { status: ok ? outcome.status : (error?.status ?? 500), outcome, error, trace, usage, latencyMs: Date.now() - ctx.startedAt });
+    },
+  });
+  reply.code(outcome.status).headers(SSE_HEADERS);
+  return reply.send(Readable.from(stream, { objectMode: false, highWaterMark: 1 }));
+}
+
+function routeHeaders(trace: RouteTrace, extra: Record<string, string>): Record<string, string> {
+  const h: Record<string, string> = { ...extra };
+  if (trace.provider) h['x-gateway-provider'] = trace.provider;
+  if (trace.path) h['x-gateway-last-used-option-index'] = trace.path;
+  h['x-gateway-retry-attempt-count'] = String(trace.retries);
+  return h;
+}
+
+function usageOf(value: unknown): Usage | undefined {
+  return isObject(value) && isObject(value.usage) ? (value.usage as unknown as Usage) : undefined;
+}
+

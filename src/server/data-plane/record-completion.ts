@@ -1,0 +1,54 @@
+import { prefixedId } from '../../lib/ids.js';
+import type { GatewayDeps } from '../deps.js';
+import type { CompletedRequest, DataPlaneRequest } from './data-plane-hook.js';
+
+/**
+ * Accounts for a finished data-plane request: metrics, the request log row (queued, written in
+ * batches), and every hook's `after`. Never throws into the response path.
+ */
+export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: CompletedRequest): void {
+  try {
+    const provider = done.trace.provider ?? 'none';
+    const model = done.outcome?.model ?? done.trace.model ?? (typeof dp.body.model === 'string' ? dp.body.model : 'unknown');
+    const labels = { endpoint: dp.endpoint, provider, model, status: String(done.status) };
+    deps.metrics.requests.inc(labels);
+    deps.metrics.latency.observe(labels, done.latencyMs / 1000);
+    for (const hook of deps.hooks) {
+      try {
+        hook.after?.(dp, done);
+      } catch (err) {
+        deps.logger.warn({ err, hook: hook.name }, 'data-plane hook failed after the answer');
+      }
+    }
+    if (!deps.settings.requestLog) return;
+    const u = done.usage;
+    deps.logs.push({
+      id: prefixedId('log_'),
+      organisation_id: dp.ctx.organisationId,
+      workspace_id: dp.ctx.workspaceId,
+      api_key_id: dp.ctx.key?.id ?? null,
+      trace_id: dp.ctx.traceId,
+      endpoint: dp.endpoint,
+      provider: done.trace.provider ?? null,
+      model,
+      status: done.status,
+      stream: dp.stream ? 1 : 0,
+      cache_status: done.outcome?.cacheStatus ?? null,
+      config_id: dp.config?.id ?? null,
+      prompt_id: typeof dp.locals.promptId === 'string' ? dp.locals.promptId : null,
+      target_path: done.trace.path ?? null,
+      retry_count: done.trace.retries,
+      prompt_tokens: u?.prompt_tokens ?? 0,
+      completion_tokens: u?.completion_tokens ?? 0,
+      total_tokens: u?.total_tokens ?? 0,
+      cost: 0,
+      latency_ms: Math.round(done.latencyMs),
+      metadata: JSON.stringify(dp.metadata),
+      error: done.error ? JSON.stringify(done.error.toBody().error) : null,
+      hook_results: dp.locals.hookResults === undefined ? null : JSON.stringify(dp.locals.hookResults),
+      created_at: dp.ctx.startedAt,
+    });
+  } catch (err) {
+    deps.logger.warn({ err }, 'request accounting failed');
+  }
+}

@@ -1,0 +1,34 @@
+import type { Store } from '../store/store.js';
+import type { SharedState } from '../state/shared-state.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { Router } from '../routing/execute.js';
+import type { TargetResolverDeps } from '../routing/resolve-target.js';
+import type { InlineConfigCache } from '../routing/config-cache.js';
+import type { HttpClient } from '../lib/http-client.js';
+import type { Clock } from '../lib/clock.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { RequestLogWriter } from '../observability/request-log.js';
+import type { Settings } from './settings.js';
+import type { DataPlaneHook } from './data-plane/data-plane-hook.js';
+
+/** Everything the HTTP layer needs, built once by the composition root (`create-gateway.ts`). */
+export interface GatewayDeps {
+  settings: Settings;
+  store: Store;
+  state: SharedState;
+  runtime: Runtime;
+  router: Router;
+  /** Provider and virtual-key lookup (the same the router uses). */
+  targets: TargetResolverDeps;
+  configs: InlineConfigCache;
+  http: HttpClient;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  logs: RequestLogWriter;
+  /** Request-level capabilities (rate limits, prompts, ...), run in order around routing. */
+  hooks: DataPlaneHook[];
+  /** Path prefixes served without a gateway key (besides /health and /metrics). */
+  publicPaths: string[];
+}

@@ -1,0 +1,57 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../../errors/gateway-error.js';
+import { sha256Hex } from '../../../lib/hash.js';
+import type { Runtime } from '../../../runtime/runtime.js';
+import type { AuthKey } from '../../../runtime/snapshot.js';
+import { hasScope } from './scopes.js';
+
+/**
+ * Authenticates every `/v1` request by `x-gateway-api-key` against the hashed keys of the runtime
+ * snapshot (401 `invalid_api_key` when missing, unknown or expired) and sets the request's key,
+ * organisation and workspace.
+ */
+export function createAuthHook(runtime: Runtime, isPublic: (url: string) => boolean, now: () => number) {
+  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    if (isPublic(request.url)) return;
+    const raw = request.headers['x-gateway-api-key'];
+    if (typeof raw !== 'string' || raw.length === 0) throw new GatewayError('invalid_api_key', 'Missing gateway API key: send it in the x-gateway-api-key header.');
+    const snapshot = runtime.current;
+    const key = snapshot.apiKeysByHash.get(sha256Hex(raw));
+    if (!key) throw new GatewayError('invalid_api_key', 'Invalid gateway API key.');
+    if (key.expiresAt !== null && key.expiresAt <= now()) throw new GatewayError('invalid_api_key', 'The gateway API key has expired.');
+    request.gw.key = key;
+    request.gw.organisationId = key.organisationId;
+    request.gw.workspaceId = key.workspaceId ?? snapshot.defaultWorkspaceId;
+  };
+}
+
+/** Throws 403 `forbidden` unless the request's key holds the scope. */
+export function requireScope(request: FastifyRequest, scope: string): AuthKey {
+  const key = request.gw.key;
+  if (!key) throw new GatewayError('invalid_api_key');
+  if (!hasScope(key, scope)) throw new GatewayError('forbidden', `This API key lacks the '${scope}' scope.`);
+  return key;
+}
+
+/**
+ * The workspaces a key may act on: its own for workspace keys; for organisation keys, `requested`
+ * (id or slug) when given, else every workspace of the organisation. 403 for another workspace.
+ */
+export function workspaceScope(request: FastifyRequest, runtime: Runtime, requested?: string): string[] {
+  const key = request.gw.key!;
+  const snapshot = runtime.current;
+  if (requested) {
+    const ws = snapshot.workspacesById.get(requested) ?? snapshot.workspacesBySlug.get(`${key.organisationId}:${requested}`);
+    if (!ws || ws.organisation_id !== key.organisationId) throw new GatewayError('not_found', `Unknown workspace '${requested}'.`, { param: 'workspace_id' });
+    if (key.workspaceId && key.workspaceId !== ws.id) throw new GatewayError('forbidden', 'This API key belongs to another workspace.');
+    return [ws.id];
+  }
+  if (key.workspaceId) return [key.workspaceId];
+  return [...snapshot.workspacesById.values()].filter((w) => w.organisation_id === key.organisationId).map((w) => w.id);
+}
+
+/** The one workspace a write targets: `requested` or the key's own / the default workspace. */
+export function writeWorkspace(request: FastifyRequest, runtime: Runtime, requested?: string): string {
+  if (requested) return workspaceScope(request, runtime, requested)[0]!;
+  return request.gw.workspaceId;
+}

@@ -1,0 +1,24 @@
+import { Type } from 'typebox';
+import type { FastifyInstance } from 'fastify';
+import type { GatewayDeps } from '../deps.js';
+import { handleDataPlane } from '../data-plane/handle-data-plane.js';
+
+const TokenArray = Type.Array(Type.Integer());
+
+export const EmbeddingsBody = Type.Object(
+  {
+    input: Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 }), TokenArray, Type.Array(TokenArray)]),
+    model: Type.Optional(Type.String()),
+    encoding_format: Type.Optional(Type.Union([Type.Literal('float'), Type.Literal('base64')])),
+    dimensions: Type.Optional(Type.Integer({ minimum: 1 })),
+    user: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+/** POST /v1/embeddings. */
+export function registerEmbeddings(app: FastifyInstance, deps: GatewayDeps): void {
+  app.post('/v1/embeddings', { schema: { body: EmbeddingsBody, tags: ['data plane'], summary: 'Create embeddings' } }, (request, reply) =>
+    handleDataPlane(deps, request, reply, 'embeddings', request.body as Record<string, unknown>),
+  );
+}

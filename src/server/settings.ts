@@ -1,0 +1,57 @@
+import { join } from 'node:path';
+
+/** Process settings read from the environment (decisions.md, "Running"). */
+export interface Settings {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl?: string;
+  /** PostgreSQL schema (tests isolate themselves; default public). */
+  databaseSchema?: string;
+  redisUrl?: string;
+  /** Prefix of every Redis key this gateway writes (replicas of one gateway share it). */
+  redisPrefix: string;
+  adminKey?: string;
+  apiKeyPrefix: string;
+  trustedCustomHosts: string[];
+  bodyLimitBytes: number;
+  shutdownTimeoutMs: number;
+  retryBaseMs: number;
+  logLevel: string;
+  /** Write a request log row per request. */
+  requestLog: boolean;
+}
+
+function int(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`Expected a non-negative number, got '${value}'`);
+  return Math.floor(n);
+}
+
+/** Reads settings; throws with a clear message on a malformed value. */
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const dataDir = env.GATEWAY_DATA_DIR || './data';
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: int(env.PORT, 8787),
+    dataDir,
+    databaseUrl: env.DATABASE_URL || undefined,
+    databaseSchema: env.DATABASE_SCHEMA || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.REDIS_PREFIX || 'gw:',
+    adminKey: env.GATEWAY_ADMIN_KEY || undefined,
+    apiKeyPrefix: env.API_KEY_PREFIX ?? '',
+    trustedCustomHosts: (env.TRUSTED_CUSTOM_HOSTS ?? 'localhost,127.0.0.1,::1').split(',').map((s) => s.trim()).filter(Boolean),
+    bodyLimitBytes: int(env.GATEWAY_MAX_BODY_BYTES, 25 * 1024 * 1024),
+    shutdownTimeoutMs: int(env.GATEWAY_SHUTDOWN_TIMEOUT_MS, 30_000),
+    retryBaseMs: int(env.GATEWAY_RETRY_BASE_MS, 100),
+    logLevel: env.LOG_LEVEL || 'info',
+    requestLog: env.GATEWAY_REQUEST_LOG !== 'false',
+  };
+}
+
+/** Path of the SQLite database of the embedded default. */
+export function sqlitePath(settings: Settings): string {
+  return join(settings.dataDir, 'gateway.db');
+}

@@ -1,0 +1,15 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as m0001 from './0001-core.js';
+
+/**
+ * Every migration, in order. One set for SQLite and PostgreSQL. A capability adds its file and one
+ * line here; names sort in the order they run.
+ */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-core': m0001,
+};
+
+/** Static provider (no directory scanning, so the build output needs nothing beside it). */
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};

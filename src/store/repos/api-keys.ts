@@ -1,0 +1,91 @@
+import type { Store } from '../store.js';
+import type { ApiKeysTable } from '../schema.js';
+
+export type ApiKeyType = 'organisation-service' | 'workspace-service' | 'workspace-user';
+
+/** A stored gateway key (never holds the key value, only its hash). */
+export interface ApiKeyRecord {
+  id: string;
+  organisation_id: string;
+  workspace_id: string | null;
+  name: string;
+  type: ApiKeyType;
+  key_hash: string;
+  key_hint: string;
+  scopes: string[];
+  status: 'active' | 'revoked';
+  expires_at: number | null;
+  rotation_policy: Record<string, unknown> | null;
+  metadata: Record<string, unknown>;
+  created_at: number;
+  updated_at: number;
+}
+
+export async function insertApiKey(store: Store, key: ApiKeyRecord): Promise<void> {
+  await store.db.insertInto('api_keys').values(toRow(key)).execute();
+}
+
+export async function getApiKey(store: Store, id: string): Promise<ApiKeyRecord | undefined> {
+  const row = await store.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && fromRow(row);
+}
+
+export interface ApiKeyFilter {
+  organisationId: string;
+  workspaceId?: string;
+  limit: number;
+  offset: number;
+}
+
+/** Lists active keys, newest first, with the total count of the filter. */
+export async function listApiKeys(store: Store, f: ApiKeyFilter): Promise<{ rows: ApiKeyRecord[]; total: number }> {
+  let q = store.db.selectFrom('api_keys').where('organisation_id', '=', f.organisationId).where('status', '=', 'active');
+  if (f.workspaceId) q = q.where('workspace_id', '=', f.workspaceId);
+  const [rows, count] = await Promise.all([
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute(),
+    q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+  ]);
+  return { rows: rows.map(fromRow), total: Number(count?.n ?? 0) };
+}
+
+/** Every active key (the runtime snapshot's source). */
+export async function listActiveApiKeys(store: Store): Promise<ApiKeyRecord[]> {
+  const rows = await store.db.selectFrom('api_keys').selectAll().where('status', '=', 'active').execute();
+  return rows.map(fromRow);
+}
+
+export async function updateApiKey(store: Store, id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'expires_at' | 'rotation_policy' | 'metadata' | 'status' | 'key_hash' | 'key_hint'>>, now: number): Promise<void> {
+  const row: Partial<ApiKeysTable> = { updated_at: now };
+  if (patch.name !== undefined) row.name = patch.name;
+  if (patch.scopes !== undefined) row.scopes = JSON.stringify(patch.scopes);
+  if (patch.expires_at !== undefined) row.expires_at = patch.expires_at;
+  if (patch.rotation_policy !== undefined) row.rotation_policy = patch.rotation_policy === null ? null : JSON.stringify(patch.rotation_policy);
+  if (patch.metadata !== undefined) row.metadata = JSON.stringify(patch.metadata);
+  if (patch.status !== undefined) row.status = patch.status;
+  if (patch.key_hash !== undefined) row.key_hash = patch.key_hash;
+  if (patch.key_hint !== undefined) row.key_hint = patch.key_hint;
+  await store.db.updateTable('api_keys').set(row).where('id', '=', id).execute();
+}
+
+function toRow(k: ApiKeyRecord): ApiKeysTable {
+  return {
+    ...k,
+    scopes: JSON.stringify(k.scopes),
+    rotation_policy: k.rotation_policy ? JSON.stringify(k.rotation_policy) : null,
+    metadata: JSON.stringify(k.metadata),
+  };
+}
+
+function fromRow(r: ApiKeysTable): ApiKeyRecord {
+  return {
+    ...r,
+    type: r.type as ApiKeyType,
+    status: r.status as ApiKeyRecord['status'],
+    scopes: JSON.parse(r.scopes),
+    rotation_policy: r.rotation_policy ? JSON.parse(r.rotation_policy) : null,
+    metadata: JSON.parse(r.metadata),
+    expires_at: r.expires_at === null ? null : Number(r.expires_at),
+    created_at: Number(r.created_at),
+    updated_at: Number(r.updated_at),
+  };
+}

@@ -1,0 +1,60 @@
+import type { Store } from '../store.js';
+import { uuid } from '../../lib/ids.js';
+
+export interface Organisation {
+  id: string;
+  name: string;
+  slug: string;
+  settings: Record<string, unknown>;
+  created_at: number;
+}
+
+export interface Workspace {
+  id: string;
+  organisation_id: string;
+  name: string;
+  slug: string;
+  status: 'active' | 'archived';
+  settings: Record<string, unknown>;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Creates the `default` organisation and workspace when the store has none; returns them. */
+export async function ensureDefaultTenant(store: Store, now: number): Promise<{ organisation: Organisation; workspace: Workspace; created: boolean }> {
+  return store.db.transaction().execute(async (trx) => {
+    let org = await trx.selectFrom('organisations').selectAll().where('slug', '=', 'default').executeTakeFirst();
+    let created = false;
+    if (!org) {
+      org = { id: uuid(), name: 'Default organisation', slug: 'default', settings: '{}', created_at: now };
+      await trx.insertInto('organisations').values(org).execute();
+      created = true;
+    }
+    let ws = await trx.selectFrom('workspaces').selectAll().where('organisation_id', '=', org.id).where('slug', '=', 'default').executeTakeFirst();
+    if (!ws) {
+      ws = { id: uuid(), organisation_id: org.id, name: 'Default workspace', slug: 'default', status: 'active', settings: '{}', created_at: now, updated_at: now };
+      await trx.insertInto('workspaces').values(ws).execute();
+      created = true;
+    }
+    return { organisation: toOrganisation(org), workspace: toWorkspace(ws), created };
+  });
+}
+
+/** Every workspace (the runtime snapshot resolves ids and slugs from this). */
+export async function listWorkspaces(store: Store): Promise<Workspace[]> {
+  const rows = await store.db.selectFrom('workspaces').selectAll().orderBy('created_at').execute();
+  return rows.map(toWorkspace);
+}
+
+export async function listOrganisations(store: Store): Promise<Organisation[]> {
+  const rows = await store.db.selectFrom('organisations').selectAll().orderBy('created_at').execute();
+  return rows.map(toOrganisation);
+}
+
+function toOrganisation(r: { id: string; name: string; slug: string; settings: string; created_at: number }): Organisation {
+  return { ...r, created_at: Number(r.created_at), settings: JSON.parse(r.settings) };
+}
+
+function toWorkspace(r: { id: string; organisation_id: string; name: string; slug: string; status: string; settings: string; created_at: number; updated_at: number }): Workspace {
+  return { ...r, status: r.status as Workspace['status'], settings: JSON.parse(r.settings), created_at: Number(r.created_at), updated_at: Number(r.updated_at) };
+}

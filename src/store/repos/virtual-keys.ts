@@ -1,0 +1,59 @@
+import type { Store } from '../store.js';
+import type { VirtualKeysTable } from '../schema.js';
+
+/** A stored provider credential, referenced by `x-gateway-virtual-key` / config `virtual_key` (id or slug). */
+export interface VirtualKey {
+  id: string;
+  workspace_id: string;
+  name: string;
+  slug: string;
+  provider: string;
+  secret: string;
+  /** Extra provider settings merged into the target (custom_host, cloud credentials, ...). */
+  config: Record<string, unknown>;
+  status: 'active' | 'archived';
+  created_at: number;
+  updated_at: number;
+}
+
+export async function insertVirtualKey(store: Store, v: VirtualKey): Promise<void> {
+  await store.db.insertInto('virtual_keys').values(toRow(v)).execute();
+}
+
+export async function updateVirtualKey(store: Store, id: string, patch: Partial<Pick<VirtualKey, 'name' | 'secret' | 'config' | 'status'>>, now: number): Promise<void> {
+  const set: Partial<VirtualKeysTable> = { updated_at: now };
+  if (patch.name !== undefined) set.name = patch.name;
+  if (patch.secret !== undefined) set.secret = patch.secret;
+  if (patch.config !== undefined) set.config = JSON.stringify(patch.config);
+  if (patch.status !== undefined) set.status = patch.status;
+  await store.db.updateTable('virtual_keys').set(set).where('id', '=', id).execute();
+}
+
+export async function getVirtualKey(store: Store, idOrSlug: string, workspaceIds?: string[]): Promise<VirtualKey | undefined> {
+  let q = store.db.selectFrom('virtual_keys').selectAll().where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)]));
+  if (workspaceIds) q = q.where('workspace_id', 'in', workspaceIds);
+  const row = await q.executeTakeFirst();
+  return row && fromRow(row);
+}
+
+export async function listVirtualKeys(store: Store, f: { workspaceIds: string[]; limit: number; offset: number }): Promise<{ rows: VirtualKey[]; total: number }> {
+  const base = store.db.selectFrom('virtual_keys').where('status', '=', 'active').where('workspace_id', 'in', f.workspaceIds);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+  ]);
+  return { rows: rows.map(fromRow), total: Number(count?.n ?? 0) };
+}
+
+export async function listActiveVirtualKeys(store: Store): Promise<VirtualKey[]> {
+  const rows = await store.db.selectFrom('virtual_keys').selectAll().where('status', '=', 'active').execute();
+  return rows.map(fromRow);
+}
+
+function toRow(v: VirtualKey): VirtualKeysTable {
+  return { ...v, config: JSON.stringify(v.config) };
+}
+
+function fromRow(r: VirtualKeysTable): VirtualKey {
+  return { ...r, status: r.status as VirtualKey['status'], config: JSON.parse(r.config), created_at: Number(r.created_at), updated_at: Number(r.updated_at) };
+}

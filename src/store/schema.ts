@@ -1,0 +1,121 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Table types of the store. JSON columns are text holding JSON; times are Unix milliseconds
+ * (bigint in PostgreSQL, parsed back to number). Each capability adds its tables here and a
+ * migration in `migrations/`.
+ */
+export interface OrganisationsTable {
+  id: string;
+  name: string;
+  slug: string;
+  settings: string;
+  created_at: number;
+}
+
+export interface WorkspacesTable {
+  id: string;
+  organisation_id: string;
+  name: string;
+  slug: string;
+  status: string;
+  settings: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string | null;
+  name: string;
+  type: string;
+  key_hash: string;
+  /** First characters of the key, shown in lists (never enough to use it). */
+  key_hint: string;
+  scopes: string;
+  status: string;
+  expires_at: number | null;
+  rotation_policy: string | null;
+  metadata: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ConfigsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string;
+  slug: string;
+  status: string;
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ConfigVersionsTable {
+  config_id: string;
+  version: number;
+  config: string;
+  created_at: number;
+}
+
+export interface VirtualKeysTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  slug: string;
+  provider: string;
+  secret: string;
+  config: string;
+  status: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface RequestLogsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  api_key_id: string | null;
+  trace_id: string;
+  endpoint: string;
+  provider: string | null;
+  model: string | null;
+  status: number;
+  stream: number;
+  cache_status: string | null;
+  config_id: string | null;
+  prompt_id: string | null;
+  target_path: string | null;
+  retry_count: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cost: number;
+  latency_ms: number;
+  metadata: string;
+  error: string | null;
+  hook_results: string | null;
+  created_at: number;
+}
+
+/** A monotonically increasing counter bumped by every control-plane write (replicas poll it). */
+export interface RuntimeVersionTable {
+  id: number;
+  version: number;
+}
+
+export interface Database {
+  organisations: OrganisationsTable;
+  workspaces: WorkspacesTable;
+  api_keys: ApiKeysTable;
+  configs: ConfigsTable;
+  config_versions: ConfigVersionsTable;
+  virtual_keys: VirtualKeysTable;
+  request_logs: RequestLogsTable;
+  runtime_version: RuntimeVersionTable;
+}
+
+export type { Generated };

@@ -1,0 +1,100 @@
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Database } from './schema.js';
+import { migrationProvider } from './migrations/index.js';
+
+/** How to open the store: SQLite file (embedded default) or PostgreSQL URL. */
+export type StoreOptions =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string; /** Schema to use (tests isolate themselves in one); default `public`. */ schema?: string; poolSize?: number };
+
+/**
+ * The store: a Kysely handle over SQLite or PostgreSQL with migrations applied. Repositories in
+ * `store/repos/` take it; nothing else issues SQL.
+ */
+export interface Store {
+  readonly db: Kysely<Database>;
+  readonly dialect: 'sqlite' | 'postgres';
+  close(): Promise<void>;
+}
+
+/** Opens the store and runs pending migrations. */
+export async function openStore(opts: StoreOptions): Promise<Store> {
+  const db = opts.kind === 'sqlite' ? await openSqlite(opts.path) : await openPostgres(opts);
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider,
+    ...(opts.kind === 'postgres' && opts.schema ? { migrationTableSchema: opts.schema } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    await db.destroy();
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`Store migration ${failed?.migrationName ?? ''} failed: ${String((error as Error).message ?? error)}`);
+  }
+  return { db, dialect: opts.kind, close: () => db.destroy() };
+}
+
+async function openSqlite(path: string): Promise<Kysely<Database>> {
+  const { default: SQLite } = await import('better-sqlite3');
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const database = new SQLite(path);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+async function openPostgres(opts: { url: string; schema?: string; poolSize?: number }): Promise<Kysely<Database>> {
+  const pg = await import('pg');
+  // bigint (int8) columns hold millisecond times and counters: read them as numbers.
+  pg.default.types.setTypeParser(20, (v: string) => Number(v));
+  const schema = opts.schema;
+  if (schema) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`Invalid schema name ${schema}`);
+    const admin = new pg.default.Client({ connectionString: opts.url });
+    await admin.connect();
+    try {
+      await admin.query(`create schema if not exists ${schema}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const pool = new pg.default.Pool({
+    connectionString: opts.url,
+    max: opts.poolSize ?? 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Drops a PostgreSQL schema (test clean-up). */
+export async function dropPostgresSchema(url: string, schema: string): Promise<void> {
+  const pg = await import('pg');
+  const client = new pg.default.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists ${schema} cascade`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** True when an error is a unique-constraint violation in either database. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || /UNIQUE constraint failed/.test(e?.message ?? '');
+}
+
+/** Bumps the runtime version so every replica reloads its snapshot. */
+export async function bumpRuntimeVersion(store: Store): Promise<void> {
+  await sql`update runtime_version set version = version + 1 where id = 1`.execute(store.db);
+}
+
+/** Reads the runtime version. */
+export async function readRuntimeVersion(store: Store): Promise<number> {
+  const row = await store.db.selectFrom('runtime_version').select('version').where('id', '=', 1).executeTakeFirst();
+  return Number(row?.version ?? 0);
+}
