@@ -37,6 +37,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       security: [{ gatewayKey: [] }],
     },
   });
+  // The API speaks JSON (multipart where a route adds it): other bodies get 415.
+  app.removeContentTypeParser('text/plain');
   const publicPrefixes = [...PUBLIC, ...deps.publicPaths];
   const isPublic = (url: string) => !url.startsWith('/v1/') || publicPrefixes.some((p) => url.startsWith(p));
 

@@ -123,9 +123,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
  * `frames` are complete wire frames (SSE text or binary event-stream messages).
  */
 export async function writeFrames(res: ServerResponse, frames: Array<string | Uint8Array>, fault: FakeFault | undefined, frameDelayMs = 0): Promise<void> {
+  res.flushHeaders();
   if (fault?.stallBeforeFirstChunkMs) await sleep(fault.stallBeforeFirstChunkMs);
   for (let i = 0; i < frames.length; i++) {
     if (fault?.dieAfterChunks !== undefined && i >= fault.dieAfterChunks) {
+      await sleep(20);
       res.socket?.destroy();
       return;
     }

@@ -1,0 +1,35 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openStore, dropPostgresSchema, type Store } from '../../src/store/store.js';
+import { randomId } from '../../src/lib/ids.js';
+import { PG_URL } from './gateway.js';
+
+/** A store under test and how to throw it away. */
+export interface StoreHandle {
+  store: Store;
+  dispose(): Promise<void>;
+}
+
+/**
+ * The store implementations every store test runs against (conformance): SQLite in a temporary
+ * file and PostgreSQL in a schema of its own.
+ */
+export const STORE_KINDS: Array<{ name: 'sqlite' | 'postgres'; open(): Promise<StoreHandle> }> = [
+  {
+    name: 'sqlite',
+    async open() {
+      const dir = mkdtempSync(join(tmpdir(), 'gw-store-'));
+      const store = await openStore({ kind: 'sqlite', path: join(dir, 'gateway.db') });
+      return { store, dispose: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
+    },
+  },
+  {
+    name: 'postgres',
+    async open() {
+      const schema = `t_${randomId(12).toLowerCase()}`;
+      const store = await openStore({ kind: 'postgres', url: PG_URL, schema });
+      return { store, dispose: async () => { await store.close(); await dropPostgresSchema(PG_URL, schema); } };
+    },
+  },
+];
