@@ -46,6 +46,16 @@ describe('google stream mapper', () => {
     );
   });
 
+  it('returns the chunks before an error frame of the same push, then throws', () => {
+    const m = createGoogleStreamMapper('google', 'g', 1);
+    const bytes = Buffer.from(
+      'data: {"candidates":[{"content":{"parts":[{"text":"a"}],"role":"model"},"index":0}]}\n\n' +
+        'data: {"error":{"code":500,"message":"Internal error encountered.","status":"INTERNAL"}}\n\n',
+    );
+    expect(m.push(bytes).map((c) => c.choices[0]?.delta.content)).toEqual(['', 'a']);
+    expect(() => m.end()).toThrow(expect.objectContaining({ status: 500, message: 'Internal error encountered.' }));
+  });
+
   it('throws at end when no finishReason arrived', () => {
     const m = createGoogleStreamMapper('google', 'g', 1);
     m.push(Buffer.from('data: {"candidates":[{"content":{"parts":[{"text":"a"}],"role":"model"},"index":0}]}\n\n'));

@@ -78,12 +78,19 @@ export function createGoogleStreamMapper(provider: string, model: string, create
     });
   };
 
+  /** An error frame that arrived after good frames in the same push: thrown on the next call, so those frames still go out. */
+  let pendingError: GatewayError | undefined;
   const handle = (events: ReturnType<SseDecoder['push']>): ChatCompletionChunk[] => {
+    if (pendingError) throw pendingError;
     const out: ChatCompletionChunk[] = [];
     for (const ev of events) {
       const frame = tryParseJson(ev.data);
       const error = googleStreamError(provider, frame);
-      if (error) throw error;
+      if (error && out.length === 0) throw error;
+      if (error) {
+        pendingError = error;
+        return out;
+      }
       if (isObject(frame)) handleFrame(frame, out);
     }
     return out;

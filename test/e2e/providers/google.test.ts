@@ -19,6 +19,7 @@ afterAll(async () => {
 beforeEach(() => {
   fake.reset();
   delete fake.options.streamErrorAfter;
+  delete fake.options.frameDelayMs;
 });
 
 function client(config: Record<string, unknown> = {}): OpenAI {
@@ -153,7 +154,8 @@ describe('google through the gateway', () => {
   });
 
   it('ends a stream in an error frame when Google sends an error mid-stream', async () => {
-    fake.options.streamErrorAfter = 1;
+    fake.options.streamErrorAfter = 2;
+    fake.options.frameDelayMs = 10;
     const stream = await client().chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'one two three four' }] });
     let text = '';
     const err = await (async () => {
@@ -161,15 +163,18 @@ describe('google through the gateway', () => {
     })().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect(String((err as Error).message)).toContain('internal error');
-    expect(text).toBe('echo: ');
+    expect(text).toBe('echo: one ');
   });
 
   it('ends a stream in an error frame when Google drops the connection', async () => {
-    fake.fail({ dieAfterChunks: 1 });
+    fake.fail({ dieAfterChunks: 2 });
+    fake.options.frameDelayMs = 10;
     const stream = await client().chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'one two three four' }] });
+    let text = '';
     const err = await (async () => {
-      for await (const _ of stream) void _;
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     })().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
+    expect(text).toBe('echo: one ');
   });
 });

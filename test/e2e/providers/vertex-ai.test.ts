@@ -31,6 +31,7 @@ afterAll(async () => {
 beforeEach(() => {
   fake.reset();
   delete fake.options.streamErrorAfter;
+  delete fake.options.frameDelayMs;
 });
 
 function client(over: Record<string, unknown> = {}, key = PEM): OpenAI {
@@ -103,9 +104,18 @@ describe.each([
   });
 
   it('ends a stream in an error frame when the provider drops the connection', async () => {
-    fake.fail({ dieAfterChunks: 2 });
-    const stream = await client().chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'one two three four' }] });
-    await expect(collect(stream)).rejects.toBeInstanceOf(Error);
+    const c = client();
+    await c.chat.completions.create({ model, messages: [{ role: 'user', content: 'warm the token' }] });
+    fake.fail({ dieAfterChunks: 4 });
+    fake.options.frameDelayMs = 10;
+    const stream = await c.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'one two three four' }] });
+    let text = '';
+    const err = await (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(text.length).toBeGreaterThan(0);
+    expect('echo: one two three four'.startsWith(text) && text !== 'echo: one two three four').toBe(true);
   });
 });
 
@@ -166,7 +176,8 @@ describe('vertex-ai details through the gateway', () => {
   });
 
   it('ends a Gemini stream in an error frame on an error event', async () => {
-    fake.options.streamErrorAfter = 1;
+    fake.options.streamErrorAfter = 2;
+    fake.options.frameDelayMs = 10;
     const stream = await client().chat.completions.create({ model: GEMINI, stream: true, messages: [{ role: 'user', content: 'one two three' }] });
     await expect(collect(stream)).rejects.toThrow(/internal error/i);
   });
