@@ -69,6 +69,10 @@ describe('createCohereStreamMapper', () => {
   it('throws a provider error on a message-end with ERROR, carrying its message', () => {
     const body = text('cohere-stream.txt').replace('"finish_reason":"COMPLETE"', '"finish_reason":"ERROR","error":"internal server error"');
     expect(() => run(body, 1 << 20)).toThrow(expect.objectContaining({ code: 'provider_error', status: 502, message: 'internal server error', provider: 'cohere' }));
+    const mapper = createCohereStreamMapper(req, ctx);
+    const before = mapper.push(Buffer.from(body));
+    expect(before.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Hello there!');
+    expect(() => mapper.end()).toThrow(expect.objectContaining({ message: 'internal server error' }));
   });
 
   it('throws when the body ends before message-end', () => {

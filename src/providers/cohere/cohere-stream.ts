@@ -110,9 +110,18 @@ export function createCohereStreamMapper(req: ChatCompletionRequest, ctx: CallCo
     }
   }
 
+  // An error met after some chunks of the same push is held back: those chunks are returned first and
+  // the error is thrown by the next push() or end(), so text produced before a failure still reaches the client.
+  let pending: unknown;
   const run = (events: SseEvent[]): ChatCompletionChunk[] => {
+    if (pending) throw pending;
     const out: ChatCompletionChunk[] = [];
-    for (const ev of events) handle(ev, out);
+    try {
+      for (const ev of events) handle(ev, out);
+    } catch (err) {
+      if (out.length === 0) throw err;
+      pending = err;
+    }
     return out;
   };
 
@@ -120,6 +129,7 @@ export function createCohereStreamMapper(req: ChatCompletionRequest, ctx: CallCo
     push: (bytes) => run(sse.push(bytes)),
     end: () => {
       const out = run(sse.end());
+      if (pending) throw pending;
       if (!done) fail('Cohere stream ended early (no message-end event).', 502);
       return out;
     },
