@@ -18,6 +18,8 @@ export const TEST_STORE = process.env.TEST_STORE === 'postgres' ? 'postgres' : '
 export interface TestGateway {
   /** http://127.0.0.1:<port> */
   url: string;
+  /** PostgreSQL schema of its store (undefined on SQLite): pass as `pgSchema` to start a second replica. */
+  pgSchema?: string;
   adminKey: string;
   gateway: Gateway;
   /** An openai SDK client going through the gateway with the admin key and these extra headers. */
@@ -32,6 +34,8 @@ export interface StartOptions extends GatewayOptions {
   env?: Record<string, string>;
   /** Store to use; default TEST_STORE. */
   store?: 'sqlite' | 'postgres';
+  /** Reuse this PostgreSQL schema (a second replica of another test gateway); it is not dropped on close. */
+  pgSchema?: string;
 }
 
 /**
@@ -42,14 +46,15 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-test-'));
   const adminKey = 'test-admin-' + randomId(24);
   const store = opts.store ?? TEST_STORE;
-  const schema = store === 'postgres' ? `t_${randomId(12).toLowerCase()}` : undefined;
+  const ownsSchema = store === 'postgres' && !opts.pgSchema;
+  const schema = opts.pgSchema ?? (store === 'postgres' ? `t_${randomId(12).toLowerCase()}` : undefined);
   const settings = readSettings({
     GATEWAY_DATA_DIR: dataDir,
     GATEWAY_ADMIN_KEY: adminKey,
     PORT: '0',
     LOG_LEVEL: 'silent',
     GATEWAY_RETRY_BASE_MS: '5',
-    ...(store === 'postgres' ? { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema! } : {}),
+    ...(schema ? { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema } : {}),
     ...opts.env,
   });
   const gateway = await createGateway(settings, { logger: createLogger('silent'), ...opts });
@@ -58,6 +63,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
+    pgSchema: schema,
     adminKey,
     gateway,
     openai(headers = {}, o = {}) {
@@ -77,7 +83,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
     async close() {
       await gateway.close();
       rmSync(dataDir, { recursive: true, force: true });
-      if (schema) await dropPostgresSchema(PG_URL, schema);
+      if (schema && ownsSchema) await dropPostgresSchema(PG_URL, schema);
     },
   };
 }
