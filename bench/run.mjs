@@ -41,6 +41,7 @@ const ONLY = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',')) : nul
 const TARGETS = new Set((env.BENCH_TARGETS ?? 'direct,ours,reference').split(','));
 const PIN = !env.BENCH_NO_PIN && canPin(cpus().length);
 const PAUSE_MS = 300;
+const HZ = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
 
 // The runner and its load generator run on core 0; re-exec pinned once.
 if (PIN && !env.BENCH_PINNED) {
@@ -139,10 +140,24 @@ async function measure(scenario, conns, target, call) {
       ? runStreamLoad({ ...call, connections: conns, durationS: seconds })
       : runAutocannon({ url: call.origin + call.path, connections: conns, duration: seconds, headers: call.headers, body: call.body });
   if (WARMUP > 0) await run(WARMUP);
-  const rss = target.svc ? sampleRss(target.svc.pid) : null;
+  const pid = target.svc?.pid;
+  const rss = pid ? sampleRss(pid) : null;
+  const before = { at: Date.now(), gw: pid ? processTicks(pid) : NaN, self: processTicks(process.pid) };
   const r = await run(DURATION);
+  const seconds = (Date.now() - before.at) / 1000;
+  const gwCpuS = (processTicks(pid) - before.gw) / HZ;
   const mem = rss?.stop();
-  return { scenario: scenario.name, directScenario: scenario.directScenario, conns, target: target.kind, ...r, rssPeakMb: mem?.peakMb };
+  return {
+    scenario: scenario.name,
+    directScenario: scenario.directScenario,
+    conns,
+    target: target.kind,
+    ...r,
+    rssPeakMb: mem?.peakMb,
+    gwCpu: gwCpuS / seconds,
+    loadgenCpu: (processTicks(process.pid) - before.self) / HZ / seconds,
+    cpuUsPerReq: r.requests > 0 ? (gwCpuS * 1e6) / r.requests : NaN,
+  };
 }
 
 function meta() {
@@ -173,8 +188,11 @@ async function loadRuns(targets, fakeUrl) {
       const prod = TARGETS.has('ours') ? await startOurs('ours (production)', { GATEWAY_REQUEST_LOG: 'true', ...JSON.parse(env.BENCH_PROD_ENV ?? '{}') }) : null;
       if (prod) {
         const why = await createPolicy(prod);
-        if (why) notes.push(`production: skipped — ${why}.`);
-        else runTargets = [prod];
+        if (why) {
+          notes.push(`production: skipped — ${why}.`);
+          await prod.svc.stop();
+          services.splice(services.indexOf(prod.svc), 1);
+        } else runTargets = [prod];
       }
     }
     for (const target of runTargets) {
@@ -226,7 +244,7 @@ async function soak(target, fakeUrl) {
 
 /** CPU the run did not account for (other processes on the machine), as a share of one core. */
 function foreignCpu(start) {
-  const hz = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+  const hz = HZ;
   const machine = machineBusyTicks() - start.machine;
   const ours = processTicks(process.pid) - start.self + services.reduce((a, s) => a + (processTicks(s.pid) || 0), 0);
   const seconds = (Date.now() - start.at) / 1000;

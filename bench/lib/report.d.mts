@@ -25,6 +25,12 @@ export interface LoadRow {
   ttfbP99?: number;
   errors: number;
   rssPeakMb?: number;
+  /** Gateway CPU time over the run divided by its duration (1 = one core). */
+  gwCpu?: number;
+  /** The runner's (load generator's) CPU share over the run. */
+  loadgenCpu?: number;
+  /** Gateway CPU microseconds per answered request. */
+  cpuUsPerReq?: number;
 }
 export interface ProbeRow {
   probe: string;
@@ -68,6 +74,8 @@ export function fmtMs(ms: number | undefined | null): string;
 export function fmtAdded(value: number | undefined, base: number | undefined): string;
 export function fmtRps(rps: number | undefined): string;
 export function fmtMb(mb: number | undefined): string;
+export function fmtPct(share: number | undefined): string;
+export function fmtCpuUs(us: number | undefined): string;
 export function fmtRatio(ours: number | undefined, ref: number | undefined): string;
 export function markdownTable(headers: string[], rows: Array<Array<string | number>>): string;
 export function evaluateTargets(report: Report): TargetVerdict[];

@@ -58,6 +58,18 @@ export function fmtRatio(ours, ref) {
   return `${r >= 10 ? r.toFixed(1) : r.toFixed(2)}×`;
 }
 
+/** A CPU share (1 = one core) as a percentage; `—` when missing. */
+export function fmtPct(share) {
+  if (!Number.isFinite(share)) return '—';
+  return `${Math.round(share * 100)}%`;
+}
+
+/** CPU microseconds per request, rounded. */
+export function fmtCpuUs(us) {
+  if (!Number.isFinite(us)) return '—';
+  return us < 100 ? us.toFixed(1) : Math.round(us).toString();
+}
+
 /** A Markdown table; cells are stringified, `|` escaped. */
 export function markdownTable(headers, rows) {
   const esc = (c) => String(c).replaceAll('|', '\\|');
@@ -88,6 +100,11 @@ export function evaluateTargets(report) {
     name: 'chat @32: ours ≥ 8× reference RPS',
     value: fmtRatio(ours32?.rps, ref32?.rps),
     pass: ours32 && ref32 ? ours32.rps >= 8 * ref32.rps : undefined,
+  });
+  out.push({
+    name: 'chat @32: ours ≥ 8× reference requests per gateway CPU-second (contention-independent view of the same target)',
+    value: fmtRatio(ref32?.cpuUsPerReq, ours32?.cpuUsPerReq),
+    pass: ours32?.cpuUsPerReq > 0 && ref32?.cpuUsPerReq > 0 ? ref32.cpuUsPerReq >= 8 * ours32.cpuUsPerReq : undefined,
   });
   out.push({ name: 'chat @32: ours P99 < 10 ms', value: fmtMs(ours32?.p99), pass: ours32 ? ours32.p99 < 10 : undefined });
   const seqOurs = probe('chat sequential', 'ours');
@@ -140,7 +157,9 @@ export function renderReport(report) {
     parts.push('## Under load');
     parts.push(
       'P50/P99 are per-request latencies (streams: to the last byte); TTFB is the first body byte of a stream. ' +
-        '"+P50" is the added latency over the direct run of the same scenario and connection count.',
+        '"+P50" is the added latency over the direct run of the same scenario and connection count. ' +
+        'GW CPU is the gateway process\'s CPU time over the run (100% = its one core busy); below ~90% the gateway was not the bottleneck ' +
+        '(the load generator\'s core or other processes were), so its RPS is a lower bound. GW CPU µs/req (CPU time per answered request) does not depend on that.',
     );
     const rows = report.load.map((r) => {
       const direct = load.get(key(r.directScenario ?? r.scenario, r.conns, 'direct'));
@@ -155,22 +174,36 @@ export function renderReport(report) {
         fmtMs(r.ttfbP99),
         r.target === 'direct' ? '' : fmtAdded(r.p50, direct?.p50),
         r.errors,
+        fmtPct(r.gwCpu),
+        fmtPct(r.loadgenCpu),
+        fmtCpuUs(r.cpuUsPerReq),
         fmtMb(r.rssPeakMb),
       ];
     });
-    parts.push(markdownTable(['Scenario', 'Conns', 'Target', 'RPS', 'P50 ms', 'P99 ms', 'TTFB P50', 'TTFB P99', '+P50 vs direct', 'Errors', 'RSS peak MB'], rows));
+    parts.push(
+      markdownTable(['Scenario', 'Conns', 'Target', 'RPS', 'P50 ms', 'P99 ms', 'TTFB P50', 'TTFB P99', '+P50 vs direct', 'Errors', 'GW CPU', 'Loadgen CPU', 'GW CPU µs/req', 'RSS peak MB'], rows),
+    );
 
     const ratioRows = [];
     for (const r of report.load) {
       if (r.target !== 'ours') continue;
       const ref = load.get(key(r.scenario, r.conns, 'reference'));
       if (!ref) continue;
-      ratioRows.push([r.scenario, r.conns, fmtRatio(r.rps, ref.rps), fmtRatio(r.p50, ref.p50), fmtRatio(r.p99, ref.p99), fmtRatio(r.ttfbP50, ref.ttfbP50), fmtRatio(r.rssPeakMb, ref.rssPeakMb)]);
+      ratioRows.push([
+        r.scenario,
+        r.conns,
+        fmtRatio(r.rps, ref.rps),
+        fmtRatio(ref.cpuUsPerReq, r.cpuUsPerReq),
+        fmtRatio(r.p50, ref.p50),
+        fmtRatio(r.p99, ref.p99),
+        fmtRatio(r.ttfbP50, ref.ttfbP50),
+        fmtRatio(r.rssPeakMb, ref.rssPeakMb),
+      ]);
     }
     if (ratioRows.length > 0) {
       parts.push('## Ours / reference');
-      parts.push('RPS ratio above 1 is better; latency and memory ratios below 1 are better.');
-      parts.push(markdownTable(['Scenario', 'Conns', 'RPS', 'P50', 'P99', 'TTFB P50', 'RSS peak'], ratioRows));
+      parts.push('RPS and requests-per-CPU-second ratios above 1 are better; latency and memory ratios below 1 are better.');
+      parts.push(markdownTable(['Scenario', 'Conns', 'RPS', 'Requests per CPU-second', 'P50', 'P99', 'TTFB P50', 'RSS peak'], ratioRows));
     }
   }
 

@@ -73,8 +73,8 @@ describe('report', () => {
     meta: { date: '2026-01-01' },
     load: [
       { scenario: 'chat', conns: 32, target: 'direct', rps: 30_000, p50: 1, p99: 3, errors: 0 },
-      { scenario: 'chat', conns: 32, target: 'ours', rps: 10_000, p50: 3, p99: 8, errors: 0, rssPeakMb: 80 },
-      { scenario: 'chat', conns: 32, target: 'reference', rps: 1_200, p50: 25, p99: 40, errors: 0, rssPeakMb: 220 },
+      { scenario: 'chat', conns: 32, target: 'ours', rps: 10_000, p50: 3, p99: 8, errors: 0, rssPeakMb: 80, gwCpu: 0.985, loadgenCpu: 0.6, cpuUsPerReq: 98.5 },
+      { scenario: 'chat', conns: 32, target: 'reference', rps: 1_200, p50: 25, p99: 40, errors: 0, rssPeakMb: 220, gwCpu: 1, cpuUsPerReq: 833 },
       { scenario: 'production', directScenario: 'chat', conns: 32, target: 'ours', rps: 7_000, p50: 4, p99: 9, errors: 0 },
     ],
     probes: [
@@ -92,6 +92,7 @@ describe('report', () => {
     const t = Object.fromEntries(evaluateTargets(report).map((v) => [v.name, v]));
     expect(t['chat @32: ours ≥ 8× reference RPS']).toMatchObject({ value: '8.33×', pass: true });
     expect(t['chat @32: ours P99 < 10 ms'].pass).toBe(true);
+    expect(Object.values(t).find((v) => v.name.includes('per gateway CPU-second'))).toMatchObject({ value: '8.46×', pass: true });
     expect(t['unloaded added P50 < 0.25 ms']).toMatchObject({ value: '+0.200', pass: true });
     expect(t['unloaded stream TTFB added < 0.5 ms']).toMatchObject({ value: '+0.380', pass: true });
     expect(t['production path @32 ≥ 75% of bare chat RPS']).toMatchObject({ value: '70%', pass: false });
@@ -107,9 +108,9 @@ describe('report', () => {
 
   it('renders added latency against the direct run of the baseline scenario and the ratio table', () => {
     const md = renderReport(report);
-    expect(md).toContain('| chat | 32 | ours | 10,000 | 3.00 | 8.00 | — | — | +2.00 | 0 | 80.0 |');
-    expect(md).toContain('| production | 32 | ours | 7,000 | 4.00 | 9.00 | — | — | +3.00 | 0 | — |');
-    expect(md).toContain('| chat | 32 | 8.33× | 0.12× | 0.20× | — | 0.36× |');
+    expect(md).toContain('| chat | 32 | ours | 10,000 | 3.00 | 8.00 | — | — | +2.00 | 0 | 99% | 60% | 98.5 | 80.0 |');
+    expect(md).toContain('| production | 32 | ours | 7,000 | 4.00 | 9.00 | — | — | +3.00 | 0 | — | — | — | — |');
+    expect(md).toContain('| chat | 32 | 8.33× | 8.46× | 0.12× | 0.20× | — | 0.36× |');
     expect(md).toContain('| production path @32 ≥ 75% of bare chat RPS | 70% | MISS |');
     expect(md).toContain('- a note');
   });
