@@ -21,6 +21,34 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
+/** Microsoft Entra authority hosts (public, US Government, China). */
+const ENTRA_AUTHORITY_HOSTS = new Set(['login.microsoftonline.com', 'login.microsoftonline.us', 'login.chinacloudapi.cn', 'login.partner.microsoftonline.cn']);
+
+/**
+ * Refuses an authority host the gateway should not post a client secret to: only Microsoft's https
+ * authority hosts or the origin of the target's `custom_host` (already vetted by the custom-host guard).
+ */
+export function checkAuthorityHost(authorityHost: string, customHost: string | undefined): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(authorityHost);
+  } catch {
+    url = undefined;
+  }
+  const microsoft = url?.protocol === 'https:' && ENTRA_AUTHORITY_HOSTS.has(url.hostname);
+  let sameAsCustomHost = false;
+  try {
+    sameAsCustomHost = !!url && !!customHost && new URL(customHost).origin === url.origin;
+  } catch {
+    sameAsCustomHost = false;
+  }
+  if (!microsoft && !sameAsCustomHost) {
+    throw new GatewayError('invalid_request', "'cloud3_entra_authority_host' must be a Microsoft Entra https host or on the target's custom_host.", {
+      param: 'cloud3_entra_authority_host',
+    });
+  }
+}
+
 /**
  * Entra ID client credentials from the target's config (`cloud3_entra_tenant_id`, `cloud3_entra_client_id`,
  * `cloud3_entra_client_secret`, optional `cloud3_entra_scope` and `cloud3_entra_authority_host`), or undefined.
@@ -105,5 +133,6 @@ export async function withEntraToken(headers: Record<string, string>, ctx: CallC
   if (headers.authorization || headers['api-key']) return headers;
   const creds = entraCredentialsOf(ctx.target);
   if (!creds) return headers;
+  checkAuthorityHost(creds.authorityHost, ctx.target.customHost);
   return { ...headers, authorization: `Bearer ${await getEntraToken(creds, ctx, provider)}` };
 }

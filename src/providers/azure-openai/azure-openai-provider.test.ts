@@ -152,6 +152,9 @@ describe('azure-openai against the fake', () => {
     expect(fake.requests[1]!.headers.authorization).toBe('Bearer entra-token-1');
     await (await send(ctx({ customHost: fake.url, config }, false, clock), chatReq)).body.text();
     expect(fake.requests.filter((r) => r.path.endsWith('/token'))).toHaveLength(1);
+    const elsewhere = { ...config, cloud3_entra_authority_host: 'http://169.254.169.254' };
+    await expect(send(ctx({ customHost: fake.url, config: elsewhere }, false, clock), chatReq)).rejects.toMatchObject({ code: 'invalid_request', param: 'cloud3_entra_authority_host' });
+    await expect(send(ctx({ config: { ...config, resource_name: 'r' } }, false, clock), chatReq)).rejects.toMatchObject({ param: 'cloud3_entra_authority_host' });
     const wrong = { ...config, cloud3_entra_client_secret: 'bad' };
     await expect(send(ctx({ customHost: fake.url, config: wrong }, false, clock), chatReq)).rejects.toMatchObject({ code: 'provider_error', status: 401, publicCode: 'invalid_client' });
   });
