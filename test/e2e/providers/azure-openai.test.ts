@@ -18,6 +18,7 @@ describe('azure-openai through the gateway (openai SDK → gateway → Azure Ope
       apiKey: 'az-key',
       bearerTokens: ['entra-token-1'],
       deployments: { 'gpt4o-prod': 'gpt-4o-2024-08-06', 'embed-small': 'text-embedding-3-small' },
+      entra: { clientId: 'app-1', clientSecret: 'app-secret', token: 'entra-token-1' },
     });
     gw = await startGateway();
   });
@@ -138,6 +139,32 @@ describe('azure-openai through the gateway (openai SDK → gateway → Azure Ope
     expect(res.choices[0]!.message.content).toBe('echo: entra');
     expect(fake.lastRequest!.headers.authorization).toBe('Bearer entra-token-1');
     expect(fake.lastRequest!.headers['api-key']).toBeUndefined();
+  });
+
+  it('gets an Entra token with client credentials stored in a virtual key', async () => {
+    const created = await gw.fetch('/v1/virtual-keys', {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'azure entra',
+        slug: 'azure-entra',
+        provider: 'azure-openai',
+        config: {
+          custom_host: fake.url,
+          deployment_id: 'gpt4o-prod',
+          cloud3_entra_tenant_id: 'tenant-1',
+          cloud3_entra_client_id: 'app-1',
+          cloud3_entra_client_secret: 'app-secret',
+          cloud3_entra_authority_host: fake.origin,
+        },
+      }),
+    });
+    expect(created.status).toBeLessThan(300);
+    const c = gw.openai({ 'x-gateway-config': JSON.stringify({ virtual_key: 'azure-entra' }) }).withOptions({ maxRetries: 0 });
+    const res = await c.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'entra app' }] });
+    expect(res.choices[0]!.message.content).toBe('echo: entra app');
+    const token = fake.requests.find((r) => r.path === '/tenant-1/oauth2/v2.0/token')!;
+    expect(new URLSearchParams(token.rawBody.toString()).get('scope')).toBe('https://cognitiveservices.azure.com/.default');
+    expect(fake.lastRequest!.headers.authorization).toBe('Bearer entra-token-1');
   });
 
   it('keeps Azure\'s 401 for a wrong key', async () => {
