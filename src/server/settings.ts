@@ -20,6 +20,12 @@ export interface Settings {
   logLevel: string;
   /** Write a request log row per request. */
   requestLog: boolean;
+  /** In-process answer cache bound, bytes (`GATEWAY_CACHE_MAX_BYTES`, default 64 MiB). */
+  cacheMaxBytes: number;
+  /** Embedding model of the semantic cache (`SEMANTIC_CACHE_EMBEDDING_MODEL`). */
+  semanticCacheEmbeddingModel: string;
+  /** Cosine similarity a semantic cache hit needs (`SEMANTIC_CACHE_THRESHOLD`, 0 < t ≤ 1). */
+  semanticCacheThreshold: number;
 }
 
 function int(value: string | undefined, fallback: number): number {
@@ -27,6 +33,13 @@ function int(value: string | undefined, fallback: number): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) throw new Error(`Expected a non-negative number, got '${value}'`);
   return Math.floor(n);
+}
+
+function fraction(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 1) throw new Error(`Expected a number in (0, 1], got '${value}'`);
+  return n;
 }
 
 /** Reads settings; throws with a clear message on a malformed value. */
@@ -48,6 +61,9 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     retryBaseMs: int(env.GATEWAY_RETRY_BASE_MS, 100),
     logLevel: env.LOG_LEVEL || 'info',
     requestLog: env.GATEWAY_REQUEST_LOG !== 'false',
+    cacheMaxBytes: int(env.GATEWAY_CACHE_MAX_BYTES, 64 * 1024 * 1024),
+    semanticCacheEmbeddingModel: env.SEMANTIC_CACHE_EMBEDDING_MODEL || 'text-embedding-3-small',
+    semanticCacheThreshold: fraction(env.SEMANTIC_CACHE_THRESHOLD, 0.95),
   };
 }
 
