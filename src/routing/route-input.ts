@@ -31,4 +31,9 @@ export interface RouteInput {
   cacheForceRefresh: boolean;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /**
+   * The data-plane request's `locals` (DataPlaneRequest.locals): leaf interceptors share per-request
+   * state with request-level hooks through it and may set what the request log records (`hookResults`).
+   */
+  locals?: Record<string, unknown>;
 }

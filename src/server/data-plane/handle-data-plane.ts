@@ -63,6 +63,7 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
       requestTimeoutMs: gh.requestTimeoutMs,
       cacheForceRefresh: gh.cacheForceRefresh,
       signal: abort.signal,
+      locals: dp.locals,
     };
     outcome = await deps.router.route(dp.config?.root ?? HEADER_ONLY, input, trace);
   } catch (err) {
