@@ -1,7 +1,10 @@
 import type { Capability } from './capability.js';
+import { cacheCapability } from '../cache/cache-capability.js';
 
 /**
  * The capabilities of the gateway, in order: their hooks run in this order before routing, and
  * their leaf interceptors wrap the provider call in this order (first = outermost).
  */
-export const CAPABILITIES: Capability[] = [];
+export const CAPABILITIES: Capability[] = [
+  cacheCapability(), // innermost interceptor: guardrails listed before it also check cache hits
+];
