@@ -1,4 +1,5 @@
 import type { Capability } from './capability.js';
+import { guardrailsCapability } from '../guardrails/guardrails-capability.js';
 import { cacheCapability } from '../cache/cache-capability.js';
 
 /**
@@ -6,5 +7,6 @@ import { cacheCapability } from '../cache/cache-capability.js';
  * their leaf interceptors wrap the provider call in this order (first = outermost).
  */
 export const CAPABILITIES: Capability[] = [
+  guardrailsCapability, // after request-rewriting hooks (prompts); outside the cache so cached answers are checked too
   cacheCapability(), // innermost interceptor: guardrails listed before it also check cache hits
 ];

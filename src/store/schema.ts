@@ -107,6 +107,19 @@ export interface RuntimeVersionTable {
   version: number;
 }
 
+/** A stored guardrail (issue 7); `checks` and `actions` are JSON text. */
+export interface GuardrailsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string;
+  slug: string;
+  checks: string;
+  actions: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   workspaces: WorkspacesTable;
@@ -116,6 +129,7 @@ export interface Database {
   virtual_keys: VirtualKeysTable;
   request_logs: RequestLogsTable;
   runtime_version: RuntimeVersionTable;
+  guardrails: GuardrailsTable;
 }
 
 export type { Generated };

@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001-core.js';
+import * as m0004 from './0004-guardrails.js';
 
 /**
  * Every migration, in order. One set for SQLite and PostgreSQL. A capability adds its file and one
@@ -7,6 +8,7 @@ import * as m0001 from './0001-core.js';
  */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-core': m0001,
+  '0004-guardrails': m0004,
 };
 
 /** Static provider (no directory scanning, so the build output needs nothing beside it). */

@@ -1,0 +1,31 @@
+/**
+ * The runtime snapshot section of stored guardrails: the hot path resolves a config's string items
+ * (guardrail id or slug) here, never in SQL.
+ */
+import type { RuntimeSection } from '../runtime/runtime.js';
+import { sectionOf, type RuntimeSnapshot } from '../runtime/snapshot.js';
+import { listAllGuardrails, type StoredGuardrail } from '../store/repos/guardrails.js';
+import type { StoredLookup } from './guardrail-plan.js';
+
+export const GUARDRAILS_SECTION = 'guardrails';
+
+/** Stored guardrails by `${workspaceId}:${id}` and `${workspaceId}:${slug}`. */
+export type GuardrailIndex = ReadonlyMap<string, StoredGuardrail>;
+
+export const guardrailsSection: RuntimeSection<GuardrailIndex> = {
+  name: GUARDRAILS_SECTION,
+  async load(store) {
+    const index = new Map<string, StoredGuardrail>();
+    for (const g of await listAllGuardrails(store)) {
+      index.set(`${g.workspace_id}:${g.id}`, g);
+      index.set(`${g.workspace_id}:${g.slug}`, g);
+    }
+    return index;
+  },
+};
+
+/** Lookup of the stored guardrails of one workspace in a snapshot. */
+export function storedLookup(snapshot: RuntimeSnapshot, workspaceId: string): StoredLookup {
+  const index = sectionOf<GuardrailIndex>(snapshot, GUARDRAILS_SECTION);
+  return (idOrSlug) => index?.get(`${workspaceId}:${idOrSlug}`);
+}
