@@ -25,6 +25,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   const migrator = new Migrator({
     db,
     provider: migrationProvider,
+    // Capabilities add migrations independently; apply any not yet run, whatever its position.
+    allowUnorderedMigrations: true,
     ...(opts.kind === 'postgres' && opts.schema ? { migrationTableSchema: opts.schema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();

@@ -91,9 +91,9 @@ describe('chat completions through openai with the openai SDK', () => {
   it('lists models of the provider the headers name', async () => {
     const res = await gw.fetch('/v1/models', { headers: { ...viaHeaders(), authorization: 'Bearer sk-good' } });
     expect(res.status).toBe(200);
-    const body = await res.json();
+    const body = await res.json() as any;
     expect(body.total_count).toBe(3);
-    const filtered = await (await gw.fetch('/v1/models?search=mini', { headers: { ...viaHeaders(), authorization: 'Bearer sk-good' } })).json();
+    const filtered = await (await gw.fetch('/v1/models?search=mini', { headers: { ...viaHeaders(), authorization: 'Bearer sk-good' } })).json() as any;
     expect(filtered.data.map((m: { id: string }) => m.id)).toEqual(['gpt-4o-mini']);
     expect(filtered.total_count).toBe(1);
   });
@@ -106,7 +106,7 @@ describe('bad inputs get the decisions.md error shape', () => {
   it('malformed JSON → 400 invalid_request', async () => {
     const res = await post('{"messages": [');
     expect(res.status).toBe(400);
-    const body = await res.json();
+    const body = await res.json() as any;
     expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request' });
     expect(body.error).toHaveProperty('param');
   });
@@ -114,31 +114,31 @@ describe('bad inputs get the decisions.md error shape', () => {
   it('missing messages → 400 naming the field', async () => {
     const res = await post('{"model":"gpt-4o"}');
     expect(res.status).toBe(400);
-    expect((await res.json()).error.message).toContain('messages');
+    expect((await res.json() as any).error.message).toContain('messages');
   });
 
   it('unknown provider → 400', async () => {
     const res = await post('{"messages":[{"role":"user","content":"x"}]}', { 'x-gateway-provider': 'nope' });
     expect(res.status).toBe(400);
-    expect((await res.json()).error.message).toContain("Unknown provider 'nope'");
+    expect((await res.json() as any).error.message).toContain("Unknown provider 'nope'");
   });
 
   it('no provider at all → 400', async () => {
     const res = await gw.fetch('/v1/chat/completions', { method: 'POST', body: '{"messages":[{"role":"user","content":"x"}]}' });
     expect(res.status).toBe(400);
-    expect((await res.json()).error.param).toBe('provider');
+    expect((await res.json() as any).error.param).toBe('provider');
   });
 
   it('missing provider credentials → 400', async () => {
     const res = await gw.fetch('/v1/chat/completions', { method: 'POST', body: '{"messages":[{"role":"user","content":"x"}]}', headers: viaHeaders() });
     expect(res.status).toBe(400);
-    expect((await res.json()).error.message).toContain('needs an API key');
+    expect((await res.json() as any).error.message).toContain('needs an API key');
   });
 
   it('unknown or missing gateway key → 401', async () => {
     const res = await post('{"messages":[{"role":"user","content":"x"}]}', { 'x-gateway-api-key': 'nope' });
     expect(res.status).toBe(401);
-    expect((await res.json()).error.code).toBe('invalid_api_key');
+    expect((await res.json() as any).error.code).toBe('invalid_api_key');
     const res2 = await fetch(gw.url + '/v1/chat/completions', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
     expect(res2.status).toBe(401);
   });
@@ -158,7 +158,7 @@ describe('bad inputs get the decisions.md error shape', () => {
   it('upstream connection refused → 502 provider_unreachable', async () => {
     const res = await post('{"messages":[{"role":"user","content":"x"}]}', { 'x-gateway-custom-host': 'http://127.0.0.1:1/v1' });
     expect(res.status).toBe(502);
-    expect((await res.json()).error.code).toBe('provider_unreachable');
+    expect((await res.json() as any).error.code).toBe('provider_unreachable');
   });
 
   it('upstream dying mid-stream ends in an error frame, not a clean end', async () => {
@@ -177,17 +177,17 @@ describe('bad inputs get the decisions.md error shape', () => {
   it('unknown route → 404 in the error shape; body too large → 413', async () => {
     const res = await gw.fetch('/v1/nope');
     expect(res.status).toBe(404);
-    expect((await res.json()).error.code).toBe('not_found');
+    expect((await res.json() as any).error.code).toBe('not_found');
     const big = JSON.stringify({ messages: [{ role: 'user', content: 'x'.repeat(26 * 1024 * 1024) }] });
     const res2 = await post(big);
     expect(res2.status).toBe(413);
-    expect((await res2.json()).error.code).toBe('payload_too_large');
+    expect((await res2.json() as any).error.code).toBe('payload_too_large');
   });
 
   it('unsupported content type → 415', async () => {
     const res = await gw.fetch('/v1/chat/completions', { method: 'POST', body: 'hello', headers: { 'content-type': 'text/plain' } });
     expect(res.status).toBe(415);
-    expect((await res.json()).error.code).toBe('unsupported_media_type');
+    expect((await res.json() as any).error.code).toBe('unsupported_media_type');
   });
 
   it('strips x-forwarded-* and never forwards gateway headers', async () => {
@@ -202,6 +202,6 @@ describe('bad inputs get the decisions.md error shape', () => {
   it('refuses a custom host on a private address that is not trusted', async () => {
     const res = await post('{"messages":[{"role":"user","content":"x"}]}', { 'x-gateway-custom-host': 'http://10.1.2.3/v1' });
     expect(res.status).toBe(400);
-    expect((await res.json()).error.message).toContain('private address');
+    expect((await res.json() as any).error.message).toContain('private address');
   });
 });

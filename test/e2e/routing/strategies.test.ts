@@ -26,7 +26,7 @@ async function chat(config: unknown, headers: Record<string, string> = {}, body:
     headers: { 'x-gateway-config': JSON.stringify(config), ...headers },
     body: JSON.stringify({ model: 'gpt-4o', messages: msg, ...body }),
   });
-  return { res, body: await res.json(), path: res.headers.get('x-gateway-last-used-option-index'), retries: res.headers.get('x-gateway-retry-attempt-count') };
+  return { res, body: await res.json() as any, path: res.headers.get('x-gateway-last-used-option-index'), retries: res.headers.get('x-gateway-retry-attempt-count') };
 }
 
 describe('fallback', () => {
@@ -248,6 +248,6 @@ describe('nesting and inheritance', () => {
     expect(r.body.error.message).toContain('config.targets[0].retry.attempts');
     const r2 = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': '{not json' }, body: JSON.stringify({ messages: msg }) });
     expect(r2.status).toBe(400);
-    expect((await r2.json()).error.code).toBe('invalid_config');
+    expect((await r2.json() as any).error.code).toBe('invalid_config');
   });
 });

@@ -1,0 +1,87 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomId } from '../../src/lib/ids.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds dist/ when it is missing or older than src/ (the test command builds first; this covers single-file runs). */
+export function ensureBuilt(): void {
+  const main = join(ROOT, 'dist/main.js');
+  if (existsSync(main) && statSync(main).mtimeMs >= newestMtime(join(ROOT, 'src')) - 1) return;
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+    s.on('error', rej);
+  });
+}
+
+export interface GatewayProcess {
+  url: string;
+  adminKey: string;
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code. */
+  exited: Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+/** Starts `node dist/main.js` as its own OS process and waits until /health answers. */
+export async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
+  ensureBuilt();
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'gw-proc-'));
+  const adminKey = env.GATEWAY_ADMIN_KEY ?? 'proc-admin-' + randomId(20);
+  const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', GATEWAY_RETRY_BASE_MS: '5', ...env, PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`gateway exited early:\n${out}`);
+    try {
+      const r = await fetch(url + '/health');
+      if (r.ok) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) throw new Error(`gateway did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    adminKey,
+    child,
+    output: () => out,
+    exited,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
