@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
+import { waitForRedis } from './redis.js';
 
 /** Broadcast of small messages between replicas (runtime snapshot invalidation). */
 export interface PubSub {
@@ -47,7 +48,11 @@ export class RedisPubSub implements PubSub {
     const list = this.handlers.get(name) ?? [];
     list.push(handler);
     this.handlers.set(name, list);
-    if (list.length === 1) await this.sub.subscribe(name);
+    if (list.length === 1) {
+      // Commands fail fast while not connected (no offline queue): wait for the connection at startup.
+      await waitForRedis(this.sub).catch(() => {});
+      await this.sub.subscribe(name);
+    }
   }
 
   async close(): Promise<void> {
