@@ -12,7 +12,7 @@ import { isUniqueViolation } from '../store/store.js';
 import { deleteGuardrail, getGuardrail, insertGuardrail, listGuardrails, updateGuardrail, type StoredGuardrail } from '../store/repos/guardrails.js';
 import type { GatewayDeps } from '../server/deps.js';
 import { requireScope, workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
-import { PageQuery, iso, pageOf } from '../admin/paging.js';
+import { iso, pageOf } from '../admin/paging.js';
 import { getCheck } from './catalogue.js';
 import { actionsOf } from './guardrail-spec.js';
 
@@ -34,7 +34,12 @@ const CreateBody = Type.Object(
 );
 const UpdateBody = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), checks: Type.Optional(Checks), actions: Type.Optional(Actions) }, { additionalProperties: false });
 const IdParams = Type.Object({ id: Type.String() });
-const ListQuery = Type.Object({ ...PageQuery, workspace_id: Type.Optional(Type.String()), ids: Type.Optional(Type.String()) }, { additionalProperties: false });
+// Query strings arrive as text (the app does not coerce types): page numbers are digit strings here.
+const PageNumber = Type.Optional(Type.String({ pattern: '^[0-9]{1,6}$', description: 'a whole number, 0 or more' }));
+const ListQuery = Type.Object(
+  { current_page: PageNumber, page_size: PageNumber, workspace_id: Type.Optional(Type.String()), ids: Type.Optional(Type.String({ description: 'comma-separated guardrail ids or slugs' })) },
+  { additionalProperties: false },
+);
 
 type CheckBody = Static<typeof Check>;
 
@@ -108,7 +113,8 @@ export function registerGuardrailRoutes(app: FastifyInstance, deps: GatewayDeps)
     requireScope(request, 'guardrails.read');
     const q = request.query as Static<typeof ListQuery>;
     const ids = q.ids === undefined ? undefined : q.ids.split(',').map((s) => s.trim()).filter(Boolean);
-    const { rows, total } = await listGuardrails(deps.store, { workspaceIds: workspaceScope(request, deps.runtime, q.workspace_id), ids, ...pageOf(q) });
+    const page = pageOf({ current_page: q.current_page === undefined ? undefined : Number(q.current_page), page_size: q.page_size === undefined ? undefined : Math.min(Number(q.page_size), 1000) });
+    const { rows, total } = await listGuardrails(deps.store, { workspaceIds: workspaceScope(request, deps.runtime, q.workspace_id), ids, ...page });
     return { object: 'list', data: rows.map(present), total };
   });
 
