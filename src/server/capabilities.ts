@@ -1,4 +1,5 @@
 import type { Capability } from './capability.js';
+import { promptsCapability } from '../prompts/prompts-capability.js';
 import { guardrailsCapability } from '../guardrails/guardrails-capability.js';
 import { cacheCapability } from '../cache/cache-capability.js';
 
@@ -7,6 +8,7 @@ import { cacheCapability } from '../cache/cache-capability.js';
  * their leaf interceptors wrap the provider call in this order (first = outermost).
  */
 export const CAPABILITIES: Capability[] = [
+  promptsCapability, // first: its hook renders a config's prompt_id into the body the other hooks then see
   guardrailsCapability, // after request-rewriting hooks (prompts); outside the cache so cached answers are checked too
   cacheCapability(), // innermost interceptor: guardrails listed before it also check cache hits
 ];

@@ -107,6 +107,22 @@ export interface RuntimeVersionTable {
   version: number;
 }
 
+/** A rate-limit policy (issue 8); `conditions` and `group_by` are JSON text. */
+export interface RateLimitPoliciesTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string | null;
+  type: string;
+  unit: string;
+  value: number;
+  conditions: string;
+  group_by: string;
+  status: string;
+  created_at: number;
+  updated_at: number;
+}
+
 /** A stored guardrail (issue 7); `checks` and `actions` are JSON text. */
 export interface GuardrailsTable {
   id: string;
@@ -130,6 +146,7 @@ export interface Database {
   request_logs: RequestLogsTable;
   runtime_version: RuntimeVersionTable;
   guardrails: GuardrailsTable;
+  rate_limit_policies: RateLimitPoliciesTable;
 }
 
 export type { Generated };

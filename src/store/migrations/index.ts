@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001-core.js';
+import * as m0003 from './0003-prompts.js';
 import * as m0004 from './0004-guardrails.js';
 
 /**
@@ -8,6 +9,7 @@ import * as m0004 from './0004-guardrails.js';
  */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-core': m0001,
+  '0003-prompts': m0003,
   '0004-guardrails': m0004,
 };
 

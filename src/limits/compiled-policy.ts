@@ -1,0 +1,72 @@
+import { sha256Hex } from '../lib/hash.js';
+import type { RateLimitPolicy, RateLimitType, RateLimitUnit } from '../store/repos/rate-limit-policies.js';
+import { WINDOW_MS, canonicalEndpointType } from './policy-keys.js';
+import type { RequestFacts } from './request-facts.js';
+
+/** A policy ready for the hot path. */
+export interface CompiledPolicy {
+  id: string;
+  workspaceId: string;
+  type: RateLimitType;
+  unit: RateLimitUnit;
+  value: number;
+  windowMs: number;
+  /** Condition key → accepted values (conditions with the same key are alternatives). */
+  conditions: ReadonlyMap<string, ReadonlySet<string>>;
+  groupBy: readonly string[];
+}
+
+/** Compiles a stored policy: conditions grouped by key, endpoint types made canonical. */
+export function compilePolicy(p: RateLimitPolicy): CompiledPolicy {
+  const conditions = new Map<string, Set<string>>();
+  for (const c of p.conditions) {
+    const value = c.key === 'endpoint_type' ? (canonicalEndpointType(c.value) ?? c.value) : c.value;
+    const set = conditions.get(c.key) ?? new Set<string>();
+    set.add(value);
+    conditions.set(c.key, set);
+  }
+  return { id: p.id, workspaceId: p.workspace_id, type: p.type, unit: p.unit, value: p.value, windowMs: WINDOW_MS[p.unit], conditions, groupBy: p.group_by.map((g) => g.key) };
+}
+
+/** The request's value for a condition or group-by key (undefined when the request has none). */
+export function factOf(key: string, f: RequestFacts): string | undefined {
+  switch (key) {
+    case 'workspace_id':
+      return f.workspaceId;
+    case 'api_key':
+      return f.apiKeyId;
+    case 'endpoint_type':
+      return f.endpoint;
+    case 'model':
+      return f.model;
+    case 'provider':
+      return f.provider;
+    default:
+      return key.startsWith('metadata.') ? f.metadata[key.slice('metadata.'.length)] : undefined;
+  }
+}
+
+/**
+ * Whether the policy applies to the request: every condition key matches one of its values exactly
+ * (`workspace_id` also matches the workspace slug). A key the request has no value for never matches.
+ */
+export function matchesPolicy(p: CompiledPolicy, f: RequestFacts): boolean {
+  for (const [key, values] of p.conditions) {
+    const v = factOf(key, f);
+    if (v !== undefined && values.has(v)) continue;
+    if (key === 'workspace_id' && f.workspaceSlug !== undefined && values.has(f.workspaceSlug)) continue;
+    return false;
+  }
+  return true;
+}
+
+/**
+ * The counter key of the request under the policy: the policy id, type and unit, and a hash of the
+ * group-by values (a missing value counts as the empty string, so such requests share one bucket).
+ */
+export function counterKey(p: CompiledPolicy, f: RequestFacts): string {
+  const base = `${p.id}:${p.type}:${p.unit}`;
+  if (p.groupBy.length === 0) return base;
+  const values = p.groupBy.map((k) => factOf(k, f) ?? '');
+  return `${base}:${sha256Hex(JSON.stringify(values)).slice(0, 24)}`;
+}

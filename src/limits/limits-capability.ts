@@ -1,0 +1,30 @@
+import type { Capability } from '../server/capability.js';
+import type { RateCounterStore } from './counter-store.js';
+import type { StreamTextTally } from './estimate-tokens.js';
+import { MemoryCounterStore } from './memory-counter-store.js';
+import { RedisCounterStore } from './redis-counter-store.js';
+import { createRateLimitHook } from './rate-limit-hook.js';
+import { registerRateLimitPolicyRoutes } from './rate-limit-policy-routes.js';
+import { rateLimitSection } from './rate-limit-section.js';
+import { createStreamTallyInterceptor } from './stream-tally-interceptor.js';
+
+/**
+ * Rate-limit policies (issue 8): the `/v1/policies/rate-limits` admin API, a runtime section of the
+ * active policies, the enforcing data-plane hook, and a leaf interceptor that lets the hook see
+ * streamed answers. Counters live in memory, or in Redis (`state.redis`, keys under
+ * `<state.prefix>rl:`) when REDIS_URL is set, shared by every replica. See docs/limits.md.
+ */
+export const limitsCapability: Capability = {
+  name: 'limits',
+  create(core) {
+    const counters: RateCounterStore = core.state.redis ? new RedisCounterStore(core.state.redis, `${core.state.prefix}rl:`, core.clock) : new MemoryCounterStore(core.clock);
+    const tallies = new WeakMap<object, StreamTextTally>();
+    return {
+      sections: [rateLimitSection],
+      hooks: [createRateLimitHook({ runtime: core.runtime, counters, clock: core.clock, logger: core.logger, metrics: core.metrics, tallies })],
+      interceptors: [createStreamTallyInterceptor(tallies)],
+      routes: (app, deps) => registerRateLimitPolicyRoutes(app, deps),
+      close: () => counters.close(),
+    };
+  },
+};

@@ -1,0 +1,109 @@
+import type { Clock } from '../lib/clock.js';
+import { isObject } from '../lib/json.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { Runtime } from '../runtime/runtime.js';
+import { sectionOf } from '../runtime/snapshot.js';
+import type { CompletedRequest, DataPlaneHook, DataPlaneRequest } from '../server/data-plane/data-plane-hook.js';
+import { counterKey, matchesPolicy, type CompiledPolicy } from './compiled-policy.js';
+import type { RateCounterStore } from './counter-store.js';
+import { StreamTextTally, estimateTokens, textOfChoices, totalTokensOf } from './estimate-tokens.js';
+import { rateLimitHeaders, refusal, tightest, type PolicyReading } from './rate-limit-headers.js';
+import { RATE_LIMIT_SECTION, type RateLimitSection } from './rate-limit-section.js';
+import { requestFacts } from './request-facts.js';
+
+export interface RateLimitHookDeps {
+  runtime: Runtime;
+  counters: RateCounterStore;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  /** Stream tallies by the request's headers object, shared with the stream tally interceptor. */
+  tallies: WeakMap<object, StreamTextTally>;
+  /** Called when token accounting of a finished request is done (tests wait on it). */
+  onCounted?: (tokens: number) => void;
+}
+
+interface Matched {
+  policy: CompiledPolicy;
+  key: string;
+}
+
+/** What `before` leaves for `after`: the tokens policies the request matched. */
+interface LimitLocals {
+  tokens: Matched[];
+  tally: StreamTextTally;
+}
+
+const LOCALS = 'rateLimits';
+const LOG_EVERY_MS = 10_000;
+
+/**
+ * Enforces rate-limit policies around each data-plane request. `before`: every active policy of the
+ * request's workspace whose conditions match is checked in one atomic step — requests policies count
+ * the request and refuse it when it would exceed the limit, tokens policies refuse once the window's
+ * budget is spent — then the tightest policy's headers are set (or a 429 thrown). `after`: the tokens
+ * of the finished request (usage, else an estimate) are added to its tokens policies. When the
+ * counters are unreachable the request is admitted (fail open) with a metric and a log line.
+ */
+export function createRateLimitHook(deps: RateLimitHookDeps): DataPlaneHook {
+  let lastLog = 0;
+  const degraded = (err: unknown) => {
+    deps.metrics.warnings.inc({ component: 'rate-limit' });
+    const now = Date.now();
+    if (now - lastLog < LOG_EVERY_MS) return;
+    lastLog = now;
+    deps.logger.warn({ err: (err as Error)?.message ?? String(err) }, 'rate-limit counters unreachable; requests are admitted without limits (fail open)');
+  };
+
+  async function countTokens(dp: DataPlaneRequest, done: CompletedRequest, l: LimitLocals): Promise<void> {
+    let tokens = totalTokensOf(done.usage ?? l.tally.usage);
+    if (tokens === undefined) {
+      const text = done.outcome?.stream ? l.tally.text : textOfChoices(isObject(done.outcome?.json?.value) ? (done.outcome.json.value as Record<string, unknown>).choices : undefined);
+      tokens = await estimateTokens(dp.body, text);
+    }
+    if (tokens > 0) await deps.counters.add(l.tokens.map((m) => ({ key: m.key, windowMs: m.policy.windowMs, amount: tokens })));
+    deps.onCounted?.(tokens);
+  }
+
+  return {
+    name: 'rate-limits',
+    async before(dp) {
+      const snapshot = deps.runtime.current;
+      const policies = sectionOf<RateLimitSection>(snapshot, RATE_LIMIT_SECTION)?.byWorkspace.get(dp.ctx.workspaceId);
+      if (!policies?.length) return;
+      const facts = requestFacts(dp, snapshot);
+      const matched: Matched[] = policies.filter((p) => matchesPolicy(p, facts)).map((policy) => ({ policy, key: counterKey(policy, facts) }));
+      if (matched.length === 0) return;
+      const track = () => {
+        const tokens = matched.filter((m) => m.policy.type === 'tokens');
+        if (tokens.length === 0) return;
+        const tally = new StreamTextTally();
+        deps.tallies.set(dp.headers, tally);
+        dp.locals[LOCALS] = { tokens, tally } satisfies LimitLocals;
+      };
+      let result;
+      try {
+        result = await deps.counters.admit(matched.map((m) => ({ key: m.key, windowMs: m.policy.windowMs, limit: m.policy.value, cost: m.policy.type === 'requests' ? 1 : 0 })));
+      } catch (err) {
+        degraded(err);
+        track();
+        return;
+      }
+      const now = deps.clock.now();
+      const readings: PolicyReading[] = matched.map((m, i) => ({ policy: m.policy, ...result.readings[i]! }));
+      if (!result.admitted) throw refusal(readings, now);
+      Object.assign(dp.responseHeaders, rateLimitHeaders(tightest(readings), now));
+      track();
+    },
+    after(dp, done) {
+      const l = dp.locals[LOCALS] as LimitLocals | undefined;
+      if (!l) return;
+      deps.tallies.delete(dp.headers);
+      const outcome = done.outcome;
+      // No answer, no tokens spent; a cache hit spent none at the provider.
+      if (!outcome || outcome.cacheStatus === 'HIT' || outcome.cacheStatus === 'SEMANTIC HIT') return;
+      countTokens(dp, done, l).catch(degraded);
+    },
+  };
+}
