@@ -136,6 +136,94 @@ export interface GuardrailsTable {
   updated_at: number;
 }
 
+/** A prompt template or partial (issue 6); `kind` is `prompt` or `partial`. */
+export interface PromptsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  kind: string;
+  name: string;
+  slug: string;
+  published_version: number;
+  latest_version: number;
+  virtual_key: string | null;
+  provider: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An immutable version of a prompt or partial; `parameters` and `metadata` are JSON text. */
+export interface PromptVersionsTable {
+  prompt_id: string;
+  version: number;
+  template: string;
+  parameters: string;
+  model: string | null;
+  metadata: string;
+  description: string | null;
+  created_at: number;
+}
+
+/** A stored response (Responses API): the response object and its input items as JSON text. */
+export interface ResponsesTable {
+  id: string;
+  workspace_id: string;
+  /** `gateway` (run over chat completions by the gateway) or `native` (forwarded to a host serving /responses). */
+  mode: string;
+  provider: string | null;
+  previous_response_id: string | null;
+  status: string;
+  response: string;
+  input_items: string;
+  created_at: number;
+}
+
+/** A gateway-stored file, or a mapping row for a file a provider holds (`backend`). */
+export interface GatewayFilesTable {
+  id: string;
+  workspace_id: string;
+  backend: string;
+  provider: string | null;
+  virtual_key: string | null;
+  filename: string;
+  purpose: string;
+  bytes: number;
+  status: string;
+  storage_key: string | null;
+  created_at: number;
+}
+
+/** A gateway-managed batch (the batch object as JSON, the captured routing headers) or a provider-native mapping row. */
+export interface BatchesTable {
+  id: string;
+  workspace_id: string;
+  mode: string;
+  provider: string | null;
+  virtual_key: string | null;
+  status: string;
+  batch: string;
+  route: string;
+  lease_owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One input line of a gateway-managed batch: its request, state, claim and result. */
+export interface BatchLinesTable {
+  batch_id: string;
+  line_no: number;
+  custom_id: string;
+  body: string;
+  state: string;
+  ok: number | null;
+  result: string | null;
+  owner: string | null;
+  claimed_at: number | null;
+  attempts: number;
+  finished_at: number | null;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   workspaces: WorkspacesTable;
@@ -145,6 +233,8 @@ export interface Database {
   virtual_keys: VirtualKeysTable;
   request_logs: RequestLogsTable;
   runtime_version: RuntimeVersionTable;
+  prompts: PromptsTable;
+  prompt_versions: PromptVersionsTable;
   guardrails: GuardrailsTable;
   rate_limit_policies: RateLimitPoliciesTable;
 }

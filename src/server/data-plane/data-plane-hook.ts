@@ -4,6 +4,7 @@ import type { Outcome, RouteTrace } from '../../routing/outcome.js';
 import type { GatewayError } from '../../errors/gateway-error.js';
 import type { RequestContext } from '../middleware/request-context/request-context.js';
 import type { Usage } from '../../spec/chat.js';
+import type { HeaderTarget } from '../../routing/route-input.js';
 
 /** A data-plane request on its way through the request-level hooks. */
 export interface DataPlaneRequest {
@@ -15,6 +16,12 @@ export interface DataPlaneRequest {
   metadata: Record<string, string>;
   headers: Record<string, string | string[] | undefined>;
   config: CompiledConfig | null;
+  /**
+   * Provider coordinates from the request headers (`x-gateway-provider`, `x-gateway-virtual-key`, ...).
+   * A hook may fill what the request left empty (a prompt's saved credential); leaves use them only
+   * when their config names no provider.
+   */
+  headerTarget?: HeaderTarget;
   /** Headers a hook wants on the answer (rate-limit headers, ...). */
   responseHeaders: Record<string, string>;
   /** Free slots for hooks to carry state from `before` to `after`. */

@@ -20,12 +20,20 @@ const HEADER_ONLY: CompiledNode = compileConfig({}).root;
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' };
 
+/** Additions a route that wraps the data plane may ask for (prompt completions). */
+export interface DataPlaneOptions {
+  /** Initial `dp.locals` (e.g. `promptId` for the request log). */
+  locals?: Record<string, unknown>;
+  /** Reshapes a non-streamed answer: gets its status, the response headers and the JSON body; returns the body to send. */
+  shapeJson?(answer: { status: number; headers: Record<string, string>; body: unknown }): unknown;
+}
+
 /**
  * Serves one data-plane request end to end: headers and config, request-level hooks, the routing
  * engine, then the answer (bytes passed through or mapped, streamed chunk by chunk with backpressure).
  * Logging, metrics and accounting run after the last byte, off the response path.
  */
-export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, endpoint: ProviderEndpointKind, body: Record<string, unknown>): Promise<void> {
+export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, endpoint: ProviderEndpointKind, body: Record<string, unknown>, options: DataPlaneOptions = {}): Promise<void> {
   requireScope(request, 'completions.write');
   const ctx = request.gw;
   const gh = readGatewayHeaders(request.headers);
@@ -38,8 +46,9 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
     metadata: gh.metadata,
     headers: request.headers,
     config: resolveConfig(gh.config, ctx.workspaceId, snapshot, deps.configs),
+    headerTarget: { ...gh.target },
     responseHeaders: {},
-    locals: {},
+    locals: { ...options.locals },
   };
   const trace: RouteTrace = { retries: 0, attempts: [] };
   const abort = new AbortController();
@@ -58,7 +67,7 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
       pathname: request.url.split('?', 1)[0]!,
       organisationId: ctx.organisationId,
       workspaceId: ctx.workspaceId,
-      headerTarget: gh.target,
+      headerTarget: dp.headerTarget ?? gh.target,
       forwardHeaderNames: gh.forwardHeaderNames,
       requestTimeoutMs: gh.requestTimeoutMs,
       cacheForceRefresh: gh.cacheForceRefresh,
@@ -81,7 +90,8 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
     reply.raw.once('finish', () => {
       recordCompletion(deps, dp, { status: outcome.status, outcome, trace, usage: usageOf(json.value), latencyMs: Date.now() - ctx.startedAt });
     });
-    return reply.code(outcome.status).header('content-type', 'application/json').send(json.bytes);
+    const payload = options.shapeJson ? Buffer.from(JSON.stringify(options.shapeJson({ status: outcome.status, headers: stringHeaders(reply.getHeaders()), body: json.value }))) : json.bytes;
+    return reply.code(outcome.status).header('content-type', 'application/json').send(payload);
   }
   const stream = outcome.stream!;
   let usage: Usage | undefined;
@@ -103,6 +113,12 @@ function routeHeaders(trace: RouteTrace, extra: Record<string, string>): Record<
   if (trace.path) h['x-gateway-last-used-option-index'] = trace.path;
   h['x-gateway-retry-attempt-count'] = String(trace.retries);
   return h;
+}
+
+function stringHeaders(h: Record<string, number | string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : String(v);
+  return out;
 }
 
 function usageOf(value: unknown): Usage | undefined {
