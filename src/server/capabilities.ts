@@ -1,6 +1,7 @@
 import type { Capability } from './capability.js';
 import { promptsCapability } from '../prompts/prompts-capability.js';
 import { guardrailsCapability } from '../guardrails/guardrails-capability.js';
+import { limitsCapability } from '../limits/limits-capability.js';
 import { cacheCapability } from '../cache/cache-capability.js';
 
 /**
@@ -9,6 +10,7 @@ import { cacheCapability } from '../cache/cache-capability.js';
  */
 export const CAPABILITIES: Capability[] = [
   promptsCapability, // first: its hook renders a config's prompt_id into the body the other hooks then see
+  limitsCapability, // rate limits: after request-rewriting hooks (the model is final), before guardrails spend work on a refused request
   guardrailsCapability, // after request-rewriting hooks (prompts); outside the cache so cached answers are checked too
   cacheCapability(), // innermost interceptor: guardrails listed before it also check cache hits
 ];

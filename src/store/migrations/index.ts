@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001-core.js';
 import * as m0003 from './0003-prompts.js';
 import * as m0004 from './0004-guardrails.js';
+import * as m0005 from './0005-rate-limits.js';
 
 /**
  * Every migration, in order. One set for SQLite and PostgreSQL. A capability adds its file and one
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001-core': m0001,
   '0003-prompts': m0003,
   '0004-guardrails': m0004,
+  '0005-rate-limits': m0005,
 };
 
 /** Static provider (no directory scanning, so the build output needs nothing beside it). */
