@@ -1,6 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { randomUUID } from 'node:crypto';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import type { GatewayDeps } from './deps.js';
@@ -10,6 +12,9 @@ import { registerHealth } from './routes/health.js';
 import { registerChatCompletions } from './routes/chat-completions.js';
 import { registerCompletions } from './routes/completions.js';
 import { registerEmbeddings } from './routes/embeddings.js';
+import { registerImagesGenerations } from './routes/images-generations.js';
+import { registerModerations } from './routes/moderations.js';
+import { registerRerank } from './routes/rerank.js';
 import { registerModels } from './routes/models.js';
 import { registerAdminRoutes } from '../admin/register-admin-routes.js';
 
@@ -26,9 +31,14 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     bodyLimit: deps.settings.bodyLimitBytes,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false, strict: false } },
     genReqId: () => randomUUID(),
   });
+  // Bodies are validated strictly (a string is not a number); query strings and params are coerced.
+  const strict = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, strict: false });
+  const lenient = new Ajv({ coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false, strict: false });
+  addFormats.default(strict);
+  addFormats.default(lenient);
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : lenient).compile(schema));
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -73,6 +83,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerChatCompletions(app, deps);
   registerCompletions(app, deps);
   registerEmbeddings(app, deps);
+  registerImagesGenerations(app, deps);
+  registerModerations(app, deps);
+  registerRerank(app, deps);
   registerModels(app, deps);
   registerAdminRoutes(app, deps);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

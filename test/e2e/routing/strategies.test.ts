@@ -55,8 +55,8 @@ describe('fallback', () => {
   it('falls back on connection refused and on timeouts, and reports the last failure when all fail', async () => {
     const r = await chat({ strategy: { mode: 'fallback' }, targets: [target(a, { custom_host: 'http://127.0.0.1:1/v1' }), target(b)] });
     expect(r.path).toBe('config.targets[1]');
-    a.fail({ delayMs: 400 });
-    const r2 = await chat({ strategy: { mode: 'fallback' }, request_timeout: 100, targets: [target(a), target(b)] });
+    a.fail({ delayMs: 2000 });
+    const r2 = await chat({ strategy: { mode: 'fallback' }, targets: [target(a, { request_timeout: 300 }), target(b)] });
     expect(r2.res.status).toBe(200);
     expect(r2.path).toBe('config.targets[1]');
     a.fail({ status: 500 });
