@@ -3,6 +3,7 @@ import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from 
 import type { CompletionRequest, TextCompletion } from '../spec/completions.js';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../spec/embeddings.js';
 import type { ModelInfo } from '../spec/models.js';
+import type { ResponseObject, ResponseStreamEvent, ResponsesRequest } from '../spec/responses.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { HttpClient } from '../lib/http-client.js';
 import type { Clock } from '../lib/clock.js';
@@ -81,6 +82,7 @@ export interface EndpointTypes {
   chat: { req: ChatCompletionRequest; res: ChatCompletion; chunk: ChatCompletionChunk };
   completions: { req: CompletionRequest; res: TextCompletion; chunk: TextCompletion };
   embeddings: { req: EmbeddingsRequest; res: EmbeddingsResponse; chunk: never };
+  responses: { req: ResponsesRequest; res: ResponseObject; chunk: ResponseStreamEvent };
 }
 
 export type ProviderEndpointKind = keyof EndpointTypes;

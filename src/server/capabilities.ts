@@ -1,4 +1,5 @@
 import type { Capability } from './capability.js';
+import { responsesCapability } from '../responses/responses-capability.js';
 import { promptsCapability } from '../prompts/prompts-capability.js';
 import { guardrailsCapability } from '../guardrails/guardrails-capability.js';
 import { limitsCapability } from '../limits/limits-capability.js';
@@ -13,4 +14,5 @@ export const CAPABILITIES: Capability[] = [
   limitsCapability, // rate limits: after request-rewriting hooks (the model is final), before guardrails spend work on a refused request
   guardrailsCapability, // after request-rewriting hooks (prompts); outside the cache so cached answers are checked too
   cacheCapability(), // innermost interceptor: guardrails listed before it also check cache hits
+  responsesCapability, // routes only: /v1/responses goes through the hooks and interceptors above
 ];

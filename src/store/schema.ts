@@ -164,6 +164,20 @@ export interface PromptVersionsTable {
   created_at: number;
 }
 
+/** A stored response (Responses API): the response object and its input items as JSON text. */
+export interface ResponsesTable {
+  id: string;
+  workspace_id: string;
+  /** `gateway` (run over chat completions by the gateway) or `native` (forwarded to a host serving /responses). */
+  mode: string;
+  provider: string | null;
+  previous_response_id: string | null;
+  status: string;
+  response: string;
+  input_items: string;
+  created_at: number;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   workspaces: WorkspacesTable;
@@ -177,6 +191,7 @@ export interface Database {
   prompt_versions: PromptVersionsTable;
   guardrails: GuardrailsTable;
   rate_limit_policies: RateLimitPoliciesTable;
+  responses: ResponsesTable;
 }
 
 export type { Generated };

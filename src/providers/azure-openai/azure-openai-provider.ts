@@ -16,10 +16,13 @@ export const azureOpenAISpec: OpenAICompatibleSpec = {
   baseUrl: 'https://{resource}.openai.azure.com/openai',
   keyOptional: true,
   resolveBaseUrl: azureResourceBaseUrl,
+  responses: true,
   authHeaders: (_key, target) => azureOpenAIAuthHeaders(target),
   extraHeaders: (target) => (target.apiKey ? {} : azureOpenAIAuthHeaders(target)),
   resolvePath(path, body, target) {
     if (path === '/models') return `/models?api-version=${encodeURIComponent(azureApiVersion(target))}`;
+    // The Responses API is served per resource, not per deployment: `model` names the deployment.
+    if (path === '/responses') return `/responses?api-version=${encodeURIComponent(azureApiVersion(target))}`;
     const model = typeof body?.model === 'string' ? body.model : undefined;
     const { deployment, apiVersion } = resolveAzureDeployment(target, model);
     return `/deployments/${encodeURIComponent(deployment)}${path}?api-version=${encodeURIComponent(apiVersion)}`;
@@ -38,11 +41,12 @@ function withEntra<Req, Res, Chunk>(adapter: EndpointAdapter<Req, Res, Chunk>): 
 
 function build(): ProviderAdapter {
   const base = createOpenAICompatibleProvider(azureOpenAISpec);
-  const { chat, completions, embeddings } = base.endpoints;
+  const { chat, completions, embeddings, responses } = base.endpoints;
   const endpoints: ProviderEndpoints = {
     ...(chat ? { chat: withEntra(chat) } : {}),
     ...(completions ? { completions: withEntra(completions) } : {}),
     ...(embeddings ? { embeddings: withEntra(embeddings) } : {}),
+    ...(responses ? { responses: withEntra(responses) } : {}),
   };
   return { ...base, endpoints };
 }

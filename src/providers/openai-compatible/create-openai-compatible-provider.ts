@@ -8,6 +8,7 @@ import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderTarget, Ups
 import { joinUrl } from './url.js';
 import { mapOpenAIError } from './map-openai-error.js';
 import { createOpenAIStreamMapper } from './openai-stream.js';
+import { createOpenAIResponsesEndpoint } from './openai-responses.js';
 
 /** One row describing an OpenAI-compatible host. */
 export interface OpenAICompatibleSpec {
@@ -27,6 +28,8 @@ export interface OpenAICompatibleSpec {
   resolvePath?: (path: string, body: Record<string, unknown> | undefined, target: ProviderTarget) => string;
   /** Endpoints this host does not serve. */
   without?: Array<'completions' | 'embeddings'>;
+  /** True when the host serves the Responses API (`POST /responses`) natively; otherwise the gateway runs it over chat. */
+  responses?: boolean;
 }
 
 /** The base URL the target points at: `custom_host` first, else the row's default. */
@@ -91,6 +94,7 @@ export function createOpenAICompatibleProvider(spec: OpenAICompatibleSpec): Prov
       chat,
       ...(without.has('completions') ? {} : { completions }),
       ...(without.has('embeddings') ? {} : { embeddings }),
+      ...(spec.responses ? { responses: createOpenAIResponsesEndpoint(spec) } : {}),
     },
     mapError: (status, body, headers) => mapOpenAIError(spec.name, status, body, headers),
     async listModels(ctx) {

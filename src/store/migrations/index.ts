@@ -3,6 +3,7 @@ import * as m0001 from './0001-core.js';
 import * as m0003 from './0003-prompts.js';
 import * as m0004 from './0004-guardrails.js';
 import * as m0005 from './0005-rate-limits.js';
+import * as m0006 from './0006-responses.js';
 
 /**
  * Every migration, in order. One set for SQLite and PostgreSQL. A capability adds its file and one
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-prompts': m0003,
   '0004-guardrails': m0004,
   '0005-rate-limits': m0005,
+  '0006-responses': m0006,
 };
 
 /** Static provider (no directory scanning, so the build output needs nothing beside it). */

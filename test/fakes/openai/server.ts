@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import { FakeServer, sendJson, writeFrames, bearer, type FakeFault, type RecordedRequest } from '../shared/fake-server.js';
+import { handleResponses } from './responses.js';
 
 /**
  * A fake of the OpenAI API (and so of every OpenAI-compatible host) speaking its wire format:
@@ -57,6 +58,7 @@ async function handle(opts: FakeOpenAIOptions, req: RecordedRequest, res: Server
   if (path === '/chat/completions') return chat(opts, req, res, fault);
   if (path === '/completions') return completions(opts, req, res, fault);
   if (path === '/embeddings') return embeddings(opts, req, res);
+  if (path === '/responses') return handleResponses(req, res, fault, opts.frameDelayMs);
   return openAIError(res, 404, `Unknown path ${req.path}`, 'invalid_request_error', 'unknown_url');
 }
 

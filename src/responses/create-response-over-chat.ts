@@ -1,0 +1,116 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../errors/gateway-error.js';
+import { toGatewayError } from '../errors/to-gateway-error.js';
+import { randomId } from '../lib/ids.js';
+import { isObject } from '../lib/json.js';
+import { SSE_DONE, sseData } from '../lib/sse.js';
+import { recordCompletion } from '../server/data-plane/record-completion.js';
+import type { GatewayDeps } from '../server/deps.js';
+import type { ChatCompletion, Usage } from '../spec/chat.js';
+import type { ResponseObject, ResponsesRequest } from '../spec/responses.js';
+import type { StoredResponse } from '../store/repos/responses.js';
+import { ChatStreamToResponseEvents } from './chat-stream-to-response-events.js';
+import { fitToContextWindow } from './context-window.js';
+import { convertToChatRequest } from './convert-to-chat-request.js';
+import { loadConversation } from './load-conversation.js';
+import { mapChatToResponse } from './map-chat-to-response.js';
+import { normalizeInputItems } from './normalize-input-items.js';
+import { baseResponse, responseError } from './response-object.js';
+import { routeThroughGateway, type PreparedRequest } from './route-through-gateway.js';
+import { saveResponseSafely } from './save-response.js';
+import { SSE_HEADERS } from './sse-headers.js';
+
+/**
+ * The gateway-run path for providers without a native Responses API: earlier turns (by
+ * `previous_response_id`) and this input become chat messages, `truncation` is applied against the
+ * model's context window, the chat request goes through the routing engine as endpoint `chat`, and the
+ * answer (or its chunks, as Responses stream events) becomes a response object, stored before the
+ * client gets it: `completed`, `incomplete` (finish reason `length` or `content_filter`) or `failed`
+ * (the provider failed; a non-streamed failure still answers with the provider's error status and
+ * names the stored response in `x-gateway-response-id`).
+ */
+export async function createResponseOverChat(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, p: PreparedRequest, body: ResponsesRequest, previous: StoredResponse | undefined): Promise<void> {
+  const history = typeof body.previous_response_id === 'string' ? await loadConversation(deps.store, previous, body.previous_response_id) : [];
+  const inputItems = normalizeInputItems(body.input ?? []);
+  const chat = convertToChatRequest(body, [...history, ...inputItems]);
+  chat.messages = await fitToContextWindow(chat.messages, body.model, body.truncation ?? 'disabled');
+  const id = `resp_${randomId(40)}`;
+  const base = baseResponse(body, id, Math.floor(deps.clock.now() / 1000));
+  const save = (response: ResponseObject, provider: string | undefined) =>
+    body.store === false
+      ? Promise.resolve()
+      : saveResponseSafely(deps, {
+          id,
+          workspace_id: p.dp.ctx.workspaceId,
+          mode: 'gateway',
+          provider: provider ?? null,
+          previous_response_id: body.previous_response_id ?? null,
+          status: response.status,
+          response,
+          input_items: inputItems,
+          created_at: deps.clock.now(),
+        });
+  let routed: Awaited<ReturnType<typeof routeThroughGateway>>;
+  try {
+    routed = await routeThroughGateway(deps, request, reply, p, 'chat', chat as unknown as Record<string, unknown>);
+  } catch (err) {
+    const g = toGatewayError(err);
+    if (g.provider && body.store !== false) {
+      await save({ ...base, status: 'failed', error: responseError(g) }, g.provider);
+      reply.header('x-gateway-response-id', id);
+    }
+    throw g;
+  }
+  const { outcome, trace, dp } = routed;
+  reply.header('x-gateway-response-id', id);
+  if (outcome.json) {
+    const value = outcome.json.value as ChatCompletion;
+    const response = mapChatToResponse(value, base);
+    await save(response, trace.provider);
+    reply.raw.once('finish', () => {
+      recordCompletion(deps, dp, { status: outcome.status, outcome, trace, usage: value.usage, latencyMs: Date.now() - dp.ctx.startedAt });
+    });
+    const answer = outcome.extra ? { ...response, ...outcome.extra } : response;
+    return reply.code(outcome.status).header('content-type', 'application/json').send(JSON.stringify(answer));
+  }
+  const stream = outcome.stream!;
+  const events = new ChatStreamToResponseEvents(base);
+  const chunks: Record<string, unknown>[] = [];
+  let failure: GatewayError | undefined;
+  let usage: Usage | undefined;
+  stream.observe({
+    onChunk: (c) => {
+      chunks.push(c);
+      if (isObject(c.usage)) usage = c.usage as unknown as Usage;
+    },
+    onEnd: (ok, error) => {
+      if (!ok) failure = error ?? new GatewayError('provider_error', 'The stream failed.', { status: 502 });
+    },
+  });
+  let accounted = false;
+  const account = (status: number, error?: GatewayError) => {
+    if (accounted) return;
+    accounted = true;
+    recordCompletion(deps, dp, { status, outcome, error, trace, usage, latencyMs: Date.now() - dp.ctx.startedAt });
+  };
+  async function* frames(): AsyncGenerator<Uint8Array> {
+    try {
+      for (const ev of events.start()) yield sseData(ev);
+      // The chat stream's own bytes are not sent: its chunks, seen by the observer, become events.
+      for await (const _bytes of stream) {
+        for (const c of chunks.splice(0)) for (const ev of events.push(c)) yield sseData(ev);
+      }
+      for (const c of chunks.splice(0)) for (const ev of events.push(c)) yield sseData(ev);
+      const last = failure ? events.fail(failure) : events.end();
+      await save(last.response, trace.provider);
+      account(failure ? failure.status : outcome.status, failure);
+      for (const ev of last.events) yield sseData(ev);
+      yield SSE_DONE;
+    } finally {
+      account(499, new GatewayError('invalid_request', 'The client closed the connection.', { status: 499 }));
+    }
+  }
+  reply.code(outcome.status).headers(SSE_HEADERS);
+  return reply.send(Readable.from(frames(), { objectMode: false, highWaterMark: 1 }));
+}

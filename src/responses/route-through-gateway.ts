@@ -1,0 +1,114 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { toGatewayError } from '../errors/to-gateway-error.js';
+import type { ProviderEndpointKind } from '../providers/provider.js';
+import { compileConfig } from '../routing/compile-config.js';
+import type { CompiledNode } from '../routing/compiled-config.js';
+import type { Outcome, RouteTrace } from '../routing/outcome.js';
+import type { RouteInput } from '../routing/route-input.js';
+import { resolveTarget, type TargetResolverDeps } from '../routing/resolve-target.js';
+import type { DataPlaneRequest } from '../server/data-plane/data-plane-hook.js';
+import { readGatewayHeaders, type GatewayHeaders } from '../server/data-plane/read-gateway-headers.js';
+import { recordCompletion } from '../server/data-plane/record-completion.js';
+import { resolveConfig } from '../server/data-plane/resolve-config.js';
+import type { GatewayDeps } from '../server/deps.js';
+
+/** The node used when a request carries no config: one leaf filled from the request headers. */
+const HEADER_ONLY: CompiledNode = compileConfig({}).root;
+
+/** A data-plane request read from its headers, before any body is chosen. */
+export interface PreparedRequest {
+  gh: GatewayHeaders;
+  dp: DataPlaneRequest;
+  root: CompiledNode;
+  signal: AbortSignal;
+}
+
+/** A routed request: its outcome and how it was routed (for headers and accounting). */
+export interface RoutedRequest extends PreparedRequest {
+  outcome: Outcome;
+  trace: RouteTrace;
+}
+
+/** Reads headers and config like every data-plane route and arms the abort on client disconnect. */
+export function prepareRequest(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply): PreparedRequest {
+  const ctx = request.gw;
+  const gh = readGatewayHeaders(request.headers);
+  const config = resolveConfig(gh.config, ctx.workspaceId, deps.runtime.current, deps.configs);
+  const abort = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) abort.abort(new Error('client closed the connection'));
+  });
+  const dp: DataPlaneRequest = { ctx, endpoint: 'chat', body: {}, stream: false, metadata: gh.metadata, headers: request.headers, config, responseHeaders: {}, locals: {} };
+  return { gh, dp, root: config?.root ?? HEADER_ONLY, signal: abort.signal };
+}
+
+function routeInput(request: FastifyRequest, p: PreparedRequest, endpoint: ProviderEndpointKind, body: Record<string, unknown>, stream: boolean): RouteInput {
+  return {
+    endpoint,
+    body,
+    stream,
+    headers: request.headers,
+    metadata: p.dp.metadata,
+    pathname: request.url.split('?', 1)[0]!,
+    organisationId: p.dp.ctx.organisationId,
+    workspaceId: p.dp.ctx.workspaceId,
+    headerTarget: p.gh.target,
+    forwardHeaderNames: p.gh.forwardHeaderNames,
+    requestTimeoutMs: p.gh.requestTimeoutMs,
+    cacheForceRefresh: p.gh.cacheForceRefresh,
+    signal: p.signal,
+  };
+}
+
+/**
+ * True when every target the config can reach serves the Responses API natively (an adapter with a
+ * `responses` endpoint); a target that cannot be resolved counts as not native.
+ */
+export function servesResponsesNatively(request: FastifyRequest, p: PreparedRequest, targets: TargetResolverDeps): boolean {
+  const input = routeInput(request, p, 'responses', {}, false);
+  const leaves: CompiledNode[] = [];
+  const walk = (n: CompiledNode) => (n.mode === 'leaf' ? leaves.push(n) : n.children.forEach(walk));
+  walk(p.root);
+  return leaves.every((leaf) => {
+    try {
+      return resolveTarget(leaf, input, targets).adapter.endpoints.responses !== undefined;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Runs the request-level hooks and the routing engine for `endpoint` with `body`, like the chat route
+ * does (fallback, retries, cache, guardrails and limits apply), and sets the routing headers on the
+ * reply. A failure is accounted for and thrown.
+ */
+export async function routeThroughGateway(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, p: PreparedRequest, endpoint: ProviderEndpointKind, body: Record<string, unknown>): Promise<RoutedRequest> {
+  const { dp } = p;
+  dp.endpoint = endpoint;
+  dp.body = body;
+  dp.stream = body.stream === true;
+  const trace: RouteTrace = { retries: 0, attempts: [] };
+  let outcome: Outcome;
+  try {
+    for (const hook of deps.hooks) if (hook.before) await hook.before(dp);
+    outcome = await deps.router.route(p.root, routeInput(request, p, endpoint, dp.body, dp.stream), trace);
+  } catch (err) {
+    const g = toGatewayError(err);
+    reply.headers(routeHeaders(trace, dp.responseHeaders));
+    recordCompletion(deps, dp, { status: g.status, error: g, trace, latencyMs: Date.now() - dp.ctx.startedAt });
+    throw g;
+  }
+  reply.headers(routeHeaders(trace, dp.responseHeaders));
+  reply.header('x-gateway-cache-status', outcome.cacheStatus);
+  for (const [k, v] of Object.entries(outcome.headers)) reply.header(k, v);
+  return { ...p, outcome, trace };
+}
+
+function routeHeaders(trace: RouteTrace, extra: Record<string, string>): Record<string, string> {
+  const h: Record<string, string> = { ...extra };
+  if (trace.provider) h['x-gateway-provider'] = trace.provider;
+  if (trace.path) h['x-gateway-last-used-option-index'] = trace.path;
+  h['x-gateway-retry-attempt-count'] = String(trace.retries);
+  return h;
+}
