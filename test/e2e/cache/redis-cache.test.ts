@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:net';
+import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { hashEmbedding, startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
@@ -59,9 +60,9 @@ describe('two replicas sharing one Redis cache', () => {
     const body = q('shared stream');
     const sdk = (gw: TestGateway) => gw.openai({ ...key, 'x-gateway-config': cacheConfig(fake, { mode: 'simple' }) }, { apiKey: 'sk-a' });
     const run = async (gw: TestGateway) => {
-      const { data, response } = await sdk(gw).chat.completions.create({ ...body, stream: true } as never).withResponse();
+      const { data, response } = await sdk(gw).chat.completions.create({ model: 'gpt-4o', stream: true, messages: body.messages as OpenAI.ChatCompletionMessageParam[] }).withResponse();
       let text = '';
-      for await (const c of data as AsyncIterable<{ choices: Array<{ delta: { content?: string } }> }>) text += c.choices[0]?.delta.content ?? '';
+      for await (const c of data) text += c.choices[0]?.delta.content ?? '';
       return { text, cache: response.headers.get('x-gateway-cache-status') };
     };
     expect(await run(b)).toEqual({ text: 'echo: shared stream', cache: 'MISS' });

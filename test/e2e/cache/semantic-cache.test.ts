@@ -1,3 +1,4 @@
+import type OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { hashEmbedding, startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
@@ -101,10 +102,10 @@ describe('semantic cache', () => {
     await cache.settle();
     const { data: stream, response } = await gw
       .openai({ 'x-gateway-config': semantic() }, { apiKey: 'sk-a' })
-      .chat.completions.create({ ...q(sys, 'capital of france? (0.96)'), stream: true } as never)
+      .chat.completions.create({ model: 'gpt-4o', stream: true, messages: q(sys, 'capital of france? (0.96)').messages as OpenAI.ChatCompletionMessageParam[] })
       .withResponse();
     let text = '';
-    for await (const chunk of stream as AsyncIterable<{ choices: Array<{ delta: { content?: string } }> }>) text += chunk.choices[0]?.delta.content ?? '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(response.headers.get('x-gateway-cache-status')).toBe('SEMANTIC HIT');
     expect(text).toBe(`echo: ${ORIGINAL}`);
   });
