@@ -1,0 +1,110 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { STORE_KINDS, type StoreHandle } from '../helpers/stores.js';
+import { ensureDefaultTenant, listWorkspaces } from '../../src/store/repos/organisations.js';
+import { getApiKey, insertApiKey, listActiveApiKeys, listApiKeys, updateApiKey, type ApiKeyRecord } from '../../src/store/repos/api-keys.js';
+import { archiveConfig, getConfig, insertConfig, listConfigs, listConfigVersions, updateConfig } from '../../src/store/repos/configs.js';
+import { getVirtualKey, insertVirtualKey, listVirtualKeys, updateVirtualKey } from '../../src/store/repos/virtual-keys.js';
+import { insertRequestLogs, listRequestLogs } from '../../src/store/repos/request-logs.js';
+import { bumpRuntimeVersion, isUniqueViolation, readRuntimeVersion } from '../../src/store/store.js';
+import { uuid } from '../../src/lib/ids.js';
+
+describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
+  let h: StoreHandle;
+  let org: string;
+  let ws: string;
+  beforeEach(async () => {
+    h = await kind.open();
+    const t = await ensureDefaultTenant(h.store, 1000);
+    org = t.organisation.id;
+    ws = t.workspace.id;
+  });
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  it('bootstraps the default tenant once', async () => {
+    const again = await ensureDefaultTenant(h.store, 2000);
+    expect(again.created).toBe(false);
+    expect(again.workspace.id).toBe(ws);
+    expect((await listWorkspaces(h.store)).map((w) => w.slug)).toEqual(['default']);
+  });
+
+  const key = (over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({
+    id: uuid(),
+    organisation_id: org,
+    workspace_id: ws,
+    name: 'k',
+    type: 'workspace-service',
+    key_hash: uuid().replace(/-/g, ''),
+    key_hint: 'ab',
+    scopes: ['a.b'],
+    status: 'active',
+    expires_at: 5_000_000_000_000,
+    rotation_policy: { rotation_period: 'weekly' },
+    metadata: { team: 'x' },
+    created_at: 10,
+    updated_at: 10,
+    ...over,
+  });
+
+  it('round-trips API keys with their JSON fields and large times', async () => {
+    const k = key();
+    await insertApiKey(h.store, k);
+    expect(await getApiKey(h.store, k.id)).toEqual(k);
+    await updateApiKey(h.store, k.id, { name: 'renamed', scopes: [], expires_at: null }, 20);
+    expect(await getApiKey(h.store, k.id)).toMatchObject({ name: 'renamed', scopes: [], expires_at: null, updated_at: 20 });
+    await insertApiKey(h.store, key({ created_at: 30 }));
+    const page = await listApiKeys(h.store, { organisationId: org, limit: 1, offset: 0 });
+    expect(page.total).toBe(2);
+    expect(page.rows).toHaveLength(1);
+    expect(page.rows[0]!.created_at).toBe(30);
+    await updateApiKey(h.store, k.id, { status: 'revoked' }, 40);
+    expect((await listActiveApiKeys(h.store)).map((r) => r.id)).not.toContain(k.id);
+  });
+
+  it('refuses a duplicate key hash as a unique violation', async () => {
+    const k = key();
+    await insertApiKey(h.store, k);
+    const err = await insertApiKey(h.store, key({ key_hash: k.key_hash })).catch((e) => e);
+    expect(isUniqueViolation(err)).toBe(true);
+  });
+
+  it('versions configs and finds them by id or slug within workspaces', async () => {
+    const id = uuid();
+    await insertConfig(h.store, { id, organisation_id: org, workspace_id: ws, name: 'c', slug: 'c-slug', status: 'active', version: 1, config: { retry: { attempts: 1 } }, created_at: 1, updated_at: 1 });
+    expect(await updateConfig(h.store, id, { config: { retry: { attempts: 2 } } }, 2)).toBe(2);
+    expect(await updateConfig(h.store, id, { name: 'renamed' }, 3)).toBe(2);
+    const bySlug = await getConfig(h.store, 'c-slug', [ws]);
+    expect(bySlug).toMatchObject({ id, name: 'renamed', version: 2, config: { retry: { attempts: 2 } } });
+    expect(await getConfig(h.store, id, [uuid()])).toBeUndefined();
+    expect((await listConfigVersions(h.store, id)).map((v) => v.version)).toEqual([2, 1]);
+    const dup = await insertConfig(h.store, { id: uuid(), organisation_id: org, workspace_id: ws, name: 'd', slug: 'c-slug', status: 'active', version: 1, config: {}, created_at: 1, updated_at: 1 }).catch((e) => e);
+    expect(isUniqueViolation(dup)).toBe(true);
+    expect((await listConfigs(h.store, { workspaceIds: [ws], limit: 10, offset: 0 })).total).toBe(1);
+    await archiveConfig(h.store, id, 4);
+    expect((await listConfigs(h.store, { workspaceIds: [ws], limit: 10, offset: 0 })).total).toBe(0);
+  });
+
+  it('stores virtual keys and request logs', async () => {
+    const id = uuid();
+    await insertVirtualKey(h.store, { id, workspace_id: ws, name: 'v', slug: 'v1', provider: 'openai', secret: 's', config: { custom_host: 'http://x' }, status: 'active', created_at: 1, updated_at: 1 });
+    await updateVirtualKey(h.store, id, { secret: 's2' }, 2);
+    expect(await getVirtualKey(h.store, 'v1', [ws])).toMatchObject({ id, secret: 's2', config: { custom_host: 'http://x' } });
+    expect((await listVirtualKeys(h.store, { workspaceIds: [ws], limit: 10, offset: 0 })).total).toBe(1);
+    const row = {
+      id: uuid(), organisation_id: org, workspace_id: ws, api_key_id: null, trace_id: 't1', endpoint: 'chat', provider: 'openai', model: 'm', status: 200, stream: 1,
+      cache_status: 'MISS', config_id: null, prompt_id: null, target_path: 'config', retry_count: 0, prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cost: 0.5,
+      latency_ms: 12, metadata: '{}', error: null, hook_results: null, created_at: 1_800_000_000_000,
+    };
+    await insertRequestLogs(h.store, [row, { ...row, id: uuid(), trace_id: 't2' }]);
+    const logs = await listRequestLogs(h.store, { workspaceIds: [ws], traceId: 't1', limit: 10, offset: 0 });
+    expect(logs.total).toBe(1);
+    expect(logs.rows[0]).toEqual(row);
+  });
+
+  it('bumps the runtime version', async () => {
+    const v = await readRuntimeVersion(h.store);
+    await bumpRuntimeVersion(h.store);
+    expect(await readRuntimeVersion(h.store)).toBe(v + 1);
+  });
+});
