@@ -31,7 +31,7 @@ function countWith(count: Counter, text: string): number {
 
 function textOfContent(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((p) => (isObject(p) && typeof p.text === 'string' ? p.text : '')).join('\n');
+  if (Array.isArray(content)) return content.flatMap((p) => (isObject(p) && typeof p.text === 'string' ? [p.text] : [])).join('\n');
   return '';
 }
 

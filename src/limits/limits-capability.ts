@@ -8,23 +8,35 @@ import { registerRateLimitPolicyRoutes } from './rate-limit-policy-routes.js';
 import { rateLimitSection } from './rate-limit-section.js';
 import { createStreamTallyInterceptor } from './stream-tally-interceptor.js';
 
+/** Options of the limits capability (tests observe token accounting through `onCounted`). */
+export interface LimitsOptions {
+  /** Called with the tokens added after each finished request that matched a tokens policy. */
+  onCounted?: (tokens: number) => void;
+}
+
 /**
  * Rate-limit policies (issue 8): the `/v1/policies/rate-limits` admin API, a runtime section of the
  * active policies, the enforcing data-plane hook, and a leaf interceptor that lets the hook see
  * streamed answers. Counters live in memory, or in Redis (`state.redis`, keys under
  * `<state.prefix>rl:`) when REDIS_URL is set, shared by every replica. See docs/limits.md.
  */
-export const limitsCapability: Capability = {
-  name: 'limits',
-  create(core) {
-    const counters: RateCounterStore = core.state.redis ? new RedisCounterStore(core.state.redis, `${core.state.prefix}rl:`, core.clock) : new MemoryCounterStore(core.clock);
-    const tallies = new WeakMap<object, StreamTextTally>();
-    return {
-      sections: [rateLimitSection],
-      hooks: [createRateLimitHook({ runtime: core.runtime, counters, clock: core.clock, logger: core.logger, metrics: core.metrics, tallies })],
-      interceptors: [createStreamTallyInterceptor(tallies)],
-      routes: (app, deps) => registerRateLimitPolicyRoutes(app, deps),
-      close: () => counters.close(),
-    };
-  },
-};
+export function createLimitsCapability(opts: LimitsOptions = {}): Capability {
+  return {
+    name: 'limits',
+    create(core) {
+      const counters: RateCounterStore = core.state.redis ? new RedisCounterStore(core.state.redis, `${core.state.prefix}rl:`, core.clock) : new MemoryCounterStore(core.clock);
+      const tallies = new WeakMap<object, StreamTextTally>();
+      const hook = createRateLimitHook({ runtime: core.runtime, counters, clock: core.clock, logger: core.logger, metrics: core.metrics, tallies, onCounted: opts.onCounted });
+      return {
+        sections: [rateLimitSection],
+        hooks: [hook],
+        interceptors: [createStreamTallyInterceptor(tallies)],
+        routes: (app, deps) => registerRateLimitPolicyRoutes(app, deps),
+        close: () => counters.close(),
+      };
+    },
+  };
+}
+
+/** The limits capability as the gateway registers it. */
+export const limitsCapability: Capability = createLimitsCapability();

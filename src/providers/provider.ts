@@ -3,6 +3,9 @@ import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from 
 import type { CompletionRequest, TextCompletion } from '../spec/completions.js';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../spec/embeddings.js';
 import type { ModelInfo } from '../spec/models.js';
+import type { ImageGenerationRequest, ImagesResponse } from '../spec/images.js';
+import type { ModerationRequest, ModerationResponse } from '../spec/moderations.js';
+import type { RerankRequest, RerankResponse } from '../spec/rerank.js';
 import type { ResponseObject, ResponseStreamEvent, ResponsesRequest } from '../spec/responses.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { HttpClient } from '../lib/http-client.js';
@@ -82,6 +85,9 @@ export interface EndpointTypes {
   chat: { req: ChatCompletionRequest; res: ChatCompletion; chunk: ChatCompletionChunk };
   completions: { req: CompletionRequest; res: TextCompletion; chunk: TextCompletion };
   embeddings: { req: EmbeddingsRequest; res: EmbeddingsResponse; chunk: never };
+  images: { req: ImageGenerationRequest; res: ImagesResponse; chunk: never };
+  moderations: { req: ModerationRequest; res: ModerationResponse; chunk: never };
+  rerank: { req: RerankRequest; res: RerankResponse; chunk: never };
   responses: { req: ResponsesRequest; res: ResponseObject; chunk: ResponseStreamEvent };
 }
 

@@ -8,15 +8,17 @@ import { bedrockProvider } from './bedrock/bedrock-provider.js';
 import { azureOpenAIProvider } from './azure-openai/azure-openai-provider.js';
 import { azureAIProvider } from './azure-ai/azure-ai-provider.js';
 import { cohereProvider } from './cohere/cohere-provider.js';
+import { voyageProvider } from './voyage/voyage-provider.js';
 
 /**
  * OpenAI-compatible hosts: one row each, default base URL overridable by `custom_host`.
  * Docs: groq.com, together.ai, mistral.ai, deepseek.com, fireworks.ai, openrouter.ai, x.ai,
- * perplexity.ai, ollama.com, vllm.ai, lmstudio.ai (each host's OpenAI compatibility page).
+ * perplexity.ai, ollama.com, vllm.ai, lmstudio.ai (each host's OpenAI compatibility page), jina.ai (embeddings, rerank).
+ * `rerank: true` marks hosts serving `POST /rerank` in the vLLM / Jina format.
  */
 const OPENAI_COMPATIBLE_HOSTS: OpenAICompatibleSpec[] = [
   { name: 'groq', baseUrl: 'https://api.groq.com/openai/v1', without: ['completions'] },
-  { name: 'together-ai', baseUrl: 'https://api.together.xyz/v1' },
+  { name: 'together-ai', baseUrl: 'https://api.together.xyz/v1', rerank: true },
   { name: 'mistral-ai', baseUrl: 'https://api.mistral.ai/v1', without: ['completions'] },
   { name: 'deepseek', baseUrl: 'https://api.deepseek.com/v1', without: ['embeddings'] },
   { name: 'fireworks-ai', baseUrl: 'https://api.fireworks.ai/inference/v1' },
@@ -24,8 +26,9 @@ const OPENAI_COMPATIBLE_HOSTS: OpenAICompatibleSpec[] = [
   { name: 'x-ai', baseUrl: 'https://api.x.ai/v1' },
   { name: 'perplexity-ai', baseUrl: 'https://api.perplexity.ai', without: ['completions', 'embeddings'] },
   { name: 'ollama', baseUrl: 'http://localhost:11434/v1', keyOptional: true },
-  { name: 'vllm', baseUrl: 'http://localhost:8000/v1', keyOptional: true },
+  { name: 'vllm', baseUrl: 'http://localhost:8000/v1', keyOptional: true, rerank: true },
   { name: 'lm-studio', baseUrl: 'http://localhost:1234/v1', keyOptional: true },
+  { name: 'jina', baseUrl: 'https://api.jina.ai/v1', without: ['chat', 'completions', 'images', 'moderations'], rerank: true },
 ];
 
 /** Every provider the gateway knows, by registry name. The only place that names them all. */
@@ -38,6 +41,7 @@ const PROVIDERS: ReadonlyMap<string, ProviderAdapter> = new Map<string, Provider
   [azureOpenAIProvider.name, azureOpenAIProvider],
   [azureAIProvider.name, azureAIProvider],
   [cohereProvider.name, cohereProvider],
+  [voyageProvider.name, voyageProvider],
   ...OPENAI_COMPATIBLE_HOSTS.map((spec): [string, ProviderAdapter] => [spec.name, createOpenAICompatibleProvider(spec)]),
 ]);
 

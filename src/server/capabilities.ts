@@ -1,9 +1,10 @@
 import type { Capability } from './capability.js';
-import { responsesCapability } from '../responses/responses-capability.js';
-import { promptsCapability } from '../prompts/prompts-capability.js';
-import { guardrailsCapability } from '../guardrails/guardrails-capability.js';
-import { limitsCapability } from '../limits/limits-capability.js';
 import { cacheCapability } from '../cache/cache-capability.js';
+import { guardrailsCapability } from '../guardrails/guardrails-capability.js';
+import { imagesCapability } from '../images/images-capability.js';
+import { limitsCapability } from '../limits/limits-capability.js';
+import { promptsCapability } from '../prompts/prompts-capability.js';
+import { responsesCapability } from '../responses/responses-capability.js';
 
 /**
  * The capabilities of the gateway, in order: their hooks run in this order before routing, and
@@ -11,6 +12,7 @@ import { cacheCapability } from '../cache/cache-capability.js';
  */
 export const CAPABILITIES: Capability[] = [
   promptsCapability, // first: its hook renders a config's prompt_id into the body the other hooks then see
+  imagesCapability, // outermost interceptor: cached image answers keep their bytes, every answer gets fresh signed links
   limitsCapability, // rate limits: after request-rewriting hooks (the model is final), before guardrails spend work on a refused request
   guardrailsCapability, // after request-rewriting hooks (prompts); outside the cache so cached answers are checked too
   cacheCapability(), // innermost interceptor: guardrails listed before it also check cache hits

@@ -26,6 +26,12 @@ export interface Settings {
   semanticCacheEmbeddingModel: string;
   /** Cosine similarity a semantic cache hit needs (`SEMANTIC_CACHE_THRESHOLD`, 0 < t ≤ 1). */
   semanticCacheThreshold: number;
+  /** HMAC key signing image URLs (`GATEWAY_URL_SIGNING_KEY`); generated and kept in the data dir when unset. */
+  urlSigningKey?: string;
+  /** Public base URL of the gateway for links it hands out (`GATEWAY_PUBLIC_URL`); default from the request's Host. */
+  publicUrl?: string;
+  /** In-process image store bound, bytes (`GATEWAY_IMAGE_STORE_MAX_BYTES`, default 256 MiB). */
+  imageStoreMaxBytes: number;
 }
 
 function int(value: string | undefined, fallback: number): number {
@@ -64,6 +70,9 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     cacheMaxBytes: int(env.GATEWAY_CACHE_MAX_BYTES, 64 * 1024 * 1024),
     semanticCacheEmbeddingModel: env.SEMANTIC_CACHE_EMBEDDING_MODEL || 'text-embedding-3-small',
     semanticCacheThreshold: fraction(env.SEMANTIC_CACHE_THRESHOLD, 0.95),
+    urlSigningKey: env.GATEWAY_URL_SIGNING_KEY || undefined,
+    publicUrl: env.GATEWAY_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
+    imageStoreMaxBytes: int(env.GATEWAY_IMAGE_STORE_MAX_BYTES, 256 * 1024 * 1024),
   };
 }
 

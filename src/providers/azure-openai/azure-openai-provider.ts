@@ -7,7 +7,7 @@ const NAME = 'azure-openai';
 
 /**
  * The Azure OpenAI row of the OpenAI-compatible base: base URL `https://{resource}.openai.azure.com/openai`
- * (or `custom_host`), paths `/deployments/{deployment}/{chat/completions|completions|embeddings}?api-version=…`,
+ * (or `custom_host`), paths `/deployments/{deployment}/{chat/completions|completions|embeddings|images/generations}?api-version=…`,
  * `api-key` or `Authorization` auth. Bodies, answers and errors are OpenAI-shaped.
  * @see https://learn.microsoft.com/azure/ai-services/openai/reference
  */
@@ -41,11 +41,12 @@ function withEntra<Req, Res, Chunk>(adapter: EndpointAdapter<Req, Res, Chunk>): 
 
 function build(): ProviderAdapter {
   const base = createOpenAICompatibleProvider(azureOpenAISpec);
-  const { chat, completions, embeddings, responses } = base.endpoints;
+  const { chat, completions, embeddings, images, responses } = base.endpoints;
   const endpoints: ProviderEndpoints = {
     ...(chat ? { chat: withEntra(chat) } : {}),
     ...(completions ? { completions: withEntra(completions) } : {}),
     ...(embeddings ? { embeddings: withEntra(embeddings) } : {}),
+    ...(images ? { images: withEntra(images) } : {}),
     ...(responses ? { responses: withEntra(responses) } : {}),
   };
   return { ...base, endpoints };

@@ -4,6 +4,8 @@ import { buildConverseCall, mapConverseResponse } from './bedrock-chat.js';
 import { createBedrockStreamMapper } from './bedrock-stream.js';
 import { bedrockEmbeddings } from './bedrock-embeddings.js';
 import { mapBedrockError } from './bedrock-error.js';
+import { bedrockImages } from './bedrock-images.js';
+import { bedrockRerank } from './bedrock-rerank.js';
 
 const chat: EndpointAdapter<ChatCompletionRequest, ChatCompletion, ChatCompletionChunk> = {
   buildRequest: buildConverseCall,
@@ -13,11 +15,12 @@ const chat: EndpointAdapter<ChatCompletionRequest, ChatCompletion, ChatCompletio
 
 /**
  * AWS Bedrock Runtime ("cloud1"): chat through Converse / ConverseStream, embeddings through
- * InvokeModel (Titan, Cohere), SigV4-signed with `cloud1_*` credentials.
+ * InvokeModel (Titan, Cohere), images through InvokeModel (Titan Image Generator, Stability), rerank
+ * through Agent Runtime `/rerank`, SigV4-signed with `cloud1_*` credentials.
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_Operations_Amazon_Bedrock_Runtime.html
  */
 export const bedrockProvider: ProviderAdapter = {
   name: 'bedrock',
-  endpoints: { chat, embeddings: bedrockEmbeddings },
+  endpoints: { chat, embeddings: bedrockEmbeddings, images: bedrockImages, rerank: bedrockRerank },
   mapError: mapBedrockError,
 };

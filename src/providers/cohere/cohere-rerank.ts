@@ -1,5 +1,9 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { isObject } from '../../lib/json.js';
+import { prefixedId } from '../../lib/ids.js';
+import { buildRerankResponse, rerankModelFor, type RerankRequest as CommonRerankRequest, type RerankResponse } from '../../spec/rerank.js';
+import type { EndpointAdapter } from '../provider.js';
+import { cohereBaseUrl, cohereHeaders } from './cohere-auth.js';
 
 /** A rerank request in the gateway's shape (the same fields as Cohere's). */
 export interface RerankRequest {
@@ -27,7 +31,6 @@ export interface CohereRerankRequest {
 
 /**
  * Builds the body of `POST /v2/rerank`; `{text}` documents are flattened to strings (v2 takes strings).
- * Not wired to an endpoint yet: the rerank endpoint of the provider interface will use it.
  * @see https://docs.cohere.com/reference/rerank
  */
 export function toCohereRerankRequest(req: RerankRequest): CohereRerankRequest {
@@ -49,3 +52,19 @@ export function mapCohereRerankResponse(body: unknown): { id?: string; results: 
   const units = isObject(body.meta) && isObject(body.meta.billed_units) ? body.meta.billed_units.search_units : undefined;
   return { ...(typeof body.id === 'string' ? { id: body.id } : {}), results, search_units: typeof units === 'number' ? units : 0 };
 }
+
+/**
+ * The rerank endpoint: `POST /v2/rerank` (model prefix `cohere.` stripped), answered as the common
+ * result object with document texts and Cohere's billed search units.
+ * @see https://docs.cohere.com/reference/rerank
+ */
+export const cohereRerank: EndpointAdapter<CommonRerankRequest, RerankResponse> = {
+  buildRequest(req, ctx) {
+    const body = { ...toCohereRerankRequest({ ...req, model: rerankModelFor(req.model, 'cohere') }), ...(req.parameters ?? {}) };
+    return { url: `${cohereBaseUrl(ctx.target)}/v2/rerank`, method: 'POST', headers: cohereHeaders(ctx.target), body: JSON.stringify(body) };
+  },
+  mapResponse(body, req) {
+    const mapped = mapCohereRerankResponse(body);
+    return buildRerankResponse(req, mapped.results, { id: mapped.id ?? prefixedId('rerank-'), model: rerankModelFor(req.model, 'cohere'), provider: 'cohere', searchUnits: mapped.search_units || 1 });
+  },
+};

@@ -9,6 +9,8 @@ import { googleAuthHeaders } from './google-auth.js';
 import { buildGoogleChatBody, googleModelOf, mapGoogleResponse } from './google-chat.js';
 import { buildGoogleEmbeddingsBody, mapGoogleEmbeddingsResponse } from './google-embeddings.js';
 import { mapGoogleError } from './google-error.js';
+import type { ImageGenerationRequest, ImagesResponse } from '../../spec/images.js';
+import { buildImagenBody, imagenModelOf, mapImagenResponse } from './google-images.js';
 import { createGoogleStreamMapper } from './google-stream.js';
 
 const NAME = 'google';
@@ -48,15 +50,20 @@ const embeddings: EndpointAdapter<EmbeddingsRequest, EmbeddingsResponse> = {
   mapResponse: (body, req) => mapGoogleEmbeddingsResponse(body, req, googleModelOf(req.model ?? DEFAULT_EMBEDDING_MODEL)),
 };
 
+const images: EndpointAdapter<ImageGenerationRequest, ImagesResponse> = {
+  buildRequest: (req, ctx) => call(ctx, `models/${imagenModelOf(req)}:predict`, buildImagenBody(req)),
+  mapResponse: (body, _req, ctx) => mapImagenResponse(body, NAME, unixSeconds(ctx.clock)),
+};
+
 /**
  * The Gemini API (Google AI Studio): chat through `generateContent` / `streamGenerateContent`,
- * embeddings through `embedContent` / `batchEmbedContents`, key in `x-goog-api-key`.
+ * embeddings through `embedContent` / `batchEmbedContents`, Imagen images through `:predict`, key in `x-goog-api-key`.
  * `custom_host` replaces `https://generativelanguage.googleapis.com`.
  * @see https://ai.google.dev/api
  */
 export const googleProvider: ProviderAdapter = {
   name: NAME,
-  endpoints: { chat, embeddings },
+  endpoints: { chat, embeddings, images },
   mapError: (status, body, headers) => mapGoogleError(NAME, status, body, headers),
   async listModels(ctx) {
     const headers = { ...ctx.target.forwardHeaders, ...googleAuthHeaders(ctx.target) };

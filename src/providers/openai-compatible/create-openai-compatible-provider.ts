@@ -2,12 +2,17 @@ import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from 
 import type { CompletionRequest, TextCompletion } from '../../spec/completions.js';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../spec/embeddings.js';
 import type { ModelInfo } from '../../spec/models.js';
+import type { ImageGenerationRequest, ImagesResponse } from '../../spec/images.js';
+import type { ModerationRequest, ModerationResponse } from '../../spec/moderations.js';
+import type { RerankRequest, RerankResponse } from '../../spec/rerank.js';
+import { prefixedId } from '../../lib/ids.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { tryParseJson, isObject } from '../../lib/json.js';
 import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderTarget, UpstreamCall } from '../provider.js';
 import { joinUrl } from './url.js';
 import { mapOpenAIError } from './map-openai-error.js';
 import { createOpenAIStreamMapper } from './openai-stream.js';
+import { buildOpenAICompatibleRerankBody, mapOpenAICompatibleRerankResponse } from './openai-compatible-rerank.js';
 import { createOpenAIResponsesEndpoint } from './openai-responses.js';
 
 /** One row describing an OpenAI-compatible host. */
@@ -26,8 +31,10 @@ export interface OpenAICompatibleSpec {
   resolveBaseUrl?: (target: ProviderTarget) => string;
   /** Rewrites a path and query for this host (Azure deployments and api-version). */
   resolvePath?: (path: string, body: Record<string, unknown> | undefined, target: ProviderTarget) => string;
-  /** Endpoints this host does not serve. */
-  without?: Array<'completions' | 'embeddings'>;
+  /** Endpoints this host does not serve (images and moderations are on by default). */
+  without?: Array<'chat' | 'completions' | 'embeddings' | 'images' | 'moderations'>;
+  /** True when the host serves `POST /rerank` in the vLLM / Jina format (off by default). */
+  rerank?: boolean;
   /** True when the host serves the Responses API (`POST /responses`) natively; otherwise the gateway runs it over chat. */
   responses?: boolean;
 }
@@ -65,8 +72,9 @@ function jsonCall(spec: OpenAICompatibleSpec, path: string, body: Record<string,
 }
 
 /**
- * Builds the adapter of an OpenAI-compatible host from one row of settings. Every endpoint is
- * `nativeSchema`, so answers pass through byte for byte when nothing rewrites them.
+ * Builds the adapter of an OpenAI-compatible host from one row of settings. Every endpoint but
+ * rerank is `nativeSchema`, so answers pass through byte for byte when nothing rewrites them; rerank
+ * (`rerank: true` rows) speaks the vLLM / Jina format and is mapped to the common result object.
  * @see https://platform.openai.com/docs/api-reference
  */
 export function createOpenAICompatibleProvider(spec: OpenAICompatibleSpec): ProviderAdapter {
@@ -87,13 +95,30 @@ export function createOpenAICompatibleProvider(spec: OpenAICompatibleSpec): Prov
     buildRequest: (req, ctx) => jsonCall(spec, '/embeddings', req, ctx),
     mapResponse: (body) => body as EmbeddingsResponse,
   };
+  const images: EndpointAdapter<ImageGenerationRequest, ImagesResponse> = {
+    nativeSchema: true,
+    buildRequest: (req, ctx) => jsonCall(spec, '/images/generations', req, ctx),
+    mapResponse: (body) => body as ImagesResponse,
+  };
+  const moderations: EndpointAdapter<ModerationRequest, ModerationResponse> = {
+    nativeSchema: true,
+    buildRequest: (req, ctx) => jsonCall(spec, '/moderations', req, ctx),
+    mapResponse: (body) => body as ModerationResponse,
+  };
+  const rerank: EndpointAdapter<RerankRequest, RerankResponse> = {
+    buildRequest: (req, ctx) => jsonCall(spec, '/rerank', buildOpenAICompatibleRerankBody(req, spec.name), ctx),
+    mapResponse: (body, req) => mapOpenAICompatibleRerankResponse(body, req, spec.name, prefixedId('rerank-')),
+  };
   const without = new Set(spec.without ?? []);
   return {
     name: spec.name,
     endpoints: {
-      chat,
+      ...(without.has('chat') ? {} : { chat }),
       ...(without.has('completions') ? {} : { completions }),
       ...(without.has('embeddings') ? {} : { embeddings }),
+      ...(without.has('images') ? {} : { images }),
+      ...(without.has('moderations') ? {} : { moderations }),
+      ...(spec.rerank ? { rerank } : {}),
       ...(spec.responses ? { responses: createOpenAIResponsesEndpoint(spec) } : {}),
     },
     mapError: (status, body, headers) => mapOpenAIError(spec.name, status, body, headers),

@@ -2,6 +2,7 @@ import type { ProviderAdapter } from '../provider.js';
 import { VertexTokenCache } from './vertex-ai-auth.js';
 import { createVertexChat } from './vertex-ai-chat.js';
 import { createVertexEmbeddings } from './vertex-ai-embeddings.js';
+import { createVertexImages } from './vertex-ai-images.js';
 import { mapVertexError } from './vertex-ai-error.js';
 
 const NAME = 'vertex-ai';
@@ -15,7 +16,7 @@ export interface VertexAiProviderOptions {
 /**
  * Vertex AI: Gemini models (Gemini body, via the google provider's converters) and Claude models
  * (Anthropic body on rawPredict, via the anthropic provider's converters), embeddings through
- * `:predict`. Config: `cloud2_project_id`, `cloud2_region`, `cloud2_service_account_json` (exchanged for
+ * `:predict`, Imagen images through `:predict`. Config: `cloud2_project_id`, `cloud2_region`, `cloud2_service_account_json` (exchanged for
  * an access token), or an access token as `api_key`. This folder imports from `../google/` and
  * `../anthropic/` by design: the bodies are the same as on those providers.
  * @see https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest
@@ -24,7 +25,7 @@ export function createVertexAiProvider(opts: VertexAiProviderOptions = {}): Prov
   const tokens = opts.tokens ?? new VertexTokenCache();
   return {
     name: NAME,
-    endpoints: { chat: createVertexChat(NAME, tokens), embeddings: createVertexEmbeddings(NAME, tokens) },
+    endpoints: { chat: createVertexChat(NAME, tokens), embeddings: createVertexEmbeddings(NAME, tokens), images: createVertexImages(NAME, tokens) },
     mapError: (status, body, headers) => mapVertexError(NAME, status, body, headers),
   };
 }

@@ -2,6 +2,25 @@ import { prefixedId } from '../../lib/ids.js';
 import type { GatewayDeps } from '../deps.js';
 import type { CompletedRequest, DataPlaneRequest } from './data-plane-hook.js';
 
+const SPAN_HEADERS = [
+  ['x-gateway-span-id', 'span_id'],
+  ['x-gateway-parent-span-id', 'parent_span_id'],
+  ['x-gateway-span-name', 'span_name'],
+] as const;
+
+/**
+ * The metadata a log row keeps: `x-gateway-metadata`, plus the span headers (decisions.md) as
+ * `span_id`, `parent_span_id`, `span_name` when the request carried them (at most 256 characters each).
+ */
+function withSpans(dp: DataPlaneRequest): Record<string, string> {
+  let out = dp.metadata;
+  for (const [header, key] of SPAN_HEADERS) {
+    const v = dp.headers[header];
+    if (typeof v === 'string' && v.length > 0) out = { ...out, [key]: v.slice(0, 256) };
+  }
+  return out;
+}
+
 /**
  * Accounts for a finished data-plane request: metrics, the request log row (queued, written in
  * batches), and every hook's `after`. Never throws into the response path.
@@ -43,7 +62,7 @@ export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: 
       total_tokens: u?.total_tokens ?? 0,
       cost: 0,
       latency_ms: Math.round(done.latencyMs),
-      metadata: JSON.stringify(dp.metadata),
+      metadata: JSON.stringify(withSpans(dp)),
       error: done.error ? JSON.stringify(done.error.toBody().error) : null,
       hook_results: dp.locals.hookResults === undefined ? null : JSON.stringify(dp.locals.hookResults),
       created_at: dp.ctx.startedAt,
