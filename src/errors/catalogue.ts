@@ -8,7 +8,6 @@ export const ERROR_CATALOGUE = {
   invalid_api_key: { status: 401, type: 'authentication_error', message: 'Missing or invalid gateway API key.' },
   forbidden: { status: 403, type: 'permission_error', message: 'The API key lacks the scope or role for this action.' },
   not_found: { status: 404, type: 'not_found_error', message: 'Not found.' },
-  method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'Method not allowed.' },
   request_timeout: { status: 408, type: 'timeout_error', message: 'The request timed out.' },
   conflict: { status: 409, type: 'conflict_error', message: 'The write conflicts with the current state.' },
   payload_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },

@@ -29,7 +29,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     bodyLimit: deps.settings.bodyLimitBytes,
-    return503OnClosing: true,
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     genReqId: () => randomUUID(),
   });
@@ -54,6 +54,10 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
 
   app.decorateRequest('gw', null as never);
   app.addHook('onRequest', async (request, reply) => {
+    if (deps.lifecycle.closing) {
+      reply.header('connection', 'close');
+      throw new GatewayError('service_unavailable');
+    }
     for (const name of Object.keys(request.headers)) if (name.startsWith('x-forwarded-')) delete request.headers[name];
     const incomingTrace = request.headers['x-gateway-trace-id'];
     const traceId = typeof incomingTrace === 'string' && incomingTrace.length > 0 && incomingTrace.length <= 128 ? incomingTrace : randomUUID();

@@ -84,6 +84,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     metrics,
     logs: new RequestLogWriter(store, logger),
     hooks: parts.flatMap((p) => p.hooks ?? []),
+    lifecycle: { closing: false },
     publicPaths: parts.flatMap((p) => p.publicPaths ?? []),
   };
   const app = await buildApp(deps);
@@ -96,6 +97,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     async close() {
       if (closed) return;
       closed = true;
+      deps.lifecycle.closing = true;
       await app.close();
       for (const p of parts) await p.close?.();
       runtime.stop();

@@ -29,6 +29,8 @@ export interface GatewayDeps {
   logs: RequestLogWriter;
   /** Request-level capabilities (rate limits, prompts, ...), run in order around routing. */
   hooks: DataPlaneHook[];
+  /** Set when shutdown began: new requests get 503 `service_unavailable`. */
+  lifecycle: { closing: boolean };
   /** Path prefixes served without a gateway key (besides /health and /metrics). */
   publicPaths: string[];
 }
