@@ -48,7 +48,7 @@ describe('compileTemplate', () => {
       ]),
       noPartials,
     );
-    expect(t.required.sort()).toEqual(['img', 'what']);
+    expect([...t.required].sort()).toEqual(['img', 'what']);
     const out = t.render({ rules: ['be brief', 'be kind'], what: 'this', img: 'https://x/y.png' });
     expect(out[0]).toEqual({ role: 'system', content: '- be brief\n- be kind\n' });
     expect(out[1]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Look at this' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }] });

@@ -32,7 +32,6 @@ type Node = { k: 'tpl'; tokens: Tokens; src: string } | { k: 'arr'; items: Node[
  */
 export function templateMessages(text: string, param = 'string'): Array<Record<string, unknown>> {
   const trimmed = text.trimStart();
-  let messages: Array<Record<string, unknown>> = [{ role: 'user', content: text }];
   if (trimmed.startsWith('[')) {
     let parsed: unknown;
     try {
@@ -40,10 +39,14 @@ export function templateMessages(text: string, param = 'string'): Array<Record<s
     } catch {
       parsed = undefined;
     }
-    if (parsed !== undefined) messages = checkMessages(parsed, param);
+    if (parsed !== undefined) {
+      const messages = checkMessages(parsed, param);
+      eachString(messages, (s, path) => parseOrThrow(s, `${param}${path}`));
+      return messages;
+    }
   }
-  eachString(messages, (s, path) => parseOrThrow(s, `${param}${path}`));
-  return messages;
+  parseOrThrow(text, param);
+  return [{ role: 'user', content: text }];
 }
 
 /** Checks the Mustache syntax of a partial's text (400 naming `param`). */
