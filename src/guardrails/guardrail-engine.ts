@@ -125,9 +125,13 @@ export class GuardrailEngine {
     const [syncAfter, asyncAfter] = split(resolveItems(afterItems, lookup));
     const results: HookResults = { before_request_hooks: [...(state?.rootBefore ?? [])], after_request_hooks: [] };
     let failed = state?.rootFailed ?? false;
+    // The request log keeps the results of the last target tried (a fallback may try several).
     const record = (): void => {
-      if (locals && (results.before_request_hooks.length || results.after_request_hooks.length)) locals.hookResults = results;
+      if (!locals) return;
+      if (results.before_request_hooks.length || results.after_request_hooks.length) locals.hookResults = results;
+      else delete locals.hookResults;
     };
+    record();
     const view = (): RequestView => ({ body: call.body, endpoint: call.input.endpoint, metadata: call.input.metadata, signal: call.input.signal });
 
     if (syncBefore.length) {

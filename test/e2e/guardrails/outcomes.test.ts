@@ -202,6 +202,19 @@ describe('where guardrails run in a strategy', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
     expect(fake.requests).toHaveLength(1);
+    expect(res.body.hook_results).toBeUndefined();
+    const logs = (await (await gw.fetch(`/v1/logs?trace_id=${res.headers.get('x-gateway-trace-id')}`)).json()) as any;
+    expect(logs.data[0]).toMatchObject({ status: 200, hook_results: null });
+  });
+
+  it('with on_status_codes leaving 446 out, a target denial ends the request', async () => {
+    const config = {
+      strategy: { mode: 'fallback', on_status_codes: [429] },
+      targets: [fakeConfig(fake, { output_guardrails: [noEcho(true)] }), fakeConfig(fake)],
+    };
+    const res = await chat(gw, config, 'hi');
+    expect(res.status).toBe(446);
+    expect(fake.requests).toHaveLength(1);
   });
 
   it('root guardrails run once, before routing, and their results reach the answer of any target', async () => {

@@ -20,7 +20,7 @@ async function handler(req: IncomingMessage, res: ServerResponse): Promise<void>
   for await (const c of req) raw += c;
   const path = req.url ?? '/';
   hits.push({ path, body: JSON.parse(raw), at: Date.now() });
-  const send = (status: number, text: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(text);
+  const send = (status: number, text: string): void => void res.writeHead(status, { 'content-type': 'application/json' }).end(text);
   if (path === '/pass') return send(200, JSON.stringify({ verdict: true, data: { score: 0.1 } }));
   if (path === '/fail') return send(200, JSON.stringify({ verdict: false, explanation: 'policy says no' }));
   if (path === '/slow') {
