@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { StreamAnswer, type StreamItem } from './stream-answer.js';
+import { GatewayError } from '../errors/gateway-error.js';
+
+async function* items(list: StreamItem[], fail?: GatewayError): AsyncGenerator<StreamItem> {
+  for (const i of list) yield i;
+  if (fail) throw fail;
+}
+
+async function collect(s: StreamAnswer): Promise<string> {
+  let out = '';
+  for await (const b of s) out += Buffer.from(b).toString();
+  return out;
+}
+
+const chunk = (content: string) => ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] });
+const usage = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } };
+
+describe('StreamAnswer', () => {
+  it('serialises mapped chunks, ends with [DONE], and drops the usage chunk unless asked', async () => {
+    const seen: unknown[] = [];
+    const s = new StreamAnswer(items([chunk('a'), usage]), false, false);
+    s.observe({ onChunk: (c) => seen.push(c) });
+    const out = await collect(s);
+    expect(out).toBe(`data: ${JSON.stringify(chunk('a'))}\n\ndata: [DONE]\n\n`);
+    expect(seen).toHaveLength(2);
+    const withUsage = await collect(new StreamAnswer(items([chunk('a'), usage]), true, false));
+    expect(withUsage).toContain('"usage"');
+  });
+
+  it('passes raw bytes through unchanged and parses them only for observers', async () => {
+    const raw = `data: ${JSON.stringify(chunk('x'))}\n\ndata: [DONE]\n\n`;
+    const bytes = Buffer.from(raw);
+    const parts = [bytes.subarray(0, 10), bytes.subarray(10)];
+    const seen: unknown[] = [];
+    const s = new StreamAnswer(items(parts), false, true);
+    s.observe({ onChunk: (c) => seen.push(c) });
+    expect(await collect(s)).toBe(raw);
+    expect(seen).toEqual([chunk('x')]);
+  });
+
+  it('ends a failing stream with one error frame and tells observers', async () => {
+    let ended: [boolean, GatewayError | undefined] | undefined;
+    const s = new StreamAnswer(items([chunk('a')], new GatewayError('provider_error', 'boom', { status: 502, provider: 'p' })), false, false);
+    s.observe({ onEnd: (ok, err) => (ended = [ok, err]) });
+    const out = await collect(s);
+    expect(out.endsWith('data: {"error":{"message":"boom","type":"provider_error","param":null,"code":"provider_error","provider":"p"}}\n\n')).toBe(true);
+    expect(out).not.toContain('[DONE]');
+    expect(ended?.[0]).toBe(false);
+  });
+
+  it('lets beforeEnd replace [DONE] with an error frame, also for passthrough bytes', async () => {
+    const raw = Buffer.from(`data: ${JSON.stringify(chunk('x'))}\n\ndata: [DONE]\n\n`);
+    const s = new StreamAnswer(items([raw]), false, true);
+    s.observe({ beforeEnd: () => new GatewayError('guardrail_denied', 'no') });
+    const out = await collect(s);
+    expect(out).not.toContain('[DONE]');
+    expect(out).toContain('"code":"guardrail_denied"');
+    const ok = new StreamAnswer(items([raw]), false, true);
+    ok.observe({ beforeEnd: () => undefined });
+    expect(await collect(ok)).toBe(raw.toString());
+  });
+});
