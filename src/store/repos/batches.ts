@@ -1,0 +1,200 @@
+import { sql } from 'kysely';
+import type { Store } from '../store.js';
+import type { BatchesTable, BatchLinesTable } from '../schema.js';
+import type { BatchObject, BatchStatus } from '../../spec/batches.js';
+
+/** A batch row: the batch object, how it runs (`gateway` or `native`) and the routing headers captured at creation. */
+export interface BatchRow {
+  id: string;
+  workspace_id: string;
+  mode: 'gateway' | 'native';
+  provider: string | null;
+  virtual_key: string | null;
+  status: BatchStatus;
+  batch: BatchObject;
+  route: Record<string, string>;
+  lease_owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A claimed input line. */
+export interface ClaimedLine {
+  line_no: number;
+  custom_id: string;
+  body: string;
+}
+
+/** Line counts of a batch by state and result. */
+export interface LineCounts {
+  total: number;
+  pending: number;
+  running: number;
+  ok: number;
+  failed: number;
+}
+
+export async function insertBatch(store: Store, row: BatchRow): Promise<void> {
+  await store.db.insertInto('batches').values(toRow(row)).execute();
+}
+
+/** A batch of this workspace (or any workspace when `workspaceId` is undefined). */
+export async function getBatch(store: Store, id: string, workspaceId?: string): Promise<BatchRow | undefined> {
+  let q = store.db.selectFrom('batches').selectAll().where('id', '=', id);
+  if (workspaceId !== undefined) q = q.where('workspace_id', '=', workspaceId);
+  const row = await q.executeTakeFirst();
+  return row && fromRow(row);
+}
+
+/** One page of the workspace's gateway-managed batches, newest first, after the cursor id. */
+export async function listBatches(store: Store, workspaceId: string, after: string | undefined, limit: number): Promise<{ rows: BatchRow[]; hasMore: boolean }> {
+  let q = store.db.selectFrom('batches').selectAll().where('workspace_id', '=', workspaceId).where('mode', '=', 'gateway');
+  if (after) {
+    const cursor = await getBatch(store, after, workspaceId);
+    if (cursor) q = q.where((eb) => eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]));
+  }
+  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  return { rows: rows.slice(0, limit).map(fromRow), hasMore: rows.length > limit };
+}
+
+/**
+ * Writes a new status and batch object when the batch is still in one of `from` (a compare-and-set
+ * transition); true when it applied. Clears the lease unless `keepLease`.
+ */
+export async function transitionBatch(store: Store, id: string, from: readonly BatchStatus[], batch: BatchObject, now: number, keepLease = false): Promise<boolean> {
+  const res = await store.db
+    .updateTable('batches')
+    .set({ status: batch.status, batch: JSON.stringify(batch), updated_at: now, ...(keepLease ? {} : { lease_owner: null, lease_until: null }) })
+    .where('id', '=', id)
+    .where('status', 'in', [...from])
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Takes (or renews) the batch-level lease for a step (validation, finalisation) when it is free, expired or ours. */
+export async function leaseBatch(store: Store, id: string, statuses: readonly BatchStatus[], owner: string, now: number, until: number): Promise<boolean> {
+  const res = await store.db
+    .updateTable('batches')
+    .set({ lease_owner: owner, lease_until: until })
+    .where('id', '=', id)
+    .where('status', 'in', [...statuses])
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('lease_owner', '=', owner)]))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Ids and statuses of gateway-managed batches with work left. */
+export async function activeBatches(store: Store, statuses: readonly BatchStatus[]): Promise<Array<{ id: string; status: BatchStatus }>> {
+  const rows = await store.db.selectFrom('batches').select(['id', 'status']).where('mode', '=', 'gateway').where('status', 'in', [...statuses]).orderBy('created_at').limit(100).execute();
+  return rows.map((r) => ({ id: r.id, status: r.status as BatchStatus }));
+}
+
+/** Inserts validated input lines (chunked). */
+export async function insertLines(store: Store, batchId: string, lines: Array<{ line_no: number; custom_id: string; body: string }>): Promise<void> {
+  for (let i = 0; i < lines.length; i += 200) {
+    const rows: BatchLinesTable[] = lines.slice(i, i + 200).map((l) => ({ ...l, batch_id: batchId, state: 'pending', ok: null, result: null, owner: null, claimed_at: null, attempts: 0, finished_at: null }));
+    await store.db.insertInto('batch_lines').values(rows).execute();
+  }
+}
+
+/** Removes every line of a batch (a validation that is restarted). */
+export async function deleteLines(store: Store, batchId: string): Promise<void> {
+  await store.db.deleteFrom('batch_lines').where('batch_id', '=', batchId).execute();
+}
+
+/**
+ * Claims up to `n` pending lines of a batch (and lines whose claim is older than `staleBefore`: their
+ * worker died) for `owner`, in line order. PostgreSQL skips rows other replicas are claiming
+ * (`FOR UPDATE SKIP LOCKED`), so each line goes to one worker; SQLite serialises writers.
+ */
+export async function claimLines(store: Store, batchId: string, owner: string, now: number, staleBefore: number, n: number): Promise<ClaimedLine[]> {
+  const lock = store.dialect === 'postgres' ? sql`for update skip locked` : sql``;
+  const res = await sql<ClaimedLine>`
+    update batch_lines set state = 'running', owner = ${owner}, claimed_at = ${now}, attempts = attempts + 1
+    where (batch_id, line_no) in (
+      select batch_id, line_no from batch_lines
+      where batch_id = ${batchId} and (state = 'pending' or (state = 'running' and claimed_at < ${staleBefore}))
+      order by line_no limit ${n} ${lock}
+    )
+    returning line_no, custom_id, body`.execute(store.db);
+  return res.rows.map((r) => ({ ...r, line_no: Number(r.line_no) })).sort((a, b) => a.line_no - b.line_no);
+}
+
+/** Renews the claims `owner` holds (a heartbeat, so live work is not taken over). */
+export async function renewClaims(store: Store, owner: string, now: number): Promise<void> {
+  await store.db.updateTable('batch_lines').set({ claimed_at: now }).where('owner', '=', owner).where('state', '=', 'running').execute();
+}
+
+/** Puts every running line back to pending (single-process SQLite start: nobody else can be running them). */
+export async function releaseAllClaims(store: Store): Promise<void> {
+  await store.db.updateTable('batch_lines').set({ state: 'pending', owner: null, claimed_at: null }).where('state', '=', 'running').execute();
+}
+
+/** Puts lines `owner` claimed but did not start back to pending (a cancel). */
+export async function releaseLine(store: Store, batchId: string, lineNo: number, owner: string): Promise<void> {
+  await store.db.updateTable('batch_lines').set({ state: 'pending', owner: null, claimed_at: null }).where('batch_id', '=', batchId).where('line_no', '=', lineNo).where('owner', '=', owner).where('state', '=', 'running').execute();
+}
+
+/** Records a line's result when `owner` still holds it; false when another worker took it over. */
+export async function finishLine(store: Store, batchId: string, lineNo: number, owner: string, ok: boolean, result: string, now: number): Promise<boolean> {
+  const res = await store.db
+    .updateTable('batch_lines')
+    .set({ state: 'done', ok: ok ? 1 : 0, result, finished_at: now })
+    .where('batch_id', '=', batchId)
+    .where('line_no', '=', lineNo)
+    .where('owner', '=', owner)
+    .where('state', '=', 'running')
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
+}
+
+/** Counts a batch's lines by state and result. */
+export async function countLines(store: Store, batchId: string): Promise<LineCounts> {
+  const rows = await store.db
+    .selectFrom('batch_lines')
+    .select(['state', 'ok', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('batch_id', '=', batchId)
+    .groupBy(['state', 'ok'])
+    .execute();
+  const c: LineCounts = { total: 0, pending: 0, running: 0, ok: 0, failed: 0 };
+  for (const r of rows) {
+    const n = Number(r.n);
+    c.total += n;
+    if (r.state === 'pending') c.pending += n;
+    else if (r.state === 'running') c.running += n;
+    else if (Number(r.ok) === 1) c.ok += n;
+    else c.failed += n;
+  }
+  return c;
+}
+
+/** Lines of a batch in order, a page at a time (output files are written from these). */
+export async function readLines(store: Store, batchId: string, fromLine: number, limit: number): Promise<Array<Pick<BatchLinesTable, 'line_no' | 'custom_id' | 'state' | 'ok' | 'result'>>> {
+  const rows = await store.db
+    .selectFrom('batch_lines')
+    .select(['line_no', 'custom_id', 'state', 'ok', 'result'])
+    .where('batch_id', '=', batchId)
+    .where('line_no', '>=', fromLine)
+    .orderBy('line_no')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ...r, line_no: Number(r.line_no), ok: r.ok === null ? null : Number(r.ok) }));
+}
+
+function toRow(r: BatchRow): BatchesTable {
+  return { ...r, batch: JSON.stringify(r.batch), route: JSON.stringify(r.route) };
+}
+
+function fromRow(r: BatchesTable): BatchRow {
+  return {
+    ...r,
+    mode: r.mode as BatchRow['mode'],
+    status: r.status as BatchStatus,
+    batch: JSON.parse(r.batch),
+    route: JSON.parse(r.route),
+    lease_until: r.lease_until === null ? null : Number(r.lease_until),
+    created_at: Number(r.created_at),
+    updated_at: Number(r.updated_at),
+  };
+}
