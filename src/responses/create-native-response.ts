@@ -16,13 +16,15 @@ import { SSE_HEADERS } from './sse-headers.js';
 /**
  * The native path: the body goes through the routing engine as endpoint `responses` to a host that
  * serves the Responses API. A `previous_response_id` the gateway ran itself (over chat) is expanded into
- * the earlier turns, since the host does not know it; any other id is forwarded. The host's response
+ * the earlier turns, since the host does not know it (answers still name it in `previous_response_id`); any
+ * other id is forwarded. The host's response
  * object (or the one in its terminal stream event) is stored with the request's input items, before
  * the client receives its last event.
  */
 export async function createNativeResponse(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, p: PreparedRequest, body: ResponsesRequest, previous: StoredResponse | undefined): Promise<void> {
   const forward: Record<string, unknown> = { ...body };
-  if (previous?.mode === 'gateway') {
+  const expanded = previous?.mode === 'gateway';
+  if (expanded) {
     const history = toNativeInput(await loadConversation(deps.store, previous, previous.id));
     forward.input = [...history, ...(typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : (body.input ?? []))];
     delete forward.previous_response_id;
@@ -44,11 +46,16 @@ export async function createNativeResponse(deps: GatewayDeps, request: FastifyRe
       created_at: Date.now(),
     });
   };
+  // The host never saw the id it was expanded from: answers name it again, as the client sent it.
+  const renamePrevious = (value: unknown) => {
+    if (expanded && isObject(value)) value.previous_response_id = body.previous_response_id;
+  };
   if (outcome.json) {
     const json = outcome.json;
     const value = json.value;
+    renamePrevious(value);
     await save(value);
-    if (outcome.extra) json.replace({ ...(value as object), ...outcome.extra });
+    if (outcome.extra || expanded) json.replace({ ...(value as object), ...outcome.extra });
     reply.raw.once('finish', () => {
       recordCompletion(deps, dp, { status: outcome.status, outcome, trace, usage: isObject(value) ? chatUsage(value.usage) : undefined, latencyMs: Date.now() - dp.ctx.startedAt });
     });
@@ -59,6 +66,7 @@ export async function createNativeResponse(deps: GatewayDeps, request: FastifyRe
   let usage: Usage | undefined;
   stream.observe({
     onChunk: (ev) => {
+      renamePrevious(ev.response);
       if (typeof ev.type !== 'string' || !RESPONSE_TERMINAL_EVENTS.has(ev.type) || !isObject(ev.response)) return;
       usage = chatUsage(ev.response.usage);
       pending = save(ev.response);
