@@ -12,6 +12,7 @@ export const ERROR_CATALOGUE = {
   conflict: { status: 409, type: 'conflict_error', message: 'The write conflicts with the current state.' },
   payload_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is too large.' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error', message: 'Unsupported content type.' },
+  client_closed_request: { status: 499, type: 'client_error', message: 'The client closed the connection before the answer was complete.' },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', message: 'Rate limit exceeded.' },
   usage_limit_exceeded: { status: 429, type: 'rate_limit_error', message: 'Usage limit exceeded.' },
   guardrail_denied: { status: 446, type: 'guardrail_error', message: 'A guardrail denied the request.' },

@@ -99,7 +99,7 @@ async function* guardStream(items: AsyncIterable<StreamItem>, signal: AbortSigna
     if (signal.aborted && signal.reason instanceof Error && signal.reason.message === 'request timeout') {
       throw new GatewayError('request_timeout', 'The answer did not complete within the request timeout.', { provider });
     }
-    if (signal.aborted) throw err;
+    if (signal.aborted) throw new GatewayError('client_closed_request', undefined, { provider });
     throw new GatewayError('provider_error', `The provider's stream broke off: ${(err as Error).message ?? 'connection lost'}`, { provider, status: 502 });
   }
 }

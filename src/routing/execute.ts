@@ -198,13 +198,14 @@ export class Router {
     };
     try {
       const outcome = await callTarget(call, controller.signal, this.deps);
-      if (outcome.stream && timer) {
-        outcome.stream.observe({ onEnd: cleanup });
-      } else cleanup();
+      // A stream keeps its timer and its client-abort link until it ends.
+      if (outcome.stream) outcome.stream.observe({ onEnd: cleanup });
+      else cleanup();
       return outcome;
     } catch (err) {
       cleanup();
       if (timedOut) throw new GatewayError('request_timeout', `The target ${call.path} did not answer within ${timeoutMs} ms.`, { provider: call.adapter.name });
+      if (call.input.signal.aborted) throw new GatewayError('client_closed_request', undefined, { provider: call.adapter.name });
       throw err;
     }
   }

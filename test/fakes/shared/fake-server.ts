@@ -38,6 +38,8 @@ export type Handler = (req: RecordedRequest, res: ServerResponse, fault: FakeFau
 /** Base of every provider fake: an HTTP server on 127.0.0.1 with recorded requests and queued faults. */
 export class FakeServer {
   readonly requests: RecordedRequest[] = [];
+  /** Responses whose client went away before the fake finished writing them. */
+  abortedResponses = 0;
   private readonly faults: FakeFault[] = [];
   private server?: http.Server;
   private readonly sockets = new Set<import('node:net').Socket>();
@@ -81,6 +83,9 @@ export class FakeServer {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const rawBody = Buffer.concat(chunks);
+    res.on('close', () => {
+      if (!res.writableFinished) this.abortedResponses++;
+    });
     const url = new URL(req.url ?? '/', 'http://fake');
     let body: any;
     const type = String(req.headers['content-type'] ?? '');

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
+
+let gw: TestGateway;
+let fake: FakeOpenAI;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+  gw = await startGateway();
+});
+afterAll(async () => {
+  await gw?.close();
+  await fake?.close();
+});
+
+const headers = () => ({ 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer k' });
+const body = (stream: boolean) => JSON.stringify({ model: 'gpt-4o', stream, messages: [{ role: 'user', content: 'alpha beta gamma delta' }] });
+
+describe('passthrough and streaming', () => {
+  it('passes an OpenAI-compatible answer through byte for byte', async () => {
+    const direct = await (await fetch(fake.url + '/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: body(false) })).text();
+    const via = await (await gw.fetch('/v1/chat/completions', { method: 'POST', headers: headers(), body: body(false) })).text();
+    expect(via).toBe(direct);
+    const directStream = await (await fetch(fake.url + '/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: body(true) })).text();
+    const viaStream = await (await gw.fetch('/v1/chat/completions', { method: 'POST', headers: headers(), body: body(true) })).text();
+    expect(viaStream).toBe(directStream);
+  });
+
+  it('strict_compat_compliance keeps only common-schema fields', async () => {
+    const res = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { ...headers(), 'x-gateway-config': JSON.stringify({ passthrough: true, strict_compat_compliance: true }) }, body: body(false) });
+    const json = (await res.json()) as any;
+    expect(json.choices[0].message).toEqual({ role: 'assistant', content: 'echo: alpha beta gamma delta', refusal: null });
+    expect(Object.keys(json).sort()).toEqual(['choices', 'created', 'id', 'model', 'object', 'system_fingerprint', 'usage']);
+  });
+
+  it('the client sees the first chunk before the upstream sends the last', async () => {
+    fake.fail({ pauseAfterChunks: { after: 2, ms: 800 } });
+    const t0 = Date.now();
+    const res = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: headers(), body: body(true) });
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    const firstAt = Date.now() - t0;
+    expect(first.done).toBe(false);
+    expect(Buffer.from(first.value!).toString()).toContain('chat.completion.chunk');
+    while (!(await reader.read()).done);
+    const lastAt = Date.now() - t0;
+    expect(firstAt).toBeLessThan(400);
+    expect(lastAt).toBeGreaterThanOrEqual(750);
+  });
+
+  it('a client that disconnects aborts the upstream call', async () => {
+    const before = fake.abortedResponses;
+    fake.fail({ pauseAfterChunks: { after: 1, ms: 1500 } });
+    const controller = new AbortController();
+    const res = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: headers(), body: body(true), signal: controller.signal });
+    const reader = res.body!.getReader();
+    await reader.read();
+    controller.abort();
+    const t0 = Date.now();
+    while (fake.abortedResponses === before && Date.now() - t0 < 3000) await new Promise((r) => setTimeout(r, 20));
+    expect(fake.abortedResponses).toBe(before + 1);
+    expect(Date.now() - t0).toBeLessThan(1400);
+  });
+});
