@@ -6,7 +6,8 @@ import { handleDataPlane } from '../data-plane/handle-data-plane.js';
 
 const OLDER_SIZES = ['256x256', '512x512', '1024x1024'];
 const NEWER_SIZES = ['1024x1024', '1792x1024', '1024x1792'];
-const literals = (values: string[]) => Type.Union(values.map((v) => Type.Literal(v)));
+/** A string enum (one `enum` keyword, so a failure lists the allowed values). */
+const literals = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] });
 
 /**
  * Per-model rules of the specification. The older model is `dall-e-2` (also when `model` is absent,

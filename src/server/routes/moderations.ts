@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_MODERATION_MODEL, MODERATION_MODELS } from '../../spec/moderations.js';
+import { DEFAULT_MODERATION_MODEL, MODERATION_MODELS, type ModerationModel } from '../../spec/moderations.js';
 import type { GatewayDeps } from '../deps.js';
 import { handleDataPlane } from '../data-plane/handle-data-plane.js';
 
@@ -11,7 +11,7 @@ import { handleDataPlane } from '../data-plane/handle-data-plane.js';
 export const ModerationBody = Type.Object(
   {
     input: Type.String(),
-    model: Type.Optional(Type.Union(MODERATION_MODELS.map((m) => Type.Literal(m)), { default: DEFAULT_MODERATION_MODEL })),
+    model: Type.Optional(Type.Unsafe<ModerationModel>({ type: 'string', enum: [...MODERATION_MODELS], default: DEFAULT_MODERATION_MODEL })),
   },
   { additionalProperties: true },
 );

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
+
+let gw: TestGateway;
+let fake: FakeOpenAI;
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI();
+  gw = await startGateway();
+});
+afterAll(async () => {
+  await gw?.close();
+  await fake?.close();
+});
+
+const headers = () => ({ 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer sk-x' });
+
+async function post(path: string, body: unknown): Promise<{ status: number; body: any }> {
+  const res = await gw.fetch(path, { method: 'POST', headers: headers(), body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+/** Expects a 400 in the decisions.md shape naming `param`; the provider is never called. */
+async function rejects(path: string, body: unknown, param: string, message?: RegExp): Promise<void> {
+  const before = fake.requests.length;
+  const r = await post(path, body);
+  expect(r.status, JSON.stringify(r.body)).toBe(400);
+  expect(Object.keys(r.body.error).sort()).toEqual(['code', 'message', 'param', 'type']);
+  expect(r.body.error.code).toBe('invalid_request');
+  expect(r.body.error.type).toBe('invalid_request_error');
+  expect(r.body.error.param).toBe(param);
+  if (message) expect(r.body.error.message).toMatch(message);
+  expect(fake.requests.length).toBe(before);
+}
+
+async function accepts(path: string, body: unknown): Promise<void> {
+  const r = await post(path, body);
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+}
+
+const IMG = '/v1/images/generations';
+
+describe('POST /v1/images/generations body rules', () => {
+  it('prompt is required and a non-empty string', async () => {
+    await rejects(IMG, { model: 'dall-e-3' }, 'body.prompt', /required/);
+    await rejects(IMG, { prompt: '' }, 'body.prompt');
+    await rejects(IMG, { prompt: 5 }, 'body.prompt');
+  });
+
+  it('prompt: at most 1000 characters for dall-e-2 (and when model is absent), 4000 for dall-e-3 and other models', async () => {
+    await accepts(IMG, { model: 'dall-e-2', prompt: 'a'.repeat(1000) });
+    await rejects(IMG, { model: 'dall-e-2', prompt: 'a'.repeat(1001) }, 'body.prompt', /1000 characters for model 'dall-e-2'/);
+    await rejects(IMG, { prompt: 'a'.repeat(1001) }, 'body.prompt', /1000/);
+    await accepts(IMG, { model: 'dall-e-3', prompt: 'a'.repeat(4000) });
+    await rejects(IMG, { model: 'dall-e-3', prompt: 'a'.repeat(4001) }, 'body.prompt', /4000/);
+    await accepts(IMG, { model: 'gpt-image-1', prompt: 'a'.repeat(4000), response_format: undefined });
+    await rejects(IMG, { model: 'gpt-image-1', prompt: 'a'.repeat(4001) }, 'body.prompt', /4000/);
+  });
+
+  it('n: an integer 1 to 10; only 1 for dall-e-3', async () => {
+    await accepts(IMG, { model: 'dall-e-2', prompt: 'p', n: 10 });
+    await rejects(IMG, { model: 'dall-e-2', prompt: 'p', n: 11 }, 'body.n');
+    await rejects(IMG, { model: 'dall-e-2', prompt: 'p', n: 0 }, 'body.n');
+    await rejects(IMG, { model: 'dall-e-2', prompt: 'p', n: 1.5 }, 'body.n');
+    await rejects(IMG, { model: 'dall-e-2', prompt: 'p', n: '2' }, 'body.n');
+    await accepts(IMG, { model: 'dall-e-3', prompt: 'p', n: 1 });
+    await rejects(IMG, { model: 'dall-e-3', prompt: 'p', n: 2 }, 'body.n', /must be 1 for model 'dall-e-3'/);
+  });
+
+  it('quality: standard or hd, not for dall-e-2', async () => {
+    await accepts(IMG, { model: 'dall-e-3', prompt: 'p', quality: 'hd' });
+    await accepts(IMG, { model: 'dall-e-3', prompt: 'p', quality: 'standard' });
+    await rejects(IMG, { model: 'dall-e-3', prompt: 'p', quality: 'ultra' }, 'body.quality', /standard, hd/);
+    await rejects(IMG, { model: 'dall-e-2', prompt: 'p', quality: 'hd' }, 'body.quality', /not supported for model 'dall-e-2'/);
+    await rejects(IMG, { prompt: 'p', quality: 'standard' }, 'body.quality', /not supported/);
+  });
+
+  it('response_format: url or b64_json', async () => {
+    await accepts(IMG, { model: 'dall-e-2', prompt: 'p', response_format: 'url' });
+    await accepts(IMG, { model: 'dall-e-2', prompt: 'p', response_format: 'b64_json' });
+    await rejects(IMG, { model: 'dall-e-2', prompt: 'p', response_format: 'png' }, 'body.response_format', /url, b64_json/);
+  });
+
+  it('size: the five sizes; the first three for dall-e-2, the last three for dall-e-3', async () => {
+    for (const size of ['256x256', '512x512', '1024x1024']) await accepts(IMG, { model: 'dall-e-2', prompt: 'p', size });
+    for (const size of ['1792x1024', '1024x1792']) await rejects(IMG, { model: 'dall-e-2', prompt: 'p', size }, 'body.size', /dall-e-2/);
+    for (const size of ['1024x1024', '1792x1024', '1024x1792']) await accepts(IMG, { model: 'dall-e-3', prompt: 'p', size });
+    for (const size of ['256x256', '512x512']) await rejects(IMG, { model: 'dall-e-3', prompt: 'p', size }, 'body.size', /dall-e-3/);
+    await rejects(IMG, { model: 'gpt-image-1', prompt: 'p', size: '1536x1024' }, 'body.size');
+    await rejects(IMG, { prompt: 'p', size: '1792x1024' }, 'body.size');
+  });
+
+  it('style: vivid or natural, not for dall-e-2', async () => {
+    await accepts(IMG, { model: 'dall-e-3', prompt: 'p', style: 'vivid' });
+    await accepts(IMG, { model: 'dall-e-3', prompt: 'p', style: 'natural' });
+    await rejects(IMG, { model: 'dall-e-3', prompt: 'p', style: 'noir' }, 'body.style');
+    await rejects(IMG, { model: 'dall-e-2', prompt: 'p', style: 'vivid' }, 'body.style', /not supported for model 'dall-e-2'/);
+  });
+
+  it('user and model are strings', async () => {
+    await rejects(IMG, { prompt: 'p', user: 1 }, 'body.user');
+    await rejects(IMG, { prompt: 'p', model: 3 }, 'body.model');
+  });
+});
+
+const MOD = '/v1/moderations';
+
+describe('POST /v1/moderations body rules', () => {
+  it('input is a required string', async () => {
+    await rejects(MOD, {}, 'body.input', /required/);
+    await rejects(MOD, { input: ['a', 'b'] }, 'body.input');
+    await rejects(MOD, { input: 1 }, 'body.input');
+  });
+  it('model is text-moderation-stable or text-moderation-latest (default latest)', async () => {
+    await accepts(MOD, { input: 'x', model: 'text-moderation-stable' });
+    await accepts(MOD, { input: 'x' });
+    expect(fake.lastRequest!.body.model).toBe('text-moderation-latest');
+    await rejects(MOD, { input: 'x', model: 'omni-moderation-latest' }, 'body.model', /allowed values/);
+  });
+});
+
+const RR = '/v1/rerank';
+
+describe('POST /v1/rerank body rules', () => {
+  const ok = { model: 'm', query: 'q', documents: ['a'] };
+  it('model, query and documents are required', async () => {
+    await rejects(RR, { query: 'q', documents: ['a'] }, 'body.model', /required/);
+    await rejects(RR, { model: '', query: 'q', documents: ['a'] }, 'body.model');
+    await rejects(RR, { model: 'm', documents: ['a'] }, 'body.query', /required/);
+    await rejects(RR, { model: 'm', query: 'q' }, 'body.documents', /required/);
+  });
+  it('documents: at least one, each a string or an object with text', async () => {
+    await rejects(RR, { ...ok, documents: [] }, 'body.documents', /fewer than 1/);
+    await rejects(RR, { ...ok, documents: [3] }, 'body.documents.0');
+    await rejects(RR, { ...ok, documents: [{ title: 'no text' }] }, 'body.documents.0');
+  });
+  it('top_n and max_tokens_per_doc are integers of at least 1', async () => {
+    await rejects(RR, { ...ok, top_n: 0 }, 'body.top_n');
+    await rejects(RR, { ...ok, top_n: 1.5 }, 'body.top_n');
+    await rejects(RR, { ...ok, max_tokens_per_doc: 0 }, 'body.max_tokens_per_doc');
+    await rejects(RR, { ...ok, return_documents: 'yes' }, 'body.return_documents');
+  });
+});
