@@ -132,6 +132,16 @@ describe('prompt administration', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('documents the prompts routes under the prompts tag', async () => {
+    const doc = (await (await gw.fetch('/openapi.json')).json()) as Json;
+    for (const [path, method] of [['/v1/prompts', 'post'], ['/v1/prompts/{promptId}', 'put'], ['/v1/prompts/{promptId}/makeDefault', 'put'], ['/v1/prompts/{promptId}/render', 'post'], ['/v1/prompts/{promptId}/completions', 'post'], ['/v1/prompts/partials/{partialId}', 'get']] as const) {
+      expect(doc.paths[path]?.[method]?.tags, `${method} ${path}`).toEqual(['prompts']);
+    }
+    expect(doc.paths['/v1/prompts/{promptId}/render'].post.requestBody.content['application/json'].schema.required).toEqual(['variables']);
+  });
+});
+
 describe('prompt partials', () => {
   it('are versioned like prompts: create, update, select, publish, list, delete', async () => {
     const created = await call('POST', '/v1/prompts/partials', { name: 'Sign Off', string: 'Regards, {{agent}}' });
