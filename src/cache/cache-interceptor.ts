@@ -51,9 +51,10 @@ export function createCacheInterceptor(deps: CacheInterceptorDeps): LeafIntercep
     const refresh = call.input.cacheForceRefresh;
     let vector: Float32Array | undefined;
     if (!refresh) {
-      const exact = serve(await read(deps, key, maxAgeMs), call, 'HIT');
+      const found = await read(deps, key, maxAgeMs);
+      const exact = serve(found.entry, call, 'HIT');
       if (exact) return done(deps, exact);
-      if (sem) {
+      if (sem && found.ok) {
         vector = await embed(deps, call, sem.text, AbortSignal.any([call.input.signal, AbortSignal.timeout(deps.embedTimeoutMs)]));
         const similar = vector && (await lookupSimilar(deps, call, sem.bucket, vector, maxAgeMs));
         if (similar) return done(deps, similar);
@@ -71,13 +72,14 @@ function done(deps: CacheInterceptorDeps, outcome: Outcome): Outcome {
   return outcome;
 }
 
-async function read(deps: CacheInterceptorDeps, key: string, maxAgeMs: number): Promise<CacheEntry | undefined> {
+/** A fresh entry under `key`; `ok` is false when the backend failed (no semantic lookup is tried then). */
+async function read(deps: CacheInterceptorDeps, key: string, maxAgeMs: number): Promise<{ ok: boolean; entry?: CacheEntry }> {
   try {
     const entry = await deps.store.get(key);
-    return entry && isFresh(entry, deps.clock.now(), maxAgeMs) ? entry : undefined;
+    return { ok: true, entry: entry && isFresh(entry, deps.clock.now(), maxAgeMs) ? entry : undefined };
   } catch (err) {
     deps.degraded('read', err);
-    return undefined;
+    return { ok: false };
   }
 }
 
@@ -100,7 +102,7 @@ async function lookupSimilar(deps: CacheInterceptorDeps, call: LeafCall, bucket:
     return undefined;
   }
   for (const m of matches.slice(0, MAX_CANDIDATES)) {
-    const served = serve(await read(deps, m.key, maxAgeMs), call, 'SEMANTIC HIT');
+    const served = serve((await read(deps, m.key, maxAgeMs)).entry, call, 'SEMANTIC HIT');
     if (served) return served;
   }
   return undefined;
