@@ -65,7 +65,7 @@ export function checkParameterKeys(value: Record<string, unknown>, where: 'body'
     if (key === 'messages') {
       throw new GatewayError('invalid_request', `${where}.messages is not accepted: the prompt template supplies the messages; pass values through \`variables\`.`, { param: `${where}.messages` });
     }
-    if (!(key in HYPERPARAMETERS)) {
+    if (!Object.hasOwn(HYPERPARAMETERS, key)) {
       const hint = where === 'body' ? ' Hyperparameters go at the root of the body, next to `variables`, never nested.' : '';
       throw new GatewayError('invalid_request', `${where}.${key} is not a chat-completion parameter.${hint}`, { param: `${where}.${key}` });
     }

@@ -112,6 +112,7 @@ describe('POST /v1/prompts/{promptId}/render', () => {
       [{ variables: VARIABLES, messages: [{ role: 'user', content: 'x' }] }, 400, 'body.messages', /template supplies the messages/],
       [{ variables: VARIABLES, temperature: 3 }, 400, 'body.temperature', /must be/],
       [{ variables: 'x' }, 400, 'body.variables', /object/],
+      [{ variables: VARIABLES, toString: 1 }, 400, 'body.toString', /not a chat-completion parameter/],
     ];
     for (const [body, status, param, message] of cases) {
       const res = await call('POST', `/v1/prompts/${promptId}/render`, body);
@@ -154,6 +155,20 @@ describe('POST /v1/prompts/{promptId}/completions', () => {
     expect(second.body.headers['x-gateway-cache-status']).toBe('HIT');
     expect(second.body.body.choices[0].message.content).toBe('echo: cache me');
     expect(fake.requests).toHaveLength(1);
+  });
+
+  it('runs guardrails on the rendered text: deny is 446 before the provider, a soft failure is status "246" with hook_results', async () => {
+    const check = { 'default.contains': { operator: 'none', words: ['treasure'] } };
+    const denied = await call('POST', `/v1/prompts/${promptId}/completions`, { variables: VARIABLES }, { 'x-gateway-config': JSON.stringify({ input_guardrails: [{ ...check, deny: true }] }) });
+    expect([denied.status, denied.body.error?.code]).toEqual([446, 'guardrail_denied']);
+    expect(fake.requests).toHaveLength(0);
+    const soft = await call('POST', `/v1/prompts/${promptId}/completions`, { variables: VARIABLES }, { 'x-gateway-config': JSON.stringify({ input_guardrails: [check] }) });
+    expect(soft.status).toBe(246);
+    expect(soft.body.status).toBe('246');
+    expect(soft.body.body.choices[0].message.content).toBe('echo: where is the treasure');
+    expect(soft.body.body.hook_results).toBeDefined();
+    const passed = await call('POST', `/v1/prompts/${promptId}/completions`, { variables: { ...VARIABLES, question: 'where is the gold' } }, { 'x-gateway-config': JSON.stringify({ input_guardrails: [{ ...check, deny: true }] }) });
+    expect(passed.body.status).toBe('200');
   });
 
   it('streams chat chunks that the openai SDK parses, and logs the prompt id', async () => {
