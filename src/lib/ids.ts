@@ -2,11 +2,19 @@ import { randomBytes, randomUUID } from 'node:crypto';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
-/** A random id of `length` alphanumerics. */
+const POOL_SIZE = 8192;
+let pool = randomBytes(POOL_SIZE);
+let offset = 0;
+
+/** A random id of `length` alphanumerics, drawn from a pooled buffer of secure random bytes. */
 export function randomId(length = 24): string {
-  const bytes = randomBytes(length);
+  if (offset + length > POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    offset = 0;
+  }
   let out = '';
-  for (let i = 0; i < length; i++) out += ALPHABET[bytes[i]! % ALPHABET.length];
+  for (let i = 0; i < length; i++) out += ALPHABET[pool[offset + i]! % ALPHABET.length];
+  offset += length;
   return out;
 }
 
