@@ -235,11 +235,13 @@ async function probes(targets, fakeUrl) {
 async function soak(target, fakeUrl) {
   const call = SCENARIOS[0].call(target, fakeUrl);
   const intervalS = num('BENCH_SOAK_INTERVAL', 10);
-  log(`soak: ${SOAK} s at 128 connections → ${target.kind}`);
+  const warm = Math.max(WARMUP, Math.round(SOAK / 10));
+  log(`soak: ${warm} s warm-up, then ${SOAK} s at 128 connections → ${target.kind}`);
+  await runAutocannon({ url: call.origin + call.path, connections: 128, duration: warm, headers: call.headers, body: call.body });
   const rss = sampleRss(target.svc.pid, intervalS * 1000);
   const r = await runAutocannon({ url: call.origin + call.path, connections: 128, duration: SOAK, headers: call.headers, body: call.body });
   const samples = rss.stop().samples;
-  return { target: target.kind, conns: 128, seconds: SOAK, intervalS, rps: r.rps, errors: r.errors, samples, growth: memoryGrowth(samples.slice(1)) };
+  return { target: target.kind, conns: 128, seconds: SOAK, warmupS: warm, intervalS, rps: r.rps, errors: r.errors, samples, growth: memoryGrowth(samples.slice(1)) };
 }
 
 /** CPU the run did not account for (other processes on the machine), as a share of one core. */

@@ -50,6 +50,7 @@ export interface SoakResult {
   target: string;
   conns: number;
   seconds: number;
+  warmupS?: number;
   intervalS: number;
   rps: number;
   errors: number;

@@ -151,7 +151,7 @@ export function renderReport(report) {
   const load = index(report.load);
   const parts = [];
   parts.push(`# Benchmark results — ${report.meta.date}`);
-  parts.push(Object.entries(report.meta).map(([k, v]) => `- ${k}: ${v}`).join('\n'));
+  parts.push(Object.entries(report.meta).filter(([k]) => k !== 'date').map(([k, v]) => `- ${k}: ${v}`).join('\n'));
 
   if (report.load.length > 0) {
     parts.push('## Under load');
@@ -225,7 +225,7 @@ export function renderReport(report) {
     const s = report.soak;
     parts.push('## Soak');
     parts.push(
-      `${s.target}, ${s.conns} connections, ${s.seconds} s, ${fmtRps(s.rps)} RPS, ${s.errors} errors. RSS every ${s.intervalS} s (MB): ${s.samples.map((v) => v.toFixed(0)).join(', ')}. ` +
+      `${s.target}, ${s.conns} connections, ${s.seconds} s after ${s.warmupS ?? 0} s warm-up, ${fmtRps(s.rps)} RPS, ${s.errors} errors. RSS every ${s.intervalS} s (MB): ${s.samples.map((v) => v.toFixed(0)).join(', ')}. ` +
         `Peak of the first third ${fmtMb(s.growth.firstPeak)} MB, of the last third ${fmtMb(s.growth.lastPeak)} MB: ${s.growth.grows ? 'GROWS' : 'no growth'}.`,
     );
   }
