@@ -146,7 +146,7 @@ describe('Responses API run by the gateway over chat (openai SDK → gateway →
     fake.fail({ status: 529, body: anthropicErrorBody('overloaded_error', 'Overloaded') });
     const res = await gw.fetch('/v1/responses', { method: 'POST', headers: { 'x-gateway-config': config() }, body: JSON.stringify({ model: MODEL, input: 'hi' }) });
     expect(res.status).toBe(529);
-    const body = await res.json();
+    const body = (await res.json()) as { error: { message: string } };
     expect(body.error.message).toBe('Overloaded');
     const id = res.headers.get('x-gateway-response-id')!;
     expect(id).toMatch(/^resp_/);
@@ -182,7 +182,7 @@ describe('Responses API run by the gateway over chat (openai SDK → gateway →
     const all: string[] = [];
     for await (const item of client.responses.inputItems.list(res.id, { limit: 2, order: 'asc' })) all.push((item as { content: Array<{ text: string }> }).content[0]!.text);
     expect(all).toEqual(['part 0', 'part 1', 'part 2', 'part 3', 'part 4']);
-    const desc = await gw.fetch(`/v1/responses/${res.id}/input_items?limit=3`).then((r) => r.json());
+    const desc = (await gw.fetch(`/v1/responses/${res.id}/input_items?limit=3`).then((r) => r.json())) as { object: string; data: Array<{ id: string; content: Array<{ text: string }> }>; first_id: string; last_id: string; has_more: boolean };
     expect(desc.object).toBe('list');
     expect(desc.data.map((i: { content: Array<{ text: string }> }) => i.content[0]!.text)).toEqual(['part 4', 'part 3', 'part 2']);
     expect(desc.first_id).toBe(desc.data[0].id);

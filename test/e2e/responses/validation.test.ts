@@ -14,7 +14,7 @@ describe('Responses API validation (400 in the decisions.md error shape)', () =>
     gw = await startGateway();
     headers = { 'x-gateway-config': JSON.stringify({ provider: 'anthropic', api_key: 'k', custom_host: fake.url }) };
     const ok = await gw.fetch('/v1/responses', { method: 'POST', headers, body: JSON.stringify({ model: 'claude-x', input: 'keep me' }) });
-    storedId = (await ok.json()).id;
+    storedId = ((await ok.json()) as { id: string }).id;
     fake.reset();
   });
   afterAll(async () => {
@@ -65,7 +65,7 @@ describe('Responses API validation (400 in the decisions.md error shape)', () =>
   it.each(cases)('%s → 400', async (_name, body, mention) => {
     const res = await post(body);
     expect(res.status).toBe(400);
-    const err = (await res.json()).error;
+    const err = ((await res.json()) as { error: { type: string; message: string; param: string | null } }).error;
     expect(err.type).toBe('invalid_request_error');
     expect(typeof err.message).toBe('string');
     expect(`${err.param ?? ''} ${err.message}`).toMatch(mention);
@@ -76,14 +76,14 @@ describe('Responses API validation (400 in the decisions.md error shape)', () =>
     const metadata = { ...many(15), [long(64)]: long(512) };
     const res = await post({ model: 'claude-x', input: 'edge', metadata, temperature: 2, top_p: 0, max_output_tokens: 16 });
     expect(res.status).toBe(200);
-    expect((await res.json()).metadata).toEqual(metadata);
+    expect(((await res.json()) as { metadata: unknown }).metadata).toEqual(metadata);
     fake.reset();
   });
 
   it('GET with an include value the specification does not list → 400; allowed values → 200', async () => {
     const bad = await gw.fetch(`/v1/responses/${storedId}?include[]=reasoning.encrypted_content`);
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.param).toBe('include');
+    expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('include');
     for (const v of ['file_search_call.results', 'message.input_image.image_url', 'computer_call_output.output.image_url']) {
       const ok = await gw.fetch(`/v1/responses/${storedId}?include=${encodeURIComponent(v)}`);
       expect(ok.status).toBe(200);
@@ -97,7 +97,7 @@ describe('Responses API validation (400 in the decisions.md error shape)', () =>
     }
     const res = await gw.fetch('/v1/responses/resp_missing/input_items');
     expect(res.status).toBe(404);
-    expect((await res.json()).error.code).toBe('not_found');
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not_found');
   });
 
   it('needs a gateway key', async () => {
