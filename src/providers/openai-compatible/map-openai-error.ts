@@ -2,8 +2,8 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import { tryParseJson, isObject } from '../../lib/json.js';
 
 /**
- * Maps an OpenAI-style error answer (`{"error": {message, type, param, code}}`) to a GatewayError
- * that keeps the provider's status, message, type and code.
+ * Maps an OpenAI-style error answer (`{"error": {message, type, param, code}}`, or the FastAPI-style
+ * `{"detail": "…"}` of Voyage and Jina) to a GatewayError that keeps the provider's status, message, type and code.
  * @see https://platform.openai.com/docs/guides/error-codes
  */
 export function mapOpenAIError(provider: string, status: number, body: string, headers: Record<string, string | string[] | undefined> = {}): GatewayError {
@@ -11,6 +11,7 @@ export function mapOpenAIError(provider: string, status: number, body: string, h
   const err = isObject(parsed) && isObject(parsed.error) ? parsed.error : isObject(parsed) ? parsed : undefined;
   const message =
     (err && typeof err.message === 'string' && err.message) ||
+    (err && typeof err.detail === 'string' && err.detail) ||
     (typeof parsed === 'string' ? parsed : '') ||
     (body && body.length < 500 ? body : '') ||
     `The provider answered with status ${status}.`;

@@ -1,10 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { FakeServer, sendJson, type FakeFault, type RecordedRequest } from '../shared/fake-server.js';
 import { answerChat, answerCompletions, answerEmbeddings } from './openai-shaped.js';
+import { answerImages } from '../openai/media.js';
 
 /**
  * A fake of the Azure OpenAI data plane, speaking its wire format:
- * `POST /openai/deployments/{deployment}/{chat/completions|completions|embeddings}?api-version=…`,
+ * `POST /openai/deployments/{deployment}/{chat/completions|completions|embeddings|images/generations}?api-version=…`,
  * `GET /openai/models?api-version=…`, `api-key` header (or `Authorization: Bearer <Entra token>`), Azure's
  * error bodies (`{"error": {"code": "401", "message": …}}`) and content-filter annotations.
  * It also serves an Entra ID token endpoint (`POST /{tenant}/oauth2/v2.0/token`) so the client-credentials
@@ -65,7 +66,7 @@ function tokenEndpoint(opts: FakeAzureOpenAIOptions, req: RecordedRequest, res: 
   sendJson(res, 200, { token_type: 'Bearer', expires_in: e.expiresIn ?? 3599, ext_expires_in: e.expiresIn ?? 3599, access_token: e.token });
 }
 
-const DEPLOYMENT_PATH = /^\/openai\/deployments\/([^/]+)(\/chat\/completions|\/completions|\/embeddings)$/;
+const DEPLOYMENT_PATH = /^\/openai\/deployments\/([^/]+)(\/chat\/completions|\/completions|\/embeddings|\/images\/generations)$/;
 
 async function handle(opts: FakeAzureOpenAIOptions, req: RecordedRequest, res: ServerResponse, fault: FakeFault | undefined): Promise<void> {
   if (req.method === 'POST' && /^\/[^/]+\/oauth2\/v2\.0\/token$/.test(req.path)) return tokenEndpoint(opts, req, res);
@@ -100,6 +101,7 @@ async function handle(opts: FakeAzureOpenAIOptions, req: RecordedRequest, res: S
   if (req.body === undefined) return azureError(res, 400, 'BadRequest', 'Failed to parse the request body as JSON.');
   const shaped = { model, contentFilter: !opts.noContentFilter, frameDelayMs: opts.frameDelayMs };
   const op = m[2];
+  if (op === '/images/generations') return answerImages({ ...req.body, model }, res);
   const ok =
     op === '/chat/completions'
       ? await answerChat(res, req.body, fault, shaped)

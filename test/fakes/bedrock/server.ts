@@ -4,11 +4,12 @@ import { FakeServer, sendJson, writeFrames, bearer, type FakeFault, type Recorde
 import { verifySigV4, type FakeAwsCredentials } from './verify-sigv4.js';
 import { encodeEvent, encodeException } from './event-stream.js';
 import { ValidationError, converseReply, tokens, validateConverse, type ConverseReply } from './converse.js';
+import { answerBedrockImage, answerBedrockRerank } from './media.js';
 
 /**
  * A fake of AWS Bedrock Runtime speaking its wire format: `POST /model/{modelId}/converse` (JSON),
  * `/converse-stream` (binary `application/vnd.amazon.eventstream` frames) and `/invoke` (Titan and
- * Cohere embeddings). Every request's SigV4 signature is verified against the known credentials;
+ * Cohere embeddings, Titan and Stability images), and the Agent Runtime's `POST /rerank`. Every request's SigV4 signature is verified against the known credentials;
  * errors are `{"message": …}` bodies typed by the `x-amzn-errortype` header.
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_Operations_Amazon_Bedrock_Runtime.html
  */
@@ -94,6 +95,7 @@ async function handle(fake: FakeBedrock, req: RecordedRequest, res: ServerRespon
     const failure = await verifySigV4(req, fake.credentials, { region: fake.region, service: 'bedrock', maxSkewMs: opts.maxSkewMs });
     if (failure) return sendBedrockError(res, 403, failure.type, failure.message);
   }
+  if (req.method === 'POST' && req.path === '/rerank') return answerBedrockRerank(req.body, res, sendBedrockError);
   const m = /^\/model\/([^/]+)\/(converse|converse-stream|invoke)$/.exec(req.path);
   if (req.method !== 'POST' || !m) return sendBedrockError(res, 404, 'UnknownOperationException', `Unknown operation ${req.method} ${req.path}`);
   const modelId = decodeURIComponent(m[1]!);
@@ -159,6 +161,7 @@ export function fakeEmbedding(text: string, n = 8): number[] {
 }
 
 function invoke(opts: FakeBedrockOptions, modelId: string, body: any, res: ServerResponse): void {
+  if (answerBedrockImage(modelId, body, res, sendBedrockError)) return;
   const dims = opts.dimensions ?? 8;
   if (/^amazon\.titan-embed-text-v[12]/.test(modelId)) {
     if (typeof body.inputText !== 'string' || !body.inputText) return sendBedrockError(res, 400, 'ValidationException', 'Malformed input request: #: required key [inputText] not found, please reformat your input and try again.');

@@ -1,11 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { FakeServer, sendJson, type FakeFault, type RecordedRequest } from '../shared/fake-server.js';
 import { answerEmbeddings, answerGenerateContent, sendGoogleError, type GeminiReplyOptions } from './gemini-reply.js';
+import { answerImagen } from './imagen-reply.js';
 
 /**
  * A fake of the Gemini API (generativelanguage.googleapis.com): `/{v1beta|v1}/models/{model}:generateContent`,
  * `:streamGenerateContent` (`?alt=sse` frames, or a JSON array without it), `:embedContent`,
- * `:batchEmbedContents`, `GET /{version}/models`; the key travels as `x-goog-api-key` or `?key=`;
+ * `:batchEmbedContents`, `:predict` (Imagen), `GET /{version}/models`; the key travels as `x-goog-api-key` or `?key=`;
  * errors are Google `{"error": {code, message, status}}` bodies.
  * @see https://ai.google.dev/api
  */
@@ -55,5 +56,6 @@ async function handle(opts: FakeGoogleOptions, req: RecordedRequest, res: Server
   if (method === 'generateContent') return answerGenerateContent(req, res, fault, model, false, opts);
   if (method === 'streamGenerateContent') return answerGenerateContent(req, res, fault, model, true, opts);
   if (method === 'embedContent' || method === 'batchEmbedContents') return answerEmbeddings(req, res, method, model, opts);
+  if (method === 'predict' && model.startsWith('imagen-')) return answerImagen(req, res);
   return sendGoogleError(res, 404, 'NOT_FOUND', `Method ${method} is not found for models/${model}.`);
 }

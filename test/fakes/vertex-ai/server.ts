@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { FakeServer, bearer, sendJson, type FakeFault, type RecordedRequest } from '../shared/fake-server.js';
 import { answerGenerateContent, sendGoogleError, type GeminiReplyOptions } from '../google/gemini-reply.js';
+import { answerImagen } from '../google/imagen-reply.js';
 import { hashEmbedding } from '../openai/server.js';
 import { answerAnthropic } from './anthropic-reply.js';
 import { FakeTokenEndpoint, GOOGLE_TOKEN_URL, type FakeServiceAccount } from './token-endpoint.js';
@@ -8,7 +9,7 @@ import { FakeTokenEndpoint, GOOGLE_TOKEN_URL, type FakeServiceAccount } from './
 /**
  * A fake of Vertex AI: a service-account token endpoint (`POST /token`, verifying the signed JWT),
  * Gemini models at `/{v1|v1beta1}/projects/{p}/locations/{r}/publishers/google/models/{m}:generateContent`,
- * `:streamGenerateContent`, `:predict` (embeddings), and Claude models at
+ * `:streamGenerateContent`, `:predict` (embeddings, and Imagen for `imagen-*` models), and Claude models at
  * `…/publishers/anthropic/models/{m}:rawPredict` / `:streamRawPredict`. Every model call needs a
  * Bearer token this fake issued (401 `UNAUTHENTICATED` otherwise).
  * @see https://cloud.google.com/vertex-ai/generative-ai/docs/reference/rest
@@ -67,6 +68,7 @@ async function handle(fake: FakeVertex, req: RecordedRequest, res: ServerRespons
     if (method === 'rawPredict' || method === 'streamRawPredict') return answerAnthropic(req, res, fault, model!, method === 'streamRawPredict', opts.frameDelayMs);
   } else {
     if (method === 'generateContent' || method === 'streamGenerateContent') return answerGenerateContent(req, res, fault, model!, method === 'streamGenerateContent', opts);
+    if (method === 'predict' && model!.startsWith('imagen-')) return answerImagen(req, res);
     if (method === 'predict') return predictEmbeddings(req, res, opts);
   }
   return sendGoogleError(res, 404, 'NOT_FOUND', `Publisher Model \`projects/${project}/locations/${location}/publishers/${publisher}/models/${model}\` does not support ${method}.`);
