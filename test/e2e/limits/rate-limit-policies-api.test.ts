@@ -169,4 +169,11 @@ describe.each(['sqlite', 'postgres'] as const)('rate-limits policy API on %s', (
     expectError(await call('POST', BASE, { type: 'requests', unit: 'rpm', value: 1 }, { 'x-gateway-api-key': key.body.key }), 403, 'forbidden');
     expectError(await call('GET', BASE, undefined, { 'x-gateway-api-key': 'wrong' }), 401, 'invalid_api_key');
   });
+
+  it('documents the routes in /openapi.json', async () => {
+    const doc = (await (await gw.fetch('/openapi.json')).json()) as Json;
+    expect(Object.keys(doc.paths['/v1/policies/rate-limits'])).toEqual(expect.arrayContaining(['get', 'post']));
+    expect(Object.keys(doc.paths['/v1/policies/rate-limits/{id}'])).toEqual(expect.arrayContaining(['get', 'put', 'delete']));
+    expect(doc.paths['/v1/policies/rate-limits'].post.tags).toEqual(['rate-limit policies']);
+  });
 });
