@@ -3,6 +3,16 @@ import type { Store } from '../store.js';
 import type { BatchesTable, BatchLinesTable } from '../schema.js';
 import type { BatchObject, BatchStatus } from '../../spec/batches.js';
 
+/**
+ * What a gateway-managed batch needs to run its lines later as its creator would have: the routing
+ * headers of the create request (never the gateway key), its organisation and the id of its key.
+ */
+export interface BatchRoute {
+  headers: Record<string, string>;
+  organisation_id: string;
+  api_key_id: string | null;
+}
+
 /** A batch row: the batch object, how it runs (`gateway` or `native`) and the routing headers captured at creation. */
 export interface BatchRow {
   id: string;
@@ -12,7 +22,7 @@ export interface BatchRow {
   virtual_key: string | null;
   status: BatchStatus;
   batch: BatchObject;
-  route: Record<string, string>;
+  route: BatchRoute;
   lease_owner: string | null;
   lease_until: number | null;
   created_at: number;
@@ -115,6 +125,7 @@ export async function claimLines(store: Store, batchId: string, owner: string, n
     where (batch_id, line_no) in (
       select batch_id, line_no from batch_lines
       where batch_id = ${batchId} and (state = 'pending' or (state = 'running' and claimed_at < ${staleBefore}))
+        and exists (select 1 from batches where batches.id = ${batchId} and batches.status = 'in_progress')
       order by line_no limit ${n} ${lock}
     )
     returning line_no, custom_id, body`.execute(store.db);
@@ -167,6 +178,18 @@ export async function countLines(store: Store, batchId: string): Promise<LineCou
     else c.failed += n;
   }
   return c;
+}
+
+/** Running lines of a batch whose claim is older than `staleBefore` (their worker died). */
+export async function countStaleRunning(store: Store, batchId: string, staleBefore: number): Promise<number> {
+  const r = await store.db
+    .selectFrom('batch_lines')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('batch_id', '=', batchId)
+    .where('state', '=', 'running')
+    .where('claimed_at', '<', staleBefore)
+    .executeTakeFirst();
+  return Number(r?.n ?? 0);
 }
 
 /** Lines of a batch in order, a page at a time (output files are written from these). */

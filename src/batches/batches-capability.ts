@@ -1,0 +1,32 @@
+import type { Capability } from '../server/capability.js';
+import { gatewayFilesOf } from '../files/files-capability.js';
+import { ResourceForwarder } from '../files/provider-resource.js';
+import { BatchWorker, batchWorkerOptions, type BatchWorkerOptions } from './batch-worker.js';
+import { registerBatchesRoutes } from './batches-routes.js';
+
+/**
+ * Batches (issue 10): `/v1/batches` forwarded to a provider's batch API, or run by the gateway's
+ * background worker (started after the app listens, stopped on close).
+ * @see https://platform.openai.com/docs/api-reference/batch
+ */
+export function batchesCapability(opts: Partial<BatchWorkerOptions> = {}): Capability {
+  return {
+    name: 'batches',
+    create(core) {
+      const files = gatewayFilesOf(core.settings, core.store, core.clock);
+      let worker: BatchWorker | undefined;
+      return {
+        routes(app, deps) {
+          registerBatchesRoutes(app, deps, { files, forwarder: new ResourceForwarder(deps), poke: () => worker?.poke() });
+        },
+        async start(deps) {
+          worker = new BatchWorker(deps, files, new ResourceForwarder(deps), { ...batchWorkerOptions(), ...opts });
+          await worker.start();
+        },
+        async close() {
+          await worker?.close();
+        },
+      };
+    },
+  };
+}
