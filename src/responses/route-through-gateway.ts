@@ -5,6 +5,7 @@ import { compileConfig } from '../routing/compile-config.js';
 import type { CompiledNode } from '../routing/compiled-config.js';
 import type { Outcome, RouteTrace } from '../routing/outcome.js';
 import type { RouteInput } from '../routing/route-input.js';
+import { buildRouteInput } from '../server/data-plane/build-route-input.js';
 import { resolveTarget, type TargetResolverDeps } from '../routing/resolve-target.js';
 import type { DataPlaneRequest } from '../server/data-plane/data-plane-hook.js';
 import { readGatewayHeaders, type GatewayHeaders } from '../server/data-plane/read-gateway-headers.js';
@@ -43,21 +44,7 @@ export function prepareRequest(deps: GatewayDeps, request: FastifyRequest, reply
 }
 
 function routeInput(request: FastifyRequest, p: PreparedRequest, endpoint: ProviderEndpointKind, body: Record<string, unknown>, stream: boolean): RouteInput {
-  return {
-    endpoint,
-    body,
-    stream,
-    headers: request.headers,
-    metadata: p.dp.metadata,
-    pathname: request.url.split('?', 1)[0]!,
-    organisationId: p.dp.ctx.organisationId,
-    workspaceId: p.dp.ctx.workspaceId,
-    headerTarget: p.gh.target,
-    forwardHeaderNames: p.gh.forwardHeaderNames,
-    requestTimeoutMs: p.gh.requestTimeoutMs,
-    cacheForceRefresh: p.gh.cacheForceRefresh,
-    signal: p.signal,
-  };
+  return buildRouteInput(request, { ...p.dp, body, stream }, p.gh, p.signal, endpoint);
 }
 
 /**

@@ -6,12 +6,12 @@ import type { ProviderEndpointKind } from '../../providers/provider.js';
 import { compileConfig } from '../../routing/compile-config.js';
 import type { CompiledNode } from '../../routing/compiled-config.js';
 import type { Outcome, RouteTrace } from '../../routing/outcome.js';
-import type { RouteInput } from '../../routing/route-input.js';
 import type { Usage } from '../../spec/chat.js';
 import type { GatewayDeps } from '../deps.js';
 import { requireScope } from '../middleware/auth/auth.js';
 import type { DataPlaneRequest } from './data-plane-hook.js';
 import { readGatewayHeaders } from './read-gateway-headers.js';
+import { buildRouteInput } from './build-route-input.js';
 import { resolveConfig } from './resolve-config.js';
 import { recordCompletion } from './record-completion.js';
 
@@ -58,22 +58,7 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
   let outcome: Outcome;
   try {
     for (const hook of deps.hooks) if (hook.before) await hook.before(dp);
-    const input: RouteInput = {
-      endpoint,
-      body: dp.body,
-      stream: dp.stream,
-      headers: request.headers,
-      metadata: dp.metadata,
-      pathname: request.url.split('?', 1)[0]!,
-      organisationId: ctx.organisationId,
-      workspaceId: ctx.workspaceId,
-      headerTarget: dp.headerTarget ?? gh.target,
-      forwardHeaderNames: gh.forwardHeaderNames,
-      requestTimeoutMs: gh.requestTimeoutMs,
-      cacheForceRefresh: gh.cacheForceRefresh,
-      signal: abort.signal,
-      locals: dp.locals,
-    };
+    const input = buildRouteInput(request, dp, gh, abort.signal);
     outcome = await deps.router.route(dp.config?.root ?? HEADER_ONLY, input, trace);
   } catch (err) {
     const g = toGatewayError(err);
