@@ -1,0 +1,86 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { GatewayError } from '../errors/gateway-error.js';
+import { resolveResourceTarget, type ResourceForwarder, type ResourceTarget } from '../files/provider-resource.js';
+import { intQuery, rawQuery } from '../files/query-params.js';
+import { checkMetadata } from '../batches/batches-routes.js';
+import type { GatewayDeps } from '../server/deps.js';
+import { requireScope } from '../server/middleware/auth/auth.js';
+
+const tags = ['fine-tuning'];
+const Wandb = Type.Object(
+  { project: Type.String({ minLength: 1 }), name: Type.Optional(Type.Union([Type.String(), Type.Null()])), entity: Type.Optional(Type.Union([Type.String(), Type.Null()])), tags: Type.Optional(Type.Array(Type.String())) },
+  { additionalProperties: false },
+);
+const Integration = Type.Object({ type: Type.Literal('wandb'), wandb: Wandb }, { additionalProperties: false });
+const MethodObject = Type.Object(
+  { type: Type.Union([Type.Literal('supervised'), Type.Literal('dpo'), Type.Literal('reinforcement')]) },
+  { additionalProperties: true },
+);
+const CreateBody = Type.Object(
+  {
+    model: Type.String({ minLength: 1 }),
+    training_file: Type.String({ minLength: 1 }),
+    suffix: Type.String({ minLength: 1, maxLength: 64 }),
+    method: MethodObject,
+    validation_file: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
+    integrations: Type.Optional(Type.Union([Type.Array(Integration, { maxItems: 5 }), Type.Null()])),
+    seed: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Null()])),
+    hyperparameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+const JobParams = Type.Object({ job_id: Type.String({ minLength: 1, maxLength: 128 }) });
+const PageQuery = Type.Object({ after: Type.Optional(Type.String()), limit: Type.Optional(Type.String({ description: 'integer 1..100' })) });
+
+/**
+ * `/v1/fine_tuning/jobs`: create, list, retrieve, cancel, events and checkpoints, forwarded to the
+ * provider the request names when it has a fine-tuning API (openai, azure-openai). The gateway checks
+ * the create body (model, training_file, suffix, method, at most 5 integrations, metadata) first.
+ * @see https://platform.openai.com/docs/api-reference/fine-tuning
+ */
+export function registerFineTuningRoutes(app: FastifyInstance, deps: GatewayDeps, forwarder: ResourceForwarder): void {
+  const target = (request: FastifyRequest): ResourceTarget => {
+    const rt = resolveResourceTarget(deps, request.headers, request.gw.workspaceId, 'fine_tuning');
+    if (!rt) throw new GatewayError('invalid_request', 'Fine-tuning runs at a provider: send x-gateway-virtual-key (or x-gateway-provider with Authorization, or a config).', { param: 'x-gateway-virtual-key' });
+    if (!rt.api) throw new GatewayError('invalid_request', `Provider '${rt.adapter.name}' has no fine-tuning API.`, { param: 'provider' });
+    return rt;
+  };
+  const relay = async (reply: FastifyReply, rt: ResourceTarget, method: 'GET' | 'POST', path: string, body?: unknown) => {
+    const res = await forwarder.send(rt, { method, path, ...(body === undefined ? {} : { body: JSON.stringify(body), contentType: 'application/json' }) });
+    return reply.code(res.status).header('content-type', 'application/json').send(await res.body.text());
+  };
+  const jobPath = (request: FastifyRequest) => `/fine_tuning/jobs/${encodeURIComponent((request.params as Static<typeof JobParams>).job_id)}`;
+  const paged = (request: FastifyRequest) => {
+    intQuery(request.query as Record<string, unknown>, 'limit', 1, 100, 20);
+    return rawQuery(request.url);
+  };
+
+  app.post('/v1/fine_tuning/jobs', { schema: { tags, summary: 'Create a fine-tuning job', body: CreateBody } }, async (request, reply) => {
+    requireScope(request, 'completions.write');
+    const body = request.body as Static<typeof CreateBody>;
+    checkMetadata(body.metadata);
+    return relay(reply, target(request), 'POST', '/fine_tuning/jobs', body);
+  });
+  app.get('/v1/fine_tuning/jobs', { schema: { tags, summary: 'List fine-tuning jobs', querystring: PageQuery } }, async (request, reply) => {
+    requireScope(request, 'completions.write');
+    return relay(reply, target(request), 'GET', '/fine_tuning/jobs' + paged(request));
+  });
+  app.get('/v1/fine_tuning/jobs/:job_id', { schema: { tags, summary: 'Retrieve a fine-tuning job', params: JobParams } }, async (request, reply) => {
+    requireScope(request, 'completions.write');
+    return relay(reply, target(request), 'GET', jobPath(request));
+  });
+  app.post('/v1/fine_tuning/jobs/:job_id/cancel', { schema: { tags, summary: 'Cancel a fine-tuning job', params: JobParams } }, async (request, reply) => {
+    requireScope(request, 'completions.write');
+    return relay(reply, target(request), 'POST', `${jobPath(request)}/cancel`);
+  });
+  app.get('/v1/fine_tuning/jobs/:job_id/events', { schema: { tags, summary: 'List fine-tuning events', params: JobParams, querystring: PageQuery } }, async (request, reply) => {
+    requireScope(request, 'completions.write');
+    return relay(reply, target(request), 'GET', `${jobPath(request)}/events${paged(request)}`);
+  });
+  app.get('/v1/fine_tuning/jobs/:job_id/checkpoints', { schema: { tags, summary: 'List fine-tuning checkpoints', params: JobParams, querystring: PageQuery } }, async (request, reply) => {
+    requireScope(request, 'completions.write');
+    return relay(reply, target(request), 'GET', `${jobPath(request)}/checkpoints${paged(request)}`);
+  });
+}
