@@ -111,10 +111,10 @@ describe('gateway-managed batches', () => {
     const input = await uploadInput(client, chatLines(1));
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await client.batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' })).id);
-    const page = await (await gw.fetch('/v1/batches?limit=2')).json();
+    const page = await (await gw.fetch('/v1/batches?limit=2')).json() as any;
     expect(page).toMatchObject({ object: 'list', has_more: true, first_id: ids[2], last_id: ids[1] });
     expect(page.data.map((b: any) => b.id)).toEqual([ids[2], ids[1]]);
-    const next = await (await gw.fetch(`/v1/batches?limit=2&after=${ids[1]}`)).json();
+    const next = await (await gw.fetch(`/v1/batches?limit=2&after=${ids[1]}`)).json() as any;
     expect(next.data[0].id).toBe(ids[0]);
     const all: string[] = [];
     for await (const b of client.batches.list({ limit: 2 })) all.push(b.id);
@@ -137,12 +137,12 @@ describe('gateway-managed batches', () => {
     for (const [body, status, param] of cases) {
       const r = await post(body);
       expect(r.status, JSON.stringify(body).slice(0, 80)).toBe(status);
-      const e = await r.json();
+      const e = (await r.json()) as any;
       expect(e.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param });
     }
     expect((await gw.fetch('/v1/batches?limit=101')).status).toBe(400);
     const r404 = await gw.fetch('/v1/batches/batch_gwnope');
     expect(r404.status).toBe(404);
-    expect((await r404.json()).error).toMatchObject({ code: 'not_found', param: 'batch_id' });
+    expect(((await r404.json()) as any).error).toMatchObject({ code: 'not_found', param: 'batch_id' });
   });
 });

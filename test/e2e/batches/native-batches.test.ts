@@ -12,7 +12,7 @@ beforeAll(async () => {
   gw = await startGateway();
   const r = await gw.fetch('/v1/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'openai', provider: 'openai', key: 'sk-fake', config: { custom_host: fake.url } }) });
   expect(r.status).toBeLessThan(300);
-  vk = (await r.json()).id;
+  vk = ((await r.json()) as any).id;
 });
 afterAll(async () => {
   await gw?.close();

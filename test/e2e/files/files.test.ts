@@ -33,7 +33,7 @@ describe('files stored by the gateway (no provider named)', () => {
     const page1 = await client.files.list({ limit: 1 });
     expect(page1.data.map((f) => f.id)).toEqual([b.id]);
     expect(page1.has_more).toBe(true);
-    const raw = await (await gw.fetch(`/v1/files?limit=1&after=${b.id}`)).json();
+    const raw = await (await gw.fetch(`/v1/files?limit=1&after=${b.id}`)).json() as any;
     expect(raw).toMatchObject({ object: 'list', first_id: a.id, last_id: a.id, has_more: false });
     expect((await client.files.list({ purpose: 'vision' })).data.map((f) => f.id)).toEqual([b.id]);
     expect(await client.files.retrieve(a.id)).toEqual(a);
@@ -50,18 +50,18 @@ describe('files stored by the gateway (no provider named)', () => {
     form.append('file', new Blob(['x']), 'x.txt');
     const r1 = await postForm('/v1/files', form);
     expect(r1.status).toBe(400);
-    expect((await r1.json()).error).toMatchObject({ param: 'purpose', code: 'invalid_request', type: 'invalid_request_error' });
+    expect(((await r1.json()) as any).error).toMatchObject({ param: 'purpose', code: 'invalid_request', type: 'invalid_request_error' });
     const f2 = new FormData();
     f2.append('purpose', 'batch');
     const r2 = await postForm('/v1/files', f2);
     expect(r2.status).toBe(400);
-    expect((await r2.json()).error).toMatchObject({ param: 'file', code: 'invalid_request' });
+    expect(((await r2.json()) as any).error).toMatchObject({ param: 'file', code: 'invalid_request' });
     const r3 = await gw.fetch('/v1/files', { method: 'POST', body: JSON.stringify({ purpose: 'batch' }) });
     expect(r3.status).toBe(400);
-    expect((await r3.json()).error.code).toBe('invalid_request');
+    expect(((await r3.json()) as any).error.code).toBe('invalid_request');
     const r4 = await gw.fetch('/v1/files?limit=0');
     expect(r4.status).toBe(400);
-    expect((await r4.json()).error).toMatchObject({ param: 'limit', code: 'invalid_request' });
+    expect(((await r4.json()) as any).error).toMatchObject({ param: 'limit', code: 'invalid_request' });
   });
 
   it('keeps other routes refusing multipart bodies (415)', async () => {
@@ -69,7 +69,7 @@ describe('files stored by the gateway (no provider named)', () => {
     form.append('model', 'gpt-4o');
     const r = await postForm('/v1/chat/completions', form, openaiHeaders());
     expect(r.status).toBe(415);
-    expect((await r.json()).error.code).toBe('unsupported_media_type');
+    expect(((await r.json()) as any).error.code).toBe('unsupported_media_type');
   });
 
   it('streams a large upload to disk and back', async () => {

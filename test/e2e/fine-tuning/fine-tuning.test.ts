@@ -48,7 +48,7 @@ describe('fine-tuning forwarded to a provider with a tuning API', () => {
     const cps = await client.fineTuning.jobs.checkpoints.list(job.id, { limit: 2 });
     expect(cps.data.map((c) => c.step_number)).toEqual([30, 20]);
     expect(cps.data[0]).toMatchObject({ object: 'fine_tuning.job.checkpoint', fine_tuning_job_id: job.id, metrics: { step: 30 } });
-    const rest = await (await gw.fetch(`/v1/fine_tuning/jobs/${job.id}/checkpoints?after=${cps.data[1]!.id}`, { headers: headers() })).json();
+    const rest = await (await gw.fetch(`/v1/fine_tuning/jobs/${job.id}/checkpoints?after=${cps.data[1]!.id}`, { headers: headers() })).json() as any;
     expect(rest).toMatchObject({ object: 'list', has_more: false });
     expect(rest.data.map((c: any) => c.step_number)).toEqual([10]);
     const other = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id, suffix: 'x', method: { type: 'supervised' } });
@@ -73,15 +73,15 @@ describe('fine-tuning forwarded to a provider with a tuning API', () => {
     for (const [body, param] of cases) {
       const r = await post(body);
       expect(r.status).toBe(400);
-      expect((await r.json()).error).toMatchObject({ code: 'invalid_request', type: 'invalid_request_error', param });
+      expect(((await r.json()) as any).error).toMatchObject({ code: 'invalid_request', type: 'invalid_request_error', param });
     }
     expect(fake.requests.length).toBe(before);
     const none = await post(base, {});
     expect(none.status).toBe(400);
-    expect((await none.json()).error.param).toBe('x-gateway-virtual-key');
+    expect(((await none.json()) as any).error.param).toBe('x-gateway-virtual-key');
     const anthropic = await post(base, { 'x-gateway-provider': 'anthropic', authorization: 'Bearer k' });
     expect(anthropic.status).toBe(400);
-    expect((await anthropic.json()).error.message).toMatch(/no fine-tuning API/);
+    expect(((await anthropic.json()) as any).error.message).toMatch(/no fine-tuning API/);
     const badLimit = await gw.fetch('/v1/fine_tuning/jobs?limit=0', { headers: headers() });
     expect(badLimit.status).toBe(400);
   });
