@@ -38,8 +38,9 @@ function baseUrl(deps: InlineImagesDeps, headers: Record<string, string | string
  */
 export function createInlineImagesInterceptor(deps: InlineImagesDeps): LeafInterceptor {
   return async (call, next) => {
+    if (call.input.endpoint !== 'images') return next();
     const outcome = await next();
-    if (call.input.endpoint !== 'images' || !outcome.json) return outcome;
+    if (!outcome.json) return outcome;
     const format = call.body.response_format ?? call.input.body.response_format ?? 'url';
     if (format !== 'url') return outcome;
     const value = outcome.json.value;

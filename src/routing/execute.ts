@@ -178,22 +178,30 @@ export class Router {
     }
   }
 
-  /** One attempt bounded by the request timeout (408 `request_timeout` when it elapses before the answer). */
+  /**
+   * One attempt bounded by the request timeout (408 `request_timeout` when it elapses before the
+   * answer). Without a timeout the attempt uses the client's signal directly.
+   */
   private async withTimeout(call: LeafCall, timeoutMs: number | null): Promise<Outcome> {
+    if (timeoutMs === null) {
+      try {
+        return await callTarget(call, call.input.signal, this.deps);
+      } catch (err) {
+        if (call.input.signal.aborted) throw new GatewayError('client_closed_request', undefined, { provider: call.adapter.name });
+        throw err;
+      }
+    }
     const controller = new AbortController();
     const onClientAbort = () => controller.abort(call.input.signal.reason);
     if (call.input.signal.aborted) onClientAbort();
     else call.input.signal.addEventListener('abort', onClientAbort, { once: true });
     let timedOut = false;
-    const timer =
-      timeoutMs === null
-        ? undefined
-        : setTimeout(() => {
-            timedOut = true;
-            controller.abort(new Error('request timeout'));
-          }, timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error('request timeout'));
+    }, timeoutMs);
     const cleanup = () => {
-      if (timer) clearTimeout(timer);
+      clearTimeout(timer);
       call.input.signal.removeEventListener('abort', onClientAbort);
     };
     try {

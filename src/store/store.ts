@@ -16,12 +16,15 @@ export type StoreOptions =
 export interface Store {
   readonly db: Kysely<Database>;
   readonly dialect: 'sqlite' | 'postgres';
+  /** The raw SQLite handle (embedded default only), for prepared-statement bulk writes on hot paths. */
+  readonly sqlite?: SqliteHandle;
   close(): Promise<void>;
 }
 
 /** Opens the store and runs pending migrations. */
 export async function openStore(opts: StoreOptions): Promise<Store> {
-  const db = opts.kind === 'sqlite' ? await openSqlite(opts.path) : await openPostgres(opts);
+  const sqlite = opts.kind === 'sqlite' ? await openSqlite(opts.path) : undefined;
+  const db = sqlite ? sqlite.db : await openPostgres(opts as Extract<StoreOptions, { kind: 'postgres' }>);
   const migrator = new Migrator({
     db,
     provider: migrationProvider,
@@ -35,10 +38,13 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`Store migration ${failed?.migrationName ?? ''} failed: ${String((error as Error).message ?? error)}`);
   }
-  return { db, dialect: opts.kind, close: () => db.destroy() };
+  return { db, dialect: opts.kind, sqlite: sqlite?.raw, close: () => db.destroy() };
 }
 
-async function openSqlite(path: string): Promise<Kysely<Database>> {
+/** The better-sqlite3 database handle type. */
+export type SqliteHandle = import('better-sqlite3').Database;
+
+async function openSqlite(path: string): Promise<{ db: Kysely<Database>; raw: SqliteHandle }> {
   const { default: SQLite } = await import('better-sqlite3');
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new SQLite(path);
@@ -46,7 +52,7 @@ async function openSqlite(path: string): Promise<Kysely<Database>> {
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), raw: database };
 }
 
 async function openPostgres(opts: { url: string; schema?: string; poolSize?: number }): Promise<Kysely<Database>> {

@@ -4,9 +4,31 @@ import type { RequestLogsTable } from '../schema.js';
 /** One row of the request log. */
 export type RequestLogRow = RequestLogsTable;
 
-/** Inserts many rows in one statement (the log pipeline batches them). */
+const COLUMNS = [
+  'id', 'organisation_id', 'workspace_id', 'api_key_id', 'trace_id', 'endpoint', 'provider', 'model', 'status', 'stream', 'cache_status', 'config_id',
+  'prompt_id', 'target_path', 'retry_count', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost', 'latency_ms', 'metadata', 'error', 'hook_results', 'created_at',
+] as const satisfies ReadonlyArray<keyof RequestLogRow>;
+
+const sqliteInserts = new WeakMap<object, (rows: RequestLogRow[]) => void>();
+
+/**
+ * Inserts many rows (the log pipeline batches them). On SQLite one cached prepared statement runs
+ * in a transaction; on PostgreSQL one multi-row insert.
+ */
 export async function insertRequestLogs(store: Store, rows: RequestLogRow[]): Promise<void> {
   if (rows.length === 0) return;
+  if (store.sqlite) {
+    let insert = sqliteInserts.get(store.sqlite);
+    if (!insert) {
+      const stmt = store.sqlite.prepare(`insert into request_logs (${COLUMNS.join(', ')}) values (${COLUMNS.map((c) => '@' + c).join(', ')})`);
+      insert = store.sqlite.transaction((batch: RequestLogRow[]) => {
+        for (const row of batch) stmt.run(row);
+      });
+      sqliteInserts.set(store.sqlite, insert);
+    }
+    insert(rows);
+    return;
+  }
   await store.db.insertInto('request_logs').values(rows).execute();
 }
 

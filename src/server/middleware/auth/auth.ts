@@ -5,6 +5,19 @@ import type { Runtime } from '../../../runtime/runtime.js';
 import type { AuthKey } from '../../../runtime/snapshot.js';
 import { hasScope } from './scopes.js';
 
+const hashes = new Map<string, string>();
+
+/** SHA-256 of a presented key, remembered for the few thousand most recent distinct keys. */
+function hashOf(raw: string): string {
+  let h = hashes.get(raw);
+  if (h === undefined) {
+    if (hashes.size >= 4096) hashes.clear();
+    h = sha256Hex(raw);
+    hashes.set(raw, h);
+  }
+  return h;
+}
+
 /**
  * Authenticates every `/v1` request by `x-gateway-api-key` against the hashed keys of the runtime
  * snapshot (401 `invalid_api_key` when missing, unknown or expired) and sets the request's key,
@@ -16,7 +29,7 @@ export function createAuthHook(runtime: Runtime, isPublic: (url: string) => bool
     const raw = request.headers['x-gateway-api-key'];
     if (typeof raw !== 'string' || raw.length === 0) throw new GatewayError('invalid_api_key', 'Missing gateway API key: send it in the x-gateway-api-key header.');
     const snapshot = runtime.current;
-    const key = snapshot.apiKeysByHash.get(sha256Hex(raw));
+    const key = snapshot.apiKeysByHash.get(hashOf(raw));
     if (!key) throw new GatewayError('invalid_api_key', 'Invalid gateway API key.');
     if (key.expiresAt !== null && key.expiresAt <= now()) throw new GatewayError('invalid_api_key', 'The gateway API key has expired.');
     request.gw.key = key;
