@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STORE_KINDS, type StoreHandle } from '../../../test/helpers/stores.js';
+import type { BatchObject } from '../../spec/batches.js';
+import { claimLines, countLines, finishLine, getBatch, insertBatch, insertLines, leaseBatch, readLines, releaseAllClaims, renewClaims, transitionBatch, type BatchRow } from './batches.js';
+
+function row(id: string, status: BatchRow['status'] = 'in_progress'): BatchRow {
+  const batch = { id, object: 'batch', status, endpoint: '/v1/chat/completions', input_file_id: 'file-gwx', completion_window: 'immediate' } as BatchObject;
+  return { id, workspace_id: 'ws', mode: 'gateway', provider: null, virtual_key: null, status, batch, route: { headers: {}, organisation_id: 'org', api_key_id: 'k' }, lease_owner: null, lease_until: null, created_at: 1, updated_at: 1 };
+}
+
+describe.each(STORE_KINDS)('batch repository on $name', (kind) => {
+  let h: StoreHandle;
+  beforeAll(async () => {
+    h = await kind.open();
+  });
+  afterAll(async () => {
+    await h?.dispose();
+  });
+
+  it('claims each line once across concurrent claimers, takes over stale claims only', async () => {
+    await insertBatch(h.store, row('b1'));
+    await insertLines(h.store, 'b1', Array.from({ length: 50 }, (_, i) => ({ line_no: i + 1, custom_id: `c${i}`, body: '{}' })));
+    const claims = await Promise.all(['w1', 'w2', 'w3'].map((w) => claimLines(h.store, 'b1', w, 1000, 0, 20)));
+    const all = claims.flat().map((l) => l.line_no);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.length).toBe(50);
+    // Fresh claims are not taken over; stale ones are.
+    expect(await claimLines(h.store, 'b1', 'w4', 1500, 900, 10)).toEqual([]);
+    await renewClaims(h.store, 'w1', 2000);
+    const stolen = await claimLines(h.store, 'b1', 'w4', 2100, 1500, 100);
+    expect(stolen.length).toBe(50 - claims[0]!.length);
+    // The old owner can no longer record a line it lost; the new one can.
+    const lost = claims[1]![0]!;
+    expect(await finishLine(h.store, 'b1', lost.line_no, 'w2', true, '{"x":1}', 2200)).toBe(false);
+    expect(await finishLine(h.store, 'b1', lost.line_no, 'w4', true, '{"x":1}', 2200)).toBe(true);
+    expect(await finishLine(h.store, 'b1', lost.line_no, 'w4', true, '{"x":2}', 2300)).toBe(false);
+    const c = await countLines(h.store, 'b1');
+    expect(c).toEqual({ total: 50, pending: 0, running: 49, ok: 1, failed: 0 });
+    await releaseAllClaims(h.store);
+    expect((await countLines(h.store, 'b1')).pending).toBe(49);
+    const page = await readLines(h.store, 'b1', lost.line_no, 1);
+    expect(page[0]).toMatchObject({ line_no: lost.line_no, state: 'done', ok: 1, result: '{"x":1}' });
+  });
+
+  it('claims nothing once the batch leaves in_progress', async () => {
+    await insertBatch(h.store, row('b2'));
+    await insertLines(h.store, 'b2', [{ line_no: 1, custom_id: 'a', body: '{}' }]);
+    const cancelling = { ...row('b2').batch, status: 'cancelling' as const };
+    expect(await transitionBatch(h.store, 'b2', ['in_progress'], cancelling, 5)).toBe(true);
+    expect(await transitionBatch(h.store, 'b2', ['in_progress'], cancelling, 5)).toBe(false);
+    expect(await claimLines(h.store, 'b2', 'w', 10, 0, 5)).toEqual([]);
+    expect((await getBatch(h.store, 'b2'))!.status).toBe('cancelling');
+  });
+
+  it('leases a batch step to one owner until it expires', async () => {
+    await insertBatch(h.store, row('b3', 'finalizing'));
+    expect(await leaseBatch(h.store, 'b3', ['finalizing'], 'a', 100, 200)).toBe(true);
+    expect(await leaseBatch(h.store, 'b3', ['finalizing'], 'b', 150, 250)).toBe(false);
+    expect(await leaseBatch(h.store, 'b3', ['finalizing'], 'a', 150, 250)).toBe(true);
+    expect(await leaseBatch(h.store, 'b3', ['finalizing'], 'b', 300, 400)).toBe(true);
+    expect(await leaseBatch(h.store, 'b3', ['in_progress'], 'b', 300, 400)).toBe(false);
+  });
+});
