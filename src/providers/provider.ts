@@ -97,6 +97,24 @@ export type ProviderEndpoints = {
   [K in ProviderEndpointKind]?: EndpointAdapter<EndpointTypes[K]['req'], EndpointTypes[K]['res'], EndpointTypes[K]['chunk']>;
 };
 
+/** Kinds of OpenAI-shaped provider resources the gateway forwards as they are. */
+export type ProviderResourceKind = 'files' | 'batches' | 'fine_tuning';
+
+/**
+ * A provider's resource APIs (files, batches, fine-tuning jobs) that the gateway forwards unchanged:
+ * only the URL and auth differ between hosts.
+ * @see https://platform.openai.com/docs/api-reference/files
+ */
+export interface ProviderResourceApi {
+  /** The resource kinds this provider serves. */
+  readonly kinds: readonly ProviderResourceKind[];
+  /**
+   * URL and headers (auth, organisation, forwarded headers; no content type) of a call to `path`, a path
+   * below the API root with its query, e.g. `/files/file-abc/content` or `/batches?limit=2`.
+   */
+  buildCall(path: string, ctx: CallContext): Promise<{ url: string; headers: Record<string, string> }>;
+}
+
 /**
  * The narrow interface every provider implements. A provider is one folder under `providers/`
  * exporting one ProviderAdapter, registered in `providers/registry.ts`.
@@ -113,4 +131,6 @@ export interface ProviderAdapter {
   mapError(status: number, body: string, headers: Record<string, string | string[] | undefined>): GatewayError;
   /** Lists the models reachable with this target (GET /v1/models). */
   listModels?(ctx: CallContext): Promise<ModelInfo[]>;
+  /** Files, batches and fine-tuning APIs forwarded as they are (absent when the provider has none). */
+  readonly resources?: ProviderResourceApi;
 }

@@ -178,6 +178,52 @@ export interface ResponsesTable {
   created_at: number;
 }
 
+/** A gateway-stored file, or a mapping row for a file a provider holds (`backend`). */
+export interface GatewayFilesTable {
+  id: string;
+  workspace_id: string;
+  backend: string;
+  provider: string | null;
+  virtual_key: string | null;
+  filename: string;
+  purpose: string;
+  bytes: number;
+  status: string;
+  storage_key: string | null;
+  created_at: number;
+}
+
+/** A gateway-managed batch (the batch object as JSON, the captured routing headers) or a provider-native mapping row. */
+export interface BatchesTable {
+  id: string;
+  workspace_id: string;
+  mode: string;
+  provider: string | null;
+  virtual_key: string | null;
+  status: string;
+  batch: string;
+  route: string;
+  lease_owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One input line of a gateway-managed batch: its request, state, claim and result. */
+export interface BatchLinesTable {
+  batch_id: string;
+  line_no: number;
+  custom_id: string;
+  body: string;
+  state: string;
+  ok: number | null;
+  result: string | null;
+  owner: string | null;
+  claimed_at: number | null;
+  attempts: number;
+  finished_at: number | null;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   workspaces: WorkspacesTable;
@@ -192,6 +238,9 @@ export interface Database {
   guardrails: GuardrailsTable;
   rate_limit_policies: RateLimitPoliciesTable;
   responses: ResponsesTable;
+  gateway_files: GatewayFilesTable;
+  batches: BatchesTable;
+  batch_lines: BatchLinesTable;
 }
 
 export type { Generated };

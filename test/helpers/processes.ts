@@ -45,10 +45,10 @@ export interface GatewayProcess {
 }
 
 /** Starts `node dist/main.js` as its own OS process and waits until /health answers. */
-export async function spawnGateway(env: Record<string, string>): Promise<GatewayProcess> {
+export async function spawnGateway(env: Record<string, string>, opts: { /** Reuse this data directory (a restart); it is kept on stop. */ dataDir?: string } = {}): Promise<GatewayProcess> {
   ensureBuilt();
   const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'gw-proc-'));
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'gw-proc-'));
   const adminKey = env.GATEWAY_ADMIN_KEY ?? 'proc-admin-' + randomId(20);
   const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], {
     cwd: ROOT,
@@ -81,7 +81,7 @@ export async function spawnGateway(env: Record<string, string>): Promise<Gateway
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

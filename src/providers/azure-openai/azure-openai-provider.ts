@@ -1,5 +1,5 @@
 import { createOpenAICompatibleProvider, type OpenAICompatibleSpec } from '../openai-compatible/create-openai-compatible-provider.js';
-import type { EndpointAdapter, ProviderAdapter, ProviderEndpoints } from '../provider.js';
+import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderEndpoints } from '../provider.js';
 import { azureOpenAIAuthHeaders, withEntraToken } from './azure-openai-auth.js';
 import { azureApiVersion, azureResourceBaseUrl, resolveAzureDeployment } from './azure-openai-deployment.js';
 
@@ -17,12 +17,15 @@ export const azureOpenAISpec: OpenAICompatibleSpec = {
   keyOptional: true,
   resolveBaseUrl: azureResourceBaseUrl,
   responses: true,
+  resources: true,
   authHeaders: (_key, target) => azureOpenAIAuthHeaders(target),
   extraHeaders: (target) => (target.apiKey ? {} : azureOpenAIAuthHeaders(target)),
   resolvePath(path, body, target) {
     if (path === '/models') return `/models?api-version=${encodeURIComponent(azureApiVersion(target))}`;
     // The Responses API is served per resource, not per deployment: `model` names the deployment.
     if (path === '/responses') return `/responses?api-version=${encodeURIComponent(azureApiVersion(target))}`;
+    // Files, batches and fine-tuning jobs are resource-level too (their path may carry a query already).
+    if (/^\/(files|batches|fine_tuning)(\/|\?|$)/.test(path)) return `${path}${path.includes('?') ? '&' : '?'}api-version=${encodeURIComponent(azureApiVersion(target))}`;
     const model = typeof body?.model === 'string' ? body.model : undefined;
     const { deployment, apiVersion } = resolveAzureDeployment(target, model);
     return `/deployments/${encodeURIComponent(deployment)}${path}?api-version=${encodeURIComponent(apiVersion)}`;
@@ -49,7 +52,13 @@ function build(): ProviderAdapter {
     ...(images ? { images: withEntra(images) } : {}),
     ...(responses ? { responses: withEntra(responses) } : {}),
   };
-  return { ...base, endpoints };
+  const resources = base.resources;
+  if (!resources) return { ...base, endpoints };
+  const buildCall = async (path: string, ctx: CallContext) => {
+    const call = await resources.buildCall(path, ctx);
+    return { ...call, headers: await withEntraToken(call.headers, ctx, NAME) };
+  };
+  return { ...base, endpoints, resources: { kinds: resources.kinds, buildCall } };
 }
 
 /**

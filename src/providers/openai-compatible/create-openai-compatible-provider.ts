@@ -8,7 +8,7 @@ import type { RerankRequest, RerankResponse } from '../../spec/rerank.js';
 import { prefixedId } from '../../lib/ids.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { tryParseJson, isObject } from '../../lib/json.js';
-import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderTarget, UpstreamCall } from '../provider.js';
+import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderResourceApi, ProviderTarget, UpstreamCall } from '../provider.js';
 import { joinUrl } from './url.js';
 import { mapOpenAIError } from './map-openai-error.js';
 import { createOpenAIStreamMapper } from './openai-stream.js';
@@ -37,6 +37,8 @@ export interface OpenAICompatibleSpec {
   rerank?: boolean;
   /** True when the host serves the Responses API (`POST /responses`) natively; otherwise the gateway runs it over chat. */
   responses?: boolean;
+  /** True when the host serves the OpenAI files, batches and fine-tuning APIs (forwarded as they are). */
+  resources?: boolean;
 }
 
 /** The base URL the target points at: `custom_host` first, else the row's default. */
@@ -122,6 +124,7 @@ export function createOpenAICompatibleProvider(spec: OpenAICompatibleSpec): Prov
       ...(spec.responses ? { responses: createOpenAIResponsesEndpoint(spec) } : {}),
     },
     mapError: (status, body, headers) => mapOpenAIError(spec.name, status, body, headers),
+    ...(spec.resources ? { resources: openAIResourceApi(spec) } : {}),
     async listModels(ctx) {
       const path = spec.resolvePath ? spec.resolvePath('/models', undefined, ctx.target) : '/models';
       const headers = openAIHeaders(spec, ctx.target);
@@ -139,6 +142,23 @@ export function createOpenAICompatibleProvider(spec: OpenAICompatibleSpec): Prov
           provider: spec.name,
         }),
       );
+    },
+  };
+}
+
+/**
+ * The files, batches and fine-tuning APIs of an OpenAI-compatible host: the path below the base URL
+ * (rewritten by `resolvePath` where the host needs it) with the host's auth headers.
+ * @see https://platform.openai.com/docs/api-reference/files
+ */
+export function openAIResourceApi(spec: OpenAICompatibleSpec): ProviderResourceApi {
+  return {
+    kinds: ['files', 'batches', 'fine_tuning'],
+    async buildCall(path, ctx) {
+      const p = spec.resolvePath ? spec.resolvePath(path, undefined, ctx.target) : path;
+      const headers = openAIHeaders(spec, ctx.target);
+      delete headers['content-type'];
+      return { url: joinUrl(baseUrlOf(spec, ctx.target), p), headers };
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import { FakeServer, sendJson, writeFrames, bearer, type FakeFault, type RecordedRequest } from '../shared/fake-server.js';
+import { handleResources } from './resources.js';
 import { handleResponses } from './responses.js';
 import { handleMedia } from './media.js';
 
@@ -51,6 +52,7 @@ async function handle(opts: FakeOpenAIOptions, req: RecordedRequest, res: Server
   }
   const path = req.path.startsWith(prefix) ? req.path.slice(prefix.length) : req.path;
   if (handleMedia(req, res, path)) return;
+  if (await handleResources(opts, req, res, path)) return;
   if (req.method === 'GET' && path === '/models') {
     const ids = opts.models ?? ['gpt-4o', 'gpt-4o-mini', 'text-embedding-3-small'];
     return sendJson(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'openai' })) });
