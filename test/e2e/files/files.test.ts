@@ -108,3 +108,10 @@ describe('files forwarded to a provider with a Files API', () => {
     expect(e2.status).toBe(401);
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the files, batches and fine-tuning routes', async () => {
+    const doc = (await (await gw.fetch('/openapi.json')).json()) as any;
+    for (const p of ['/v1/files', '/v1/files/{file_id}/content', '/v1/batches', '/v1/batches/{batch_id}/cancel', '/v1/fine_tuning/jobs/{job_id}/checkpoints']) expect(doc.paths[p], p).toBeDefined();
+  });
+});
