@@ -193,6 +193,14 @@ export interface GatewayFilesTable {
   created_at: number;
 }
 
+/** One chunk (≤ 1 MiB) of a gateway file's content kept in the database; `pending_since` is set while its upload runs. */
+export interface FileChunksTable {
+  file_id: string;
+  seq: number;
+  data: Uint8Array;
+  pending_since: number | null;
+}
+
 /** A gateway-managed batch (the batch object as JSON, the captured routing headers) or a provider-native mapping row. */
 export interface BatchesTable {
   id: string;
@@ -241,6 +249,7 @@ export interface Database {
   gateway_files: GatewayFilesTable;
   batches: BatchesTable;
   batch_lines: BatchLinesTable;
+  file_chunks: FileChunksTable;
 }
 
 export type { Generated };
