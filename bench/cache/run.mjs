@@ -64,9 +64,21 @@ function startUpstream() {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
+/** A free port on 127.0.0.1 (asked from the OS, then released for the gateway to take). */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = http.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
 async function startGateway(upstreamPort) {
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-cache-bench-'));
-  const port = 20000 + Math.floor(Math.random() * 20000);
+  const port = await freePort();
   const env = { ...process.env, PORT: String(port), GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: 'error', GATEWAY_REQUEST_LOG: 'false' };
   if (REDIS) Object.assign(env, { REDIS_URL: REDIS, REDIS_PREFIX: `gwbench:${Date.now()}:` });
   const child = spawn(process.execPath, ['dist/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -108,7 +120,7 @@ async function probe(pool, c, upstreamPort, stream) {
     const text = await res.body.text();
     const ms = performance.now() - t0;
     const status = res.headers['x-gateway-cache-status'];
-    if (res.statusCode !== 200 || (i >= 100 && status !== c.expect) || (stream && !text.includes('[DONE]'))) throw new Error(`${c.name}: ${res.statusCode} ${status}`);
+    if (res.statusCode !== 200 || (i >= 100 && status !== c.expect) || (stream && !text.includes('[DONE]'))) throw new Error(`${c.name}: ${res.statusCode} ${status} ${text.slice(0, 300)}`);
     if (i >= 100) times.push(ms);
   }
   times.sort((a, b) => a - b);
