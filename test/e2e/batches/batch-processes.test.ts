@@ -90,7 +90,7 @@ describe('a gateway killed mid-batch', () => {
 });
 
 describe('two replicas on PostgreSQL', () => {
-  it('share one batch (each line claimed once) and finish it when one of them is killed', async () => {
+  it('share one batch (each line claimed once), its files, and finish it when one of them is killed', async () => {
     fake.reset();
     const schema = `t_${randomId(12).toLowerCase()}`;
     const env = { GATEWAY_ADMIN_KEY: ADMIN, DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, GATEWAY_BATCH_CONCURRENCY: '4', GATEWAY_BATCH_POLL_MS: '20', GATEWAY_BATCH_LEASE_MS: '1500' };
@@ -101,21 +101,34 @@ describe('two replicas on PostgreSQL', () => {
       const b = await spawnGateway(env);
       procs.push(b);
       const total = 400;
-      const input = await uploadInput(client(a, false), chatLines(total));
+      // Uploaded through b, read and used through a: the content is in the shared database, not on b's disk.
+      const text = chatLines(total);
+      const input = await uploadInput(client(b, false), text);
+      expect(await (await client(a, false).files.content(input)).text()).toBe(text);
+      expect((await client(a, false).files.retrieve(input)).bytes).toBe(Buffer.byteLength(text));
+      const chunks = await pool.query('select count(*)::int as n from file_chunks where file_id = $1', [input]);
+      expect(chunks.rows[0].n).toBe(1);
       for (let i = 0; i < total; i++) fake.fail({ delayMs: 10 });
       const batch = await client(a).batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' });
+      expect((await client(b).batches.retrieve(batch.id)).id).toBe(batch.id);
       await waitForRequests(150);
       const owners = await pool.query("select owner, count(*)::int as n from batch_lines where batch_id = $1 and state = 'done' group by owner", [batch.id]);
       expect(owners.rows.length).toBe(2);
       a.child.kill('SIGKILL');
       await a.exited;
       const done = await pool.query("select custom_id from batch_lines where batch_id = $1 and state = 'done'", [batch.id]);
-      // The batch's input file lives on replica a's disk; the output is written by whoever finalises (b).
       const finished = await waitFor(client(b), batch.id, ['completed', 'failed'], 60_000);
       expect(finished.status).toBe('completed');
       expect(finished.request_counts).toEqual({ total, completed: total, failed: 0 });
       await checkNoDuplicates(client(b), finished, total, done.rows.map((r) => r.custom_id), 4);
+      // The output file written by b is served by a replica that started afterwards.
+      const c = await spawnGateway(env);
+      procs.push(c);
+      const out = jsonl(await (await client(c, false).files.content(finished.output_file_id!)).text());
+      expect(out).toHaveLength(total);
+      expect(out.map((l) => l.custom_id).sort()).toEqual(jsonl(text).map((l) => l.custom_id).sort());
       await b.stop();
+      await c.stop();
     } finally {
       await pool.end();
       await dropPostgresSchema(PG_URL, schema);
