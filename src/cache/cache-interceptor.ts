@@ -11,6 +11,7 @@ import { exactKey, semanticKey, type KeyInput, type SemanticKey } from './cache-
 import { embedText } from './embed-text.js';
 import { replayChunks } from './replay-stream.js';
 
+/** What the cache interceptor works with (built by `cache-capability.ts`). */
 export interface CacheInterceptorDeps {
   store: CacheStore;
   index: VectorIndex;
@@ -47,18 +48,20 @@ export function createCacheInterceptor(deps: CacheInterceptorDeps): LeafIntercep
     const input: KeyInput = { workspaceId: call.input.workspaceId, endpoint: call.input.endpoint, target: call.target, body: call.body };
     const key = exactKey(input);
     const maxAgeMs = settings.maxAgeSeconds * 1000;
-    const sem = settings.mode === 'semantic' ? semanticKey(input) : undefined;
     const refresh = call.input.cacheForceRefresh;
-    let vector: Float32Array | undefined;
+    let backendUp = true;
     if (!refresh) {
       const found = await read(deps, key, maxAgeMs);
       const exact = serve(found.entry, call, 'HIT');
       if (exact) return done(deps, exact);
-      if (sem && found.ok) {
-        vector = await embed(deps, call, sem.text, AbortSignal.any([call.input.signal, AbortSignal.timeout(deps.embedTimeoutMs)]));
-        const similar = vector && (await lookupSimilar(deps, call, sem.bucket, vector, maxAgeMs));
-        if (similar) return done(deps, similar);
-      }
+      backendUp = found.ok;
+    }
+    const sem = settings.mode === 'semantic' ? semanticKey(input) : undefined;
+    let vector: Float32Array | undefined;
+    if (sem && !refresh && backendUp) {
+      vector = await embed(deps, call, sem.text, AbortSignal.any([call.input.signal, AbortSignal.timeout(deps.embedTimeoutMs)]));
+      const similar = vector && (await lookupSimilar(deps, call, sem.bucket, vector, maxAgeMs));
+      if (similar) return done(deps, similar);
     }
     const outcome = await next();
     outcome.cacheStatus = refresh ? 'REFRESH' : 'MISS';

@@ -5,6 +5,7 @@ import { isObject, tryParseJson } from '../lib/json.js';
 import type { CallContext, ProviderAdapter, ProviderTarget } from '../providers/provider.js';
 import { normalise } from './cache-store.js';
 
+/** The HTTP client and clock an embedding call uses. */
 export interface EmbedDeps {
   http: HttpClient;
   clock: Clock;
