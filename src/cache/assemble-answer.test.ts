@@ -86,6 +86,7 @@ describe('replayChunks', () => {
     expect(a.result()).toEqual(text);
     expect(replayChunks('chat', { object: 'list', data: [] })).toBeUndefined();
     expect(replayChunks('embeddings', completion)).toBeUndefined();
+    expect(replayChunks('responses', completion)).toBeUndefined();
     expect(replayChunks('chat', 'not json')).toBeUndefined();
   });
 });

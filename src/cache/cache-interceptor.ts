@@ -155,7 +155,8 @@ function remember(
     write(bytes.toString('utf8'));
     return;
   }
-  if (!outcome.stream) return;
+  // Only chat and text-completion streams can be assembled into an answer and replayed.
+  if (!outcome.stream || (call.input.endpoint !== 'chat' && call.input.endpoint !== 'completions')) return;
   const assembler = new AnswerAssembler(call.input.endpoint);
   const release = deps.background.hold();
   call.input.signal.addEventListener('abort', release, { once: true });

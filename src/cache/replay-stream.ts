@@ -6,10 +6,10 @@ import type { ProviderEndpointKind } from '../providers/provider.js';
  * chat — a role chunk, reasoning and content deltas, each tool call as a header delta then its
  * arguments, a finish chunk per choice, and a usage chunk (`choices: []`) when usage is known;
  * completions — a text chunk and a finish chunk per choice, then usage. Undefined when the stored
- * value is not a chat or text completion (it is then treated as a miss).
+ * value is not a chat or text completion, or for any other endpoint (it is then treated as a miss).
  */
 export function replayChunks(endpoint: ProviderEndpointKind, answer: unknown): Array<Record<string, unknown>> | undefined {
-  if (!isObject(answer) || !Array.isArray(answer.choices) || endpoint === 'embeddings') return undefined;
+  if (!isObject(answer) || !Array.isArray(answer.choices) || (endpoint !== 'chat' && endpoint !== 'completions')) return undefined;
   const chat = endpoint === 'chat';
   const base: Record<string, unknown> = { id: answer.id, object: chat ? 'chat.completion.chunk' : 'text_completion', created: answer.created, model: answer.model };
   if (answer.system_fingerprint !== undefined) base.system_fingerprint = answer.system_fingerprint;
