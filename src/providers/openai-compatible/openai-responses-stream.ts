@@ -1,6 +1,5 @@
-import { SseDecoder } from '../../lib/sse.js';
-import { tryParseJson, isObject } from '../../lib/json.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { isObject } from '../../lib/json.js';
+import { createJsonSseMapper } from './json-sse-stream.js';
 import { RESPONSE_TERMINAL_EVENTS, type ResponseStreamEvent } from '../../spec/responses.js';
 import type { StreamMapper } from '../provider.js';
 
@@ -11,39 +10,9 @@ import type { StreamMapper } from '../provider.js';
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
  */
 export function createOpenAIResponsesStreamMapper(provider: string): StreamMapper<ResponseStreamEvent> {
-  const sse = new SseDecoder();
-  let done = false;
-  const handle = (events: ReturnType<SseDecoder['push']>): ResponseStreamEvent[] => {
-    const out: ResponseStreamEvent[] = [];
-    for (const ev of events) {
-      if (ev.data === '[DONE]') {
-        done = true;
-        continue;
-      }
-      const value = tryParseJson(ev.data);
-      if (!isObject(value)) continue;
-      const err = value.type === 'error' ? value : isObject(value.error) && typeof value.type !== 'string' ? value.error : undefined;
-      if (err) {
-        throw new GatewayError('provider_error', typeof err.message === 'string' ? err.message : 'The provider reported an error mid-stream.', {
-          provider,
-          status: 502,
-          type: typeof err.type === 'string' && err.type !== 'error' ? err.type : 'server_error',
-          publicCode: typeof err.code === 'string' ? err.code : null,
-          param: typeof err.param === 'string' ? err.param : null,
-        });
-      }
-      if (typeof value.type !== 'string') continue;
-      if (RESPONSE_TERMINAL_EVENTS.has(value.type)) done = true;
-      out.push(value as ResponseStreamEvent);
-    }
-    return out;
-  };
-  return {
-    push: (bytes) => handle(sse.push(bytes)),
-    end: () => {
-      const out = handle(sse.end());
-      if (!done) throw new GatewayError('provider_error', 'The provider closed the stream before it was complete.', { provider, status: 502 });
-      return out;
-    },
-  };
+  return createJsonSseMapper<ResponseStreamEvent>(provider, {
+    errorOf: (v) => (v.type === 'error' ? v : isObject(v.error) && typeof v.type !== 'string' ? v.error : undefined),
+    keep: (v) => typeof v.type === 'string',
+    isTerminal: (v) => RESPONSE_TERMINAL_EVENTS.has(v.type as string),
+  });
 }
