@@ -2,8 +2,10 @@ import type { Readable } from 'node:stream';
 
 /**
  * Where the gateway keeps the content of the files it stores itself (uploads for providers without a
- * Files API, batch output and error files). Implemented on local disk; an S3-compatible object store
- * implements the same three calls (PutObject with a streamed body, GetObject, DeleteObject).
+ * Files API, batch output and error files). Implemented on local disk (`LocalFileStorage`) and in the
+ * database (`DatabaseFileStorage`, shared by replicas on PostgreSQL); both pass
+ * test/conformance/file-storage.test.ts. An S3-compatible object store would implement the same three
+ * calls (PutObject with a streamed body, GetObject, DeleteObject).
  */
 export interface FileStorage {
   /** Streams `body` into `key`; resolves with the byte count once it is durable. Rejects (and leaves nothing) on failure. */
