@@ -11,12 +11,12 @@ export interface CacheEntry {
 }
 
 /**
- * Where answers live: the in-process LRU (default) or Redis (shared by replicas). Implementations
+ * Where answers live: the in-process LRU (default), Redis or PostgreSQL (both shared by replicas). Implementations
  * honour `expiresAt` exactly on read, whatever their own eviction does, and may throw when their
  * backend is unreachable (the interceptor degrades to MISS). Conformance: test/conformance/cache-store.test.ts.
  */
 export interface CacheStore {
-  readonly kind: 'memory' | 'redis';
+  readonly kind: 'memory' | 'redis' | 'postgres';
   /** The entry under `key`, or undefined when absent or expired. */
   get(key: string): Promise<CacheEntry | undefined>;
   /** Stores `entry`; the backend's time to live is `expiresAt - now`. An already-expired entry is not stored. */
@@ -86,4 +86,19 @@ export function normalise(v: ArrayLike<number>): Float32Array {
   const out = new Float32Array(v.length);
   for (let i = 0; i < v.length; i++) out[i] = v[i]! / norm;
   return out;
+}
+
+/** A vector as little-endian float32 bytes (how the shared backends store it). */
+export function vectorToBytes(v: Float32Array): Buffer {
+  const bytes = Buffer.alloc(v.length * 4);
+  for (let i = 0; i < v.length; i++) bytes.writeFloatLE(v[i]!, i * 4);
+  return bytes;
+}
+
+/** Reads what `vectorToBytes` wrote; undefined when the length is not a whole number of floats. */
+export function vectorFromBytes(bytes: Buffer): Float32Array | undefined {
+  if (bytes.length % 4 !== 0) return undefined;
+  const v = new Float32Array(bytes.length / 4);
+  for (let i = 0; i < v.length; i++) v[i] = bytes.readFloatLE(i * 4);
+  return v;
 }

@@ -232,6 +232,25 @@ export interface BatchLinesTable {
   finished_at: number | null;
 }
 
+/** One cached answer (PostgreSQL cache store): its JSON bytes and stored/expiry times (ms). */
+export interface CacheEntriesTable {
+  key: string;
+  body: Uint8Array;
+  model: string | null;
+  stored_at: number;
+  expires_at: number;
+}
+
+/** One semantic-cache embedding (little-endian float32 bytes) in a bucket, pointing at an exact key; `seq` orders a bucket. */
+export interface CacheVectorsTable {
+  bucket: string;
+  key: string;
+  seq: Generated<number>;
+  vector: Uint8Array;
+  expires_at: number;
+  created_at: number;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   workspaces: WorkspacesTable;
@@ -250,6 +269,8 @@ export interface Database {
   batches: BatchesTable;
   batch_lines: BatchLinesTable;
   file_chunks: FileChunksTable;
+  cache_entries: CacheEntriesTable;
+  cache_vectors: CacheVectorsTable;
 }
 
 export type { Generated };

@@ -5,7 +5,13 @@ import { randomId } from '../../src/lib/ids.js';
 import { normalise, type CacheStore, type VectorIndex } from '../../src/cache/cache-store.js';
 import { MemoryCacheStore, MemoryVectorIndex } from '../../src/cache/memory-cache-store.js';
 import { RedisCacheStore, RedisVectorIndex } from '../../src/cache/redis-cache-store.js';
-import { REDIS_URL } from '../helpers/gateway.js';
+import { CacheSweeper, PostgresCacheStore, PostgresVectorIndex } from '../../src/cache/postgres-cache-store.js';
+import { openStore, dropPostgresSchema, type Store } from '../../src/store/store.js';
+import type { Database } from '../../src/store/schema.js';
+import { createServer, type Server } from 'node:net';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { PG_URL, REDIS_URL } from '../helpers/gateway.js';
 
 /** One cache backend under test: its store and index on a shared fake clock. */
 interface Backend {
@@ -17,10 +23,29 @@ interface Backend {
 }
 
 let redis: Redis;
-beforeAll(() => {
+/** One PostgreSQL schema for the suite; every backend instance works under its own key/bucket prefix. */
+let pgStore: Store;
+const pgSchema = `t_${randomId(12).toLowerCase()}`;
+beforeAll(async () => {
   redis = new Redis(REDIS_URL, { lazyConnect: false });
+  pgStore = await openStore({ kind: 'postgres', url: PG_URL, schema: pgSchema });
 });
-afterAll(() => redis.disconnect());
+afterAll(async () => {
+  redis.disconnect();
+  await pgStore?.close();
+  await dropPostgresSchema(PG_URL, pgSchema);
+});
+
+/** Keys and buckets under a prefix, so that backend instances sharing one schema do not see each other. */
+function prefixed(store: CacheStore, index: VectorIndex, p: string): { store: CacheStore; index: VectorIndex } {
+  return {
+    store: { kind: store.kind, get: (k) => store.get(p + k), set: (k, e) => store.set(p + k, e) },
+    index: {
+      add: (b, item) => index.add(p + b, { ...item, key: p + item.key }),
+      search: async (b, vec, t) => (await index.search(p + b, vec, t)).map((m) => ({ ...m, key: m.key.slice(p.length) })),
+    },
+  };
+}
 
 const BACKENDS: Array<{ name: string; make(perBucket?: number): Backend }> = [
   {
@@ -41,6 +66,14 @@ const BACKENDS: Array<{ name: string; make(perBucket?: number): Backend }> = [
         index: new RedisVectorIndex(redis, prefix, clock, perBucket),
         ttlOf: (key) => redis.pttl(prefix + 'cache:a:' + key),
       };
+    },
+  },
+  {
+    name: 'postgres',
+    make(perBucket = 8) {
+      const clock = new FakeClock(Date.now());
+      const p = `${randomId(8)}:`;
+      return { clock, ...prefixed(new PostgresCacheStore(pgStore, clock), new PostgresVectorIndex(pgStore, clock, perBucket), p) };
     },
   },
 ];
@@ -156,3 +189,84 @@ describe('redis backend specifics', () => {
     dead.disconnect();
   });
 });
+
+describe('postgres backend specifics', () => {
+  it('stores the answer bytes and exact expiry in cache_entries, and reads in one round trip', async () => {
+    const clock = new FakeClock(Date.now());
+    const store = new PostgresCacheStore(pgStore, clock);
+    const key = 'pg-' + randomId(8);
+    await store.set(key, { body: '{"a":"ü"}', storedAt: clock.now(), expiresAt: clock.now() + 7_000 });
+    const row = await pgStore.db.selectFrom('cache_entries').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
+    expect(Buffer.from(row.body).toString('utf8')).toBe('{"a":"ü"}');
+    expect(row.expires_at).toBe(clock.now() + 7_000);
+    expect(row.model).toBeNull();
+    expect((await store.get(key))?.model).toBeUndefined();
+  });
+
+  it('moves a re-added key to the front of its bucket without duplicating it', async () => {
+    const clock = new FakeClock(Date.now());
+    const index = new PostgresVectorIndex(pgStore, clock, 3);
+    const bucket = 'pg-b-' + randomId(8);
+    const exp = clock.now() + 60_000;
+    for (const key of ['k1', 'k2', 'k3']) await index.add(bucket, { key, vector: v(1, 0), expiresAt: exp });
+    await index.add(bucket, { key: 'k1', vector: v(1, 0), expiresAt: exp }); // k1 newest again
+    await index.add(bucket, { key: 'k4', vector: v(1, 0), expiresAt: exp }); // pushes out k2, the oldest
+    const rows = await pgStore.db.selectFrom('cache_vectors').select('key').where('bucket', '=', bucket).orderBy('seq', 'desc').execute();
+    expect(rows.map((r) => r.key)).toEqual(['k4', 'k1', 'k3']);
+  });
+
+  it('sweeps expired answers and vectors in bounded batches and leaves live ones', async () => {
+    const clock = new FakeClock(Date.now());
+    const store = new PostgresCacheStore(pgStore, clock);
+    const index = new PostgresVectorIndex(pgStore, clock, 10);
+    const p = 'sweep-' + randomId(8);
+    const now = clock.now();
+    for (let i = 0; i < 5; i++) {
+      await store.set(`${p}-dead-${i}`, { body: '{}', storedAt: now, expiresAt: now + 1_000 });
+      await index.add(p, { key: `${p}-dead-${i}`, vector: v(1, 0), expiresAt: now + 1_000 });
+    }
+    await store.set(`${p}-live`, { body: '{}', storedAt: now, expiresAt: now + 60_000 });
+    await index.add(p, { key: `${p}-live`, vector: v(1, 0), expiresAt: now + 60_000 });
+    clock.advance(1_000);
+    const count = async () => ({
+      entries: (await pgStore.db.selectFrom('cache_entries').select('key').where('key', 'like', `${p}-%`).execute()).length,
+      vectors: (await pgStore.db.selectFrom('cache_vectors').select('key').where('bucket', '=', p).execute()).length,
+    });
+    // Other tests' rows in the schema may be expired too: a batch of 2 removes at most 2 per table.
+    const one = await new CacheSweeper(pgStore, clock, () => {}, { batchSize: 2, batches: 1 }).sweep();
+    expect(one.entries).toBeLessThanOrEqual(2);
+    expect(one.vectors).toBeLessThanOrEqual(2);
+    await new CacheSweeper(pgStore, clock, () => {}, { batchSize: 2, batches: 1000 }).sweep();
+    expect(await count()).toEqual({ entries: 1, vectors: 1 });
+    expect(await store.get(`${p}-live`)).toBeDefined();
+  });
+
+  it('throws (for the caller to degrade) when PostgreSQL is unreachable', async () => {
+    const dead = deadStore('postgres://postgres@127.0.0.1:1/none');
+    await expect(new PostgresCacheStore(dead, new FakeClock()).get('k')).rejects.toThrow();
+    await expect(new PostgresVectorIndex(dead, new FakeClock(), 8).search('b', v(1, 0), 0.9)).rejects.toThrow();
+    await dead.close();
+  });
+
+  it('gives up after timeoutMs when the database does not answer', async () => {
+    const sockets = new Set<import('node:net').Socket>();
+    const server: Server = createServer((s) => sockets.add(s)); // accepts, never answers
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const dead = deadStore(`postgres://postgres@127.0.0.1:${port}/none`);
+    const started = Date.now();
+    await expect(new PostgresCacheStore(dead, new FakeClock(), { timeoutMs: 200 }).get('k')).rejects.toThrow(/longer than 200 ms/);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    for (const s of sockets) s.destroy();
+    server.close();
+    void dead.close().catch(() => {});
+  });
+});
+
+/** A Store whose pool points at something that is not a working PostgreSQL. */
+function deadStore(url: string): Store {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: () => db.destroy() };
+}

@@ -1,5 +1,6 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m0001 from './0001-core.js';
+import * as m0002 from './0002-cache.js';
 import * as m0003 from './0003-prompts.js';
 import * as m0004 from './0004-guardrails.js';
 import * as m0005 from './0005-rate-limits.js';
@@ -13,6 +14,7 @@ import * as m0008 from './0008-file-chunks.js';
  */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-core': m0001,
+  '0002-cache': m0002,
   '0003-prompts': m0003,
   '0004-guardrails': m0004,
   '0005-rate-limits': m0005,
