@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * Cache benchmark: latency and throughput of a cache HIT versus a MISS (and versus no cache at all),
- * non-streamed and streamed, with the in-process backend and (BENCH_CACHE_REDIS=1) the Redis backend.
+ * non-streamed and streamed, with the in-process backend, (BENCH_CACHE_REDIS=1) the Redis backend or
+ * (BENCH_CACHE_POSTGRES=1, BENCH_DATABASE_URL) the PostgreSQL backend (a store of its own in a fresh schema, no Redis).
  *
  *   npm run build && node bench/cache/run.mjs
  *
@@ -26,6 +27,9 @@ const PROBE_N = Number(process.env.BENCH_PROBE_N ?? 1000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const REDIS = process.env.BENCH_CACHE_REDIS === '1' ? process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379' : undefined;
+const PG_URL = process.env.BENCH_CACHE_POSTGRES === '1' ? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' : undefined;
+const PG_SCHEMA = `gwbench_${Date.now()}`;
+const BACKEND = REDIS ? 'redis' : PG_URL ? 'postgres' : 'memory';
 const ADMIN_KEY = 'bench-admin-' + Math.random().toString(36).slice(2);
 
 function completion(text) {
@@ -81,6 +85,7 @@ async function startGateway(upstreamPort) {
   const port = await freePort();
   const env = { ...process.env, PORT: String(port), GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: 'error', GATEWAY_REQUEST_LOG: 'false' };
   if (REDIS) Object.assign(env, { REDIS_URL: REDIS, REDIS_PREFIX: `gwbench:${Date.now()}:` });
+  if (PG_URL) Object.assign(env, { DATABASE_URL: PG_URL, DATABASE_SCHEMA: PG_SCHEMA });
   const child = spawn(process.execPath, ['dist/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
@@ -172,9 +177,16 @@ try {
   gw.child.kill('SIGTERM');
   upstream.kill('SIGTERM');
   rmSync(gw.dataDir, { recursive: true, force: true });
+  if (PG_URL) {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    await client.query(`drop schema if exists ${PG_SCHEMA} cascade`);
+    await client.end();
+  }
 }
 
-console.log(`Backend: ${REDIS ? 'redis' : 'memory'}; upstream latency ${UPSTREAM_MS} ms; probe ${PROBE_N} sequential requests; load ${CONNECTIONS} connections × ${DURATION} s; node ${process.version}\n`);
+console.log(`Backend: ${BACKEND}; upstream latency ${UPSTREAM_MS} ms; probe ${PROBE_N} sequential requests; load ${CONNECTIONS} connections × ${DURATION} s; node ${process.version}\n`);
 console.log('| answer | case | p50 ms (1 conn) | p99 ms (1 conn) | req/s (' + CONNECTIONS + ' conn) | errors |');
 console.log('|---|---|---:|---:|---:|---:|');
 for (const r of rows) console.log(`| ${r.mode} | ${r.name} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.rps.toFixed(0)} | ${r.non2xx} |`);
