@@ -84,9 +84,14 @@ export class GuardrailEngine {
   }
 
   /** The DataPlaneHook part: references, then the root's before guardrails. */
-  async beforeRouting(dp: DataPlaneRequest): Promise<void> {
+  beforeRouting(dp: DataPlaneRequest): Promise<void> | undefined {
     const root = dp.config?.root;
-    if (!root || !indexTree(root)) return;
+    // Fast path: no config, or no guardrail anywhere in it.
+    if (!root || !indexTree(root)) return undefined;
+    return this.beforeRoutingGuarded(dp, root);
+  }
+
+  private async beforeRoutingGuarded(dp: DataPlaneRequest, root: NonNullable<DataPlaneRequest['config']>['root']): Promise<void> {
     const lookup = storedLookup(this.deps.runtime.current, dp.ctx.workspaceId);
     checkReferences(root, lookup);
     const state: RequestState = { rootDone: true, rootBefore: [], rootFailed: false, traceId: dp.ctx.traceId };
@@ -108,7 +113,17 @@ export class GuardrailEngine {
   }
 
   /** The LeafInterceptor part: the chain's remaining before guardrails, the call, the after guardrails. */
-  async intercept(call: LeafCall, next: () => Promise<Outcome>): Promise<Outcome> {
+  intercept(call: LeafCall, next: () => Promise<Outcome>): Promise<Outcome> {
+    // Fast path: no request state and no node of the chain declares guardrails (most requests).
+    if (call.input.locals?.[STATE] === undefined) {
+      let any = false;
+      for (const node of chainOf(call.node)) if (planOf(node)) any = true;
+      if (!any) return next();
+    }
+    return this.interceptGuarded(call, next);
+  }
+
+  private async interceptGuarded(call: LeafCall, next: () => Promise<Outcome>): Promise<Outcome> {
     const locals = call.input.locals;
     const state = locals?.[STATE] as RequestState | undefined;
     const beforeItems: ItemPlan[] = [];

@@ -1,4 +1,4 @@
-import { Agent, request, errors as undiciErrors, type Dispatcher } from 'undici';
+import { Agent, errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error.js';
 
@@ -20,6 +20,16 @@ export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Dispatcher.ResponseData['body'];
+}
+
+/** A non-streamed upstream answer read whole (see `HttpClient.sendBuffered`). */
+export interface BufferedResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** The whole body (empty when reading a non-2xx body failed). */
+  body: Buffer;
+  /** `performance.now()` when the status and headers arrived. */
+  headersAt: number;
 }
 
 export interface HttpClientOptions {
@@ -61,12 +71,14 @@ export class HttpClient {
   /** Sends one request; resolves once the status and headers arrived. */
   async send(req: UpstreamRequest, provider?: string): Promise<UpstreamResponse> {
     try {
-      const res = await request(req.url, {
+      const { origin, path } = splitUrl(req.url);
+      const res = await this.agent.request({
+        origin,
+        path,
         method: req.method,
         headers: req.headers,
         body: req.body ?? undefined,
         signal: req.signal,
-        dispatcher: this.agent,
         headersTimeout: req.headersTimeout ?? this.opts.headersTimeoutMs,
         bodyTimeout: req.bodyTimeout ?? this.opts.bodyTimeoutMs,
       });
@@ -74,6 +86,37 @@ export class HttpClient {
     } catch (err) {
       throw toUpstreamError(err, req.url, provider);
     }
+  }
+
+  /**
+   * `send` plus reading the whole body, for non-streamed answers, without a body stream: the same
+   * errors as `send` until the headers arrived (mapped by `toUpstreamError`); a failure while reading
+   * a 2xx body rejects with the raw error (as reading `send`'s body would); a non-2xx body that fails
+   * to read resolves as empty (its text only feeds the provider's error mapping).
+   */
+  sendBuffered(req: UpstreamRequest, provider?: string): Promise<BufferedResponse> {
+    return new Promise<BufferedResponse>((resolve, reject) => {
+      let target: { origin: string; path: string };
+      try {
+        target = splitUrl(req.url);
+      } catch (err) {
+        reject(toUpstreamError(err, req.url, provider));
+        return;
+      }
+      const handler = new BufferingHandler(req, provider, resolve, reject);
+      this.agent.dispatch(
+        {
+          origin: target.origin,
+          path: target.path,
+          method: req.method,
+          headers: req.headers,
+          body: (req.body ?? undefined) as Dispatcher.DispatchOptions['body'],
+          headersTimeout: req.headersTimeout ?? this.opts.headersTimeoutMs,
+          bodyTimeout: req.bodyTimeout ?? this.opts.bodyTimeoutMs,
+        },
+        handler as unknown as Dispatcher.DispatchHandler,
+      );
+    });
   }
 
   /** Sends a request and reads the whole body as text (small control-plane calls: tokens, metadata). */
@@ -85,6 +128,104 @@ export class HttpClient {
 
   async close(): Promise<void> {
     await this.agent.close();
+  }
+}
+
+const urls = new Map<string, { origin: string; path: string }>();
+
+/** Origin and path of an upstream URL, as undici's `request(url)` derives them; remembered per distinct URL. */
+function splitUrl(url: string): { origin: string; path: string } {
+  let hit = urls.get(url);
+  if (hit === undefined) {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new undiciErrors.InvalidArgumentError('Invalid URL protocol: the URL must start with `http:` or `https:`.');
+    hit = { origin: u.origin, path: u.search ? `${u.pathname}${u.search}` : u.pathname };
+    if (urls.size >= 1024) urls.clear();
+    urls.set(url, hit);
+  }
+  return hit;
+}
+
+/**
+ * An undici dispatch handler that collects the body into one Buffer (no body stream, no async
+ * resource), with the client's abort signal wired like undici's `request` does it.
+ */
+class BufferingHandler {
+  private abortFn: ((err: Error) => void) | null = null;
+  private reason: Error | null = null;
+  private status = 0;
+  private headers: Record<string, string | string[] | undefined> = {};
+  private headersAt = 0;
+  private chunks: Buffer[] = [];
+  private length = 0;
+  private settled = false;
+  private readonly onAbort: (() => void) | null = null;
+
+  constructor(
+    private readonly req: UpstreamRequest,
+    private readonly provider: string | undefined,
+    private readonly resolve: (r: BufferedResponse) => void,
+    private readonly reject: (err: unknown) => void,
+  ) {
+    const signal = req.signal;
+    if (signal?.aborted) this.reason = (signal.reason as Error) ?? new undiciErrors.RequestAbortedError();
+    else if (signal) {
+      this.onAbort = () => {
+        this.reason = (signal.reason as Error) ?? new undiciErrors.RequestAbortedError();
+        this.abortFn?.(this.reason);
+      };
+      signal.addEventListener('abort', this.onAbort, { once: true });
+    }
+  }
+
+  onConnect(abort: (err: Error) => void): void {
+    if (this.reason) {
+      abort(this.reason);
+      return;
+    }
+    this.abortFn = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    if (statusCode < 200) return true;
+    this.status = statusCode;
+    this.headers = undiciUtil.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>;
+    this.headersAt = performance.now();
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.chunks.push(chunk);
+    this.length += chunk.length;
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.detach();
+    const body = Buffer.allocUnsafeSlow(this.length);
+    let at = 0;
+    for (const c of this.chunks) {
+      body.set(c, at);
+      at += c.length;
+    }
+    this.chunks = [];
+    this.resolve({ status: this.status, headers: this.headers, body, headersAt: this.headersAt });
+  }
+
+  onError(err: Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.detach();
+    this.chunks = [];
+    if (this.status === 0) this.reject(toUpstreamError(err, this.req.url, this.provider));
+    else if (this.status < 200 || this.status >= 300) this.resolve({ status: this.status, headers: this.headers, body: Buffer.alloc(0), headersAt: this.headersAt });
+    else this.reject(err);
+  }
+
+  private detach(): void {
+    if (this.onAbort) this.req.signal!.removeEventListener('abort', this.onAbort);
   }
 }
 

@@ -3,7 +3,7 @@ import { isObject } from '../lib/json.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Runtime } from '../runtime/runtime.js';
-import { sectionOf } from '../runtime/snapshot.js';
+import { sectionOf, type RuntimeSnapshot } from '../runtime/snapshot.js';
 import type { CompletedRequest, DataPlaneHook, DataPlaneRequest } from '../server/data-plane/data-plane-hook.js';
 import { counterKey, matchesPolicy, type CompiledPolicy } from './compiled-policy.js';
 import type { RateCounterStore } from './counter-store.js';
@@ -66,35 +66,40 @@ export function createRateLimitHook(deps: RateLimitHookDeps): DataPlaneHook {
     deps.onCounted?.(tokens);
   }
 
+  /** Matches the request against the workspace's policies, counts it, sets the headers or refuses it. */
+  async function enforce(dp: DataPlaneRequest, snapshot: RuntimeSnapshot, policies: readonly CompiledPolicy[]): Promise<void> {
+    const facts = requestFacts(dp, snapshot);
+    const matched: Matched[] = policies.filter((p) => matchesPolicy(p, facts)).map((policy) => ({ policy, key: counterKey(policy, facts) }));
+    if (matched.length === 0) return;
+    const track = () => {
+      const tokens = matched.filter((m) => m.policy.type === 'tokens');
+      if (tokens.length === 0) return;
+      const tally = new StreamTextTally();
+      deps.tallies.set(dp.headers, tally);
+      dp.locals[LOCALS] = { tokens, tally } satisfies LimitLocals;
+    };
+    let result;
+    try {
+      result = await deps.counters.admit(matched.map((m) => ({ key: m.key, windowMs: m.policy.windowMs, limit: m.policy.value, cost: m.policy.type === 'requests' ? 1 : 0 })));
+    } catch (err) {
+      degraded(err);
+      track();
+      return;
+    }
+    const now = deps.clock.now();
+    const readings: PolicyReading[] = matched.map((m, i) => ({ policy: m.policy, ...result.readings[i]! }));
+    if (!result.admitted) throw refusal(readings, now);
+    Object.assign(dp.responseHeaders, rateLimitHeaders(tightest(readings), now));
+    track();
+  }
   return {
     name: 'rate-limits',
-    async before(dp) {
+    before(dp) {
       const snapshot = deps.runtime.current;
       const policies = sectionOf<RateLimitSection>(snapshot, RATE_LIMIT_SECTION)?.byWorkspace.get(dp.ctx.workspaceId);
+      // Fast path: no policy in this workspace, nothing to await.
       if (!policies?.length) return;
-      const facts = requestFacts(dp, snapshot);
-      const matched: Matched[] = policies.filter((p) => matchesPolicy(p, facts)).map((policy) => ({ policy, key: counterKey(policy, facts) }));
-      if (matched.length === 0) return;
-      const track = () => {
-        const tokens = matched.filter((m) => m.policy.type === 'tokens');
-        if (tokens.length === 0) return;
-        const tally = new StreamTextTally();
-        deps.tallies.set(dp.headers, tally);
-        dp.locals[LOCALS] = { tokens, tally } satisfies LimitLocals;
-      };
-      let result;
-      try {
-        result = await deps.counters.admit(matched.map((m) => ({ key: m.key, windowMs: m.policy.windowMs, limit: m.policy.value, cost: m.policy.type === 'requests' ? 1 : 0 })));
-      } catch (err) {
-        degraded(err);
-        track();
-        return;
-      }
-      const now = deps.clock.now();
-      const readings: PolicyReading[] = matched.map((m, i) => ({ policy: m.policy, ...result.readings[i]! }));
-      if (!result.admitted) throw refusal(readings, now);
-      Object.assign(dp.responseHeaders, rateLimitHeaders(tightest(readings), now));
-      track();
+      return enforce(dp, snapshot, policies);
     },
     after(dp, done) {
       const l = dp.locals[LOCALS] as LimitLocals | undefined;

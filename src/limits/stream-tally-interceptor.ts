@@ -7,10 +7,13 @@ import type { StreamTextTally } from './estimate-tokens.js';
  * headers object, which the hook (`dp.headers`) and the router (`call.input.headers`) share.
  */
 export function createStreamTallyInterceptor(tallies: WeakMap<object, StreamTextTally>): LeafInterceptor {
-  return async (call, next) => {
-    const outcome = await next();
-    const tally = tallies.get(call.input.headers);
-    if (tally && outcome.stream) outcome.stream.observe({ onChunk: (chunk) => tally.push(chunk) });
-    return outcome;
+  return (call, next) => {
+    // The hook sets the tally before routing: a request without one needs nothing from us.
+    if (!tallies.has(call.input.headers)) return next();
+    return next().then((outcome) => {
+      const tally = tallies.get(call.input.headers);
+      if (tally && outcome.stream) outcome.stream.observe({ onChunk: (chunk) => tally.push(chunk) });
+      return outcome;
+    });
   };
 }

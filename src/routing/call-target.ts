@@ -37,18 +37,16 @@ export interface CallDeps {
  */
 export async function callTarget(call: TargetCall, signal: AbortSignal, deps: CallDeps): Promise<Outcome> {
   const ctx: CallContext = { target: call.target, stream: call.input.stream, signal, http: deps.http, clock: deps.clock };
-  const upstream = await call.endpoint.buildRequest(call.body, ctx);
+  const built = await call.endpoint.buildRequest(call.body, ctx);
+  const upstream = { url: built.url, method: built.method, headers: built.headers, body: built.body, signal };
   const started = performance.now();
-  const res = await deps.http.send({ ...upstream, signal }, call.adapter.name);
-  deps.observeUpstream?.(call.adapter.name, res.status, (performance.now() - started) / 1000);
-  if (res.status < 200 || res.status >= 300) {
-    const text = await res.body.text().catch(() => '');
-    throw call.adapter.mapError(res.status, text, res.headers);
-  }
-  const base = { status: res.status, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: 'DISABLED' as const, headers: {} };
   if (!call.input.stream) {
-    const raw = Buffer.from(await res.body.arrayBuffer());
-    if (call.passthrough && !call.strict) return { ...base, json: new JsonAnswer({ raw }), model: modelOf(call.body) };
+    // Non-streamed: the body is read whole by the HTTP client (no body stream).
+    const res = await deps.http.sendBuffered(upstream, call.adapter.name);
+    deps.observeUpstream?.(call.adapter.name, res.status, (res.headersAt - started) / 1000);
+    if (res.status < 200 || res.status >= 300) throw call.adapter.mapError(res.status, res.body.toString('utf8'), res.headers);
+    const raw = res.body;
+    if (call.passthrough && !call.strict) return { status: res.status, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: 'DISABLED', headers: {}, json: new JsonAnswer({ raw }), model: modelOf(call.body) };
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw.toString('utf8'));
@@ -57,8 +55,15 @@ export async function callTarget(call: TargetCall, signal: AbortSignal, deps: Ca
     }
     let value = call.endpoint.mapResponse(parsed, call.body, ctx);
     if (call.strict) value = pickCommonFields(call.input.endpoint, value);
-    return { ...base, json: new JsonAnswer({ value }), model: isObject(value) && typeof value.model === 'string' ? value.model : modelOf(call.body) };
+    return { status: res.status, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: 'DISABLED', headers: {}, json: new JsonAnswer({ value }), model: isObject(value) && typeof value.model === 'string' ? value.model : modelOf(call.body) };
   }
+  const res = await deps.http.send(upstream, call.adapter.name);
+  deps.observeUpstream?.(call.adapter.name, res.status, (performance.now() - started) / 1000);
+  if (res.status < 200 || res.status >= 300) {
+    const text = await res.body.text().catch(() => '');
+    throw call.adapter.mapError(res.status, text, res.headers);
+  }
+  const base = { status: res.status, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: 'DISABLED' as const, headers: {} };
   if (!call.endpoint.createStreamMapper) {
     res.body.destroy();
     throw new GatewayError('invalid_request', `Provider '${call.adapter.name}' cannot stream ${call.input.endpoint}.`, { param: 'stream' });

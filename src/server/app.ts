@@ -53,18 +53,21 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const isPublic = (url: string) => !url.startsWith('/v1/') || publicPrefixes.some((p) => url.startsWith(p));
 
   app.decorateRequest('gw', null as never);
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks (no promise per request); a throw is handled by Fastify like a rejection.
+  app.addHook('onRequest', (request, reply, done) => {
     if (deps.lifecycle.closing) {
       reply.header('connection', 'close');
       throw new GatewayError('service_unavailable');
     }
-    for (const name of Object.keys(request.headers)) if (name.startsWith('x-forwarded-')) delete request.headers[name];
+    const headers = request.headers;
+    for (const name in headers) if (name.startsWith('x-forwarded-')) delete headers[name];
     const incomingTrace = request.headers['x-gateway-trace-id'];
     const traceId = typeof incomingTrace === 'string' && incomingTrace.length > 0 && incomingTrace.length <= 128 ? incomingTrace : randomUUID();
     const snapshot = deps.runtime.current;
     request.gw = { requestId: request.id, traceId, startedAt: Date.now(), organisationId: snapshot.defaultOrganisationId, workspaceId: snapshot.defaultWorkspaceId };
     reply.header('x-gateway-request-id', request.id);
     reply.header('x-gateway-trace-id', traceId);
+    done();
   });
   app.addHook('onRequest', createAuthHook(deps.runtime, isPublic, () => deps.clock.now()));
 

@@ -48,7 +48,7 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
     config: resolveConfig(gh.config, ctx.workspaceId, snapshot, deps.configs),
     headerTarget: { ...gh.target },
     responseHeaders: {},
-    locals: { ...options.locals },
+    locals: options.locals ? { ...options.locals } : {},
   };
   const trace: RouteTrace = { retries: 0, attempts: [] };
   const abort = new AbortController();
@@ -57,23 +57,38 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
   });
   let outcome: Outcome;
   try {
-    for (const hook of deps.hooks) if (hook.before) await hook.before(dp);
+    for (const hook of deps.hooks) {
+      // Hooks with nothing to do for this request return nothing: no await, no extra tick.
+      const pending = hook.before?.(dp);
+      if (pending) await pending;
+    }
     const input = buildRouteInput(request, dp, gh, abort.signal);
     outcome = await deps.router.route(dp.config?.root ?? HEADER_ONLY, input, trace);
   } catch (err) {
     const g = toGatewayError(err);
-    reply.headers(routeHeaders(trace, dp.responseHeaders));
+    setRouteHeaders(reply, trace, dp.responseHeaders);
     recordCompletion(deps, dp, { status: g.status, error: g, trace, latencyMs: Date.now() - ctx.startedAt });
     throw g;
   }
-  reply.headers(routeHeaders(trace, dp.responseHeaders));
+  setRouteHeaders(reply, trace, dp.responseHeaders);
   reply.header('x-gateway-cache-status', outcome.cacheStatus);
-  for (const [k, v] of Object.entries(outcome.headers)) reply.header(k, v);
+  const extraHeaders = outcome.headers;
+  for (const k in extraHeaders) reply.header(k, extraHeaders[k]);
   if (outcome.json) {
     const json = outcome.json;
     if (outcome.extra) json.replace({ ...(json.value as object), ...outcome.extra });
     reply.raw.once('finish', () => {
-      recordCompletion(deps, dp, { status: outcome.status, outcome, trace, usage: usageOf(json.value), latencyMs: Date.now() - ctx.startedAt });
+      const latencyMs = Date.now() - ctx.startedAt;
+      // `usage` is read from the answer only when someone asks (the request log, a tokens policy).
+      recordCompletion(deps, dp, {
+        status: outcome.status,
+        outcome,
+        trace,
+        get usage() {
+          return usageOf(json.value);
+        },
+        latencyMs,
+      });
     });
     const payload = options.shapeJson ? Buffer.from(JSON.stringify(options.shapeJson({ status: outcome.status, headers: stringHeaders(reply.getHeaders()), body: json.value }))) : json.bytes;
     return reply.code(outcome.status).header('content-type', 'application/json').send(payload);
@@ -92,12 +107,15 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
   return reply.send(Readable.from(stream, { objectMode: false, highWaterMark: 1 }));
 }
 
-function routeHeaders(trace: RouteTrace, extra: Record<string, string>): Record<string, string> {
-  const h: Record<string, string> = { ...extra };
-  if (trace.provider) h['x-gateway-provider'] = trace.provider;
-  if (trace.path) h['x-gateway-last-used-option-index'] = trace.path;
-  h['x-gateway-retry-attempt-count'] = String(trace.retries);
-  return h;
+/** The hooks' response headers, then the routing headers (which win over a hook's header of the same name). */
+function setRouteHeaders(reply: FastifyReply, trace: RouteTrace, extra: Record<string, string>): void {
+  for (const k in extra) {
+    if (k === 'x-gateway-retry-attempt-count' || (k === 'x-gateway-provider' && trace.provider) || (k === 'x-gateway-last-used-option-index' && trace.path)) continue;
+    reply.header(k, extra[k]);
+  }
+  if (trace.provider) reply.header('x-gateway-provider', trace.provider);
+  if (trace.path) reply.header('x-gateway-last-used-option-index', trace.path);
+  reply.header('x-gateway-retry-attempt-count', String(trace.retries));
 }
 
 function stringHeaders(h: Record<string, number | string | string[] | undefined>): Record<string, string> {

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { sha256Hex } from '../../../lib/hash.js';
 import type { Runtime } from '../../../runtime/runtime.js';
@@ -24,8 +24,9 @@ function hashOf(raw: string): string {
  * organisation and workspace.
  */
 export function createAuthHook(runtime: Runtime, isPublic: (url: string) => boolean, now: () => number) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    if (isPublic(request.url)) return;
+  // Callback style (no promise per request); a throw is handled by Fastify like a rejection.
+  return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    if (isPublic(request.url)) return done();
     const raw = request.headers['x-gateway-api-key'];
     if (typeof raw !== 'string' || raw.length === 0) throw new GatewayError('invalid_api_key', 'Missing gateway API key: send it in the x-gateway-api-key header.');
     const snapshot = runtime.current;
@@ -35,6 +36,7 @@ export function createAuthHook(runtime: Runtime, isPublic: (url: string) => bool
     request.gw.key = key;
     request.gw.organisationId = key.organisationId;
     request.gw.workspaceId = key.workspaceId ?? snapshot.defaultWorkspaceId;
+    done();
   };
 }
 
