@@ -32,13 +32,25 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     allowUnorderedMigrations: true,
     ...(opts.kind === 'postgres' && opts.schema ? { migrationTableSchema: opts.schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await migrator.migrateToLatest();
+  // Kysely introspects tables of every schema; a schema dropped meanwhile by someone else (another
+  // gateway's tests, an operator) makes that one query fail. Nothing was applied then: try again.
+  for (let attempt = 0; error && attempt < 3 && isOtherSchemaGone(error, opts); attempt++) {
+    await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   if (error) {
     await db.destroy();
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`Store migration ${failed?.migrationName ?? ''} failed: ${String((error as Error).message ?? error)}`);
   }
   return { db, dialect: opts.kind, sqlite: sqlite?.raw, close: () => db.destroy() };
+}
+
+function isOtherSchemaGone(error: unknown, opts: StoreOptions): boolean {
+  const message = String((error as Error)?.message ?? '');
+  const m = message.match(/schema "([^"]+)" does not exist/);
+  return opts.kind === 'postgres' && m !== null && m[1] !== opts.schema;
 }
 
 /** The better-sqlite3 database handle type. */
