@@ -110,11 +110,13 @@ async function* guardStream(items: AsyncIterable<StreamItem>, signal: AbortSigna
 }
 
 async function* rawItems(body: AsyncIterable<Uint8Array>): AsyncGenerator<StreamItem> {
-  let tail = '';
+  // The last 32 bytes of the stream, decoded once at the end (chunks are not reused, holding one is safe).
+  let last: Uint8Array = new Uint8Array(0);
   for await (const chunk of body) {
-    tail = (tail + Buffer.from(chunk.subarray(Math.max(0, chunk.length - 32))).toString('latin1')).slice(-32);
+    last = chunk.length >= 32 || last.length === 0 ? chunk : Buffer.concat([last.subarray(-32), chunk]).subarray(-32);
     yield chunk;
   }
+  const tail = Buffer.from(last.buffer, last.byteOffset, last.length).subarray(-32).toString('latin1');
   if (!tail.includes('[DONE]')) throw new GatewayError('provider_error', 'The provider closed the stream before it was complete.', { status: 502 });
 }
 

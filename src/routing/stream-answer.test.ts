@@ -28,6 +28,24 @@ describe('StreamAnswer', () => {
     expect(withUsage).toContain('"usage"');
   });
 
+  it('hands a usage-only observer just the passthrough frames whose usage is an object', async () => {
+    const withNull = { ...chunk('x'), usage: null };
+    const raw = `data: ${JSON.stringify(withNull)}\n\ndata: ${JSON.stringify(usage)}\n\ndata: [DONE]\n\n`;
+    const bytes = Buffer.from(raw);
+    const usageSeen: unknown[] = [];
+    const s = new StreamAnswer(items([bytes.subarray(0, 7), bytes.subarray(7, 150), bytes.subarray(150)]), false, true);
+    s.observe({ usageOnly: true, onChunk: (c) => usageSeen.push(c) });
+    expect(await collect(s)).toBe(raw);
+    expect(usageSeen).toEqual([usage]);
+    // With an observer that needs every chunk, both frames are parsed and given to both.
+    const all: unknown[] = [];
+    const t = new StreamAnswer(items([bytes]), false, true);
+    t.observe({ usageOnly: true, onChunk: () => undefined });
+    t.observe({ onChunk: (c) => all.push(c) });
+    await collect(t);
+    expect(all).toEqual([withNull, usage]);
+  });
+
   it('passes raw bytes through unchanged and parses them only for observers', async () => {
     const raw = `data: ${JSON.stringify(chunk('x'))}\n\ndata: [DONE]\n\n`;
     const bytes = Buffer.from(raw);

@@ -7,6 +7,11 @@ import { isObject, tryParseJson } from '../lib/json.js';
 export interface StreamObserver {
   onChunk?(chunk: Record<string, unknown>): void;
   /**
+   * `onChunk` only looks at chunks whose `usage` is an object: a passthrough stream then parses only
+   * the frames whose text has `"usage"` followed by `{` (when no other observer needs every chunk).
+   */
+  usageOnly?: boolean;
+  /**
    * Called once the upstream finished cleanly, before the closing frame. Returning a GatewayError
    * replaces `[DONE]` with that error frame (an output guardrail that denies).
    */
@@ -43,12 +48,13 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
 
   async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
     const decoder = this.passthrough && this.observers.some((o) => o.onChunk) ? new SseDecoder() : undefined;
+    const parseAll = this.observers.some((o) => o.onChunk && !o.usageOnly);
     const holdDone = this.passthrough && this.observers.some((o) => o.beforeEnd);
     let failure: GatewayError | undefined;
     try {
       for await (const item of this.source) {
         if (item instanceof Uint8Array) {
-          if (decoder) this.notify(decoder.push(item));
+          if (decoder) this.notify(decoder.push(item), parseAll);
           if (holdDone) {
             const text = Buffer.from(item).toString('utf8');
             const cut = text.indexOf('data: [DONE]');
@@ -83,13 +89,24 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
     for (const o of this.observers) o.onEnd?.(true);
   }
 
-  private notify(events: ReturnType<SseDecoder['push']>): void {
+  private notify(events: ReturnType<SseDecoder['push']>, parseAll: boolean): void {
     for (const ev of events) {
       if (ev.data === '[DONE]') continue;
+      if (!parseAll && !mayHaveUsage(ev.data)) continue;
       const value = tryParseJson(ev.data);
       if (isObject(value)) for (const o of this.observers) o.onChunk?.(value);
     }
   }
+}
+
+/** Whether a frame's JSON text may hold a `"usage"` member whose value is an object (`"usage":null` does not). */
+function mayHaveUsage(data: string): boolean {
+  for (let at = data.indexOf('"usage"'); at >= 0; at = data.indexOf('"usage"', at + 7)) {
+    let i = at + 7;
+    while (i < data.length && (data[i] === ' ' || data[i] === ':' || data[i] === '\n' || data[i] === '\r' || data[i] === '\t')) i++;
+    if (data[i] === '{') return true;
+  }
+  return false;
 }
 
 function isUsageOnly(chunk: Record<string, unknown>): boolean {

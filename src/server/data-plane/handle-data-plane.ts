@@ -96,6 +96,7 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
   const stream = outcome.stream!;
   let usage: Usage | undefined;
   stream.observe({
+    usageOnly: true,
     onChunk: (chunk) => {
       if (isObject(chunk.usage)) usage = chunk.usage as unknown as Usage;
     },
