@@ -1,6 +1,7 @@
 import { randomId } from '../lib/ids.js';
 import { isObject } from '../lib/json.js';
-import type { LeafInterceptor } from '../routing/execute.js';
+import type { LeafCall, LeafInterceptor } from '../routing/execute.js';
+import type { Outcome } from '../routing/outcome.js';
 import { IMAGE_URL_TTL_MS } from '../spec/images.js';
 import type { ImageStore } from './image-store.js';
 import type { UrlSigner } from './url-signer.js';
@@ -37,8 +38,10 @@ function baseUrl(deps: InlineImagesDeps, headers: Record<string, string | string
  * bytes and every hit gets a fresh link.
  */
 export function createInlineImagesInterceptor(deps: InlineImagesDeps): LeafInterceptor {
-  return async (call, next) => {
-    if (call.input.endpoint !== 'images') return next();
+  // Other endpoints go straight through, without an async frame of ours.
+  return (call, next) => (call.input.endpoint !== 'images' ? next() : linkImages(call, next));
+
+  async function linkImages(call: LeafCall, next: () => Promise<Outcome>): Promise<Outcome> {
     const outcome = await next();
     if (!outcome.json) return outcome;
     const format = call.body.response_format ?? call.input.body.response_format ?? 'url';
@@ -60,5 +63,5 @@ export function createInlineImagesInterceptor(deps: InlineImagesDeps): LeafInter
     );
     outcome.json.replace({ ...value, data });
     return outcome;
-  };
+  }
 }

@@ -1,6 +1,7 @@
 import { Agent, errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error.js';
+import { LazyAbort, signalOf, type AbortSource } from './lazy-abort.js';
 
 /** One upstream HTTP call. */
 export interface UpstreamRequest {
@@ -8,7 +9,8 @@ export interface UpstreamRequest {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
   headers: Record<string, string>;
   body?: string | Uint8Array | Readable | null;
-  signal?: AbortSignal;
+  /** Aborts the call; a lazy abort is listened to without creating its AbortSignal (buffered calls). */
+  signal?: AbortSource;
   /** Milliseconds to wait for the response headers. */
   headersTimeout?: number;
   /** Milliseconds of silence allowed between body chunks. */
@@ -78,7 +80,7 @@ export class HttpClient {
         method: req.method,
         headers: req.headers,
         body: req.body ?? undefined,
-        signal: req.signal,
+        signal: req.signal ? signalOf(req.signal) : undefined,
         headersTimeout: req.headersTimeout ?? this.opts.headersTimeoutMs,
         bodyTimeout: req.bodyTimeout ?? this.opts.bodyTimeoutMs,
       });
@@ -160,6 +162,7 @@ class BufferingHandler {
   private length = 0;
   private settled = false;
   private readonly onAbort: (() => void) | null = null;
+  private unsubscribe: (() => void) | null = null;
 
   constructor(
     private readonly req: UpstreamRequest,
@@ -174,7 +177,8 @@ class BufferingHandler {
         this.reason = (signal.reason as Error) ?? new undiciErrors.RequestAbortedError();
         this.abortFn?.(this.reason);
       };
-      signal.addEventListener('abort', this.onAbort, { once: true });
+      if (signal instanceof LazyAbort) this.unsubscribe = signal.onAbort(this.onAbort);
+      else signal.addEventListener('abort', this.onAbort, { once: true });
     }
   }
 
@@ -225,7 +229,8 @@ class BufferingHandler {
   }
 
   private detach(): void {
-    if (this.onAbort) this.req.signal!.removeEventListener('abort', this.onAbort);
+    if (this.unsubscribe) this.unsubscribe();
+    else if (this.onAbort) (this.req.signal as AbortSignal).removeEventListener('abort', this.onAbort);
   }
 }
 

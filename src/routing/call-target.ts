@@ -2,6 +2,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { HttpClient } from '../lib/http-client.js';
 import type { Clock } from '../lib/clock.js';
 import { isObject } from '../lib/json.js';
+import { signalOf, type AbortSource } from '../lib/lazy-abort.js';
 import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderTarget, StreamMapper } from '../providers/provider.js';
 import { pickCommonFields } from '../spec/pick-common-fields.js';
 import { JsonAnswer, type Outcome } from './outcome.js';
@@ -35,8 +36,17 @@ export interface CallDeps {
  * For a stream, resolves only once the first body chunk arrived, so a stream that stalls before its
  * first chunk fails here (and can fall back) instead of after the client saw a 200.
  */
-export async function callTarget(call: TargetCall, signal: AbortSignal, deps: CallDeps): Promise<Outcome> {
-  const ctx: CallContext = { target: call.target, stream: call.input.stream, signal, http: deps.http, clock: deps.clock };
+export async function callTarget(call: TargetCall, signal: AbortSource, deps: CallDeps): Promise<Outcome> {
+  const ctx: CallContext = {
+    target: call.target,
+    stream: call.input.stream,
+    // A lazy abort becomes a real signal only if the provider reads it (side calls: token exchanges).
+    get signal() {
+      return signalOf(signal);
+    },
+    http: deps.http,
+    clock: deps.clock,
+  };
   const built = await call.endpoint.buildRequest(call.body, ctx);
   const upstream = { url: built.url, method: built.method, headers: built.headers, body: built.body, signal };
   const started = performance.now();
@@ -96,7 +106,7 @@ function modelOf(body: Record<string, unknown>): string | undefined {
 }
 
 /** Turns failures while reading a stream into catalogue errors: a timeout (408) or an upstream that died (502). */
-async function* guardStream(items: AsyncIterable<StreamItem>, signal: AbortSignal, provider: string): AsyncGenerator<StreamItem> {
+async function* guardStream(items: AsyncIterable<StreamItem>, signal: { aborted: boolean; reason: unknown }, provider: string): AsyncGenerator<StreamItem> {
   try {
     yield* items;
   } catch (err) {

@@ -107,7 +107,7 @@ export class Router {
   private async fallback(node: CompiledNode, input: RouteInput, trace: RouteTrace): Promise<Outcome> {
     let last: GatewayError | undefined;
     for (const child of node.children) {
-      if (input.signal.aborted) break;
+      if (clientAborted(input)) break;
       try {
         return await this.run(child, input, trace);
       } catch (err) {
@@ -168,7 +168,7 @@ export class Router {
         const g = toGatewayError(err);
         trace.attempts.push({ path: node.path, provider: adapter.name, status: g.status, ms: performance.now() - started });
         trace.retries = attempt;
-        if (input.signal.aborted) throw g;
+        if (clientAborted(input)) throw g;
         if (node.cb && g.provider !== undefined && this.deps.circuits.counts(g, node.cb)) await this.deps.circuits.failure(identity, node.cb);
         else if (node.cb && (g.code === 'provider_unreachable' || g.code === 'request_timeout')) await this.deps.circuits.failure(identity, node.cb);
         if (!shouldRetry(g, node.retry, attempt)) throw g;
@@ -185,9 +185,9 @@ export class Router {
   private async withTimeout(call: LeafCall, timeoutMs: number | null): Promise<Outcome> {
     if (timeoutMs === null) {
       try {
-        return await callTarget(call, call.input.signal, this.deps);
+        return await callTarget(call, call.input.clientAbort ?? call.input.signal, this.deps);
       } catch (err) {
-        if (call.input.signal.aborted) throw new GatewayError('client_closed_request', undefined, { provider: call.adapter.name });
+        if (clientAborted(call.input)) throw new GatewayError('client_closed_request', undefined, { provider: call.adapter.name });
         throw err;
       }
     }
@@ -213,10 +213,15 @@ export class Router {
     } catch (err) {
       cleanup();
       if (timedOut) throw new GatewayError('request_timeout', `The target ${call.path} did not answer within ${timeoutMs} ms.`, { provider: call.adapter.name });
-      if (call.input.signal.aborted) throw new GatewayError('client_closed_request', undefined, { provider: call.adapter.name });
+      if (clientAborted(call.input)) throw new GatewayError('client_closed_request', undefined, { provider: call.adapter.name });
       throw err;
     }
   }
+}
+
+/** Whether the client went away (without creating the request's AbortSignal when it is lazy). */
+function clientAborted(input: RouteInput): boolean {
+  return input.clientAbort ? input.clientAbort.aborted : input.signal.aborted;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -1,4 +1,5 @@
 import type { ProviderEndpointKind } from '../providers/provider.js';
+import type { LazyAbort } from '../lib/lazy-abort.js';
 
 /** Provider coordinates the request's headers carry (decisions.md, "Request headers"). */
 export interface HeaderTarget {
@@ -31,6 +32,11 @@ export interface RouteInput {
   cacheForceRefresh: boolean;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /**
+   * The same abort as a lazy switch, when the route made one: the hot path checks it and listens to
+   * it without creating `signal` (which stays available, created on first read).
+   */
+  clientAbort?: LazyAbort;
   /**
    * The data-plane request's `locals` (DataPlaneRequest.locals): leaf interceptors share per-request
    * state with request-level hooks through it and may set what the request log records (`hookResults`).

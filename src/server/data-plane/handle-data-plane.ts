@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toGatewayError } from '../../errors/to-gateway-error.js';
 import { isObject } from '../../lib/json.js';
+import { LazyAbort } from '../../lib/lazy-abort.js';
 import type { ProviderEndpointKind } from '../../providers/provider.js';
 import { compileConfig } from '../../routing/compile-config.js';
 import type { CompiledNode } from '../../routing/compiled-config.js';
@@ -51,7 +52,7 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
     locals: options.locals ? { ...options.locals } : {},
   };
   const trace: RouteTrace = { retries: 0, attempts: [] };
-  const abort = new AbortController();
+  const abort = new LazyAbort();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort(new Error('client closed the connection'));
   });
@@ -62,7 +63,7 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
       const pending = hook.before?.(dp);
       if (pending) await pending;
     }
-    const input = buildRouteInput(request, dp, gh, abort.signal);
+    const input = buildRouteInput(request, dp, gh, abort);
     outcome = await deps.router.route(dp.config?.root ?? HEADER_ONLY, input, trace);
   } catch (err) {
     const g = toGatewayError(err);
