@@ -30,3 +30,81 @@ function sortKeys(value: unknown): unknown {
   }
   return value;
 }
+
+/** What `topLevelMember` answers when it cannot tell (not an object, malformed, escaped key): parse it whole instead. */
+export const UNKNOWN_MEMBER: unique symbol = Symbol('unknown member');
+
+/**
+ * The value of the top-level member `name` of a JSON object held as UTF-8 bytes, without parsing the
+ * rest (a usage block at the end of a passthrough answer): only the member's own text is parsed.
+ * `undefined` when the object has no such member; the last one wins, as with JSON.parse. Answers
+ * `UNKNOWN_MEMBER` when the text is not a plain object it can walk.
+ */
+export function topLevelMember(bytes: Uint8Array, name: string): unknown {
+  const n = bytes.length;
+  let i = skipWs(bytes, 0);
+  if (bytes[i] !== 0x7b) return UNKNOWN_MEMBER;
+  i = skipWs(bytes, i + 1);
+  if (bytes[i] === 0x7d) return undefined;
+  let found: [number, number] | undefined;
+  for (;;) {
+    if (bytes[i] !== 0x22) return UNKNOWN_MEMBER;
+    const keyStart = i + 1;
+    let k = keyStart;
+    while (k < n && bytes[k] !== 0x22) {
+      if (bytes[k] === 0x5c) return UNKNOWN_MEMBER; // an escaped key: let JSON.parse decide
+      k++;
+    }
+    if (k >= n) return UNKNOWN_MEMBER;
+    const isName = k - keyStart === name.length && Buffer.from(bytes.buffer, bytes.byteOffset + keyStart, k - keyStart).toString('latin1') === name;
+    i = skipWs(bytes, k + 1);
+    if (bytes[i] !== 0x3a) return UNKNOWN_MEMBER;
+    const valueStart = skipWs(bytes, i + 1);
+    const valueEnd = skipValue(bytes, valueStart);
+    if (valueEnd < 0) return UNKNOWN_MEMBER;
+    if (isName) found = [valueStart, valueEnd];
+    i = skipWs(bytes, valueEnd);
+    if (bytes[i] === 0x2c) {
+      i = skipWs(bytes, i + 1);
+      continue;
+    }
+    if (bytes[i] !== 0x7d) return UNKNOWN_MEMBER;
+    break;
+  }
+  if (!found) return undefined;
+  try {
+    return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + found[0], found[1] - found[0]).toString('utf8'));
+  } catch {
+    return UNKNOWN_MEMBER;
+  }
+}
+
+function skipWs(b: Uint8Array, i: number): number {
+  while (i < b.length && (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09)) i++;
+  return i;
+}
+
+/** End (exclusive) of the JSON value starting at `i`, or -1: strings skipped with their escapes, brackets counted. */
+function skipValue(b: Uint8Array, i: number): number {
+  const n = b.length;
+  let depth = 0;
+  while (i < n) {
+    const c = b[i]!;
+    if (c === 0x22) {
+      i++;
+      while (i < n && b[i] !== 0x22) i += b[i] === 0x5c ? 2 : 1;
+      if (i >= n) return -1;
+      i++;
+      if (depth === 0) return i;
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      if (depth === 0) return i; // the enclosing object's end: a scalar value just ended
+      depth--;
+      if (depth === 0) return i + 1;
+    } else if (depth === 0 && (c === 0x2c || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09)) return i;
+    i++;
+  }
+  return depth === 0 ? i : -1;
+}

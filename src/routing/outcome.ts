@@ -1,4 +1,5 @@
 import type { StreamAnswer } from './stream-answer.js';
+import { UNKNOWN_MEMBER, isObject, topLevelMember } from '../lib/json.js';
 
 /** Values of `x-gateway-cache-status` (decisions.md). */
 export type CacheStatus = 'HIT' | 'SEMANTIC HIT' | 'MISS' | 'REFRESH' | 'DISABLED';
@@ -20,6 +21,19 @@ export class JsonAnswer {
   get value(): unknown {
     if (this.parsed === undefined && this.rawBytes) this.parsed = JSON.parse(this.rawBytes.toString('utf8'));
     return this.parsed;
+  }
+
+  /**
+   * One top-level member of the answer (e.g. `usage`), without parsing the whole answer when it is
+   * still bytes; falls back to `value` when the bytes cannot be walked.
+   */
+  member(name: string): unknown {
+    if (this.parsed === undefined && this.rawBytes) {
+      const found = topLevelMember(this.rawBytes, name);
+      if (found !== UNKNOWN_MEMBER) return found;
+    }
+    const value = this.value;
+    return isObject(value) ? value[name] : undefined;
   }
 
   /** The answer's bytes (serialised on first use when it was mapped). */

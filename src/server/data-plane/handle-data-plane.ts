@@ -86,7 +86,8 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
         outcome,
         trace,
         get usage() {
-          return usageOf(json.value);
+          const usage = json.member('usage');
+          return isObject(usage) ? (usage as unknown as Usage) : undefined;
         },
         latencyMs,
       });
@@ -124,9 +125,5 @@ function stringHeaders(h: Record<string, number | string | string[] | undefined>
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : String(v);
   return out;
-}
-
-function usageOf(value: unknown): Usage | undefined {
-  return isObject(value) && isObject(value.usage) ? (value.usage as unknown as Usage) : undefined;
 }
 

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { UNKNOWN_MEMBER, topLevelMember } from './json.js';
+
+const b = (s: string) => Buffer.from(s, 'utf8');
+
+describe('topLevelMember', () => {
+  it('finds a top-level member as JSON.parse would, skipping strings and nested members', () => {
+    const answer = {
+      id: 'x',
+      choices: [{ message: { content: 'say "usage": {"total_tokens": 9} {[ ]}\\ é', usage: { total_tokens: 1 } } }],
+      n: -1.5e3,
+      ok: true,
+      none: null,
+      usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7, details: { cached: [1, 2] } },
+    };
+    for (const text of [JSON.stringify(answer), JSON.stringify(answer, null, 2)]) {
+      expect(topLevelMember(b(text), 'usage')).toEqual(answer.usage);
+      expect(topLevelMember(b(text), 'n')).toBe(-1500);
+      expect(topLevelMember(b(text), 'none')).toBeNull();
+      expect(topLevelMember(b(text), 'missing')).toBeUndefined();
+    }
+    expect(topLevelMember(b('{"usage":1,"usage":{"a":2}}'), 'usage')).toEqual({ a: 2 });
+    expect(topLevelMember(b(' {} '), 'usage')).toBeUndefined();
+    expect(topLevelMember(b(JSON.stringify({ a: 1 })).subarray(0), 'a')).toBe(1);
+  });
+
+  it('gives up (UNKNOWN_MEMBER) on what it cannot walk', () => {
+    expect(topLevelMember(b('[1,2]'), 'usage')).toBe(UNKNOWN_MEMBER);
+    expect(topLevelMember(b('{"us\\u0061ge":{"a":1}}'), 'usage')).toBe(UNKNOWN_MEMBER);
+    expect(topLevelMember(b('{"usage":{"a":1}'), 'usage')).toBe(UNKNOWN_MEMBER);
+    expect(topLevelMember(b('{"usage" {"a":1}}'), 'usage')).toBe(UNKNOWN_MEMBER);
+    expect(topLevelMember(b('not json'), 'usage')).toBe(UNKNOWN_MEMBER);
+  });
+});
