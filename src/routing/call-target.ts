@@ -37,16 +37,7 @@ export interface CallDeps {
  * first chunk fails here (and can fall back) instead of after the client saw a 200.
  */
 export async function callTarget(call: TargetCall, signal: AbortSource, deps: CallDeps): Promise<Outcome> {
-  const ctx: CallContext = {
-    target: call.target,
-    stream: call.input.stream,
-    // A lazy abort becomes a real signal only if the provider reads it (side calls: token exchanges).
-    get signal() {
-      return signalOf(signal);
-    },
-    http: deps.http,
-    clock: deps.clock,
-  };
+  const ctx: CallContext = new TargetCallContext(call.target, call.input.stream, signal, deps);
   const built = await call.endpoint.buildRequest(call.body, ctx);
   const upstream = { url: built.url, method: built.method, headers: built.headers, body: built.body, signal };
   const started = performance.now();
@@ -140,4 +131,24 @@ async function* mappedItems(body: AsyncIterable<Uint8Array>, mapper: StreamMappe
 function prepare(chunk: unknown, call: TargetCall): Record<string, unknown> {
   const value = call.strict ? pickCommonFields(call.input.endpoint, chunk) : chunk;
   return value as Record<string, unknown>;
+}
+
+/** The CallContext of one call: a lazy abort becomes a real signal only if the provider reads it (side calls: token exchanges). */
+class TargetCallContext implements CallContext {
+  readonly http: HttpClient;
+  readonly clock: Clock;
+
+  constructor(
+    readonly target: ProviderTarget,
+    readonly stream: boolean,
+    private readonly abort: AbortSource,
+    deps: CallDeps,
+  ) {
+    this.http = deps.http;
+    this.clock = deps.clock;
+  }
+
+  get signal(): AbortSignal {
+    return signalOf(this.abort);
+  }
 }

@@ -10,27 +10,7 @@ import type { GatewayHeaders } from './read-gateway-headers.js';
  * the gateway headers, and the request's shared `locals`. The one place that builds a RouteInput.
  */
 export function buildRouteInput(request: FastifyRequest, dp: DataPlaneRequest, gh: GatewayHeaders, abort: AbortSource, endpoint: ProviderEndpointKind = dp.endpoint): RouteInput {
-  if (abort instanceof LazyAbort) {
-    return {
-      endpoint,
-      body: dp.body,
-      stream: dp.stream,
-      headers: request.headers,
-      metadata: dp.metadata,
-      pathname: request.url.split('?', 1)[0]!,
-      organisationId: dp.ctx.organisationId,
-      workspaceId: dp.ctx.workspaceId,
-      headerTarget: dp.headerTarget ?? gh.target,
-      forwardHeaderNames: gh.forwardHeaderNames,
-      requestTimeoutMs: gh.requestTimeoutMs,
-      cacheForceRefresh: gh.cacheForceRefresh,
-      get signal() {
-        return abort.signal;
-      },
-      clientAbort: abort,
-      locals: dp.locals,
-    };
-  }
+  if (abort instanceof LazyAbort) return new LazyRouteInput(request, dp, gh, abort, endpoint);
   const signal = abort;
   return {
     endpoint,
@@ -48,4 +28,46 @@ export function buildRouteInput(request: FastifyRequest, dp: DataPlaneRequest, g
     signal,
     locals: dp.locals,
   };
+}
+
+/**
+ * A RouteInput whose `signal` is created only when read (a class: the getter lives on the prototype,
+ * no closure per request).
+ */
+class LazyRouteInput implements RouteInput {
+  readonly endpoint: ProviderEndpointKind;
+  readonly body: Record<string, unknown>;
+  readonly stream: boolean;
+  readonly headers: RouteInput['headers'];
+  readonly metadata: Record<string, string>;
+  readonly pathname: string;
+  readonly organisationId: string;
+  readonly workspaceId: string;
+  readonly headerTarget: RouteInput['headerTarget'];
+  readonly forwardHeaderNames: readonly string[] | null;
+  readonly requestTimeoutMs: number | null;
+  readonly cacheForceRefresh: boolean;
+  readonly clientAbort: LazyAbort;
+  readonly locals: Record<string, unknown>;
+
+  constructor(request: FastifyRequest, dp: DataPlaneRequest, gh: GatewayHeaders, abort: LazyAbort, endpoint: ProviderEndpointKind) {
+    this.endpoint = endpoint;
+    this.body = dp.body;
+    this.stream = dp.stream;
+    this.headers = request.headers;
+    this.metadata = dp.metadata;
+    this.pathname = request.url.split('?', 1)[0]!;
+    this.organisationId = dp.ctx.organisationId;
+    this.workspaceId = dp.ctx.workspaceId;
+    this.headerTarget = dp.headerTarget ?? gh.target;
+    this.forwardHeaderNames = gh.forwardHeaderNames;
+    this.requestTimeoutMs = gh.requestTimeoutMs;
+    this.cacheForceRefresh = gh.cacheForceRefresh;
+    this.clientAbort = abort;
+    this.locals = dp.locals;
+  }
+
+  get signal(): AbortSignal {
+    return this.clientAbort.signal;
+  }
 }
