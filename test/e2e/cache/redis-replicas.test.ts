@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../../helpers/ports.js';
+import { startRedis, stopRedis } from '../../helpers/redis-server.js';
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, startGateway, type TestGateway } from '../../helpers/gateway.js';
@@ -89,39 +89,8 @@ describe('two replicas sharing one Redis cache', () => {
   });
 });
 
-/** A free TCP port on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
-/** Starts a throw-away redis-server and waits until it answers PING. */
-async function startRedis(port: number): Promise<void> {
-  execFileSync('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'yes']);
-  for (let i = 0; i < 100; i++) {
-    try {
-      if (execFileSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).trim() === 'PONG') return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`redis-server on port ${port} did not start`);
-}
 
-function stopRedis(port: number): void {
-  try {
-    execFileSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave'], { stdio: 'ignore' });
-  } catch {
-    // already gone
-  }
-}
 
 describe('Redis killed mid-test', () => {
   let port: number;
