@@ -150,6 +150,8 @@ describe('POST /v1/prompts/{promptId}/completions', () => {
     const headers = { 'x-gateway-config': JSON.stringify({ cache: { mode: 'simple' } }) };
     const body = { variables: { ...VARIABLES, question: 'cache me' } };
     const first = await call('POST', `/v1/prompts/${promptId}/completions`, body, headers);
+    // The cache stores answers off the response path (on PostgreSQL that is a write to the database).
+    await new Promise((r) => setTimeout(r, 300));
     const second = await call('POST', `/v1/prompts/${promptId}/completions`, body, headers);
     expect(first.body.headers['x-gateway-cache-status']).toBe('MISS');
     expect(second.body.headers['x-gateway-cache-status']).toBe('HIT');
