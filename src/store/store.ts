@@ -49,8 +49,8 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
 
 function isOtherSchemaGone(error: unknown, opts: StoreOptions): boolean {
   const message = String((error as Error)?.message ?? '');
-  const m = message.match(/schema "([^"]+)" does not exist/);
-  return opts.kind === 'postgres' && m !== null && m[1] !== opts.schema;
+  const m = message.match(/schema "([^"]+)" does not exist/) ?? message.match(/relation "([^".]+)\.[^"]+" does not exist/);
+  return opts.kind === 'postgres' && m !== null && m[1] !== (opts.schema ?? 'public');
 }
 
 /** The better-sqlite3 database handle type. */
