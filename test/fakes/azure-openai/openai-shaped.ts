@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { createHash } from 'node:crypto';
 import { sendJson, writeFrames, type FakeFault } from '../shared/fake-server.js';
-import { hashEmbedding, textOf } from '../openai/server.js';
+import { hash, hashEmbedding, reply as openAIReply, tokens } from '../openai/server.js';
 
 /**
  * OpenAI-shaped answers shared by the Azure fakes (Azure OpenAI and Azure AI model inference): the same
@@ -16,47 +15,12 @@ export interface OpenAIShapedOptions {
   frameDelayMs?: number;
 }
 
-function tokens(text: string): number {
-  return Math.max(1, Math.ceil(text.length / 4));
-}
-
-function hash(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-interface Reply {
-  content: string | null;
-  toolCall?: { id: string; name: string; arguments: string };
-  promptTokens: number;
-  completionTokens: number;
-}
-
-function reply(body: any): Reply {
-  const messages: any[] = body.messages;
-  const last = messages[messages.length - 1];
-  const promptTokens = messages.reduce((n, m) => n + tokens(textOf(m.content)), 0);
-  if (last?.role === 'tool') {
-    const content = `tool said: ${textOf(last.content)}`;
-    return { content, promptTokens, completionTokens: tokens(content) };
-  }
-  const lastUser = [...messages].reverse().find((m) => m.role === 'user');
-  const text = textOf(lastUser?.content);
-  if (Array.isArray(body.tools) && body.tools.length && body.tool_choice !== 'none') {
-    const name = body.tools[0].function.name;
-    return { content: null, toolCall: { id: 'call_' + hash(text).slice(0, 12), name, arguments: JSON.stringify({ query: text }) }, promptTokens, completionTokens: 8 };
-  }
-  const images = Array.isArray(lastUser?.content) ? lastUser.content.filter((p: any) => p?.type === 'image_url').length : 0;
-  const system = messages.find((m) => m.role === 'system' || m.role === 'developer');
-  const content = `echo: ${text}${images ? ` [images: ${images}]` : ''}${system ? ` [system: ${textOf(system.content)}]` : ''}`;
-  return { content, promptTokens, completionTokens: tokens(content) };
-}
-
 const SAFE = { hate: { filtered: false, severity: 'safe' }, self_harm: { filtered: false, severity: 'safe' }, sexual: { filtered: false, severity: 'safe' }, violence: { filtered: false, severity: 'safe' } };
 
 /** Answers a chat request (JSON or SSE). Returns false when the body lacks `messages`. */
 export async function answerChat(res: ServerResponse, body: any, fault: FakeFault | undefined, opts: OpenAIShapedOptions): Promise<boolean> {
   if (!Array.isArray(body?.messages)) return false;
-  const r = reply(body);
+  const r = openAIReply(body, { echoSystem: true });
   const id = 'chatcmpl-fake' + hash(JSON.stringify(body)).slice(0, 16);
   const created = 1700000000;
   const finish = r.toolCall ? 'tool_calls' : 'stop';

@@ -73,18 +73,25 @@ export function textOf(content: unknown): string {
   return '';
 }
 
-function tokens(text: string): number {
+/** The fakes' token count: a quarter of the characters, at least 1. */
+export function tokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
 }
 
-interface Reply {
+/** The deterministic answer of the OpenAI-shaped fakes to a chat body. */
+export interface Reply {
   content: string | null;
   toolCall?: { id: string; name: string; arguments: string };
   promptTokens: number;
   completionTokens: number;
 }
 
-function reply(body: any): Reply {
+/**
+ * The deterministic answer to a chat body: `tool said: …` after a tool message, a call of the first
+ * tool when tools are offered, else `echo: <last user text>` (with `[images: N]`, and with
+ * `[system: …]` when `echoSystem` is set, as the Azure fakes do).
+ */
+export function reply(body: any, opts: { echoSystem?: boolean } = {}): Reply {
   const messages: any[] = body.messages;
   const last = messages[messages.length - 1];
   const promptTokens = messages.reduce((n, m) => n + tokens(textOf(m.content)), 0);
@@ -99,11 +106,13 @@ function reply(body: any): Reply {
     return { content: null, toolCall: { id: 'call_' + hash(text).slice(0, 12), name, arguments: JSON.stringify({ query: text }) }, promptTokens, completionTokens: 8 };
   }
   const images = Array.isArray(lastUser?.content) ? lastUser.content.filter((p: any) => p?.type === 'image_url').length : 0;
-  const content = `echo: ${text}${images ? ` [images: ${images}]` : ''}`;
+  const system = opts.echoSystem ? messages.find((m) => m.role === 'system' || m.role === 'developer') : undefined;
+  const content = `echo: ${text}${images ? ` [images: ${images}]` : ''}${system ? ` [system: ${textOf(system.content)}]` : ''}`;
   return { content, promptTokens, completionTokens: tokens(content) };
 }
 
-function hash(text: string): string {
+/** Hex SHA-256 (ids of the fakes' answers). */
+export function hash(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
