@@ -1,6 +1,7 @@
 import { Agent, errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error.js';
+import { tryParseJson } from './json.js';
 import { LazyAbort, signalOf, type AbortSource } from './lazy-abort.js';
 
 /** One upstream HTTP call. */
@@ -126,6 +127,21 @@ export class HttpClient {
     const res = await this.send(req, provider);
     const text = await res.body.text();
     return { status: res.status, headers: res.headers, text };
+  }
+
+  /**
+   * GETs a small JSON document (model lists and other metadata). A non-2xx answer is thrown as the
+   * provider's `mapError` makes it; a body that is not JSON reads as `undefined`.
+   */
+  async getJson(
+    req: { url: string; headers: Record<string, string>; signal?: AbortSignal },
+    provider: string,
+    mapError: (status: number, body: string, headers: UpstreamResponse['headers']) => GatewayError,
+  ): Promise<unknown> {
+    const { 'content-type': _omitted, ...headers } = req.headers;
+    const res = await this.sendText({ url: req.url, method: 'GET', headers, signal: req.signal }, provider);
+    if (res.status < 200 || res.status >= 300) throw mapError(res.status, res.text, res.headers);
+    return tryParseJson(res.text);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
 import type { ModelInfo } from '../../spec/models.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject, tryParseJson } from '../../lib/json.js';
+import { isObject } from '../../lib/json.js';
 import type { EndpointAdapter, ProviderAdapter } from '../provider.js';
 import { anthropicHeaders, anthropicUrl } from './anthropic-auth.js';
 import { buildAnthropicMessagesBody, mapAnthropicResponse } from './anthropic-chat.js';
@@ -32,11 +32,9 @@ export const anthropicProvider: ProviderAdapter = {
   endpoints: { chat },
   mapError: (status, body, headers) => mapAnthropicError(NAME, status, body, headers),
   async listModels(ctx) {
-    const headers = anthropicHeaders(ctx.target);
-    delete headers['content-type'];
-    const res = await ctx.http.sendText({ url: anthropicUrl(ctx.target, '/models?limit=1000'), method: 'GET', headers, signal: ctx.signal }, NAME);
-    if (res.status < 200 || res.status >= 300) throw mapAnthropicError(NAME, res.status, res.text, res.headers);
-    const parsed = tryParseJson(res.text);
+    const parsed = await ctx.http.getJson({ url: anthropicUrl(ctx.target, '/models?limit=1000'), headers: anthropicHeaders(ctx.target), signal: ctx.signal }, NAME, (status, body, headers) =>
+      mapAnthropicError(NAME, status, body, headers),
+    );
     const data = isObject(parsed) && Array.isArray(parsed.data) ? parsed.data : [];
     return data.filter(isObject).map(
       (m): ModelInfo => ({

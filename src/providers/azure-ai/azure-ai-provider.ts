@@ -1,5 +1,5 @@
 import type { ModelInfo } from '../../spec/models.js';
-import { isObject, tryParseJson } from '../../lib/json.js';
+import { isObject } from '../../lib/json.js';
 import {
   baseUrlOf,
   createOpenAICompatibleProvider,
@@ -36,12 +36,8 @@ export const azureAISpec: OpenAICompatibleSpec = {
  * @see https://learn.microsoft.com/azure/ai-foundry/model-inference/reference/reference-model-inference-info
  */
 async function listAzureAIModels(ctx: CallContext): Promise<ModelInfo[]> {
-  const headers = openAIHeaders(azureAISpec, ctx.target);
-  delete headers['content-type'];
   const url = joinUrl(baseUrlOf(azureAISpec, ctx.target), azureAIPath('/info', ctx.target));
-  const res = await ctx.http.sendText({ url, method: 'GET', headers, signal: ctx.signal }, NAME);
-  if (res.status < 200 || res.status >= 300) throw mapOpenAIError(NAME, res.status, res.text, res.headers);
-  const info = tryParseJson(res.text);
+  const info = await ctx.http.getJson({ url, headers: openAIHeaders(azureAISpec, ctx.target), signal: ctx.signal }, NAME, (status, body, headers) => mapOpenAIError(NAME, status, body, headers));
   if (!isObject(info) || typeof info.model_name !== 'string') return [];
   const owner = typeof info.model_provider_name === 'string' ? info.model_provider_name : NAME;
   return [{ id: info.model_name, object: 'model', created: 0, owned_by: owner, provider: NAME }];

@@ -1,5 +1,5 @@
 import type { ModelInfo } from '../../spec/models.js';
-import { isObject, tryParseJson } from '../../lib/json.js';
+import { isObject } from '../../lib/json.js';
 import type { CallContext } from '../provider.js';
 import { cohereBaseUrl, cohereHeaders } from './cohere-auth.js';
 import { mapCohereError } from './cohere-error.js';
@@ -9,11 +9,7 @@ import { mapCohereError } from './cohere-error.js';
  * @see https://docs.cohere.com/reference/list-models
  */
 export async function listCohereModels(ctx: CallContext): Promise<ModelInfo[]> {
-  const headers = cohereHeaders(ctx.target);
-  delete headers['content-type'];
-  const res = await ctx.http.sendText({ url: `${cohereBaseUrl(ctx.target)}/v1/models?page_size=1000`, method: 'GET', headers, signal: ctx.signal }, 'cohere');
-  if (res.status < 200 || res.status >= 300) throw mapCohereError(res.status, res.text, res.headers);
-  const body = tryParseJson(res.text);
+  const body = await ctx.http.getJson({ url: `${cohereBaseUrl(ctx.target)}/v1/models?page_size=1000`, headers: cohereHeaders(ctx.target), signal: ctx.signal }, 'cohere', mapCohereError);
   const models = isObject(body) && Array.isArray(body.models) ? body.models.filter(isObject) : [];
   return models
     .filter((m) => typeof m.name === 'string')

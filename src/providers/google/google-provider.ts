@@ -1,7 +1,7 @@
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../spec/embeddings.js';
 import type { ModelInfo } from '../../spec/models.js';
-import { tryParseJson, isObject } from '../../lib/json.js';
+import { isObject } from '../../lib/json.js';
 import { unixSeconds } from '../../lib/clock.js';
 import type { CallContext, EndpointAdapter, ProviderAdapter, UpstreamCall } from '../provider.js';
 import { joinUrl } from '../openai-compatible/url.js';
@@ -67,9 +67,9 @@ export const googleProvider: ProviderAdapter = {
   mapError: (status, body, headers) => mapGoogleError(NAME, status, body, headers),
   async listModels(ctx) {
     const headers = { ...ctx.target.forwardHeaders, ...googleAuthHeaders(ctx.target) };
-    const res = await ctx.http.sendText({ url: joinUrl(baseUrl(ctx), `/${API_VERSION}/models?pageSize=1000`), method: 'GET', headers, signal: ctx.signal }, NAME);
-    if (res.status < 200 || res.status >= 300) throw mapGoogleError(NAME, res.status, res.text, res.headers);
-    const parsed = tryParseJson(res.text);
+    const parsed = await ctx.http.getJson({ url: joinUrl(baseUrl(ctx), `/${API_VERSION}/models?pageSize=1000`), headers, signal: ctx.signal }, NAME, (status, body, h) =>
+      mapGoogleError(NAME, status, body, h),
+    );
     const models = isObject(parsed) && Array.isArray(parsed.models) ? parsed.models.filter(isObject) : [];
     return models.map(
       (m): ModelInfo => ({ id: String(m.name ?? '').replace(/^models\//, ''), object: 'model', created: 0, owned_by: 'google', provider: NAME }),

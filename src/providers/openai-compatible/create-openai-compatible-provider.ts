@@ -7,7 +7,7 @@ import type { ModerationRequest, ModerationResponse } from '../../spec/moderatio
 import type { RerankRequest, RerankResponse } from '../../spec/rerank.js';
 import { prefixedId } from '../../lib/ids.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { tryParseJson, isObject } from '../../lib/json.js';
+import { isObject } from '../../lib/json.js';
 import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderResourceApi, ProviderTarget, UpstreamCall } from '../provider.js';
 import { joinUrl } from './url.js';
 import { mapOpenAIError } from './map-openai-error.js';
@@ -127,11 +127,9 @@ export function createOpenAICompatibleProvider(spec: OpenAICompatibleSpec): Prov
     ...(spec.resources ? { resources: openAIResourceApi(spec) } : {}),
     async listModels(ctx) {
       const path = spec.resolvePath ? spec.resolvePath('/models', undefined, ctx.target) : '/models';
-      const headers = openAIHeaders(spec, ctx.target);
-      delete headers['content-type'];
-      const res = await ctx.http.sendText({ url: joinUrl(baseUrlOf(spec, ctx.target), path), method: 'GET', headers, signal: ctx.signal }, spec.name);
-      if (res.status < 200 || res.status >= 300) throw mapOpenAIError(spec.name, res.status, res.text, res.headers);
-      const parsed = tryParseJson(res.text);
+      const parsed = await ctx.http.getJson({ url: joinUrl(baseUrlOf(spec, ctx.target), path), headers: openAIHeaders(spec, ctx.target), signal: ctx.signal }, spec.name, (status, body, headers) =>
+        mapOpenAIError(spec.name, status, body, headers),
+      );
       const data = isObject(parsed) && Array.isArray(parsed.data) ? parsed.data : [];
       return data.filter(isObject).map(
         (m): ModelInfo => ({
