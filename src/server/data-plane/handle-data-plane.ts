@@ -112,10 +112,7 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
 
 /** The hooks' response headers, then the routing headers (which win over a hook's header of the same name). */
 function setRouteHeaders(reply: FastifyReply, trace: RouteTrace, extra: Record<string, string>): void {
-  for (const k in extra) {
-    if (k === 'x-gateway-retry-attempt-count' || (k === 'x-gateway-provider' && trace.provider) || (k === 'x-gateway-last-used-option-index' && trace.path)) continue;
-    reply.header(k, extra[k]);
-  }
+  for (const k in extra) reply.header(k, extra[k]);
   if (trace.provider) reply.header('x-gateway-provider', trace.provider);
   if (trace.path) reply.header('x-gateway-last-used-option-index', trace.path);
   reply.header('x-gateway-retry-attempt-count', String(trace.retries));
