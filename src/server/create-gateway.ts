@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { openStore, type Store } from '../store/store.js';
 import { sqlitePath, type Settings } from './settings.js';
 import { memoryState, redisState, type SharedState } from '../state/shared-state.js';
-import { openRedis, waitForRedis } from '../state/redis.js';
+import { waitForRedis } from '../state/redis-ready.js';
 import { Runtime } from '../runtime/runtime.js';
 import { Router } from '../routing/execute.js';
 import { InlineConfigCache } from '../routing/config-cache.js';
@@ -42,7 +42,8 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
   const store: Store = settings.databaseUrl
     ? await openStore({ kind: 'postgres', url: settings.databaseUrl, schema: settings.databaseSchema })
     : await openStore({ kind: 'sqlite', path: sqlitePath(settings) });
-  const state: SharedState = settings.redisUrl ? redisState(openRedis(settings.redisUrl), settings.redisPrefix) : memoryState();
+  // ioredis is loaded only when Redis is configured (an embedded gateway never pays for it).
+  const state: SharedState = settings.redisUrl ? redisState((await import('../state/redis.js')).openRedis(settings.redisUrl), settings.redisPrefix) : memoryState();
   // Commands fail fast while Redis is not connected (no offline queue): let the connection come up before capabilities use it.
   if (state.redis) await waitForRedis(state.redis).catch((err: Error) => logger.warn({ err: err.message }, 'Redis not ready at startup; shared state degraded until it connects'));
   const tenant = await bootstrap(store, settings, logger, clock.now());

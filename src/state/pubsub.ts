@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
-import { waitForRedis } from './redis.js';
+import { waitForRedis } from './redis-ready.js';
 
 /** Broadcast of small messages between replicas (runtime snapshot invalidation). */
 export interface PubSub {

@@ -4,7 +4,7 @@ import { REDIS_URL, startGateway, type TestGateway } from '../../helpers/gateway
 import { hashEmbedding, startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { cacheBackend, cacheCapability } from '../../../src/cache/cache-capability.js';
 import { up as createCacheTables } from '../../../src/store/migrations/0002-cache.js';
-import { waitForRedis } from '../../../src/state/redis.js';
+import { waitForRedis } from '../../../src/state/redis-ready.js';
 import { randomId } from '../../../src/lib/ids.js';
 import { cacheConfig, chat, chatCalls, embeddingCalls, metric } from './cache-helpers.js';
 

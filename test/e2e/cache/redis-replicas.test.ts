@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { hashEmbedding, startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { cacheCapability } from '../../../src/cache/cache-capability.js';
-import { waitForRedis } from '../../../src/state/redis.js';
+import { waitForRedis } from '../../../src/state/redis-ready.js';
 import { randomId } from '../../../src/lib/ids.js';
 import { cacheConfig, chat, chatCalls, metric } from './cache-helpers.js';
 

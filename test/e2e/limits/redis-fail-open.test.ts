@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomId } from '../../../src/lib/ids.js';
 import { createLimitsCapability } from '../../../src/limits/limits-capability.js';
-import { waitForRedis } from '../../../src/state/redis.js';
+import { waitForRedis } from '../../../src/state/redis-ready.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 
