@@ -1,8 +1,7 @@
-import { SignatureV4 } from '@smithy/signature-v4';
-import { Sha256 } from '@aws-crypto/sha256-js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ProviderTarget } from '../provider.js';
 import { joinUrl } from '../openai-compatible/url.js';
+import { loadBedrockSdk } from './bedrock-sdk.js';
 
 /** The SigV4 signing name of Bedrock Runtime (the host is `bedrock-runtime`, the service is `bedrock`). */
 export const BEDROCK_SIGNING_SERVICE = 'bedrock';
@@ -63,6 +62,7 @@ export async function signBedrockRequest(
   forwardHeaders: Readonly<Record<string, string>>,
   signingDate?: Date,
 ): Promise<Record<string, string>> {
+  const { SignatureV4, Sha256 } = await loadBedrockSdk();
   const base: Record<string, string> = { 'content-type': 'application/json', accept };
   const forwarded = { ...forwardHeaders };
   for (const name of Object.keys(forwarded)) {

@@ -1,6 +1,5 @@
-import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { GatewayError } from '../../errors/gateway-error.js';
+import { bedrockSdk } from './bedrock-sdk.js';
 
 /** One decoded event-stream message: its string headers and its payload as text. */
 export interface EventStreamMessage {
@@ -15,7 +14,7 @@ export interface EventStreamMessage {
  * @see https://docs.aws.amazon.com/transcribe/latest/dg/event-stream.html
  */
 export class EventStreamDecoder {
-  private readonly codec = new EventStreamCodec(toUtf8, fromUtf8);
+  private readonly codec = newCodec();
   private buffer: Uint8Array = new Uint8Array(0);
 
   constructor(private readonly provider: string) {}
@@ -50,7 +49,7 @@ export class EventStreamDecoder {
     }
     const headers: Record<string, string> = {};
     for (const [name, h] of Object.entries(message.headers)) headers[name] = String(h.value);
-    return { headers, body: toUtf8(message.body) };
+    return { headers, body: bedrockSdk().toUtf8(message.body) };
   }
 
   private corrupt(detail: string): GatewayError {
@@ -63,4 +62,10 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a, 0);
   out.set(b, a.length);
   return out;
+}
+
+/** A codec from the AWS libraries, which the request that opened the stream has loaded. */
+function newCodec() {
+  const { EventStreamCodec, toUtf8, fromUtf8 } = bedrockSdk();
+  return new EventStreamCodec(toUtf8, fromUtf8);
 }

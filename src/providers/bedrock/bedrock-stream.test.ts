@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import type { ChatCompletionChunk } from '../../spec/chat.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { createBedrockStreamMapper } from './bedrock-stream.js';
+import { loadBedrockSdk } from './bedrock-sdk.js';
 import { callContext } from './__fixtures__/call-context.js';
 import events from './__fixtures__/converse-stream-events.json' with { type: 'json' };
 
@@ -34,6 +35,9 @@ function run(bytes: Uint8Array, split: number): ChatCompletionChunk[] {
 }
 
 describe('createBedrockStreamMapper', () => {
+  // In the gateway, building the request loads the AWS libraries before a stream is decoded.
+  beforeAll(() => loadBedrockSdk());
+
   it('maps the documented event sequence to common chunks', () => {
     const chunks = run(body, body.length);
     expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
