@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { StreamTextTally, estimatePromptTokens, estimateTokens, loadTokenCounter, textOfChoices, totalTokensOf } from './estimate-tokens.js';
+import { StreamTextTally, estimatePromptTokens, estimateTokens, textOfChoices, totalTokensOf } from './estimate-tokens.js';
+import { loadTokenCounter } from '../lib/token-counter.js';
 import type { Usage } from '../spec/chat.js';
 
 describe('token estimates (gpt-tokenizer, o200k_base)', () => {

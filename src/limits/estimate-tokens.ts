@@ -1,33 +1,6 @@
 import { isObject } from '../lib/json.js';
 import type { Usage } from '../spec/chat.js';
-
-/** Special-token text in user input is counted as plain text, never refused. */
-const PLAIN = { disallowedSpecial: new Set<string>() };
-
-type Counter = (text: string) => number;
-let tokenizer: Promise<Counter> | undefined;
-
-/**
- * The o200k_base token counter of gpt-tokenizer, loaded on first use (about 1 s and 35 MB), so a
- * gateway that never estimates never pays for it. Falls back to characters / 4 if it cannot load.
- */
-export function loadTokenCounter(): Promise<Counter> {
-  tokenizer ??= import('gpt-tokenizer').then(
-    (m): Counter => (text) => m.countTokens(text, PLAIN),
-    (): Counter => (text) => Math.ceil(text.length / 4),
-  );
-  return tokenizer;
-}
-
-/** Tokens of a text with `count` (an estimate for models other than OpenAI's). */
-function countWith(count: Counter, text: string): number {
-  if (!text) return 0;
-  try {
-    return count(text);
-  } catch {
-    return Math.ceil(text.length / 4);
-  }
-}
+import { loadTokenCounter, type TokenCounter } from '../lib/token-counter.js';
 
 function textOfContent(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -40,22 +13,22 @@ const PER_MESSAGE = 4;
 const PER_REPLY = 3;
 
 /** Estimated prompt tokens of a request body: chat messages, a completion prompt or an embeddings input. */
-export function estimatePromptTokens(count: Counter, body: Record<string, unknown>): number {
+export function estimatePromptTokens(count: TokenCounter, body: Record<string, unknown>): number {
   if (Array.isArray(body.messages)) {
     let n = PER_REPLY;
-    for (const m of body.messages) if (isObject(m)) n += PER_MESSAGE + countWith(count, textOfContent(m.content));
+    for (const m of body.messages) if (isObject(m)) n += PER_MESSAGE + count(textOfContent(m.content));
     return n;
   }
   const input = body.prompt ?? body.input;
-  if (typeof input === 'string') return countWith(count, input);
-  if (Array.isArray(input)) return input.reduce<number>((n, x) => n + (typeof x === 'string' ? countWith(count, x) : typeof x === 'number' ? 1 : Array.isArray(x) ? x.length : 0), 0);
+  if (typeof input === 'string') return count(input);
+  if (Array.isArray(input)) return input.reduce<number>((n, x) => n + (typeof x === 'string' ? count(x) : typeof x === 'number' ? 1 : Array.isArray(x) ? x.length : 0), 0);
   return 0;
 }
 
 /** Estimated tokens of a request and its answer text, for answers without usage. */
 export async function estimateTokens(body: Record<string, unknown>, answerText: string): Promise<number> {
   const count = await loadTokenCounter();
-  return estimatePromptTokens(count, body) + countWith(count, answerText);
+  return estimatePromptTokens(count, body) + count(answerText);
 }
 
 /** The text a choice carries: message or delta content, reasoning, tool-call arguments, completion text. */

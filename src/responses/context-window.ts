@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { isObject } from '../lib/json.js';
 import type { ChatMessage } from '../spec/chat.js';
+import { loadTokenCounter, type TokenCounter } from '../lib/token-counter.js';
 
 /** Context window used for models the table does not know. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -35,21 +36,8 @@ export function contextWindowOf(model: string | undefined): number {
   return DEFAULT_CONTEXT_WINDOW;
 }
 
-type Counter = (text: string) => number;
-let counter: Promise<Counter> | undefined;
-
-/** gpt-tokenizer's o200k counter, loaded on first use; characters / 4 when it cannot load. */
-function loadCounter(): Promise<Counter> {
-  const plain = { disallowedSpecial: new Set<string>() };
-  counter ??= import('gpt-tokenizer').then(
-    (m): Counter => (text) => (text ? m.countTokens(text, plain) : 0),
-    (): Counter => (text) => Math.ceil(text.length / 4),
-  );
-  return counter;
-}
-
 /** Tokens of one chat message as the chat format frames it: 4 per message plus its text, tool calls and arguments. */
-function messageTokens(count: Counter, m: ChatMessage): number {
+function messageTokens(count: TokenCounter, m: ChatMessage): number {
   let text = '';
   if (typeof m.content === 'string') text += m.content;
   else if (Array.isArray(m.content)) for (const p of m.content) if (isObject(p) && typeof p.text === 'string') text += p.text;
@@ -67,7 +55,7 @@ function messageTokens(count: Counter, m: ChatMessage): number {
  */
 export async function fitToContextWindow(messages: ChatMessage[], model: string | undefined, truncation: 'auto' | 'disabled', reserveTokens = 0): Promise<ChatMessage[]> {
   const window = contextWindowOf(model);
-  const count = await loadCounter();
+  const count = await loadTokenCounter();
   const sizes = messages.map((m) => messageTokens(count, m));
   let total = 3 + reserveTokens + sizes.reduce((a, b) => a + b, 0);
   if (total <= window) return messages;
