@@ -35,12 +35,15 @@ export interface GatewayProcess {
 }
 
 /** Starts `node dist/main.js` as its own OS process and waits until /health answers. */
-export async function spawnGateway(env: Record<string, string>, opts: { /** Reuse this data directory (a restart); it is kept on stop. */ dataDir?: string } = {}): Promise<GatewayProcess> {
+export async function spawnGateway(
+  env: Record<string, string>,
+  opts: { /** Reuse this data directory (a restart); it is kept on stop. */ dataDir?: string; /** Node options before the script (e.g. `--import`). */ nodeArgs?: string[] } = {},
+): Promise<GatewayProcess> {
   ensureBuilt();
   const port = await freePort();
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'gw-proc-'));
   const adminKey = env.GATEWAY_ADMIN_KEY ?? 'proc-admin-' + randomId(20);
-  const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(ROOT, 'dist/main.js')], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', GATEWAY_RETRY_BASE_MS: '5', ...env, PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey },
     stdio: ['ignore', 'pipe', 'pipe'],
