@@ -1,7 +1,7 @@
-import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isObject } from '../lib/json.js';
 import { recordCompletion } from '../server/data-plane/record-completion.js';
+import { sendEventStream } from '../server/data-plane/send-event-stream.js';
 import type { GatewayDeps } from '../server/deps.js';
 import type { Usage } from '../spec/chat.js';
 import { RESPONSE_TERMINAL_EVENTS, type ResponseObject, type ResponsesRequest } from '../spec/responses.js';
@@ -11,7 +11,6 @@ import { normalizeInputItems } from './normalize-input-items.js';
 import { chatUsage } from './response-object.js';
 import { routeThroughGateway, type PreparedRequest } from './route-through-gateway.js';
 import { saveResponseSafely } from './save-response.js';
-import { SSE_HEADERS } from './sse-headers.js';
 
 /**
  * The native path: the body goes through the routing engine as endpoint `responses` to a host that
@@ -84,6 +83,5 @@ export async function createNativeResponse(deps: GatewayDeps, request: FastifyRe
       yield b;
     }
   }
-  reply.code(outcome.status).headers(SSE_HEADERS);
-  return reply.send(Readable.from(bytes(), { objectMode: false, highWaterMark: 1 }));
+  return sendEventStream(reply, outcome.status, bytes());
 }

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
@@ -6,6 +5,7 @@ import { randomId } from '../lib/ids.js';
 import { isObject } from '../lib/json.js';
 import { SSE_DONE, sseData } from '../lib/sse.js';
 import { recordCompletion } from '../server/data-plane/record-completion.js';
+import { sendEventStream } from '../server/data-plane/send-event-stream.js';
 import type { GatewayDeps } from '../server/deps.js';
 import type { ChatCompletion, Usage } from '../spec/chat.js';
 import type { ResponseObject, ResponsesRequest } from '../spec/responses.js';
@@ -19,7 +19,6 @@ import { normalizeInputItems } from './normalize-input-items.js';
 import { baseResponse, responseError } from './response-object.js';
 import { routeThroughGateway, type PreparedRequest } from './route-through-gateway.js';
 import { saveResponseSafely } from './save-response.js';
-import { SSE_HEADERS } from './sse-headers.js';
 
 /**
  * The gateway-run path for providers without a native Responses API: earlier turns (by
@@ -111,6 +110,5 @@ export async function createResponseOverChat(deps: GatewayDeps, request: Fastify
       account(499, new GatewayError('invalid_request', 'The client closed the connection.', { status: 499 }));
     }
   }
-  reply.code(outcome.status).headers(SSE_HEADERS);
-  return reply.send(Readable.from(frames(), { objectMode: false, highWaterMark: 1 }));
+  return sendEventStream(reply, outcome.status, frames());
 }

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toGatewayError } from '../../errors/to-gateway-error.js';
 import { isObject } from '../../lib/json.js';
@@ -15,11 +14,10 @@ import { readGatewayHeaders } from './read-gateway-headers.js';
 import { buildRouteInput } from './build-route-input.js';
 import { resolveConfig } from './resolve-config.js';
 import { recordCompletion } from './record-completion.js';
+import { sendEventStream } from './send-event-stream.js';
 
 /** The node used when a request carries no config: one leaf filled from the request headers. */
 const HEADER_ONLY: CompiledNode = compileConfig({}).root;
-
-const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' };
 
 /** Additions a route that wraps the data plane may ask for (prompt completions). */
 export interface DataPlaneOptions {
@@ -97,8 +95,7 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
       recordCompletion(deps, dp, { status: ok ? outcome.status : (error?.status ?? 500), outcome, error, trace, usage, latencyMs: Date.now() - ctx.startedAt });
     },
   });
-  reply.code(outcome.status).headers(SSE_HEADERS);
-  return reply.send(Readable.from(stream, { objectMode: false, highWaterMark: 1 }));
+  return sendEventStream(reply, outcome.status, stream);
 }
 
 /**
