@@ -38,7 +38,7 @@ const CONNECTIONS = (env.BENCH_CONNECTIONS ?? '32,128').split(',').map(Number);
 const PROBE_N = num('BENCH_PROBE_N', 2000);
 const SOAK = num('BENCH_SOAK', 0);
 const ONLY = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',')) : null;
-const TARGETS = new Set((env.BENCH_TARGETS ?? 'direct,ours,reference').split(','));
+const TARGETS = new Set((env.BENCH_TARGETS ?? 'direct,floor,ours,reference').split(','));
 const PIN = !env.BENCH_NO_PIN && canPin(cpus().length);
 const PAUSE_MS = 300;
 const HZ = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
@@ -84,6 +84,21 @@ async function startOurs(name, extraEnv) {
     notes.push(`${name}: did not start: ${String(err.message).split('\n')[0]}`);
     return null;
   }
+}
+
+/** The floor (bench/floor-proxy.mjs): Fastify + undici forwarding to the fake, no gateway logic. */
+async function startFloor(fakeUrl) {
+  const port = await freePort();
+  const svc = await startService({
+    name: 'floor',
+    command: process.execPath,
+    args: [join(BENCH, 'floor-proxy.mjs'), String(port), fakeUrl],
+    core: 1,
+    pin: PIN,
+    readyUrl: `http://127.0.0.1:${port}/health`,
+  });
+  services.push(svc);
+  return { kind: 'floor', origin: `http://127.0.0.1:${port}`, svc };
 }
 
 async function startReference() {
@@ -175,6 +190,7 @@ function meta() {
     'our commit': git || 'unknown',
     'ours (bare)': 'GATEWAY_REQUEST_LOG=false, LOG_LEVEL=warn, admin key as gateway key',
     'ours (production)': 'request log on, default log level, one rate-limit policy',
+    floor: 'bench/floor-proxy.mjs: Fastify + undici forwarding to the fake, no gateway logic (the stack\'s own cost)',
   };
 }
 
@@ -223,6 +239,8 @@ async function probes(targets, fakeUrl) {
     const row = (probe, samples, errors) => ({ probe, target: target.kind, n: samples.length, errors, ...summarize(samples) });
     out.push(row('chat sequential', a.total, a.errors), row('stream TTFB sequential', b.first, b.errors), row('stream TTLB sequential', b.total, b.errors));
     // Pass-through: the upstream pauses PAUSE_MS after chunk 10; a gateway that buffers shows the first byte after it.
+    // (The floor always forwards to the fake's plain path, so it has no paused probe.)
+    if (target.kind === 'floor') continue;
     const paused = SCENARIOS[1].call(target, `${fakeUrl}/pause/${PAUSE_MS}`);
     if (target.kind === 'direct') paused.path = `/pause/${PAUSE_MS}${paused.path}`;
     const c = await sequentialProbe({ ...paused, n: 3, warmup: 0, stream: true });
@@ -268,6 +286,7 @@ async function main() {
   const fakeUrl = `http://127.0.0.1:${fakePort}`;
   const targets = [];
   if (TARGETS.has('direct')) targets.push({ kind: 'direct', origin: fakeUrl });
+  if (TARGETS.has('floor')) targets.push(await startFloor(fakeUrl));
   if (TARGETS.has('ours')) {
     // Bare: no request log, warnings only. The production instance keeps the gateway's defaults (log on).
     const ours = await startOurs('ours', { GATEWAY_REQUEST_LOG: 'false', LOG_LEVEL: 'warn', ...JSON.parse(env.BENCH_OURS_ENV ?? '{}') });

@@ -16,7 +16,7 @@ export const STREAM_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: MESS
 const CHAT_PATH = '/v1/chat/completions';
 
 /**
- * @typedef {{ origin: string, kind: 'direct' | 'ours' | 'reference', adminKey?: string }} Target
+ * @typedef {{ origin: string, kind: 'direct' | 'floor' | 'ours' | 'reference', adminKey?: string }} Target
  * @typedef {{ origin: string, path: string, headers: Record<string, string>, body: string }} Call
  */
 
@@ -57,6 +57,7 @@ export const SCENARIOS = [
     name: 'chat',
     call(target, fakeUrl) {
       if (target.kind === 'direct') return { origin: target.origin, path: CHAT_PATH, headers: { 'content-type': 'application/json' }, body: CHAT_BODY };
+      if (target.kind === 'floor') return { origin: target.origin, path: CHAT_PATH, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: CHAT_BODY };
       return { origin: target.origin, path: CHAT_PATH, headers: providerHeaders(target, fakeUrl), body: CHAT_BODY };
     },
   },
@@ -65,6 +66,7 @@ export const SCENARIOS = [
     stream: true,
     call(target, fakeUrl) {
       if (target.kind === 'direct') return { origin: target.origin, path: CHAT_PATH, headers: { 'content-type': 'application/json' }, body: STREAM_BODY };
+      if (target.kind === 'floor') return { origin: target.origin, path: CHAT_PATH, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: STREAM_BODY };
       return { origin: target.origin, path: CHAT_PATH, headers: providerHeaders(target, fakeUrl), body: STREAM_BODY };
     },
   },
@@ -72,7 +74,7 @@ export const SCENARIOS = [
     name: 'fallback',
     directScenario: 'chat',
     call(target, fakeUrl) {
-      if (target.kind === 'direct') return null;
+      if (target.kind === 'direct' || target.kind === 'floor') return null;
       return { origin: target.origin, path: CHAT_PATH, headers: configHeaders(target, fallbackConfig(fakeUrl)), body: CHAT_BODY };
     },
   },
@@ -81,7 +83,7 @@ export const SCENARIOS = [
     directScenario: 'chat',
     cache: true,
     call(target, fakeUrl) {
-      if (target.kind === 'direct') return null;
+      if (target.kind === 'direct' || target.kind === 'floor') return null;
       return { origin: target.origin, path: CHAT_PATH, headers: configHeaders(target, leaf(fakeUrl, { cache: { mode: 'simple' } })), body: CHAT_BODY };
     },
   },

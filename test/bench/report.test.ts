@@ -100,6 +100,19 @@ describe('report', () => {
     expect(t['stream passed through: first byte before the upstream pause ends']).toMatchObject({ value: 'first byte 1.20 ms, last 301.5 ms', pass: true });
   });
 
+  it('shows the floor (Fastify + undici without gateway logic) beside the latency targets when it was measured', () => {
+    const withFloor: Report = {
+      ...report,
+      load: [...report.load, { scenario: 'chat', conns: 32, target: 'floor', rps: 14_000, p50: 2, p99: 6.5, errors: 0 }],
+      probes: [...report.probes, { probe: 'chat sequential', target: 'floor', n: 2000, p50: 0.25, p99: 0.5 }, { probe: 'stream TTFB sequential', target: 'floor', n: 2000, p50: 0.4, p99: 0.8 }],
+    };
+    const t = Object.fromEntries(evaluateTargets(withFloor).map((v) => [v.name, v]));
+    expect(t['unloaded added P50 < 0.25 ms']).toMatchObject({ value: '+0.200 (floor +0.150)', pass: true });
+    expect(t['unloaded stream TTFB added < 0.5 ms']).toMatchObject({ value: '+0.380 (floor +0.280)', pass: true });
+    expect(t['chat @32: ours P99 < 10 ms']).toMatchObject({ value: '8.00 (floor 6.50)', pass: true });
+    expect(renderReport(withFloor)).toContain('| chat | 32 | floor | 14,000 | 2.00 | 6.50 | — | — | +1.00 |');
+  });
+
   it('fails the pass-through target when the first byte waits for the pause', () => {
     const buffered: Report = { ...report, probes: [{ probe: 'paused stream (300 ms pause)', target: 'ours', n: 3, p50: 300.4, p99: 301, last: 300.9 }] };
     const t = evaluateTargets(buffered).find((v) => v.name.startsWith('stream passed through'));
