@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { sha256Hex } from '../lib/hash.js';
 import type { RateLimitPolicy, RateLimitType, RateLimitUnit } from '../store/repos/rate-limit-policies.js';
 import { WINDOW_MS, canonicalEndpointType } from './policy-keys.js';
@@ -68,5 +69,17 @@ export function counterKey(p: CompiledPolicy, f: RequestFacts): string {
   const base = `${p.id}:${p.type}:${p.unit}`;
   if (p.groupBy.length === 0) return base;
   const values = p.groupBy.map((k) => factOf(k, f) ?? '');
-  return `${base}:${sha256Hex(JSON.stringify(values)).slice(0, 24)}`;
+  return `${base}:${groupHash(JSON.stringify(values))}`;
+}
+
+/** Recent group-by hashes: a gateway sees few distinct groups (keys, models), and SHA-256 per request showed in profiles. */
+const groupHashes = new LRUCache<string, string>({ max: 10_000 });
+
+function groupHash(text: string): string {
+  let hash = groupHashes.get(text);
+  if (hash === undefined) {
+    hash = sha256Hex(text).slice(0, 24);
+    groupHashes.set(text, hash);
+  }
+  return hash;
 }

@@ -100,6 +100,12 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
     const logs = await listRequestLogs(h.store, { workspaceIds: [ws], traceId: 't1', limit: 10, offset: 0 });
     expect(logs.total).toBe(1);
     expect(logs.rows[0]).toEqual(row);
+    // A batch longer than one multi-row statement (SQLite writes 32 rows per INSERT, then single rows): every row lands whole.
+    const batch = Array.from({ length: 75 }, (_, i) => ({ ...row, id: uuid(), trace_id: 'batch', model: `m${i}`, latency_ms: i, created_at: row.created_at + i }));
+    await insertRequestLogs(h.store, batch);
+    const stored = await listRequestLogs(h.store, { workspaceIds: [ws], traceId: 'batch', limit: 100, offset: 0 });
+    expect(stored.total).toBe(75);
+    expect([...stored.rows].sort((a, b) => a.latency_ms - b.latency_ms)).toEqual(batch);
   });
 
   it('bumps the runtime version', async () => {
