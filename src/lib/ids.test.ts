@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prefixedId, randomId, uuid } from './ids.js';
+import { prefixedId, randomId, timeOrderedId, uuid } from './ids.js';
 
 describe('ids', () => {
   it('makes prefixed alphanumeric ids that do not repeat, across pool refills', () => {
@@ -12,5 +12,14 @@ describe('ids', () => {
     expect(seen.size).toBe(2000);
     expect(randomId(48)).toHaveLength(48);
     expect(uuid()).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('makes time-ordered ids whose text sorts by creation time and does not repeat within a millisecond', () => {
+    const t = Date.UTC(2026, 10, 21);
+    const ids = [timeOrderedId('log_', t + 1000), timeOrderedId('log_', t), timeOrderedId('log_', t + 1), timeOrderedId('log_', t + 36 ** 3)];
+    for (const id of ids) expect(id).toMatch(/^log_[0-9a-z]{9}[A-Za-z0-9]{15}$/);
+    expect([...ids].sort()).toEqual([ids[1], ids[2], ids[0], ids[3]]);
+    const same = new Set(Array.from({ length: 1000 }, () => timeOrderedId('log_', t)));
+    expect(same.size).toBe(1000);
   });
 });

@@ -1,4 +1,4 @@
-import { prefixedId } from '../../lib/ids.js';
+import { timeOrderedId } from '../../lib/ids.js';
 import type { GatewayDeps } from '../deps.js';
 import type { CompletedRequest, DataPlaneRequest } from './data-plane-hook.js';
 
@@ -42,7 +42,7 @@ export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: 
     if (!deps.settings.requestLog) return;
     const u = done.usage;
     deps.logs.push({
-      id: prefixedId('log_'),
+      id: timeOrderedId('log_'),
       organisation_id: dp.ctx.organisationId,
       workspace_id: dp.ctx.workspaceId,
       api_key_id: dp.ctx.key?.id ?? null,
