@@ -51,42 +51,52 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
     const parseAll = this.observers.some((o) => o.onChunk && !o.usageOnly);
     const holdDone = this.passthrough && this.observers.some((o) => o.beforeEnd);
     let failure: GatewayError | undefined;
+    let ended = false;
+    const end = (ok: boolean, error?: GatewayError) => {
+      ended = true;
+      for (const o of this.observers) o.onEnd?.(ok, error);
+    };
     try {
-      for await (const item of this.source) {
-        if (item instanceof Uint8Array) {
-          if (decoder) this.notify(decoder.push(item), parseAll);
-          if (holdDone) {
-            const text = Buffer.from(item).toString('utf8');
-            const cut = text.indexOf('data: [DONE]');
-            if (cut >= 0) {
-              if (cut > 0) yield Buffer.from(text.slice(0, cut));
-              continue;
+      try {
+        for await (const item of this.source) {
+          if (item instanceof Uint8Array) {
+            if (decoder) this.notify(decoder.push(item), parseAll);
+            if (holdDone) {
+              const text = Buffer.from(item).toString('utf8');
+              const cut = text.indexOf('data: [DONE]');
+              if (cut >= 0) {
+                if (cut > 0) yield Buffer.from(text.slice(0, cut));
+                continue;
+              }
             }
+            yield item;
+          } else {
+            for (const o of this.observers) o.onChunk?.(item);
+            if (!this.includeUsage && isUsageOnly(item)) continue;
+            yield sseData(item);
           }
-          yield item;
-        } else {
-          for (const o of this.observers) o.onChunk?.(item);
-          if (!this.includeUsage && isUsageOnly(item)) continue;
-          yield sseData(item);
         }
-      }
-      for (const o of this.observers) {
-        const denial = await o.beforeEnd?.();
-        if (denial) {
-          failure = denial;
-          break;
+        for (const o of this.observers) {
+          const denial = await o.beforeEnd?.();
+          if (denial) {
+            failure = denial;
+            break;
+          }
         }
+        if (!failure && (!this.passthrough || holdDone)) yield SSE_DONE;
+      } catch (err) {
+        failure = toGatewayError(err);
       }
-      if (!failure && (!this.passthrough || holdDone)) yield SSE_DONE;
-    } catch (err) {
-      failure = toGatewayError(err);
+      if (failure) {
+        yield sseData(failure.toBody());
+        end(false, failure);
+        return;
+      }
+      end(true);
+    } finally {
+      // The consumer stopped early (the client went away): observers still hear how the stream ended.
+      if (!ended) end(false, failure?.code === 'client_closed_request' ? failure : new GatewayError('client_closed_request'));
     }
-    if (failure) {
-      yield sseData(failure.toBody());
-      for (const o of this.observers) o.onEnd?.(false, failure);
-      return;
-    }
-    for (const o of this.observers) o.onEnd?.(true);
   }
 
   private notify(events: ReturnType<SseDecoder['push']>, parseAll: boolean): void {

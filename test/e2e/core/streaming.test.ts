@@ -61,5 +61,13 @@ describe('passthrough and streaming', () => {
     while (fake.abortedResponses === before && Date.now() - t0 < 3000) await new Promise((r) => setTimeout(r, 20));
     expect(fake.abortedResponses).toBe(before + 1);
     expect(Date.now() - t0).toBeLessThan(1400);
+    // The request is still accounted for: its log row says the client closed it (499).
+    const traceId = res.headers.get('x-gateway-trace-id');
+    let rows: Array<{ status: number }> = [];
+    while (rows.length === 0 && Date.now() - t0 < 5000) {
+      await new Promise((r) => setTimeout(r, 50));
+      rows = ((await (await gw.fetch(`/v1/logs?trace_id=${traceId}`)).json()) as { data: Array<{ status: number }> }).data;
+    }
+    expect(rows.map((r) => r.status)).toEqual([499]);
   });
 });
