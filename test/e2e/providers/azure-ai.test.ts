@@ -1,35 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { startGateway } from '../../helpers/gateway.js';
-import { startFakeAzureAI, type FakeAzureAI } from '../../fakes/azure-ai/server.js';
+import { PNG_1X1 as PNG, collectChatStream, useProviderSuite } from '../../helpers/provider-suite.js';
+import { startFakeAzureAI } from '../../fakes/azure-ai/server.js';
 
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
   { type: 'function', function: { name: 'search', description: 'Search the web', parameters: { type: 'object', properties: { query: { type: 'string' } } } } },
 ];
 type ApiError = InstanceType<typeof OpenAI.APIError>;
 
 describe('azure-ai through the gateway (openai SDK → gateway → Azure AI model inference fake)', () => {
-  let gw: Awaited<ReturnType<typeof startGateway>>;
-  let fake: FakeAzureAI;
-
-  beforeAll(async () => {
-    fake = await startFakeAzureAI({ apiKey: 'ai-key', model: 'Mistral-large-2411' });
-    gw = await startGateway();
-  });
-  afterAll(async () => {
-    await gw?.close();
-    await fake?.close();
-  });
-  beforeEach(() => {
-    fake.reset();
-    fake.options.frameDelayMs = 0;
-  });
-
-  function client(overrides: Record<string, unknown> = {}): OpenAI {
-    const config = { provider: 'azure-ai', api_key: 'ai-key', custom_host: fake.url, cloud3_deployment_type: 'serverless', cloud3_api_version: '2024-05-01-preview', ...overrides };
-    return gw.openai({ 'x-gateway-config': JSON.stringify(config) }).withOptions({ maxRetries: 0 });
-  }
+  const suite = useProviderSuite(() => startFakeAzureAI({ apiKey: 'ai-key', model: 'Mistral-large-2411' }), (fake) => ({ provider: 'azure-ai', api_key: 'ai-key', custom_host: fake.url, cloud3_deployment_type: 'serverless', cloud3_api_version: '2024-05-01-preview' }));
+  const { client } = suite;
 
   it('completes a chat with a system prompt, with usage', async () => {
     const res = await client().chat.completions.create({
@@ -42,7 +23,7 @@ describe('azure-ai through the gateway (openai SDK → gateway → Azure AI mode
     expect(res.choices[0]!.message.content).toBe('echo: hello foundry [system: You are terse.]');
     expect(res.model).toBe('Mistral-large-2411');
     expect(res.usage!.total_tokens).toBe(res.usage!.prompt_tokens + res.usage!.completion_tokens);
-    const seen = fake.lastRequest!;
+    const seen = suite.fake.lastRequest!;
     expect(seen.path).toBe('/chat/completions');
     expect(seen.query.get('api-version')).toBe('2024-05-01-preview');
     expect(seen.headers.authorization).toBe('Bearer ai-key');
@@ -59,12 +40,7 @@ describe('azure-ai through the gateway (openai SDK → gateway → Azure AI mode
         { role: 'user', content: 'stream these words' },
       ],
     });
-    let text = '';
-    let usage: OpenAI.CompletionUsage | undefined;
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta.content ?? '';
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { text, usage } = await collectChatStream(stream);
     expect(text).toBe('echo: stream these words [system: Be brief.]');
     expect(usage!.prompt_tokens).toBeGreaterThan(0);
   });
@@ -94,7 +70,7 @@ describe('azure-ai through the gateway (openai SDK → gateway → Azure AI mode
   it('serves embeddings', async () => {
     const res = await client().embeddings.create({ model: 'Cohere-embed-v3-english', input: 'hello' });
     expect(res.data[0]!.embedding).toHaveLength(8);
-    expect(fake.lastRequest!.path).toBe('/embeddings');
+    expect(suite.fake.lastRequest!.path).toBe('/embeddings');
   });
 
   it('pins the managed-compute deployment with azureml-model-deployment', async () => {
@@ -102,7 +78,7 @@ describe('azure-ai through the gateway (openai SDK → gateway → Azure AI mode
       model: 'm',
       messages: [{ role: 'user', content: 'x' }],
     });
-    expect(fake.lastRequest!.headers['azureml-model-deployment']).toBe('blue');
+    expect(suite.fake.lastRequest!.headers['azureml-model-deployment']).toBe('blue');
   });
 
   it('keeps the 401 for a wrong key', async () => {
@@ -114,13 +90,13 @@ describe('azure-ai through the gateway (openai SDK → gateway → Azure AI mode
   it('keeps the status of 400, 429 and 500 answers', async () => {
     const c = client();
     const req = { model: 'm', messages: [{ role: 'user' as const, content: 'x' }] };
-    fake.fail({ status: 400, body: { error: { code: 'Bad Request', message: 'max_tokens must be positive', status: 400 } } });
+    suite.fake.fail({ status: 400, body: { error: { code: 'Bad Request', message: 'max_tokens must be positive', status: 400 } } });
     expect(((await c.chat.completions.create(req).catch((e: unknown) => e)) as ApiError).status).toBe(400);
-    fake.fail({ status: 429, body: { error: { code: 'Too Many Requests', message: 'Rate limit reached for requests' } }, headers: { 'retry-after': '2' } });
+    suite.fake.fail({ status: 429, body: { error: { code: 'Too Many Requests', message: 'Rate limit reached for requests' } }, headers: { 'retry-after': '2' } });
     const limited = (await c.chat.completions.create(req).catch((e: unknown) => e)) as ApiError;
     expect(limited.status).toBe(429);
     expect(limited.message).toMatch(/Rate limit reached/);
-    fake.fail({ status: 500, body: { error: { code: 'InternalServerError', message: 'Backend returned unexpected response.' } } });
+    suite.fake.fail({ status: 500, body: { error: { code: 'InternalServerError', message: 'Backend returned unexpected response.' } } });
     const failed = (await c.chat.completions.create(req).catch((e: unknown) => e)) as ApiError;
     expect(failed.status).toBe(500);
     expect(failed.message).toMatch(/Backend returned unexpected response/);
@@ -128,8 +104,8 @@ describe('azure-ai through the gateway (openai SDK → gateway → Azure AI mode
 
   it('ends a stream the provider cut off with an error frame', async () => {
     // Frames spaced out so the cut happens after the gateway has started answering (not in the same tick as the writes).
-    fake.options.frameDelayMs = 10;
-    fake.fail({ dieAfterChunks: 2 });
+    suite.fake.options.frameDelayMs = 10;
+    suite.fake.fail({ dieAfterChunks: 2 });
     const stream = await client().chat.completions.create({ model: 'm', stream: true, messages: [{ role: 'user', content: 'a long answer please' }] });
     let text = '';
     const err = await (async () => {

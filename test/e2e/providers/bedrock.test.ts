@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { startGateway } from '../../helpers/gateway.js';
+import { collectChatStream } from '../../helpers/provider-suite.js';
 import { FAKE_AWS_CREDENTIALS, bedrockFault, startFakeBedrock, type FakeBedrock } from '../../fakes/bedrock/server.js';
 
 const MODEL = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
@@ -74,16 +75,7 @@ describe('bedrock through the gateway (openai SDK → gateway → Bedrock fake)'
         { role: 'user', content: 'stream these words now' },
       ],
     });
-    let text = '';
-    let finish: string | null = null;
-    let usage: OpenAI.CompletionUsage | undefined;
-    const ids = new Set<string>();
-    for await (const chunk of stream) {
-      ids.add(chunk.id);
-      text += chunk.choices[0]?.delta.content ?? '';
-      finish = chunk.choices[0]?.finish_reason ?? finish;
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { text, finish, usage, ids } = await collectChatStream(stream);
     expect(text).toBe('echo: stream these words now');
     expect(finish).toBe('stop');
     expect(ids.size).toBe(1);

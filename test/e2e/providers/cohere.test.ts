@@ -1,36 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { startGateway } from '../../helpers/gateway.js';
-import { startFakeCohere, type FakeCohere } from '../../fakes/cohere/server.js';
+import { PNG_1X1 as PNG, collectChatStream, useProviderSuite } from '../../helpers/provider-suite.js';
+import { startFakeCohere } from '../../fakes/cohere/server.js';
 
 const MODEL = 'command-a-03-2025';
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
   { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { query: { type: 'string' } } } } },
 ];
 type ApiError = InstanceType<typeof OpenAI.APIError>;
 
 describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)', () => {
-  let gw: Awaited<ReturnType<typeof startGateway>>;
-  let fake: FakeCohere;
-
-  beforeAll(async () => {
-    fake = await startFakeCohere({ apiKey: 'co-key' });
-    gw = await startGateway();
-  });
-  afterAll(async () => {
-    await gw?.close();
-    await fake?.close();
-  });
-  beforeEach(() => {
-    fake.reset();
-    fake.options.frameDelayMs = 0;
-  });
-
-  function client(overrides: Record<string, unknown> = {}): OpenAI {
-    const config = { provider: 'cohere', api_key: 'co-key', custom_host: fake.url, ...overrides };
-    return gw.openai({ 'x-gateway-config': JSON.stringify(config) }).withOptions({ maxRetries: 0 });
-  }
+  const suite = useProviderSuite(() => startFakeCohere({ apiKey: 'co-key' }), (fake) => ({ provider: 'cohere', api_key: 'co-key', custom_host: fake.url }));
+  const { client } = suite;
 
   it('completes a chat with a system prompt, mapping the answer and usage', async () => {
     const res = await client().chat.completions.create({
@@ -51,7 +32,7 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
     // fake: tokens.input_tokens = billed input ('You are terse.' 4 + 'hello cohere' 3) + 60
     expect(res.usage!.prompt_tokens).toBe(4 + 3 + 60);
     expect(res.usage!.total_tokens).toBe(res.usage!.prompt_tokens + res.usage!.completion_tokens);
-    const seen = fake.lastRequest!;
+    const seen = suite.fake.lastRequest!;
     expect(seen.path).toBe('/v2/chat');
     expect(seen.headers.authorization).toBe('Bearer co-key');
     expect(seen.body).toMatchObject({ model: MODEL, max_tokens: 100, temperature: 0.2, p: 0.8, messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'hello cohere' }] });
@@ -67,21 +48,12 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
         { role: 'user', content: 'stream these words' },
       ],
     });
-    let text = '';
-    let finish: string | null = null;
-    let usage: OpenAI.CompletionUsage | undefined;
-    const ids = new Set<string>();
-    for await (const chunk of stream) {
-      ids.add(chunk.id);
-      text += chunk.choices[0]?.delta.content ?? '';
-      finish = chunk.choices[0]?.finish_reason ?? finish;
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { text, finish, usage, ids } = await collectChatStream(stream);
     expect(text).toBe('echo: stream these words [system: Be brief.]');
     expect(finish).toBe('stop');
     expect(ids.size).toBe(1);
     expect(usage!.prompt_tokens).toBeGreaterThan(60);
-    expect(fake.lastRequest!.body.stream).toBe(true);
+    expect(suite.fake.lastRequest!.body.stream).toBe(true);
   });
 
   it('maps max_tokens truncation to finish_reason length', async () => {
@@ -96,7 +68,7 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
       messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}`, detail: 'high' } }] }],
     });
     expect(res.choices[0]!.message.content).toBe('echo: what is this [images: 1]');
-    expect(fake.lastRequest!.body.messages[0].content[1]).toEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}`, detail: 'high' } });
+    expect(suite.fake.lastRequest!.body.messages[0].content[1]).toEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}`, detail: 'high' } });
   });
 
   it('runs a tool call round trip (non-streamed call, then the tool result)', async () => {
@@ -106,14 +78,14 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
     const call = first.choices[0]!.message.tool_calls![0]! as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
     expect(call.function.name).toBe('get_weather');
     expect(JSON.parse(call.function.arguments)).toEqual({ query: 'weather in Oslo' });
-    expect(fake.lastRequest!.body.tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: TOOLS[0]!.type === 'function' ? TOOLS[0]!.function.parameters : {} } }]);
+    expect(suite.fake.lastRequest!.body.tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: TOOLS[0]!.type === 'function' ? TOOLS[0]!.function.parameters : {} } }]);
     const second = await c.chat.completions.create({
       model: MODEL,
       tools: TOOLS,
       messages: [{ role: 'user', content: 'weather in Oslo' }, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: 'rain, 8C' }],
     });
     expect(second.choices[0]!.message.content).toBe('tool said: rain, 8C');
-    const sent = fake.lastRequest!.body.messages;
+    const sent = suite.fake.lastRequest!.body.messages;
     expect(sent[1]).toEqual({ role: 'assistant', tool_plan: 'I will use the get_weather tool.', tool_calls: [{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: call.function.arguments } }] });
     expect(sent[2]).toEqual({ role: 'tool', tool_call_id: call.id, content: 'rain, 8C' });
   });
@@ -144,8 +116,8 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
     expect(res.data.map((d) => d.index)).toEqual([0, 1]);
     expect(res.data[0]!.embedding).toHaveLength(8);
     expect(res.usage.prompt_tokens).toBe(3);
-    expect(fake.lastRequest!.path).toBe('/v2/embed');
-    expect(fake.lastRequest!.body).toEqual({ model: 'embed-v4.0', texts: ['alpha', 'beta'], input_type: 'search_document', embedding_types: ['float'] });
+    expect(suite.fake.lastRequest!.path).toBe('/v2/embed');
+    expect(suite.fake.lastRequest!.body).toEqual({ model: 'embed-v4.0', texts: ['alpha', 'beta'], input_type: 'search_document', embedding_types: ['float'] });
   });
 
   it('keeps Cohere\'s 401 for a wrong key', async () => {
@@ -158,22 +130,22 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
   it('keeps the status of 400, 429 and 500 answers', async () => {
     const c = client();
     const req = { model: MODEL, messages: [{ role: 'user' as const, content: 'x' }] };
-    fake.fail({ status: 400, body: { id: 'e1', message: 'invalid request: temperature must be between 0 and 1' } });
+    suite.fake.fail({ status: 400, body: { id: 'e1', message: 'invalid request: temperature must be between 0 and 1' } });
     const invalid = (await c.chat.completions.create(req).catch((e: unknown) => e)) as ApiError;
     expect(invalid.status).toBe(400);
     expect(invalid.message).toMatch(/temperature must be between/);
-    fake.fail({ status: 429, body: { id: 'e2', message: 'You are using a Trial key, which is limited to 10 API calls / minute.' }, headers: { 'retry-after': '5' } });
+    suite.fake.fail({ status: 429, body: { id: 'e2', message: 'You are using a Trial key, which is limited to 10 API calls / minute.' }, headers: { 'retry-after': '5' } });
     const limited = (await c.chat.completions.create(req).catch((e: unknown) => e)) as ApiError;
     expect(limited.status).toBe(429);
     expect(limited.message).toMatch(/Trial key/);
-    fake.fail({ status: 500, body: { id: 'e3', message: 'internal server error, this has been reported to our developers' } });
+    suite.fake.fail({ status: 500, body: { id: 'e3', message: 'internal server error, this has been reported to our developers' } });
     const failed = (await c.chat.completions.create(req).catch((e: unknown) => e)) as ApiError;
     expect(failed.status).toBe(500);
     expect(failed.message).toMatch(/internal server error/);
   });
 
   it('ends a stream that Cohere fails (message-end ERROR) with an error frame', async () => {
-    fake.failNextStream('internal error while generating');
+    suite.fake.failNextStream('internal error while generating');
     const stream = await client().chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'a long answer please' }] });
     let text = '';
     const err = await (async () => {
@@ -186,8 +158,8 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
 
   it('ends a stream the provider cut off with an error frame', async () => {
     // Frames spaced out so the cut happens after the gateway has started answering (not in the same tick as the writes).
-    fake.options.frameDelayMs = 10;
-    fake.fail({ dieAfterChunks: 3 });
+    suite.fake.options.frameDelayMs = 10;
+    suite.fake.fail({ dieAfterChunks: 3 });
     const stream = await client().chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'a long answer please' }] });
     let text = '';
     const err = await (async () => {
