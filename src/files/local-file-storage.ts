@@ -31,10 +31,14 @@ export class LocalFileStorage implements FileStorage {
         yield chunk;
       }
     };
+    const out = createWriteStream(tmp, { flags: 'wx' });
     try {
-      await pipeline(body, count, createWriteStream(tmp, { flags: 'wx' }));
+      await pipeline(body, count, out);
       await rename(tmp, final);
     } catch (err) {
+      // A source that fails early can reject the pipeline before the file is even open: wait until the
+      // write stream closed, or the file would appear after it was removed.
+      if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
       await rm(tmp, { force: true });
       throw err;
     }
