@@ -73,3 +73,14 @@ export async function collectChatStream(stream: AsyncIterable<OpenAI.Chat.Comple
   }
   return out;
 }
+
+/** Reads a chat stream until it ends or fails: the text that arrived and the error (undefined when it ended cleanly). */
+export async function readChatStreamUntilError(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>): Promise<{ text: string; error: unknown }> {
+  let text = '';
+  try {
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+  } catch (error) {
+    return { text, error };
+  }
+  return { text, error: undefined };
+}

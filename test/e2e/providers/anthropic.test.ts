@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { startGateway } from '../../helpers/gateway.js';
+import { readChatStreamUntilError } from '../../helpers/provider-suite.js';
 import { startFakeAnthropic, anthropicErrorBody, type FakeAnthropic } from '../../fakes/anthropic/server.js';
 
 const KEY = 'sk-ant-e2e';
@@ -189,24 +190,18 @@ describe('anthropic through the gateway (openai SDK → gateway → Anthropic fa
     fake.fail({ pauseAfterChunks: { after: 4, ms: 150 } });
     fake.failStreamWithErrorEvent({ afterFrames: 4, type: 'overloaded_error', message: 'Overloaded' });
     const stream = await client.chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'a b c d e' }] });
-    let text = '';
-    const err = await (async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    })().catch((e) => e);
+    const { text, error: err } = await readChatStreamUntilError(stream);
     expect(text).toBe('echo: ');
     expect(err).toBeInstanceOf(OpenAI.APIError);
-    expect(String(err.message)).toContain('Overloaded');
+    expect(String((err as Error).message)).toContain('Overloaded');
   });
 
   it('ends a stream with an error when the provider connection dies mid-stream', async () => {
     fake.fail({ pauseAfterChunks: { after: 4, ms: 150 }, dieAfterChunks: 5 });
     const stream = await client.chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'a b c d e' }] });
-    let text = '';
-    const err = await (async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    })().catch((e) => e);
+    const { text, error: err } = await readChatStreamUntilError(stream);
     expect(text).toBe('echo: a ');
     expect(err).toBeInstanceOf(OpenAI.APIError);
-    expect(String(err.message)).toMatch(/stream/i);
+    expect(String((err as Error).message)).toMatch(/stream/i);
   });
 });

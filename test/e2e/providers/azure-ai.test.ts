@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { PNG_1X1 as PNG, collectChatStream, useProviderSuite } from '../../helpers/provider-suite.js';
+import { PNG_1X1 as PNG, collectChatStream, useProviderSuite, readChatStreamUntilError } from '../../helpers/provider-suite.js';
 import { startFakeAzureAI } from '../../fakes/azure-ai/server.js';
 
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
@@ -107,10 +107,7 @@ describe('azure-ai through the gateway (openai SDK → gateway → Azure AI mode
     suite.fake.options.frameDelayMs = 10;
     suite.fake.fail({ dieAfterChunks: 2 });
     const stream = await client().chat.completions.create({ model: 'm', stream: true, messages: [{ role: 'user', content: 'a long answer please' }] });
-    let text = '';
-    const err = await (async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    })().catch((e: unknown) => e);
+    const { text, error: err } = await readChatStreamUntilError(stream);
     expect(err).toBeInstanceOf(Error);
     expect(text).toBe('echo: ');
   });

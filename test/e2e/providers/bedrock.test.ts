@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { startGateway } from '../../helpers/gateway.js';
-import { collectChatStream } from '../../helpers/provider-suite.js';
+import { PNG_1X1 as PNG, collectChatStream, readChatStreamUntilError } from '../../helpers/provider-suite.js';
 import { FAKE_AWS_CREDENTIALS, bedrockFault, startFakeBedrock, type FakeBedrock } from '../../fakes/bedrock/server.js';
 
 const MODEL = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
   { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { query: { type: 'string' } } } } },
 ];
@@ -200,10 +199,7 @@ describe('bedrock through the gateway (openai SDK → gateway → Bedrock fake)'
     // Pause before the exception frame so the gateway has already started its 200 answer.
     fake.fail({ pauseAfterChunks: { after: 3, ms: 150 } });
     const stream = await client().chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'a long answer please' }] });
-    let text = '';
-    const err = await (async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    })().catch((e: unknown) => e);
+    const { text, error: err } = await readChatStreamUntilError(stream);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toMatch(/The model stream broke/);
     expect(text).toBe('echo: a ');

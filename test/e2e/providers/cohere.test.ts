@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { PNG_1X1 as PNG, collectChatStream, useProviderSuite } from '../../helpers/provider-suite.js';
+import { PNG_1X1 as PNG, collectChatStream, useProviderSuite, readChatStreamUntilError } from '../../helpers/provider-suite.js';
 import { startFakeCohere } from '../../fakes/cohere/server.js';
 
 const MODEL = 'command-a-03-2025';
@@ -147,10 +147,7 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
   it('ends a stream that Cohere fails (message-end ERROR) with an error frame', async () => {
     suite.fake.failNextStream('internal error while generating');
     const stream = await client().chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'a long answer please' }] });
-    let text = '';
-    const err = await (async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    })().catch((e: unknown) => e);
+    const { text, error: err } = await readChatStreamUntilError(stream);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toMatch(/internal error while generating/);
     expect(text).toBe('echo: ');
@@ -161,10 +158,7 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
     suite.fake.options.frameDelayMs = 10;
     suite.fake.fail({ dieAfterChunks: 3 });
     const stream = await client().chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'a long answer please' }] });
-    let text = '';
-    const err = await (async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    })().catch((e: unknown) => e);
+    const { text, error: err } = await readChatStreamUntilError(stream);
     expect(err).toBeInstanceOf(Error);
     expect(text).toBe('echo: ');
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { startGateway } from '../../helpers/gateway.js';
+import { readChatStreamUntilError } from '../../helpers/provider-suite.js';
 import { startFakeGoogle, type FakeGoogle } from '../../fakes/google/server.js';
 import { googleErrorBody } from '../../fakes/google/gemini-reply.js';
 
@@ -157,10 +158,7 @@ describe('google through the gateway', () => {
     fake.options.streamErrorAfter = 2;
     fake.options.frameDelayMs = 10;
     const stream = await client().chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'one two three four' }] });
-    let text = '';
-    const err = await (async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    })().catch((e: unknown) => e);
+    const { text, error: err } = await readChatStreamUntilError(stream);
     expect(err).toBeInstanceOf(Error);
     expect(String((err as Error).message)).toContain('internal error');
     expect(text).toBe('echo: one ');
@@ -170,10 +168,7 @@ describe('google through the gateway', () => {
     fake.fail({ dieAfterChunks: 2 });
     fake.options.frameDelayMs = 10;
     const stream = await client().chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'one two three four' }] });
-    let text = '';
-    const err = await (async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    })().catch((e: unknown) => e);
+    const { text, error: err } = await readChatStreamUntilError(stream);
     expect(err).toBeInstanceOf(Error);
     expect(text).toBe('echo: one ');
   });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateKeyPairSync } from 'node:crypto';
 import OpenAI from 'openai';
 import { startGateway } from '../../helpers/gateway.js';
+import { readChatStreamUntilError } from '../../helpers/provider-suite.js';
 import { startFakeVertex, type FakeVertex } from '../../fakes/vertex-ai/server.js';
 import { googleErrorBody } from '../../fakes/google/gemini-reply.js';
 
@@ -109,10 +110,7 @@ describe.each([
     fake.fail({ dieAfterChunks: 4 });
     fake.options.frameDelayMs = 10;
     const stream = await c.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'one two three four' }] });
-    let text = '';
-    const err = await (async () => {
-      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    })().catch((e: unknown) => e);
+    const { text, error: err } = await readChatStreamUntilError(stream);
     expect(err).toBeInstanceOf(Error);
     expect(text.length).toBeGreaterThan(0);
     expect('echo: one two three four'.startsWith(text) && text !== 'echo: one two three four').toBe(true);
