@@ -10,6 +10,7 @@ import { compileConfig } from '../routing/compile-config.js';
 import type { CompiledConfig } from '../routing/compiled-config.js';
 import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
 import type { AuthKey, RuntimeSnapshot } from './snapshot.js';
+import type { RuntimeChange } from './runtime-change.js';
 import type { Workspace } from '../store/repos/organisations.js';
 
 /** A capability's contribution to the snapshot: loaded from the store on every rebuild. */
@@ -61,9 +62,21 @@ export class Runtime {
     if (this.poller) clearInterval(this.poller);
   }
 
-  /** Call after every control-plane write: bumps the version, rebuilds here, tells the other replicas. */
-  async changed(): Promise<void> {
+  /**
+   * Call after a control-plane write that did not record its change in its own transaction: bumps the
+   * version, rebuilds here, tells the other replicas. Without `changes`, everything is reloaded.
+   */
+  async changed(changes?: readonly RuntimeChange[]): Promise<void> {
     await bumpRuntimeVersion(this.store);
+    await this.committed(changes);
+  }
+
+  /**
+   * Call after the commit of a write that recorded its changes with `recordRuntimeChange` in its
+   * transaction: rebuilds here and tells the other replicas.
+   */
+  async committed(changes?: readonly RuntimeChange[]): Promise<void> {
+    void changes;
     await this.reload();
     await this.pubsub.publish(CHANNEL, String(this.snapshot?.version ?? 0)).catch((err) => this.logger.warn({ err }, 'runtime change not published'));
   }

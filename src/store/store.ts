@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
+import type { RuntimeChange } from '../runtime/runtime-change.js';
 
 /** How to open the store: SQLite file (embedded default) or PostgreSQL URL. */
 export type StoreOptions =
@@ -110,7 +111,16 @@ export function isUniqueViolation(err: unknown): boolean {
 
 /** Bumps the runtime version so every replica reloads its snapshot. */
 export async function bumpRuntimeVersion(store: Store): Promise<void> {
-  await sql`update runtime_version set version = version + 1 where id = 1`.execute(store.db);
+  await recordRuntimeChange(store.db, []);
+}
+
+/**
+ * Records, inside the caller's transaction (or on the bare handle), that a control-plane write changed
+ * these runtime sections: the runtime version moves with the write's commit, never without it.
+ */
+export async function recordRuntimeChange(db: Kysely<Database>, changes: readonly RuntimeChange[]): Promise<void> {
+  void changes;
+  await sql`update runtime_version set version = version + 1 where id = 1`.execute(db);
 }
 
 /** Reads the runtime version. */
