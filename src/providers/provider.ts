@@ -7,6 +7,7 @@ import type { ImageGenerationRequest, ImagesResponse } from '../spec/images.js';
 import type { ModerationRequest, ModerationResponse } from '../spec/moderations.js';
 import type { RerankRequest, RerankResponse } from '../spec/rerank.js';
 import type { ResponseObject, ResponseStreamEvent, ResponsesRequest } from '../spec/responses.js';
+import type { MessagesCountTokensResponse, MessagesRequest, MessagesResponse, MessagesStreamEvent } from '../spec/messages.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { HttpClient } from '../lib/http-client.js';
 import type { Clock } from '../lib/clock.js';
@@ -89,6 +90,10 @@ export interface EndpointTypes {
   moderations: { req: ModerationRequest; res: ModerationResponse; chunk: never };
   rerank: { req: RerankRequest; res: RerankResponse; chunk: never };
   responses: { req: ResponsesRequest; res: ResponseObject; chunk: ResponseStreamEvent };
+  /** The Anthropic Messages API, served natively (byte-exact) by providers that speak it. */
+  messages: { req: MessagesRequest; res: MessagesResponse; chunk: MessagesStreamEvent };
+  /** Token counting of a Messages API body, served natively by providers that speak it. */
+  messages_count_tokens: { req: MessagesRequest; res: MessagesCountTokensResponse; chunk: never };
 }
 
 export type ProviderEndpointKind = keyof EndpointTypes;

@@ -9,7 +9,7 @@ import type { StoredResponse } from '../store/repos/responses.js';
 import { loadConversation, toNativeInput } from './load-conversation.js';
 import { normalizeInputItems } from './normalize-input-items.js';
 import { chatUsage } from './response-object.js';
-import { routeThroughGateway, type PreparedRequest } from './route-through-gateway.js';
+import { routeThroughGateway, type PreparedRequest } from '../server/data-plane/route-through-gateway.js';
 import { saveResponseSafely } from './save-response.js';
 
 /**

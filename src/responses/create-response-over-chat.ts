@@ -17,7 +17,7 @@ import { loadConversation } from './load-conversation.js';
 import { mapChatToResponse } from './map-chat-to-response.js';
 import { normalizeInputItems } from './normalize-input-items.js';
 import { baseResponse, responseError } from './response-object.js';
-import { routeThroughGateway, type PreparedRequest } from './route-through-gateway.js';
+import { routeThroughGateway, type PreparedRequest } from '../server/data-plane/route-through-gateway.js';
 import { saveResponseSafely } from './save-response.js';
 
 /**

@@ -4,7 +4,7 @@ import type { GatewayDeps } from '../server/deps.js';
 import type { ResponsesRequest } from '../spec/responses.js';
 import { getResponse } from '../store/repos/responses.js';
 import { checkResponsesBody } from './responses-body.js';
-import { prepareRequest, servesResponsesNatively } from './route-through-gateway.js';
+import { prepareRequest, servesNatively } from '../server/data-plane/route-through-gateway.js';
 import { createNativeResponse } from './create-native-response.js';
 import { createResponseOverChat } from './create-response-over-chat.js';
 
@@ -21,6 +21,6 @@ export async function createResponse(deps: GatewayDeps, request: FastifyRequest,
   const prepared = prepareRequest(deps, request, reply);
   const previousId = typeof body.previous_response_id === 'string' ? body.previous_response_id : undefined;
   const previous = previousId ? await getResponse(deps.store, previousId, prepared.dp.ctx.workspaceId) : undefined;
-  if (servesResponsesNatively(request, prepared, deps.targets)) return createNativeResponse(deps, request, reply, prepared, body, previous);
+  if (servesNatively(request, prepared, deps.targets, 'responses')) return createNativeResponse(deps, request, reply, prepared, body, previous);
   return createResponseOverChat(deps, request, reply, prepared, body, previous);
 }

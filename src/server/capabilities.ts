@@ -5,6 +5,7 @@ import { imagesCapability } from '../images/images-capability.js';
 import { limitsCapability } from '../limits/limits-capability.js';
 import { promptsCapability } from '../prompts/prompts-capability.js';
 import { responsesCapability } from '../responses/responses-capability.js';
+import { messagesCapability } from '../messages/messages-capability.js';
 import { filesCapability } from '../files/files-capability.js';
 import { batchesCapability } from '../batches/batches-capability.js';
 import { fineTuningCapability } from '../fine-tuning/fine-tuning-capability.js';
@@ -20,6 +21,7 @@ export const CAPABILITIES: Capability[] = [
   guardrailsCapability, // after request-rewriting hooks (prompts); outside the cache so cached answers are checked too
   cacheCapability(), // innermost interceptor: guardrails listed before it also check cache hits
   responsesCapability, // routes only: /v1/responses goes through the hooks and interceptors above
+  messagesCapability, // routes only: /v1/messages (Anthropic Messages API), native or over chat, through the same hooks
   filesCapability(), // routes only: /v1/files, forwarded to a provider's Files API or stored by the gateway
   batchesCapability(), // /v1/batches and the background worker running gateway-managed batches through the data plane
   fineTuningCapability, // routes only: /v1/fine_tuning/jobs, forwarded to a provider's tuning API

@@ -7,6 +7,7 @@ import { anthropicHeaders, anthropicUrl } from './anthropic-auth.js';
 import { buildAnthropicMessagesBody, mapAnthropicResponse } from './anthropic-chat.js';
 import { createAnthropicStreamMapper } from './anthropic-stream.js';
 import { mapAnthropicError } from './anthropic-error.js';
+import { anthropicCountTokensEndpoint, anthropicMessagesEndpoint } from './anthropic-messages.js';
 
 const NAME = 'anthropic';
 
@@ -22,14 +23,14 @@ const chat: EndpointAdapter<ChatCompletionRequest, ChatCompletion, ChatCompletio
 };
 
 /**
- * Anthropic (Messages API): chat, streamed or not, with tools, images and extended thinking; model
- * listing. No embeddings or text completions. Base URL `https://api.anthropic.com`, or `custom_host`
+ * Anthropic (Messages API): chat, streamed or not, with tools, images and extended thinking; the
+ * Messages API itself and its token counting passed through natively; model listing. No embeddings or text completions. Base URL `https://api.anthropic.com`, or `custom_host`
  * with or without `/v1`.
  * @see https://docs.anthropic.com/en/api/messages
  */
 export const anthropicProvider: ProviderAdapter = {
   name: NAME,
-  endpoints: { chat },
+  endpoints: { chat, messages: anthropicMessagesEndpoint(NAME), messages_count_tokens: anthropicCountTokensEndpoint },
   mapError: (status, body, headers) => mapAnthropicError(NAME, status, body, headers),
   async listModels(ctx) {
     const parsed = await ctx.http.getJson({ url: anthropicUrl(ctx.target, '/models?limit=1000'), headers: anthropicHeaders(ctx.target), signal: ctx.signal }, NAME, (status, body, headers) =>

@@ -120,6 +120,12 @@ describe('Anthropic fake, proven with @anthropic-ai/sdk', () => {
     expect(err.error).toMatchObject({ error: { type: 'overloaded_error', message: 'Overloaded' } });
   });
 
+  it('counts tokens with messages.countTokens', async () => {
+    const counted = await client.messages.countTokens({ model: MODEL, system: 'Be brief.', messages: [{ role: 'user', content: 'hello there' }] });
+    expect(counted.input_tokens).toBe(Math.ceil('Be brief. hello there'.length / 4));
+    expect(fake.lastRequest!.path).toBe('/v1/messages/count_tokens');
+  });
+
   it('requires anthropic-version', async () => {
     const res = await fetch(fake.url + '/v1/messages', {
       method: 'POST',

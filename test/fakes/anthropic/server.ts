@@ -7,7 +7,7 @@ export { fakeSignature };
 
 /**
  * A fake of the Anthropic Messages API speaking its wire format: `POST /v1/messages` (JSON and the
- * named-event SSE stream), `GET /v1/models`, `x-api-key` auth (or `Authorization: Bearer`, as the
+ * named-event SSE stream), `POST /v1/messages/count_tokens`, `GET /v1/models`, `x-api-key` auth (or `Authorization: Bearer`, as the
  * current SDK sends keys), a required `anthropic-version` header and
  * `{"type":"error","error":{type,message}}` bodies.
  * @see https://docs.anthropic.com/en/api/messages
@@ -82,6 +82,7 @@ async function handle(fake: FakeAnthropic, req: RecordedRequest, res: ServerResp
   if (opts.apiKey && key !== opts.apiKey) return sendError(res, 401, 'authentication_error', 'invalid x-api-key');
   if (typeof req.headers['anthropic-version'] !== 'string') return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
   if (req.method === 'GET' && req.path === '/v1/models') return listModels(opts, res);
+  if (req.method === 'POST' && req.path === '/v1/messages/count_tokens') return countTokens(req.body, res);
   if (req.method !== 'POST' || req.path !== '/v1/messages') return sendError(res, 404, 'not_found_error', `Not found: ${req.method} ${req.path}`);
   if (req.body === undefined) return sendError(res, 400, 'invalid_request_error', 'There was an issue with the format or content of your request: the body is not valid JSON.');
   try {
@@ -109,6 +110,21 @@ function listModels(opts: FakeAnthropicOptions, res: ServerResponse): void {
   const ids = opts.models ?? ['claude-sonnet-4-20250514', 'claude-3-5-haiku-20241022'];
   const data = ids.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-05-14T00:00:00Z' }));
   sendJson(res, 200, { data, has_more: false, first_id: ids[0] ?? null, last_id: ids[ids.length - 1] ?? null });
+}
+
+/**
+ * `POST /v1/messages/count_tokens`: `model` and `messages` required, `max_tokens` refused (it is not part of
+ * the endpoint); counts like the answers do (characters / 4 of the system prompt and every text block).
+ * @see https://docs.anthropic.com/en/api/messages-count-tokens
+ */
+function countTokens(body: any, res: ServerResponse): void {
+  if (!body || typeof body.model !== 'string' || !Array.isArray(body.messages) || body.messages.length === 0) {
+    return sendError(res, 400, 'invalid_request_error', 'model and messages are required');
+  }
+  if ('max_tokens' in body || 'stream' in body) return sendError(res, 400, 'invalid_request_error', 'max_tokens, stream: Extra inputs are not permitted');
+  const system = typeof body.system === 'string' ? body.system : blockText(body.system);
+  const text = [system, ...body.messages.map((m: { content: unknown }) => blockText(m.content))].join(' ');
+  sendJson(res, 200, { input_tokens: tokens(text) });
 }
 
 export function hash(text: string): string {

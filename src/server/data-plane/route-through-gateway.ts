@@ -1,17 +1,17 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toGatewayError } from '../errors/to-gateway-error.js';
-import type { ProviderEndpointKind } from '../providers/provider.js';
-import { compileConfig } from '../routing/compile-config.js';
-import type { CompiledNode } from '../routing/compiled-config.js';
-import type { Outcome, RouteTrace } from '../routing/outcome.js';
-import type { RouteInput } from '../routing/route-input.js';
-import { buildRouteInput } from '../server/data-plane/build-route-input.js';
-import { resolveTarget, type TargetResolverDeps } from '../routing/resolve-target.js';
-import type { DataPlaneRequest } from '../server/data-plane/data-plane-hook.js';
-import { readGatewayHeaders, type GatewayHeaders } from '../server/data-plane/read-gateway-headers.js';
-import { recordCompletion } from '../server/data-plane/record-completion.js';
-import { resolveConfig } from '../server/data-plane/resolve-config.js';
-import type { GatewayDeps } from '../server/deps.js';
+import { toGatewayError } from '../../errors/to-gateway-error.js';
+import type { ProviderEndpointKind } from '../../providers/provider.js';
+import { compileConfig } from '../../routing/compile-config.js';
+import type { CompiledNode } from '../../routing/compiled-config.js';
+import type { Outcome, RouteTrace } from '../../routing/outcome.js';
+import type { RouteInput } from '../../routing/route-input.js';
+import { buildRouteInput } from './build-route-input.js';
+import { resolveTarget, type TargetResolverDeps } from '../../routing/resolve-target.js';
+import type { DataPlaneRequest } from './data-plane-hook.js';
+import { readGatewayHeaders, type GatewayHeaders } from './read-gateway-headers.js';
+import { recordCompletion } from './record-completion.js';
+import { resolveConfig } from './resolve-config.js';
+import type { GatewayDeps } from '../deps.js';
 
 /** The node used when a request carries no config: one leaf filled from the request headers. */
 const HEADER_ONLY: CompiledNode = compileConfig({}).root;
@@ -48,17 +48,17 @@ function routeInput(request: FastifyRequest, p: PreparedRequest, endpoint: Provi
 }
 
 /**
- * True when every target the config can reach serves the Responses API natively (an adapter with a
- * `responses` endpoint); a target that cannot be resolved counts as not native.
+ * True when every target the config can reach serves `endpoint` natively (an adapter with that
+ * endpoint: the Responses or Messages API); a target that cannot be resolved counts as not native.
  */
-export function servesResponsesNatively(request: FastifyRequest, p: PreparedRequest, targets: TargetResolverDeps): boolean {
-  const input = routeInput(request, p, 'responses', {}, false);
+export function servesNatively(request: FastifyRequest, p: PreparedRequest, targets: TargetResolverDeps, endpoint: 'responses' | 'messages' | 'messages_count_tokens'): boolean {
+  const input = routeInput(request, p, endpoint, {}, false);
   const leaves: CompiledNode[] = [];
   const walk = (n: CompiledNode) => (n.mode === 'leaf' ? leaves.push(n) : n.children.forEach(walk));
   walk(p.root);
   return leaves.every((leaf) => {
     try {
-      return resolveTarget(leaf, input, targets).adapter.endpoints.responses !== undefined;
+      return resolveTarget(leaf, input, targets).adapter.endpoints[endpoint] !== undefined;
     } catch {
       return false;
     }

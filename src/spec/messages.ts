@@ -1,0 +1,141 @@
+/**
+ * The Anthropic Messages API as an inbound schema of the gateway (`POST /v1/messages`), as types. No I/O.
+ * Only the members the gateway reads or writes are named; others pass through untouched.
+ * @see https://docs.anthropic.com/en/api/messages
+ */
+
+/** A `cache_control` marker on a block. */
+export interface MessagesCacheControl {
+  type: 'ephemeral';
+  ttl?: string;
+}
+
+export interface MessagesTextBlock {
+  type: 'text';
+  text: string;
+  cache_control?: MessagesCacheControl;
+  [key: string]: unknown;
+}
+
+/** A media source: base64 data with its media type, or a URL. */
+export type MessagesSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
+
+export interface MessagesImageBlock {
+  type: 'image';
+  source: MessagesSource;
+  cache_control?: MessagesCacheControl;
+}
+
+export interface MessagesDocumentBlock {
+  type: 'document';
+  source: MessagesSource | { type: 'text'; media_type?: string; data: string };
+  title?: string;
+  cache_control?: MessagesCacheControl;
+}
+
+export interface MessagesToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+export interface MessagesToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content?: string | Array<MessagesTextBlock | MessagesImageBlock>;
+  is_error?: boolean;
+  cache_control?: MessagesCacheControl;
+}
+
+export interface MessagesThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature?: string;
+}
+
+export interface MessagesRedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+export type MessagesContentBlock =
+  | MessagesTextBlock
+  | MessagesImageBlock
+  | MessagesDocumentBlock
+  | MessagesToolUseBlock
+  | MessagesToolResultBlock
+  | MessagesThinkingBlock
+  | MessagesRedactedThinkingBlock;
+
+export interface MessagesTurn {
+  role: 'user' | 'assistant';
+  content: string | MessagesContentBlock[];
+}
+
+export interface MessagesTool {
+  name: string;
+  description?: string;
+  input_schema?: Record<string, unknown>;
+  /** Server tools (`web_search_20250305`, ...) carry a `type`; only Anthropic targets can run them. */
+  type?: string;
+  cache_control?: MessagesCacheControl;
+  [key: string]: unknown;
+}
+
+export type MessagesToolChoice =
+  | { type: 'auto'; disable_parallel_tool_use?: boolean }
+  | { type: 'any'; disable_parallel_tool_use?: boolean }
+  | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
+  | { type: 'none' };
+
+/** A `POST /v1/messages` body. */
+export interface MessagesRequest {
+  model: string;
+  max_tokens: number;
+  messages: MessagesTurn[];
+  system?: string | MessagesTextBlock[];
+  stop_sequences?: string[];
+  stream?: boolean;
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  tools?: MessagesTool[];
+  tool_choice?: MessagesToolChoice;
+  thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'disabled' };
+  metadata?: { user_id?: string };
+  [key: string]: unknown;
+}
+
+/** The `usage` of a message. */
+export interface MessagesUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+}
+
+export type MessagesStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
+
+/** The answer of `POST /v1/messages` (non-streamed). */
+export interface MessagesResponse {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: Array<MessagesTextBlock | MessagesToolUseBlock | MessagesThinkingBlock | MessagesRedactedThinkingBlock>;
+  stop_reason: MessagesStopReason | null;
+  stop_sequence: string | null;
+  usage: MessagesUsage;
+}
+
+/** One server-sent event of a streamed answer: its `event:` name is the `type` of its data. */
+export interface MessagesStreamEvent {
+  type: 'message_start' | 'content_block_start' | 'content_block_delta' | 'content_block_stop' | 'message_delta' | 'message_stop' | 'ping' | 'error';
+  [key: string]: unknown;
+}
+
+/** The answer of `POST /v1/messages/count_tokens`. */
+export interface MessagesCountTokensResponse {
+  input_tokens: number;
+}
