@@ -27,6 +27,16 @@ export class CircuitBreaker {
     if (!allowed) throw circuitOpen(provider);
   }
 
+  /**
+   * A target's state without claiming a trial (for explanations): `open` during the cooldown,
+   * `half_open` once it passed (the next request is the trial), else `closed`.
+   */
+  async peek(identity: string, cb: CircuitSettings): Promise<{ state: 'closed' | 'open' | 'half_open'; failures: number }> {
+    const s = await this.store.get(identity);
+    if (s.openedAt === null) return { state: 'closed', failures: s.failures };
+    return { state: this.now() - s.openedAt >= cb.cooldownMs ? 'half_open' : 'open', failures: s.failures };
+  }
+
   /** Whether a failure with this status counts (default: status ≥ 500, network errors and timeouts). */
   counts(err: GatewayError, cb: CircuitSettings): boolean {
     if (cb.failureStatusCodes) return cb.failureStatusCodes.has(err.status);
