@@ -97,6 +97,16 @@ describe('chat completions through openai with the openai SDK', () => {
     expect(filtered.data.map((m: { id: string }) => m.id)).toEqual(['gpt-4o-mini']);
     expect(filtered.total_count).toBe(1);
   });
+
+  it('reads one model by id (GET /v1/models/{id}); an unknown id is 404', async () => {
+    const headers = { ...viaHeaders(), authorization: 'Bearer sk-good' };
+    const one = await gw.fetch('/v1/models/gpt-4o-mini', { headers });
+    expect(one.status).toBe(200);
+    expect(await one.json()).toMatchObject({ id: 'gpt-4o-mini', object: 'model' });
+    const missing = await gw.fetch('/v1/models/no-such-model', { headers });
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { code: string } }).error.code).toBe('not_found');
+  });
 });
 
 describe('bad inputs get the decisions.md error shape', () => {

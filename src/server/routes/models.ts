@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { toGatewayError } from '../../errors/to-gateway-error.js';
 import type { ModelInfo } from '../../spec/models.js';
@@ -22,15 +22,32 @@ function leaves(node: CompiledNode): CompiledNode[] {
   return node.mode === 'leaf' ? [node] : node.children.flatMap(leaves);
 }
 
+
 /**
  * GET /v1/models: the models of the providers the caller can reach — the provider its headers or
  * config name, else every virtual key of its workspace — filtered by `provider` and `search`;
- * `total_count` is the filtered total.
+ * `total_count` is the filtered total. GET /v1/models/{id}: one of them (404 when none is reachable);
+ * ids may contain `/` (`meta-llama/Llama-3.1-8B`), matched exactly.
  */
 export function registerModels(app: FastifyInstance, deps: GatewayDeps): void {
   app.get('/v1/models', { schema: { querystring: Query, tags: ['data plane'], summary: 'List reachable models' } }, async (request) => {
     requireScope(request, 'completions.write');
-    const q = request.query as { provider?: string; search?: string };
+    const data = await reachableModels(deps, request, request.query as { provider?: string; search?: string });
+    return { object: 'list', data, total_count: data.length };
+  });
+  app.get('/v1/models/*', { schema: { querystring: Query, tags: ['data plane'], summary: 'Read one reachable model' } }, async (request) => {
+    requireScope(request, 'completions.write');
+    const id = decodeURIComponent((request.params as { '*': string })['*']);
+    if (!id) throw new GatewayError('not_found', 'No model id given.');
+    const q = request.query as { provider?: string };
+    const found = (await reachableModels(deps, request, { provider: q.provider })).find((m) => m.id === id);
+    if (!found) throw new GatewayError('not_found', `No reachable model '${id}'.`, { param: 'id' });
+    return found;
+  });
+}
+
+async function reachableModels(deps: GatewayDeps, request: FastifyRequest, q: { provider?: string; search?: string }): Promise<ModelInfo[]> {
+  {
     const gh = readGatewayHeaders(request.headers);
     const ctx = request.gw;
     const snapshot = deps.runtime.current;
@@ -89,11 +106,11 @@ export function registerModels(app: FastifyInstance, deps: GatewayDeps): void {
         seen.add(key);
         data.push(m);
       }
-      return { object: 'list', data, total_count: data.length };
+      return data;
     } catch (err) {
       throw err instanceof GatewayError ? err : toGatewayError(err);
     } finally {
       clearTimeout(timer);
     }
-  });
+  }
 }

@@ -80,7 +80,7 @@ describe('POST /v1/messages (Anthropic SDK through the gateway)', () => {
 
   describe('to an OpenAI-compatible target: translated through the chat schema', () => {
     it('answers a message with text, stop reason and usage', async () => {
-      const msg = await client(toOpenAI()).messages.create({ model: 'gpt-4o', max_tokens: 50, system: 'Be brief.', stop_sequences: ['END'], temperature: 0.5, metadata: { user_id: 'u-1' }, messages: [{ role: 'user', content: 'hello translated' }] });
+      const msg = await client(toOpenAI()).messages.create({ model: 'gpt-4o', max_tokens: 50, system: 'Be brief.', stop_sequences: ['END'], metadata: { user_id: 'u-1' }, messages: [{ role: 'user', content: 'hello translated' }] });
       expect(msg.type).toBe('message');
       expect(msg.role).toBe('assistant');
       expect(msg.content).toEqual([{ type: 'text', text: 'echo: hello translated' }]);
@@ -89,7 +89,19 @@ describe('POST /v1/messages (Anthropic SDK through the gateway)', () => {
       expect(msg.usage.output_tokens).toBeGreaterThan(0);
       const seen = openai.lastRequest!;
       expect(seen.path).toBe('/v1/chat/completions');
-      expect(seen.body).toMatchObject({ model: 'gpt-4o', max_tokens: 50, stop: ['END'], temperature: 0.5, user: 'u-1', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello translated' }] });
+      expect(seen.body).toMatchObject({ model: 'gpt-4o', max_tokens: 50, stop: ['END'], user: 'u-1', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello translated' }] });
+    });
+
+    it('maps sampling parameters (temperature, top_p; top_k dropped)', async () => {
+      const res = await gw.fetch('/v1/messages', {
+        method: 'POST',
+        headers: { 'x-gateway-config': toOpenAI(), 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o', max_tokens: 5, temperature: 0.5, top_p: 0.9, top_k: 40, messages: [{ role: 'user', content: 'x' }] }),
+      });
+      expect(res.status).toBe(200);
+      const sent = openai.lastRequest!.body;
+      expect(sent).toMatchObject({ temperature: 0.5, top_p: 0.9 });
+      expect(sent.top_k).toBeUndefined();
     });
 
     it('streams in the Messages event format, assembled by the SDK', async () => {
