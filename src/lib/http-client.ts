@@ -93,9 +93,9 @@ export class HttpClient {
 
   /**
    * `send` plus reading the whole body, for non-streamed answers, without a body stream: the same
-   * errors as `send` until the headers arrived (mapped by `toUpstreamError`); a failure while reading
-   * a 2xx body rejects with the raw error (as reading `send`'s body would); a non-2xx body that fails
-   * to read resolves as empty (its text only feeds the provider's error mapping).
+   * errors as `send` until the headers arrived, and a failure while reading a 2xx body is mapped the
+   * same way (`toUpstreamError`: a reset is `provider_unreachable`); a non-2xx body that fails to read
+   * resolves as empty (its text only feeds the provider's error mapping).
    */
   sendBuffered(req: UpstreamRequest, provider?: string): Promise<BufferedResponse> {
     return new Promise<BufferedResponse>((resolve, reject) => {
@@ -122,10 +122,13 @@ export class HttpClient {
     });
   }
 
-  /** Sends a request and reads the whole body as text (small control-plane calls: tokens, metadata). */
+  /**
+   * Sends a request and reads the whole body as text (small control-plane calls: tokens, metadata);
+   * a failure while reading the body is mapped by `toUpstreamError` like one before the headers.
+   */
   async sendText(req: UpstreamRequest, provider?: string): Promise<{ status: number; headers: UpstreamResponse['headers']; text: string }> {
     const res = await this.send(req, provider);
-    const text = await res.body.text();
+    const text = await readBodyText(res, req.url, provider);
     return { status: res.status, headers: res.headers, text };
   }
 
@@ -241,7 +244,7 @@ class BufferingHandler {
     this.chunks = [];
     if (this.status === 0) this.reject(toUpstreamError(err, this.req.url, this.provider));
     else if (this.status < 200 || this.status >= 300) this.resolve({ status: this.status, headers: this.headers, body: Buffer.alloc(0), headersAt: this.headersAt });
-    else this.reject(err);
+    else this.reject(toUpstreamError(err, this.req.url, this.provider, 'body'));
   }
 
   private detach(): void {
@@ -250,15 +253,33 @@ class BufferingHandler {
   }
 }
 
-/** Maps a network-level failure to the catalogue. Aborts are rethrown unchanged. */
-export function toUpstreamError(err: unknown, url: string, provider?: string): unknown {
+/**
+ * Reads a `send` answer's whole body as text; a failure while reading (the upstream reset the
+ * connection, the body timed out) is mapped by `toUpstreamError`, aborts are rethrown unchanged.
+ */
+export async function readBodyText(res: UpstreamResponse, url: string, provider?: string): Promise<string> {
+  try {
+    return await res.body.text();
+  } catch (err) {
+    throw toUpstreamError(err, url, provider, 'body');
+  }
+}
+
+/**
+ * Maps a network-level failure to the catalogue: the one classification of upstream faults, before
+ * the headers (`phase` `connect`, the default) or while reading the body (`body`): a timeout is 408
+ * `request_timeout`, any other failure (refused, reset, `UND_ERR_SOCKET`, "terminated") 502
+ * `provider_unreachable`, both retryable. Aborts are rethrown unchanged.
+ */
+export function toUpstreamError(err: unknown, url: string, provider?: string, phase: 'connect' | 'body' = 'connect'): unknown {
   if (err instanceof GatewayError) return err;
   const e = err as { name?: string; code?: string; message?: string };
   if (e?.name === 'AbortError' || e?.code === 'UND_ERR_ABORTED') return err;
   if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
     return new GatewayError('request_timeout', `The provider did not answer in time (${safeOrigin(url)}).`, { provider, cause: err, retryable: true });
   }
-  return new GatewayError('provider_unreachable', `Could not reach the provider at ${safeOrigin(url)}: ${e?.code ?? e?.message ?? 'network error'}`, {
+  const what = phase === 'body' ? `The connection to the provider at ${safeOrigin(url)} broke off while reading its answer` : `Could not reach the provider at ${safeOrigin(url)}`;
+  return new GatewayError('provider_unreachable', `${what}: ${e?.code ?? e?.message ?? 'network error'}`, {
     provider,
     cause: err,
     retryable: true,
