@@ -85,6 +85,10 @@ export class HttpClient {
         headersTimeout: req.headersTimeout ?? this.opts.headersTimeoutMs,
         bodyTimeout: req.bodyTimeout ?? this.opts.bodyTimeoutMs,
       });
+      if (res.statusCode >= 300 && res.statusCode < 400) {
+        res.body.destroy();
+        throw redirectRefused(res.statusCode, res.headers, req.url, provider);
+      }
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
       throw toUpstreamError(err, req.url, provider);
@@ -234,7 +238,8 @@ class BufferingHandler {
       at += c.length;
     }
     this.chunks = [];
-    this.resolve({ status: this.status, headers: this.headers, body, headersAt: this.headersAt });
+    if (this.status >= 300 && this.status < 400) this.reject(redirectRefused(this.status, this.headers, this.req.url, this.provider));
+    else this.resolve({ status: this.status, headers: this.headers, body, headersAt: this.headersAt });
   }
 
   onError(err: Error): void {
@@ -243,6 +248,7 @@ class BufferingHandler {
     this.detach();
     this.chunks = [];
     if (this.status === 0) this.reject(toUpstreamError(err, this.req.url, this.provider));
+    else if (this.status >= 300 && this.status < 400) this.reject(redirectRefused(this.status, this.headers, this.req.url, this.provider));
     else if (this.status < 200 || this.status >= 300) this.resolve({ status: this.status, headers: this.headers, body: Buffer.alloc(0), headersAt: this.headersAt });
     else this.reject(toUpstreamError(err, this.req.url, this.provider, 'body'));
   }
@@ -284,6 +290,31 @@ export function toUpstreamError(err: unknown, url: string, provider?: string, ph
     cause: err,
     retryable: true,
   });
+}
+
+/**
+ * The error for an upstream 3xx: the gateway never follows a provider's redirect (it would carry the
+ * provider credential to another host, past the custom-host guard) and never relays one (the client
+ * would follow it with its gateway key): 502 `provider_error`, naming the status and where it pointed.
+ */
+export function redirectRefused(status: number, headers: UpstreamResponse['headers'], url: string, provider?: string): GatewayError {
+  const location = headers.location;
+  const where = typeof location === 'string' && location.length > 0 ? ` to ${safeTarget(location, url)}` : '';
+  return new GatewayError('provider_error', `The provider at ${safeOrigin(url)} answered with a redirect (${status})${where}; the gateway does not follow provider redirects.`, {
+    status: 502,
+    provider,
+    retryable: false,
+  });
+}
+
+/** Origin and path of a redirect target (its query and fragment may carry secrets), resolved against the request URL. */
+function safeTarget(location: string, base: string): string {
+  try {
+    const u = new URL(location, base);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return 'an invalid URL';
+  }
 }
 
 function safeOrigin(url: string): string {
