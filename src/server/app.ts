@@ -18,6 +18,7 @@ import { registerRerank } from './routes/rerank.js';
 import { registerModels } from './routes/models.js';
 import { registerAdminRoutes } from '../admin/register-admin-routes.js';
 import { clientErrorHandler, frameworkErrors, installJsonParser } from './http-edges.js';
+import { redactGatewayKeyPrefix } from '../lib/redact-secrets.js';
 
 const PUBLIC = ['/health', '/metrics', '/openapi.json'];
 
@@ -27,6 +28,7 @@ const PUBLIC = ['/health', '/metrics', '/openapi.json'];
  * the data-plane and admin routes, and the OpenAPI document at `/openapi.json`.
  */
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  redactGatewayKeyPrefix(deps.settings.apiKeyPrefix);
   const app = Fastify({
     logger: false,
     bodyLimit: deps.settings.bodyLimitBytes,
