@@ -25,6 +25,10 @@ describe('error catalogue', () => {
     const v = toGatewayError({ validation: [{ instancePath: '/messages/0', message: 'must have required property', params: { missingProperty: 'role' } }], validationContext: 'body' });
     expect(v.param).toBe('body.messages.0.role');
     expect(v.status).toBe(400);
+    expect(toGatewayError({ code: 'FST_ERR_BAD_URL', statusCode: 400 }).code).toBe('invalid_request');
+    expect(toGatewayError({ code: 'FST_ERR_MAX_PARAM_LENGTH', statusCode: 414 }).code).toBe('uri_too_long');
+    expect(toGatewayError({ code: 'HPE_HEADER_OVERFLOW' }).status).toBe(431);
+    expect(toGatewayError({ code: 'HPE_INVALID_METHOD' }).status).toBe(400);
     const unknown = toGatewayError(new Error('boom'));
     expect(unknown.status).toBe(500);
     expect(unknown.message).toBe('Internal error.');

@@ -1,5 +1,6 @@
 import { ERROR_CATALOGUE, type ErrorCode } from './catalogue.js';
 import type { ErrorBody } from '../spec/error-body.js';
+import { redactSecrets } from '../lib/redact-secrets.js';
 
 export interface GatewayErrorOptions {
   /** Overrides the catalogue status (a provider's own status is kept this way). */
@@ -50,10 +51,13 @@ export class GatewayError extends Error {
     this.extra = opts.extra;
   }
 
-  /** The decisions.md body for this error. */
+  /**
+   * The decisions.md body for this error, the one rendering of errors for clients, streams and the
+   * request log: known secret shapes are removed from the message (`redactSecrets`).
+   */
   toBody(): ErrorBody {
     const body: ErrorBody = {
-      error: { message: this.message, type: this.type, param: this.param, code: this.publicCode },
+      error: { message: redactSecrets(this.message), type: this.type, param: this.param, code: this.publicCode },
     };
     if (this.provider) body.error.provider = this.provider;
     if (this.extra) Object.assign(body, this.extra);

@@ -9,8 +9,9 @@ interface FastifyLikeError {
 }
 
 /**
- * Turns any thrown value (ours, Fastify's, a network error) into a GatewayError. The one place that
- * knows Fastify's own error codes, so every failure leaves in the decisions.md shape.
+ * Turns any thrown value (ours, Fastify's, Node's HTTP parser errors, a network error) into a
+ * GatewayError. The one place that knows Fastify's and Node's own error codes, so every failure
+ * leaves in the decisions.md shape.
  */
 export function toGatewayError(err: unknown): GatewayError {
   if (err instanceof GatewayError) return err;
@@ -30,12 +31,21 @@ export function toGatewayError(err: unknown): GatewayError {
       return new GatewayError('unsupported_media_type', e.message);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new GatewayError('invalid_request', 'The request body is empty; a JSON object was expected.');
+    case 'FST_ERR_BAD_URL':
+      return new GatewayError('invalid_request', 'The request URL is malformed (an invalid percent-encoding).');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new GatewayError('uri_too_long', 'A path segment of the request URL is too long.');
+    case 'HPE_HEADER_OVERFLOW':
+      return new GatewayError('headers_too_large');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new GatewayError('request_timeout', 'The request was not received in time.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new GatewayError('invalid_request', `Malformed JSON body: ${e.message ?? ''}`.trim());
     default:
       break;
   }
+  if (typeof e.code === 'string' && e.code.startsWith('HPE_')) return new GatewayError('invalid_request', 'Malformed HTTP request.');
   if (e.statusCode === 400 && e.message && /JSON|Unexpected|token/i.test(e.message)) {
     return new GatewayError('invalid_request', `Malformed JSON body: ${e.message}`);
   }

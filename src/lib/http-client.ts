@@ -85,6 +85,10 @@ export class HttpClient {
         headersTimeout: req.headersTimeout ?? this.opts.headersTimeoutMs,
         bodyTimeout: req.bodyTimeout ?? this.opts.bodyTimeoutMs,
       });
+      if (res.statusCode >= 300 && res.statusCode < 400) {
+        res.body.destroy();
+        throw redirectRefused(res.statusCode, res.headers, req.url, provider);
+      }
       return { status: res.statusCode, headers: res.headers, body: res.body };
     } catch (err) {
       throw toUpstreamError(err, req.url, provider);
@@ -93,9 +97,9 @@ export class HttpClient {
 
   /**
    * `send` plus reading the whole body, for non-streamed answers, without a body stream: the same
-   * errors as `send` until the headers arrived (mapped by `toUpstreamError`); a failure while reading
-   * a 2xx body rejects with the raw error (as reading `send`'s body would); a non-2xx body that fails
-   * to read resolves as empty (its text only feeds the provider's error mapping).
+   * errors as `send` until the headers arrived, and a failure while reading a 2xx body is mapped the
+   * same way (`toUpstreamError`: a reset is `provider_unreachable`); a non-2xx body that fails to read
+   * resolves as empty (its text only feeds the provider's error mapping).
    */
   sendBuffered(req: UpstreamRequest, provider?: string): Promise<BufferedResponse> {
     return new Promise<BufferedResponse>((resolve, reject) => {
@@ -122,10 +126,13 @@ export class HttpClient {
     });
   }
 
-  /** Sends a request and reads the whole body as text (small control-plane calls: tokens, metadata). */
+  /**
+   * Sends a request and reads the whole body as text (small control-plane calls: tokens, metadata);
+   * a failure while reading the body is mapped by `toUpstreamError` like one before the headers.
+   */
   async sendText(req: UpstreamRequest, provider?: string): Promise<{ status: number; headers: UpstreamResponse['headers']; text: string }> {
     const res = await this.send(req, provider);
-    const text = await res.body.text();
+    const text = await readBodyText(res, req.url, provider);
     return { status: res.status, headers: res.headers, text };
   }
 
@@ -231,7 +238,8 @@ class BufferingHandler {
       at += c.length;
     }
     this.chunks = [];
-    this.resolve({ status: this.status, headers: this.headers, body, headersAt: this.headersAt });
+    if (this.status >= 300 && this.status < 400) this.reject(redirectRefused(this.status, this.headers, this.req.url, this.provider));
+    else this.resolve({ status: this.status, headers: this.headers, body, headersAt: this.headersAt });
   }
 
   onError(err: Error): void {
@@ -240,8 +248,9 @@ class BufferingHandler {
     this.detach();
     this.chunks = [];
     if (this.status === 0) this.reject(toUpstreamError(err, this.req.url, this.provider));
+    else if (this.status >= 300 && this.status < 400) this.reject(redirectRefused(this.status, this.headers, this.req.url, this.provider));
     else if (this.status < 200 || this.status >= 300) this.resolve({ status: this.status, headers: this.headers, body: Buffer.alloc(0), headersAt: this.headersAt });
-    else this.reject(err);
+    else this.reject(toUpstreamError(err, this.req.url, this.provider, 'body'));
   }
 
   private detach(): void {
@@ -250,19 +259,62 @@ class BufferingHandler {
   }
 }
 
-/** Maps a network-level failure to the catalogue. Aborts are rethrown unchanged. */
-export function toUpstreamError(err: unknown, url: string, provider?: string): unknown {
+/**
+ * Reads a `send` answer's whole body as text; a failure while reading (the upstream reset the
+ * connection, the body timed out) is mapped by `toUpstreamError`, aborts are rethrown unchanged.
+ */
+export async function readBodyText(res: UpstreamResponse, url: string, provider?: string): Promise<string> {
+  try {
+    return await res.body.text();
+  } catch (err) {
+    throw toUpstreamError(err, url, provider, 'body');
+  }
+}
+
+/**
+ * Maps a network-level failure to the catalogue: the one classification of upstream faults, before
+ * the headers (`phase` `connect`, the default) or while reading the body (`body`): a timeout is 408
+ * `request_timeout`, any other failure (refused, reset, `UND_ERR_SOCKET`, "terminated") 502
+ * `provider_unreachable`, both retryable. Aborts are rethrown unchanged.
+ */
+export function toUpstreamError(err: unknown, url: string, provider?: string, phase: 'connect' | 'body' = 'connect'): unknown {
   if (err instanceof GatewayError) return err;
   const e = err as { name?: string; code?: string; message?: string };
   if (e?.name === 'AbortError' || e?.code === 'UND_ERR_ABORTED') return err;
   if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
     return new GatewayError('request_timeout', `The provider did not answer in time (${safeOrigin(url)}).`, { provider, cause: err, retryable: true });
   }
-  return new GatewayError('provider_unreachable', `Could not reach the provider at ${safeOrigin(url)}: ${e?.code ?? e?.message ?? 'network error'}`, {
+  const what = phase === 'body' ? `The connection to the provider at ${safeOrigin(url)} broke off while reading its answer` : `Could not reach the provider at ${safeOrigin(url)}`;
+  return new GatewayError('provider_unreachable', `${what}: ${e?.code ?? e?.message ?? 'network error'}`, {
     provider,
     cause: err,
     retryable: true,
   });
+}
+
+/**
+ * The error for an upstream 3xx: the gateway never follows a provider's redirect (it would carry the
+ * provider credential to another host, past the custom-host guard) and never relays one (the client
+ * would follow it with its gateway key): 502 `provider_error`, naming the status and where it pointed.
+ */
+export function redirectRefused(status: number, headers: UpstreamResponse['headers'], url: string, provider?: string): GatewayError {
+  const location = headers.location;
+  const where = typeof location === 'string' && location.length > 0 ? ` to ${safeTarget(location, url)}` : '';
+  return new GatewayError('provider_error', `The provider at ${safeOrigin(url)} answered with a redirect (${status})${where}; the gateway does not follow provider redirects.`, {
+    status: 502,
+    provider,
+    retryable: false,
+  });
+}
+
+/** Origin and path of a redirect target (its query and fragment may carry secrets), resolved against the request URL. */
+function safeTarget(location: string, base: string): string {
+  try {
+    const u = new URL(location, base);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return 'an invalid URL';
+  }
 }
 
 function safeOrigin(url: string): string {

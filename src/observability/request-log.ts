@@ -1,6 +1,7 @@
 import type { Store } from '../store/store.js';
 import { insertRequestLogs, type RequestLogRow } from '../store/repos/request-logs.js';
 import type { Logger } from './logger.js';
+import { redactSecrets } from '../lib/redact-secrets.js';
 
 /**
  * The request log pipeline: the hot path only pushes a row into memory; rows leave in batches on a
@@ -19,12 +20,13 @@ export class RequestLogWriter {
     private readonly opts: { flushMs: number; batchSize: number; maxQueue: number } = { flushMs: 250, batchSize: 500, maxQueue: 50_000 },
   ) {}
 
-  /** Queues one row; never blocks and never throws. */
+  /** Queues one row (its error text with secrets redacted); never blocks and never throws. */
   push(row: RequestLogRow): void {
     if (this.queue.length >= this.opts.maxQueue) {
       this.dropped++;
       return;
     }
+    if (row.error) row.error = redactSecrets(row.error);
     this.queue.push(row);
     if (this.queue.length >= this.opts.batchSize) void this.flush();
     else if (!this.timer) {

@@ -2,6 +2,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { HttpClient } from '../lib/http-client.js';
 import type { Clock } from '../lib/clock.js';
 import { isObject } from '../lib/json.js';
+import { redactSecrets } from '../lib/redact-secrets.js';
 import { signalOf, type AbortSource } from '../lib/lazy-abort.js';
 import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderTarget, StreamMapper } from '../providers/provider.js';
 import { pickCommonFields } from '../spec/pick-common-fields.js';
@@ -45,7 +46,7 @@ export async function callTarget(call: TargetCall, signal: AbortSource, deps: Ca
     // Non-streamed: the body is read whole by the HTTP client (no body stream).
     const res = await deps.http.sendBuffered(upstream, call.adapter.name);
     deps.observeUpstream?.(call.adapter.name, res.status, (res.headersAt - started) / 1000);
-    if (res.status < 200 || res.status >= 300) throw call.adapter.mapError(res.status, res.body.toString('utf8'), res.headers);
+    if (res.status < 200 || res.status >= 300) throw providerError(call, res.status, res.body.toString('utf8'), res.headers);
     const raw = res.body;
     if (call.passthrough && !call.strict) return { status: res.status, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: 'DISABLED', headers: {}, json: new JsonAnswer({ raw }), model: modelOf(call.body) };
     let parsed: unknown;
@@ -62,7 +63,7 @@ export async function callTarget(call: TargetCall, signal: AbortSource, deps: Ca
   deps.observeUpstream?.(call.adapter.name, res.status, (performance.now() - started) / 1000);
   if (res.status < 200 || res.status >= 300) {
     const text = await res.body.text().catch(() => '');
-    throw call.adapter.mapError(res.status, text, res.headers);
+    throw providerError(call, res.status, text, res.headers);
   }
   const base = { status: res.status, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: 'DISABLED' as const, headers: {} };
   if (!call.endpoint.createStreamMapper) {
@@ -90,6 +91,21 @@ export async function callTarget(call: TargetCall, signal: AbortSource, deps: Ca
   };
   const includeUsage = isObject(call.input.body.stream_options) && call.input.body.stream_options.include_usage === true;
   return { ...base, stream: new StreamAnswer(source, includeUsage, passthrough), model: modelOf(call.body) };
+}
+
+/** Config keys of a target whose values are credentials (`api_key`, `cloud1_secret_access_key`, `cloud1_session_token`, ...). */
+const CREDENTIAL_KEY = /(?:key|secret|token|password)(?:_id)?$/i;
+
+/**
+ * The provider's own error for a non-2xx answer, with the credentials of this call removed from its
+ * message (a provider that echoes the key it was sent); `GatewayError.toBody` removes the known shapes.
+ */
+function providerError(call: TargetCall, status: number, text: string, headers: Record<string, string | string[] | undefined>): GatewayError {
+  const err = call.adapter.mapError(status, text, headers);
+  const known: string[] = call.target.apiKey ? [call.target.apiKey] : [];
+  for (const [key, value] of Object.entries(call.target.config)) if (typeof value === 'string' && CREDENTIAL_KEY.test(key)) known.push(value);
+  err.message = redactSecrets(err.message, known);
+  return err;
 }
 
 function modelOf(body: Record<string, unknown>): string | undefined {

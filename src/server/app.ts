@@ -17,6 +17,8 @@ import { registerModerations } from './routes/moderations.js';
 import { registerRerank } from './routes/rerank.js';
 import { registerModels } from './routes/models.js';
 import { registerAdminRoutes } from '../admin/register-admin-routes.js';
+import { clientErrorHandler, frameworkErrors, installJsonParser } from './http-edges.js';
+import { redactGatewayKeyPrefix } from '../lib/redact-secrets.js';
 
 const PUBLIC = ['/health', '/metrics', '/openapi.json'];
 
@@ -26,12 +28,15 @@ const PUBLIC = ['/health', '/metrics', '/openapi.json'];
  * the data-plane and admin routes, and the OpenAPI document at `/openapi.json`.
  */
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  redactGatewayKeyPrefix(deps.settings.apiKeyPrefix);
   const app = Fastify({
     logger: false,
     bodyLimit: deps.settings.bodyLimitBytes,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     genReqId: () => randomUUID(),
+    frameworkErrors,
+    clientErrorHandler,
   });
   // Bodies are validated strictly (a string is not a number); query strings and params are coerced.
   const strict = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, strict: false });
@@ -49,6 +54,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   });
   // The API speaks JSON (multipart where a route adds it): other bodies get 415.
   app.removeContentTypeParser('text/plain');
+  installJsonParser(app);
   const publicPrefixes = [...PUBLIC, ...deps.publicPaths];
   const isPublic = (url: string) => !url.startsWith('/v1/') || publicPrefixes.some((p) => url.startsWith(p));
 
