@@ -171,8 +171,10 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDeps): v
   });
 
   app.post('/v1/api-keys/:id/rotate', { schema: { params: IdParams, body: Type.Optional(RotateBody), tags, summary: 'Rotate a gateway API key' } }, async (request) => {
-    requireScope(request, 'api_keys.rotate');
+    const caller = requireScope(request, 'api_keys.rotate');
     const k = await loadOwned(deps, request, (request.params as { id: string }).id);
+    // The new value is handed to the caller: it may rotate only keys it could have created itself.
+    if (k.id !== caller.id) checkGrant(caller, k.type, k.scopes);
     const body = (request.body ?? {}) as Static<typeof RotateBody>;
     const transition = body.key_transition_period_ms ?? (typeof k.rotation_policy?.key_transition_period_ms === 'number' ? k.rotation_policy.key_transition_period_ms : 30 * 60 * 1000);
     const now = deps.clock.now();

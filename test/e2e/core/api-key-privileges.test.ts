@@ -69,6 +69,19 @@ describe('granting scopes', () => {
   });
 });
 
+describe('rotating', () => {
+  it('a key rotates itself or keys whose scopes it holds, never a more powerful key (the new value would be its)', async () => {
+    const rotator = await keyWith(['api_keys.rotate', 'configs.read']);
+    const powerful = await keyWith(['*']);
+    expectForbidden(await call('POST', `/v1/api-keys/${powerful.id}/rotate`, {}, rotator.key), '*');
+    const weaker = await keyWith(['configs.read']);
+    const rotated = await call('POST', `/v1/api-keys/${weaker.id}/rotate`, {}, rotator.key);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.key).toBeTruthy();
+    expect((await call('POST', `/v1/api-keys/${rotator.id}/rotate`, {}, rotator.key)).status).toBe(200);
+  });
+});
+
 describe('changing scopes', () => {
   it('a key never changes its own scopes, even to fewer; other fields of its own key may change', async () => {
     const self = await keyWith(['api_keys.write', 'api_keys.read']);
