@@ -34,7 +34,7 @@ export async function insertOrganisation(gw: TestGateway, slug: string): Promise
   return { organisationId, workspaceId };
 }
 
-/** Inserts a gateway key directly in the store; returns its value. */
+/** Inserts a gateway key directly in the store (scopes default to `*`); returns its value. */
 export async function insertKey(gw: TestGateway, k: { organisationId: string; workspaceId: string | null; type: ApiKeyType; scopes?: string[] }): Promise<string> {
   const value = 'tenant-' + randomId(32);
   const now = Date.now();
@@ -46,7 +46,7 @@ export async function insertKey(gw: TestGateway, k: { organisationId: string; wo
     type: k.type,
     key_hash: sha256Hex(value),
     key_hint: value.slice(0, 4),
-    scopes: k.scopes ?? [],
+    scopes: k.scopes ?? ['*'],
     status: 'active',
     expires_at: null,
     rotation_policy: null,
