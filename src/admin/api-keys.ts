@@ -6,6 +6,8 @@ import { randomId, uuid } from '../lib/ids.js';
 import { getApiKey, insertApiKey, listApiKeys, updateApiKey, type ApiKeyRecord, type ApiKeyType } from '../store/repos/api-keys.js';
 import type { GatewayDeps } from '../server/deps.js';
 import { requireScope, workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
+import { effectiveScopes, firstUncoveredScope } from '../server/middleware/auth/scopes.js';
+import type { AuthKey } from '../runtime/snapshot.js';
 import { PageQuery, iso, pageOf } from './paging.js';
 
 const KeyType = Type.Union([Type.Literal('organisation-service'), Type.Literal('workspace-service'), Type.Literal('workspace-user')]);
@@ -74,6 +76,20 @@ export function presentKey(k: ApiKeyRecord): Record<string, unknown> {
   };
 }
 
+/** How far a key type reaches: a key never makes a key of a broader type. */
+const TYPE_REACH: Record<ApiKeyType, number> = { 'workspace-user': 0, 'workspace-service': 1, 'organisation-service': 2 };
+
+/**
+ * 403 `forbidden` unless the caller may give a key of `type` these scopes (its type's defaults when
+ * empty): the type is not broader than the caller's, and every scope is covered by the caller's own
+ * (control-plane.md §3: a principal grants only scopes it holds).
+ */
+function checkGrant(caller: AuthKey, type: ApiKeyType, scopes: readonly string[]): void {
+  if (TYPE_REACH[type] > TYPE_REACH[caller.type]) throw new GatewayError('forbidden', `A ${caller.type} key cannot create ${type} keys.`, { param: 'type' });
+  const missing = firstUncoveredScope(effectiveScopes(caller), effectiveScopes({ type, scopes }));
+  if (missing !== undefined) throw new GatewayError('forbidden', `This API key cannot grant the '${missing}' scope: a key grants only scopes it holds.`, { param: 'scopes' });
+}
+
 async function loadOwned(deps: GatewayDeps, request: FastifyRequest, id: string): Promise<ApiKeyRecord> {
   const key = request.gw.key!;
   const k = await getApiKey(deps.store, id);
@@ -91,6 +107,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDeps): v
     const body = request.body as Static<typeof CreateBody>;
     const type: ApiKeyType = body.type ?? 'workspace-service';
     if (type === 'organisation-service' && caller.workspaceId) throw new GatewayError('forbidden', 'A workspace key cannot create organisation keys.');
+    checkGrant(caller, type, body.scopes ?? []);
     const workspaceId = type === 'organisation-service' ? null : writeWorkspace(request, deps.runtime, body.workspace_id);
     const expiresAt = toTime(body.expires_at) ?? null;
     if (expiresAt !== null && Number.isNaN(expiresAt)) throw new GatewayError('invalid_request', 'body.expires_at is not a valid time.', { param: 'expires_at' });
@@ -131,9 +148,13 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDeps): v
   });
 
   app.put('/v1/api-keys/:id', { schema: { params: IdParams, body: UpdateBody, tags, summary: 'Update a gateway API key' } }, async (request) => {
-    requireScope(request, 'api_keys.write');
+    const caller = requireScope(request, 'api_keys.write');
     const k = await loadOwned(deps, request, (request.params as { id: string }).id);
     const body = request.body as Static<typeof UpdateBody>;
+    if (body.scopes !== undefined) {
+      if (k.id === caller.id) throw new GatewayError('forbidden', 'An API key cannot change its own scopes.', { param: 'scopes' });
+      checkGrant(caller, k.type, body.scopes);
+    }
     const expiresAt = toTime(body.expires_at);
     if (typeof expiresAt === 'number' && Number.isNaN(expiresAt)) throw new GatewayError('invalid_request', 'body.expires_at is not a valid time.', { param: 'expires_at' });
     await updateApiKey(deps.store, k.id, { name: body.name, scopes: body.scopes, expires_at: expiresAt, rotation_policy: body.rotation_policy, metadata: body.metadata }, deps.clock.now());
@@ -150,8 +171,10 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDeps): v
   });
 
   app.post('/v1/api-keys/:id/rotate', { schema: { params: IdParams, body: Type.Optional(RotateBody), tags, summary: 'Rotate a gateway API key' } }, async (request) => {
-    requireScope(request, 'api_keys.rotate');
+    const caller = requireScope(request, 'api_keys.rotate');
     const k = await loadOwned(deps, request, (request.params as { id: string }).id);
+    // The new value is handed to the caller: it may rotate only keys it could have created itself.
+    if (k.id !== caller.id) checkGrant(caller, k.type, k.scopes);
     const body = (request.body ?? {}) as Static<typeof RotateBody>;
     const transition = body.key_transition_period_ms ?? (typeof k.rotation_policy?.key_transition_period_ms === 'number' ? k.rotation_policy.key_transition_period_ms : 30 * 60 * 1000);
     const now = deps.clock.now();

@@ -116,7 +116,8 @@ export class Router {
           last = last ?? g;
           continue;
         }
-        if (g.code === 'invalid_request' && g.status === 400 && !g.provider) throw g;
+        // The request or config is wrong (not a target failing): another target would not help.
+        if (((g.code === 'invalid_request' && g.status === 400) || g.code === 'not_found') && !g.provider) throw g;
         last = g;
         if (node.fallbackCodes && !node.fallbackCodes.has(g.status)) throw g;
       }

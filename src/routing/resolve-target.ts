@@ -41,7 +41,8 @@ export function resolveTarget(node: CompiledNode, input: RouteInput, deps: Targe
   let vk: ResolvedVirtualKey | undefined;
   if (vkRef) {
     vk = deps.getVirtualKey(vkRef, input.workspaceId);
-    if (!vk) throw new GatewayError('invalid_request', `Unknown virtual key or provider slug '${vkRef}' (${node.path}).`, { param: 'virtual_key' });
+    // Unknown and another workspace's are the same answer: 404.
+    if (!vk) throw new GatewayError('not_found', `Unknown virtual key or provider slug '${vkRef}' (${node.path}).`, { param: 'virtual_key' });
     providerName = providerName ?? vk.provider;
   }
   if (!providerName) {

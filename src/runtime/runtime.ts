@@ -5,7 +5,7 @@ import type { Logger } from '../observability/logger.js';
 import { listActiveApiKeys } from '../store/repos/api-keys.js';
 import { listActiveConfigs } from '../store/repos/configs.js';
 import { listActiveVirtualKeys } from '../store/repos/virtual-keys.js';
-import { listWorkspaces } from '../store/repos/organisations.js';
+import { listOrganisations, listWorkspaces } from '../store/repos/organisations.js';
 import { compileConfig } from '../routing/compile-config.js';
 import type { CompiledConfig } from '../routing/compiled-config.js';
 import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
@@ -116,8 +116,9 @@ export class Runtime {
 
   private async build(): Promise<RuntimeSnapshot> {
     const version = await readRuntimeVersion(this.store);
-    const [keys, workspaces, configs, vks, sectionValues] = await Promise.all([
+    const [keys, organisations, workspaces, configs, vks, sectionValues] = await Promise.all([
       listActiveApiKeys(this.store),
+      listOrganisations(this.store),
       listWorkspaces(this.store),
       listActiveConfigs(this.store),
       listActiveVirtualKeys(this.store),
@@ -139,6 +140,12 @@ export class Runtime {
     for (const w of workspaces) {
       workspacesById.set(w.id, w);
       workspacesBySlug.set(`${w.organisation_id}:${w.slug}`, w);
+    }
+    const defaultWorkspaceByOrganisation = new Map<string, string>();
+    for (const o of organisations) {
+      // Only a workspace of the organisation itself can be its default.
+      const ws = o.default_workspace_id ? workspacesById.get(o.default_workspace_id) : undefined;
+      if (ws && ws.organisation_id === o.id) defaultWorkspaceByOrganisation.set(o.id, ws.id);
     }
     const compiled = new Map<string, CompiledConfig>();
     for (const c of configs) {
@@ -163,6 +170,7 @@ export class Runtime {
       workspacesBySlug,
       configs: compiled,
       virtualKeys,
+      defaultWorkspaceByOrganisation,
       defaultOrganisationId: this.defaults.organisationId,
       defaultWorkspaceId: this.defaults.workspaceId,
       sections: new Map(sectionValues),

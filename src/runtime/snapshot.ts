@@ -29,7 +29,11 @@ export interface RuntimeSnapshot {
   readonly configs: ReadonlyMap<string, CompiledConfig>;
   /** Key `${workspaceId}:${id}` and `${workspaceId}:${slug}`. */
   readonly virtualKeys: ReadonlyMap<string, ResolvedVirtualKey>;
+  /** Default workspace of each organisation (organisation id → workspace id of that organisation). */
+  readonly defaultWorkspaceByOrganisation: ReadonlyMap<string, string>;
+  /** The organisation the bootstrap created (first start); never a fallback for a request's tenant. */
   readonly defaultOrganisationId: string;
+  /** The bootstrap organisation's default workspace; never a fallback for a request's tenant. */
   readonly defaultWorkspaceId: string;
   /** Sections contributed by capabilities, by name. */
   readonly sections: ReadonlyMap<string, unknown>;

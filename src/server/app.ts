@@ -7,7 +7,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import type { GatewayDeps } from './deps.js';
 import { createAuthHook } from './middleware/auth/auth.js';
-import './middleware/request-context/request-context.js';
+import { HttpRequestContext } from './middleware/request-context/request-context.js';
 import { registerHealth } from './routes/health.js';
 import { registerChatCompletions } from './routes/chat-completions.js';
 import { registerCompletions } from './routes/completions.js';
@@ -69,8 +69,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     for (const name in headers) if (name.startsWith('x-forwarded-')) delete headers[name];
     const incomingTrace = request.headers['x-gateway-trace-id'];
     const traceId = typeof incomingTrace === 'string' && incomingTrace.length > 0 && incomingTrace.length <= 128 ? incomingTrace : randomUUID();
-    const snapshot = deps.runtime.current;
-    request.gw = { requestId: request.id, traceId, startedAt: Date.now(), organisationId: snapshot.defaultOrganisationId, workspaceId: snapshot.defaultWorkspaceId };
+    // No tenant yet: only authentication sets the organisation and workspace, from the key.
+    request.gw = new HttpRequestContext(request.id, traceId, Date.now());
     reply.header('x-gateway-request-id', request.id);
     reply.header('x-gateway-trace-id', traceId);
     done();

@@ -71,7 +71,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     hostGuard: new CustomHostGuard(settings.trustedCustomHosts),
     interceptors: parts.flatMap((p) => p.interceptors ?? []),
     retryBaseMs: settings.retryBaseMs,
-    observeUpstream: (provider, status, seconds) => metrics.upstreamLatency.observe({ provider, status: String(status) }, seconds),
+    observeUpstream: (provider, status, seconds) => metrics.observeUpstream(provider, status, seconds),
   });
   const deps: GatewayDeps = {
     settings,

@@ -11,6 +11,8 @@ export interface OrganisationsTable {
   slug: string;
   settings: string;
   created_at: number;
+  /** The workspace organisation keys act in when they name none (null only before the bootstrap sets it). */
+  default_workspace_id: string | null;
 }
 
 export interface WorkspacesTable {

@@ -29,9 +29,8 @@ export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: 
   try {
     const provider = done.trace.provider ?? 'none';
     const model = done.outcome?.model ?? done.trace.model ?? (typeof dp.body.model === 'string' ? dp.body.model : 'unknown');
-    const labels = { endpoint: dp.endpoint, provider, model, status: String(done.status) };
-    deps.metrics.requests.inc(labels);
-    deps.metrics.latency.observe(labels, done.latencyMs / 1000);
+    // Labels are bounded by Metrics: the model is kept only once a provider has answered with it.
+    deps.metrics.observeRequest({ endpoint: dp.endpoint, provider, model, status: done.status, seconds: done.latencyMs / 1000, answeredModel: done.outcome?.model });
     for (const hook of deps.hooks) {
       try {
         hook.after?.(dp, done);

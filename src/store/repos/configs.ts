@@ -46,6 +46,8 @@ export async function archiveConfig(store: Store, id: string, now: number): Prom
 
 /** One config by id or slug within a workspace set, current version, active or not. */
 export async function getConfig(store: Store, idOrSlug: string, workspaceIds?: string[]): Promise<StoredConfig | undefined> {
+  // An empty workspace set matches nothing (and `in ()` is invalid SQL on PostgreSQL).
+  if (workspaceIds?.length === 0) return undefined;
   let q = store.db
     .selectFrom('configs')
     .innerJoin('config_versions', (j) => j.onRef('config_versions.config_id', '=', 'configs.id').onRef('config_versions.version', '=', 'configs.version'))
@@ -64,6 +66,7 @@ export async function listConfigVersions(store: Store, id: string): Promise<Arra
 
 /** Active configs (paged) of the given workspaces with the total. */
 export async function listConfigs(store: Store, f: { workspaceIds: string[]; limit: number; offset: number }): Promise<{ rows: StoredConfig[]; total: number }> {
+  if (f.workspaceIds.length === 0) return { rows: [], total: 0 };
   const base = store.db.selectFrom('configs').where('configs.status', '=', 'active').where('configs.workspace_id', 'in', f.workspaceIds);
   const [rows, count] = await Promise.all([
     base

@@ -47,6 +47,8 @@ export async function deleteGuardrail(store: Store, id: string): Promise<void> {
 
 /** One guardrail by id or slug within a set of workspaces. */
 export async function getGuardrail(store: Store, idOrSlug: string, workspaceIds?: string[]): Promise<StoredGuardrail | undefined> {
+  // An empty workspace set matches nothing (and `in ()` is invalid SQL on PostgreSQL).
+  if (workspaceIds?.length === 0) return undefined;
   let q = store.db.selectFrom('guardrails').selectAll().where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)]));
   if (workspaceIds) q = q.where('workspace_id', 'in', workspaceIds);
   const row = await q.executeTakeFirst();

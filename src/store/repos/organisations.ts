@@ -1,12 +1,15 @@
 import type { Store } from '../store.js';
 import { uuid } from '../../lib/ids.js';
 
+/** An organisation: the tenant every workspace, key and resource belongs to. */
 export interface Organisation {
   id: string;
   name: string;
   slug: string;
   settings: Record<string, unknown>;
   created_at: number;
+  /** The workspace its organisation keys act in when they name none. */
+  default_workspace_id: string | null;
 }
 
 export interface Workspace {
@@ -20,13 +23,16 @@ export interface Workspace {
   updated_at: number;
 }
 
-/** Creates the `default` organisation and workspace when the store has none; returns them. */
+/**
+ * Creates the `default` organisation and workspace when the store has none, and makes that workspace the
+ * organisation's default when it has none yet; returns them.
+ */
 export async function ensureDefaultTenant(store: Store, now: number): Promise<{ organisation: Organisation; workspace: Workspace; created: boolean }> {
   return store.db.transaction().execute(async (trx) => {
     let org = await trx.selectFrom('organisations').selectAll().where('slug', '=', 'default').executeTakeFirst();
     let created = false;
     if (!org) {
-      org = { id: uuid(), name: 'Default organisation', slug: 'default', settings: '{}', created_at: now };
+      org = { id: uuid(), name: 'Default organisation', slug: 'default', settings: '{}', created_at: now, default_workspace_id: null };
       await trx.insertInto('organisations').values(org).execute();
       created = true;
     }
@@ -35,6 +41,10 @@ export async function ensureDefaultTenant(store: Store, now: number): Promise<{ 
       ws = { id: uuid(), organisation_id: org.id, name: 'Default workspace', slug: 'default', status: 'active', settings: '{}', created_at: now, updated_at: now };
       await trx.insertInto('workspaces').values(ws).execute();
       created = true;
+    }
+    if (!org.default_workspace_id) {
+      await trx.updateTable('organisations').set({ default_workspace_id: ws.id }).where('id', '=', org.id).execute();
+      org = { ...org, default_workspace_id: ws.id };
     }
     return { organisation: toOrganisation(org), workspace: toWorkspace(ws), created };
   });
@@ -46,12 +56,13 @@ export async function listWorkspaces(store: Store): Promise<Workspace[]> {
   return rows.map(toWorkspace);
 }
 
+/** Every organisation (the runtime snapshot maps each to its default workspace). */
 export async function listOrganisations(store: Store): Promise<Organisation[]> {
   const rows = await store.db.selectFrom('organisations').selectAll().orderBy('created_at').execute();
   return rows.map(toOrganisation);
 }
 
-function toOrganisation(r: { id: string; name: string; slug: string; settings: string; created_at: number }): Organisation {
+function toOrganisation(r: { id: string; name: string; slug: string; settings: string; created_at: number; default_workspace_id: string | null }): Organisation {
   return { ...r, created_at: Number(r.created_at), settings: JSON.parse(r.settings) };
 }
 

@@ -59,6 +59,7 @@ export interface RequestLogFilter {
 }
 
 export async function listRequestLogs(store: Store, f: RequestLogFilter): Promise<{ rows: RequestLogRow[]; total: number }> {
+  if (f.workspaceIds.length === 0) return { rows: [], total: 0 };
   let q = store.db.selectFrom('request_logs').where('workspace_id', 'in', f.workspaceIds);
   if (f.traceId) q = q.where('trace_id', '=', f.traceId);
   const [rows, count] = await Promise.all([

@@ -30,6 +30,8 @@ export async function updateVirtualKey(store: Store, id: string, patch: Partial<
 }
 
 export async function getVirtualKey(store: Store, idOrSlug: string, workspaceIds?: string[]): Promise<VirtualKey | undefined> {
+  // An empty workspace set matches nothing (and `in ()` is invalid SQL on PostgreSQL).
+  if (workspaceIds?.length === 0) return undefined;
   let q = store.db.selectFrom('virtual_keys').selectAll().where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)]));
   if (workspaceIds) q = q.where('workspace_id', 'in', workspaceIds);
   const row = await q.executeTakeFirst();
@@ -37,6 +39,7 @@ export async function getVirtualKey(store: Store, idOrSlug: string, workspaceIds
 }
 
 export async function listVirtualKeys(store: Store, f: { workspaceIds: string[]; limit: number; offset: number }): Promise<{ rows: VirtualKey[]; total: number }> {
+  if (f.workspaceIds.length === 0) return { rows: [], total: 0 };
   const base = store.db.selectFrom('virtual_keys').where('status', '=', 'active').where('workspace_id', 'in', f.workspaceIds);
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute(),

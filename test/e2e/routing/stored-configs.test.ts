@@ -38,8 +38,8 @@ describe('stored configs', () => {
     expect(list.body.total).toBeGreaterThanOrEqual(1);
     expect((await gw.fetch('/v1/configs/main', { method: 'DELETE' })).status).toBe(200);
     const gone = await chat({ 'x-gateway-config': 'main' });
-    expect(gone.status).toBe(400);
-    expect(gone.body.error.code).toBe('invalid_config');
+    expect(gone.status).toBe(404);
+    expect(gone.body.error).toMatchObject({ code: 'not_found', param: 'x-gateway-config' });
     expect((await gw.fetch('/v1/configs/main')).status).toBe(404);
   });
 
@@ -70,7 +70,8 @@ describe('virtual keys and provider slugs', () => {
     expect((await chat({ 'x-gateway-config': JSON.stringify({ provider: '@fake-a', api_key: 'sk-a' }) })).status).toBe(200);
     expect((await chat({ 'x-gateway-provider': '@fake-a' })).status).toBe(200);
     const unknown = await chat({ 'x-gateway-virtual-key': 'nope' });
-    expect(unknown.status).toBe(400);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatchObject({ code: 'not_found', param: 'virtual_key' });
     expect(unknown.body.error.message).toContain("'nope'");
     expect((await post('/v1/virtual-keys', { name: 'x', provider: 'nope', key: 'k' })).status).toBe(400);
     const models = await json(await gw.fetch('/v1/models'));

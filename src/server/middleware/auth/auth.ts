@@ -21,7 +21,8 @@ function hashOf(raw: string): string {
 /**
  * Authenticates every `/v1` request by `x-gateway-api-key` against the hashed keys of the runtime
  * snapshot (401 `invalid_api_key` when missing, unknown or expired) and sets the request's key,
- * organisation and workspace.
+ * organisation and workspace: a workspace key's own workspace, or for an organisation key its
+ * organisation's default workspace (never another organisation's).
  */
 export function createAuthHook(runtime: Runtime, isPublic: (url: string) => boolean, now: () => number) {
   // Callback style (no promise per request); a throw is handled by Fastify like a rejection.
@@ -35,7 +36,8 @@ export function createAuthHook(runtime: Runtime, isPublic: (url: string) => bool
     if (key.expiresAt !== null && key.expiresAt <= now()) throw new GatewayError('invalid_api_key', 'The gateway API key has expired.');
     request.gw.key = key;
     request.gw.organisationId = key.organisationId;
-    request.gw.workspaceId = key.workspaceId ?? snapshot.defaultWorkspaceId;
+    const workspaceId = key.workspaceId ?? snapshot.defaultWorkspaceByOrganisation.get(key.organisationId);
+    if (workspaceId !== undefined) request.gw.workspaceId = workspaceId;
     done();
   };
 }
@@ -65,7 +67,10 @@ export function workspaceScope(request: FastifyRequest, runtime: Runtime, reques
   return [...snapshot.workspacesById.values()].filter((w) => w.organisation_id === key.organisationId).map((w) => w.id);
 }
 
-/** The one workspace a write targets: `requested` or the key's own / the default workspace. */
+/**
+ * The one workspace a write targets: `requested` (a workspace of the key's organisation it may act
+ * on; 404 otherwise) or the key's own workspace / its organisation's default workspace.
+ */
 export function writeWorkspace(request: FastifyRequest, runtime: Runtime, requested?: string): string {
   if (requested) return workspaceScope(request, runtime, requested)[0]!;
   return request.gw.workspaceId;

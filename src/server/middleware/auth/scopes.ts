@@ -10,10 +10,29 @@ export const DEFAULT_SCOPES: Record<AuthKey['type'], readonly string[]> = {
   'workspace-user': ['completions.write', 'configs.read', 'prompts.read', 'prompts.render', 'logs.read', 'virtual_keys.read', 'models.read'],
 };
 
+/** The scopes a key acts with: its own, or its type's defaults when it has none. */
+export function effectiveScopes(key: Pick<AuthKey, 'type' | 'scopes'>): readonly string[] {
+  return key.scopes.length ? key.scopes : DEFAULT_SCOPES[key.type];
+}
+
+/**
+ * Whether the held scopes cover one scope: `*` covers everything; `resource.*` covers that resource's
+ * actions and `resource.*` itself; any other scope covers only itself (`configs.read` covers neither
+ * `configs.*` nor `*`).
+ */
+export function scopeCovered(held: readonly string[], wanted: string): boolean {
+  if (held.includes('*') || held.includes(wanted)) return true;
+  if (wanted === '*') return false;
+  const dot = wanted.indexOf('.');
+  return dot > 0 && held.includes(`${wanted.slice(0, dot)}.*`);
+}
+
+/** The first of `wanted` that `held` does not cover, or undefined when it covers them all. */
+export function firstUncoveredScope(held: readonly string[], wanted: readonly string[]): string | undefined {
+  return wanted.find((scope) => !scopeCovered(held, scope));
+}
+
 /** Whether the key holds the scope (its own scopes, or its type's defaults when it has none). */
 export function hasScope(key: AuthKey, scope: string): boolean {
-  const scopes = key.scopes.length ? key.scopes : DEFAULT_SCOPES[key.type];
-  if (scopes.includes('*') || scopes.includes(scope)) return true;
-  const dot = scope.indexOf('.');
-  return dot > 0 && scopes.includes(`${scope.slice(0, dot)}.*`);
+  return scopeCovered(effectiveScopes(key), scope);
 }

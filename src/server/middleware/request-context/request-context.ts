@@ -1,3 +1,4 @@
+import { GatewayError } from '../../../errors/gateway-error.js';
 import type { AuthKey } from '../../../runtime/snapshot.js';
 
 /** Per-request facts every route reads: ids, the authenticated key, the effective workspace. */
@@ -6,9 +7,47 @@ export interface RequestContext {
   traceId: string;
   startedAt: number;
   key?: AuthKey;
+  /** The key's organisation. */
   organisationId: string;
-  /** The key's workspace, or the organisation's default workspace for organisation keys. */
+  /** The key's workspace, or its organisation's default workspace for organisation keys. */
   workspaceId: string;
+}
+
+/**
+ * The context of an HTTP request. It starts with no tenant: the organisation and workspace are set only
+ * by authentication, from the key (never from a gateway-wide default). Reading either before that (a
+ * public route, a bug) throws 401 `invalid_api_key` instead of acting in some other tenant's workspace;
+ * an organisation key whose organisation has no default workspace gets 403 `forbidden` where one is needed.
+ */
+export class HttpRequestContext implements RequestContext {
+  key?: AuthKey;
+  private organisation?: string;
+  private workspace?: string;
+
+  constructor(
+    readonly requestId: string,
+    readonly traceId: string,
+    readonly startedAt: number,
+  ) {}
+
+  get organisationId(): string {
+    if (this.organisation === undefined) throw new GatewayError('invalid_api_key');
+    return this.organisation;
+  }
+
+  set organisationId(id: string) {
+    this.organisation = id;
+  }
+
+  get workspaceId(): string {
+    if (this.workspace !== undefined) return this.workspace;
+    if (this.key) throw new GatewayError('forbidden', "This key's organisation has no default workspace.");
+    throw new GatewayError('invalid_api_key');
+  }
+
+  set workspaceId(id: string) {
+    this.workspace = id;
+  }
 }
 
 declare module 'fastify' {
