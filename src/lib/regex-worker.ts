@@ -45,6 +45,10 @@ function compiled(source, flags) {
 parentPort.on('message', (job) => {
   try {
     const re = compiled(job.source, job.flags);
+    if (job.subjects !== undefined) {
+      const each = job.subjects.map((s) => re.wrapper.match(s, 0, false).index >= 0);
+      return parentPort.postMessage({ id: job.id, ok: true, each });
+    }
     if (job.subject === undefined) return parentPort.postMessage({ id: job.id, ok: true, match: null });
     const m = re.wrapper.match(job.subject, 0, false);
     parentPort.postMessage({ id: job.id, ok: true, match: m.index >= 0 ? { index: m.index, text: m.match } : null });
@@ -62,8 +66,9 @@ interface Job {
   source: string;
   flags: string;
   subject?: string;
+  subjects?: readonly string[];
   budgetMs: number;
-  resolve(match: RegexMatch | null): void;
+  resolve(answer: RegexMatch | null | boolean[]): void;
   reject(err: Error): void;
   /** Set once the job was sent to a ready worker: the budget runs from then. */
   timer?: NodeJS.Timeout;
@@ -74,6 +79,7 @@ interface Reply {
   ready?: boolean;
   ok?: boolean;
   match?: RegexMatch | null;
+  each?: boolean[];
   error?: string;
 }
 
@@ -107,7 +113,12 @@ export class RegexWorkerHost {
 
   /** Matches `subject` against the pattern within `budgetMs`; rejects with RegexJobError. */
   match(source: string, flags: string, subject: string, budgetMs: number): Promise<RegexMatch | null> {
-    return this.submit(source, flags, subject, budgetMs);
+    return this.submit(source, flags, subject, budgetMs) as Promise<RegexMatch | null>;
+  }
+
+  /** Whether the pattern matches each of `subjects`, all within one `budgetMs`; rejects with RegexJobError. */
+  testEach(source: string, flags: string, subjects: readonly string[], budgetMs: number): Promise<boolean[]> {
+    return this.submit(source, flags, undefined, budgetMs, subjects) as Promise<boolean[]>;
   }
 
   /** Stops the worker; pending jobs are rejected. */
@@ -119,9 +130,9 @@ export class RegexWorkerHost {
     await w?.terminate();
   }
 
-  private submit(source: string, flags: string, subject: string | undefined, budgetMs: number): Promise<RegexMatch | null> {
+  private submit(source: string, flags: string, subject: string | undefined, budgetMs: number, subjects?: readonly string[]): Promise<RegexMatch | null | boolean[]> {
     return new Promise((resolve, reject) => {
-      const job: Job = { id: this.nextId++, source, flags, subject, budgetMs, resolve, reject };
+      const job: Job = { id: this.nextId++, source, flags, subject, subjects, budgetMs, resolve, reject };
       this.jobs.set(job.id, job);
       if (this.worker && this.ready) this.dispatch(this.worker, job);
       else if (!this.worker) this.spawn();
@@ -130,7 +141,7 @@ export class RegexWorkerHost {
 
   private dispatch(w: Worker, job: Job): void {
     job.timer = setTimeout(() => this.overrun(job.id), job.budgetMs);
-    w.postMessage({ id: job.id, source: job.source, flags: job.flags, subject: job.subject });
+    w.postMessage({ id: job.id, source: job.source, flags: job.flags, subject: job.subject, subjects: job.subjects });
   }
 
   private spawn(): void {
@@ -161,11 +172,11 @@ export class RegexWorkerHost {
     }
     const job = reply.id === undefined ? undefined : this.jobs.get(reply.id);
     if (!job) return;
-    if (reply.ok) this.finish(job, reply.match ?? null);
+    if (reply.ok) this.finish(job, reply.each ?? reply.match ?? null);
     else this.finish(job, new RegexJobError(`the regular expression engine refused the pattern: ${reply.error ?? 'unknown error'}`, 'engine'));
   }
 
-  private finish(job: Job, outcome: RegexMatch | null | Error): void {
+  private finish(job: Job, outcome: RegexMatch | null | boolean[] | Error): void {
     clearTimeout(job.timer);
     this.jobs.delete(job.id);
     if (outcome instanceof Error) job.reject(outcome);

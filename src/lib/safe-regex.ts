@@ -1,6 +1,6 @@
 /**
- * The one way user-supplied regular expressions (conditional routing `$regex`, guardrail patterns)
- * are compiled and run. Patterns are checked when the config or guardrail is validated: at most
+ * The one way user-supplied regular expressions (conditional routing `$regex`, guardrail patterns,
+ * `pattern` / `patternProperties` in jsonSchema guardrail schemas) are compiled and run. Patterns are checked when the config or guardrail is validated: at most
  * MAX_PATTERN_LENGTH characters, valid JavaScript syntax, flags among `i m s` (`g y d u` are
  * accepted and ignored), no backreferences or lookaround (RE2 has neither), counted repetitions up
  * to MAX_REPEAT each. Matching runs on RE2 (linear time, no backtracking) in a worker thread with a
@@ -75,6 +75,22 @@ export async function matchSafeRegex(re: SafeRegex, subject: string, budgetMs: n
   if (subject.length > MAX_SUBJECT_LENGTH) throw new RegexError(`the text is longer than ${MAX_SUBJECT_LENGTH} characters and was not tested`);
   try {
     return await host.match(re.source, re.flags, subject, budgetMs);
+  } catch (err) {
+    throw new RegexError((err as Error).message);
+  }
+}
+
+/**
+ * Whether `re` matches somewhere in each of `subjects`, in one worker job with one budget. Rejects
+ * with RegexError when the subjects together are longer than MAX_SUBJECT_LENGTH, when RE2 refuses
+ * the pattern, or when `budgetMs` elapses first.
+ */
+export async function testEachSafeRegex(re: SafeRegex, subjects: readonly string[], budgetMs: number = DEFAULT_MATCH_BUDGET_MS): Promise<boolean[]> {
+  let total = 0;
+  for (const s of subjects) total += s.length;
+  if (total > MAX_SUBJECT_LENGTH) throw new RegexError(`the texts are longer than ${MAX_SUBJECT_LENGTH} characters together and were not tested`);
+  try {
+    return await host.testEach(re.source, re.flags, subjects, budgetMs);
   } catch (err) {
     throw new RegexError((err as Error).message);
   }
