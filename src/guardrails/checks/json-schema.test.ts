@@ -65,3 +65,15 @@ describe('default.jsonSchema patterns', () => {
     expect(() => jsonSchema.validateParams({ schema: { patternProperties: { '(?=x)': {} } } }, 'p')).toThrow(/lookahead/);
   });
 });
+
+describe('default.jsonSchema deep values', () => {
+  it('does not echo a matching value nested too deep to serialise', async () => {
+    let deep = '1';
+    for (let i = 0; i < 100_000; i++) deep = `{"a":${deep}}`;
+    const r = await jsonSchema.run(after(deep), { schema: { type: 'object' } });
+    expect(r.verdict).toBe(true);
+    expect(() => JSON.stringify(r)).not.toThrow();
+    expect(r.data).toMatchObject({ found: true, value: null, value_omitted: 'nested more than 32 levels deep' });
+    expect((await jsonSchema.run(after('{"a":{"b":1}}'), { schema: { type: 'object' } })).data).toEqual({ found: true, value: { a: { b: 1 } } });
+  });
+});

@@ -10,10 +10,14 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { canonicalJson, isObject } from '../../lib/json.js';
+import { tooDeepPath } from '../../lib/json-depth.js';
 import { RegexError, compileSafeRegex, testEachSafeRegex, type SafeRegex } from '../../lib/safe-regex.js';
 import { BOTH_PHASES, defineCheck, textFor } from '../check.js';
 import { findJsonValues } from '../json-in-text.js';
 import { ParamReader } from '../params.js';
+
+/** How deep a matching value may nest to be echoed in `data.value` (hook_results are serialised recursively). */
+const MAX_ECHO_DEPTH = 32;
 
 /** Most distinct strings and keys of the found values the schema's patterns are tested on. */
 const MAX_PATTERN_SUBJECTS = 10_000;
@@ -122,7 +126,10 @@ export const jsonSchema = defineCheck({
     matches = found;
     try {
       for (const value of values) {
-        if (validate(value)) return { verdict: true, explanation: 'The JSON matches the schema.', data: { found: true, value } };
+        if (validate(value)) {
+          const data = tooDeepPath(value, MAX_ECHO_DEPTH) ? { found: true, value: null, value_omitted: `nested more than ${MAX_ECHO_DEPTH} levels deep` } : { found: true, value };
+          return { verdict: true, explanation: 'The JSON matches the schema.', data };
+        }
         firstErrors ??= (validate.errors ?? []).map((e: ErrorObject) => ({ path: e.instancePath, message: e.message }));
       }
     } finally {
