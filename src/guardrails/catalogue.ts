@@ -66,17 +66,33 @@ export interface CheckOutcome extends CheckResult {
   execution_time: number;
 }
 
+/** Settles when `running` does, or with `undefined` once `ms` elapsed. */
+function withinBudget<T>(running: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const spent = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([running, spent]).finally(() => clearTimeout(timer));
+}
+
 /**
- * Runs one check. Never throws: an unknown id, invalid parameters or an exception inside the check
- * become `verdict: false` with `error` (fail closed); network checks apply their own failOnError.
+ * Runs one check within its time budget (`CheckDefinition.budget`). Never throws: an unknown id,
+ * invalid parameters or an exception inside the check become `verdict: false` with `error` (fail
+ * closed); a check that overruns its budget is left behind and gets the budget's verdict with
+ * `error`; network checks apply their own failOnError.
  */
 export async function runCheck(id: string, input: CheckInput, params: Record<string, unknown>): Promise<CheckOutcome> {
   const started = performance.now();
   const elapsed = (): number => Math.round((performance.now() - started) * 100) / 100;
   const def = getCheck(id);
   if (!def) return { id, verdict: false, error: `unknown guardrail check "${id}"`, execution_time: 0 };
+  const budget = def.budget(params);
   try {
-    const result = await def.run(input, params);
+    const result = await withinBudget((async () => def.run(input, params))(), budget.ms);
+    if (result === undefined) {
+      const error = `the check did not finish within its budget of ${budget.ms} ms`;
+      return { id, verdict: budget.failOpen, error, explanation: `${error}; failing ${budget.failOpen ? 'open' : 'closed'}.`, execution_time: elapsed() };
+    }
     return { id, ...result, execution_time: elapsed() };
   } catch (err) {
     return { id, verdict: false, error: err instanceof Error ? err.message : String(err), execution_time: elapsed() };

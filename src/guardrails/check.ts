@@ -3,6 +3,7 @@
  * answered, the response) and its parameters; it returns a verdict. Checks never throw for a bad
  * input text: they throw only for bad parameters (GatewayError 'invalid_config').
  */
+import { isObject } from '../lib/json.js';
 import type { EndpointKind } from '../spec/endpoint.js';
 import type { CheckHttp } from './check-http.js';
 
@@ -58,10 +59,27 @@ export type CheckFn = (input: CheckInput, params: Record<string, unknown>) => Ch
 /** What a check reads, for documentation and for the caller deciding what to assemble. */
 export type CheckReads = 'text' | 'request' | 'response' | 'metadata';
 
+/**
+ * How long one run of a check may take, and its verdict when it takes longer: `failOpen` passes
+ * (network checks with `failOnError: false`), otherwise the check fails with `error`.
+ */
+export interface CheckBudget {
+  ms: number;
+  failOpen: boolean;
+}
+
+/** Budget of a check that declares none (local checks; validUrls' DNS lookups take at most 3 s). */
+export const DEFAULT_CHECK_BUDGET: CheckBudget = { ms: 5_000, failOpen: false };
+
+/** Time a network check gets beyond its own `timeout` before its budget is spent. */
+export const NETWORK_CHECK_GRACE_MS = 1_000;
+
 /** One catalogue entry. */
 export interface CheckDefinition {
   id: string;
   run: CheckFn;
+  /** The time budget of one run with `params` (DEFAULT_CHECK_BUDGET when the check declares none or they are invalid). */
+  budget(params: Record<string, unknown>): CheckBudget;
   /** Throws GatewayError('invalid_config') naming `${path}.${param}`; `path` defaults to the check id. */
   validateParams(params: unknown, path?: string): void;
   /** Events the check supports; the caller should refuse a config that uses it elsewhere. */
@@ -76,7 +94,9 @@ export const BOTH_PHASES: readonly HookEvent[] = ['beforeRequestHook', 'afterReq
 
 /**
  * Builds a CheckDefinition from a typed parameter parser and an evaluator, so `run` and
- * `validateParams` always agree.
+ * `validateParams` always agree. Parsed parameters are kept per parameter object (configs and stored
+ * guardrails are compiled once and never mutated), so a request does not parse or compile them
+ * again (regular expressions, JSON schemas).
  */
 export function defineCheck<P>(def: {
   id: string;
@@ -85,7 +105,16 @@ export function defineCheck<P>(def: {
   mutator?: boolean;
   parse(params: unknown, path: string): P;
   evaluate(input: CheckInput, params: P): CheckResult | Promise<CheckResult>;
+  budget?(params: P): CheckBudget;
 }): CheckDefinition {
+  const parsed = new WeakMap<object, P>();
+  const parse = (params: Record<string, unknown>): P => {
+    if (!isObject(params)) return def.parse(params, def.id);
+    if (parsed.has(params)) return parsed.get(params)!;
+    const p = def.parse(params, def.id);
+    parsed.set(params, p);
+    return p;
+  };
   return {
     id: def.id,
     phases: def.phases,
@@ -95,7 +124,15 @@ export function defineCheck<P>(def: {
       def.parse(params, path ?? def.id);
     },
     run(input, params) {
-      return def.evaluate(input, def.parse(params, def.id));
+      return def.evaluate(input, parse(params));
+    },
+    budget(params) {
+      if (!def.budget) return DEFAULT_CHECK_BUDGET;
+      try {
+        return def.budget(parse(params));
+      } catch {
+        return DEFAULT_CHECK_BUDGET;
+      }
     },
   };
 }

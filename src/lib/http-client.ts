@@ -43,7 +43,12 @@ export interface HttpClientOptions {
   connectionsPerOrigin: number;
 }
 
-const DEFAULTS: HttpClientOptions = {
+/**
+ * Defaults of the upstream timeouts (settings `GATEWAY_UPSTREAM_*_TIMEOUT_MS`, see settings.ts): they
+ * bound a stalled upstream when no `request_timeout` applies — 10 s to connect, 600 s for the
+ * response headers, 600 s of silence between body chunks.
+ */
+export const HTTP_CLIENT_DEFAULTS: Readonly<HttpClientOptions> = {
   connectTimeoutMs: 10_000,
   headersTimeoutMs: 600_000,
   bodyTimeoutMs: 600_000,
@@ -60,7 +65,7 @@ export class HttpClient {
   private readonly opts: HttpClientOptions;
 
   constructor(opts: Partial<HttpClientOptions> = {}) {
-    this.opts = { ...DEFAULTS, ...opts };
+    this.opts = { ...HTTP_CLIENT_DEFAULTS, ...opts };
     this.agent = new Agent({
       connections: this.opts.connectionsPerOrigin,
       keepAliveTimeout: this.opts.keepAliveTimeoutMs,

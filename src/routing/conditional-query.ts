@@ -1,4 +1,5 @@
 import { isObject } from '../lib/json.js';
+import { RegexError, compileSafeRegex, testSafeRegex } from '../lib/safe-regex.js';
 
 /** What a conditional query can read: `metadata.<key>`, `params.<body field>`, `url.pathname`. */
 export interface QueryContext {
@@ -13,14 +14,25 @@ const OPERATORS = new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$
  * Evaluates a MongoDB-style query (decisions.md, "Config semantics"): field paths such as
  * `metadata.plan` or `params.model`, operators `$eq $ne $gt $gte $lt $lte $in $nin $regex $exists`,
  * combined with `$and` / `$or`. A bare value means `$eq`. Several keys in one object all must hold.
+ * `$regex` runs on RE2 with a time budget (lib/safe-regex.ts); a value it cannot test (too long,
+ * budget spent) does not match.
  */
-export function matchesQuery(query: Record<string, unknown>, ctx: QueryContext): boolean {
+export async function matchesQuery(query: Record<string, unknown>, ctx: QueryContext): Promise<boolean> {
   for (const [key, cond] of Object.entries(query)) {
     if (key === '$and') {
-      if (!Array.isArray(cond) || !cond.every((q) => isObject(q) && matchesQuery(q, ctx))) return false;
+      if (!Array.isArray(cond)) return false;
+      for (const q of cond) if (!isObject(q) || !(await matchesQuery(q, ctx))) return false;
     } else if (key === '$or') {
-      if (!Array.isArray(cond) || !cond.some((q) => isObject(q) && matchesQuery(q, ctx))) return false;
-    } else if (!matchesField(lookup(ctx, key), cond)) {
+      if (!Array.isArray(cond)) return false;
+      let any = false;
+      for (const q of cond) {
+        if (isObject(q) && (await matchesQuery(q, ctx))) {
+          any = true;
+          break;
+        }
+      }
+      if (!any) return false;
+    } else if (!(await matchesField(lookup(ctx, key), cond))) {
       return false;
     }
   }
@@ -46,9 +58,10 @@ export function queryProblem(query: Record<string, unknown>): string | undefined
         if (op === '$regex') {
           if (typeof v !== 'string') return `$regex on ${key} needs a string`;
           try {
-            new RegExp(v);
-          } catch {
-            return `$regex on ${key} is not a valid expression`;
+            compileSafeRegex(v);
+          } catch (err) {
+            if (!(err instanceof RegexError)) throw err;
+            return `$regex on ${key} ${err.message}`;
           }
         }
       }
@@ -66,9 +79,7 @@ function lookup(ctx: QueryContext, path: string): unknown {
   return cur;
 }
 
-const regexCache = new Map<string, RegExp>();
-
-function matchesField(value: unknown, cond: unknown): boolean {
+async function matchesField(value: unknown, cond: unknown): Promise<boolean> {
   if (!isObject(cond)) return equals(value, cond);
   for (const [op, arg] of Object.entries(cond)) {
     switch (op) {
@@ -92,12 +103,8 @@ function matchesField(value: unknown, cond: unknown): boolean {
         break;
       case '$regex': {
         if (typeof arg !== 'string' || value === undefined || value === null) return false;
-        let re = regexCache.get(arg);
-        if (!re) {
-          re = new RegExp(arg);
-          if (regexCache.size < 1000) regexCache.set(arg, re);
-        }
-        if (!re.test(String(value))) return false;
+        // Validated and cached when the config was compiled: this is a lookup, not a compilation.
+        if (!(await testSafeRegex(compileSafeRegex(arg), String(value)).catch(() => false))) return false;
         break;
       }
       case '$exists':

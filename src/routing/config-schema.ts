@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
+import { MAX_TIMEOUT_MS } from '../lib/timeouts.js';
 
 /**
  * The config object's structural schema (gateway-spec.md, "Config object"), unknown keys rejected at
@@ -67,7 +68,7 @@ export const RetrySchema = Type.Object(
 );
 
 export const CircuitBreakerSchema = Type.Object(
-  { failure_threshold: Type.Number({ minimum: 1 }), cooldown_interval: Type.Number({ minimum: 30000 }), failure_status_codes: Type.Optional(StatusCodes) },
+  { failure_threshold: Type.Number({ minimum: 1 }), cooldown_interval: Type.Number({ minimum: 30000, maximum: MAX_TIMEOUT_MS }), failure_status_codes: Type.Optional(StatusCodes) },
   { additionalProperties: false },
 );
 
@@ -88,7 +89,7 @@ function configProperties(targets: TSchema) {
     override_params: Type.Optional(Type.Object({})),
     weight: Type.Optional(Type.Number({ minimum: 0 })),
     on_status_codes: Type.Optional(StatusCodes),
-    request_timeout: Type.Optional(Type.Integer({ minimum: 1 })),
+    request_timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TIMEOUT_MS })),
     custom_host: Type.Optional(Type.String({ minLength: 1 })),
     forward_headers: Type.Optional(Type.Array(Type.String())),
     passthrough: Type.Optional(Type.Boolean()),

@@ -59,7 +59,7 @@ export class Router {
       case 'single':
         return this.run(node.children[0]!, input, trace);
       case 'conditional':
-        return this.run(this.pickConditional(node, input), input, trace);
+        return this.run(await this.pickConditional(node, input), input, trace);
       case 'loadbalance':
         return this.loadbalance(node, input, trace);
       case 'fallback':
@@ -67,9 +67,9 @@ export class Router {
     }
   }
 
-  private pickConditional(node: CompiledNode, input: RouteInput): CompiledNode {
+  private async pickConditional(node: CompiledNode, input: RouteInput): Promise<CompiledNode> {
     const ctx = { metadata: input.metadata, params: input.body, url: { pathname: input.pathname } };
-    for (const c of node.conditions) if (matchesQuery(c.query, ctx)) return node.children[c.then]!;
+    for (const c of node.conditions) if (await matchesQuery(c.query, ctx)) return node.children[c.then]!;
     if (node.defaultIndex >= 0) return node.children[node.defaultIndex]!;
     throw new GatewayError('invalid_request', `No condition of ${node.path} matched the request and no default target is set.`);
   }

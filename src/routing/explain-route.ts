@@ -109,8 +109,9 @@ export async function explainRoute(root: CompiledNode, request: ExplainRequest, 
       case 'single':
         return walk(node.children[0]!, probability, role, chain);
       case 'conditional': {
-        entry.conditions = node.conditions.map((c) => ({ query: c.query, then: node.children[c.then]?.path ?? '', matched: matchesQuery(c.query, ctx) }));
-        const first = entry.conditions.findIndex((c) => c.matched);
+        const conditions = await Promise.all(node.conditions.map(async (c) => ({ query: c.query, then: node.children[c.then]?.path ?? '', matched: await matchesQuery(c.query, ctx) })));
+        entry.conditions = conditions;
+        const first = conditions.findIndex((c) => c.matched);
         const index = first >= 0 ? node.conditions[first]!.then : node.defaultIndex;
         if (index < 0) {
           entry.chosen = null;

@@ -21,6 +21,14 @@ describe('retry policy', () => {
     expect(retryDelayMs(0, err, { ...retry, useRetryAfter: false }, 100, null, 0, () => 0)).toBe(50);
   });
 
+  it('caps a huge Retry-After at 60 s without a request timeout, and at the timeout with one', () => {
+    const huge = new GatewayError('provider_error', 'x', { status: 429, headers: { 'retry-after': '100000' } });
+    expect(retryDelayMs(0, huge, retry, 100, null, 0)).toBe(60_000);
+    expect(retryDelayMs(0, huge, retry, 100, 500, 0)).toBe(500);
+    const hugeMs = new GatewayError('provider_error', 'x', { status: 429, headers: { 'retry-after-ms': '1e400' } });
+    expect(retryDelayMs(0, hugeMs, retry, 100, null, 0, () => 0)).toBe(50);
+  });
+
   it('backs off exponentially with jitter', () => {
     const err = new GatewayError('provider_error', 'x', { status: 503 });
     expect(retryDelayMs(0, err, retry, 100, null, 0, () => 1)).toBe(100);

@@ -142,3 +142,31 @@ describe('compileConfig', () => {
     expect(c.root.cache!.maxAgeSeconds).toBe(604800);
   });
 });
+
+describe('nesting limits', () => {
+  function nest(depth: number): Record<string, unknown> {
+    let node: Record<string, unknown> = { provider: 'openai', api_key: 'k' };
+    for (let i = 0; i < depth; i++) node = { strategy: { mode: 'single' }, targets: [node] };
+    return node;
+  }
+  const deepPath = (levels: number) => `config${'.targets[0]'.repeat(levels)}.targets`;
+
+  it('accepts 10 levels of targets and refuses 11 and 300 with the path, before the schema recursion', () => {
+    expect(compileConfig(validateConfig(nest(10), known)).root.children).toHaveLength(1);
+    const e11 = errorOf(nest(11));
+    expect(e11.param).toBe(deepPath(10));
+    expect(e11.message).toContain('more than 10 levels deep');
+    const e300 = errorOf(nest(300));
+    expect(e300.param).toBe(deepPath(10));
+  });
+
+  it('refuses any JSON nested deeper than 64 levels (override_params, guardrail parameters)', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 20_000; i++) deep = { a: deep };
+    const e = errorOf({ provider: 'openai', api_key: 'k', override_params: deep });
+    expect(e.param).toBe(`config.override_params${'.a'.repeat(63)}`);
+    let ok: unknown = 1;
+    for (let i = 0; i < 20; i++) ok = [ok];
+    expect(validateConfig({ provider: 'openai', api_key: 'k', override_params: { x: ok } }, known)).toBeDefined();
+  });
+});

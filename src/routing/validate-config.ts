@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { GatewayError } from '../errors/gateway-error.js';
 import { isObject } from '../lib/json.js';
+import { tooDeepPath } from '../lib/json-depth.js';
 import { ConfigSchema, REQUIRED_COMBINATIONS, type ConfigObject } from './config-schema.js';
 
 const ajv = new Ajv({ allErrors: true, strict: false });
@@ -16,17 +17,39 @@ export function addConfigValidator(v: ConfigValidator): void {
   extraValidators.push(v);
 }
 
+/** How many levels of `targets` may nest (the root's `targets` is level 1). */
+export const MAX_TARGET_DEPTH = 10;
+/** How deep any JSON inside a config may nest (objects and arrays; the config itself is level 1). */
+export const MAX_CONFIG_JSON_DEPTH = 64;
+
 /**
- * Validates a config object against the specification: the schema (unknown keys rejected at every
- * level, types and bounds), then the any-of key combinations, `passthrough` exclusivity, strategy
- * requirements and provider names. Throws 400 `invalid_config` whose message names the JSON path of
- * the first offending key, e.g. `config.targets[0].retry.attempts`.
+ * Validates a config object against the specification: nesting depth first (without recursion, so
+ * a config nested thousands of levels deep is refused, not a stack overflow), then the schema
+ * (unknown keys rejected at every level, types and bounds), the any-of key combinations,
+ * `passthrough` exclusivity, strategy requirements and provider names. Throws 400 `invalid_config`
+ * whose message names the JSON path of the first offending key, e.g. `config.targets[0].retry.attempts`.
  */
 export function validateConfig(value: unknown, isKnownProvider: (name: string) => boolean): ConfigObject {
   if (!isObject(value)) throw invalid('config', 'must be a JSON object');
+  checkDepth(value);
   if (!checkShape(value)) throw shapeError(checkShape.errors ?? []);
   checkNode(value as ConfigObject, 'config', isKnownProvider);
   return value as ConfigObject;
+}
+
+/** Refuses `targets` nested deeper than MAX_TARGET_DEPTH and any JSON deeper than MAX_CONFIG_JSON_DEPTH. */
+function checkDepth(config: Record<string, unknown>): void {
+  const stack: Array<{ node: Record<string, unknown>; path: string; depth: number }> = [{ node: config, path: 'config', depth: 0 }];
+  while (stack.length > 0) {
+    const { node, path, depth } = stack.pop()!;
+    if (!Array.isArray(node.targets)) continue;
+    if (depth + 1 > MAX_TARGET_DEPTH) throw invalid(`${path}.targets`, `nests targets more than ${MAX_TARGET_DEPTH} levels deep`);
+    node.targets.forEach((t, i) => {
+      if (isObject(t)) stack.push({ node: t, path: `${path}.targets[${i}]`, depth: depth + 1 });
+    });
+  }
+  const deep = tooDeepPath(config, MAX_CONFIG_JSON_DEPTH);
+  if (deep) throw invalid(toPath(deep.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')), `is nested more than ${MAX_CONFIG_JSON_DEPTH} levels deep`);
 }
 
 function invalid(path: string, message: string): GatewayError {

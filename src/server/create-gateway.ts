@@ -48,7 +48,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
   if (state.redis) await waitForRedis(state.redis).catch((err: Error) => logger.warn({ err: err.message }, 'Redis not ready at startup; shared state degraded until it connects'));
   const tenant = await bootstrap(store, settings, logger, clock.now());
   const metrics = new Metrics();
-  const http = new HttpClient();
+  const http = new HttpClient({ connectTimeoutMs: settings.upstreamConnectTimeoutMs, headersTimeoutMs: settings.upstreamHeadersTimeoutMs, bodyTimeoutMs: settings.upstreamBodyTimeoutMs });
   const runtime = new Runtime(store, state.pubsub, logger, tenant);
   const targets: TargetResolverDeps = {
     getProvider,

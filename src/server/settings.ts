@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { HTTP_CLIENT_DEFAULTS } from '../lib/http-client.js';
+import { MAX_TIMEOUT_MS } from '../lib/timeouts.js';
 
 /** Process settings read from the environment (decisions.md, "Running"). */
 export interface Settings {
@@ -32,6 +34,12 @@ export interface Settings {
   publicUrl?: string;
   /** In-process image store bound, bytes (`GATEWAY_IMAGE_STORE_MAX_BYTES`, default 256 MiB). */
   imageStoreMaxBytes: number;
+  /** Upstream connect timeout, ms (`GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS`, default 10 s). */
+  upstreamConnectTimeoutMs: number;
+  /** Longest wait for an upstream's response headers, ms (`GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS`, default 600 s). */
+  upstreamHeadersTimeoutMs: number;
+  /** Longest silence between two upstream body chunks, ms (`GATEWAY_UPSTREAM_BODY_TIMEOUT_MS`, default 600 s). */
+  upstreamBodyTimeoutMs: number;
 }
 
 function int(value: string | undefined, fallback: number): number {
@@ -39,6 +47,13 @@ function int(value: string | undefined, fallback: number): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0) throw new Error(`Expected a non-negative number, got '${value}'`);
   return Math.floor(n);
+}
+
+function timeout(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_TIMEOUT_MS) throw new Error(`Expected a timeout of 1 to ${MAX_TIMEOUT_MS} ms, got '${value}'`);
+  return n;
 }
 
 function fraction(value: string | undefined, fallback: number): number {
@@ -73,6 +88,9 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     urlSigningKey: env.GATEWAY_URL_SIGNING_KEY || undefined,
     publicUrl: env.GATEWAY_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     imageStoreMaxBytes: int(env.GATEWAY_IMAGE_STORE_MAX_BYTES, 256 * 1024 * 1024),
+    upstreamConnectTimeoutMs: timeout(env.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS, HTTP_CLIENT_DEFAULTS.connectTimeoutMs),
+    upstreamHeadersTimeoutMs: timeout(env.GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS, HTTP_CLIENT_DEFAULTS.headersTimeoutMs),
+    upstreamBodyTimeoutMs: timeout(env.GATEWAY_UPSTREAM_BODY_TIMEOUT_MS, HTTP_CLIENT_DEFAULTS.bodyTimeoutMs),
   };
 }
 

@@ -9,7 +9,7 @@
  * fails when it is true; `error` then says why.
  */
 import { isObject } from '../../lib/json.js';
-import { defineCheck, type CheckInput } from '../check.js';
+import { NETWORK_CHECK_GRACE_MS, defineCheck, type CheckInput } from '../check.js';
 import { describeHttpError, readCapped, timeoutSignal } from '../check-http.js';
 import { ParamReader } from '../params.js';
 
@@ -88,6 +88,7 @@ export const inlineImage = defineCheck({
       failOnError: p.bool('failOnError', false),
     };
   },
+  budget: (p) => ({ ms: p.timeoutMs + NETWORK_CHECK_GRACE_MS, failOpen: !p.failOnError }),
   async evaluate(input, { maxSizeBytes, timeoutMs, failOnError }) {
     const urls = imageUrlsOf(input.request.body);
     const images: Measured[] = await Promise.all(

@@ -1,18 +1,18 @@
 /**
  * default.regexMatch {rule, not}: passes when the text matches the regular expression `rule`
- * (JavaScript syntax; `/pattern/flags` form accepted), or when it does NOT match with `not: true`.
+ * (JavaScript syntax without backreferences or lookaround; `/pattern/flags` form accepted), or when
+ * it does NOT match with `not: true`. The pattern runs on RE2 with a time budget (lib/safe-regex.ts);
+ * a text it cannot test (too long, budget spent) fails the check with `error`.
  * Reads the request text before the request and the response text after it.
  */
+import { RegexError, compileSafeRegex, matchSafeRegex, parseRegexLiteral, type SafeRegex } from '../../lib/safe-regex.js';
 import { BOTH_PHASES, defineCheck, textFor } from '../check.js';
 import { ParamReader } from '../params.js';
 
-const LITERAL = /^\/(.+)\/([dgimsuvy]*)$/s;
-
-/** Compiles `rule`; `/x/i` literal syntax keeps its flags (the `g` and `y` flags are dropped). */
-export function compileRule(rule: string): RegExp {
-  const lit = LITERAL.exec(rule);
-  if (lit) return new RegExp(lit[1], lit[2].replace(/[gy]/g, ''));
-  return new RegExp(rule);
+/** Compiles `rule`; `/x/i` literal syntax keeps its flags (`g`, `y`, `d` and `u` are ignored). Throws RegexError. */
+export function compileRule(rule: string): SafeRegex {
+  const lit = parseRegexLiteral(rule);
+  return lit ? compileSafeRegex(lit.pattern, lit.flags) : compileSafeRegex(rule);
 }
 
 export const regexMatch = defineCheck({
@@ -22,22 +22,22 @@ export const regexMatch = defineCheck({
   parse(params, path) {
     const p: ParamReader = new ParamReader(params, path);
     const rule = p.string('rule', { required: true, nonEmpty: true });
-    let re: RegExp;
+    let re: SafeRegex;
     try {
       re = compileRule(rule);
     } catch (err) {
-      p.fail('rule', `is not a valid regular expression (${(err as Error).message})`);
+      if (!(err instanceof RegexError)) throw err;
+      p.fail('rule', err.message);
     }
     return { re, not: p.bool('not', false) };
   },
-  evaluate(input, { re, not }) {
-    const text = textFor(input);
-    const m = re.exec(text);
+  async evaluate(input, { re, not }) {
+    const m = await matchSafeRegex(re, textFor(input));
     const verdict = not ? m === null : m !== null;
     return {
       verdict,
       explanation: m ? `The text matches ${re}.` : `The text does not match ${re}.`,
-      data: { matched: m !== null, match: m ? m[0] : null, not },
+      data: { matched: m !== null, match: m ? m.text : null, not },
     };
   },
 });

@@ -4,10 +4,12 @@
  * - exact (default): the key equals the entry;
  * - contains: the key contains the entry as a substring;
  * - containsAll: the entry is a string or an array of strings; the key contains every one of them;
- * - regex: the entry is a regular expression tested against the key.
+ * - regex: the entry is a regular expression tested against the key (RE2 with a time budget, see
+ *   lib/safe-regex.ts: no backreferences or lookaround).
  * all: every entry matches some key; any: at least one does; none: none does.
  * Reads the metadata only; works before and after the request.
  */
+import { RegexError, compileSafeRegex, testSafeRegex } from '../../lib/safe-regex.js';
 import { BOTH_PHASES, defineCheck } from '../check.js';
 import { ParamReader } from '../params.js';
 
@@ -15,7 +17,7 @@ const OPERATORS = ['all', 'any', 'none'] as const;
 const MATCH_TYPES = ['exact', 'contains', 'containsAll', 'regex'] as const;
 type MatchType = (typeof MATCH_TYPES)[number];
 
-type Matcher = (key: string) => boolean;
+type Matcher = (key: string) => boolean | Promise<boolean>;
 
 function matcherFor(entry: string | string[], matchType: MatchType): Matcher {
   if (Array.isArray(entry)) return (key) => entry.every((part) => key.includes(part));
@@ -26,8 +28,8 @@ function matcherFor(entry: string | string[], matchType: MatchType): Matcher {
     case 'containsAll':
       return (key) => key.includes(entry);
     case 'regex': {
-      const re = new RegExp(entry);
-      return (key) => re.test(key);
+      const re = compileSafeRegex(entry);
+      return (key) => testSafeRegex(re, key);
     }
   }
 }
@@ -58,14 +60,16 @@ export const requiredMetadataKeys = defineCheck({
       try {
         return matcherFor(e, matchType);
       } catch (err) {
-        p.fail(`metadataKeys[${i}]`, `is not a valid regular expression (${(err as Error).message})`);
+        if (!(err instanceof RegexError)) throw err;
+        p.fail(`metadataKeys[${i}]`, err.message);
       }
     });
     return { operator, matchType, entries, matchers };
   },
-  evaluate(input, { operator, matchType, entries, matchers }) {
+  async evaluate(input, { operator, matchType, entries, matchers }) {
     const keys = Object.keys(input.request.metadata);
-    const found = entries.filter((_, i) => keys.some(matchers[i])).map(label);
+    const hits = await Promise.all(matchers.map(async (m) => (await Promise.all(keys.map(m))).some(Boolean)));
+    const found = entries.filter((_, i) => hits[i]).map(label);
     const missing = entries.map(label).filter((l) => !found.includes(l));
     const verdict = operator === 'all' ? missing.length === 0 : operator === 'any' ? found.length > 0 : found.length === 0;
     const explanation = verdict

@@ -7,7 +7,7 @@
  * (fail open) and fails when it is true; `error` then says why.
  */
 import { isObject, tryParseJson } from '../../lib/json.js';
-import { BOTH_PHASES, defineCheck, type CheckInput, type CheckResult } from '../check.js';
+import { BOTH_PHASES, NETWORK_CHECK_GRACE_MS, defineCheck, type CheckInput, type CheckResult } from '../check.js';
 import { describeHttpError, readCapped, timeoutSignal } from '../check-http.js';
 import { ParamReader } from '../params.js';
 
@@ -90,6 +90,7 @@ export const webhook = defineCheck({
       policyId: p.string('policyId'),
     };
   },
+  budget: (p) => ({ ms: p.timeout + NETWORK_CHECK_GRACE_MS, failOpen: !p.failOnError }),
   async evaluate(input, params): Promise<CheckResult> {
     try {
       const answer = await callWebhook(input, params);

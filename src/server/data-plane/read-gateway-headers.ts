@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { isObject } from '../../lib/json.js';
+import { MAX_TIMEOUT_MS } from '../../lib/timeouts.js';
 import type { HeaderTarget } from '../../routing/route-input.js';
 
 /** The `x-gateway-*` request headers a data-plane request may carry (decisions.md). */
@@ -47,7 +48,9 @@ export function readGatewayHeaders(h: IncomingHttpHeaders): GatewayHeaders {
   let requestTimeoutMs: number | null = null;
   if (timeout !== undefined) {
     requestTimeoutMs = Number(timeout);
-    if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs <= 0) throw new GatewayError('invalid_request', 'x-gateway-request-timeout must be a positive integer (milliseconds).', { param: 'x-gateway-request-timeout' });
+    if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs <= 0 || requestTimeoutMs > MAX_TIMEOUT_MS) {
+      throw new GatewayError('invalid_request', `x-gateway-request-timeout must be a positive integer of milliseconds, at most ${MAX_TIMEOUT_MS}.`, { param: 'x-gateway-request-timeout' });
+    }
   }
   const fwd = one(h, 'x-gateway-forward-headers');
   return {
