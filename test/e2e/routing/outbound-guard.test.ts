@@ -13,10 +13,10 @@ let fake: FakeOpenAI;
 let gw: TestGateway;
 let rebinds = 0;
 
-/** `rebind.test` is public for its first lookup and loopback afterwards; `trusted.test` is loopback (and listed as trusted). */
+/** `rebind.test` is public for its first lookup and loopback afterwards; `trusted.test` (listed as trusted) and `localhost` (not) are loopback. */
 const resolve: Resolver = async (host) => {
   if (host === 'rebind.test') return rebinds++ === 0 ? [{ address: '93.184.216.34', family: 4 }] : [{ address: '127.0.0.1', family: 4 }];
-  if (host === 'trusted.test') return [{ address: '127.0.0.1', family: 4 }];
+  if (host === 'trusted.test' || host === 'localhost') return [{ address: '127.0.0.1', family: 4 }];
   throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
 };
 
@@ -59,6 +59,12 @@ describe('outbound calls are checked when the connection is opened', () => {
       expect(res.body.error.param).toBe('custom_host');
     }
     expect(connections).toBe(0);
+  });
+
+  it("a provider's fixed default URL is not checked (ollama on localhost, untrusted here): it fails only to connect", async () => {
+    const res = await chat({ 'x-gateway-provider': 'ollama' });
+    expect(res.body.error.param).not.toBe('custom_host');
+    expect(res.body.error.code).toBe('provider_unreachable');
   });
 
   it('a trusted host name is allowed to resolve to loopback', async () => {
