@@ -78,7 +78,7 @@ export class ResourceForwarder {
   private readonly guard: CustomHostGuard;
 
   constructor(private readonly deps: GatewayDeps) {
-    this.guard = new CustomHostGuard(deps.settings.trustedCustomHosts);
+    this.guard = new CustomHostGuard(deps.http.outbound);
   }
 
   /** Sends the call; resolves with the 2xx response (body unread); throws the provider's mapped error otherwise. */

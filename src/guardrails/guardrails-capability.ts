@@ -22,7 +22,7 @@ export const guardrailsCapability: Capability = {
   create(core) {
     const engine = new GuardrailEngine({
       runtime: core.runtime,
-      http: guardedCheckHttp(checkHttpFrom(core.http), new CustomHostGuard(core.settings.trustedCustomHosts)),
+      http: guardedCheckHttp(checkHttpFrom(core.http), new CustomHostGuard(core.http.outbound)),
       logger: core.logger,
       now: () => core.clock.now(),
     });

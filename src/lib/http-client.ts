@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error.js';
 import { tryParseJson } from './json.js';
 import { LazyAbort, signalOf, type AbortSource } from './lazy-abort.js';
+import { OutboundPolicy } from './outbound-policy.js';
 
 /** One upstream HTTP call. */
 export interface UpstreamRequest {
@@ -41,6 +42,13 @@ export interface HttpClientOptions {
   bodyTimeoutMs: number;
   keepAliveTimeoutMs: number;
   connectionsPerOrigin: number;
+  /** Which destinations a connection may reach (default: `TRUSTED_CUSTOM_HOSTS`' default, the system resolver). */
+  outbound?: OutboundPolicy;
+  /**
+   * Origins the operator fixed (the providers' default base URLs, e.g. `https://api.openai.com`): calls
+   * to them skip the connect-time address check. Every other origin goes through it.
+   */
+  fixedOrigins?: Iterable<string>;
 }
 
 /**
@@ -48,7 +56,7 @@ export interface HttpClientOptions {
  * bound a stalled upstream when no `request_timeout` applies — 10 s to connect, 600 s for the
  * response headers, 600 s of silence between body chunks.
  */
-export const HTTP_CLIENT_DEFAULTS: Readonly<HttpClientOptions> = {
+export const HTTP_CLIENT_DEFAULTS: Readonly<Omit<HttpClientOptions, 'outbound' | 'fixedOrigins'>> = {
   connectTimeoutMs: 10_000,
   headersTimeoutMs: 600_000,
   bodyTimeoutMs: 600_000,
@@ -57,30 +65,47 @@ export const HTTP_CLIENT_DEFAULTS: Readonly<HttpClientOptions> = {
 };
 
 /**
- * The gateway's only outbound HTTP client: an undici Agent holding one keep-alive Pool per origin.
- * Connection failures become `provider_unreachable` (502); aborts propagate as AbortError.
+ * The gateway's only outbound HTTP client: undici Agents holding one keep-alive Pool per origin, one
+ * Agent per trust class. Calls to an operator-fixed origin use the direct Agent; every other call (a
+ * custom host, a URL built from user fields, a webhook) uses the guarded Agent, whose connector
+ * refuses non-public addresses per the `OutboundPolicy` when the connection is opened (the refusal is
+ * a 400 `invalid_request`, param `custom_host`). Connection failures become `provider_unreachable`
+ * (502); aborts propagate as AbortError.
  */
 export class HttpClient {
-  private readonly agent: Agent;
-  private readonly opts: HttpClientOptions;
+  /** The destination policy the guarded Agent enforces (shared with the custom-host pre-check). */
+  readonly outbound: OutboundPolicy;
+  private readonly direct: Agent;
+  private readonly guarded: Agent;
+  private readonly fixedOrigins: ReadonlySet<string>;
+  private readonly opts: Omit<HttpClientOptions, 'outbound' | 'fixedOrigins'>;
 
   constructor(opts: Partial<HttpClientOptions> = {}) {
-    this.opts = { ...HTTP_CLIENT_DEFAULTS, ...opts };
-    this.agent = new Agent({
+    const { outbound, fixedOrigins, ...rest } = opts;
+    this.opts = { ...HTTP_CLIENT_DEFAULTS, ...rest };
+    this.outbound = outbound ?? new OutboundPolicy();
+    this.fixedOrigins = new Set([...(fixedOrigins ?? [])].map((o) => new URL(o).origin));
+    const pools = {
       connections: this.opts.connectionsPerOrigin,
       keepAliveTimeout: this.opts.keepAliveTimeoutMs,
-      connect: { timeout: this.opts.connectTimeoutMs },
       headersTimeout: this.opts.headersTimeoutMs,
       bodyTimeout: this.opts.bodyTimeoutMs,
       pipelining: 1,
-    });
+    };
+    this.direct = new Agent({ ...pools, connect: { timeout: this.opts.connectTimeoutMs } });
+    this.guarded = new Agent({ ...pools, connect: this.outbound.connector({ timeout: this.opts.connectTimeoutMs }) });
+  }
+
+  /** The Agent for an origin: direct for an operator-fixed origin, guarded for any other. */
+  private agentFor(origin: string): Agent {
+    return this.fixedOrigins.has(origin) ? this.direct : this.guarded;
   }
 
   /** Sends one request; resolves once the status and headers arrived. */
   async send(req: UpstreamRequest, provider?: string): Promise<UpstreamResponse> {
     try {
       const { origin, path } = splitUrl(req.url);
-      const res = await this.agent.request({
+      const res = await this.agentFor(origin).request({
         origin,
         path,
         method: req.method,
@@ -116,7 +141,7 @@ export class HttpClient {
         return;
       }
       const handler = new BufferingHandler(req, provider, resolve, reject);
-      this.agent.dispatch(
+      this.agentFor(target.origin).dispatch(
         {
           origin: target.origin,
           path: target.path,
@@ -157,7 +182,7 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await Promise.all([this.direct.close(), this.guarded.close()]);
   }
 }
 

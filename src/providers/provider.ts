@@ -138,4 +138,9 @@ export interface ProviderAdapter {
   listModels?(ctx: CallContext): Promise<ModelInfo[]>;
   /** Files, batches and fine-tuning APIs forwarded as they are (absent when the provider has none). */
   readonly resources?: ProviderResourceApi;
+  /**
+   * Origins of the provider's fixed default URLs (built from no user field, e.g. `https://api.openai.com`).
+   * The HTTP client connects to them without the outbound address check; any other URL is checked.
+   */
+  readonly fixedOrigins?: readonly string[];
 }

@@ -50,6 +50,11 @@ export function getProvider(name: string): ProviderAdapter | undefined {
   return PROVIDERS.get(name.toLowerCase());
 }
 
+/** The origins of every provider's fixed default URLs (see `ProviderAdapter.fixedOrigins`). */
+export function fixedProviderOrigins(): string[] {
+  return [...new Set([...PROVIDERS.values()].flatMap((p) => p.fixedOrigins ?? []))];
+}
+
 /** Names of every registered provider, sorted. */
 export function providerNames(): string[] {
   return [...PROVIDERS.keys()].sort();

@@ -1,19 +1,22 @@
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import { GatewayError } from '../errors/gateway-error.js';
+import { OutboundPolicy } from '../lib/outbound-policy.js';
 
 /**
- * Refuses custom hosts that resolve to private, loopback or link-local addresses unless their host
- * name is trusted (decisions.md: `TRUSTED_CUSTOM_HOSTS`, default `localhost,127.0.0.1,::1`).
- * DNS answers are cached for a minute so the hot path rarely waits on a lookup.
+ * The early answer for custom hosts (decisions.md: `TRUSTED_CUSTOM_HOSTS`, default
+ * `localhost,127.0.0.1,::1`): a URL that is not http(s), or whose host resolves to a non-public
+ * address and is not trusted, is refused with a 400 before any call, and the verdict is cached for
+ * a minute per URL. This is a fast pre-check only: the HTTP client's guarded connector applies the
+ * same `OutboundPolicy` to the address it actually connects to, so a name that re-resolves elsewhere
+ * (DNS rebinding) is still refused.
  */
 export class CustomHostGuard {
-  private readonly trusted: Set<string>;
+  private readonly policy: OutboundPolicy;
   private readonly verdicts = new LRUCache<string, true | string>({ max: 5000, ttl: 60_000 });
 
-  constructor(trusted: string[]) {
-    this.trusted = new Set(trusted.map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '')).filter(Boolean));
+  /** `policy` is the HTTP client's (`HttpClient.outbound`); a list of trusted hosts builds one with the system resolver. */
+  constructor(policy: OutboundPolicy | readonly string[]) {
+    this.policy = policy instanceof OutboundPolicy ? policy : new OutboundPolicy({ trusted: policy });
   }
 
   /** Resolves when the URL may be called; throws 400 otherwise. */
@@ -34,37 +37,17 @@ export class CustomHostGuard {
       return `custom host '${rawUrl}' is not a valid URL`;
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return `custom host '${rawUrl}' must use http or https`;
-    const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
-    if (this.trusted.has(host)) return true;
-    let addresses: string[];
-    if (isIP(host)) addresses = [host];
-    else {
-      try {
-        addresses = (await lookup(host, { all: true })).map((a) => a.address);
-      } catch {
-        return `custom host '${host}' could not be resolved`;
-      }
+    if (this.policy.trusts(url.hostname)) return true;
+    try {
+      await this.policy.vet(url.hostname);
+      return true;
+    } catch (err) {
+      if (err instanceof GatewayError) return err.message;
+      return `custom host '${url.hostname}' could not be resolved`;
     }
-    const bad = addresses.find(isPrivateAddress);
-    return bad ? `custom host '${host}' resolves to a private address (${bad}); add it to TRUSTED_CUSTOM_HOSTS to allow it` : true;
   }
 }
 
 function refused(message: string): GatewayError {
   return new GatewayError('invalid_request', message, { param: 'custom_host' });
-}
-
-/** True for loopback, private, link-local, unique-local, CGNAT and unspecified addresses. */
-export function isPrivateAddress(address: string): boolean {
-  const a = address.toLowerCase();
-  if (isIP(a) === 6) {
-    if (a === '::1' || a === '::') return true;
-    const mapped = a.match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/);
-    if (mapped) return isPrivateAddress(mapped[1]!);
-    return /^(fe[89ab][0-9a-f]|fc|fd)/.test(a);
-  }
-  const p = a.split('.').map(Number);
-  if (p.length !== 4 || p.some((n) => Number.isNaN(n))) return false;
-  const [x, y] = p as [number, number];
-  return x === 10 || x === 127 || x === 0 || (x === 169 && y === 254) || (x === 172 && y >= 16 && y <= 31) || (x === 192 && y === 168) || (x === 100 && y >= 64 && y <= 127);
 }

@@ -9,8 +9,9 @@ import { InlineConfigCache } from '../routing/config-cache.js';
 import { CircuitBreaker } from '../routing/circuit-breaker.js';
 import { CustomHostGuard } from '../routing/custom-host-guard.js';
 import type { TargetResolverDeps } from '../routing/resolve-target.js';
-import { getProvider } from '../providers/registry.js';
+import { fixedProviderOrigins, getProvider } from '../providers/registry.js';
 import { HttpClient } from '../lib/http-client.js';
+import { OutboundPolicy, type Resolver } from '../lib/outbound-policy.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { Metrics } from '../observability/metrics.js';
@@ -33,6 +34,8 @@ export interface GatewayOptions {
   clock?: Clock;
   logger?: Logger;
   capabilities?: Capability[];
+  /** DNS resolution of outbound calls, for the address checks and the connections (default: the system resolver). */
+  resolve?: Resolver;
 }
 
 /** The composition root: opens the store and shared state, bootstraps, builds the runtime, router and app. */
@@ -48,7 +51,13 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
   if (state.redis) await waitForRedis(state.redis).catch((err: Error) => logger.warn({ err: err.message }, 'Redis not ready at startup; shared state degraded until it connects'));
   const tenant = await bootstrap(store, settings, logger, clock.now());
   const metrics = new Metrics();
-  const http = new HttpClient({ connectTimeoutMs: settings.upstreamConnectTimeoutMs, headersTimeoutMs: settings.upstreamHeadersTimeoutMs, bodyTimeoutMs: settings.upstreamBodyTimeoutMs });
+  const http = new HttpClient({
+    connectTimeoutMs: settings.upstreamConnectTimeoutMs,
+    headersTimeoutMs: settings.upstreamHeadersTimeoutMs,
+    bodyTimeoutMs: settings.upstreamBodyTimeoutMs,
+    outbound: new OutboundPolicy({ trusted: settings.trustedCustomHosts, resolve: opts.resolve }),
+    fixedOrigins: fixedProviderOrigins(),
+  });
   const runtime = new Runtime(store, state.pubsub, logger, tenant);
   const targets: TargetResolverDeps = {
     getProvider,
@@ -68,7 +77,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     http,
     clock,
     circuits: new CircuitBreaker(state.circuits, () => clock.now(), degraded('circuit-state')),
-    hostGuard: new CustomHostGuard(settings.trustedCustomHosts),
+    hostGuard: new CustomHostGuard(http.outbound),
     interceptors: parts.flatMap((p) => p.interceptors ?? []),
     retryBaseMs: settings.retryBaseMs,
     observeUpstream: (provider, status, seconds) => metrics.observeUpstream(provider, status, seconds),

@@ -3,7 +3,7 @@ import type { ModelInfo } from '../../spec/models.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { isObject } from '../../lib/json.js';
 import type { EndpointAdapter, ProviderAdapter } from '../provider.js';
-import { anthropicHeaders, anthropicUrl } from './anthropic-auth.js';
+import { ANTHROPIC_BASE_URL, anthropicHeaders, anthropicUrl } from './anthropic-auth.js';
 import { buildAnthropicMessagesBody, mapAnthropicResponse } from './anthropic-chat.js';
 import { createAnthropicStreamMapper } from './anthropic-stream.js';
 import { mapAnthropicError } from './anthropic-error.js';
@@ -31,6 +31,7 @@ const chat: EndpointAdapter<ChatCompletionRequest, ChatCompletion, ChatCompletio
 export const anthropicProvider: ProviderAdapter = {
   name: NAME,
   endpoints: { chat, messages: anthropicMessagesEndpoint(NAME), messages_count_tokens: anthropicCountTokensEndpoint },
+  fixedOrigins: [ANTHROPIC_BASE_URL],
   mapError: (status, body, headers) => mapAnthropicError(NAME, status, body, headers),
   async listModels(ctx) {
     const parsed = await ctx.http.getJson({ url: anthropicUrl(ctx.target, '/models?limit=1000'), headers: anthropicHeaders(ctx.target), signal: ctx.signal }, NAME, (status, body, headers) =>

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { isObject } from '../../lib/json.js';
 import type { ProviderTarget } from '../provider.js';
+import { checkUrlField, urlField } from '../url-fields.js';
 
 /** The GA data-plane version used when the config names none. */
 export const AZURE_OPENAI_DEFAULT_API_VERSION = '2024-10-21';
@@ -32,12 +33,13 @@ function deploymentsOf(config: ProviderTarget['config']): AzureDeployment[] {
  * Chooses the deployment for a request. With config `deployments`, the request's `model` picks the item
  * whose `alias` equals it, else the `is_default` item; without them, `deployment_id` (or `cloud3_deployment_id`)
  * is used, else the model name itself (as the Azure OpenAI SDKs do). The API version comes from the chosen item,
- * else `api_version` / `cloud3_api_version`, else {@link AZURE_OPENAI_DEFAULT_API_VERSION}.
+ * else `api_version` / `cloud3_api_version`, else {@link AZURE_OPENAI_DEFAULT_API_VERSION}. The deployment and
+ * version become part of the URL: each is checked against its pattern (400 naming where it came from).
  * @see https://learn.microsoft.com/azure/ai-services/openai/reference
  */
 export function resolveAzureDeployment(target: ProviderTarget, model: string | undefined): ResolvedDeployment {
   const config = target.config;
-  const fallbackVersion = str(config.api_version) ?? str(config.cloud3_api_version) ?? AZURE_OPENAI_DEFAULT_API_VERSION;
+  const fallbackVersion = configApiVersion(config) ?? AZURE_OPENAI_DEFAULT_API_VERSION;
   const items = deploymentsOf(config);
   if (items.length > 0) {
     const chosen = items.find((d) => model !== undefined && d.alias === model) ?? items.find((d) => d.is_default === true);
@@ -48,9 +50,14 @@ export function resolveAzureDeployment(target: ProviderTarget, model: string | u
         { param: 'model' },
       );
     }
-    return { deployment: chosen.deployment_id, apiVersion: str(chosen.api_version) ?? fallbackVersion };
+    const i = items.indexOf(chosen);
+    const version = str(chosen.api_version);
+    return {
+      deployment: checkUrlField('deployment_id', chosen.deployment_id, `deployments[${i}].deployment_id`),
+      apiVersion: version ? checkUrlField('api_version', version, `deployments[${i}].api_version`) : fallbackVersion,
+    };
   }
-  const deployment = str(config.deployment_id) ?? str(config.cloud3_deployment_id) ?? model;
+  const deployment = urlField(config, 'deployment_id') ?? urlField(config, 'cloud3_deployment_id') ?? (model === undefined ? undefined : checkUrlField('deployment_id', model, 'model'));
   if (!deployment) {
     throw new GatewayError('invalid_request', "Azure OpenAI needs a deployment: set config 'deployment_id' or 'deployments', or send 'model'.", {
       param: 'deployment_id',
@@ -59,19 +66,25 @@ export function resolveAzureDeployment(target: ProviderTarget, model: string | u
   return { deployment, apiVersion: fallbackVersion };
 }
 
+function configApiVersion(config: ProviderTarget['config']): string | undefined {
+  return urlField(config, 'api_version') ?? urlField(config, 'cloud3_api_version');
+}
+
 /** The API version for calls outside a deployment (`/models`). */
 export function azureApiVersion(target: ProviderTarget): string {
   const items = deploymentsOf(target.config);
   const byDefault = items.find((d) => d.is_default === true) ?? items[0];
-  return str(target.config.api_version) ?? str(target.config.cloud3_api_version) ?? str(byDefault?.api_version) ?? AZURE_OPENAI_DEFAULT_API_VERSION;
+  const fromItem = str(byDefault?.api_version);
+  return configApiVersion(target.config) ?? (fromItem ? checkUrlField('api_version', fromItem, `deployments[${items.indexOf(byDefault!)}].api_version`) : AZURE_OPENAI_DEFAULT_API_VERSION);
 }
 
 /**
  * The resource base URL `https://{resource}.openai.azure.com/openai` from `resource_name` or
- * `cloud3_resource_name` (`custom_host` replaces it before this is asked).
+ * `cloud3_resource_name`, checked against the Azure resource name pattern (`custom_host` replaces it
+ * before this is asked).
  */
 export function azureResourceBaseUrl(target: ProviderTarget): string {
-  const resource = str(target.config.resource_name) ?? str(target.config.cloud3_resource_name);
+  const resource = urlField(target.config, 'resource_name') ?? urlField(target.config, 'cloud3_resource_name');
   if (!resource) {
     throw new GatewayError('invalid_request', "Azure OpenAI needs config 'resource_name' (or 'custom_host').", { param: 'resource_name' });
   }

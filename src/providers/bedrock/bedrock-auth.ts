@@ -1,6 +1,7 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ProviderTarget } from '../provider.js';
 import { joinUrl } from '../openai-compatible/url.js';
+import { checkUrlField, urlField } from '../url-fields.js';
 import { loadBedrockSdk } from './bedrock-sdk.js';
 
 /** The SigV4 signing name of Bedrock Runtime (the host is `bedrock-runtime`, the service is `bedrock`). */
@@ -21,11 +22,12 @@ function str(config: ProviderTarget['config'], key: string): string | undefined 
 /**
  * Reads the credentials of a target: `cloud1_access_key_id` + `cloud1_secret_access_key`
  * (+ `cloud1_session_token`), region `cloud1_region` (default us-east-1). Without access keys, an
- * `api_key` is used as a Bedrock API key (Bearer). Missing credentials are a 400.
+ * `api_key` is used as a Bedrock API key (Bearer). Missing credentials, or a region that is not an AWS
+ * region (it becomes the endpoint's host), are a 400.
  * @see https://docs.aws.amazon.com/bedrock/latest/userguide/api-keys-use.html
  */
 export function readBedrockAuth(target: ProviderTarget): BedrockAuth {
-  const region = str(target.config, 'cloud1_region') ?? BEDROCK_DEFAULT_REGION;
+  const region = urlField(target.config, 'cloud1_region') ?? BEDROCK_DEFAULT_REGION;
   const accessKeyId = str(target.config, 'cloud1_access_key_id');
   const secretAccessKey = str(target.config, 'cloud1_secret_access_key');
   if (accessKeyId && secretAccessKey) {
@@ -38,9 +40,9 @@ export function readBedrockAuth(target: ProviderTarget): BedrockAuth {
   });
 }
 
-/** The Bedrock Runtime base URL of a target: `custom_host` when set, else the regional endpoint. */
+/** The Bedrock Runtime base URL of a target: `custom_host` when set, else the regional endpoint (the region checked again). */
 export function bedrockBaseUrl(target: ProviderTarget, region: string): string {
-  return target.customHost ?? `https://bedrock-runtime.${region}.amazonaws.com`;
+  return target.customHost ?? `https://bedrock-runtime.${checkUrlField('cloud1_region', region)}.amazonaws.com`;
 }
 
 /** URL of a model operation, the model id (which may be an ARN) percent-encoded as one path segment. */

@@ -5,6 +5,7 @@ import { isObject } from '../../lib/json.js';
 import { prefixedId } from '../../lib/ids.js';
 import type { CallContext, EndpointAdapter, UpstreamCall } from '../provider.js';
 import { joinUrl } from '../openai-compatible/url.js';
+import { checkUrlField } from '../url-fields.js';
 import { readBedrockAuth, signBedrockRequest } from './bedrock-auth.js';
 import { requireModel } from './bedrock-chat.js';
 
@@ -48,7 +49,7 @@ export function mapBedrockRerankResponse(body: unknown, req: RerankRequest): Rer
 
 async function buildRequest(req: RerankRequest, ctx: CallContext): Promise<UpstreamCall> {
   const auth = readBedrockAuth(ctx.target);
-  const base = ctx.target.customHost ?? `https://bedrock-agent-runtime.${auth.region}.amazonaws.com`;
+  const base = ctx.target.customHost ?? `https://bedrock-agent-runtime.${checkUrlField('cloud1_region', auth.region)}.amazonaws.com`;
   const url = joinUrl(base, '/rerank');
   const body = JSON.stringify(buildBedrockRerankBody(req, auth.region));
   const headers = await signBedrockRequest(auth, url, body, 'application/json', ctx.target.forwardHeaders, new Date(ctx.clock.now()));

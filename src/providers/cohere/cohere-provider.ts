@@ -1,4 +1,5 @@
 import type { ProviderAdapter } from '../provider.js';
+import { COHERE_BASE_URL } from './cohere-auth.js';
 import { cohereChat } from './cohere-chat.js';
 import { cohereEmbeddings } from './cohere-embed.js';
 import { mapCohereError } from './cohere-error.js';
@@ -13,6 +14,7 @@ import { cohereRerank } from './cohere-rerank.js';
 export const cohereProvider: ProviderAdapter = {
   name: 'cohere',
   endpoints: { chat: cohereChat, embeddings: cohereEmbeddings, rerank: cohereRerank },
+  fixedOrigins: [COHERE_BASE_URL],
   mapError: mapCohereError,
   listModels: listCohereModels,
 };

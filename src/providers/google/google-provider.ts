@@ -64,6 +64,7 @@ const images: EndpointAdapter<ImageGenerationRequest, ImagesResponse> = {
 export const googleProvider: ProviderAdapter = {
   name: NAME,
   endpoints: { chat, embeddings, images },
+  fixedOrigins: [DEFAULT_BASE_URL],
   mapError: (status, body, headers) => mapGoogleError(NAME, status, body, headers),
   async listModels(ctx) {
     const headers = { ...ctx.target.forwardHeaders, ...googleAuthHeaders(ctx.target) };

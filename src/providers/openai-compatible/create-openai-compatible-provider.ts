@@ -125,6 +125,7 @@ export function createOpenAICompatibleProvider(spec: OpenAICompatibleSpec): Prov
     },
     mapError: (status, body, headers) => mapOpenAIError(spec.name, status, body, headers),
     ...(spec.resources ? { resources: openAIResourceApi(spec) } : {}),
+    fixedOrigins: spec.resolveBaseUrl ? [] : [new URL(spec.baseUrl).origin],
     async listModels(ctx) {
       const path = spec.resolvePath ? spec.resolvePath('/models', undefined, ctx.target) : '/models';
       const parsed = await ctx.http.getJson({ url: joinUrl(baseUrlOf(spec, ctx.target), path), headers: openAIHeaders(spec, ctx.target), signal: ctx.signal }, spec.name, (status, body, headers) =>

@@ -1,5 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { joinUrl } from '../openai-compatible/url.js';
+import { checkUrlField, urlField } from '../url-fields.js';
 import type { ProviderTarget } from '../provider.js';
 import { parseServiceAccount } from './vertex-ai-auth.js';
 
@@ -20,20 +21,17 @@ export function vertexBaseUrl(target: ProviderTarget): string {
   return region === 'global' ? 'https://aiplatform.googleapis.com' : `https://${region}-aiplatform.googleapis.com`;
 }
 
+/** `cloud2_region` (it becomes the endpoint's host), checked against its pattern; default {@link DEFAULT_REGION}. */
 function regionOf(target: ProviderTarget): string {
-  const region = target.config.cloud2_region;
-  if (region === undefined || region === '') return DEFAULT_REGION;
-  if (typeof region !== 'string' || !/^[a-z0-9-]+$/.test(region)) {
-    throw new GatewayError('invalid_request', "'cloud2_region' must be a Google Cloud region such as 'us-central1' or 'global'.", { param: 'cloud2_region' });
-  }
-  return region;
+  return urlField(target.config, 'cloud2_region') ?? DEFAULT_REGION;
 }
 
+/** `cloud2_project_id`, else the service account's `project_id`, each checked against the project id pattern. */
 function projectOf(target: ProviderTarget): string {
-  const project = target.config.cloud2_project_id;
-  if (typeof project === 'string' && project) return project;
+  const project = urlField(target.config, 'cloud2_project_id');
+  if (project) return project;
   const fromAccount = parseServiceAccount(target.config.cloud2_service_account_json)?.project_id;
-  if (fromAccount) return fromAccount;
+  if (fromAccount) return checkUrlField('cloud2_project_id', fromAccount, 'cloud2_service_account_json.project_id');
   throw new GatewayError('invalid_request', "Provider 'vertex-ai' needs 'cloud2_project_id' (or a service account key with 'project_id').", {
     param: 'cloud2_project_id',
   });

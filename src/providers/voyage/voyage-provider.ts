@@ -18,6 +18,6 @@ const rerank: EndpointAdapter<RerankRequest, RerankResponse> = {
  * @see https://docs.voyageai.com/reference/reranker-api
  */
 export const voyageProvider: ProviderAdapter = (() => {
-  const { name, endpoints, mapError } = createOpenAICompatibleProvider(spec);
-  return { name, endpoints: { ...endpoints, rerank }, mapError };
+  const { name, endpoints, mapError, fixedOrigins } = createOpenAICompatibleProvider(spec);
+  return { name, endpoints: { ...endpoints, rerank }, mapError, fixedOrigins };
 })();
