@@ -7,6 +7,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import type { GatewayDeps } from './deps.js';
 import { createAuthHook } from './middleware/auth/auth.js';
+import { refuseNul } from './middleware/refuse-nul/refuse-nul.js';
 import './middleware/request-context/request-context.js';
 import { registerHealth } from './routes/health.js';
 import { registerChatCompletions } from './routes/chat-completions.js';
@@ -70,6 +71,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     done();
   });
   app.addHook('onRequest', createAuthHook(deps.runtime, isPublic, () => deps.clock.now()));
+  app.addHook('preValidation', refuseNul);
 
   app.setErrorHandler((err, request, reply) => {
     const g = toGatewayError(err);
