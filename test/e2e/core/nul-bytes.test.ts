@@ -41,8 +41,8 @@ describe('NUL characters', () => {
     await expectRefused(await gw.fetch('/v1/prompts', { method: 'POST', body: JSON.stringify({ name: 'p\u0000', string: 'hello' }) }), 'body.name');
     await expectRefused(await gw.fetch('/v1/guardrails', { method: 'POST', body: JSON.stringify({ name: 'g', checks: [{ id: 'default.contains', parameters: { words: ['a\u0000'] } }] }) }), 'body.checks.0.parameters.words.0');
     // Nothing reached the store.
-    const list = await (await gw.fetch('/v1/configs')).json();
-    expect(list.data.filter((c: { name: string }) => c.name.includes('\u0000') || c.name === 'ok')).toEqual([]);
+    const list = (await (await gw.fetch('/v1/configs')).json()) as { data: Array<{ name: string }> };
+    expect(list.data.filter((c) => c.name.includes('\u0000') || c.name === 'ok')).toEqual([]);
   });
 
   it('inside a chat message (and the model name) still works, and its log row is written', async () => {
@@ -51,10 +51,10 @@ describe('NUL characters', () => {
       headers: { 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer sk', 'x-gateway-trace-id': 'nul-chat' },
       body: JSON.stringify({ model: 'gpt-4o\u0000x', messages: [{ role: 'user', content: 'before\u0000after' }] }),
     });
-    const body = await res.json();
+    const body = (await res.json()) as { choices: Array<{ message: { content: string } }> };
     expect(res.status, JSON.stringify(body)).toBe(200);
     expect(body.choices[0].message.content).toContain('before\u0000after');
-    const logs = await (await gw.fetch('/v1/logs?trace_id=nul-chat')).json();
+    const logs = (await (await gw.fetch('/v1/logs?trace_id=nul-chat')).json()) as { data: Array<{ model: string }> };
     expect(logs.data).toHaveLength(1);
     expect(logs.data[0].model).toMatch(/^gpt-4o(\u0000|\uFFFD)x$/);
     expect(gw.gateway.deps.logs.dropped).toBe(0);
