@@ -19,6 +19,11 @@ const FORWARDED_BODIES = new Set([
   'POST /v1/prompts/:promptId/render',
 ]);
 
+/** A parsed object of keys and values (params and query objects have other prototypes), not binary data or a stream. */
+function isPlain(v: object): boolean {
+  return !ArrayBuffer.isView(v) && !(v instanceof ArrayBuffer) && typeof (v as { pipe?: unknown }).pipe !== 'function';
+}
+
 /** The dotted path of the first key or string holding U+0000 in `value`, or null. Iterative: a deep body cannot overflow the stack. */
 function findNul(value: unknown, root: string): string | null {
   const stack: Array<[unknown, string]> = [[value, root]];
@@ -28,7 +33,7 @@ function findNul(value: unknown, root: string): string | null {
       if (v.includes('\u0000')) return path;
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], `${path}.${i}`]);
-    } else if (v !== null && typeof v === 'object') {
+    } else if (v !== null && typeof v === 'object' && isPlain(v)) {
       for (const key of Object.keys(v)) {
         if (key.includes('\u0000')) return `${path}.${key.replaceAll('\u0000', '\\u0000')}`;
         stack.push([(v as Record<string, unknown>)[key], `${path}.${key}`]);
