@@ -25,6 +25,7 @@ describe('store errors', () => {
     expect(err).toBeInstanceOf(GatewayError);
     expect(err.toBody()).toEqual({ error: { message: 'The database is unreachable; try again shortly.', type: 'server_error', param: null, code: 'store_unavailable' } });
     expect(err.status).toBe(503);
+    expect(err.headers).toEqual({ 'retry-after': '1' });
     expect(err.cause).toBe(cause);
     expect(toStoreError(err)).toBe(err);
   });

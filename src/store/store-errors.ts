@@ -24,10 +24,10 @@ export function isStoreUnavailable(err: unknown): boolean {
 
 /**
  * The one place a store error becomes a GatewayError: an unreachable database is 503
- * `store_unavailable` (the cause kept for logs); any other error is returned unchanged for the
+ * `store_unavailable` with `Retry-After: 1` (the cause kept for logs); any other error is returned unchanged for the
  * caller to interpret (a unique violation is a 409 there, a bug stays a 500).
  */
 export function toStoreError(err: unknown): unknown {
   if (err instanceof GatewayError || !isStoreUnavailable(err)) return err;
-  return new GatewayError('store_unavailable', undefined, { cause: err });
+  return new GatewayError('store_unavailable', undefined, { cause: err, headers: { 'retry-after': '1' } });
 }
