@@ -23,6 +23,7 @@ export const ERROR_CATALOGUE = {
   provider_unreachable: { status: 502, type: 'provider_error', message: 'The provider could not be reached.' },
   circuit_open: { status: 503, type: 'provider_error', message: 'Every target is unavailable (circuit open).' },
   service_unavailable: { status: 503, type: 'server_error', message: 'The gateway is shutting down.' },
+  store_unavailable: { status: 503, type: 'server_error', message: 'The database is unreachable; try again shortly.' },
 } as const satisfies Record<string, { status: number; type: string; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

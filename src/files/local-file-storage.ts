@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomId } from '../lib/ids.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/private-files.js';
 import type { FileStorage } from './file-storage.js';
 
 const SAFE_KEY = /^[A-Za-z0-9_.-]{1,128}$/;
@@ -11,6 +12,7 @@ const SAFE_KEY = /^[A-Za-z0-9_.-]{1,128}$/;
 /**
  * File storage on local disk under one directory (`$GATEWAY_DATA_DIR/files` by default). Writes go to a
  * temporary name and are renamed into place once complete, so a reader never sees a partial file.
+ * Directories are created 0700 and files 0600 (owner only).
  */
 export class LocalFileStorage implements FileStorage {
   constructor(private readonly dir: string) {}
@@ -22,7 +24,7 @@ export class LocalFileStorage implements FileStorage {
 
   async put(key: string, body: Readable): Promise<number> {
     const final = this.path(key);
-    await mkdir(this.dir, { recursive: true });
+    await mkdir(this.dir, { recursive: true, mode: PRIVATE_DIR_MODE });
     const tmp = join(this.dir, `.${key}.${randomId(8)}.part`);
     let bytes = 0;
     const count = async function* (source: AsyncIterable<Buffer>) {
@@ -31,7 +33,7 @@ export class LocalFileStorage implements FileStorage {
         yield chunk;
       }
     };
-    const out = createWriteStream(tmp, { flags: 'wx' });
+    const out = createWriteStream(tmp, { flags: 'wx', mode: PRIVATE_FILE_MODE });
     try {
       await pipeline(body, count, out);
       await rename(tmp, final);

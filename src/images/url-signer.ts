@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/private-files.js';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 
@@ -46,8 +47,8 @@ export async function loadSigningKey(opts: { configured?: string; dataDir: strin
     // absent: generated below
   }
   const fresh = randomBytes(32).toString('hex');
-  mkdirSync(opts.dataDir, { recursive: true });
-  writeFileSync(file, fresh + '\n', { mode: 0o600 });
-  chmodSync(file, 0o600);
+  mkdirSync(opts.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  writeFileSync(file, fresh + '\n', { mode: PRIVATE_FILE_MODE });
+  chmodSync(file, PRIVATE_FILE_MODE);
   return Buffer.from(fresh, 'utf8');
 }

@@ -61,6 +61,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly requestLogDropped = new Counter({
+    name: 'gateway_request_log_dropped_total',
+    help: 'Request log rows dropped: the in-memory bound was reached while the store was unreachable, or the store refused the row.',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }

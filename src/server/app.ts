@@ -8,6 +8,7 @@ import { toGatewayError } from '../errors/to-gateway-error.js';
 import type { GatewayDeps } from './deps.js';
 import { createAuthHook } from './middleware/auth/auth.js';
 import { HttpRequestContext } from './middleware/request-context/request-context.js';
+import { refuseNul } from './middleware/refuse-nul/refuse-nul.js';
 import { registerHealth } from './routes/health.js';
 import { registerChatCompletions } from './routes/chat-completions.js';
 import { registerCompletions } from './routes/completions.js';
@@ -76,6 +77,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     done();
   });
   app.addHook('onRequest', createAuthHook(deps.runtime, isPublic, () => deps.clock.now()));
+  app.addHook('preValidation', refuseNul);
 
   app.setErrorHandler((err, request, reply) => {
     const g = toGatewayError(err);

@@ -1,4 +1,5 @@
 import { writeFile, mkdir } from 'node:fs/promises';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/private-files.js';
 import { join } from 'node:path';
 import type { Store } from '../store/store.js';
 import { ensureDefaultTenant } from '../store/repos/organisations.js';
@@ -36,9 +37,9 @@ export async function bootstrap(store: Store, settings: Settings, logger: Logger
       updated_at: now,
     });
     if (!settings.adminKey) {
-      await mkdir(settings.dataDir, { recursive: true });
+      await mkdir(settings.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
       const file = join(settings.dataDir, 'admin-key');
-      await writeFile(file, value + '\n', { mode: 0o600 });
+      await writeFile(file, value + '\n', { mode: PRIVATE_FILE_MODE });
       process.stdout.write(`\nGateway admin key (shown once, also written to ${file}):\n  ${value}\n\n`);
     }
     logger.info('created the default organisation, workspace and admin key');

@@ -16,6 +16,7 @@ import { systemClock, type Clock } from '../lib/clock.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { Metrics } from '../observability/metrics.js';
 import { RequestLogWriter } from '../observability/request-log.js';
+import { insertRequestLogs } from '../store/repos/request-logs.js';
 import { bootstrap } from './bootstrap.js';
 import { buildApp } from './app.js';
 import type { GatewayDeps } from './deps.js';
@@ -42,15 +43,19 @@ export interface GatewayOptions {
 export async function createGateway(settings: Settings, opts: GatewayOptions = {}): Promise<Gateway> {
   const logger = opts.logger ?? createLogger(settings.logLevel);
   const clock = opts.clock ?? systemClock;
+  const metrics = new Metrics();
+  const onConnectionError = (err: Error) => {
+    metrics.warnings.inc({ component: 'store' });
+    logger.warn({ err: err.message }, 'store connection lost; the pool reconnects on the next query');
+  };
   const store: Store = settings.databaseUrl
-    ? await openStore({ kind: 'postgres', url: settings.databaseUrl, schema: settings.databaseSchema })
+    ? await openStore({ kind: 'postgres', url: settings.databaseUrl, schema: settings.databaseSchema, onConnectionError })
     : await openStore({ kind: 'sqlite', path: sqlitePath(settings) });
   // ioredis is loaded only when Redis is configured (an embedded gateway never pays for it).
   const state: SharedState = settings.redisUrl ? redisState((await import('../state/redis.js')).openRedis(settings.redisUrl), settings.redisPrefix) : memoryState();
   // Commands fail fast while Redis is not connected (no offline queue): let the connection come up before capabilities use it.
   if (state.redis) await waitForRedis(state.redis).catch((err: Error) => logger.warn({ err: err.message }, 'Redis not ready at startup; shared state degraded until it connects'));
   const tenant = await bootstrap(store, settings, logger, clock.now());
-  const metrics = new Metrics();
   const http = new HttpClient({
     connectTimeoutMs: settings.upstreamConnectTimeoutMs,
     headersTimeoutMs: settings.upstreamHeadersTimeoutMs,
@@ -94,7 +99,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     clock,
     logger,
     metrics,
-    logs: new RequestLogWriter(store, logger),
+    logs: new RequestLogWriter((rows) => insertRequestLogs(store, rows), logger, {}, (rows) => metrics.requestLogDropped.inc(rows)),
     hooks: parts.flatMap((p) => p.hooks ?? []),
     lifecycle: { closing: false },
     publicPaths: parts.flatMap((p) => p.publicPaths ?? []),
@@ -114,6 +119,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
       for (const p of parts) await p.close?.();
       runtime.stop();
       await deps.logs.flush();
+      if (deps.logs.backlog > 0) logger.warn({ rows: deps.logs.backlog }, 'request log rows not written at shutdown: the store is unreachable');
       await http.close();
       await state.close();
       await store.close();

@@ -1,14 +1,26 @@
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import { mkdirSync } from 'node:fs';
+import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
+import { GuardedPostgresDialect } from './guarded-postgres-dialect.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/private-files.js';
 import type { RuntimeChange } from '../runtime/runtime-change.js';
 
 /** How to open the store: SQLite file (embedded default) or PostgreSQL URL. */
 export type StoreOptions =
   | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string; /** Schema to use (tests isolate themselves in one); default `public`. */ schema?: string; poolSize?: number };
+  | {
+      kind: 'postgres';
+      url: string;
+      /** Schema to use (tests isolate themselves in one); default `public`. */
+      schema?: string;
+      poolSize?: number;
+      /** Called when a pooled connection fails outside a query (backend terminated, server gone); the pool replaces it. */
+      onConnectionError?: (err: Error) => void;
+      /** Milliseconds to wait for a connection before a query fails with `store_unavailable` (default 5000). */
+      connectTimeoutMs?: number;
+    };
 
 /**
  * The store: a Kysely handle over SQLite or PostgreSQL with migrations applied. Repositories in
@@ -25,7 +37,7 @@ export interface Store {
 /** Opens the store and runs pending migrations. */
 export async function openStore(opts: StoreOptions): Promise<Store> {
   const sqlite = opts.kind === 'sqlite' ? await openSqlite(opts.path) : undefined;
-  const db = sqlite ? sqlite.db : await openPostgres(opts as Extract<StoreOptions, { kind: 'postgres' }>);
+  const db = sqlite ? sqlite.db : await openPostgres(opts as PostgresOptions);
   const migrator = new Migrator({
     db,
     provider: migrationProvider,
@@ -59,7 +71,7 @@ export type SqliteHandle = import('better-sqlite3').Database;
 
 async function openSqlite(path: string): Promise<{ db: Kysely<Database>; raw: SqliteHandle }> {
   const { default: SQLite } = await import('better-sqlite3');
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') makePrivate(path);
   const database = new SQLite(path);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
@@ -68,7 +80,19 @@ async function openSqlite(path: string): Promise<{ db: Kysely<Database>; raw: Sq
   return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), raw: database };
 }
 
-async function openPostgres(opts: { url: string; schema?: string; poolSize?: number }): Promise<Kysely<Database>> {
+/**
+ * Creates the database file owner-only (0600) in an owner-only directory (0700) before SQLite opens it,
+ * and tightens an existing one: SQLite gives the -wal and -shm files it creates the database's mode.
+ */
+function makePrivate(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
+  closeSync(openSync(path, 'a', PRIVATE_FILE_MODE));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, PRIVATE_FILE_MODE);
+}
+
+type PostgresOptions = Extract<StoreOptions, { kind: 'postgres' }>;
+
+async function openPostgres(opts: PostgresOptions): Promise<Kysely<Database>> {
   const pg = await import('pg');
   // bigint (int8) columns hold millisecond times and counters: read them as numbers.
   pg.default.types.setTypeParser(20, (v: string) => Number(v));
@@ -86,9 +110,20 @@ async function openPostgres(opts: { url: string; schema?: string; poolSize?: num
   const pool = new pg.default.Pool({
     connectionString: opts.url,
     max: opts.poolSize ?? 10,
+    // Seen in pg_stat_activity (an application_name in DATABASE_URL wins).
+    application_name: schema ? `ai-gateway/${schema}` : 'ai-gateway',
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
+    keepAlive: true,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // A connection that dies while idle in the pool (a database restart, failover, an idle-closing proxy)
+  // is an 'error' event of the pool, and one that dies while checked out, of the client: without a
+  // listener either is an uncaught exception that ends the process. The pool drops the dead client
+  // and connects a new one on the next query; a query on it fails with `store_unavailable`.
+  const report = (err: Error) => opts.onConnectionError?.(err);
+  pool.on('error', report);
+  pool.on('connect', (client) => client.on('error', () => {}));
+  return new Kysely<Database>({ dialect: new GuardedPostgresDialect({ pool }) });
 }
 
 /** Drops a PostgreSQL schema (test clean-up). */
