@@ -18,6 +18,7 @@ import {
   getBatch,
   insertLines,
   leaseBatch,
+  markDispatched,
   releaseAllClaims,
   releaseLine,
   renewClaims,
@@ -25,7 +26,8 @@ import {
   type BatchRow,
   type ClaimedLine,
 } from '../store/repos/batches.js';
-import { runBatchLine } from './run-batch-line.js';
+import { batchLineIdempotencyKey, type BatchLineDispatch } from './batch-line-dispatch.js';
+import { runBatchLine, type LineResult } from './run-batch-line.js';
 import { validateBatchInput } from './validate-batch-input.js';
 import { seconds } from './batch-view.js';
 import { writeBatchResults } from './write-batch-results.js';
@@ -47,11 +49,19 @@ export function batchWorkerOptions(env: NodeJS.ProcessEnv = process.env): BatchW
 }
 
 /**
+ * Most times one line is handed to the provider: its first send and one re-send when the worker that
+ * sent it died before recording the answer. A line found dispatched this often without a result fails.
+ */
+export const MAX_LINE_DISPATCHES = 2;
+
+/**
  * Runs gateway-managed batches in the background: validates input files into per-line rows, claims
  * lines (each once; PostgreSQL replicas share them through `FOR UPDATE SKIP LOCKED`), runs them through
  * the data plane with bounded concurrency, records each result durably, and finalises (output and
  * error files, counts, timestamps). Claims carry a heartbeat; a dead worker's claims go stale after
- * `leaseMs` and are run again by whoever is alive. A finished line is never run again.
+ * `leaseMs` and are run again by whoever is alive. A finished line is never run again. Each send is
+ * recorded (`dispatches`) before it leaves and carries the line's `Idempotency-Key`, so a line whose
+ * worker died mid-request is re-sent at most once ({@link MAX_LINE_DISPATCHES}).
  */
 export class BatchWorker {
   readonly owner = `w_${randomId(12)}`;
@@ -201,7 +211,10 @@ export class BatchWorker {
     const slot = `${row.id}:${line.line_no}`;
     const promise = (async () => {
       try {
-        const result = await runBatchLine(this.deps, { workspaceId: row.workspace_id, route: row.route, key, endpoint: row.batch.endpoint, customId: line.custom_id, body: JSON.parse(line.body), signal: abort.signal });
+        const result =
+          line.dispatches >= MAX_LINE_DISPATCHES
+            ? interruptedLine(row.id, line)
+            : await runBatchLine(this.deps, { workspaceId: row.workspace_id, route: row.route, key, endpoint: row.batch.endpoint, customId: line.custom_id, body: JSON.parse(line.body), signal: abort.signal, dispatch: this.dispatchOf(row.id, line.line_no) });
         if (abort.signal.aborted) await releaseLine(this.deps.store, row.id, line.line_no, this.owner);
         else await finishLine(this.deps.store, row.id, line.line_no, this.owner, result.ok, JSON.stringify(result.line), this.now());
       } catch (err) {
@@ -212,6 +225,17 @@ export class BatchWorker {
       }
     })();
     this.inflight.set(slot, { promise, abort, batchId: row.id, lineNo: line.line_no });
+  }
+
+  /** Records each send of a line before it leaves (once per run); refuses when the claim was lost or the bound reached. */
+  private dispatchOf(batchId: string, lineNo: number): BatchLineDispatch {
+    let marked: Promise<void> | undefined;
+    const mark = async () => {
+      if (!(await markDispatched(this.deps.store, batchId, lineNo, this.owner, MAX_LINE_DISPATCHES, this.now()))) {
+        throw new GatewayError('conflict', 'This batch line is no longer held by this worker or was already sent as often as allowed; it was not sent.');
+      }
+    };
+    return { idempotencyKey: batchLineIdempotencyKey(batchId, lineNo), dispatch: () => (marked ??= mark()) };
   }
 
   /** Writes the result files and ends the batch: `completed`, or `expired` (unfinished lines get `batch_expired` errors). */
@@ -257,4 +281,10 @@ export class BatchWorker {
   private async staleRunning(row: BatchRow): Promise<number> {
     return countStaleRunning(this.deps.store, row.id, this.now() - this.opts.leaseMs);
   }
+}
+
+/** The error answer of a line whose sends were all interrupted by a dying worker: it is not sent again. */
+function interruptedLine(batchId: string, line: ClaimedLine): LineResult {
+  const message = `The gateway stopped ${line.dispatches} times while this request was in flight, so it was not sent again (the provider may have run it; requests carried Idempotency-Key '${batchLineIdempotencyKey(batchId, line.line_no)}').`;
+  return { ok: false, line: { id: `batch_req_${batchId}_${line.line_no}`, custom_id: line.custom_id, response: null, error: { code: 'batch_line_interrupted', message } } };
 }

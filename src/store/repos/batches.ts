@@ -29,11 +29,12 @@ export interface BatchRow {
   updated_at: number;
 }
 
-/** A claimed input line. */
+/** A claimed input line, with the times it was already handed to the provider (by this or a dead worker). */
 export interface ClaimedLine {
   line_no: number;
   custom_id: string;
   body: string;
+  dispatches: number;
 }
 
 /** Line counts of a batch by state and result. */
@@ -103,7 +104,7 @@ export async function activeBatches(store: Store, statuses: readonly BatchStatus
 /** Inserts validated input lines (chunked). */
 export async function insertLines(store: Store, batchId: string, lines: Array<{ line_no: number; custom_id: string; body: string }>): Promise<void> {
   for (let i = 0; i < lines.length; i += 200) {
-    const rows: BatchLinesTable[] = lines.slice(i, i + 200).map((l) => ({ ...l, batch_id: batchId, state: 'pending', ok: null, result: null, owner: null, claimed_at: null, attempts: 0, finished_at: null }));
+    const rows: BatchLinesTable[] = lines.slice(i, i + 200).map((l) => ({ ...l, batch_id: batchId, state: 'pending', ok: null, result: null, owner: null, claimed_at: null, attempts: 0, finished_at: null, dispatches: 0, dispatched_at: null }));
     await store.db.insertInto('batch_lines').values(rows).execute();
   }
 }
@@ -128,8 +129,26 @@ export async function claimLines(store: Store, batchId: string, owner: string, n
         and exists (select 1 from batches where batches.id = ${batchId} and batches.status = 'in_progress')
       order by line_no limit ${n} ${lock}
     )
-    returning line_no, custom_id, body`.execute(store.db);
-  return res.rows.map((r) => ({ ...r, line_no: Number(r.line_no) })).sort((a, b) => a.line_no - b.line_no);
+    returning line_no, custom_id, body, dispatches`.execute(store.db);
+  return res.rows.map((r) => ({ ...r, line_no: Number(r.line_no), dispatches: Number(r.dispatches) })).sort((a, b) => a.line_no - b.line_no);
+}
+
+/**
+ * Records, before a send, that `owner` hands the line to the provider (`dispatches + 1`), while it still
+ * holds the claim and the line was dispatched fewer than `maxDispatches` times; false otherwise (the
+ * line must not be sent). Committed before the request leaves, so a crash cannot lose the record.
+ */
+export async function markDispatched(store: Store, batchId: string, lineNo: number, owner: string, maxDispatches: number, now: number): Promise<boolean> {
+  const res = await store.db
+    .updateTable('batch_lines')
+    .set((eb) => ({ dispatches: eb('dispatches', '+', 1), dispatched_at: now }))
+    .where('batch_id', '=', batchId)
+    .where('line_no', '=', lineNo)
+    .where('owner', '=', owner)
+    .where('state', '=', 'running')
+    .where('dispatches', '<', maxDispatches)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
 }
 
 /** Renews the claims `owner` holds (a heartbeat, so live work is not taken over). */
@@ -137,7 +156,7 @@ export async function renewClaims(store: Store, owner: string, now: number): Pro
   await store.db.updateTable('batch_lines').set({ claimed_at: now }).where('owner', '=', owner).where('state', '=', 'running').execute();
 }
 
-/** Puts every running line back to pending (single-process SQLite start: nobody else can be running them). */
+/** Puts every running line back to pending (single-process SQLite start: nobody else can be running them); dispatch records stay. */
 export async function releaseAllClaims(store: Store): Promise<void> {
   await store.db.updateTable('batch_lines').set({ state: 'pending', owner: null, claimed_at: null }).where('state', '=', 'running').execute();
 }
