@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_KINDS, type StoreHandle } from '../../../test/helpers/stores.js';
 import type { BatchObject } from '../../spec/batches.js';
-import { claimLines, countLines, finishLine, getBatch, insertBatch, insertLines, leaseBatch, readLines, releaseAllClaims, renewClaims, transitionBatch, type BatchRow } from './batches.js';
+import { claimLines, countLines, finishLine, getBatch, insertBatch, insertLines, leaseBatch, markDispatched, readLines, releaseAllClaims, renewClaims, transitionBatch, type BatchRow } from './batches.js';
 
 function row(id: string, status: BatchRow['status'] = 'in_progress'): BatchRow {
   const batch = { id, object: 'batch', status, endpoint: '/v1/chat/completions', input_file_id: 'file-gwx', completion_window: 'immediate' } as BatchObject;
@@ -50,6 +50,25 @@ describe.each(STORE_KINDS)('batch repository on $name', (kind) => {
     expect(await transitionBatch(h.store, 'b2', ['in_progress'], cancelling, 5)).toBe(false);
     expect(await claimLines(h.store, 'b2', 'w', 10, 0, 5)).toEqual([]);
     expect((await getBatch(h.store, 'b2'))!.status).toBe('cancelling');
+  });
+
+  it('records dispatches durably, for the claim holder only and up to the bound; a re-claim reports them', async () => {
+    await insertBatch(h.store, row('b4'));
+    await insertLines(h.store, 'b4', [{ line_no: 1, custom_id: 'a', body: '{}' }]);
+    const [first] = await claimLines(h.store, 'b4', 'w1', 10, 0, 5);
+    expect(first).toMatchObject({ line_no: 1, dispatches: 0 });
+    expect(await markDispatched(h.store, 'b4', 1, 'w2', 2, 11)).toBe(false);
+    expect(await markDispatched(h.store, 'b4', 1, 'w1', 2, 11)).toBe(true);
+    // The worker dies; a restart (or a stale takeover) claims the line again and sees the earlier send.
+    await releaseAllClaims(h.store);
+    const [again] = await claimLines(h.store, 'b4', 'w3', 20, 0, 5);
+    expect(again).toMatchObject({ line_no: 1, dispatches: 1 });
+    expect(await markDispatched(h.store, 'b4', 1, 'w1', 2, 21)).toBe(false);
+    expect(await markDispatched(h.store, 'b4', 1, 'w3', 2, 21)).toBe(true);
+    expect(await markDispatched(h.store, 'b4', 1, 'w3', 2, 22)).toBe(false);
+    const stolen = await claimLines(h.store, 'b4', 'w4', 100, 50, 5);
+    expect(stolen).toMatchObject([{ line_no: 1, dispatches: 2 }]);
+    expect(await markDispatched(h.store, 'b4', 1, 'w4', 2, 101)).toBe(false);
   });
 
   it('leases a batch step to one owner until it expires', async () => {
