@@ -21,6 +21,7 @@ import {
   markDispatched,
   releaseAllClaims,
   releaseLine,
+  renewBatchLeases,
   renewClaims,
   transitionBatch,
   type BatchRow,
@@ -58,17 +59,20 @@ export const MAX_LINE_DISPATCHES = 2;
  * Runs gateway-managed batches in the background: validates input files into per-line rows, claims
  * lines (each once; PostgreSQL replicas share them through `FOR UPDATE SKIP LOCKED`), runs them through
  * the data plane with bounded concurrency, records each result durably, and finalises (output and
- * error files, counts, timestamps). Claims carry a heartbeat; a dead worker's claims go stale after
- * `leaseMs` and are run again by whoever is alive. A finished line is never run again. Each send is
- * recorded (`dispatches`) before it leaves and carries the line's `Idempotency-Key`, so a line whose
- * worker died mid-request is re-sent at most once ({@link MAX_LINE_DISPATCHES}).
+ * error files, counts, timestamps). Line claims and batch-step leases carry a heartbeat on its own
+ * timer (a long step never starves it, so a live worker's step is not taken over by another replica);
+ * a dead worker's claims and leases go stale after `leaseMs` and are taken over by whoever is alive.
+ * A finished line is never run again. Each send is recorded (`dispatches`) before it leaves and
+ * carries the line's `Idempotency-Key`, so a line whose worker died mid-request is re-sent at most
+ * once ({@link MAX_LINE_DISPATCHES}).
  */
 export class BatchWorker {
   readonly owner = `w_${randomId(12)}`;
   private timer?: NodeJS.Timeout;
   private ticking = false;
   private stopped = false;
-  private lastHeartbeat = 0;
+  private beat?: NodeJS.Timeout;
+  private beating = false;
   private readonly inflight = new Map<string, { promise: Promise<void>; abort: AbortController; batchId: string; lineNo: number }>();
 
   constructor(
@@ -81,6 +85,8 @@ export class BatchWorker {
   /** Starts the loop. On SQLite (one process) claims left by a previous run are released at once. */
   async start(): Promise<void> {
     if (this.deps.store.dialect === 'sqlite') await releaseAllClaims(this.deps.store);
+    this.beat = setInterval(() => void this.heartbeat(), Math.max(10, Math.floor(this.opts.leaseMs / 4)));
+    this.beat.unref();
     this.schedule(0);
   }
 
@@ -99,6 +105,7 @@ export class BatchWorker {
       for (const f of this.inflight.values()) f.abort.abort(new Error('gateway shutting down'));
       await all;
     }
+    if (this.beat) clearInterval(this.beat);
   }
 
   private schedule(ms: number): void {
@@ -112,7 +119,6 @@ export class BatchWorker {
     if (this.ticking || this.stopped) return;
     this.ticking = true;
     try {
-      await this.heartbeat();
       for (const { id, status } of await activeBatches(this.deps.store, ['validating', 'in_progress', 'finalizing', 'cancelling'])) {
         if (this.stopped) break;
         const row = await getBatch(this.deps.store, id);
@@ -135,11 +141,20 @@ export class BatchWorker {
     return this.deps.clock.now();
   }
 
+  /** Renews this worker's line claims and batch-step leases (every `leaseMs / 4`, whatever the loop is doing). */
   private async heartbeat(): Promise<void> {
-    const now = this.now();
-    if (now - this.lastHeartbeat < this.opts.leaseMs / 4) return;
-    this.lastHeartbeat = now;
-    await renewClaims(this.deps.store, this.owner, now);
+    if (this.beating) return;
+    this.beating = true;
+    try {
+      const now = this.now();
+      await renewClaims(this.deps.store, this.owner, now);
+      await renewBatchLeases(this.deps.store, this.owner, now + this.opts.leaseMs);
+    } catch (err) {
+      this.deps.metrics.warnings.inc({ component: 'batch-worker' });
+      this.deps.logger.warn({ err: (err as Error)?.message }, 'batch worker heartbeat failed');
+    } finally {
+      this.beating = false;
+    }
   }
 
   private lease(row: BatchRow, statuses: BatchStatus[]): Promise<boolean> {

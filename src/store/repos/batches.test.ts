@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_KINDS, type StoreHandle } from '../../../test/helpers/stores.js';
 import type { BatchObject } from '../../spec/batches.js';
-import { claimLines, countLines, finishLine, getBatch, insertBatch, insertLines, leaseBatch, markDispatched, readLines, releaseAllClaims, renewClaims, transitionBatch, type BatchRow } from './batches.js';
+import { claimLines, countLines, finishLine, getBatch, insertBatch, insertLines, leaseBatch, markDispatched, readLines, releaseAllClaims, renewBatchLeases, renewClaims, transitionBatch, type BatchRow } from './batches.js';
 
 function row(id: string, status: BatchRow['status'] = 'in_progress'): BatchRow {
   const batch = { id, object: 'batch', status, endpoint: '/v1/chat/completions', input_file_id: 'file-gwx', completion_window: 'immediate' } as BatchObject;
@@ -78,5 +78,10 @@ describe.each(STORE_KINDS)('batch repository on $name', (kind) => {
     expect(await leaseBatch(h.store, 'b3', ['finalizing'], 'a', 150, 250)).toBe(true);
     expect(await leaseBatch(h.store, 'b3', ['finalizing'], 'b', 300, 400)).toBe(true);
     expect(await leaseBatch(h.store, 'b3', ['in_progress'], 'b', 300, 400)).toBe(false);
+    // The holder's heartbeat extends the lease: nobody takes it over while it lives.
+    await renewBatchLeases(h.store, 'b', 700);
+    await renewBatchLeases(h.store, 'a', 5000);
+    expect(await leaseBatch(h.store, 'b3', ['finalizing'], 'a', 500, 600)).toBe(false);
+    expect(await leaseBatch(h.store, 'b3', ['finalizing'], 'a', 701, 800)).toBe(true);
   });
 });

@@ -95,6 +95,11 @@ export async function leaseBatch(store: Store, id: string, statuses: readonly Ba
   return Number(res.numUpdatedRows) > 0;
 }
 
+/** Extends every batch-step lease `owner` holds to `until` (the worker's heartbeat: a long step keeps its lease). */
+export async function renewBatchLeases(store: Store, owner: string, until: number): Promise<void> {
+  await store.db.updateTable('batches').set({ lease_until: until }).where('lease_owner', '=', owner).execute();
+}
+
 /** Ids and statuses of gateway-managed batches with work left. */
 export async function activeBatches(store: Store, statuses: readonly BatchStatus[]): Promise<Array<{ id: string; status: BatchStatus }>> {
   const rows = await store.db.selectFrom('batches').select(['id', 'status']).where('mode', '=', 'gateway').where('status', 'in', [...statuses]).orderBy('created_at').limit(100).execute();
