@@ -10,6 +10,7 @@ import type { GatewayDeps } from '../server/deps.js';
 import { getFile } from '../store/repos/files.js';
 import {
   activeBatches,
+  BatchLeaseLost,
   claimLines,
   countLines,
   countStaleRunning,
@@ -162,29 +163,34 @@ export class BatchWorker {
     return leaseBatch(this.deps.store, row.id, statuses, this.owner, now, now + this.opts.leaseMs);
   }
 
-  /** Reads and checks the input file into line rows; `in_progress` when valid, `failed` with `errors` otherwise. */
+  /**
+   * Reads and checks the input file into line rows; `in_progress` when valid, `failed` with `errors`
+   * otherwise. Every write is fenced by the step lease: once another replica took the step over, this
+   * one stops without touching its lines or the batch.
+   */
   private async validate(row: BatchRow): Promise<void> {
     if (!(await this.lease(row, ['validating']))) return;
     const store = this.deps.store;
-    await deleteLines(store, row.id);
+    if (!(await deleteLines(store, row.id, this.owner))) return;
     let result: Awaited<ReturnType<typeof validateBatchInput>>;
     try {
       const input = await this.openInput(row);
-      result = await validateBatchInput(input, row.batch.endpoint, (lines) => insertLines(store, row.id, lines));
+      result = await validateBatchInput(input, row.batch.endpoint, (lines) => insertLines(store, row.id, lines, this.owner));
     } catch (err) {
+      if (err instanceof BatchLeaseLost) return;
       const g = err instanceof GatewayError ? err : new GatewayError('internal_error', (err as Error)?.message);
       result = { total: 0, errors: [{ code: 'invalid_input_file', message: `The input file could not be read: ${g.message}`, param: 'input_file_id', line: null }] };
     }
     const now = this.now();
     if (result.errors.length > 0) {
-      await deleteLines(store, row.id);
+      if (!(await deleteLines(store, row.id, this.owner))) return;
       const batch: BatchObject = { ...row.batch, status: 'failed', failed_at: seconds(now), errors: { object: 'list', data: result.errors } };
-      await transitionBatch(store, row.id, ['validating'], batch, now);
+      await transitionBatch(store, row.id, ['validating'], batch, now, false, this.owner);
       return;
     }
     const batch: BatchObject = { ...row.batch, status: 'in_progress', in_progress_at: seconds(now), request_counts: { total: result.total, completed: 0, failed: 0 } };
     // A cancel during validation wins: the compare-and-set fails and the cancel step ends the batch.
-    await transitionBatch(store, row.id, ['validating'], batch, now);
+    await transitionBatch(store, row.id, ['validating'], batch, now, false, this.owner);
   }
 
   private async openInput(row: BatchRow): Promise<Readable> {

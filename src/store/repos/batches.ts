@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Store } from '../store.js';
-import type { BatchesTable, BatchLinesTable } from '../schema.js';
+import type { BatchesTable, BatchLinesTable, Database } from '../schema.js';
 import type { BatchObject, BatchStatus } from '../../spec/batches.js';
 
 /**
@@ -71,16 +71,40 @@ export async function listBatches(store: Store, workspaceId: string, after: stri
 
 /**
  * Writes a new status and batch object when the batch is still in one of `from` (a compare-and-set
- * transition); true when it applied. Clears the lease unless `keepLease`.
+ * transition) and, with `owner`, its step lease is still `owner`'s; true when it applied. Clears the
+ * lease unless `keepLease`.
  */
-export async function transitionBatch(store: Store, id: string, from: readonly BatchStatus[], batch: BatchObject, now: number, keepLease = false): Promise<boolean> {
-  const res = await store.db
+export async function transitionBatch(store: Store, id: string, from: readonly BatchStatus[], batch: BatchObject, now: number, keepLease = false, owner?: string): Promise<boolean> {
+  let q = store.db
     .updateTable('batches')
     .set({ status: batch.status, batch: JSON.stringify(batch), updated_at: now, ...(keepLease ? {} : { lease_owner: null, lease_until: null }) })
     .where('id', '=', id)
-    .where('status', 'in', [...from])
-    .executeTakeFirst();
+    .where('status', 'in', [...from]);
+  if (owner !== undefined) q = q.where('lease_owner', '=', owner);
+  const res = await q.executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
+}
+
+/** Thrown by a fenced write when the batch's step lease is no longer the writer's (another replica took the step over). */
+export class BatchLeaseLost extends Error {
+  constructor(id: string) {
+    super(`The lease of batch '${id}' was taken over.`);
+  }
+}
+
+/**
+ * Runs `write` in a transaction that first locks the batch row and checks `owner` still holds its step
+ * lease (PostgreSQL: `FOR UPDATE`, so a takeover waits for the write and the write after a takeover
+ * sees it); throws {@link BatchLeaseLost} otherwise.
+ */
+async function fenced<T>(store: Store, id: string, owner: string, write: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  return store.db.transaction().execute(async (trx) => {
+    let q = trx.selectFrom('batches').select('lease_owner').where('id', '=', id);
+    if (store.dialect === 'postgres') q = q.forUpdate();
+    const row = await q.executeTakeFirst();
+    if (row?.lease_owner !== owner) throw new BatchLeaseLost(id);
+    return write(trx);
+  });
 }
 
 /** Takes (or renews) the batch-level lease for a step (validation, finalisation) when it is free, expired or ours. */
@@ -106,17 +130,28 @@ export async function activeBatches(store: Store, statuses: readonly BatchStatus
   return rows.map((r) => ({ id: r.id, status: r.status as BatchStatus }));
 }
 
-/** Inserts validated input lines (chunked). */
-export async function insertLines(store: Store, batchId: string, lines: Array<{ line_no: number; custom_id: string; body: string }>): Promise<void> {
+/**
+ * Inserts validated input lines (chunked). With `owner`, each chunk is written only while `owner`
+ * holds the batch's step lease ({@link BatchLeaseLost} otherwise), so a validation taken over by
+ * another replica cannot add lines to the new one's.
+ */
+export async function insertLines(store: Store, batchId: string, lines: Array<{ line_no: number; custom_id: string; body: string }>, owner?: string): Promise<void> {
   for (let i = 0; i < lines.length; i += 200) {
     const rows: BatchLinesTable[] = lines.slice(i, i + 200).map((l) => ({ ...l, batch_id: batchId, state: 'pending', ok: null, result: null, owner: null, claimed_at: null, attempts: 0, finished_at: null, dispatches: 0, dispatched_at: null }));
-    await store.db.insertInto('batch_lines').values(rows).execute();
+    if (owner === undefined) await store.db.insertInto('batch_lines').values(rows).execute();
+    else await fenced(store, batchId, owner, (trx) => trx.insertInto('batch_lines').values(rows).execute());
   }
 }
 
-/** Removes every line of a batch (a validation that is restarted). */
-export async function deleteLines(store: Store, batchId: string): Promise<void> {
-  await store.db.deleteFrom('batch_lines').where('batch_id', '=', batchId).execute();
+/** Removes every line of a batch (a validation that is restarted or failed) while `owner` holds its step lease; false when it does not. */
+export async function deleteLines(store: Store, batchId: string, owner: string): Promise<boolean> {
+  try {
+    await fenced(store, batchId, owner, (trx) => trx.deleteFrom('batch_lines').where('batch_id', '=', batchId).execute());
+    return true;
+  } catch (err) {
+    if (err instanceof BatchLeaseLost) return false;
+    throw err;
+  }
 }
 
 /**

@@ -13,7 +13,7 @@ import { chatLines, jsonl, requestsPerLine, uploadInput, waitFor } from './batch
 let a: TestGateway;
 let b: TestGateway;
 let fake: FakeOpenAI;
-const LEASE_MS = 400;
+const LEASE_MS = 1000;
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({ apiKey: 'sk-fake' });
@@ -34,8 +34,8 @@ describe('batch leases across replicas', () => {
     const total = 12;
     const input = await uploadInput(a.openai(routed()), chatLines(total));
     fake.reset();
-    // The creation check reads the file at once; the worker's read of its content takes five leases.
-    fake.fail({}, { delayMs: LEASE_MS * 5 });
+    // The creation check reads the file at once; the worker's read of its content takes three leases.
+    fake.fail({}, { delayMs: LEASE_MS * 3 });
     const batch = await a.openai(routed()).batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' });
     const done = await waitFor(a.openai(routed()), batch.id, ['completed', 'failed'], 60_000);
     expect(done.status, JSON.stringify(done.errors)).toBe('completed');
