@@ -10,6 +10,7 @@ import type { GatewayDeps } from '../server/deps.js';
 import { getFile } from '../store/repos/files.js';
 import {
   activeBatches,
+  BatchLeaseLost,
   claimLines,
   countLines,
   countStaleRunning,
@@ -18,14 +19,17 @@ import {
   getBatch,
   insertLines,
   leaseBatch,
+  markDispatched,
   releaseAllClaims,
   releaseLine,
+  renewBatchLeases,
   renewClaims,
   transitionBatch,
   type BatchRow,
   type ClaimedLine,
 } from '../store/repos/batches.js';
-import { runBatchLine } from './run-batch-line.js';
+import { batchLineIdempotencyKey, type BatchLineDispatch } from './batch-line-dispatch.js';
+import { runBatchLine, type LineResult } from './run-batch-line.js';
 import { validateBatchInput } from './validate-batch-input.js';
 import { seconds } from './batch-view.js';
 import { writeBatchResults } from './write-batch-results.js';
@@ -47,18 +51,29 @@ export function batchWorkerOptions(env: NodeJS.ProcessEnv = process.env): BatchW
 }
 
 /**
+ * Most times one line is handed to the provider: its first send and one re-send when the worker that
+ * sent it died before recording the answer. A line found dispatched this often without a result fails.
+ */
+export const MAX_LINE_DISPATCHES = 2;
+
+/**
  * Runs gateway-managed batches in the background: validates input files into per-line rows, claims
  * lines (each once; PostgreSQL replicas share them through `FOR UPDATE SKIP LOCKED`), runs them through
  * the data plane with bounded concurrency, records each result durably, and finalises (output and
- * error files, counts, timestamps). Claims carry a heartbeat; a dead worker's claims go stale after
- * `leaseMs` and are run again by whoever is alive. A finished line is never run again.
+ * error files, counts, timestamps). Line claims and batch-step leases carry a heartbeat on its own
+ * timer (a long step never starves it, so a live worker's step is not taken over by another replica);
+ * a dead worker's claims and leases go stale after `leaseMs` and are taken over by whoever is alive.
+ * A finished line is never run again. Each send is recorded (`dispatches`) before it leaves and
+ * carries the line's `Idempotency-Key`, so a line whose worker died mid-request is re-sent at most
+ * once ({@link MAX_LINE_DISPATCHES}).
  */
 export class BatchWorker {
   readonly owner = `w_${randomId(12)}`;
   private timer?: NodeJS.Timeout;
   private ticking = false;
   private stopped = false;
-  private lastHeartbeat = 0;
+  private beat?: NodeJS.Timeout;
+  private beating = false;
   private readonly inflight = new Map<string, { promise: Promise<void>; abort: AbortController; batchId: string; lineNo: number }>();
 
   constructor(
@@ -71,6 +86,8 @@ export class BatchWorker {
   /** Starts the loop. On SQLite (one process) claims left by a previous run are released at once. */
   async start(): Promise<void> {
     if (this.deps.store.dialect === 'sqlite') await releaseAllClaims(this.deps.store);
+    this.beat = setInterval(() => void this.heartbeat(), Math.max(10, Math.floor(this.opts.leaseMs / 4)));
+    this.beat.unref();
     this.schedule(0);
   }
 
@@ -89,6 +106,7 @@ export class BatchWorker {
       for (const f of this.inflight.values()) f.abort.abort(new Error('gateway shutting down'));
       await all;
     }
+    if (this.beat) clearInterval(this.beat);
   }
 
   private schedule(ms: number): void {
@@ -102,7 +120,6 @@ export class BatchWorker {
     if (this.ticking || this.stopped) return;
     this.ticking = true;
     try {
-      await this.heartbeat();
       for (const { id, status } of await activeBatches(this.deps.store, ['validating', 'in_progress', 'finalizing', 'cancelling'])) {
         if (this.stopped) break;
         const row = await getBatch(this.deps.store, id);
@@ -125,11 +142,20 @@ export class BatchWorker {
     return this.deps.clock.now();
   }
 
+  /** Renews this worker's line claims and batch-step leases (every `leaseMs / 4`, whatever the loop is doing). */
   private async heartbeat(): Promise<void> {
-    const now = this.now();
-    if (now - this.lastHeartbeat < this.opts.leaseMs / 4) return;
-    this.lastHeartbeat = now;
-    await renewClaims(this.deps.store, this.owner, now);
+    if (this.beating) return;
+    this.beating = true;
+    try {
+      const now = this.now();
+      await renewClaims(this.deps.store, this.owner, now);
+      await renewBatchLeases(this.deps.store, this.owner, now + this.opts.leaseMs);
+    } catch (err) {
+      this.deps.metrics.warnings.inc({ component: 'batch-worker' });
+      this.deps.logger.warn({ err: (err as Error)?.message }, 'batch worker heartbeat failed');
+    } finally {
+      this.beating = false;
+    }
   }
 
   private lease(row: BatchRow, statuses: BatchStatus[]): Promise<boolean> {
@@ -137,29 +163,34 @@ export class BatchWorker {
     return leaseBatch(this.deps.store, row.id, statuses, this.owner, now, now + this.opts.leaseMs);
   }
 
-  /** Reads and checks the input file into line rows; `in_progress` when valid, `failed` with `errors` otherwise. */
+  /**
+   * Reads and checks the input file into line rows; `in_progress` when valid, `failed` with `errors`
+   * otherwise. Every write is fenced by the step lease: once another replica took the step over, this
+   * one stops without touching its lines or the batch.
+   */
   private async validate(row: BatchRow): Promise<void> {
     if (!(await this.lease(row, ['validating']))) return;
     const store = this.deps.store;
-    await deleteLines(store, row.id);
+    if (!(await deleteLines(store, row.id, this.owner))) return;
     let result: Awaited<ReturnType<typeof validateBatchInput>>;
     try {
       const input = await this.openInput(row);
-      result = await validateBatchInput(input, row.batch.endpoint, (lines) => insertLines(store, row.id, lines));
+      result = await validateBatchInput(input, row.batch.endpoint, (lines) => insertLines(store, row.id, lines, this.owner));
     } catch (err) {
+      if (err instanceof BatchLeaseLost) return;
       const g = err instanceof GatewayError ? err : new GatewayError('internal_error', (err as Error)?.message);
       result = { total: 0, errors: [{ code: 'invalid_input_file', message: `The input file could not be read: ${g.message}`, param: 'input_file_id', line: null }] };
     }
     const now = this.now();
     if (result.errors.length > 0) {
-      await deleteLines(store, row.id);
+      if (!(await deleteLines(store, row.id, this.owner))) return;
       const batch: BatchObject = { ...row.batch, status: 'failed', failed_at: seconds(now), errors: { object: 'list', data: result.errors } };
-      await transitionBatch(store, row.id, ['validating'], batch, now);
+      await transitionBatch(store, row.id, ['validating'], batch, now, false, this.owner);
       return;
     }
     const batch: BatchObject = { ...row.batch, status: 'in_progress', in_progress_at: seconds(now), request_counts: { total: result.total, completed: 0, failed: 0 } };
     // A cancel during validation wins: the compare-and-set fails and the cancel step ends the batch.
-    await transitionBatch(store, row.id, ['validating'], batch, now);
+    await transitionBatch(store, row.id, ['validating'], batch, now, false, this.owner);
   }
 
   private async openInput(row: BatchRow): Promise<Readable> {
@@ -201,7 +232,10 @@ export class BatchWorker {
     const slot = `${row.id}:${line.line_no}`;
     const promise = (async () => {
       try {
-        const result = await runBatchLine(this.deps, { workspaceId: row.workspace_id, route: row.route, key, endpoint: row.batch.endpoint, customId: line.custom_id, body: JSON.parse(line.body), signal: abort.signal });
+        const result =
+          line.dispatches >= MAX_LINE_DISPATCHES
+            ? interruptedLine(row.id, line)
+            : await runBatchLine(this.deps, { workspaceId: row.workspace_id, route: row.route, key, endpoint: row.batch.endpoint, customId: line.custom_id, body: JSON.parse(line.body), signal: abort.signal, dispatch: this.dispatchOf(row.id, line.line_no) });
         if (abort.signal.aborted) await releaseLine(this.deps.store, row.id, line.line_no, this.owner);
         else await finishLine(this.deps.store, row.id, line.line_no, this.owner, result.ok, JSON.stringify(result.line), this.now());
       } catch (err) {
@@ -212,6 +246,17 @@ export class BatchWorker {
       }
     })();
     this.inflight.set(slot, { promise, abort, batchId: row.id, lineNo: line.line_no });
+  }
+
+  /** Records each send of a line before it leaves (once per run); refuses when the claim was lost or the bound reached. */
+  private dispatchOf(batchId: string, lineNo: number): BatchLineDispatch {
+    let marked: Promise<void> | undefined;
+    const mark = async () => {
+      if (!(await markDispatched(this.deps.store, batchId, lineNo, this.owner, MAX_LINE_DISPATCHES, this.now()))) {
+        throw new GatewayError('conflict', 'This batch line is no longer held by this worker or was already sent as often as allowed; it was not sent.');
+      }
+    };
+    return { idempotencyKey: batchLineIdempotencyKey(batchId, lineNo), dispatch: () => (marked ??= mark()) };
   }
 
   /** Writes the result files and ends the batch: `completed`, or `expired` (unfinished lines get `batch_expired` errors). */
@@ -257,4 +302,10 @@ export class BatchWorker {
   private async staleRunning(row: BatchRow): Promise<number> {
     return countStaleRunning(this.deps.store, row.id, this.now() - this.opts.leaseMs);
   }
+}
+
+/** The error answer of a line whose sends were all interrupted by a dying worker: it is not sent again. */
+function interruptedLine(batchId: string, line: ClaimedLine): LineResult {
+  const message = `The gateway stopped ${line.dispatches} times while this request was in flight, so it was not sent again (the provider may have run it; requests carried Idempotency-Key '${batchLineIdempotencyKey(batchId, line.line_no)}').`;
+  return { ok: false, line: { id: `batch_req_${batchId}_${line.line_no}`, custom_id: line.custom_id, response: null, error: { code: 'batch_line_interrupted', message } } };
 }

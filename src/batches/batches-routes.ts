@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -11,6 +12,7 @@ import { BATCH_ENDPOINTS, type BatchObject, type CursorList } from '../spec/batc
 import type { GatewayDeps } from '../server/deps.js';
 import { requireScope } from '../server/middleware/auth/auth.js';
 import { getBatch, insertBatch, listBatches, transitionBatch } from '../store/repos/batches.js';
+import { getFile } from '../store/repos/files.js';
 import { captureRoute } from './capture-route.js';
 import { seconds, TERMINAL, viewBatch } from './batch-view.js';
 
@@ -41,6 +43,32 @@ export function checkMetadata(metadata: Record<string, string> | null | undefine
 
 async function relay(reply: FastifyReply, res: Awaited<ReturnType<ResourceForwarder['send']>>): Promise<FastifyReply> {
   return reply.code(res.status).header('content-type', 'application/json').send(await res.body.text());
+}
+
+/**
+ * The input file of a gateway-managed batch must exist for the creating workspace, checked at creation
+ * (404 `not_found`, param `input_file_id`) rather than failing the batch later: a gateway file of this
+ * workspace with purpose `batch`, or a file the named provider's Files API knows (its other errors are kept).
+ */
+async function checkInputFile(deps: GatewayDeps, files: GatewayFiles, forwarder: ResourceForwarder, headers: IncomingHttpHeaders, ws: string, fileId: string): Promise<void> {
+  const missing = (provider?: string) => new GatewayError('not_found', `No such file: '${fileId}'.`, { param: 'input_file_id', provider });
+  if (isGatewayFileId(fileId)) {
+    const file = await files.get(ws, fileId).catch((err: unknown) => {
+      if (err instanceof GatewayError && err.code === 'not_found') throw missing();
+      throw err;
+    });
+    if (file.purpose !== 'batch') throw new GatewayError('invalid_request', `File '${file.id}' was uploaded with purpose '${file.purpose}', not 'batch'.`, { param: 'input_file_id' });
+    return;
+  }
+  const rt = resolveResourceTarget(deps, headers, ws, 'files', await getFile(deps.store, fileId, ws));
+  if (!rt?.api) throw missing();
+  try {
+    const res = await forwarder.send(rt, { method: 'GET', path: `/files/${encodeURIComponent(fileId)}` });
+    await res.body.text();
+  } catch (err) {
+    if (err instanceof GatewayError && err.status === 404) throw missing(rt.adapter.name);
+    throw err;
+  }
 }
 
 /**
@@ -81,11 +109,7 @@ export function registerBatchesRoutes(app: FastifyInstance, deps: GatewayDeps, o
       }
       return reply.code(res.status).header('content-type', 'application/json').send(text);
     }
-    if (isGatewayFileId(body.input_file_id)) {
-      const file = await files.get(ws, body.input_file_id).catch(() => undefined);
-      if (!file) throw new GatewayError('invalid_request', `No such file: '${body.input_file_id}'.`, { param: 'input_file_id' });
-      if (file.purpose !== 'batch') throw new GatewayError('invalid_request', `File '${file.id}' was uploaded with purpose '${file.purpose}', not 'batch'.`, { param: 'input_file_id' });
-    }
+    await checkInputFile(deps, files, forwarder, request.headers, ws, body.input_file_id);
     const now = deps.clock.now();
     const batch: BatchObject = {
       id: prefixedId('batch_gw', 22),

@@ -16,6 +16,7 @@ import { readGatewayHeaders } from '../server/data-plane/read-gateway-headers.js
 import { recordCompletion } from '../server/data-plane/record-completion.js';
 import { resolveConfig } from '../server/data-plane/resolve-config.js';
 import type { BatchRoute } from '../store/repos/batches.js';
+import { batchLineLocals, type BatchLineDispatch } from './batch-line-dispatch.js';
 
 const HEADER_ONLY: CompiledNode = compileConfig({}).root;
 
@@ -36,9 +37,11 @@ export interface LineResult {
  * Runs one batch line through the gateway's own data plane, exactly as a request with the batch
  * creator's headers would go: config resolution, request-level hooks (limits, guardrails, prompts),
  * the routing engine (retries, fallbacks, cache, circuit breakers), then accounting and the request log.
+ * `dispatch` goes with it to the batches interceptor: the send is recorded before it leaves and every
+ * provider call carries the line's `Idempotency-Key`.
  * Never throws: a failure becomes the line's error answer (`response.status_code` and the error body).
  */
-export async function runBatchLine(deps: GatewayDeps, args: { workspaceId: string; route: BatchRoute; key: AuthKey | undefined; endpoint: string; customId: string; body: Record<string, unknown>; signal: AbortSignal }): Promise<LineResult> {
+export async function runBatchLine(deps: GatewayDeps, args: { workspaceId: string; route: BatchRoute; key: AuthKey | undefined; endpoint: string; customId: string; body: Record<string, unknown>; signal: AbortSignal; dispatch: BatchLineDispatch }): Promise<LineResult> {
   const requestId = prefixedId('req_', 24);
   const ctx = { requestId, traceId: requestId, startedAt: Date.now(), key: args.key, organisationId: args.route.organisation_id, workspaceId: args.workspaceId };
   const trace: RouteTrace = { retries: 0, attempts: [] };
@@ -53,7 +56,7 @@ export async function runBatchLine(deps: GatewayDeps, args: { workspaceId: strin
     headers,
     config: null,
     responseHeaders: {},
-    locals: { batch: true },
+    locals: batchLineLocals(args.dispatch),
   };
   const id = prefixedId('batch_req_', 24);
   try {

@@ -232,6 +232,9 @@ export interface BatchLinesTable {
   claimed_at: number | null;
   attempts: number;
   finished_at: number | null;
+  /** Times the line was handed to the provider (migration 0009); bounded across crashes. */
+  dispatches: number;
+  dispatched_at: number | null;
 }
 
 /** One cached answer (PostgreSQL cache store): its JSON bytes and stored/expiry times (ms). */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_KINDS, type StoreHandle } from '../../../test/helpers/stores.js';
 import type { BatchObject } from '../../spec/batches.js';
-import { claimLines, countLines, finishLine, getBatch, insertBatch, insertLines, leaseBatch, readLines, releaseAllClaims, renewClaims, transitionBatch, type BatchRow } from './batches.js';
+import { BatchLeaseLost, claimLines, countLines, deleteLines, finishLine, getBatch, insertBatch, insertLines, leaseBatch, markDispatched, readLines, releaseAllClaims, renewBatchLeases, renewClaims, transitionBatch, type BatchRow } from './batches.js';
 
 function row(id: string, status: BatchRow['status'] = 'in_progress'): BatchRow {
   const batch = { id, object: 'batch', status, endpoint: '/v1/chat/completions', input_file_id: 'file-gwx', completion_window: 'immediate' } as BatchObject;
@@ -52,6 +52,42 @@ describe.each(STORE_KINDS)('batch repository on $name', (kind) => {
     expect((await getBatch(h.store, 'b2'))!.status).toBe('cancelling');
   });
 
+  it('records dispatches durably, for the claim holder only and up to the bound; a re-claim reports them', async () => {
+    await insertBatch(h.store, row('b4'));
+    await insertLines(h.store, 'b4', [{ line_no: 1, custom_id: 'a', body: '{}' }]);
+    const [first] = await claimLines(h.store, 'b4', 'w1', 10, 0, 5);
+    expect(first).toMatchObject({ line_no: 1, dispatches: 0 });
+    expect(await markDispatched(h.store, 'b4', 1, 'w2', 2, 11)).toBe(false);
+    expect(await markDispatched(h.store, 'b4', 1, 'w1', 2, 11)).toBe(true);
+    // The worker dies; a restart (or a stale takeover) claims the line again and sees the earlier send.
+    await releaseAllClaims(h.store);
+    const [again] = await claimLines(h.store, 'b4', 'w3', 20, 0, 5);
+    expect(again).toMatchObject({ line_no: 1, dispatches: 1 });
+    expect(await markDispatched(h.store, 'b4', 1, 'w1', 2, 21)).toBe(false);
+    expect(await markDispatched(h.store, 'b4', 1, 'w3', 2, 21)).toBe(true);
+    expect(await markDispatched(h.store, 'b4', 1, 'w3', 2, 22)).toBe(false);
+    const stolen = await claimLines(h.store, 'b4', 'w4', 100, 50, 5);
+    expect(stolen).toMatchObject([{ line_no: 1, dispatches: 2 }]);
+    expect(await markDispatched(h.store, 'b4', 1, 'w4', 2, 101)).toBe(false);
+  });
+
+  it('fences validation writes by the step lease: a replica that lost it neither adds nor removes lines nor moves the batch', async () => {
+    await insertBatch(h.store, row('b5', 'validating'));
+    expect(await leaseBatch(h.store, 'b5', ['validating'], 'a', 100, 200)).toBe(true);
+    await insertLines(h.store, 'b5', [{ line_no: 1, custom_id: 'a1', body: '{}' }], 'a');
+    // b takes the step over after a's lease expired.
+    expect(await leaseBatch(h.store, 'b5', ['validating'], 'b', 300, 400)).toBe(true);
+    expect(await deleteLines(h.store, 'b5', 'a')).toBe(false);
+    expect(await deleteLines(h.store, 'b5', 'b')).toBe(true);
+    await insertLines(h.store, 'b5', [{ line_no: 1, custom_id: 'b1', body: '{}' }], 'b');
+    await expect(insertLines(h.store, 'b5', [{ line_no: 2, custom_id: 'a2', body: '{}' }], 'a')).rejects.toBeInstanceOf(BatchLeaseLost);
+    const failed = { ...row('b5').batch, status: 'failed' as const };
+    expect(await transitionBatch(h.store, 'b5', ['validating'], failed, 500, false, 'a')).toBe(false);
+    expect((await readLines(h.store, 'b5', 0, 10)).map((l) => l.custom_id)).toEqual(['b1']);
+    const running = { ...row('b5').batch, status: 'in_progress' as const };
+    expect(await transitionBatch(h.store, 'b5', ['validating'], running, 500, false, 'b')).toBe(true);
+  });
+
   it('leases a batch step to one owner until it expires', async () => {
     await insertBatch(h.store, row('b3', 'finalizing'));
     expect(await leaseBatch(h.store, 'b3', ['finalizing'], 'a', 100, 200)).toBe(true);
@@ -59,5 +95,10 @@ describe.each(STORE_KINDS)('batch repository on $name', (kind) => {
     expect(await leaseBatch(h.store, 'b3', ['finalizing'], 'a', 150, 250)).toBe(true);
     expect(await leaseBatch(h.store, 'b3', ['finalizing'], 'b', 300, 400)).toBe(true);
     expect(await leaseBatch(h.store, 'b3', ['in_progress'], 'b', 300, 400)).toBe(false);
+    // The holder's heartbeat extends the lease: nobody takes it over while it lives.
+    await renewBatchLeases(h.store, 'b', 700);
+    await renewBatchLeases(h.store, 'a', 5000);
+    expect(await leaseBatch(h.store, 'b3', ['finalizing'], 'a', 500, 600)).toBe(false);
+    expect(await leaseBatch(h.store, 'b3', ['finalizing'], 'a', 701, 800)).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Store } from '../store.js';
-import type { BatchesTable, BatchLinesTable } from '../schema.js';
+import type { BatchesTable, BatchLinesTable, Database } from '../schema.js';
 import type { BatchObject, BatchStatus } from '../../spec/batches.js';
 
 /**
@@ -29,11 +29,12 @@ export interface BatchRow {
   updated_at: number;
 }
 
-/** A claimed input line. */
+/** A claimed input line, with the times it was already handed to the provider (by this or a dead worker). */
 export interface ClaimedLine {
   line_no: number;
   custom_id: string;
   body: string;
+  dispatches: number;
 }
 
 /** Line counts of a batch by state and result. */
@@ -70,16 +71,40 @@ export async function listBatches(store: Store, workspaceId: string, after: stri
 
 /**
  * Writes a new status and batch object when the batch is still in one of `from` (a compare-and-set
- * transition); true when it applied. Clears the lease unless `keepLease`.
+ * transition) and, with `owner`, its step lease is still `owner`'s; true when it applied. Clears the
+ * lease unless `keepLease`.
  */
-export async function transitionBatch(store: Store, id: string, from: readonly BatchStatus[], batch: BatchObject, now: number, keepLease = false): Promise<boolean> {
-  const res = await store.db
+export async function transitionBatch(store: Store, id: string, from: readonly BatchStatus[], batch: BatchObject, now: number, keepLease = false, owner?: string): Promise<boolean> {
+  let q = store.db
     .updateTable('batches')
     .set({ status: batch.status, batch: JSON.stringify(batch), updated_at: now, ...(keepLease ? {} : { lease_owner: null, lease_until: null }) })
     .where('id', '=', id)
-    .where('status', 'in', [...from])
-    .executeTakeFirst();
+    .where('status', 'in', [...from]);
+  if (owner !== undefined) q = q.where('lease_owner', '=', owner);
+  const res = await q.executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
+}
+
+/** Thrown by a fenced write when the batch's step lease is no longer the writer's (another replica took the step over). */
+export class BatchLeaseLost extends Error {
+  constructor(id: string) {
+    super(`The lease of batch '${id}' was taken over.`);
+  }
+}
+
+/**
+ * Runs `write` in a transaction that first locks the batch row and checks `owner` still holds its step
+ * lease (PostgreSQL: `FOR UPDATE`, so a takeover waits for the write and the write after a takeover
+ * sees it); throws {@link BatchLeaseLost} otherwise.
+ */
+async function fenced<T>(store: Store, id: string, owner: string, write: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  return store.db.transaction().execute(async (trx) => {
+    let q = trx.selectFrom('batches').select('lease_owner').where('id', '=', id);
+    if (store.dialect === 'postgres') q = q.forUpdate();
+    const row = await q.executeTakeFirst();
+    if (row?.lease_owner !== owner) throw new BatchLeaseLost(id);
+    return write(trx);
+  });
 }
 
 /** Takes (or renews) the batch-level lease for a step (validation, finalisation) when it is free, expired or ours. */
@@ -94,23 +119,39 @@ export async function leaseBatch(store: Store, id: string, statuses: readonly Ba
   return Number(res.numUpdatedRows) > 0;
 }
 
+/** Extends every batch-step lease `owner` holds to `until` (the worker's heartbeat: a long step keeps its lease). */
+export async function renewBatchLeases(store: Store, owner: string, until: number): Promise<void> {
+  await store.db.updateTable('batches').set({ lease_until: until }).where('lease_owner', '=', owner).execute();
+}
+
 /** Ids and statuses of gateway-managed batches with work left. */
 export async function activeBatches(store: Store, statuses: readonly BatchStatus[]): Promise<Array<{ id: string; status: BatchStatus }>> {
   const rows = await store.db.selectFrom('batches').select(['id', 'status']).where('mode', '=', 'gateway').where('status', 'in', [...statuses]).orderBy('created_at').limit(100).execute();
   return rows.map((r) => ({ id: r.id, status: r.status as BatchStatus }));
 }
 
-/** Inserts validated input lines (chunked). */
-export async function insertLines(store: Store, batchId: string, lines: Array<{ line_no: number; custom_id: string; body: string }>): Promise<void> {
+/**
+ * Inserts validated input lines (chunked). With `owner`, each chunk is written only while `owner`
+ * holds the batch's step lease ({@link BatchLeaseLost} otherwise), so a validation taken over by
+ * another replica cannot add lines to the new one's.
+ */
+export async function insertLines(store: Store, batchId: string, lines: Array<{ line_no: number; custom_id: string; body: string }>, owner?: string): Promise<void> {
   for (let i = 0; i < lines.length; i += 200) {
-    const rows: BatchLinesTable[] = lines.slice(i, i + 200).map((l) => ({ ...l, batch_id: batchId, state: 'pending', ok: null, result: null, owner: null, claimed_at: null, attempts: 0, finished_at: null }));
-    await store.db.insertInto('batch_lines').values(rows).execute();
+    const rows: BatchLinesTable[] = lines.slice(i, i + 200).map((l) => ({ ...l, batch_id: batchId, state: 'pending', ok: null, result: null, owner: null, claimed_at: null, attempts: 0, finished_at: null, dispatches: 0, dispatched_at: null }));
+    if (owner === undefined) await store.db.insertInto('batch_lines').values(rows).execute();
+    else await fenced(store, batchId, owner, (trx) => trx.insertInto('batch_lines').values(rows).execute());
   }
 }
 
-/** Removes every line of a batch (a validation that is restarted). */
-export async function deleteLines(store: Store, batchId: string): Promise<void> {
-  await store.db.deleteFrom('batch_lines').where('batch_id', '=', batchId).execute();
+/** Removes every line of a batch (a validation that is restarted or failed) while `owner` holds its step lease; false when it does not. */
+export async function deleteLines(store: Store, batchId: string, owner: string): Promise<boolean> {
+  try {
+    await fenced(store, batchId, owner, (trx) => trx.deleteFrom('batch_lines').where('batch_id', '=', batchId).execute());
+    return true;
+  } catch (err) {
+    if (err instanceof BatchLeaseLost) return false;
+    throw err;
+  }
 }
 
 /**
@@ -128,8 +169,26 @@ export async function claimLines(store: Store, batchId: string, owner: string, n
         and exists (select 1 from batches where batches.id = ${batchId} and batches.status = 'in_progress')
       order by line_no limit ${n} ${lock}
     )
-    returning line_no, custom_id, body`.execute(store.db);
-  return res.rows.map((r) => ({ ...r, line_no: Number(r.line_no) })).sort((a, b) => a.line_no - b.line_no);
+    returning line_no, custom_id, body, dispatches`.execute(store.db);
+  return res.rows.map((r) => ({ ...r, line_no: Number(r.line_no), dispatches: Number(r.dispatches) })).sort((a, b) => a.line_no - b.line_no);
+}
+
+/**
+ * Records, before a send, that `owner` hands the line to the provider (`dispatches + 1`), while it still
+ * holds the claim and the line was dispatched fewer than `maxDispatches` times; false otherwise (the
+ * line must not be sent). Committed before the request leaves, so a crash cannot lose the record.
+ */
+export async function markDispatched(store: Store, batchId: string, lineNo: number, owner: string, maxDispatches: number, now: number): Promise<boolean> {
+  const res = await store.db
+    .updateTable('batch_lines')
+    .set((eb) => ({ dispatches: eb('dispatches', '+', 1), dispatched_at: now }))
+    .where('batch_id', '=', batchId)
+    .where('line_no', '=', lineNo)
+    .where('owner', '=', owner)
+    .where('state', '=', 'running')
+    .where('dispatches', '<', maxDispatches)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
 }
 
 /** Renews the claims `owner` holds (a heartbeat, so live work is not taken over). */
@@ -137,7 +196,7 @@ export async function renewClaims(store: Store, owner: string, now: number): Pro
   await store.db.updateTable('batch_lines').set({ claimed_at: now }).where('owner', '=', owner).where('state', '=', 'running').execute();
 }
 
-/** Puts every running line back to pending (single-process SQLite start: nobody else can be running them). */
+/** Puts every running line back to pending (single-process SQLite start: nobody else can be running them); dispatch records stay. */
 export async function releaseAllClaims(store: Store): Promise<void> {
   await store.db.updateTable('batch_lines').set({ state: 'pending', owner: null, claimed_at: null }).where('state', '=', 'running').execute();
 }

@@ -3,6 +3,7 @@ import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { CAPABILITIES } from '../../../src/server/capabilities.js';
 import { batchesCapability } from '../../../src/batches/batches-capability.js';
+import { uuid } from '../../../src/lib/ids.js';
 import { chatLines, jsonl, requestsPerLine, uploadInput, waitFor } from './batch-helpers.js';
 
 let gw: TestGateway;
@@ -52,6 +53,10 @@ describe('gateway-managed batches', () => {
     counts.delete('other');
     expect(counts.size).toBe(997);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    // Each send carries its line's Idempotency-Key (batch id and input line number).
+    const keys = fake.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.headers['idempotency-key']);
+    expect(new Set(keys).size).toBe(1000);
+    expect(keys.every((k) => typeof k === 'string' && /^batch_gw\w+:\d+$/.test(k) && k.startsWith(`${created.id}:`))).toBe(true);
   }, 180_000);
 
   it('fails a batch whose input is invalid, naming the lines', async () => {
@@ -121,6 +126,38 @@ describe('gateway-managed batches', () => {
     expect(all.slice(0, 3)).toEqual([ids[2], ids[1], ids[0]]);
   });
 
+  it('refuses at creation (404) an input file that does not exist or belongs to another workspace, creating no batch', async () => {
+    const deps = gw.gateway.deps;
+    const now = Date.now();
+    const org = deps.runtime.current.workspacesById.get(deps.runtime.current.defaultWorkspaceId)!.organisation_id;
+    const wsId = uuid();
+    await deps.store.db.insertInto('workspaces').values({ id: wsId, organisation_id: org, name: 'Batches B', slug: `batches-b-${wsId.slice(0, 8)}`, status: 'active', settings: '{}', created_at: now, updated_at: now }).execute();
+    await deps.runtime.changed();
+    const created = await gw.fetch('/v1/api-keys', { method: 'POST', body: JSON.stringify({ name: 'ws-b', type: 'workspace-service', workspace_id: wsId }) });
+    expect(created.status).toBe(201);
+    const otherKey = ((await created.json()) as { key: string }).key;
+    const theirs = await uploadInput(gw.openai({ 'x-gateway-api-key': otherKey }), chatLines(1));
+    const before = (await gw.openai().batches.list({ limit: 100 })).data.length;
+    const base = { endpoint: '/v1/chat/completions', completion_window: 'immediate' };
+    const cases: Array<[string, Record<string, string>]> = [
+      ['file-gwnope', headers()],
+      [theirs, headers()],
+      // Not a gateway file and no provider that could hold it.
+      ['file-abc123', {}],
+      // A provider with a Files API that does not know the file.
+      ['file-abc123', headers()],
+    ];
+    for (const [input_file_id, h] of cases) {
+      const r = await gw.fetch('/v1/batches', { method: 'POST', headers: h, body: JSON.stringify({ ...base, input_file_id }) });
+      expect(r.status, input_file_id).toBe(404);
+      expect(((await r.json()) as any).error).toMatchObject({ type: 'not_found_error', code: 'not_found', param: 'input_file_id' });
+    }
+    expect((await gw.openai().batches.list({ limit: 100 })).data.length).toBe(before);
+    // The owner of the file can use it.
+    const own = await gw.fetch('/v1/batches', { method: 'POST', headers: { ...headers(), 'x-gateway-api-key': otherKey }, body: JSON.stringify({ ...base, input_file_id: theirs }) });
+    expect(own.status).toBe(200);
+  });
+
   it('refuses bad inputs in the error shape', async () => {
     const input = await uploadInput(gw.openai(), chatLines(1));
     const post = (body: unknown) => gw.fetch('/v1/batches', { method: 'POST', body: JSON.stringify(body) });
@@ -132,7 +169,6 @@ describe('gateway-managed batches', () => {
       [{ ...base, metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) }, 400, 'metadata'],
       [{ ...base, metadata: { ['k'.repeat(65)]: 'v' } }, 400, `metadata.${'k'.repeat(65)}`],
       [{ ...base, metadata: { k: 'v'.repeat(513) } }, 400, 'metadata.k'],
-      [{ ...base, input_file_id: 'file-gwnope' }, 400, 'input_file_id'],
     ];
     for (const [body, status, param] of cases) {
       const r = await post(body);
@@ -141,6 +177,10 @@ describe('gateway-managed batches', () => {
       expect(e.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param });
     }
     expect((await gw.fetch('/v1/batches?limit=101')).status).toBe(400);
+    const fileOfOtherPurpose = (await gw.openai().files.create({ file: new File(['{}'], 'x.jsonl'), purpose: 'fine-tune' })).id;
+    const wrongPurpose = await post({ ...base, input_file_id: fileOfOtherPurpose });
+    expect(wrongPurpose.status).toBe(400);
+    expect(((await wrongPurpose.json()) as any).error).toMatchObject({ code: 'invalid_request', param: 'input_file_id' });
     const r404 = await gw.fetch('/v1/batches/batch_gwnope');
     expect(r404.status).toBe(404);
     expect(((await r404.json()) as any).error).toMatchObject({ code: 'not_found', param: 'batch_id' });
