@@ -1,3 +1,4 @@
+import { readBodyText } from '../lib/http-client.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -42,7 +43,7 @@ export function checkMetadata(metadata: Record<string, string> | null | undefine
 }
 
 async function relay(reply: FastifyReply, res: Awaited<ReturnType<ResourceForwarder['send']>>): Promise<FastifyReply> {
-  return reply.code(res.status).header('content-type', 'application/json').send(await res.body.text());
+  return reply.code(res.status).header('content-type', 'application/json').send(await readBodyText(res));
 }
 
 /**
@@ -64,7 +65,7 @@ async function checkInputFile(deps: GatewayDeps, files: GatewayFiles, forwarder:
   if (!rt?.api) throw missing();
   try {
     const res = await forwarder.send(rt, { method: 'GET', path: `/files/${encodeURIComponent(fileId)}` });
-    await res.body.text();
+    await readBodyText(res);
   } catch (err) {
     if (err instanceof GatewayError && err.status === 404) throw missing(rt.adapter.name);
     throw err;
@@ -88,7 +89,7 @@ export function registerBatchesRoutes(app: FastifyInstance, deps: GatewayDeps, o
     const rt = resolveResourceTarget(deps, request.headers, ws, 'batches');
     if (body.completion_window === '24h' && rt?.api && !isGatewayFileId(body.input_file_id)) {
       const res = await forwarder.send(rt, { method: 'POST', path: '/batches', body: JSON.stringify(body), contentType: 'application/json' });
-      const text = await res.body.text();
+      const text = await readBodyText(res);
       const obj = JSON.parse(text) as Record<string, unknown>;
       if (isObject(obj) && typeof obj.id === 'string') {
         const now = deps.clock.now();

@@ -1,3 +1,4 @@
+import { readBodyText } from '../lib/http-client.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Clock } from '../lib/clock.js';
 import type { HttpClient } from '../lib/http-client.js';
@@ -30,7 +31,7 @@ export async function embedText(
   const req = { model, input: text };
   const upstream = await endpoint.buildRequest(req, ctx);
   const res = await deps.http.send({ ...upstream, signal }, adapter.name);
-  const body = await res.body.text();
+  const body = await readBodyText(res, adapter.name);
   if (res.status < 200 || res.status >= 300) throw adapter.mapError(res.status, body, res.headers);
   const parsed = tryParseJson(body);
   if (parsed === undefined) throw new GatewayError('provider_error', 'The embeddings answer is not JSON.', { provider: adapter.name, status: 502 });

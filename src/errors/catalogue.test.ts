@@ -29,6 +29,22 @@ describe('error catalogue', () => {
     expect(toGatewayError({ code: 'FST_ERR_MAX_PARAM_LENGTH', statusCode: 414 }).code).toBe('uri_too_long');
     expect(toGatewayError({ code: 'HPE_HEADER_OVERFLOW' }).status).toBe(431);
     expect(toGatewayError({ code: 'HPE_INVALID_METHOD' }).status).toBe(400);
+    let overflow: unknown;
+    const recurse = (n: number): number => recurse(n + 1) + 1;
+    try {
+      recurse(0);
+    } catch (err) {
+      overflow = err;
+    }
+    expect(toGatewayError(overflow)).toMatchObject({ status: 400, code: 'invalid_request', message: 'The request is nested too deeply.' });
+    let uri: unknown;
+    try {
+      encodeURIComponent('file-\uD800');
+    } catch (err) {
+      uri = err;
+    }
+    expect(toGatewayError(uri)).toMatchObject({ status: 400, code: 'invalid_request' });
+    expect(toGatewayError(new RangeError('Invalid array length')).status).toBe(500);
     const unknown = toGatewayError(new Error('boom'));
     expect(unknown.status).toBe(500);
     expect(unknown.message).toBe('Internal error.');

@@ -1,3 +1,4 @@
+import { readBodyText } from '../lib/http-client.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
@@ -35,7 +36,7 @@ function isPurpose(value: unknown): value is FilePurpose {
 
 /** Sends a provider's JSON answer on as it came. */
 async function relayJson(reply: FastifyReply, res: Awaited<ReturnType<ResourceForwarder['send']>>): Promise<FastifyReply> {
-  const text = await res.body.text();
+  const text = await readBodyText(res);
   return reply.code(res.status).header('content-type', 'application/json').send(text);
 }
 
@@ -78,7 +79,7 @@ export function registerFilesRoutes(app: FastifyInstance, deps: GatewayDeps, opt
           await pumped;
         }
         if (pumpError) throw uploadError(pumpError);
-        const text = await res.body.text();
+        const text = await readBodyText(res);
         const obj = tryParseJson(text);
         if (isObject(obj) && typeof obj.id === 'string') {
           await insertFile(deps.store, {

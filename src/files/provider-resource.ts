@@ -1,3 +1,4 @@
+import { readBodyText } from '../lib/http-client.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -90,14 +91,14 @@ export class ResourceForwarder {
     const headers = { ...built.headers, ...(call.contentType ? { 'content-type': call.contentType } : {}) };
     const res = await this.deps.http.send({ url: built.url, method: call.method, headers, body: call.body, signal }, rt.adapter.name);
     if (res.status >= 200 && res.status < 300) return res;
-    const text = await res.body.text();
+    const text = await readBodyText(res, rt.adapter.name);
     throw rt.adapter.mapError(res.status, text, res.headers);
   }
 
   /** Sends the call and parses the JSON answer. */
   async json(rt: ResourceTarget, call: ResourceCall): Promise<Record<string, unknown>> {
     const res = await this.send(rt, call);
-    const text = await res.body.text();
+    const text = await readBodyText(res, rt.adapter.name);
     const parsed = tryParseJson(text);
     if (!parsed || typeof parsed !== 'object') throw new GatewayError('provider_error', 'The provider answered with a body that is not JSON.', { provider: rt.adapter.name, status: 502 });
     return parsed as Record<string, unknown>;

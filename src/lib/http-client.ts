@@ -24,6 +24,8 @@ export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Dispatcher.ResponseData['body'];
+  /** The URL called (for error messages, which show only its origin). */
+  url: string;
 }
 
 /** A non-streamed upstream answer read whole (see `HttpClient.sendBuffered`). */
@@ -119,7 +121,7 @@ export class HttpClient {
         res.body.destroy();
         throw redirectRefused(res.statusCode, res.headers, req.url, provider);
       }
-      return { status: res.statusCode, headers: res.headers, body: res.body };
+      return { status: res.statusCode, headers: res.headers, body: res.body, url: req.url };
     } catch (err) {
       throw toUpstreamError(err, req.url, provider);
     }
@@ -162,7 +164,7 @@ export class HttpClient {
    */
   async sendText(req: UpstreamRequest, provider?: string): Promise<{ status: number; headers: UpstreamResponse['headers']; text: string }> {
     const res = await this.send(req, provider);
-    const text = await readBodyText(res, req.url, provider);
+    const text = await readBodyText(res, provider);
     return { status: res.status, headers: res.headers, text };
   }
 
@@ -293,11 +295,11 @@ class BufferingHandler {
  * Reads a `send` answer's whole body as text; a failure while reading (the upstream reset the
  * connection, the body timed out) is mapped by `toUpstreamError`, aborts are rethrown unchanged.
  */
-export async function readBodyText(res: UpstreamResponse, url: string, provider?: string): Promise<string> {
+export async function readBodyText(res: UpstreamResponse, provider?: string): Promise<string> {
   try {
     return await res.body.text();
   } catch (err) {
-    throw toUpstreamError(err, url, provider, 'body');
+    throw toUpstreamError(err, res.url, provider, 'body');
   }
 }
 

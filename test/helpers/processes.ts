@@ -53,7 +53,8 @@ export async function spawnGateway(
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  // Generous: a loaded 2-core CI machine running two test workers can take 20 s to start a process.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`gateway exited early:\n${out}`);
     try {
@@ -62,7 +63,10 @@ export async function spawnGateway(
     } catch {
       /* not listening yet */
     }
-    if (Date.now() > deadline) throw new Error(`gateway did not start:\n${out}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`gateway did not start:\n${out}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

@@ -134,6 +134,17 @@ describe('HTTP edge errors in the decisions.md shape', () => {
     expectShape(JSON.parse(r.body), 'invalid_request');
   });
 
+  it('a body nested 100,000 levels deep is 400 invalid_request, not a 500', async () => {
+    const deep = '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000);
+    const res = await gw.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'x-gateway-config': config(), 'content-type': 'application/json' },
+      body: `{"model":"gpt-4o","messages":[{"role":"user","content":"x"}],"metadata":${deep}}`,
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: 'invalid_request', message: 'The request is nested too deeply.' } });
+  });
+
   it('stays up afterwards', async () => {
     const res = await new Promise<http.IncomingMessage>((resolve) => http.get(`${gw.url}/health`, resolve));
     expect(res.statusCode).toBe(200);
