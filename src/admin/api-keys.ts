@@ -5,7 +5,7 @@ import { sha256Hex } from '../lib/hash.js';
 import { randomId, uuid } from '../lib/ids.js';
 import { getApiKey, insertApiKey, listApiKeys, updateApiKey, type ApiKeyRecord, type ApiKeyType } from '../store/repos/api-keys.js';
 import type { GatewayDeps } from '../server/deps.js';
-import { requireScope, workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
+import { workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
 import { PageQuery, iso, pageOf } from './paging.js';
 
 const KeyType = Type.Union([Type.Literal('organisation-service'), Type.Literal('workspace-service'), Type.Literal('workspace-user')]);
@@ -86,8 +86,8 @@ async function loadOwned(deps: GatewayDeps, request: FastifyRequest, id: string)
 /** `/v1/api-keys`: create (value shown once), list, read, update, delete (revoke), rotate. */
 export function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   const tags = ['api keys'];
-  app.post('/v1/api-keys', { schema: { body: CreateBody, tags, summary: 'Create a gateway API key' } }, async (request, reply) => {
-    const caller = requireScope(request, 'api_keys.write');
+  app.post('/v1/api-keys', { config: { permission: 'api_keys.write' }, schema: { body: CreateBody, tags, summary: 'Create a gateway API key' } }, async (request, reply) => {
+    const caller = request.gw.key!;
     const body = request.body as Static<typeof CreateBody>;
     const type: ApiKeyType = body.type ?? 'workspace-service';
     if (type === 'organisation-service' && caller.workspaceId) throw new GatewayError('forbidden', 'A workspace key cannot create organisation keys.');
@@ -117,21 +117,19 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDeps): v
     return reply.code(201).send({ ...presentKey(record), key: value });
   });
 
-  app.get('/v1/api-keys', { schema: { querystring: ListQuery, tags, summary: 'List gateway API keys' } }, async (request) => {
-    const caller = requireScope(request, 'api_keys.read');
+  app.get('/v1/api-keys', { config: { permission: 'api_keys.read' }, schema: { querystring: ListQuery, tags, summary: 'List gateway API keys' } }, async (request) => {
+    const caller = request.gw.key!;
     const q = request.query as Static<typeof ListQuery>;
     const ws = q.workspace_id ? workspaceScope(request, deps.runtime, q.workspace_id)[0] : (caller.workspaceId ?? undefined);
     const { rows, total } = await listApiKeys(deps.store, { organisationId: caller.organisationId, workspaceId: ws, ...pageOf(q) });
     return { object: 'list', data: rows.map(presentKey), total };
   });
 
-  app.get('/v1/api-keys/:id', { schema: { params: IdParams, tags, summary: 'Read a gateway API key' } }, async (request) => {
-    requireScope(request, 'api_keys.read');
+  app.get('/v1/api-keys/:id', { config: { permission: 'api_keys.read' }, schema: { params: IdParams, tags, summary: 'Read a gateway API key' } }, async (request) => {
     return presentKey(await loadOwned(deps, request, (request.params as { id: string }).id));
   });
 
-  app.put('/v1/api-keys/:id', { schema: { params: IdParams, body: UpdateBody, tags, summary: 'Update a gateway API key' } }, async (request) => {
-    requireScope(request, 'api_keys.write');
+  app.put('/v1/api-keys/:id', { config: { permission: 'api_keys.write' }, schema: { params: IdParams, body: UpdateBody, tags, summary: 'Update a gateway API key' } }, async (request) => {
     const k = await loadOwned(deps, request, (request.params as { id: string }).id);
     const body = request.body as Static<typeof UpdateBody>;
     const expiresAt = toTime(body.expires_at);
@@ -141,16 +139,14 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: GatewayDeps): v
     return presentKey((await getApiKey(deps.store, k.id))!);
   });
 
-  app.delete('/v1/api-keys/:id', { schema: { params: IdParams, tags, summary: 'Delete (revoke) a gateway API key' } }, async (request) => {
-    requireScope(request, 'api_keys.write');
+  app.delete('/v1/api-keys/:id', { config: { permission: 'api_keys.write' }, schema: { params: IdParams, tags, summary: 'Delete (revoke) a gateway API key' } }, async (request) => {
     const k = await loadOwned(deps, request, (request.params as { id: string }).id);
     await updateApiKey(deps.store, k.id, { status: 'revoked' }, deps.clock.now());
     await deps.runtime.changed();
     return { id: k.id, object: 'api_key', deleted: true };
   });
 
-  app.post('/v1/api-keys/:id/rotate', { schema: { params: IdParams, body: Type.Optional(RotateBody), tags, summary: 'Rotate a gateway API key' } }, async (request) => {
-    requireScope(request, 'api_keys.rotate');
+  app.post('/v1/api-keys/:id/rotate', { config: { permission: 'api_keys.rotate' }, schema: { params: IdParams, body: Type.Optional(RotateBody), tags, summary: 'Rotate a gateway API key' } }, async (request) => {
     const k = await loadOwned(deps, request, (request.params as { id: string }).id);
     const body = (request.body ?? {}) as Static<typeof RotateBody>;
     const transition = body.key_transition_period_ms ?? (typeof k.rotation_policy?.key_transition_period_ms === 'number' ? k.rotation_policy.key_transition_period_ms : 30 * 60 * 1000);

@@ -7,7 +7,7 @@ import { archiveConfig, getConfig, insertConfig, listConfigs, listConfigVersions
 import { validateConfig } from '../routing/validate-config.js';
 import { compileConfig } from '../routing/compile-config.js';
 import type { GatewayDeps } from '../server/deps.js';
-import { requireScope, workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
+import { workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
 import { PageQuery, iso, pageOf } from './paging.js';
 
 const Slug = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,127}$' });
@@ -42,8 +42,8 @@ async function loadConfig(deps: GatewayDeps, request: FastifyRequest, idOrSlug: 
 /** `/v1/configs`: stored routing configs; every update is a new version; requests use them by id or slug. */
 export function registerConfigRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   const tags = ['configs'];
-  app.post('/v1/configs', { schema: { body: CreateBody, tags, summary: 'Store a config' } }, async (request, reply) => {
-    const key = requireScope(request, 'configs.write');
+  app.post('/v1/configs', { config: { permission: 'configs.write' }, schema: { body: CreateBody, tags, summary: 'Store a config' } }, async (request, reply) => {
+    const key = request.gw.key!;
     const body = request.body as Static<typeof CreateBody>;
     checkConfig(deps, body.config);
     const now = deps.clock.now();
@@ -69,27 +69,23 @@ export function registerConfigRoutes(app: FastifyInstance, deps: GatewayDeps): v
     return reply.code(201).send(present(record));
   });
 
-  app.get('/v1/configs', { schema: { querystring: ListQuery, tags, summary: 'List configs' } }, async (request) => {
-    requireScope(request, 'configs.read');
+  app.get('/v1/configs', { config: { permission: 'configs.read' }, schema: { querystring: ListQuery, tags, summary: 'List configs' } }, async (request) => {
     const q = request.query as Static<typeof ListQuery>;
     const { rows, total } = await listConfigs(deps.store, { workspaceIds: workspaceScope(request, deps.runtime, q.workspace_id), ...pageOf(q) });
     return { object: 'list', data: rows.map(present), total };
   });
 
-  app.get('/v1/configs/:id', { schema: { params: IdParams, tags, summary: 'Read a config (id or slug)' } }, async (request) => {
-    requireScope(request, 'configs.read');
+  app.get('/v1/configs/:id', { config: { permission: 'configs.read' }, schema: { params: IdParams, tags, summary: 'Read a config (id or slug)' } }, async (request) => {
     return present(await loadConfig(deps, request, (request.params as { id: string }).id));
   });
 
-  app.get('/v1/configs/:id/versions', { schema: { params: IdParams, tags, summary: 'List versions of a config' } }, async (request) => {
-    requireScope(request, 'configs.read');
+  app.get('/v1/configs/:id/versions', { config: { permission: 'configs.read' }, schema: { params: IdParams, tags, summary: 'List versions of a config' } }, async (request) => {
     const c = await loadConfig(deps, request, (request.params as { id: string }).id);
     const versions = await listConfigVersions(deps.store, c.id);
     return { object: 'list', data: versions.map((v) => ({ version: v.version, config: v.config, created_at: iso(v.created_at) })), total: versions.length };
   });
 
-  app.put('/v1/configs/:id', { schema: { params: IdParams, body: UpdateBody, tags, summary: 'Update a config (new version)' } }, async (request) => {
-    requireScope(request, 'configs.write');
+  app.put('/v1/configs/:id', { config: { permission: 'configs.write' }, schema: { params: IdParams, body: UpdateBody, tags, summary: 'Update a config (new version)' } }, async (request) => {
     const c = await loadConfig(deps, request, (request.params as { id: string }).id);
     const body = request.body as Static<typeof UpdateBody>;
     if (body.config) checkConfig(deps, body.config);
@@ -98,8 +94,7 @@ export function registerConfigRoutes(app: FastifyInstance, deps: GatewayDeps): v
     return present((await getConfig(deps.store, c.id))!);
   });
 
-  app.delete('/v1/configs/:id', { schema: { params: IdParams, tags, summary: 'Delete (archive) a config' } }, async (request) => {
-    requireScope(request, 'configs.write');
+  app.delete('/v1/configs/:id', { config: { permission: 'configs.write' }, schema: { params: IdParams, tags, summary: 'Delete (archive) a config' } }, async (request) => {
     const c = await loadConfig(deps, request, (request.params as { id: string }).id);
     await archiveConfig(deps.store, c.id, deps.clock.now());
     await deps.runtime.changed();

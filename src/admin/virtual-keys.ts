@@ -5,7 +5,7 @@ import { uuid } from '../lib/ids.js';
 import { isUniqueViolation } from '../store/store.js';
 import { getVirtualKey, insertVirtualKey, listVirtualKeys, updateVirtualKey, type VirtualKey } from '../store/repos/virtual-keys.js';
 import type { GatewayDeps } from '../server/deps.js';
-import { requireScope, workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
+import { workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
 import { PageQuery, iso, pageOf } from './paging.js';
 
 const Slug = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,127}$' });
@@ -42,8 +42,7 @@ async function load(deps: GatewayDeps, request: FastifyRequest, idOrSlug: string
 export function registerVirtualKeyRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   for (const base of ['/v1/virtual-keys', '/v1/providers']) {
     const tags = ['virtual keys'];
-    app.post(base, { schema: { body: CreateBody, tags, summary: 'Store a provider credential' } }, async (request, reply) => {
-      requireScope(request, 'virtual_keys.write');
+    app.post(base, { config: { permission: 'virtual_keys.write' }, schema: { body: CreateBody, tags, summary: 'Store a provider credential' } }, async (request, reply) => {
       const body = request.body as Static<typeof CreateBody>;
       if (!deps.targets.getProvider(body.provider)) throw new GatewayError('invalid_request', `Unknown provider '${body.provider}'.`, { param: 'provider' });
       const now = deps.clock.now();
@@ -68,26 +67,22 @@ export function registerVirtualKeyRoutes(app: FastifyInstance, deps: GatewayDeps
       await deps.runtime.changed();
       return reply.code(201).send(present(record));
     });
-    app.get(base, { schema: { querystring: ListQuery, tags, summary: 'List provider credentials' } }, async (request) => {
-      requireScope(request, 'virtual_keys.read');
+    app.get(base, { config: { permission: 'virtual_keys.read' }, schema: { querystring: ListQuery, tags, summary: 'List provider credentials' } }, async (request) => {
       const q = request.query as Static<typeof ListQuery>;
       const { rows, total } = await listVirtualKeys(deps.store, { workspaceIds: workspaceScope(request, deps.runtime, q.workspace_id), ...pageOf(q) });
       return { object: 'list', data: rows.map(present), total };
     });
-    app.get(`${base}/:id`, { schema: { params: IdParams, tags, summary: 'Read a provider credential' } }, async (request) => {
-      requireScope(request, 'virtual_keys.read');
+    app.get(`${base}/:id`, { config: { permission: 'virtual_keys.read' }, schema: { params: IdParams, tags, summary: 'Read a provider credential' } }, async (request) => {
       return present(await load(deps, request, (request.params as { id: string }).id));
     });
-    app.put(`${base}/:id`, { schema: { params: IdParams, body: UpdateBody, tags, summary: 'Update a provider credential' } }, async (request) => {
-      requireScope(request, 'virtual_keys.write');
+    app.put(`${base}/:id`, { config: { permission: 'virtual_keys.write' }, schema: { params: IdParams, body: UpdateBody, tags, summary: 'Update a provider credential' } }, async (request) => {
       const v = await load(deps, request, (request.params as { id: string }).id);
       const body = request.body as Static<typeof UpdateBody>;
       await updateVirtualKey(deps.store, v.id, { name: body.name, secret: body.key, config: body.config }, deps.clock.now());
       await deps.runtime.changed();
       return present((await getVirtualKey(deps.store, v.id))!);
     });
-    app.delete(`${base}/:id`, { schema: { params: IdParams, tags, summary: 'Delete (archive) a provider credential' } }, async (request) => {
-      requireScope(request, 'virtual_keys.write');
+    app.delete(`${base}/:id`, { config: { permission: 'virtual_keys.write' }, schema: { params: IdParams, tags, summary: 'Delete (archive) a provider credential' } }, async (request) => {
       const v = await load(deps, request, (request.params as { id: string }).id);
       await updateVirtualKey(deps.store, v.id, { status: 'archived' }, deps.clock.now());
       await deps.runtime.changed();

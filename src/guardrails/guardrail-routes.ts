@@ -11,7 +11,7 @@ import { uuid } from '../lib/ids.js';
 import { isUniqueViolation } from '../store/store.js';
 import { deleteGuardrail, getGuardrail, insertGuardrail, listGuardrails, updateGuardrail, type StoredGuardrail } from '../store/repos/guardrails.js';
 import type { GatewayDeps } from '../server/deps.js';
-import { requireScope, workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
+import { workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
 import { iso, pageOf } from '../admin/paging.js';
 import { getCheck } from './catalogue.js';
 import { actionsOf } from './guardrail-spec.js';
@@ -83,8 +83,8 @@ async function load(deps: GatewayDeps, request: FastifyRequest, idOrSlug: string
 /** Registers the `/v1/guardrails` routes (scopes `guardrails.read` / `guardrails.write`). */
 export function registerGuardrailRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   const tags = ['guardrails'];
-  app.post('/v1/guardrails', { schema: { body: CreateBody, tags, summary: 'Store a guardrail' } }, async (request, reply) => {
-    const key = requireScope(request, 'guardrails.write');
+  app.post('/v1/guardrails', { config: { permission: 'guardrails.write' }, schema: { body: CreateBody, tags, summary: 'Store a guardrail' } }, async (request, reply) => {
+    const key = request.gw.key!;
     const body = request.body as Static<typeof CreateBody>;
     const checks = validateChecks(body.checks);
     const now = deps.clock.now();
@@ -109,8 +109,7 @@ export function registerGuardrailRoutes(app: FastifyInstance, deps: GatewayDeps)
     return reply.code(201).send(present(record));
   });
 
-  app.get('/v1/guardrails', { schema: { querystring: ListQuery, tags, summary: 'List guardrails (paged; `ids` filters by comma-separated ids or slugs)' } }, async (request) => {
-    requireScope(request, 'guardrails.read');
+  app.get('/v1/guardrails', { config: { permission: 'guardrails.read' }, schema: { querystring: ListQuery, tags, summary: 'List guardrails (paged; `ids` filters by comma-separated ids or slugs)' } }, async (request) => {
     const q = request.query as Static<typeof ListQuery>;
     const ids = q.ids === undefined ? undefined : q.ids.split(',').map((s) => s.trim()).filter(Boolean);
     const page = pageOf({ current_page: q.current_page === undefined ? undefined : Number(q.current_page), page_size: q.page_size === undefined ? undefined : Math.min(Number(q.page_size), 1000) });
@@ -118,13 +117,11 @@ export function registerGuardrailRoutes(app: FastifyInstance, deps: GatewayDeps)
     return { object: 'list', data: rows.map(present), total };
   });
 
-  app.get('/v1/guardrails/:id', { schema: { params: IdParams, tags, summary: 'Read a guardrail (id or slug)' } }, async (request) => {
-    requireScope(request, 'guardrails.read');
+  app.get('/v1/guardrails/:id', { config: { permission: 'guardrails.read' }, schema: { params: IdParams, tags, summary: 'Read a guardrail (id or slug)' } }, async (request) => {
     return present(await load(deps, request, (request.params as { id: string }).id));
   });
 
-  app.put('/v1/guardrails/:id', { schema: { params: IdParams, body: UpdateBody, tags, summary: 'Update a guardrail' } }, async (request) => {
-    requireScope(request, 'guardrails.write');
+  app.put('/v1/guardrails/:id', { config: { permission: 'guardrails.write' }, schema: { params: IdParams, body: UpdateBody, tags, summary: 'Update a guardrail' } }, async (request) => {
     const g = await load(deps, request, (request.params as { id: string }).id);
     const body = request.body as Static<typeof UpdateBody>;
     const checks = body.checks ? validateChecks(body.checks) : undefined;
@@ -134,8 +131,7 @@ export function registerGuardrailRoutes(app: FastifyInstance, deps: GatewayDeps)
     return present((await getGuardrail(deps.store, g.id))!);
   });
 
-  app.delete('/v1/guardrails/:id', { schema: { params: IdParams, tags, summary: 'Delete a guardrail' } }, async (request) => {
-    requireScope(request, 'guardrails.write');
+  app.delete('/v1/guardrails/:id', { config: { permission: 'guardrails.write' }, schema: { params: IdParams, tags, summary: 'Delete a guardrail' } }, async (request) => {
     const g = await load(deps, request, (request.params as { id: string }).id);
     await deleteGuardrail(deps.store, g.id);
     await deps.runtime.changed();

@@ -4,7 +4,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { uuid } from '../lib/ids.js';
 import { PageQuery, iso, pageOf } from '../admin/paging.js';
 import type { GatewayDeps } from '../server/deps.js';
-import { requireScope, workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
+import { workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
 import { getRateLimitPolicy, insertRateLimitPolicy, listRateLimitPolicies, updateRateLimitPolicy, type RateLimitPolicy } from '../store/repos/rate-limit-policies.js';
 import { checkPolicyKeys } from './policy-keys.js';
 
@@ -86,8 +86,8 @@ export function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: Gatewa
   const tags = ['rate-limit policies'];
   const base = '/v1/policies/rate-limits';
 
-  app.post(base, { schema: { body: CreateBody, tags, summary: 'Create a rate-limits policy' } }, async (request, reply) => {
-    const key = requireScope(request, 'rate_limits.write');
+  app.post(base, { config: { permission: 'rate_limits.write' }, schema: { body: CreateBody, tags, summary: 'Create a rate-limits policy' } }, async (request, reply) => {
+    const key = request.gw.key!;
     const body = request.body as Static<typeof CreateBody>;
     checkPolicyKeys(body.conditions, body.group_by);
     const workspaceId = writeWorkspace(request, deps.runtime, body.workspace_id);
@@ -111,8 +111,7 @@ export function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: Gatewa
     return reply.code(201).send(single(policy));
   });
 
-  app.get(base, { schema: { querystring: ListQuery, tags, summary: 'List rate-limits policies' } }, async (request) => {
-    requireScope(request, 'rate_limits.read');
+  app.get(base, { config: { permission: 'rate_limits.read' }, schema: { querystring: ListQuery, tags, summary: 'List rate-limits policies' } }, async (request) => {
     const q = request.query as Static<typeof ListQuery>;
     const { rows, total } = await listRateLimitPolicies(deps.store, {
       workspaceIds: workspaceScope(request, deps.runtime, q.workspace_id),
@@ -124,13 +123,11 @@ export function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: Gatewa
     return { object: 'list', data: rows.map(present), total };
   });
 
-  app.get(`${base}/:id`, { schema: { params: IdParams, querystring: GetQuery, tags, summary: 'Read a rate-limits policy' } }, async (request) => {
-    requireScope(request, 'rate_limits.read');
+  app.get(`${base}/:id`, { config: { permission: 'rate_limits.read' }, schema: { params: IdParams, querystring: GetQuery, tags, summary: 'Read a rate-limits policy' } }, async (request) => {
     return single(await load(deps, request, (request.query as Static<typeof GetQuery>).status));
   });
 
-  app.put(`${base}/:id`, { schema: { params: IdParams, body: UpdateBody, tags, summary: 'Update a rate-limits policy' } }, async (request) => {
-    requireScope(request, 'rate_limits.write');
+  app.put(`${base}/:id`, { config: { permission: 'rate_limits.write' }, schema: { params: IdParams, body: UpdateBody, tags, summary: 'Update a rate-limits policy' } }, async (request) => {
     const current = await loadWritable(deps, request);
     const body = request.body as Static<typeof UpdateBody>;
     checkPolicyKeys(body.conditions, body.group_by);
@@ -139,8 +136,7 @@ export function registerRateLimitPolicyRoutes(app: FastifyInstance, deps: Gatewa
     return single((await getRateLimitPolicy(deps.store, current.id))!);
   });
 
-  app.delete(`${base}/:id`, { schema: { params: IdParams, tags, summary: 'Delete (archive) a rate-limits policy' } }, async (request) => {
-    requireScope(request, 'rate_limits.write');
+  app.delete(`${base}/:id`, { config: { permission: 'rate_limits.write' }, schema: { params: IdParams, tags, summary: 'Delete (archive) a rate-limits policy' } }, async (request) => {
     const current = await loadWritable(deps, request);
     await updateRateLimitPolicy(deps.store, current.id, { status: 'archived' }, deps.clock.now());
     await deps.runtime.changed();

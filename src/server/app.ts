@@ -17,6 +17,7 @@ import { registerModerations } from './routes/moderations.js';
 import { registerRerank } from './routes/rerank.js';
 import { registerModels } from './routes/models.js';
 import { registerAdminRoutes } from '../admin/register-admin-routes.js';
+import { installRouteGuard } from '../control-plane/resource/route-guard.js';
 
 const PUBLIC = ['/health', '/metrics', '/openapi.json'];
 
@@ -86,6 +87,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     reply.code(404).send(g.toBody());
   });
 
+  // Every /v1 route registered from here on declares its permission (or is public), checked in one place.
+  installRouteGuard(app);
   registerHealth(app, deps);
   registerChatCompletions(app, deps);
   registerCompletions(app, deps);

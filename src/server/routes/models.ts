@@ -9,7 +9,6 @@ import type { CompiledNode } from '../../routing/compiled-config.js';
 import { resolveTarget } from '../../routing/resolve-target.js';
 import type { RouteInput } from '../../routing/route-input.js';
 import type { GatewayDeps } from '../deps.js';
-import { requireScope } from '../middleware/auth/auth.js';
 import { readGatewayHeaders } from '../data-plane/read-gateway-headers.js';
 import { resolveConfig } from '../data-plane/resolve-config.js';
 
@@ -28,8 +27,7 @@ function leaves(node: CompiledNode): CompiledNode[] {
  * `total_count` is the filtered total.
  */
 export function registerModels(app: FastifyInstance, deps: GatewayDeps): void {
-  app.get('/v1/models', { schema: { querystring: Query, tags: ['data plane'], summary: 'List reachable models' } }, async (request) => {
-    requireScope(request, 'completions.write');
+  app.get('/v1/models', { config: { permission: 'completions.write' }, schema: { querystring: Query, tags: ['data plane'], summary: 'List reachable models' } }, async (request) => {
     const q = request.query as { provider?: string; search?: string };
     const gh = readGatewayHeaders(request.headers);
     const ctx = request.gw;

@@ -2,8 +2,6 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { sha256Hex } from '../../../lib/hash.js';
 import type { Runtime } from '../../../runtime/runtime.js';
-import type { AuthKey } from '../../../runtime/snapshot.js';
-import { hasScope } from './scopes.js';
 
 const hashes = new Map<string, string>();
 
@@ -38,14 +36,6 @@ export function createAuthHook(runtime: Runtime, isPublic: (url: string) => bool
     request.gw.workspaceId = key.workspaceId ?? snapshot.defaultWorkspaceId;
     done();
   };
-}
-
-/** Throws 403 `forbidden` unless the request's key holds the scope. */
-export function requireScope(request: FastifyRequest, scope: string): AuthKey {
-  const key = request.gw.key;
-  if (!key) throw new GatewayError('invalid_api_key');
-  if (!hasScope(key, scope)) throw new GatewayError('forbidden', `This API key lacks the '${scope}' scope.`);
-  return key;
 }
 
 /**
