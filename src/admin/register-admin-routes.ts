@@ -1,14 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../server/deps.js';
-import { registerApiKeyRoutes } from './api-keys.js';
-import { registerConfigRoutes } from './configs.js';
-import { registerVirtualKeyRoutes } from './virtual-keys.js';
+import { mountResource } from '../control-plane/resource/mount-resource.js';
+import { apiKeysResource } from '../control-plane/resources/api-keys/api-keys.resource.js';
+import { configsResource } from '../control-plane/resources/configs/configs.resource.js';
+import { virtualKeysResource } from '../control-plane/resources/virtual-keys/virtual-keys.resource.js';
 import { registerLogRoutes } from './logs.js';
 
 /** Every control-plane route. A capability adds its `register…Routes` call here. */
 export function registerAdminRoutes(app: FastifyInstance, deps: GatewayDeps): void {
-  registerApiKeyRoutes(app, deps);
-  registerConfigRoutes(app, deps);
-  registerVirtualKeyRoutes(app, deps);
+  mountResource(app, deps, apiKeysResource);
+  mountResource(app, deps, configsResource);
+  mountResource(app, deps, virtualKeysResource);
   registerLogRoutes(app, deps);
 }
