@@ -5,11 +5,13 @@ import { apiKeysResource } from '../control-plane/resources/api-keys/api-keys.re
 import { configsResource } from '../control-plane/resources/configs/configs.resource.js';
 import { virtualKeysResource } from '../control-plane/resources/virtual-keys/virtual-keys.resource.js';
 import { registerLogRoutes } from './logs.js';
+import { registerAuditLogRoutes } from '../control-plane/resources/audit-logs/audit-logs-route.js';
 
-/** Every control-plane route. A capability adds its `register…Routes` call here. */
+/** Every control-plane route: the declared resources, then the hand-written routes. */
 export function registerAdminRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   mountResource(app, deps, apiKeysResource);
   mountResource(app, deps, configsResource);
   mountResource(app, deps, virtualKeysResource);
   registerLogRoutes(app, deps);
+  registerAuditLogRoutes(app, deps);
 }

@@ -3,11 +3,18 @@ import { covers, type Permission, type Scope } from './permissions.js';
 /** The types of gateway key (control-plane.md §1). */
 export type KeyType = 'organisation-service' | 'workspace-service' | 'workspace-user';
 
-/** The scopes a key created without scopes acts with. */
+const DATA_PLANE: readonly Scope[] = ['completions.write', 'prompts.render'];
+const SERVICE_READS: readonly Scope[] = ['configs.read', 'prompts.read', 'guardrails.read', 'rate_limits.read', 'virtual_keys.read', 'logs.read'];
+
+/**
+ * The scopes a key created without scopes acts with: its type's data-plane and read scopes, never a
+ * write or admin scope. Admin scopes are granted explicitly (the bootstrap admin key holds `*`).
+ * docs/permissions.md lists them (a test checks the two agree).
+ */
 export const DEFAULT_SCOPES: Readonly<Record<KeyType, readonly Scope[]>> = {
-  'organisation-service': ['*'],
-  'workspace-service': ['*'],
-  'workspace-user': ['completions.write', 'configs.read', 'prompts.read', 'prompts.render', 'logs.read', 'virtual_keys.read'],
+  'organisation-service': [...DATA_PLANE, ...SERVICE_READS],
+  'workspace-service': [...DATA_PLANE, ...SERVICE_READS],
+  'workspace-user': [...DATA_PLANE, 'configs.read', 'prompts.read', 'virtual_keys.read', 'logs.read'],
 };
 
 /** How a principal authenticated. Only gateway keys exist today; sessions, JWTs and SCIM tokens come later. */
