@@ -14,6 +14,7 @@ const SAMPLES: Record<string, { create: () => Json; update: Json }> = {
   api_key: { create: () => ({ name: `k-${randomId(6)}`, scopes: ['configs.read'] }), update: { name: 'renamed' } },
   config: { create: () => ({ name: `c-${randomId(6)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } }), update: { name: 'renamed' } },
   virtual_key: { create: () => ({ name: `v-${randomId(6)}`, provider: 'openai', key: 'sk-vk-secret' }), update: { name: 'renamed' } },
+  rate_limit_policy: { create: () => ({ type: 'requests', unit: 'rpm', value: 1000 }), update: { value: 2000 } },
   guardrail: { create: () => ({ name: `g-${randomId(6)}`, checks: [{ id: 'default.wordCount', parameters: { maxWords: 3 } }] }), update: { name: 'renamed' } },
 };
 

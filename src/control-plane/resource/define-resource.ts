@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { FastifyRequest } from 'fastify';
-import type { Static, TObject, TSchema } from 'typebox';
+import type { Static, TObject, TSchema, TString } from 'typebox';
 import type { Database } from '../../store/schema.js';
 import type { Principal } from '../../kernel/principal.js';
 import type { Permission } from '../../kernel/permissions.js';
@@ -27,8 +27,8 @@ export interface ScopedRepo<R, Q> {
   get(db: Kysely<Database>, scope: TenantScope, idOrSlug: string): Promise<R | undefined>;
   /** A page of live rows, newest first, with the total of the filter. */
   list(db: Kysely<Database>, scope: TenantScope, query: Q, page: { limit: number; offset: number }): Promise<{ rows: R[]; total: number }>;
-  /** Archives or deletes the row (the declaration's `removal`). */
-  remove(db: Kysely<Database>, scope: TenantScope, record: R, now: number): Promise<void>;
+  /** Archives or deletes the row (the declaration's `removal`); may return the row as now stored. */
+  remove(db: Kysely<Database>, scope: TenantScope, record: R, now: number): Promise<R | void>;
 }
 
 /** What a write hands back: the row as now stored, an answer when it differs from `present`, audit details. */
@@ -92,6 +92,18 @@ export interface ResourceDefinition<R, C extends TSchema, U extends TSchema, Q e
   /** Applies an update (in the write's transaction) and returns the row as now stored. */
   update(ctx: ResourceContext, record: R, body: Static<U>): Promise<WriteResult<R>>;
   actions?: ReadonlyArray<ResourceAction<R>>;
+  /** Schema of the `:id` path parameter (default: a non-empty string). */
+  idSchema?: TString;
+  /** Query of `GET /:id` (passed to `readable`). */
+  readQuery?: TObject;
+  /** Whether `GET /:id` shows a loaded row for this query (default: always); 404 otherwise. */
+  readable?(record: R, query: unknown): boolean;
+  /** Throws (409 `conflict`, ...) when a loaded row cannot be changed; runs before every write on it. */
+  writable?(record: R): void;
+  /** `DELETE` answers `{id, object, deleted: true}` (default) or the row as stored after its removal. */
+  removeAnswer?: 'deleted' | 'record';
+  /** List items when they differ from `present`. */
+  listItem?: { schema: TSchema; present(record: R): unknown };
 }
 
 /** A declared resource, as `mountResource` and the conformance suite see it. */

@@ -16,7 +16,6 @@ export const ErrorAnswer = Type.Object(
   { additionalProperties: true },
 );
 
-const IdParams = Type.Object({ id: Type.String({ minLength: 1 }) });
 const Deleted = Type.Object({ id: Type.String(), object: Type.String(), deleted: Type.Boolean() });
 
 function answers(ok: number, schema: TSchema) {
@@ -64,7 +63,14 @@ async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: st
 
 async function load<R>(res: Resource<R>, ctx: ResourceContext, id: string): Promise<R> {
   const record = await res.repo.get(ctx.db, ctx.scope, id);
-  if (record === undefined) throw new GatewayError('not_found', `Unknown ${res.noun.one.replace(/^an? /, '')} '${id}'.`);
+  if (record === undefined) throw new GatewayError('not_found', `Unknown ${res.noun.one.replace(/^an? /, '')} '${id}'.`, { param: 'id' });
+  return record;
+}
+
+/** A row a write may change (`writable` refuses archived rows and the like). */
+async function loadWritable<R>(res: Resource<R>, ctx: ResourceContext, id: string): Promise<R> {
+  const record = await load(res, ctx, id);
+  res.writable?.(record);
   return record;
 }
 
@@ -77,6 +83,8 @@ async function load<R>(res: Resource<R>, ctx: ResourceContext, id: string): Prom
 export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: Resource<R>): void {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const tags = [res.tag];
+  const IdParams = Type.Object({ id: res.idSchema ?? Type.String({ minLength: 1 }) });
+  const listItem = res.listItem ?? { schema: res.schemas.answer, present: (r: R) => res.present(r) };
   const ListQuery: TObject = Type.Object({ ...PageQuery, workspace_id: Type.Optional(Type.String()), ...res.schemas.listQuery.properties }, { additionalProperties: false });
   for (const base of res.paths) {
     typed.post(base, { config: { permission: res.permissions.write }, schema: { body: res.schemas.create, tags, summary: `Create ${res.noun.one}`, response: answers(201, res.schemas.created ?? res.schemas.answer) } }, async (request, reply) => {
@@ -85,31 +93,34 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
       return reply.code(201).send(out.answer ?? res.present(out.record));
     });
 
-    typed.get(base, { config: { permission: res.permissions.read }, schema: { querystring: ListQuery, tags, summary: `List ${res.noun.many}`, response: answers(200, ListAnswer(res.schemas.answer)) } }, async (request) => {
+    typed.get(base, { config: { permission: res.permissions.read }, schema: { querystring: ListQuery, tags, summary: `List ${res.noun.many}`, response: answers(200, ListAnswer(listItem.schema)) } }, async (request) => {
       const ctx = contextOf(deps, request, request.query);
       const { rows, total } = await res.repo.list(ctx.db, ctx.scope, request.query, pageOf(request.query));
-      return { object: 'list' as const, data: rows.map((r) => res.present(r)), total };
+      return { object: 'list' as const, data: rows.map((r) => listItem.present(r)), total };
     });
 
-    typed.get(`${base}/:id`, { config: { permission: res.permissions.read }, schema: { params: IdParams, tags, summary: `Read ${res.noun.one}`, response: answers(200, res.schemas.answer) } }, async (request) => {
+    const readSchema = { params: IdParams, ...(res.readQuery ? { querystring: res.readQuery } : {}), tags, summary: `Read ${res.noun.one}`, response: answers(200, res.schemas.answer) };
+    typed.get(`${base}/:id`, { config: { permission: res.permissions.read }, schema: readSchema }, async (request) => {
       const ctx = contextOf(deps, request, undefined);
-      return res.present(await load(res, ctx, request.params.id));
+      const record = await load(res, ctx, request.params.id);
+      if (res.readable && !res.readable(record, request.query)) throw new GatewayError('not_found', `Unknown ${res.noun.one.replace(/^an? /, '')} '${request.params.id}'.`, { param: 'id' });
+      return res.present(record);
     });
 
     typed.put(`${base}/:id`, { config: { permission: res.permissions.write }, schema: { params: IdParams, body: res.schemas.update, tags, summary: `Update ${res.noun.one}`, response: answers(200, res.schemas.answer) } }, async (request) => {
       const ctx = contextOf(deps, request, undefined);
-      const out = await inTransaction(res, ctx, 'update', async (c) => res.update(c, await load(res, c, request.params.id), request.body));
+      const out = await inTransaction(res, ctx, 'update', async (c) => res.update(c, await loadWritable(res, c, request.params.id), request.body));
       return out.answer ?? res.present(out.record);
     });
 
-    typed.delete(`${base}/:id`, { config: { permission: res.permissions.write }, schema: { params: IdParams, tags, summary: `${res.removal === 'archive' ? 'Archive' : 'Delete'} ${res.noun.one}`, response: answers(200, Deleted) } }, async (request) => {
+    typed.delete(`${base}/:id`, { config: { permission: res.permissions.write }, schema: { params: IdParams, tags, summary: `${res.removal === 'archive' ? 'Archive' : 'Delete'} ${res.noun.one}`, response: answers(200, res.removeAnswer === 'record' ? res.schemas.answer : Deleted) } }, async (request) => {
       const ctx = contextOf(deps, request, undefined);
       const out = await inTransaction(res, ctx, res.removal, async (c) => {
-        const record = await load(res, c, request.params.id);
-        await res.repo.remove(c.db, c.scope, record, c.now);
-        return { record };
+        const record = await loadWritable(res, c, request.params.id);
+        const after = await res.repo.remove(c.db, c.scope, record, c.now);
+        return { record: after ?? record };
       });
-      return { id: res.idOf(out.record), object: res.name, deleted: true };
+      return res.removeAnswer === 'record' ? res.present(out.record) : { id: res.idOf(out.record), object: res.name, deleted: true };
     });
 
     for (const action of res.actions ?? []) {
@@ -124,7 +135,7 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
           if (!action.write) return (await action.run(ctx, await load(res, ctx, request.params.id), request.body)).answer;
           let answer: unknown;
           await inTransaction(res, ctx, action.verb, async (c) => {
-            const record = await load(res, c, request.params.id);
+            const record = await loadWritable(res, c, request.params.id);
             const out = await action.run(c, record, request.body);
             answer = out.answer;
             return { record: out.record ?? record, details: out.details };
