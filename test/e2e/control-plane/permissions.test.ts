@@ -70,7 +70,7 @@ describe('least privilege', () => {
     await deps.runtime.changed();
     const inB = await call('POST', '/v1/configs', { name: 'b-config', config: { provider: 'openai', api_key: 'sk-in-config' }, workspace_id: wsB });
     expect(inB.status).toBe(201);
-    const keyA = await newKey({ name: 'a-admin', scopes: ['configs.*', 'api_keys.*'] });
+    const keyA = await newKey({ name: 'a-admin', scopes: ['configs.*', 'api_keys.*', 'logs.read'] });
     expect((await call('GET', `/v1/configs/${inB.body.id}`, undefined, keyA.key)).status).toBe(404);
     expect((await call('PUT', `/v1/configs/${inB.body.id}`, { name: 'x' }, keyA.key)).status).toBe(404);
     expect((await call('DELETE', `/v1/configs/${inB.body.id}`, undefined, keyA.key)).status).toBe(404);
@@ -78,6 +78,7 @@ describe('least privilege', () => {
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.param).toBe('workspace_id');
     expect((await call('GET', '/v1/configs?workspace_id=b', undefined, keyA.key)).status).toBe(404);
+    expect((await call('GET', '/v1/logs?workspace_id=b', undefined, keyA.key)).status).toBe(404);
     const keyB = await newKey({ name: 'b-key', workspace_id: wsB });
     expect((await call('GET', `/v1/api-keys/${keyB.id}`, undefined, keyA.key)).status).toBe(404);
   });

@@ -40,15 +40,16 @@ export function createAuthHook(runtime: Runtime, isPublic: (url: string) => bool
 
 /**
  * The workspaces a key may act on: its own for workspace keys; for organisation keys, `requested`
- * (id or slug) when given, else every workspace of the organisation. 403 for another workspace.
+ * (id or slug) when given, else every workspace of the organisation. Another tenant's workspace is 404,
+ * never 403 (its id is not confirmed).
  */
 export function workspaceScope(request: FastifyRequest, runtime: Runtime, requested?: string): string[] {
   const key = request.gw.key!;
   const snapshot = runtime.current;
   if (requested) {
     const ws = snapshot.workspacesById.get(requested) ?? snapshot.workspacesBySlug.get(`${key.organisationId}:${requested}`);
-    if (!ws || ws.organisation_id !== key.organisationId) throw new GatewayError('not_found', `Unknown workspace '${requested}'.`, { param: 'workspace_id' });
-    if (key.workspaceId && key.workspaceId !== ws.id) throw new GatewayError('forbidden', 'This API key belongs to another workspace.');
+    const reachable = ws !== undefined && ws.organisation_id === key.organisationId && (!key.workspaceId || key.workspaceId === ws.id);
+    if (!reachable) throw new GatewayError('not_found', `Unknown workspace '${requested}'.`, { param: 'workspace_id' });
     return [ws.id];
   }
   if (key.workspaceId) return [key.workspaceId];
