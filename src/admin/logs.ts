@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { listRequestLogs } from '../store/repos/request-logs.js';
 import type { GatewayDeps } from '../server/deps.js';
-import { requireScope, workspaceScope } from '../server/middleware/auth/auth.js';
+import { workspaceScope } from '../server/middleware/auth/auth.js';
 import { PageQuery, iso, pageOf } from './paging.js';
 
 const ListQuery = Type.Object({ ...PageQuery, workspace_id: Type.Optional(Type.String()), trace_id: Type.Optional(Type.String()) }, { additionalProperties: false });
@@ -13,8 +13,7 @@ function parse(text: string | null): unknown {
 
 /** GET /v1/logs: the request log, newest first. */
 export function registerLogRoutes(app: FastifyInstance, deps: GatewayDeps): void {
-  app.get('/v1/logs', { schema: { querystring: ListQuery, tags: ['logs'], summary: 'List request logs' } }, async (request) => {
-    requireScope(request, 'logs.read');
+  app.get('/v1/logs', { config: { permission: 'logs.read' }, schema: { querystring: ListQuery, tags: ['logs'], summary: 'List request logs' } }, async (request) => {
     const q = request.query as Static<typeof ListQuery>;
     await deps.logs.flush();
     const { rows, total } = await listRequestLogs(deps.store, { workspaceIds: workspaceScope(request, deps.runtime, q.workspace_id), traceId: q.trace_id, ...pageOf(q) });

@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../server/deps.js';
-import { registerApiKeyRoutes } from './api-keys.js';
-import { registerConfigRoutes } from './configs.js';
-import { registerVirtualKeyRoutes } from './virtual-keys.js';
+import { mountResource } from '../control-plane/resource/mount-resource.js';
+import { ADMIN_RESOURCES } from '../control-plane/resources/index.js';
+import { registerAuditLogRoutes } from '../control-plane/resources/audit-logs/audit-logs-route.js';
 import { registerLogRoutes } from './logs.js';
 
-/** Every control-plane route. A capability adds its `register…Routes` call here. */
+/** Every control-plane route: the declared resources, then the hand-written routes. */
 export function registerAdminRoutes(app: FastifyInstance, deps: GatewayDeps): void {
-  registerApiKeyRoutes(app, deps);
-  registerConfigRoutes(app, deps);
-  registerVirtualKeyRoutes(app, deps);
+  for (const resource of ADMIN_RESOURCES) mountResource(app, deps, resource);
   registerLogRoutes(app, deps);
+  registerAuditLogRoutes(app, deps);
 }

@@ -11,7 +11,6 @@ import { resolveResourceTarget, type ResourceForwarder } from '../files/provider
 import { intQuery, rawQuery, strQuery } from '../files/query-params.js';
 import { BATCH_ENDPOINTS, type BatchObject, type CursorList } from '../spec/batches.js';
 import type { GatewayDeps } from '../server/deps.js';
-import { requireScope } from '../server/middleware/auth/auth.js';
 import { getBatch, insertBatch, listBatches, transitionBatch } from '../store/repos/batches.js';
 import { getFile } from '../store/repos/files.js';
 import { captureRoute } from './capture-route.js';
@@ -81,8 +80,7 @@ async function checkInputFile(deps: GatewayDeps, files: GatewayFiles, forwarder:
 export function registerBatchesRoutes(app: FastifyInstance, deps: GatewayDeps, opts: { files: GatewayFiles; forwarder: ResourceForwarder; poke(): void }): void {
   const { files, forwarder } = opts;
 
-  app.post('/v1/batches', { schema: { tags, summary: 'Create a batch', body: CreateBody } }, async (request, reply) => {
-    requireScope(request, 'completions.write');
+  app.post('/v1/batches', { config: { permission: 'completions.write' }, schema: { tags, summary: 'Create a batch', body: CreateBody } }, async (request, reply) => {
     const body = request.body as Static<typeof CreateBody>;
     checkMetadata(body.metadata);
     const ws = request.gw.workspaceId;
@@ -152,8 +150,7 @@ export function registerBatchesRoutes(app: FastifyInstance, deps: GatewayDeps, o
     return batch;
   });
 
-  app.get('/v1/batches', { schema: { tags, summary: 'List batches', querystring: ListQuery } }, async (request, reply) => {
-    requireScope(request, 'completions.write');
+  app.get('/v1/batches', { config: { permission: 'completions.write' }, schema: { tags, summary: 'List batches', querystring: ListQuery } }, async (request, reply) => {
     const q = request.query as Record<string, unknown>;
     const limit = intQuery(q, 'limit', 1, 100, 20);
     const rt = resolveResourceTarget(deps, request.headers, request.gw.workspaceId, 'batches');
@@ -164,8 +161,7 @@ export function registerBatchesRoutes(app: FastifyInstance, deps: GatewayDeps, o
     return list;
   });
 
-  app.get('/v1/batches/:batch_id', { schema: { tags, summary: 'Retrieve a batch', params: BatchIdParams } }, async (request, reply) => {
-    requireScope(request, 'completions.write');
+  app.get('/v1/batches/:batch_id', { config: { permission: 'completions.write' }, schema: { tags, summary: 'Retrieve a batch', params: BatchIdParams } }, async (request, reply) => {
     const { batch_id } = request.params as Static<typeof BatchIdParams>;
     const row = await getBatch(deps.store, batch_id, request.gw.workspaceId);
     if (row?.mode === 'gateway') return viewBatch(deps.store, row);
@@ -174,8 +170,7 @@ export function registerBatchesRoutes(app: FastifyInstance, deps: GatewayDeps, o
     return relay(reply, await forwarder.send(rt, { method: 'GET', path: `/batches/${encodeURIComponent(batch_id)}` }));
   });
 
-  app.post('/v1/batches/:batch_id/cancel', { schema: { tags, summary: 'Cancel a batch', params: BatchIdParams } }, async (request, reply) => {
-    requireScope(request, 'completions.write');
+  app.post('/v1/batches/:batch_id/cancel', { config: { permission: 'completions.write' }, schema: { tags, summary: 'Cancel a batch', params: BatchIdParams } }, async (request, reply) => {
     const { batch_id } = request.params as Static<typeof BatchIdParams>;
     const ws = request.gw.workspaceId;
     const row = await getBatch(deps.store, batch_id, ws);

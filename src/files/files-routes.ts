@@ -7,7 +7,6 @@ import { tryParseJson, isObject } from '../lib/json.js';
 import { FILE_PURPOSES, type CursorList, type FileObject, type FilePurpose } from '../spec/batches.js';
 import { deleteFileRow, getFile, insertFile, listFiles } from '../store/repos/files.js';
 import type { GatewayDeps } from '../server/deps.js';
-import { requireScope } from '../server/middleware/auth/auth.js';
 import { GatewayFiles, isGatewayFileId, toFileObject } from './gateway-files.js';
 import { multipartForward, type IncomingPart } from './multipart-forward.js';
 import { resolveResourceTarget, ResourceForwarder, type ResourceTarget } from './provider-resource.js';
@@ -57,8 +56,7 @@ export function registerFilesRoutes(app: FastifyInstance, deps: GatewayDeps, opt
   app.register(async (scope) => {
     await scope.register(multipart, { limits: { fileSize: opts.maxFileBytes, files: 1, fields: 16, fieldSize: 1024 * 1024 } });
 
-    scope.post('/v1/files', { schema: { tags, summary: 'Upload a file (multipart: file, purpose)', consumes: ['multipart/form-data'] } }, async (request, reply) => {
-      requireScope(request, 'completions.write');
+    scope.post('/v1/files', { config: { permission: 'completions.write' }, schema: { tags, summary: 'Upload a file (multipart: file, purpose)', consumes: ['multipart/form-data'] } }, async (request, reply) => {
       if (!request.isMultipart()) throw new GatewayError('invalid_request', 'Upload a file as multipart/form-data with the fields file and purpose.', { param: 'file' });
       const ws = request.gw.workspaceId;
       const rt = target(request);
@@ -129,8 +127,7 @@ export function registerFilesRoutes(app: FastifyInstance, deps: GatewayDeps, opt
     });
   });
 
-  app.get('/v1/files', { schema: { tags, summary: 'List files', querystring: ListQuery } }, async (request, reply) => {
-    requireScope(request, 'completions.write');
+  app.get('/v1/files', { config: { permission: 'completions.write' }, schema: { tags, summary: 'List files', querystring: ListQuery } }, async (request, reply) => {
     const rt = target(request);
     if (rt) return relayJson(reply, await forwarder.send(rt, { method: 'GET', path: '/files' + rawQuery(request.url) }));
     const q = request.query as Record<string, unknown>;
@@ -142,8 +139,7 @@ export function registerFilesRoutes(app: FastifyInstance, deps: GatewayDeps, opt
     return body;
   });
 
-  app.get('/v1/files/:file_id', { schema: { tags, summary: 'Retrieve a file', params: FileIdParams } }, async (request, reply) => {
-    requireScope(request, 'completions.write');
+  app.get('/v1/files/:file_id', { config: { permission: 'completions.write' }, schema: { tags, summary: 'Retrieve a file', params: FileIdParams } }, async (request, reply) => {
     const { file_id } = request.params as { file_id: string };
     if (isGatewayFileId(file_id)) return toFileObject(await files.get(request.gw.workspaceId, file_id));
     const rt = target(request, await getFile(deps.store, file_id, request.gw.workspaceId));
@@ -151,8 +147,7 @@ export function registerFilesRoutes(app: FastifyInstance, deps: GatewayDeps, opt
     return relayJson(reply, await forwarder.send(rt, { method: 'GET', path: `/files/${encodeURIComponent(file_id)}` }));
   });
 
-  app.get('/v1/files/:file_id/content', { schema: { tags, summary: 'Retrieve file content', params: FileIdParams } }, async (request, reply) => {
-    requireScope(request, 'completions.write');
+  app.get('/v1/files/:file_id/content', { config: { permission: 'completions.write' }, schema: { tags, summary: 'Retrieve file content', params: FileIdParams } }, async (request, reply) => {
     const { file_id } = request.params as { file_id: string };
     if (isGatewayFileId(file_id)) {
       const row = await files.get(request.gw.workspaceId, file_id);
@@ -167,8 +162,7 @@ export function registerFilesRoutes(app: FastifyInstance, deps: GatewayDeps, opt
     return reply.send(res.body);
   });
 
-  app.delete('/v1/files/:file_id', { schema: { tags, summary: 'Delete a file', params: FileIdParams } }, async (request, reply) => {
-    requireScope(request, 'completions.write');
+  app.delete('/v1/files/:file_id', { config: { permission: 'completions.write' }, schema: { tags, summary: 'Delete a file', params: FileIdParams } }, async (request, reply) => {
     const { file_id } = request.params as { file_id: string };
     const ws = request.gw.workspaceId;
     if (isGatewayFileId(file_id)) {

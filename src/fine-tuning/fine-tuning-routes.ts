@@ -6,7 +6,6 @@ import { resolveResourceTarget, type ResourceForwarder, type ResourceTarget } fr
 import { intQuery, rawQuery } from '../files/query-params.js';
 import { checkMetadata } from '../batches/batches-routes.js';
 import type { GatewayDeps } from '../server/deps.js';
-import { requireScope } from '../server/middleware/auth/auth.js';
 
 const tags = ['fine-tuning'];
 const Wandb = Type.Object(
@@ -58,30 +57,24 @@ export function registerFineTuningRoutes(app: FastifyInstance, deps: GatewayDeps
     return rawQuery(request.url);
   };
 
-  app.post('/v1/fine_tuning/jobs', { schema: { tags, summary: 'Create a fine-tuning job', body: CreateBody } }, async (request, reply) => {
-    requireScope(request, 'completions.write');
+  app.post('/v1/fine_tuning/jobs', { config: { permission: 'completions.write' }, schema: { tags, summary: 'Create a fine-tuning job', body: CreateBody } }, async (request, reply) => {
     const body = request.body as Static<typeof CreateBody>;
     checkMetadata(body.metadata);
     return relay(reply, target(request), 'POST', '/fine_tuning/jobs', body);
   });
-  app.get('/v1/fine_tuning/jobs', { schema: { tags, summary: 'List fine-tuning jobs', querystring: PageQuery } }, async (request, reply) => {
-    requireScope(request, 'completions.write');
+  app.get('/v1/fine_tuning/jobs', { config: { permission: 'completions.write' }, schema: { tags, summary: 'List fine-tuning jobs', querystring: PageQuery } }, async (request, reply) => {
     return relay(reply, target(request), 'GET', '/fine_tuning/jobs' + paged(request));
   });
-  app.get('/v1/fine_tuning/jobs/:job_id', { schema: { tags, summary: 'Retrieve a fine-tuning job', params: JobParams } }, async (request, reply) => {
-    requireScope(request, 'completions.write');
+  app.get('/v1/fine_tuning/jobs/:job_id', { config: { permission: 'completions.write' }, schema: { tags, summary: 'Retrieve a fine-tuning job', params: JobParams } }, async (request, reply) => {
     return relay(reply, target(request), 'GET', jobPath(request));
   });
-  app.post('/v1/fine_tuning/jobs/:job_id/cancel', { schema: { tags, summary: 'Cancel a fine-tuning job', params: JobParams } }, async (request, reply) => {
-    requireScope(request, 'completions.write');
+  app.post('/v1/fine_tuning/jobs/:job_id/cancel', { config: { permission: 'completions.write' }, schema: { tags, summary: 'Cancel a fine-tuning job', params: JobParams } }, async (request, reply) => {
     return relay(reply, target(request), 'POST', `${jobPath(request)}/cancel`);
   });
-  app.get('/v1/fine_tuning/jobs/:job_id/events', { schema: { tags, summary: 'List fine-tuning events', params: JobParams, querystring: PageQuery } }, async (request, reply) => {
-    requireScope(request, 'completions.write');
+  app.get('/v1/fine_tuning/jobs/:job_id/events', { config: { permission: 'completions.write' }, schema: { tags, summary: 'List fine-tuning events', params: JobParams, querystring: PageQuery } }, async (request, reply) => {
     return relay(reply, target(request), 'GET', `${jobPath(request)}/events${paged(request)}`);
   });
-  app.get('/v1/fine_tuning/jobs/:job_id/checkpoints', { schema: { tags, summary: 'List fine-tuning checkpoints', params: JobParams, querystring: PageQuery } }, async (request, reply) => {
-    requireScope(request, 'completions.write');
+  app.get('/v1/fine_tuning/jobs/:job_id/checkpoints', { config: { permission: 'completions.write' }, schema: { tags, summary: 'List fine-tuning checkpoints', params: JobParams, querystring: PageQuery } }, async (request, reply) => {
     return relay(reply, target(request), 'GET', `${jobPath(request)}/checkpoints${paged(request)}`);
   });
 }

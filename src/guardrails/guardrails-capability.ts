@@ -1,5 +1,6 @@
 /**
- * The guardrails capability: stored guardrails (`/v1/guardrails`, a runtime section), config
+ * The guardrails capability: stored guardrails (a runtime section; their admin resource is
+ * `control-plane/resources/guardrails`), config
  * validation of guardrail items and hooks, the request-level hook (the root's input guardrails) and
  * the leaf interceptor (the rest, and every output guardrail). Network checks use the gateway's HTTP
  * client behind the custom-host SSRF guard.
@@ -10,7 +11,6 @@ import { CustomHostGuard } from '../routing/custom-host-guard.js';
 import { checkHttpFrom } from './check-http.js';
 import { guardedCheckHttp } from './guarded-check-http.js';
 import { GuardrailEngine } from './guardrail-engine.js';
-import { registerGuardrailRoutes } from './guardrail-routes.js';
 import { guardrailsSection } from './guardrails-section.js';
 import { validateGuardrailConfig } from './validate-guardrail-config.js';
 
@@ -30,7 +30,6 @@ export const guardrailsCapability: Capability = {
       sections: [guardrailsSection],
       hooks: [{ name: 'guardrails', before: (dp) => engine.beforeRouting(dp) }],
       interceptors: [(call, next) => engine.intercept(call, next)],
-      routes: (app, deps) => registerGuardrailRoutes(app, deps),
     };
   },
 };

@@ -16,7 +16,7 @@ const Query = Type.Object({ expires: Type.String({ pattern: '^[0-9]{1,12}$' }), 
 export function registerImageFileRoute(app: FastifyInstance, store: ImageStore, signer: UrlSigner, now: () => number): void {
   app.get(
     `${IMAGE_FILES_PATH}:id`,
-    { schema: { params: Params, querystring: Query, tags: ['data plane'], summary: 'Fetch a generated image through its signed link', security: [] } },
+    { config: { public: true }, schema: { params: Params, querystring: Query, tags: ['data plane'], summary: 'Fetch a generated image through its signed link', security: [] } },
     async (request, reply) => {
       const { id } = request.params as { id: string };
       const { expires, sig } = request.query as { expires: string; sig: string };

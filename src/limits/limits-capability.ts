@@ -4,7 +4,6 @@ import type { StreamTextTally } from './estimate-tokens.js';
 import { MemoryCounterStore } from './memory-counter-store.js';
 import { RedisCounterStore } from './redis-counter-store.js';
 import { createRateLimitHook } from './rate-limit-hook.js';
-import { registerRateLimitPolicyRoutes } from './rate-limit-policy-routes.js';
 import { rateLimitSection } from './rate-limit-section.js';
 import { createStreamTallyInterceptor } from './stream-tally-interceptor.js';
 
@@ -15,8 +14,8 @@ export interface LimitsOptions {
 }
 
 /**
- * Rate-limit policies (issue 8): the `/v1/policies/rate-limits` admin API, a runtime section of the
- * active policies, the enforcing data-plane hook, and a leaf interceptor that lets the hook see
+ * Rate-limit policies (issue 8): a runtime section of the active policies (their admin resource is
+ * `control-plane/resources/rate-limit-policies`), the enforcing data-plane hook, and a leaf interceptor that lets the hook see
  * streamed answers. Counters live in memory, or in Redis (`state.redis`, keys under
  * `<state.prefix>rl:`) when REDIS_URL is set, shared by every replica. See docs/limits.md.
  */
@@ -31,7 +30,6 @@ export function createLimitsCapability(opts: LimitsOptions = {}): Capability {
         sections: [rateLimitSection],
         hooks: [hook],
         interceptors: [createStreamTallyInterceptor(tallies)],
-        routes: (app, deps) => registerRateLimitPolicyRoutes(app, deps),
         close: () => counters.close(),
       };
     },

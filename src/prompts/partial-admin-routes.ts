@@ -17,7 +17,7 @@ import {
   type VersionFields,
 } from '../store/repos/prompts.js';
 import type { GatewayDeps } from '../server/deps.js';
-import { requireScope, workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
+import { workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
 import { checkPartialText } from './compile-template.js';
 import { MakeDefaultBody, PartialParams, Slug, insertUnique, loadForWrite, loadSelected, present, presentVersion, slugify } from './admin-support.js';
 
@@ -47,8 +47,8 @@ const paramOf = (p: unknown) => (p as { partialId: string }).partialId;
 export function registerPartialAdminRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   const tags = ['prompts'];
 
-  app.post(PATH, { schema: { body: CreateBody, tags, summary: 'Create a prompt partial (version 1, published)' } }, async (request, reply) => {
-    const key = requireScope(request, 'prompts.write');
+  app.post(PATH, { config: { permission: 'prompts.write' }, schema: { body: CreateBody, tags, summary: 'Create a prompt partial (version 1, published)' } }, async (request, reply) => {
+    const key = request.gw.key!;
     const body = request.body as Static<typeof CreateBody>;
     checkPartialText(body.string);
     const now = deps.clock.now();
@@ -72,28 +72,24 @@ export function registerPartialAdminRoutes(app: FastifyInstance, deps: GatewayDe
     return reply.code(201).send(present(record, { ...first, version: 1, created_at: now }));
   });
 
-  app.get(PATH, { schema: { querystring: ListQuery, tags, summary: 'List prompt partials (published versions)' } }, async (request) => {
-    requireScope(request, 'prompts.read');
+  app.get(PATH, { config: { permission: 'prompts.read' }, schema: { querystring: ListQuery, tags, summary: 'List prompt partials (published versions)' } }, async (request) => {
     const q = request.query as Static<typeof ListQuery>;
     const { rows, total } = await listPrompts(deps.store, { kind: 'partial', workspaceIds: workspaceScope(request, deps.runtime, q.workspace_id), ...pageOf(q) });
     return { object: 'list', data: rows.map((r) => present(r, r.published)), total };
   });
 
-  app.get(`${PATH}/:partialId`, { schema: { params: PartialParams, tags, summary: 'Read a prompt partial: id or slug, optionally @latest or @<version>' } }, async (request) => {
-    requireScope(request, 'prompts.read');
+  app.get(`${PATH}/:partialId`, { config: { permission: 'prompts.read' }, schema: { params: PartialParams, tags, summary: 'Read a prompt partial: id or slug, optionally @latest or @<version>' } }, async (request) => {
     const { prompt, version } = await loadSelected(deps, request, 'partial', paramOf(request.params));
     return present(prompt, version);
   });
 
-  app.get(`${PATH}/:partialId/versions`, { schema: { params: PartialParams, tags, summary: 'List the versions of a prompt partial' } }, async (request) => {
-    requireScope(request, 'prompts.read');
+  app.get(`${PATH}/:partialId/versions`, { config: { permission: 'prompts.read' }, schema: { params: PartialParams, tags, summary: 'List the versions of a prompt partial' } }, async (request) => {
     const partial = await loadForWrite(deps, request, 'partial', paramOf(request.params));
     const versions = await listPromptVersions(deps.store, partial.id);
     return { object: 'list', data: versions.map((v) => presentVersion(partial, v)), total: versions.length };
   });
 
-  app.put(`${PATH}/:partialId`, { schema: { params: PartialParams, body: UpdateBody, tags, summary: 'Update a prompt partial: a new string is a new version' } }, async (request) => {
-    requireScope(request, 'prompts.write');
+  app.put(`${PATH}/:partialId`, { config: { permission: 'prompts.write' }, schema: { params: PartialParams, body: UpdateBody, tags, summary: 'Update a prompt partial: a new string is a new version' } }, async (request) => {
     const partial = await loadForWrite(deps, request, 'partial', paramOf(request.params));
     const body = request.body as Static<typeof UpdateBody>;
     const patch = body.name !== undefined ? { name: body.name } : {};
@@ -110,8 +106,7 @@ export function registerPartialAdminRoutes(app: FastifyInstance, deps: GatewayDe
     return present(updated, (await getPromptVersion(deps.store, partial.id, number))!);
   });
 
-  app.put(`${PATH}/:partialId/makeDefault`, { schema: { params: PartialParams, body: MakeDefaultBody, tags, summary: 'Publish a version of a prompt partial' } }, async (request) => {
-    requireScope(request, 'prompts.write');
+  app.put(`${PATH}/:partialId/makeDefault`, { config: { permission: 'prompts.write' }, schema: { params: PartialParams, body: MakeDefaultBody, tags, summary: 'Publish a version of a prompt partial' } }, async (request) => {
     const partial = await loadForWrite(deps, request, 'partial', paramOf(request.params));
     const { version } = request.body as Static<typeof MakeDefaultBody>;
     if (!(await publishPromptVersion(deps.store, partial.id, version, deps.clock.now()))) {
@@ -122,8 +117,7 @@ export function registerPartialAdminRoutes(app: FastifyInstance, deps: GatewayDe
     return present(updated, (await getPromptVersion(deps.store, partial.id, version))!);
   });
 
-  app.delete(`${PATH}/:partialId`, { schema: { params: PartialParams, tags, summary: 'Delete a prompt partial and every version' } }, async (request) => {
-    requireScope(request, 'prompts.write');
+  app.delete(`${PATH}/:partialId`, { config: { permission: 'prompts.write' }, schema: { params: PartialParams, tags, summary: 'Delete a prompt partial and every version' } }, async (request) => {
     const partial = await loadForWrite(deps, request, 'partial', paramOf(request.params));
     await deletePrompt(deps.store, partial.id);
     await deps.runtime.changed();

@@ -18,7 +18,7 @@ import {
   type VersionFields,
 } from '../store/repos/prompts.js';
 import type { GatewayDeps } from '../server/deps.js';
-import { requireScope, workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
+import { workspaceScope, writeWorkspace } from '../server/middleware/auth/auth.js';
 import { templateMessages } from './compile-template.js';
 import { SavedParameters, checkParameterKeys } from './hyperparameters.js';
 import { PromptParams, MakeDefaultBody, Slug, insertUnique, loadForWrite, loadSelected, present, presentVersion, slugify } from './admin-support.js';
@@ -85,8 +85,8 @@ function checkVersionBody(body: { string?: string; parameters?: Record<string, u
 export function registerPromptAdminRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   const tags = ['prompts'];
 
-  app.post('/v1/prompts', { schema: { body: CreateBody, tags, summary: 'Create a prompt template (version 1, published)' } }, async (request, reply) => {
-    const key = requireScope(request, 'prompts.write');
+  app.post('/v1/prompts', { config: { permission: 'prompts.write' }, schema: { body: CreateBody, tags, summary: 'Create a prompt template (version 1, published)' } }, async (request, reply) => {
+    const key = request.gw.key!;
     const body = request.body as Static<typeof CreateBody>;
     checkVersionBody(body);
     const workspaceId = writeWorkspace(request, deps.runtime, body.workspace_id);
@@ -113,28 +113,24 @@ export function registerPromptAdminRoutes(app: FastifyInstance, deps: GatewayDep
     return reply.code(201).send(present(record, { ...first, version: 1, created_at: now }));
   });
 
-  app.get('/v1/prompts', { schema: { querystring: ListQuery, tags, summary: 'List prompts (published versions)' } }, async (request) => {
-    requireScope(request, 'prompts.read');
+  app.get('/v1/prompts', { config: { permission: 'prompts.read' }, schema: { querystring: ListQuery, tags, summary: 'List prompts (published versions)' } }, async (request) => {
     const q = request.query as Static<typeof ListQuery>;
     const { rows, total } = await listPrompts(deps.store, { kind: 'prompt', workspaceIds: workspaceScope(request, deps.runtime, q.workspace_id), ...pageOf(q) });
     return { object: 'list', data: rows.map((r) => present(r, r.published)), total };
   });
 
-  app.get('/v1/prompts/:promptId', { schema: { params: PromptParams, tags, summary: 'Read a prompt: id or slug, optionally @latest or @<version>' } }, async (request) => {
-    requireScope(request, 'prompts.read');
+  app.get('/v1/prompts/:promptId', { config: { permission: 'prompts.read' }, schema: { params: PromptParams, tags, summary: 'Read a prompt: id or slug, optionally @latest or @<version>' } }, async (request) => {
     const { prompt, version } = await loadSelected(deps, request, 'prompt', (request.params as { promptId: string }).promptId);
     return present(prompt, version);
   });
 
-  app.get('/v1/prompts/:promptId/versions', { schema: { params: PromptParams, tags, summary: 'List the versions of a prompt, newest first' } }, async (request) => {
-    requireScope(request, 'prompts.read');
+  app.get('/v1/prompts/:promptId/versions', { config: { permission: 'prompts.read' }, schema: { params: PromptParams, tags, summary: 'List the versions of a prompt, newest first' } }, async (request) => {
     const prompt = await loadForWrite(deps, request, 'prompt', (request.params as { promptId: string }).promptId);
     const versions = await listPromptVersions(deps.store, prompt.id);
     return { object: 'list', data: versions.map((v) => presentVersion(prompt, v)), total: versions.length };
   });
 
-  app.put('/v1/prompts/:promptId', { schema: { params: PromptParams, body: UpdateBody, tags, summary: 'Update a prompt: a new version (patch: true back-fills from the latest)' } }, async (request) => {
-    requireScope(request, 'prompts.write');
+  app.put('/v1/prompts/:promptId', { config: { permission: 'prompts.write' }, schema: { params: PromptParams, body: UpdateBody, tags, summary: 'Update a prompt: a new version (patch: true back-fills from the latest)' } }, async (request) => {
     const prompt = await loadForWrite(deps, request, 'prompt', (request.params as { promptId: string }).promptId);
     const body = request.body as Static<typeof UpdateBody>;
     checkVersionBody(body);
@@ -166,8 +162,7 @@ export function registerPromptAdminRoutes(app: FastifyInstance, deps: GatewayDep
     return present(updated, (await getPromptVersion(deps.store, prompt.id, number))!);
   });
 
-  app.put('/v1/prompts/:promptId/makeDefault', { schema: { params: PromptParams, body: MakeDefaultBody, tags, summary: 'Publish a version of a prompt' } }, async (request) => {
-    requireScope(request, 'prompts.write');
+  app.put('/v1/prompts/:promptId/makeDefault', { config: { permission: 'prompts.write' }, schema: { params: PromptParams, body: MakeDefaultBody, tags, summary: 'Publish a version of a prompt' } }, async (request) => {
     const prompt = await loadForWrite(deps, request, 'prompt', (request.params as { promptId: string }).promptId);
     const { version } = request.body as Static<typeof MakeDefaultBody>;
     if (!(await publishPromptVersion(deps.store, prompt.id, version, deps.clock.now()))) {
@@ -178,8 +173,7 @@ export function registerPromptAdminRoutes(app: FastifyInstance, deps: GatewayDep
     return present(updated, (await getPromptVersion(deps.store, prompt.id, version))!);
   });
 
-  app.delete('/v1/prompts/:promptId', { schema: { params: PromptParams, tags, summary: 'Delete a prompt and every version' } }, async (request) => {
-    requireScope(request, 'prompts.write');
+  app.delete('/v1/prompts/:promptId', { config: { permission: 'prompts.write' }, schema: { params: PromptParams, tags, summary: 'Delete a prompt and every version' } }, async (request) => {
     const prompt = await loadForWrite(deps, request, 'prompt', (request.params as { promptId: string }).promptId);
     await deletePrompt(deps.store, prompt.id);
     await deps.runtime.changed();

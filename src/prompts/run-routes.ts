@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import type { GatewayDeps } from '../server/deps.js';
-import { requireScope } from '../server/middleware/auth/auth.js';
 import { handleDataPlane } from '../server/data-plane/handle-data-plane.js';
 import { PromptRunBody, checkParameterKeys } from './hyperparameters.js';
 import { PromptParams } from './admin-support.js';
@@ -28,13 +27,11 @@ export function registerPromptRunRoutes(app: FastifyInstance, deps: GatewayDeps,
   const tags = ['prompts'];
   const schema = { params: PromptParams, body: PromptRunBody, tags };
 
-  app.post('/v1/prompts/:promptId/render', { schema: { ...schema, summary: 'Render a prompt template without running it' } }, async (request) => {
-    requireScope(request, 'prompts.render');
+  app.post('/v1/prompts/:promptId/render', { config: { permission: 'prompts.render' }, schema: { ...schema, summary: 'Render a prompt template without running it' } }, async (request) => {
     return { success: true, data: renderFor(renderer, request).body };
   });
 
-  app.post('/v1/prompts/:promptId/completions', { schema: { ...schema, summary: 'Render a prompt template and run it as a chat completion' } }, async (request, reply) => {
-    requireScope(request, 'completions.write');
+  app.post('/v1/prompts/:promptId/completions', { config: { permission: 'completions.write' }, schema: { ...schema, summary: 'Render a prompt template and run it as a chat completion' } }, async (request, reply) => {
     const rendered = renderFor(renderer, request);
     // An organisation key may run a prompt of any of its workspaces: the request acts in that workspace.
     if (request.gw.key?.workspaceId === null) request.gw.workspaceId = rendered.workspaceId;

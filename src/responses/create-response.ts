@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { requireScope } from '../server/middleware/auth/auth.js';
 import type { GatewayDeps } from '../server/deps.js';
 import type { ResponsesRequest } from '../spec/responses.js';
 import { getResponse } from '../store/repos/responses.js';
@@ -15,7 +14,6 @@ import { createResponseOverChat } from './create-response-over-chat.js';
  * chat completions (endpoint `chat`). Either way, with `store` on, the response is stored for GET.
  */
 export async function createResponse(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  requireScope(request, 'completions.write');
   const body = request.body as ResponsesRequest;
   checkResponsesBody(body);
   const prepared = prepareRequest(deps, request, reply);

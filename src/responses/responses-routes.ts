@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.js';
-import { requireScope } from '../server/middleware/auth/auth.js';
 import type { GatewayDeps } from '../server/deps.js';
 import type { ResponseObject } from '../spec/responses.js';
 import { deleteResponse, getResponse } from '../store/repos/responses.js';
@@ -38,25 +37,22 @@ async function stored(deps: GatewayDeps, request: FastifyRequest) {
  * @see https://platform.openai.com/docs/api-reference/responses
  */
 export function registerResponsesRoutes(app: FastifyInstance, deps: GatewayDeps): void {
-  app.post('/v1/responses', { schema: { body: ResponsesBody, tags: TAGS, summary: 'Create a model response (Responses API) through the routing config' } }, (request, reply) =>
+  app.post('/v1/responses', { config: { permission: 'completions.write' }, schema: { body: ResponsesBody, tags: TAGS, summary: 'Create a model response (Responses API) through the routing config' } }, (request, reply) =>
     createResponse(deps, request, reply),
   );
 
-  app.get('/v1/responses/:response_id', { schema: { params: IdParams, tags: TAGS, summary: 'Retrieve a stored response' } }, async (request) => {
-    requireScope(request, 'completions.write');
+  app.get('/v1/responses/:response_id', { config: { permission: 'completions.write' }, schema: { params: IdParams, tags: TAGS, summary: 'Retrieve a stored response' } }, async (request) => {
     checkIncludes(includesOf(request), 'include');
     return present((await stored(deps, request)).response);
   });
 
-  app.delete('/v1/responses/:response_id', { schema: { params: IdParams, tags: TAGS, summary: 'Delete a stored response' } }, async (request) => {
-    requireScope(request, 'completions.write');
+  app.delete('/v1/responses/:response_id', { config: { permission: 'completions.write' }, schema: { params: IdParams, tags: TAGS, summary: 'Delete a stored response' } }, async (request) => {
     const { response_id } = request.params as { response_id: string };
     if (!(await deleteResponse(deps.store, response_id, request.gw.workspaceId))) throw new GatewayError('not_found', `No response with id '${response_id}'.`, { param: 'response_id' });
     return { id: response_id, object: 'response', deleted: true };
   });
 
-  app.get('/v1/responses/:response_id/input_items', { schema: { params: IdParams, tags: TAGS, summary: "List a stored response's input items" } }, async (request) => {
-    requireScope(request, 'completions.write');
+  app.get('/v1/responses/:response_id/input_items', { config: { permission: 'completions.write' }, schema: { params: IdParams, tags: TAGS, summary: "List a stored response's input items" } }, async (request) => {
     const q = request.query as Record<string, unknown>;
     checkIncludes(includesOf(request), 'include');
     const limit = q.limit === undefined ? 20 : Number(q.limit);

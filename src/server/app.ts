@@ -21,6 +21,8 @@ import { registerAdminRoutes } from '../admin/register-admin-routes.js';
 import { clientErrorHandler, frameworkErrors, installJsonParser } from './http-edges.js';
 import { redactGatewayKeyPrefix } from '../lib/redact-secrets.js';
 
+import { installRouteGuard } from '../control-plane/resource/route-guard.js';
+
 const PUBLIC = ['/health', '/metrics', '/openapi.json'];
 
 /**
@@ -94,6 +96,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     reply.code(404).send(g.toBody());
   });
 
+  // Every /v1 route registered from here on declares its permission (or is public), checked in one place.
+  installRouteGuard(app);
   registerHealth(app, deps);
   registerChatCompletions(app, deps);
   registerCompletions(app, deps);

@@ -6,21 +6,22 @@ import { ensureDefaultTenant } from '../store/repos/organisations.js';
 import { insertApiKey } from '../store/repos/api-keys.js';
 import { sha256Hex } from '../lib/hash.js';
 import { uuid } from '../lib/ids.js';
-import { newKeyValue } from '../admin/api-keys.js';
+import { newKeyValue } from '../control-plane/resources/api-keys/key-value.js';
 import type { Settings } from './settings.js';
 import type { Logger } from '../observability/logger.js';
 
 /**
  * First start on an empty store (decisions.md, "Running"): organisation `default`, workspace
  * `default`, and one organisation-service admin key whose value is GATEWAY_ADMIN_KEY when set,
- * otherwise generated, printed once and written to `$GATEWAY_DATA_DIR/admin-key` (mode 0600).
+ * otherwise generated, printed once and written to `$GATEWAY_DATA_DIR/admin-key` (mode 0600). It holds
+ * `*` explicitly: keys created without scopes get only their type's data-plane and read defaults.
  */
 export async function bootstrap(store: Store, settings: Settings, logger: Logger, now: number): Promise<{ organisationId: string; workspaceId: string }> {
   const { organisation, workspace } = await ensureDefaultTenant(store, now);
   const anyKey = await store.db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst();
   if (!anyKey) {
     const value = settings.adminKey ?? newKeyValue(settings.apiKeyPrefix);
-    await insertApiKey(store, {
+    await insertApiKey(store.db, { organisationId: organisation.id, workspaceIds: [workspace.id], organisationWide: true }, {
       id: uuid(),
       organisation_id: organisation.id,
       workspace_id: null,
@@ -28,7 +29,7 @@ export async function bootstrap(store: Store, settings: Settings, logger: Logger
       type: 'organisation-service',
       key_hash: sha256Hex(value),
       key_hint: value.slice(0, 4),
-      scopes: [],
+      scopes: ['*'],
       status: 'active',
       expires_at: null,
       rotation_policy: null,

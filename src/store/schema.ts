@@ -256,6 +256,22 @@ export interface CacheVectorsTable {
   created_at: number;
 }
 
+/** One audit entry (control-plane.md §4); `details` is JSON text and never holds a secret. */
+export interface AuditLogsTable {
+  id: string;
+  created_at: number;
+  organisation_id: string;
+  workspace_id: string | null;
+  actor_type: string;
+  actor_id: string | null;
+  action: string;
+  resource_type: string;
+  resource_id: string | null;
+  request_id: string | null;
+  client_ip: string | null;
+  details: string;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   workspaces: WorkspacesTable;
@@ -276,6 +292,7 @@ export interface Database {
   file_chunks: FileChunksTable;
   cache_entries: CacheEntriesTable;
   cache_vectors: CacheVectorsTable;
+  audit_logs: AuditLogsTable;
 }
 
 export type { Generated };

@@ -47,50 +47,64 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
     ...over,
   });
 
+  const scope = () => ({ organisationId: org, workspaceIds: [ws], organisationWide: true });
+
   it('round-trips API keys with their JSON fields and large times', async () => {
     const k = key();
-    await insertApiKey(h.store, k);
-    expect(await getApiKey(h.store, k.id)).toEqual(k);
-    await updateApiKey(h.store, k.id, { name: 'renamed', scopes: [], expires_at: null }, 20);
-    expect(await getApiKey(h.store, k.id)).toMatchObject({ name: 'renamed', scopes: [], expires_at: null, updated_at: 20 });
-    await insertApiKey(h.store, key({ created_at: 30 }));
-    const page = await listApiKeys(h.store, { organisationId: org, limit: 1, offset: 0 });
+    await insertApiKey(h.store.db, scope(), k);
+    expect(await getApiKey(h.store.db, scope(), k.id)).toEqual(k);
+    await updateApiKey(h.store.db, scope(), k.id, { name: 'renamed', scopes: [], expires_at: null }, 20);
+    expect(await getApiKey(h.store.db, scope(), k.id)).toMatchObject({ name: 'renamed', scopes: [], expires_at: null, updated_at: 20 });
+    await insertApiKey(h.store.db, scope(), key({ created_at: 30 }));
+    const page = await listApiKeys(h.store.db, scope(), { limit: 1, offset: 0 });
     expect(page.total).toBe(2);
     expect(page.rows).toHaveLength(1);
     expect(page.rows[0]!.created_at).toBe(30);
-    await updateApiKey(h.store, k.id, { status: 'revoked' }, 40);
+    await updateApiKey(h.store.db, scope(), k.id, { status: 'revoked' }, 40);
     expect((await listActiveApiKeys(h.store)).map((r) => r.id)).not.toContain(k.id);
+  });
+
+  it('reads and writes API keys only within the tenant scope', async () => {
+    const k = key();
+    await insertApiKey(h.store.db, scope(), k);
+    const other = { organisationId: org, workspaceIds: [uuid()], organisationWide: false };
+    expect(await getApiKey(h.store.db, other, k.id)).toBeUndefined();
+    expect((await listApiKeys(h.store.db, other, { limit: 10, offset: 0 })).total).toBe(0);
+    await updateApiKey(h.store.db, other, k.id, { name: 'hijacked' }, 50);
+    expect((await getApiKey(h.store.db, scope(), k.id))!.name).toBe('k');
+    expect(await getApiKey(h.store.db, { ...scope(), organisationId: uuid() }, k.id)).toBeUndefined();
+    await expect(insertApiKey(h.store.db, other, key())).rejects.toThrow(/outside the tenant scope/);
   });
 
   it('refuses a duplicate key hash as a unique violation', async () => {
     const k = key();
-    await insertApiKey(h.store, k);
-    const err = await insertApiKey(h.store, key({ key_hash: k.key_hash })).catch((e) => e);
+    await insertApiKey(h.store.db, scope(), k);
+    const err = await insertApiKey(h.store.db, scope(), key({ key_hash: k.key_hash })).catch((e) => e);
     expect(isUniqueViolation(err)).toBe(true);
   });
 
   it('versions configs and finds them by id or slug within workspaces', async () => {
     const id = uuid();
-    await insertConfig(h.store, { id, organisation_id: org, workspace_id: ws, name: 'c', slug: 'c-slug', status: 'active', version: 1, config: { retry: { attempts: 1 } }, created_at: 1, updated_at: 1 });
-    expect(await updateConfig(h.store, id, { config: { retry: { attempts: 2 } } }, 2)).toBe(2);
-    expect(await updateConfig(h.store, id, { name: 'renamed' }, 3)).toBe(2);
-    const bySlug = await getConfig(h.store, 'c-slug', [ws]);
+    await insertConfig(h.store.db, scope(), { id, organisation_id: org, workspace_id: ws, name: 'c', slug: 'c-slug', status: 'active', version: 1, config: { retry: { attempts: 1 } }, created_at: 1, updated_at: 1 });
+    expect(await updateConfig(h.store.db, scope(), id, { config: { retry: { attempts: 2 } } }, 2)).toBe(2);
+    expect(await updateConfig(h.store.db, scope(), id, { name: 'renamed' }, 3)).toBe(2);
+    const bySlug = await getConfig(h.store.db, scope(), 'c-slug');
     expect(bySlug).toMatchObject({ id, name: 'renamed', version: 2, config: { retry: { attempts: 2 } } });
-    expect(await getConfig(h.store, id, [uuid()])).toBeUndefined();
-    expect((await listConfigVersions(h.store, id)).map((v) => v.version)).toEqual([2, 1]);
-    const dup = await insertConfig(h.store, { id: uuid(), organisation_id: org, workspace_id: ws, name: 'd', slug: 'c-slug', status: 'active', version: 1, config: {}, created_at: 1, updated_at: 1 }).catch((e) => e);
+    expect(await getConfig(h.store.db, { organisationId: org, workspaceIds: [uuid()], organisationWide: false }, id)).toBeUndefined();
+    expect((await listConfigVersions(h.store.db, scope(), id)).map((v) => v.version)).toEqual([2, 1]);
+    const dup = await insertConfig(h.store.db, scope(), { id: uuid(), organisation_id: org, workspace_id: ws, name: 'd', slug: 'c-slug', status: 'active', version: 1, config: {}, created_at: 1, updated_at: 1 }).catch((e) => e);
     expect(isUniqueViolation(dup)).toBe(true);
-    expect((await listConfigs(h.store, { workspaceIds: [ws], limit: 10, offset: 0 })).total).toBe(1);
-    await archiveConfig(h.store, id, 4);
-    expect((await listConfigs(h.store, { workspaceIds: [ws], limit: 10, offset: 0 })).total).toBe(0);
+    expect((await listConfigs(h.store.db, scope(), { limit: 10, offset: 0 })).total).toBe(1);
+    await archiveConfig(h.store.db, scope(), id, 4);
+    expect((await listConfigs(h.store.db, scope(), { limit: 10, offset: 0 })).total).toBe(0);
   });
 
   it('stores virtual keys and request logs', async () => {
     const id = uuid();
-    await insertVirtualKey(h.store, { id, workspace_id: ws, name: 'v', slug: 'v1', provider: 'openai', secret: 's', config: { custom_host: 'http://x' }, status: 'active', created_at: 1, updated_at: 1 });
-    await updateVirtualKey(h.store, id, { secret: 's2' }, 2);
-    expect(await getVirtualKey(h.store, 'v1', [ws])).toMatchObject({ id, secret: 's2', config: { custom_host: 'http://x' } });
-    expect((await listVirtualKeys(h.store, { workspaceIds: [ws], limit: 10, offset: 0 })).total).toBe(1);
+    await insertVirtualKey(h.store.db, scope(), { id, workspace_id: ws, name: 'v', slug: 'v1', provider: 'openai', secret: 's', config: { custom_host: 'http://x' }, status: 'active', created_at: 1, updated_at: 1 });
+    await updateVirtualKey(h.store.db, scope(), id, { secret: 's2' }, 2);
+    expect(await getVirtualKey(h.store.db, scope(), 'v1')).toMatchObject({ id, secret: 's2', config: { custom_host: 'http://x' } });
+    expect((await listVirtualKeys(h.store.db, scope(), { limit: 10, offset: 0 })).total).toBe(1);
     const row = {
       id: uuid(), organisation_id: org, workspace_id: ws, api_key_id: null, trace_id: 't1', endpoint: 'chat', provider: 'openai', model: 'm', status: 200, stream: 1,
       cache_status: 'MISS', config_id: null, prompt_id: null, target_path: 'config', retry_count: 0, prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cost: 0.5,

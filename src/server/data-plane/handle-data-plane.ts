@@ -8,7 +8,6 @@ import type { CompiledNode } from '../../routing/compiled-config.js';
 import type { JsonAnswer, Outcome, RouteTrace } from '../../routing/outcome.js';
 import type { Usage } from '../../spec/chat.js';
 import type { GatewayDeps } from '../deps.js';
-import { requireScope } from '../middleware/auth/auth.js';
 import type { CompletedRequest, DataPlaneRequest } from './data-plane-hook.js';
 import { readGatewayHeaders } from './read-gateway-headers.js';
 import { buildRouteInput } from './build-route-input.js';
@@ -33,7 +32,6 @@ export interface DataPlaneOptions {
  * Logging, metrics and accounting run after the last byte, off the response path.
  */
 export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, endpoint: ProviderEndpointKind, body: Record<string, unknown>, options: DataPlaneOptions = {}): Promise<void> {
-  requireScope(request, 'completions.write');
   const ctx = request.gw;
   const gh = readGatewayHeaders(request.headers);
   const snapshot = deps.runtime.current;

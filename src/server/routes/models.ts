@@ -9,7 +9,6 @@ import type { CompiledNode } from '../../routing/compiled-config.js';
 import { resolveTarget } from '../../routing/resolve-target.js';
 import type { RouteInput } from '../../routing/route-input.js';
 import type { GatewayDeps } from '../deps.js';
-import { requireScope } from '../middleware/auth/auth.js';
 import { readGatewayHeaders } from '../data-plane/read-gateway-headers.js';
 import { resolveConfig } from '../data-plane/resolve-config.js';
 
@@ -30,13 +29,11 @@ function leaves(node: CompiledNode): CompiledNode[] {
  * ids may contain `/` (`meta-llama/Llama-3.1-8B`), matched exactly.
  */
 export function registerModels(app: FastifyInstance, deps: GatewayDeps): void {
-  app.get('/v1/models', { schema: { querystring: Query, tags: ['data plane'], summary: 'List reachable models' } }, async (request) => {
-    requireScope(request, 'completions.write');
+  app.get('/v1/models', { config: { permission: 'completions.write' }, schema: { querystring: Query, tags: ['data plane'], summary: 'List reachable models' } }, async (request) => {
     const data = await reachableModels(deps, request, request.query as { provider?: string; search?: string });
     return { object: 'list', data, total_count: data.length };
   });
-  app.get('/v1/models/*', { schema: { querystring: Query, tags: ['data plane'], summary: 'Read one reachable model' } }, async (request) => {
-    requireScope(request, 'completions.write');
+  app.get('/v1/models/*', { config: { permission: 'completions.write' }, schema: { querystring: Query, tags: ['data plane'], summary: 'Read one reachable model' } }, async (request) => {
     const id = decodeURIComponent((request.params as { '*': string })['*']);
     if (!id) throw new GatewayError('not_found', 'No model id given.');
     const q = request.query as { provider?: string };

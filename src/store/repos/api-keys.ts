@@ -1,5 +1,8 @@
 import type { Store } from '../store.js';
-import type { ApiKeysTable } from '../schema.js';
+import type { Kysely } from 'kysely';
+import type { ApiKeysTable, Database } from '../schema.js';
+import type { TenantScope } from '../../kernel/tenant-scope.js';
+import { assertInScope, inList } from './tenant.js';
 
 export type ApiKeyType = 'organisation-service' | 'workspace-service' | 'workspace-user';
 
@@ -21,28 +24,30 @@ export interface ApiKeyRecord {
   updated_at: number;
 }
 
-export async function insertApiKey(store: Store, key: ApiKeyRecord): Promise<void> {
-  await store.db.insertInto('api_keys').values(toRow(key)).execute();
+/** Inserts a key into the scope's organisation (and, for a workspace key, one of its workspaces). */
+export async function insertApiKey(db: Kysely<Database>, scope: TenantScope, key: ApiKeyRecord): Promise<void> {
+  assertInScope(scope, key.organisation_id, key.workspace_id);
+  await db.insertInto('api_keys').values(toRow(key)).execute();
 }
 
-export async function getApiKey(store: Store, id: string): Promise<ApiKeyRecord | undefined> {
-  const row = await store.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+function scoped(db: Kysely<Database>, scope: TenantScope) {
+  return db
+    .selectFrom('api_keys')
+    .where('organisation_id', '=', scope.organisationId)
+    .where((eb) => (scope.organisationWide ? eb.or([eb('workspace_id', 'is', null), eb('workspace_id', 'in', inList(scope))]) : eb('workspace_id', 'in', inList(scope))));
+}
+
+/** One key of the scope, whatever its status. */
+export async function getApiKey(db: Kysely<Database>, scope: TenantScope, id: string): Promise<ApiKeyRecord | undefined> {
+  const row = await scoped(db, scope).selectAll().where('id', '=', id).executeTakeFirst();
   return row && fromRow(row);
 }
 
-export interface ApiKeyFilter {
-  organisationId: string;
-  workspaceId?: string;
-  limit: number;
-  offset: number;
-}
-
-/** Lists active keys, newest first, with the total count of the filter. */
-export async function listApiKeys(store: Store, f: ApiKeyFilter): Promise<{ rows: ApiKeyRecord[]; total: number }> {
-  let q = store.db.selectFrom('api_keys').where('organisation_id', '=', f.organisationId).where('status', '=', 'active');
-  if (f.workspaceId) q = q.where('workspace_id', '=', f.workspaceId);
+/** Lists the scope's active keys, newest first, with the total count. */
+export async function listApiKeys(db: Kysely<Database>, scope: TenantScope, page: { limit: number; offset: number }): Promise<{ rows: ApiKeyRecord[]; total: number }> {
+  const q = scoped(db, scope).where('status', '=', 'active');
   const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute(),
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
   ]);
   return { rows: rows.map(fromRow), total: Number(count?.n ?? 0) };
@@ -54,7 +59,8 @@ export async function listActiveApiKeys(store: Store): Promise<ApiKeyRecord[]> {
   return rows.map(fromRow);
 }
 
-export async function updateApiKey(store: Store, id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'expires_at' | 'rotation_policy' | 'metadata' | 'status' | 'key_hash' | 'key_hint'>>, now: number): Promise<void> {
+/** Updates a key of the scope. */
+export async function updateApiKey(db: Kysely<Database>, scope: TenantScope, id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'expires_at' | 'rotation_policy' | 'metadata' | 'status' | 'key_hash' | 'key_hint'>>, now: number): Promise<void> {
   const row: Partial<ApiKeysTable> = { updated_at: now };
   if (patch.name !== undefined) row.name = patch.name;
   if (patch.scopes !== undefined) row.scopes = JSON.stringify(patch.scopes);
@@ -64,7 +70,8 @@ export async function updateApiKey(store: Store, id: string, patch: Partial<Pick
   if (patch.status !== undefined) row.status = patch.status;
   if (patch.key_hash !== undefined) row.key_hash = patch.key_hash;
   if (patch.key_hint !== undefined) row.key_hint = patch.key_hint;
-  await store.db.updateTable('api_keys').set(row).where('id', '=', id).execute();
+  const visible = scoped(db, scope).select('id').where('id', '=', id);
+  await db.updateTable('api_keys').set(row).where('id', 'in', visible).execute();
 }
 
 function toRow(k: ApiKeyRecord): ApiKeysTable {

@@ -1,5 +1,8 @@
 import type { Store } from '../store.js';
-import type { ConfigsTable } from '../schema.js';
+import type { Kysely } from 'kysely';
+import type { ConfigsTable, Database } from '../schema.js';
+import type { TenantScope } from '../../kernel/tenant-scope.js';
+import { assertInScope, inList } from './tenant.js';
 
 /** A stored config with its current version's body. */
 export interface StoredConfig {
@@ -15,59 +18,63 @@ export interface StoredConfig {
   updated_at: number;
 }
 
-/** Creates a config at version 1. */
-export async function insertConfig(store: Store, c: StoredConfig): Promise<void> {
-  await store.db.transaction().execute(async (trx) => {
-    const { config, ...row } = c;
-    await trx.insertInto('configs').values(row).execute();
-    await trx.insertInto('config_versions').values({ config_id: c.id, version: c.version, config: JSON.stringify(config), created_at: c.created_at }).execute();
-  });
+/** Creates a config at version 1 in a workspace of the scope (run it in the caller's transaction). */
+export async function insertConfig(db: Kysely<Database>, scope: TenantScope, c: StoredConfig): Promise<void> {
+  assertInScope(scope, c.organisation_id, c.workspace_id);
+  const { config, ...row } = c;
+  await db.insertInto('configs').values(row).execute();
+  await db.insertInto('config_versions').values({ config_id: c.id, version: c.version, config: JSON.stringify(config), created_at: c.created_at }).execute();
 }
 
-/** Writes a new version (and optionally renames); returns the new version number. */
-export async function updateConfig(store: Store, id: string, patch: { name?: string; config?: Record<string, unknown> }, now: number): Promise<number> {
-  return store.db.transaction().execute(async (trx) => {
-    const cur = await trx.selectFrom('configs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    let version = cur.version;
-    if (patch.config) {
-      version = cur.version + 1;
-      await trx.insertInto('config_versions').values({ config_id: id, version, config: JSON.stringify(patch.config), created_at: now }).execute();
-    }
-    const set: Partial<ConfigsTable> = { version, updated_at: now };
-    if (patch.name !== undefined) set.name = patch.name;
-    await trx.updateTable('configs').set(set).where('id', '=', id).execute();
-    return version;
-  });
+/** Writes a new version (and optionally renames) of a config of the scope; returns the version number (run it in the caller's transaction). */
+export async function updateConfig(db: Kysely<Database>, scope: TenantScope, id: string, patch: { name?: string; config?: Record<string, unknown> }, now: number): Promise<number> {
+  const cur = await db.selectFrom('configs').selectAll().where('id', '=', id).where('workspace_id', 'in', inList(scope)).executeTakeFirst();
+  if (!cur) throw new Error(`Config ${id} is outside the tenant scope.`);
+  let version = cur.version;
+  if (patch.config) {
+    version = cur.version + 1;
+    await db.insertInto('config_versions').values({ config_id: id, version, config: JSON.stringify(patch.config), created_at: now }).execute();
+  }
+  const set: Partial<ConfigsTable> = { version, updated_at: now };
+  if (patch.name !== undefined) set.name = patch.name;
+  await db.updateTable('configs').set(set).where('id', '=', id).execute();
+  return version;
 }
 
-export async function archiveConfig(store: Store, id: string, now: number): Promise<void> {
-  await store.db.updateTable('configs').set({ status: 'archived', updated_at: now }).where('id', '=', id).execute();
+/** Archives a config of the scope. */
+export async function archiveConfig(db: Kysely<Database>, scope: TenantScope, id: string, now: number): Promise<void> {
+  await db.updateTable('configs').set({ status: 'archived', updated_at: now }).where('id', '=', id).where('workspace_id', 'in', inList(scope)).execute();
 }
 
-/** One config by id or slug within a workspace set, current version, active or not. */
-export async function getConfig(store: Store, idOrSlug: string, workspaceIds?: string[]): Promise<StoredConfig | undefined> {
-  // An empty workspace set matches nothing (and `in ()` is invalid SQL on PostgreSQL).
-  if (workspaceIds?.length === 0) return undefined;
-  let q = store.db
+/** One config of the scope by id or slug, current version, active or not. */
+export async function getConfig(db: Kysely<Database>, scope: TenantScope, idOrSlug: string): Promise<StoredConfig | undefined> {
+  const row = await db
     .selectFrom('configs')
     .innerJoin('config_versions', (j) => j.onRef('config_versions.config_id', '=', 'configs.id').onRef('config_versions.version', '=', 'configs.version'))
     .selectAll('configs')
     .select('config_versions.config as body')
-    .where((eb) => eb.or([eb('configs.id', '=', idOrSlug), eb('configs.slug', '=', idOrSlug)]));
-  if (workspaceIds) q = q.where('configs.workspace_id', 'in', workspaceIds);
-  const row = await q.executeTakeFirst();
+    .where((eb) => eb.or([eb('configs.id', '=', idOrSlug), eb('configs.slug', '=', idOrSlug)]))
+    .where('configs.workspace_id', 'in', inList(scope))
+    .executeTakeFirst();
   return row && fromRow(row);
 }
 
-export async function listConfigVersions(store: Store, id: string): Promise<Array<{ version: number; config: Record<string, unknown>; created_at: number }>> {
-  const rows = await store.db.selectFrom('config_versions').selectAll().where('config_id', '=', id).orderBy('version', 'desc').execute();
+/** The versions of a config of the scope, newest first. */
+export async function listConfigVersions(db: Kysely<Database>, scope: TenantScope, id: string): Promise<Array<{ version: number; config: Record<string, unknown>; created_at: number }>> {
+  const rows = await db
+    .selectFrom('config_versions')
+    .selectAll('config_versions')
+    .innerJoin('configs', 'configs.id', 'config_versions.config_id')
+    .where('config_versions.config_id', '=', id)
+    .where('configs.workspace_id', 'in', inList(scope))
+    .orderBy('config_versions.version', 'desc')
+    .execute();
   return rows.map((r) => ({ version: r.version, config: JSON.parse(r.config), created_at: Number(r.created_at) }));
 }
 
-/** Active configs (paged) of the given workspaces with the total. */
-export async function listConfigs(store: Store, f: { workspaceIds: string[]; limit: number; offset: number }): Promise<{ rows: StoredConfig[]; total: number }> {
-  if (f.workspaceIds.length === 0) return { rows: [], total: 0 };
-  const base = store.db.selectFrom('configs').where('configs.status', '=', 'active').where('configs.workspace_id', 'in', f.workspaceIds);
+/** Active configs (paged) of the scope with the total. */
+export async function listConfigs(db: Kysely<Database>, scope: TenantScope, page: { limit: number; offset: number }): Promise<{ rows: StoredConfig[]; total: number }> {
+  const base = db.selectFrom('configs').where('configs.status', '=', 'active').where('configs.workspace_id', 'in', inList(scope));
   const [rows, count] = await Promise.all([
     base
       .innerJoin('config_versions', (j) => j.onRef('config_versions.config_id', '=', 'configs.id').onRef('config_versions.version', '=', 'configs.version'))
@@ -75,8 +82,8 @@ export async function listConfigs(store: Store, f: { workspaceIds: string[]; lim
       .select('config_versions.config as body')
       .orderBy('configs.created_at', 'desc')
       .orderBy('configs.id')
-      .limit(f.limit)
-      .offset(f.offset)
+      .limit(page.limit)
+      .offset(page.offset)
       .execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
   ]);

@@ -1,5 +1,8 @@
 import type { Store } from '../store.js';
-import type { GuardrailsTable } from '../schema.js';
+import type { Kysely } from 'kysely';
+import type { Database, GuardrailsTable } from '../schema.js';
+import type { TenantScope } from '../../kernel/tenant-scope.js';
+import { assertInScope, inList } from './tenant.js';
 
 /** One check of a stored guardrail: a catalogue id and its parameters. */
 export interface StoredCheck {
@@ -28,40 +31,45 @@ export interface StoredGuardrail {
   updated_at: number;
 }
 
-export async function insertGuardrail(store: Store, g: StoredGuardrail): Promise<void> {
-  await store.db.insertInto('guardrails').values(toRow(g)).execute();
+/** Inserts a guardrail into a workspace of the scope. */
+export async function insertGuardrail(db: Kysely<Database>, scope: TenantScope, g: StoredGuardrail): Promise<void> {
+  assertInScope(scope, g.organisation_id, g.workspace_id);
+  await db.insertInto('guardrails').values(toRow(g)).execute();
 }
 
-/** Replaces the given fields. */
-export async function updateGuardrail(store: Store, id: string, patch: Partial<Pick<StoredGuardrail, 'name' | 'checks' | 'actions'>>, now: number): Promise<void> {
+/** Replaces the given fields of a guardrail of the scope. */
+export async function updateGuardrail(db: Kysely<Database>, scope: TenantScope, id: string, patch: Partial<Pick<StoredGuardrail, 'name' | 'checks' | 'actions'>>, now: number): Promise<void> {
   const set: Partial<GuardrailsTable> = { updated_at: now };
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.checks !== undefined) set.checks = JSON.stringify(patch.checks);
   if (patch.actions !== undefined) set.actions = JSON.stringify(patch.actions);
-  await store.db.updateTable('guardrails').set(set).where('id', '=', id).execute();
+  await db.updateTable('guardrails').set(set).where('id', '=', id).where('workspace_id', 'in', inList(scope)).execute();
 }
 
-export async function deleteGuardrail(store: Store, id: string): Promise<void> {
-  await store.db.deleteFrom('guardrails').where('id', '=', id).execute();
+/** Deletes a guardrail of the scope. */
+export async function deleteGuardrail(db: Kysely<Database>, scope: TenantScope, id: string): Promise<void> {
+  await db.deleteFrom('guardrails').where('id', '=', id).where('workspace_id', 'in', inList(scope)).execute();
 }
 
-/** One guardrail by id or slug within a set of workspaces. */
-export async function getGuardrail(store: Store, idOrSlug: string, workspaceIds?: string[]): Promise<StoredGuardrail | undefined> {
-  // An empty workspace set matches nothing (and `in ()` is invalid SQL on PostgreSQL).
-  if (workspaceIds?.length === 0) return undefined;
-  let q = store.db.selectFrom('guardrails').selectAll().where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)]));
-  if (workspaceIds) q = q.where('workspace_id', 'in', workspaceIds);
-  const row = await q.executeTakeFirst();
+/** One guardrail of the scope by id or slug. */
+export async function getGuardrail(db: Kysely<Database>, scope: TenantScope, idOrSlug: string): Promise<StoredGuardrail | undefined> {
+  const row = await db
+    .selectFrom('guardrails')
+    .selectAll()
+    .where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)]))
+    .where('organisation_id', '=', scope.organisationId)
+    .where('workspace_id', 'in', inList(scope))
+    .executeTakeFirst();
   return row && fromRow(row);
 }
 
 /**
- * A page of the guardrails of the given workspaces, newest first, with the total. `ids` keeps only
- * those ids (or slugs); the total then counts the matches.
+ * A page of the scope's guardrails, newest first, with the total. `ids` keeps only those ids (or
+ * slugs); the total then counts the matches.
  */
-export async function listGuardrails(store: Store, f: { workspaceIds: string[]; ids?: string[]; limit: number; offset: number }): Promise<{ rows: StoredGuardrail[]; total: number }> {
-  if (f.workspaceIds.length === 0 || (f.ids && f.ids.length === 0)) return { rows: [], total: 0 };
-  let base = store.db.selectFrom('guardrails').where('workspace_id', 'in', f.workspaceIds);
+export async function listGuardrails(db: Kysely<Database>, scope: TenantScope, f: { ids?: string[]; limit: number; offset: number }): Promise<{ rows: StoredGuardrail[]; total: number }> {
+  if (scope.workspaceIds.length === 0 || (f.ids && f.ids.length === 0)) return { rows: [], total: 0 };
+  let base = db.selectFrom('guardrails').where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope));
   if (f.ids) {
     const ids = f.ids;
     base = base.where((eb) => eb.or([eb('id', 'in', ids), eb('slug', 'in', ids)]));

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_KINDS, type StoreHandle } from '../../../test/helpers/stores.js';
 import { uuid } from '../../lib/ids.js';
 import { ensureDefaultTenant } from './organisations.js';
+
+const scopeOf = (organisationId: string, ...workspaceIds: string[]) => ({ organisationId, workspaceIds, organisationWide: false });
 import { getRateLimitPolicy, insertRateLimitPolicy, listActiveRateLimitPolicies, listRateLimitPolicies, updateRateLimitPolicy, type RateLimitPolicy } from './rate-limit-policies.js';
 
 describe.each(STORE_KINDS)('rate-limit policies repository on $name', (kind) => {
@@ -43,23 +45,23 @@ describe.each(STORE_KINDS)('rate-limit policies repository on $name', (kind) => 
 
   it('round-trips every field, JSON members and large values included', async () => {
     const p = policy({ name: 'chat per user', type: 'tokens', unit: 'rpw', value: 5_000_000_000, conditions: [{ key: 'endpoint_type', value: 'chat' }, { key: 'metadata._user', value: 'ann' }], group_by: [{ key: 'api_key' }, { key: 'metadata._user' }] });
-    await insertRateLimitPolicy(h.store, p);
-    expect(await getRateLimitPolicy(h.store, p.id)).toEqual(p);
-    expect(await getRateLimitPolicy(h.store, p.id, [ws2])).toBeUndefined();
-    expect(await getRateLimitPolicy(h.store, p.id, [])).toBeUndefined();
-    expect(await getRateLimitPolicy(h.store, uuid())).toBeUndefined();
+    await insertRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), p);
+    expect(await getRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), p.id)).toEqual(p);
+    expect(await getRateLimitPolicy(h.store.db, scopeOf(orgId, ws2), p.id)).toBeUndefined();
+    expect(await getRateLimitPolicy(h.store.db, scopeOf(orgId), p.id)).toBeUndefined();
+    expect(await getRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), uuid())).toBeUndefined();
   });
 
   it('updates only the given fields and archives', async () => {
     const p = policy({ name: 'before' });
-    await insertRateLimitPolicy(h.store, p);
-    expect(await updateRateLimitPolicy(h.store, p.id, { value: 99, conditions: [{ key: 'model', value: 'gpt-4o' }] }, now + 5)).toBe(true);
-    const got = await getRateLimitPolicy(h.store, p.id);
+    await insertRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), p);
+    expect(await updateRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), p.id, { value: 99, conditions: [{ key: 'model', value: 'gpt-4o' }] }, now + 5)).toBe(true);
+    const got = await getRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), p.id);
     expect(got).toEqual({ ...p, value: 99, conditions: [{ key: 'model', value: 'gpt-4o' }], updated_at: now + 5 });
-    await updateRateLimitPolicy(h.store, p.id, { status: 'archived', name: null }, now + 6);
-    expect(await getRateLimitPolicy(h.store, p.id)).toMatchObject({ status: 'archived', name: null, value: 99 });
+    await updateRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), p.id, { status: 'archived', name: null }, now + 6);
+    expect(await getRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), p.id)).toMatchObject({ status: 'archived', name: null, value: 99 });
     expect((await listActiveRateLimitPolicies(h.store)).some((x) => x.id === p.id)).toBe(false);
-    expect(await updateRateLimitPolicy(h.store, uuid(), { value: 1 }, now)).toBe(false);
+    expect(await updateRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), uuid(), { value: 1 }, now)).toBe(false);
   });
 
   it('lists with workspace, status, type and unit filters, paged newest first with the total', async () => {
@@ -77,10 +79,11 @@ describe.each(STORE_KINDS)('rate-limit policies repository on $name', (kind) => 
         policy({ organisation_id: org, workspace_id: wsB, type: 'requests', unit: 'rph', created_at: now + 4 }),
         policy({ organisation_id: org, workspace_id: wsA, type: 'requests', unit: 'rpw', status: 'archived', created_at: now + 5 }),
       ];
-      for (const r of rows) await insertRateLimitPolicy(fresh.store, r);
+      for (const r of rows) await insertRateLimitPolicy(fresh.store.db, scopeOf(org, wsA, wsB), r);
       const page = { limit: 50, offset: 0 };
-      const ids = async (f: Partial<Parameters<typeof listRateLimitPolicies>[1]>) => {
-        const res = await listRateLimitPolicies(fresh.store, { workspaceIds: [wsA, wsB], status: 'active', ...page, ...f });
+      const ids = async (f: Partial<Parameters<typeof listRateLimitPolicies>[2]> & { workspaceIds?: string[] }) => {
+        const { workspaceIds = [wsA, wsB], ...rest } = f;
+        const res = await listRateLimitPolicies(fresh.store.db, scopeOf(org, ...workspaceIds), { status: 'active', ...page, ...rest });
         return { ids: res.rows.map((r) => r.id), total: res.total };
       };
       expect(await ids({})).toEqual({ ids: [rows[3]!.id, rows[2]!.id, rows[1]!.id, rows[0]!.id], total: 4 });

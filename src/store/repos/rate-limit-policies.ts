@@ -1,5 +1,8 @@
 import type { Store } from '../store.js';
-import type { RateLimitPoliciesTable } from '../schema.js';
+import type { Kysely } from 'kysely';
+import type { Database, RateLimitPoliciesTable } from '../schema.js';
+import type { TenantScope } from '../../kernel/tenant-scope.js';
+import { assertInScope, inList } from './tenant.js';
 
 export type RateLimitType = 'requests' | 'tokens';
 export type RateLimitUnit = 'rpm' | 'rph' | 'rpd' | 'rpw';
@@ -24,9 +27,8 @@ export interface RateLimitPolicy {
 /** Fields an update may change. */
 export type RateLimitPolicyPatch = Partial<Pick<RateLimitPolicy, 'name' | 'type' | 'unit' | 'value' | 'conditions' | 'group_by' | 'status'>>;
 
-/** List filters; `workspaceIds` is the caller's visible set (already narrowed by `workspace_id`). */
+/** List filters (the tenant scope, already narrowed by `workspace_id`, is passed beside them). */
 export interface RateLimitPolicyFilter {
-  workspaceIds: string[];
   status: PolicyStatus;
   type?: RateLimitType;
   unit?: RateLimitUnit;
@@ -34,12 +36,14 @@ export interface RateLimitPolicyFilter {
   offset: number;
 }
 
-export async function insertRateLimitPolicy(store: Store, p: RateLimitPolicy): Promise<void> {
-  await store.db.insertInto('rate_limit_policies').values(toRow(p)).execute();
+/** Inserts a policy into a workspace of the scope. */
+export async function insertRateLimitPolicy(db: Kysely<Database>, scope: TenantScope, p: RateLimitPolicy): Promise<void> {
+  assertInScope(scope, p.organisation_id, p.workspace_id);
+  await db.insertInto('rate_limit_policies').values(toRow(p)).execute();
 }
 
-/** Applies `patch`; returns false when no policy has that id. */
-export async function updateRateLimitPolicy(store: Store, id: string, patch: RateLimitPolicyPatch, now: number): Promise<boolean> {
+/** Applies `patch` to a policy of the scope; returns false when the scope has no policy with that id. */
+export async function updateRateLimitPolicy(db: Kysely<Database>, scope: TenantScope, id: string, patch: RateLimitPolicyPatch, now: number): Promise<boolean> {
   const set: Partial<RateLimitPoliciesTable> = { updated_at: now };
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.type !== undefined) set.type = patch.type;
@@ -48,25 +52,26 @@ export async function updateRateLimitPolicy(store: Store, id: string, patch: Rat
   if (patch.conditions !== undefined) set.conditions = JSON.stringify(patch.conditions);
   if (patch.group_by !== undefined) set.group_by = JSON.stringify(patch.group_by);
   if (patch.status !== undefined) set.status = patch.status;
-  const res = await store.db.updateTable('rate_limit_policies').set(set).where('id', '=', id).executeTakeFirst();
+  const res = await db.updateTable('rate_limit_policies').set(set).where('id', '=', id).where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope)).executeTakeFirst();
   return Number(res.numUpdatedRows) > 0;
 }
 
-/** One policy by id within the given workspaces (any status). */
-export async function getRateLimitPolicy(store: Store, id: string, workspaceIds?: string[]): Promise<RateLimitPolicy | undefined> {
-  let q = store.db.selectFrom('rate_limit_policies').selectAll().where('id', '=', id);
-  if (workspaceIds) {
-    if (workspaceIds.length === 0) return undefined;
-    q = q.where('workspace_id', 'in', workspaceIds);
-  }
-  const row = await q.executeTakeFirst();
+/** One policy of the scope by id (any status). */
+export async function getRateLimitPolicy(db: Kysely<Database>, scope: TenantScope, id: string): Promise<RateLimitPolicy | undefined> {
+  const row = await db
+    .selectFrom('rate_limit_policies')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organisation_id', '=', scope.organisationId)
+    .where('workspace_id', 'in', inList(scope))
+    .executeTakeFirst();
   return row && fromRow(row);
 }
 
-/** A page of policies, newest first, with the total matching the filters. */
-export async function listRateLimitPolicies(store: Store, f: RateLimitPolicyFilter): Promise<{ rows: RateLimitPolicy[]; total: number }> {
-  if (f.workspaceIds.length === 0) return { rows: [], total: 0 };
-  let base = store.db.selectFrom('rate_limit_policies').where('workspace_id', 'in', f.workspaceIds).where('status', '=', f.status);
+/** A page of the scope's policies, newest first, with the total matching the filters. */
+export async function listRateLimitPolicies(db: Kysely<Database>, scope: TenantScope, f: RateLimitPolicyFilter): Promise<{ rows: RateLimitPolicy[]; total: number }> {
+  if (scope.workspaceIds.length === 0) return { rows: [], total: 0 };
+  let base = db.selectFrom('rate_limit_policies').where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope)).where('status', '=', f.status);
   if (f.type) base = base.where('type', '=', f.type);
   if (f.unit) base = base.where('unit', '=', f.unit);
   const [rows, count] = await Promise.all([

@@ -1,5 +1,8 @@
 import type { Store } from '../store.js';
-import type { VirtualKeysTable } from '../schema.js';
+import type { Kysely } from 'kysely';
+import type { Database, VirtualKeysTable } from '../schema.js';
+import type { TenantScope } from '../../kernel/tenant-scope.js';
+import { inList } from './tenant.js';
 
 /** A stored provider credential, referenced by `x-gateway-virtual-key` / config `virtual_key` (id or slug). */
 export interface VirtualKey {
@@ -16,33 +19,38 @@ export interface VirtualKey {
   updated_at: number;
 }
 
-export async function insertVirtualKey(store: Store, v: VirtualKey): Promise<void> {
-  await store.db.insertInto('virtual_keys').values(toRow(v)).execute();
+/** Inserts a virtual key into a workspace of the scope. */
+export async function insertVirtualKey(db: Kysely<Database>, scope: TenantScope, v: VirtualKey): Promise<void> {
+  if (!scope.workspaceIds.includes(v.workspace_id)) throw new Error(`A write outside the tenant scope (workspace ${v.workspace_id}).`);
+  await db.insertInto('virtual_keys').values(toRow(v)).execute();
 }
 
-export async function updateVirtualKey(store: Store, id: string, patch: Partial<Pick<VirtualKey, 'name' | 'secret' | 'config' | 'status'>>, now: number): Promise<void> {
+/** Updates a virtual key of the scope. */
+export async function updateVirtualKey(db: Kysely<Database>, scope: TenantScope, id: string, patch: Partial<Pick<VirtualKey, 'name' | 'secret' | 'config' | 'status'>>, now: number): Promise<void> {
   const set: Partial<VirtualKeysTable> = { updated_at: now };
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.secret !== undefined) set.secret = patch.secret;
   if (patch.config !== undefined) set.config = JSON.stringify(patch.config);
   if (patch.status !== undefined) set.status = patch.status;
-  await store.db.updateTable('virtual_keys').set(set).where('id', '=', id).execute();
+  await db.updateTable('virtual_keys').set(set).where('id', '=', id).where('workspace_id', 'in', inList(scope)).execute();
 }
 
-export async function getVirtualKey(store: Store, idOrSlug: string, workspaceIds?: string[]): Promise<VirtualKey | undefined> {
-  // An empty workspace set matches nothing (and `in ()` is invalid SQL on PostgreSQL).
-  if (workspaceIds?.length === 0) return undefined;
-  let q = store.db.selectFrom('virtual_keys').selectAll().where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)]));
-  if (workspaceIds) q = q.where('workspace_id', 'in', workspaceIds);
-  const row = await q.executeTakeFirst();
+/** One virtual key of the scope by id or slug, active or not. */
+export async function getVirtualKey(db: Kysely<Database>, scope: TenantScope, idOrSlug: string): Promise<VirtualKey | undefined> {
+  const row = await db
+    .selectFrom('virtual_keys')
+    .selectAll()
+    .where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)]))
+    .where('workspace_id', 'in', inList(scope))
+    .executeTakeFirst();
   return row && fromRow(row);
 }
 
-export async function listVirtualKeys(store: Store, f: { workspaceIds: string[]; limit: number; offset: number }): Promise<{ rows: VirtualKey[]; total: number }> {
-  if (f.workspaceIds.length === 0) return { rows: [], total: 0 };
-  const base = store.db.selectFrom('virtual_keys').where('status', '=', 'active').where('workspace_id', 'in', f.workspaceIds);
+/** Active virtual keys (paged) of the scope with the total. */
+export async function listVirtualKeys(db: Kysely<Database>, scope: TenantScope, page: { limit: number; offset: number }): Promise<{ rows: VirtualKey[]; total: number }> {
+  const base = db.selectFrom('virtual_keys').where('status', '=', 'active').where('workspace_id', 'in', inList(scope));
   const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute(),
+    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
   ]);
   return { rows: rows.map(fromRow), total: Number(count?.n ?? 0) };

@@ -38,7 +38,8 @@ export async function insertOrganisation(gw: TestGateway, slug: string): Promise
 export async function insertKey(gw: TestGateway, k: { organisationId: string; workspaceId: string | null; type: ApiKeyType; scopes?: string[] }): Promise<string> {
   const value = 'tenant-' + randomId(32);
   const now = Date.now();
-  await insertApiKey(gw.gateway.deps.store, {
+  const scope = { organisationId: k.organisationId, workspaceIds: k.workspaceId ? [k.workspaceId] : [], organisationWide: k.workspaceId === null };
+  await insertApiKey(gw.gateway.deps.store.db, scope, {
     id: uuid(),
     organisation_id: k.organisationId,
     workspace_id: k.workspaceId,

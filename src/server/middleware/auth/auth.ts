@@ -2,8 +2,6 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { sha256Hex } from '../../../lib/hash.js';
 import type { Runtime } from '../../../runtime/runtime.js';
-import type { AuthKey } from '../../../runtime/snapshot.js';
-import { hasScope } from './scopes.js';
 
 const hashes = new Map<string, string>();
 
@@ -42,25 +40,18 @@ export function createAuthHook(runtime: Runtime, isPublic: (url: string) => bool
   };
 }
 
-/** Throws 403 `forbidden` unless the request's key holds the scope. */
-export function requireScope(request: FastifyRequest, scope: string): AuthKey {
-  const key = request.gw.key;
-  if (!key) throw new GatewayError('invalid_api_key');
-  if (!hasScope(key, scope)) throw new GatewayError('forbidden', `This API key lacks the '${scope}' scope.`);
-  return key;
-}
-
 /**
  * The workspaces a key may act on: its own for workspace keys; for organisation keys, `requested`
- * (id or slug) when given, else every workspace of the organisation. 403 for another workspace.
+ * (id or slug) when given, else every workspace of the organisation. Another tenant's workspace is 404,
+ * never 403 (its id is not confirmed).
  */
 export function workspaceScope(request: FastifyRequest, runtime: Runtime, requested?: string): string[] {
   const key = request.gw.key!;
   const snapshot = runtime.current;
   if (requested) {
     const ws = snapshot.workspacesById.get(requested) ?? snapshot.workspacesBySlug.get(`${key.organisationId}:${requested}`);
-    if (!ws || ws.organisation_id !== key.organisationId) throw new GatewayError('not_found', `Unknown workspace '${requested}'.`, { param: 'workspace_id' });
-    if (key.workspaceId && key.workspaceId !== ws.id) throw new GatewayError('forbidden', 'This API key belongs to another workspace.');
+    const reachable = ws !== undefined && ws.organisation_id === key.organisationId && (!key.workspaceId || key.workspaceId === ws.id);
+    if (!reachable) throw new GatewayError('not_found', `Unknown workspace '${requested}'.`, { param: 'workspace_id' });
     return [ws.id];
   }
   if (key.workspaceId) return [key.workspaceId];

@@ -1,0 +1,120 @@
+import type { Kysely } from 'kysely';
+import type { FastifyRequest } from 'fastify';
+import type { Static, TObject, TSchema, TString } from 'typebox';
+import type { Database } from '../../store/schema.js';
+import type { Principal } from '../../kernel/principal.js';
+import type { Permission } from '../../kernel/permissions.js';
+import type { TenantScope } from '../../kernel/tenant-scope.js';
+import type { GatewayDeps } from '../../server/deps.js';
+
+/** What a resource's code gets for one request. */
+export interface ResourceContext {
+  readonly deps: GatewayDeps;
+  readonly request: FastifyRequest;
+  readonly principal: Principal;
+  /** The tenant the request may act on (narrowed by a `workspace_id` in the query or body). */
+  readonly scope: TenantScope;
+  /** The workspace a create targets: the requested one, else the principal's (or its organisation's default). */
+  readonly workspaceId: string;
+  /** The write's transaction (for writes), or the store (for reads). Use it for every query. */
+  readonly db: Kysely<Database>;
+  readonly now: number;
+}
+
+/** Table access of a resource: every call takes the tenant scope and sees only its rows. */
+export interface ScopedRepo<R, Q> {
+  /** One live row by id (or slug), or undefined (another tenant's row is undefined too). */
+  get(db: Kysely<Database>, scope: TenantScope, idOrSlug: string): Promise<R | undefined>;
+  /** A page of live rows, newest first, with the total of the filter. */
+  list(db: Kysely<Database>, scope: TenantScope, query: Q, page: { limit: number; offset: number }): Promise<{ rows: R[]; total: number }>;
+  /** Archives or deletes the row (the declaration's `removal`); may return the row as now stored. */
+  remove(db: Kysely<Database>, scope: TenantScope, record: R, now: number): Promise<R | void>;
+}
+
+/** What a write hands back: the row as now stored, an answer when it differs from `present`, audit details. */
+export interface WriteResult<R> {
+  record: R;
+  /** The answer when it is not `present(record)` (a create that shows a secret once). */
+  answer?: unknown;
+  /** Non-secret facts for the audit entry. */
+  details?: Record<string, unknown>;
+}
+
+/** A custom action on one row: `<method> <path>/:id<suffix>`. */
+export interface ResourceAction<R, B extends TSchema = TSchema, A extends TSchema = TSchema> {
+  /** The verb of its audit action (`<resource>.<verb>`), for writes. */
+  verb: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Appended to `<path>/:id`, e.g. `/rotate`. */
+  suffix: string;
+  permission: Permission;
+  /** Writes run in a transaction with an audit row and publish their runtime sections; reads do not. */
+  write: boolean;
+  summary: string;
+  body?: B;
+  answer: A;
+  run(ctx: ResourceContext, record: R, body: Static<B>): Promise<{ answer: Static<A>; record?: R; details?: Record<string, unknown> }>;
+}
+
+/**
+ * An admin resource, declared once: its paths, schemas, table access, presentation, removal, custom
+ * actions, the permission of each route and the runtime sections its writes change. `mountResource`
+ * turns it into routes.
+ */
+export interface ResourceDefinition<R, C extends TSchema, U extends TSchema, Q extends TObject, A extends TSchema> {
+  /** Singular name: the answer's `object` and the audit `resource_type` (`config`, `api_key`). */
+  name: string;
+  /** Collection paths (the first is canonical; others are aliases), e.g. `/v1/configs`. */
+  paths: readonly string[];
+  tag: string;
+  /** Shown in summaries: `a config`, `configs`. */
+  noun: { one: string; many: string };
+  permissions: { read: Permission; write: Permission };
+  /** Runtime snapshot sections a write changes (published after commit). */
+  runtimeSections: readonly string[];
+  schemas: {
+    create: C;
+    update: U;
+    /** Filters of the list (paging and `workspace_id` are added). */
+    listQuery: Q;
+    answer: A;
+    /** The answer of a create when it is more than `answer` (a secret shown once). */
+    created?: TSchema;
+  };
+  repo: ScopedRepo<R, Static<Q>>;
+  /** `archive`: DELETE archives; `delete`: DELETE removes. Either answers `{id, object, deleted: true}`. */
+  removal: 'archive' | 'delete';
+  idOf(record: R): string;
+  workspaceOf(record: R): string | null;
+  present(record: R): Static<A>;
+  /** Builds and inserts a row (in the write's transaction, `ctx.db`). */
+  create(ctx: ResourceContext, body: Static<C>): Promise<WriteResult<R>>;
+  /** Applies an update (in the write's transaction) and returns the row as now stored. */
+  update(ctx: ResourceContext, record: R, body: Static<U>): Promise<WriteResult<R>>;
+  actions?: ReadonlyArray<ResourceAction<R>>;
+  /** Schema of the `:id` path parameter (default: a non-empty string). */
+  idSchema?: TString;
+  /** Query of `GET /:id` (passed to `readable`). */
+  readQuery?: TObject;
+  /** Whether `GET /:id` shows a loaded row for this query (default: always); 404 otherwise. */
+  readable?(record: R, query: unknown): boolean;
+  /** Throws (409 `conflict`, ...) when a loaded row cannot be changed; runs before every write on it. */
+  writable?(record: R): void;
+  /** `DELETE` answers `{id, object, deleted: true}` (default) or the row as stored after its removal. */
+  removeAnswer?: 'deleted' | 'record';
+  /** List items when they differ from `present`. */
+  listItem?: { schema: TSchema; present(record: R): unknown };
+}
+
+/** A declared resource, as `mountResource` and the conformance suite see it. */
+export type Resource<R = unknown> = ResourceDefinition<R, TSchema, TSchema, TObject, TSchema>;
+
+/** Declares a resource (identity at run time; the types tie schemas, rows and handlers together). */
+export function defineResource<R, C extends TSchema, U extends TSchema, Q extends TObject, A extends TSchema>(def: ResourceDefinition<R, C, U, Q, A>): ResourceDefinition<R, C, U, Q, A> {
+  return def;
+}
+
+/** Declares a custom action (types its body and answer). */
+export function defineAction<R, B extends TSchema, A extends TSchema>(action: ResourceAction<R, B, A>): ResourceAction<R> {
+  return action;
+}

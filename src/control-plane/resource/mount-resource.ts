@@ -1,0 +1,148 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type TObject, type TSchema } from 'typebox';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { isUniqueViolation, recordRuntimeChange } from '../../store/store.js';
+import type { RuntimeChange } from '../../runtime/runtime-change.js';
+import type { GatewayDeps } from '../../server/deps.js';
+import { principalOf, tenantScope } from './authorize.js';
+import { writeAudit } from './audit.js';
+import { ListAnswer, PageQuery, pageOf } from './paging.js';
+import type { Resource, ResourceContext, WriteResult } from './define-resource.js';
+
+/** The decisions.md error body, as every admin route documents its failures. */
+export const ErrorAnswer = Type.Object(
+  { error: Type.Object({ message: Type.String(), type: Type.String(), param: Type.Union([Type.String(), Type.Null()]), code: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: true }) },
+  { additionalProperties: true },
+);
+
+const Deleted = Type.Object({ id: Type.String(), object: Type.String(), deleted: Type.Boolean() });
+
+function answers(ok: number, schema: TSchema) {
+  return { [ok]: schema, '4xx': ErrorAnswer, '5xx': ErrorAnswer };
+}
+
+function requestedWorkspace(value: unknown): string | undefined {
+  if (typeof value === 'object' && value !== null && 'workspace_id' in value && typeof value.workspace_id === 'string') return value.workspace_id;
+  return undefined;
+}
+
+/** The context of one request: its principal, tenant scope (narrowed by `workspace_id`) and target workspace. */
+function contextOf(deps: GatewayDeps, request: FastifyRequest, workspaceRequest: unknown): ResourceContext {
+  const principal = principalOf(request);
+  const requested = requestedWorkspace(workspaceRequest);
+  const scope = tenantScope(principal, deps.runtime.current, requested);
+  const workspaceId = requested !== undefined ? scope.workspaceIds[0]! : (principal.workspaceId ?? request.gw.workspaceId);
+  return { deps, request, principal, scope, workspaceId, db: deps.store.db, now: deps.clock.now() };
+}
+
+/**
+ * Runs a write: the change, its one audit row and its runtime change record in one transaction; a
+ * unique violation is 409 `conflict`; after the commit the runtime publishes the changed sections.
+ */
+async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: string, fn: (ctx: ResourceContext) => Promise<WriteResult<R>>): Promise<WriteResult<R>> {
+  let changes: RuntimeChange[] = [];
+  let out: WriteResult<R>;
+  try {
+    out = await ctx.deps.store.db.transaction().execute(async (trx) => {
+      const inner = { ...ctx, db: trx };
+      const result = await fn(inner);
+      const workspaceId = res.workspaceOf(result.record);
+      changes = res.runtimeSections.map((section) => ({ section, workspaceId }));
+      await writeAudit(trx, ctx.request, ctx.principal, ctx.now, { action: `${res.name}.${verb}`, resourceType: res.name, resourceId: res.idOf(result.record), workspaceId, details: result.details });
+      await recordRuntimeChange(trx, changes);
+      return result;
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new GatewayError('conflict', `A ${res.noun.one.replace(/^an? /, '')} with this slug already exists in this workspace.`, { param: 'slug' });
+    throw err;
+  }
+  await ctx.deps.runtime.committed(changes);
+  return out;
+}
+
+async function load<R>(res: Resource<R>, ctx: ResourceContext, id: string): Promise<R> {
+  const record = await res.repo.get(ctx.db, ctx.scope, id);
+  if (record === undefined) throw new GatewayError('not_found', `Unknown ${res.noun.one.replace(/^an? /, '')} '${id}'.`, { param: 'id' });
+  return record;
+}
+
+/** A row a write may change (`writable` refuses archived rows and the like). */
+async function loadWritable<R>(res: Resource<R>, ctx: ResourceContext, id: string): Promise<R> {
+  const record = await load(res, ctx, id);
+  res.writable?.(record);
+  return record;
+}
+
+/**
+ * Turns a declared resource into its routes, for each of its paths: `POST` (201), `GET` list (paged,
+ * `total`), `GET /:id`, `PUT /:id`, `DELETE /:id` and its custom actions. Each route declares its
+ * permission (checked by the route guard), is validated by its TypeBox schemas, acts within the
+ * principal's tenant scope (another tenant's id is 404), and documents every answer for /openapi.json.
+ */
+export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: Resource<R>): void {
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = [res.tag];
+  const IdParams = Type.Object({ id: res.idSchema ?? Type.String({ minLength: 1 }) });
+  const listItem = res.listItem ?? { schema: res.schemas.answer, present: (r: R) => res.present(r) };
+  const ListQuery: TObject = Type.Object({ ...PageQuery, workspace_id: Type.Optional(Type.String()), ...res.schemas.listQuery.properties }, { additionalProperties: false });
+  for (const base of res.paths) {
+    typed.post(base, { config: { permission: res.permissions.write }, schema: { body: res.schemas.create, tags, summary: `Create ${res.noun.one}`, response: answers(201, res.schemas.created ?? res.schemas.answer) } }, async (request, reply) => {
+      const ctx = contextOf(deps, request, request.body);
+      const out = await inTransaction(res, ctx, 'create', (c) => res.create(c, request.body));
+      return reply.code(201).send(out.answer ?? res.present(out.record));
+    });
+
+    typed.get(base, { config: { permission: res.permissions.read }, schema: { querystring: ListQuery, tags, summary: `List ${res.noun.many}`, response: answers(200, ListAnswer(listItem.schema)) } }, async (request) => {
+      const ctx = contextOf(deps, request, request.query);
+      const { rows, total } = await res.repo.list(ctx.db, ctx.scope, request.query, pageOf(request.query));
+      return { object: 'list' as const, data: rows.map((r) => listItem.present(r)), total };
+    });
+
+    const readSchema = { params: IdParams, ...(res.readQuery ? { querystring: res.readQuery } : {}), tags, summary: `Read ${res.noun.one}`, response: answers(200, res.schemas.answer) };
+    typed.get(`${base}/:id`, { config: { permission: res.permissions.read }, schema: readSchema }, async (request) => {
+      const ctx = contextOf(deps, request, undefined);
+      const record = await load(res, ctx, request.params.id);
+      if (res.readable && !res.readable(record, request.query)) throw new GatewayError('not_found', `Unknown ${res.noun.one.replace(/^an? /, '')} '${request.params.id}'.`, { param: 'id' });
+      return res.present(record);
+    });
+
+    typed.put(`${base}/:id`, { config: { permission: res.permissions.write }, schema: { params: IdParams, body: res.schemas.update, tags, summary: `Update ${res.noun.one}`, response: answers(200, res.schemas.answer) } }, async (request) => {
+      const ctx = contextOf(deps, request, undefined);
+      const out = await inTransaction(res, ctx, 'update', async (c) => res.update(c, await loadWritable(res, c, request.params.id), request.body));
+      return out.answer ?? res.present(out.record);
+    });
+
+    typed.delete(`${base}/:id`, { config: { permission: res.permissions.write }, schema: { params: IdParams, tags, summary: `${res.removal === 'archive' ? 'Archive' : 'Delete'} ${res.noun.one}`, response: answers(200, res.removeAnswer === 'record' ? res.schemas.answer : Deleted) } }, async (request) => {
+      const ctx = contextOf(deps, request, undefined);
+      const out = await inTransaction(res, ctx, res.removal, async (c) => {
+        const record = await loadWritable(res, c, request.params.id);
+        const after = await res.repo.remove(c.db, c.scope, record, c.now);
+        return { record: after ?? record };
+      });
+      return res.removeAnswer === 'record' ? res.present(out.record) : { id: res.idOf(out.record), object: res.name, deleted: true };
+    });
+
+    for (const action of res.actions ?? []) {
+      const schema = { params: IdParams, ...(action.body ? { body: action.body } : {}), tags, summary: action.summary, response: answers(200, action.answer) };
+      typed.route({
+        method: action.method,
+        url: `${base}/:id${action.suffix}`,
+        config: { permission: action.permission },
+        schema,
+        handler: async (request) => {
+          const ctx = contextOf(deps, request, undefined);
+          if (!action.write) return (await action.run(ctx, await load(res, ctx, request.params.id), request.body)).answer;
+          let answer: unknown;
+          await inTransaction(res, ctx, action.verb, async (c) => {
+            const record = await loadWritable(res, c, request.params.id);
+            const out = await action.run(c, record, request.body);
+            answer = out.answer;
+            return { record: out.record ?? record, details: out.details };
+          });
+          return answer;
+        },
+      });
+    }
+  }
+}

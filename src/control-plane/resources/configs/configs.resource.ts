@@ -1,0 +1,97 @@
+import { Type } from 'typebox';
+import { uuid } from '../../../lib/ids.js';
+import { archiveConfig, getConfig, insertConfig, listConfigs, listConfigVersions, updateConfig, type StoredConfig } from '../../../store/repos/configs.js';
+import { validateConfig } from '../../../routing/validate-config.js';
+import { compileConfig } from '../../../routing/compile-config.js';
+import type { GatewayDeps } from '../../../server/deps.js';
+import { defineAction, defineResource } from '../../resource/define-resource.js';
+import { IsoTime, iso } from '../../resource/paging.js';
+import { Slug, slugify } from '../../resource/slug.js';
+
+const ConfigBody = Type.Record(Type.String(), Type.Unknown());
+const CreateConfig = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), slug: Type.Optional(Slug), config: ConfigBody, workspace_id: Type.Optional(Type.String()) }, { additionalProperties: false });
+const UpdateConfig = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), config: Type.Optional(ConfigBody) }, { additionalProperties: false });
+const ConfigAnswer = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('config'),
+  name: Type.String(),
+  slug: Type.String(),
+  workspace_id: Type.String(),
+  organisation_id: Type.String(),
+  status: Type.String(),
+  version: Type.Integer(),
+  config: ConfigBody,
+  created_at: IsoTime,
+  updated_at: IsoTime,
+});
+const VersionsAnswer = Type.Object({ object: Type.Literal('list'), data: Type.Array(Type.Object({ version: Type.Integer(), config: ConfigBody, created_at: IsoTime })), total: Type.Integer() });
+
+function present(c: StoredConfig) {
+  return { id: c.id, object: 'config' as const, name: c.name, slug: c.slug, workspace_id: c.workspace_id, organisation_id: c.organisation_id, status: c.status, version: c.version, config: c.config, created_at: iso(c.created_at), updated_at: iso(c.updated_at) };
+}
+
+/** Validates and compiles a config body (400 `invalid_config` with the JSON path). */
+function checkConfig(deps: GatewayDeps, config: Record<string, unknown>): void {
+  compileConfig(validateConfig(config, (name) => deps.targets.getProvider(name) !== undefined));
+}
+
+const versions = defineAction<StoredConfig, ReturnType<typeof Type.Object>, typeof VersionsAnswer>({
+  verb: 'versions',
+  method: 'GET',
+  suffix: '/versions',
+  permission: 'configs.read',
+  write: false,
+  summary: 'List versions of a config',
+  answer: VersionsAnswer,
+  async run(ctx, c) {
+    const rows = await listConfigVersions(ctx.db, ctx.scope, c.id);
+    return { answer: { object: 'list' as const, data: rows.map((v) => ({ version: v.version, config: v.config, created_at: iso(v.created_at) })), total: rows.length } };
+  },
+});
+
+/** `/v1/configs`: stored routing configs; every update is a new version; requests use them by id or slug. */
+export const configsResource = defineResource({
+  name: 'config',
+  paths: ['/v1/configs'],
+  tag: 'configs',
+  noun: { one: 'a config', many: 'configs' },
+  permissions: { read: 'configs.read', write: 'configs.write' },
+  runtimeSections: ['configs'],
+  schemas: { create: CreateConfig, update: UpdateConfig, listQuery: Type.Object({}), answer: ConfigAnswer },
+  removal: 'archive',
+  repo: {
+    async get(db, scope, idOrSlug) {
+      const c = await getConfig(db, scope, idOrSlug);
+      return c?.status === 'active' ? c : undefined;
+    },
+    list: (db, scope, _query, page) => listConfigs(db, scope, page),
+    remove: (db, scope, c, now) => archiveConfig(db, scope, c.id, now),
+  },
+  idOf: (c) => c.id,
+  workspaceOf: (c) => c.workspace_id,
+  present,
+  async create(ctx, body) {
+    checkConfig(ctx.deps, body.config);
+    const record: StoredConfig = {
+      id: uuid(),
+      organisation_id: ctx.principal.organisationId,
+      workspace_id: ctx.workspaceId,
+      name: body.name,
+      slug: body.slug ?? slugify(body.name, 'config'),
+      status: 'active',
+      version: 1,
+      config: body.config,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await insertConfig(ctx.db, ctx.scope, record);
+    return { record, details: { name: record.name, slug: record.slug } };
+  },
+  async update(ctx, c, body) {
+    if (body.config) checkConfig(ctx.deps, body.config);
+    const version = await updateConfig(ctx.db, ctx.scope, c.id, body, ctx.now);
+    const record = (await getConfig(ctx.db, ctx.scope, c.id)) ?? c;
+    return { record, details: { changed: Object.keys(body), version } };
+  },
+  actions: [versions],
+});

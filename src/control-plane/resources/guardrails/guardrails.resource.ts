@@ -1,0 +1,101 @@
+import { Type, type Static } from 'typebox';
+import { GatewayError } from '../../../errors/gateway-error.js';
+import { uuid } from '../../../lib/ids.js';
+import { deleteGuardrail, getGuardrail, insertGuardrail, listGuardrails, updateGuardrail, type StoredGuardrail } from '../../../store/repos/guardrails.js';
+import { getCheck } from '../../../guardrails/catalogue.js';
+import { actionsOf } from '../../../guardrails/guardrail-spec.js';
+import { GUARDRAILS_SECTION } from '../../../guardrails/guardrails-section.js';
+import { defineResource } from '../../resource/define-resource.js';
+import { IsoTime, iso } from '../../resource/paging.js';
+import { Slug, slugify } from '../../resource/slug.js';
+
+const Feedback = Type.Object(
+  { value: Type.Optional(Type.Number()), weight: Type.Optional(Type.Number()), metadata: Type.Optional(Type.Object({})) },
+  { additionalProperties: false },
+);
+const Outcome = Type.Object({ deny: Type.Optional(Type.Boolean()), feedback: Type.Optional(Feedback) }, { additionalProperties: false });
+const Actions = Type.Object(
+  { deny: Type.Optional(Type.Boolean()), async: Type.Optional(Type.Boolean()), on_fail: Type.Optional(Outcome), on_success: Type.Optional(Outcome) },
+  { additionalProperties: false },
+);
+const Check = Type.Object({ id: Type.String({ minLength: 1 }), parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, { additionalProperties: false });
+const Checks = Type.Array(Check, { minItems: 1, maxItems: 50 });
+const CreateGuardrail = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }), slug: Type.Optional(Slug), workspace_id: Type.Optional(Type.String()), checks: Checks, actions: Type.Optional(Actions) },
+  { additionalProperties: false },
+);
+const UpdateGuardrail = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), checks: Type.Optional(Checks), actions: Type.Optional(Actions) }, { additionalProperties: false });
+const ListQuery = Type.Object({ ids: Type.Optional(Type.String({ description: 'comma-separated guardrail ids or slugs' })) });
+const GuardrailAnswer = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('guardrail'),
+  name: Type.String(),
+  slug: Type.String(),
+  workspace_id: Type.String(),
+  organisation_id: Type.String(),
+  checks: Type.Array(Type.Object({ id: Type.String(), parameters: Type.Record(Type.String(), Type.Unknown()) })),
+  actions: Type.Record(Type.String(), Type.Unknown()),
+  created_at: IsoTime,
+  updated_at: IsoTime,
+});
+
+/** Validates the checks of a stored guardrail (400 `invalid_config` naming `checks[i]...`). */
+function validateChecks(checks: Array<Static<typeof Check>>): StoredGuardrail['checks'] {
+  return checks.map((c, i) => {
+    const def = getCheck(c.id);
+    if (!def) throw new GatewayError('invalid_config', `checks[${i}].id names an unknown guardrail check '${c.id}'`, { param: `checks[${i}].id` });
+    const parameters = c.parameters ?? {};
+    def.validateParams(parameters, `checks[${i}].parameters`);
+    return { id: c.id, parameters };
+  });
+}
+
+function present(g: StoredGuardrail) {
+  return { id: g.id, object: 'guardrail' as const, name: g.name, slug: g.slug, workspace_id: g.workspace_id, organisation_id: g.organisation_id, checks: g.checks, actions: { ...g.actions }, created_at: iso(g.created_at), updated_at: iso(g.updated_at) };
+}
+
+/**
+ * `/v1/guardrails`: stored guardrails (a name, `checks[]` of `{id, parameters}` and `actions`
+ * `{deny, async, on_fail, on_success}`), referenced from configs by id or slug. Checks are validated
+ * at create and update (400 `invalid_config` naming e.g. `checks[0].parameters.words`). Lists filter
+ * by `ids` (comma-separated ids or slugs). DELETE removes the row.
+ */
+export const guardrailsResource = defineResource({
+  name: 'guardrail',
+  paths: ['/v1/guardrails'],
+  tag: 'guardrails',
+  noun: { one: 'a guardrail', many: 'guardrails' },
+  permissions: { read: 'guardrails.read', write: 'guardrails.write' },
+  runtimeSections: [GUARDRAILS_SECTION],
+  schemas: { create: CreateGuardrail, update: UpdateGuardrail, listQuery: ListQuery, answer: GuardrailAnswer },
+  removal: 'delete',
+  repo: {
+    get: (db, scope, idOrSlug) => getGuardrail(db, scope, idOrSlug),
+    list: (db, scope, query, page) => listGuardrails(db, scope, { ids: query.ids === undefined ? undefined : query.ids.split(',').map((s) => s.trim()).filter(Boolean), ...page }),
+    remove: (db, scope, g) => deleteGuardrail(db, scope, g.id),
+  },
+  idOf: (g) => g.id,
+  workspaceOf: (g) => g.workspace_id,
+  present,
+  async create(ctx, body) {
+    const record: StoredGuardrail = {
+      id: uuid(),
+      organisation_id: ctx.principal.organisationId,
+      workspace_id: ctx.workspaceId,
+      name: body.name,
+      slug: body.slug ?? slugify(body.name, 'guardrail'),
+      checks: validateChecks(body.checks),
+      actions: actionsOf(body.actions ?? {}),
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await insertGuardrail(ctx.db, ctx.scope, record);
+    return { record, details: { name: record.name, slug: record.slug, checks: record.checks.map((c) => c.id) } };
+  },
+  async update(ctx, g, body) {
+    const checks = body.checks ? validateChecks(body.checks) : undefined;
+    const actions = body.actions ? actionsOf(body.actions) : undefined;
+    await updateGuardrail(ctx.db, ctx.scope, g.id, { name: body.name, checks, actions }, ctx.now);
+    return { record: (await getGuardrail(ctx.db, ctx.scope, g.id)) ?? g, details: { changed: Object.keys(body) } };
+  },
+});

@@ -1,0 +1,9 @@
+import type { Resource } from '../resource/define-resource.js';
+import { apiKeysResource } from './api-keys/api-keys.resource.js';
+import { configsResource } from './configs/configs.resource.js';
+import { virtualKeysResource } from './virtual-keys/virtual-keys.resource.js';
+import { guardrailsResource } from './guardrails/guardrails.resource.js';
+import { rateLimitPoliciesResource } from './rate-limit-policies/rate-limit-policies.resource.js';
+
+/** Every declared admin resource: mounted by `registerAdminRoutes`, walked by the conformance suite. */
+export const ADMIN_RESOURCES: ReadonlyArray<Resource<unknown>> = [apiKeysResource, configsResource, virtualKeysResource, guardrailsResource, rateLimitPoliciesResource];

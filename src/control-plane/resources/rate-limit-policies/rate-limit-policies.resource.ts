@@ -1,0 +1,107 @@
+import { Type } from 'typebox';
+import { GatewayError } from '../../../errors/gateway-error.js';
+import { uuid } from '../../../lib/ids.js';
+import { getRateLimitPolicy, insertRateLimitPolicy, listRateLimitPolicies, updateRateLimitPolicy, type RateLimitPolicy } from '../../../store/repos/rate-limit-policies.js';
+import { checkPolicyKeys } from '../../../limits/policy-keys.js';
+import { RATE_LIMIT_SECTION } from '../../../limits/rate-limit-section.js';
+import { defineResource } from '../../resource/define-resource.js';
+import { IsoTime, iso } from '../../resource/paging.js';
+
+const PolicyType = Type.Union([Type.Literal('requests'), Type.Literal('tokens')]);
+const Unit = Type.Union([Type.Literal('rpm'), Type.Literal('rph'), Type.Literal('rpd'), Type.Literal('rpw')]);
+const Status = Type.Union([Type.Literal('active'), Type.Literal('archived')]);
+const Name = Type.Union([Type.String({ maxLength: 200 }), Type.Null()]);
+const Value = Type.Integer({ minimum: 0, maximum: 1e15 });
+const Conditions = Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }), value: Type.String({ maxLength: 512 }) }, { additionalProperties: false }), { maxItems: 32 });
+const GroupBy = Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }), { maxItems: 8 });
+
+const CreatePolicy = Type.Object(
+  { name: Type.Optional(Name), workspace_id: Type.Optional(Type.String({ minLength: 1 })), type: PolicyType, unit: Unit, value: Value, conditions: Type.Optional(Conditions), group_by: Type.Optional(GroupBy) },
+  { additionalProperties: false },
+);
+const UpdatePolicy = Type.Object(
+  { name: Type.Optional(Name), type: Type.Optional(PolicyType), unit: Type.Optional(Unit), value: Type.Optional(Value), conditions: Type.Optional(Conditions), group_by: Type.Optional(GroupBy) },
+  { additionalProperties: false, minProperties: 1 },
+);
+const ListQuery = Type.Object({ status: Type.Optional(Status), type: Type.Optional(PolicyType), unit: Type.Optional(Unit) });
+const ReadQuery = Type.Object({ status: Type.Optional(Status) }, { additionalProperties: false });
+const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' });
+const ListItem = Type.Object({
+  id: Type.String(),
+  name: Name,
+  type: PolicyType,
+  unit: Unit,
+  value: Type.Number(),
+  conditions: Type.Array(Type.Object({ key: Type.String(), value: Type.String() })),
+  group_by: Type.Array(Type.Object({ key: Type.String() })),
+  status: Status,
+  workspace_id: Type.String(),
+  organisation_id: Type.String(),
+  created_at: IsoTime,
+  last_updated_at: IsoTime,
+});
+const PolicyAnswer = Type.Object({ ...ListItem.properties, object: Type.Literal('policy_rate_limits') });
+
+/** A policy as lists show it (gateway-spec.md, "Rate-limits policy object"). */
+function presentItem(p: RateLimitPolicy) {
+  return { id: p.id, name: p.name, type: p.type, unit: p.unit, value: p.value, conditions: p.conditions, group_by: p.group_by, status: p.status, workspace_id: p.workspace_id, organisation_id: p.organisation_id, created_at: iso(p.created_at), last_updated_at: iso(p.updated_at) };
+}
+
+/**
+ * `/v1/policies/rate-limits`: create, update, archive (DELETE answers the archived policy), read
+ * (`?status=archived` reads an archived one) and list rate-limit policies. Archiving is final: an
+ * archived policy cannot change (409). Every write republishes the rate-limit section.
+ */
+export const rateLimitPoliciesResource = defineResource({
+  name: 'rate_limit_policy',
+  paths: ['/v1/policies/rate-limits'],
+  tag: 'rate-limit policies',
+  noun: { one: 'a rate-limits policy', many: 'rate-limits policies' },
+  permissions: { read: 'rate_limits.read', write: 'rate_limits.write' },
+  runtimeSections: [RATE_LIMIT_SECTION],
+  schemas: { create: CreatePolicy, update: UpdatePolicy, listQuery: ListQuery, answer: PolicyAnswer },
+  removal: 'archive',
+  removeAnswer: 'record',
+  idSchema: Uuid,
+  readQuery: ReadQuery,
+  listItem: { schema: ListItem, present: presentItem },
+  repo: {
+    get: (db, scope, id) => getRateLimitPolicy(db, scope, id.toLowerCase()),
+    list: (db, scope, q, page) => listRateLimitPolicies(db, scope, { status: q.status ?? 'active', type: q.type, unit: q.unit, ...page }),
+    async remove(db, scope, p, now) {
+      await updateRateLimitPolicy(db, scope, p.id, { status: 'archived' }, now);
+      return getRateLimitPolicy(db, scope, p.id);
+    },
+  },
+  readable: (p, query) => p.status === (typeof query === 'object' && query !== null && 'status' in query && query.status === 'archived' ? 'archived' : 'active'),
+  writable(p) {
+    if (p.status === 'archived') throw new GatewayError('conflict', `Rate-limits policy '${p.id}' is archived and cannot be changed.`, { param: 'id' });
+  },
+  idOf: (p) => p.id,
+  workspaceOf: (p) => p.workspace_id,
+  present: (p) => ({ ...presentItem(p), object: 'policy_rate_limits' as const }),
+  async create(ctx, body) {
+    checkPolicyKeys(body.conditions, body.group_by);
+    const record: RateLimitPolicy = {
+      id: uuid(),
+      organisation_id: ctx.principal.organisationId,
+      workspace_id: ctx.workspaceId,
+      name: body.name ?? null,
+      type: body.type,
+      unit: body.unit,
+      value: body.value,
+      conditions: body.conditions ?? [],
+      group_by: body.group_by ?? [],
+      status: 'active',
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await insertRateLimitPolicy(ctx.db, ctx.scope, record);
+    return { record, details: { name: record.name, type: record.type, unit: record.unit, value: record.value } };
+  },
+  async update(ctx, p, body) {
+    checkPolicyKeys(body.conditions, body.group_by);
+    await updateRateLimitPolicy(ctx.db, ctx.scope, p.id, body, ctx.now);
+    return { record: (await getRateLimitPolicy(ctx.db, ctx.scope, p.id)) ?? p, details: { changed: Object.keys(body) } };
+  },
+});

@@ -1,0 +1,86 @@
+import { Type } from 'typebox';
+import { GatewayError } from '../../../errors/gateway-error.js';
+import { uuid } from '../../../lib/ids.js';
+import { getVirtualKey, insertVirtualKey, listVirtualKeys, updateVirtualKey, type VirtualKey } from '../../../store/repos/virtual-keys.js';
+import { defineResource } from '../../resource/define-resource.js';
+import { IsoTime, iso } from '../../resource/paging.js';
+import { Slug } from '../../resource/slug.js';
+
+const Settings = Type.Record(Type.String(), Type.Unknown());
+const CreateVirtualKey = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    slug: Type.Optional(Slug),
+    provider: Type.String({ minLength: 1 }),
+    key: Type.Optional(Type.String()),
+    config: Type.Optional(Settings),
+    workspace_id: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+const UpdateVirtualKey = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), key: Type.Optional(Type.String()), config: Type.Optional(Settings) }, { additionalProperties: false });
+const VirtualKeyAnswer = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('virtual_key'),
+  name: Type.String(),
+  slug: Type.String(),
+  provider: Type.String(),
+  workspace_id: Type.String(),
+  status: Type.String(),
+  config: Settings,
+  created_at: IsoTime,
+  updated_at: IsoTime,
+});
+
+/** The public view (never the secret). */
+function present(v: VirtualKey) {
+  return { id: v.id, object: 'virtual_key' as const, name: v.name, slug: v.slug, provider: v.provider, workspace_id: v.workspace_id, status: v.status, config: v.config, created_at: iso(v.created_at), updated_at: iso(v.updated_at) };
+}
+
+/**
+ * `/v1/virtual-keys` (also `/v1/providers`): stored provider credentials, referenced by id or slug with
+ * `x-gateway-virtual-key`, config `virtual_key`, or a provider slug `@<slug>`. The secret is write-only.
+ */
+export const virtualKeysResource = defineResource({
+  name: 'virtual_key',
+  paths: ['/v1/virtual-keys', '/v1/providers'],
+  tag: 'virtual keys',
+  noun: { one: 'a virtual key', many: 'virtual keys' },
+  permissions: { read: 'virtual_keys.read', write: 'virtual_keys.write' },
+  runtimeSections: ['virtual-keys'],
+  schemas: { create: CreateVirtualKey, update: UpdateVirtualKey, listQuery: Type.Object({}), answer: VirtualKeyAnswer },
+  removal: 'archive',
+  repo: {
+    async get(db, scope, idOrSlug) {
+      const v = await getVirtualKey(db, scope, idOrSlug);
+      return v?.status === 'active' ? v : undefined;
+    },
+    list: (db, scope, _query, page) => listVirtualKeys(db, scope, page),
+    remove: (db, scope, v, now) => updateVirtualKey(db, scope, v.id, { status: 'archived' }, now),
+  },
+  idOf: (v) => v.id,
+  workspaceOf: (v) => v.workspace_id,
+  present,
+  async create(ctx, body) {
+    if (!ctx.deps.targets.getProvider(body.provider)) throw new GatewayError('invalid_request', `Unknown provider '${body.provider}'.`, { param: 'provider' });
+    const record: VirtualKey = {
+      id: uuid(),
+      workspace_id: ctx.workspaceId,
+      name: body.name,
+      slug: body.slug ?? `${body.provider}-${uuid().slice(0, 8)}`,
+      provider: body.provider,
+      secret: body.key ?? '',
+      config: body.config ?? {},
+      status: 'active',
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await insertVirtualKey(ctx.db, ctx.scope, record);
+    return { record, details: { name: record.name, slug: record.slug, provider: record.provider } };
+  },
+  async update(ctx, v, body) {
+    await updateVirtualKey(ctx.db, ctx.scope, v.id, { name: body.name, secret: body.key, config: body.config }, ctx.now);
+    const record = (await getVirtualKey(ctx.db, ctx.scope, v.id)) ?? v;
+    return { record, details: { changed: Object.keys(body) } };
+  },
+});

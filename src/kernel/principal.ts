@@ -1,0 +1,71 @@
+import { covers, type Permission, type Scope } from './permissions.js';
+
+/** The types of gateway key (control-plane.md §1). */
+export type KeyType = 'organisation-service' | 'workspace-service' | 'workspace-user';
+
+const DATA_PLANE: readonly Scope[] = ['completions.write', 'prompts.render'];
+const SERVICE_READS: readonly Scope[] = ['configs.read', 'prompts.read', 'guardrails.read', 'rate_limits.read', 'virtual_keys.read', 'logs.read'];
+
+/**
+ * The scopes a key created without scopes acts with: its type's data-plane and read scopes, never a
+ * write or admin scope. Admin scopes are granted explicitly (the bootstrap admin key holds `*`).
+ * docs/permissions.md lists them (a test checks the two agree).
+ */
+export const DEFAULT_SCOPES: Readonly<Record<KeyType, readonly Scope[]>> = {
+  'organisation-service': [...DATA_PLANE, ...SERVICE_READS],
+  'workspace-service': [...DATA_PLANE, ...SERVICE_READS],
+  'workspace-user': [...DATA_PLANE, 'configs.read', 'prompts.read', 'virtual_keys.read', 'logs.read'],
+};
+
+/** How a principal authenticated. Only gateway keys exist today; sessions, JWTs and SCIM tokens come later. */
+export type PrincipalKind = 'service_key' | 'user_key';
+
+/**
+ * Who makes a request, resolved once per request from its credential: the organisation it belongs to,
+ * its workspace (null for organisation-level principals) and the scopes it acts with (its type's
+ * defaults when the key has none).
+ */
+export interface Principal {
+  readonly kind: PrincipalKind;
+  readonly keyId: string;
+  readonly keyType: KeyType;
+  readonly organisationId: string;
+  readonly workspaceId: string | null;
+  readonly scopes: readonly string[];
+}
+
+/** The facts of a gateway key a principal is made from. */
+export interface KeyFacts {
+  readonly id: string;
+  readonly type: KeyType;
+  readonly organisationId: string;
+  readonly workspaceId: string | null;
+  readonly scopes: readonly string[];
+}
+
+const byKey = new WeakMap<KeyFacts, Principal>();
+
+/**
+ * The principal of a gateway key. Keys of one runtime snapshot are stable objects, so the principal
+ * is built once per key and snapshot, not per request.
+ */
+export function principalOfKey(key: KeyFacts): Principal {
+  let p = byKey.get(key);
+  if (!p) {
+    p = {
+      kind: key.type === 'workspace-user' ? 'user_key' : 'service_key',
+      keyId: key.id,
+      keyType: key.type,
+      organisationId: key.organisationId,
+      workspaceId: key.workspaceId,
+      scopes: key.scopes.length ? key.scopes : DEFAULT_SCOPES[key.type],
+    };
+    byKey.set(key, p);
+  }
+  return p;
+}
+
+/** Whether the principal holds the permission. */
+export function holds(principal: Principal, permission: Permission): boolean {
+  return covers(principal.scopes, permission);
+}

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { ADMIN_RESOURCES } from '../../src/control-plane/resources/index.js';
+import type { Resource } from '../../src/control-plane/resource/define-resource.js';
+import { PERMISSION_LIST, type Permission } from '../../src/kernel/permissions.js';
+import { insertApiKey } from '../../src/store/repos/api-keys.js';
+import { sha256Hex } from '../../src/lib/hash.js';
+import { randomId, uuid } from '../../src/lib/ids.js';
+
+type Json = Record<string, any>;
+
+/** A valid create and update body per declared resource: a resource without one fails the suite. */
+const SAMPLES: Record<string, { create: () => Json; update: Json }> = {
+  api_key: { create: () => ({ name: `k-${randomId(6)}`, scopes: ['configs.read'] }), update: { name: 'renamed' } },
+  config: { create: () => ({ name: `c-${randomId(6)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } }), update: { name: 'renamed' } },
+  virtual_key: { create: () => ({ name: `v-${randomId(6)}`, provider: 'openai', key: 'sk-vk-secret' }), update: { name: 'renamed' } },
+  rate_limit_policy: { create: () => ({ type: 'requests', unit: 'rpm', value: 1000 }), update: { value: 2000 } },
+  guardrail: { create: () => ({ name: `g-${randomId(6)}`, checks: [{ id: 'default.wordCount', parameters: { maxWords: 3 } }] }), update: { name: 'renamed' } },
+};
+
+interface RouteCase {
+  method: string;
+  path: (id: string) => string;
+  permission: Permission;
+  write: boolean;
+  verb?: string;
+  byId: boolean;
+  body?: () => Json;
+}
+
+/** Every route a declaration mounts, as the mounting code builds them. */
+function routesOf(res: Resource<unknown>, base: string): RouteCase[] {
+  const sample = SAMPLES[res.name]!;
+  const routes: RouteCase[] = [
+    { method: 'POST', path: () => base, permission: res.permissions.write, write: true, verb: 'create', byId: false, body: sample.create },
+    { method: 'GET', path: () => base, permission: res.permissions.read, write: false, byId: false },
+    { method: 'GET', path: (id) => `${base}/${id}`, permission: res.permissions.read, write: false, byId: true },
+    { method: 'PUT', path: (id) => `${base}/${id}`, permission: res.permissions.write, write: true, verb: 'update', byId: true, body: () => sample.update },
+  ];
+  for (const a of res.actions ?? []) routes.push({ method: a.method, path: (id) => `${base}/${id}${a.suffix}`, permission: a.permission, write: a.write, verb: a.verb, byId: true, body: a.method === 'GET' ? undefined : () => ({}) });
+  routes.push({ method: 'DELETE', path: (id) => `${base}/${id}`, permission: res.permissions.write, write: true, verb: res.removal, byId: true });
+  return routes;
+}
+
+describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s', (store) => {
+  let gw: TestGateway;
+  let otherWorkspaceKey: string;
+  let otherOrganisationKey: string;
+  const lacking = new Map<Permission, string>();
+
+  async function call(method: string, path: string, key: string, body?: Json): Promise<{ status: number; body: Json }> {
+    const res = await gw.fetch(path, { method, headers: { 'x-gateway-api-key': key }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    return { status: res.status, body: (await res.json()) as Json };
+  }
+
+  async function auditCount(): Promise<number> {
+    const row = await gw.gateway.deps.store.db.selectFrom('audit_logs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** A key of the default workspace holding every permission but `permission`. */
+  async function keyLacking(permission: Permission): Promise<string> {
+    let key = lacking.get(permission);
+    if (!key) {
+      const created = await call('POST', '/v1/api-keys', gw.adminKey, { name: `lacks-${permission}`, scopes: PERMISSION_LIST.filter((p) => p !== permission) });
+      expect(created.status).toBe(201);
+      key = created.body.key as string;
+      lacking.set(permission, key);
+    }
+    return key;
+  }
+
+  beforeAll(async () => {
+    gw = await startGateway({ store });
+    const deps = gw.gateway.deps;
+    const db = deps.store.db;
+    const org = deps.runtime.current.defaultOrganisationId;
+    const wsB = uuid();
+    await db.insertInto('workspaces').values({ id: wsB, organisation_id: org, name: 'B', slug: 'b', status: 'active', settings: '{}', created_at: 1, updated_at: 1 }).execute();
+    const org2 = uuid();
+    const ws2 = uuid();
+    await db.insertInto('organisations').values({ id: org2, name: 'Other', slug: 'other', settings: '{}', created_at: 1 }).execute();
+    await db.insertInto('workspaces').values({ id: ws2, organisation_id: org2, name: 'Default', slug: 'default', status: 'active', settings: '{}', created_at: 1, updated_at: 1 }).execute();
+    otherOrganisationKey = `org2-${randomId(24)}`;
+    const record = { organisation_id: org2, key_hint: 'org2', status: 'active' as const, expires_at: null, rotation_policy: null, metadata: {}, created_at: 1, updated_at: 1 };
+    await insertApiKey(db, { organisationId: org2, workspaceIds: [ws2], organisationWide: false }, { ...record, id: uuid(), workspace_id: ws2, name: 'org2', type: 'workspace-service', key_hash: sha256Hex(otherOrganisationKey), scopes: ['*'] });
+    await deps.runtime.changed();
+    const b = await call('POST', '/v1/api-keys', gw.adminKey, { name: 'ws-b', type: 'workspace-service', workspace_id: wsB, scopes: ['*'] });
+    expect(b.status).toBe(201);
+    otherWorkspaceKey = b.body.key;
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it('every declared resource has a sample and every route it declares is mounted', () => {
+    for (const res of ADMIN_RESOURCES) {
+      expect(SAMPLES[res.name], res.name).toBeDefined();
+      for (const base of res.paths) {
+        for (const r of routesOf(res, base)) {
+          const url = r.path(':id');
+          expect(gw.gateway.app.hasRoute({ method: r.method as 'GET', url }), `${r.method} ${url}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  for (const res of ADMIN_RESOURCES) {
+    for (const base of res.paths) {
+      it(`${base}: 403 without the permission, 404 from another workspace or organisation, one audit row per write`, async () => {
+        const created = await call('POST', base, gw.adminKey, SAMPLES[res.name]!.create());
+        expect(created.status, JSON.stringify(created.body)).toBe(201);
+        const id = created.body.id as string;
+        const routes = routesOf(res, base);
+
+        for (const r of routes) await keyLacking(r.permission);
+        const before = await auditCount();
+        for (const r of routes) {
+          const denied = await call(r.method, r.path(id), await keyLacking(r.permission), r.body?.());
+          expect(denied.status, `${r.method} ${r.path(id)} without ${r.permission}`).toBe(403);
+          expect(denied.body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining(r.permission) });
+        }
+        for (const r of routes.filter((x) => x.byId)) {
+          for (const [who, key] of [['another workspace', otherWorkspaceKey], ['another organisation', otherOrganisationKey]] as const) {
+            const hidden = await call(r.method, r.path(id), key, r.body?.());
+            expect(hidden.status, `${r.method} ${r.path(id)} from ${who}`).toBe(404);
+            expect(hidden.body.error.code).toBe('not_found');
+          }
+        }
+        for (const key of [otherWorkspaceKey, otherOrganisationKey]) {
+          const list = await call('GET', `${base}?page_size=100`, key);
+          expect(list.status).toBe(200);
+          expect(list.body.data.map((x: Json) => x.id)).not.toContain(id);
+        }
+        expect(await auditCount(), 'refused requests write no audit row').toBe(before);
+
+        const createdRows = await gw.gateway.deps.store.db.selectFrom('audit_logs').selectAll().where('resource_id', '=', id).execute();
+        expect(createdRows.map((r) => r.action)).toEqual([`${res.name}.create`]);
+        for (const r of routes.filter((x) => x.byId && x.write)) {
+          const n = await auditCount();
+          const ok = await call(r.method, r.path(id), gw.adminKey, r.body?.());
+          expect(ok.status, `${r.method} ${r.path(id)}: ${JSON.stringify(ok.body)}`).toBe(200);
+          expect(await auditCount(), `${r.method} ${r.path(id)} writes one audit row`).toBe(n + 1);
+          const last = await gw.gateway.deps.store.db.selectFrom('audit_logs').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(10).execute();
+          expect(last.some((row) => row.action === `${res.name}.${r.verb}` && row.resource_id === id)).toBe(true);
+        }
+        const details = JSON.stringify(await gw.gateway.deps.store.db.selectFrom('audit_logs').select('details').execute());
+        expect(details).not.toMatch(/sk-config-secret|sk-vk-secret/);
+      });
+    }
+  }
+});
