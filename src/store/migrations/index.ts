@@ -7,6 +7,7 @@ import * as m0005 from './0005-rate-limits.js';
 import * as m0006 from './0006-responses.js';
 import * as m0007 from './0007-files-batches.js';
 import * as m0008 from './0008-file-chunks.js';
+import * as m0011 from './0011-runtime-changes.js';
 
 /**
  * Every migration, in order. One set for SQLite and PostgreSQL. A capability adds its file and one
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-responses': m0006,
   '0007-files-batches': m0007,
   '0008-file-chunks': m0008,
+  '0011-runtime-changes': m0011,
 };
 
 /** Static provider (no directory scanning, so the build output needs nothing beside it). */

@@ -1,0 +1,130 @@
+import type { RuntimePage, Store } from '../store/store.js';
+import { listActiveApiKeysPage, type ApiKeyRecord } from '../store/repos/api-keys.js';
+import { listActiveConfigsPage, type StoredConfig } from '../store/repos/configs.js';
+import { listActiveVirtualKeysPage, type VirtualKey } from '../store/repos/virtual-keys.js';
+import { listWorkspacesPage, type Workspace } from '../store/repos/organisations.js';
+import { compileConfig } from '../routing/compile-config.js';
+import type { CompiledConfig } from '../routing/compiled-config.js';
+import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
+import type { Logger } from '../observability/logger.js';
+import type { AuthKey } from './snapshot.js';
+import type { RuntimeSection } from './runtime-section.js';
+import { PartitionedMapBuilder, replacePartitions, yieldToEventLoop, type PartitionedMap } from './partitioned-map.js';
+
+/** Section of gateway keys: `PartitionedMap<AuthKey>` by key hash (snapshot `apiKeysByHash`); organisation keys form partition `''`. */
+export const API_KEYS_SECTION = 'api-keys';
+/** Section of workspaces: `WorkspacesSection` (snapshot `workspacesById`, `workspacesBySlug`). */
+export const WORKSPACES_SECTION = 'workspaces';
+/** Section of stored configs, compiled: `PartitionedMap<CompiledConfig>` (snapshot `configs`). */
+export const CONFIGS_SECTION = 'configs';
+/** Section of virtual keys: `PartitionedMap<ResolvedVirtualKey>` (snapshot `virtualKeys`). */
+export const VIRTUAL_KEYS_SECTION = 'virtual-keys';
+
+/** The workspaces section's value: by id and by `${organisationId}:${slug}`, both partitioned by workspace id. */
+export interface WorkspacesSection {
+  byId: PartitionedMap<Workspace>;
+  bySlug: PartitionedMap<Workspace>;
+}
+
+/** Rows per page: one page is one synchronous SQLite query (plus, for configs, their compilation). */
+const PAGE = 500;
+const CONFIG_PAGE = 200;
+/** Workspace ids per `in (...)` list. */
+const WORKSPACES_PER_QUERY = 200;
+
+/**
+ * Reads every row `list` returns (restricted to `workspaceIds` when given) page by page, yielding to
+ * the event loop between pages, and hands each row to `each`.
+ */
+async function eachRow<R extends { id: string }>(
+  list: (p: RuntimePage) => Promise<R[]>,
+  pageSize: number,
+  workspaceIds: readonly string[] | undefined,
+  each: (row: R) => void,
+): Promise<void> {
+  const groups: Array<readonly string[] | undefined> = [];
+  if (!workspaceIds) groups.push(undefined);
+  else for (let i = 0; i < workspaceIds.length; i += WORKSPACES_PER_QUERY) groups.push(workspaceIds.slice(i, i + WORKSPACES_PER_QUERY));
+  for (const group of groups) {
+    let afterId: string | undefined;
+    for (;;) {
+      const rows = await list({ afterId, limit: pageSize, workspaceIds: group });
+      for (const r of rows) each(r);
+      await yieldToEventLoop();
+      if (rows.length < pageSize) break;
+      afterId = rows[rows.length - 1].id;
+    }
+  }
+}
+
+/** A section whose value is one PartitionedMap filled row by row, reloadable per workspace. */
+function partitionedSection<R extends { id: string }, V>(
+  name: string,
+  list: (store: Store, p: RuntimePage) => Promise<R[]>,
+  pageSize: number,
+  add: (into: PartitionedMapBuilder<V>, row: R) => void,
+): RuntimeSection<PartitionedMap<V>> {
+  const collect = async (store: Store, workspaceIds?: readonly string[]) => {
+    const into = new PartitionedMapBuilder<V>();
+    await eachRow((p) => list(store, p), pageSize, workspaceIds, (row) => add(into, row));
+    return into.build();
+  };
+  return {
+    name,
+    load: (store) => collect(store),
+    loadWorkspaces: async (store, previous, workspaceIds) => replacePartitions(previous, workspaceIds, await collect(store, workspaceIds)),
+  };
+}
+
+function addApiKey(into: PartitionedMapBuilder<AuthKey>, k: ApiKeyRecord): void {
+  const partition = k.workspace_id ?? '';
+  const auth: AuthKey = { id: k.id, organisationId: k.organisation_id, workspaceId: k.workspace_id, type: k.type, scopes: k.scopes, expiresAt: k.expires_at, name: k.name };
+  into.add(partition, k.key_hash, auth);
+  // After a rotation the previous value stays valid for the transition period.
+  const previous = k.metadata.previous_key_hash;
+  const until = Number(k.metadata.previous_key_valid_until);
+  if (typeof previous === 'string' && until > Date.now()) {
+    into.add(partition, previous, { ...auth, expiresAt: k.expires_at === null ? until : Math.min(until, k.expires_at) });
+  }
+}
+
+/**
+ * The core's four sections: gateway keys, workspaces, compiled stored configs and virtual keys. Each is
+ * loaded in pages and reloadable per workspace. A stored config that no longer compiles is skipped
+ * with a warning.
+ */
+export function coreSections(logger: Logger): RuntimeSection[] {
+  const apiKeys = partitionedSection(API_KEYS_SECTION, listActiveApiKeysPage, PAGE, addApiKey);
+  const configs = partitionedSection<StoredConfig, CompiledConfig>(CONFIGS_SECTION, listActiveConfigsPage, CONFIG_PAGE, (into, c) => {
+    try {
+      const cc = compileConfig(c.config as never, { id: c.id });
+      into.add(c.workspace_id, `${c.workspace_id}:${c.id}`, cc);
+      into.add(c.workspace_id, `${c.workspace_id}:${c.slug}`, cc);
+    } catch (err) {
+      logger.warn({ err, configId: c.id }, 'stored config no longer compiles; skipped');
+    }
+  });
+  const virtualKeys = partitionedSection<VirtualKey, ResolvedVirtualKey>(VIRTUAL_KEYS_SECTION, listActiveVirtualKeysPage, PAGE, (into, v) => {
+    const r: ResolvedVirtualKey = { provider: v.provider, secret: v.secret, config: v.config };
+    into.add(v.workspace_id, `${v.workspace_id}:${v.id}`, r);
+    into.add(v.workspace_id, `${v.workspace_id}:${v.slug}`, r);
+  });
+  const collectWorkspaces = async (store: Store, ids?: readonly string[]): Promise<WorkspacesSection> => {
+    const byId = new PartitionedMapBuilder<Workspace>();
+    const bySlug = new PartitionedMapBuilder<Workspace>();
+    await eachRow((p) => listWorkspacesPage(store, p), PAGE, ids, (w) => {
+      byId.add(w.id, w.id, w);
+      bySlug.add(w.id, `${w.organisation_id}:${w.slug}`, w);
+    });
+    return { byId: byId.build(), bySlug: bySlug.build() };
+  };
+  const workspaces: RuntimeSection<WorkspacesSection> = {
+    name: WORKSPACES_SECTION,
+    load: (store) => collectWorkspaces(store),
+    async loadWorkspaces(store, previous, ids) {
+      const fresh = await collectWorkspaces(store, ids);
+      return { byId: await replacePartitions(previous.byId, ids, fresh.byId), bySlug: await replacePartitions(previous.bySlug, ids, fresh.bySlug) };
+    },
+  };
+  return [apiKeys, workspaces, configs, virtualKeys] as RuntimeSection[];
+}
