@@ -19,8 +19,8 @@ const CHANNEL = 'runtime-changed';
 /**
  * Holds the current RuntimeSnapshot and keeps it up to date with the control plane, section by
  * section: after a write on this replica (`committed`/`changed`), on a pub/sub message from another
- * replica, and by polling the store's runtime version every `pollMs` as a backstop (replicas sharing a
- * database without Redis still converge in ~1 s). A replica behind reads the outbox rows of the
+ * replica, and by polling the store's runtime version every `pollMs` (default 0.5 s) as a backstop (replicas sharing
+ * a database without Redis converge within a second). A replica behind reads the outbox rows of the
  * versions it missed and reloads only the sections and workspaces they name; when the rows are gone
  * (pruned) or a partial reload fails, it reloads everything; when that fails too, it keeps the last
  * good snapshot and tries again at the next poll. Reloads run one at a time, load in pages yielding to
@@ -38,7 +38,7 @@ export class Runtime {
     private readonly pubsub: PubSub,
     private readonly logger: Logger,
     private readonly defaults: { organisationId: string; workspaceId: string },
-    private readonly pollMs = 1000,
+    private readonly pollMs = 500,
   ) {
     for (const s of coreSections(logger)) this.register(s);
   }

@@ -129,6 +129,8 @@ const PRUNE_VERSIONS_PER_WRITE = 100;
  * at most `PRUNE_VERSIONS_PER_WRITE` versions at a time.
  */
 export async function recordRuntimeChange(db: Kysely<Database>, changes: readonly RuntimeChange[]): Promise<void> {
+  // On a bare handle, the version and its outbox rows still commit together (a reader between the two would see a gap).
+  if (!db.isTransaction) return db.transaction().execute((trx) => recordRuntimeChange(trx, changes));
   const bumped = await sql<{ version: number | string }>`update runtime_version set version = version + 1 where id = 1 returning version`.execute(db);
   const version = Number(bumped.rows[0]?.version);
   const now = Date.now();
