@@ -27,8 +27,8 @@ export interface WorkspacesSection {
 }
 
 /** Rows per page: one page is one synchronous SQLite query (plus, for configs, their compilation). */
-const PAGE = 500;
-const CONFIG_PAGE = 200;
+const PAGE = 250;
+const CONFIG_PAGE = 50;
 /** Workspace ids per `in (...)` list. */
 const WORKSPACES_PER_QUERY = 200;
 
@@ -62,17 +62,17 @@ function partitionedSection<R extends { id: string }, V>(
   name: string,
   list: (store: Store, p: RuntimePage) => Promise<R[]>,
   pageSize: number,
-  add: (into: PartitionedMapBuilder<V>, row: R) => void,
+  add: (into: PartitionedMapBuilder<V>, row: R, previous: PartitionedMap<V> | undefined) => void,
 ): RuntimeSection<PartitionedMap<V>> {
-  const collect = async (store: Store, workspaceIds?: readonly string[]) => {
+  const collect = async (store: Store, previous: PartitionedMap<V> | undefined, workspaceIds?: readonly string[]) => {
     const into = new PartitionedMapBuilder<V>();
-    await eachRow((p) => list(store, p), pageSize, workspaceIds, (row) => add(into, row));
+    await eachRow((p) => list(store, p), pageSize, workspaceIds, (row) => add(into, row, previous));
     return into.build();
   };
   return {
     name,
-    load: (store) => collect(store),
-    loadWorkspaces: async (store, previous, workspaceIds) => replacePartitions(previous, workspaceIds, await collect(store, workspaceIds)),
+    load: (store, previous) => collect(store, previous),
+    loadWorkspaces: async (store, previous, workspaceIds) => replacePartitions(previous, workspaceIds, await collect(store, previous, workspaceIds)),
   };
 }
 
@@ -90,19 +90,27 @@ function addApiKey(into: PartitionedMapBuilder<AuthKey>, k: ApiKeyRecord): void 
 
 /**
  * The core's four sections: gateway keys, workspaces, compiled stored configs and virtual keys. Each is
- * loaded in pages and reloadable per workspace. A stored config that no longer compiles is skipped
- * with a warning.
+ * loaded in pages and reloadable per workspace. Stored configs are compiled once per version; one that
+ * no longer compiles is skipped with a warning.
  */
 export function coreSections(logger: Logger): RuntimeSection[] {
   const apiKeys = partitionedSection(API_KEYS_SECTION, listActiveApiKeysPage, PAGE, addApiKey);
-  const configs = partitionedSection<StoredConfig, CompiledConfig>(CONFIGS_SECTION, listActiveConfigsPage, CONFIG_PAGE, (into, c) => {
-    try {
-      const cc = compileConfig(c.config as never, { id: c.id });
-      into.add(c.workspace_id, `${c.workspace_id}:${c.id}`, cc);
-      into.add(c.workspace_id, `${c.workspace_id}:${c.slug}`, cc);
-    } catch (err) {
-      logger.warn({ err, configId: c.id }, 'stored config no longer compiles; skipped');
+  // A stored config's body never changes for one version: a reload reuses what it compiled before.
+  const compiledVersion = new WeakMap<CompiledConfig, number>();
+  const configs = partitionedSection<StoredConfig, CompiledConfig>(CONFIGS_SECTION, listActiveConfigsPage, CONFIG_PAGE, (into, c, previous) => {
+    const prior = previous?.all.get(`${c.workspace_id}:${c.id}`);
+    let cc = prior && compiledVersion.get(prior) === c.version ? prior : undefined;
+    if (!cc) {
+      try {
+        cc = compileConfig(c.config as never, { id: c.id });
+        compiledVersion.set(cc, c.version);
+      } catch (err) {
+        logger.warn({ err, configId: c.id }, 'stored config no longer compiles; skipped');
+        return;
+      }
     }
+    into.add(c.workspace_id, `${c.workspace_id}:${c.id}`, cc);
+    into.add(c.workspace_id, `${c.workspace_id}:${c.slug}`, cc);
   });
   const virtualKeys = partitionedSection<VirtualKey, ResolvedVirtualKey>(VIRTUAL_KEYS_SECTION, listActiveVirtualKeysPage, PAGE, (into, v) => {
     const r: ResolvedVirtualKey = { provider: v.provider, secret: v.secret, config: v.config };

@@ -1,5 +1,5 @@
 /** Entries copied between two yields to the event loop while a map is rebuilt aside. */
-const COPY_SLICE = 4096;
+const COPY_SLICE = 2048;
 
 /** Lets timers and I/O (data-plane requests) run before the rest of a long reload. */
 export function yieldToEventLoop(): Promise<void> {

@@ -11,8 +11,11 @@ import type { Store } from '../store/store.js';
 export interface RuntimeSection<T = unknown> {
   /** Section name, as written in `RuntimeChange.section` and in the outbox. */
   name: string;
-  /** Loads the whole section. */
-  load(store: Store): Promise<T>;
+  /**
+   * Loads the whole section. `previous` (the current value, absent at start) may be used to reuse
+   * parts that did not change (e.g. compiled configs of the same version); it must not be changed.
+   */
+  load(store: Store, previous?: T): Promise<T>;
   /**
    * Optional: `previous` with only these workspaces' parts reloaded (when a write named its workspace);
    * must not change `previous`. Sections without it are reloaded whole.

@@ -151,7 +151,7 @@ export class Runtime {
     if (previous && plan.empty && version === previous.version) return;
     let values: Map<string, unknown>;
     try {
-      values = plan.everything || !previous ? await this.loadEverything() : await this.loadPart(previous, plan);
+      values = plan.everything || !previous ? await this.loadEverything(previous) : await this.loadPart(previous, plan);
     } catch (err) {
       if (!previous) throw err;
       if (plan.everything) {
@@ -160,7 +160,7 @@ export class Runtime {
       }
       this.logger.warn({ err }, 'runtime section reload failed; reloading everything');
       try {
-        values = await this.loadEverything();
+        values = await this.loadEverything(previous);
       } catch (err2) {
         this.logger.error({ err: err2 }, 'runtime snapshot reload failed; keeping the previous one');
         return;
@@ -171,10 +171,10 @@ export class Runtime {
     this.logger.debug({ version: this.snapshot.version, sections, ms: Math.round(performance.now() - started) }, 'runtime snapshot reloaded');
   }
 
-  private async loadEverything(): Promise<Map<string, unknown>> {
+  private async loadEverything(previous: RuntimeSnapshot | undefined): Promise<Map<string, unknown>> {
     const values = new Map<string, unknown>();
     for (const section of this.sections.values()) {
-      values.set(section.name, await section.load(this.store));
+      values.set(section.name, await section.load(this.store, previous?.sections.get(section.name)));
       await yieldToEventLoop();
     }
     return values;
@@ -186,7 +186,7 @@ export class Runtime {
       const section = this.sections.get(name);
       // A change of a section this gateway does not hold (its capability is not loaded) needs nothing.
       if (!section) continue;
-      const value = workspaceIds && section.loadWorkspaces && values.has(name) ? await section.loadWorkspaces(this.store, values.get(name), [...workspaceIds]) : await section.load(this.store);
+      const value = workspaceIds && section.loadWorkspaces && values.has(name) ? await section.loadWorkspaces(this.store, values.get(name), [...workspaceIds]) : await section.load(this.store, values.get(name));
       values.set(name, value);
       await yieldToEventLoop();
     }

@@ -5,7 +5,7 @@ import { API_KEYS_SECTION, CONFIGS_SECTION, VIRTUAL_KEYS_SECTION, WORKSPACES_SEC
 import { MemoryPubSub } from '../../src/state/pubsub.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { ensureDefaultTenant } from '../../src/store/repos/organisations.js';
-import { insertConfig } from '../../src/store/repos/configs.js';
+import { insertConfig, updateConfig } from '../../src/store/repos/configs.js';
 import { insertVirtualKey } from '../../src/store/repos/virtual-keys.js';
 import { readRuntimeVersion, recordRuntimeChange, type Store } from '../../src/store/store.js';
 import { uuid } from '../../src/lib/ids.js';
@@ -115,6 +115,19 @@ describe.each(STORE_KINDS)('runtime reload on $name', (kind) => {
     expect(runtime.current.configs.has(`${tenant.workspaceId}:${id}`)).toBe(false);
     expect(runtime.current.configs.has(`${tenant.workspaceId}:fresh`)).toBe(false);
     expect(runtime.current.configs.get(`${other}:kept`)?.id).toBe(kept);
+  });
+
+  it('compiles a stored config once per version, even on a full reload', async () => {
+    const id = await addConfig(h.store, tenant.organisationId, tenant.workspaceId, 'once');
+    const runtime = await startRuntime();
+    const first = runtime.current.configs.get(`${tenant.workspaceId}:${id}`);
+    await runtime.changed();
+    expect(runtime.current.configs.get(`${tenant.workspaceId}:${id}`)).toBe(first);
+    await updateConfig(h.store, id, { config: { ...CONFIG, api_key: 'sk-new' } }, 2);
+    await runtime.changed([{ section: CONFIGS_SECTION, workspaceId: tenant.workspaceId }]);
+    const second = runtime.current.configs.get(`${tenant.workspaceId}:${id}`);
+    expect(second).not.toBe(first);
+    expect((second?.source as { api_key?: string }).api_key).toBe('sk-new');
   });
 
   it('reloads the workspaces and virtual-keys sections of one workspace', async () => {
