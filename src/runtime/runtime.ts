@@ -134,10 +134,23 @@ export class Runtime {
     }
   }
 
-  /** One reload: adds the outbox rows since this snapshot's version to `plan`, loads, swaps. */
+  /**
+   * One reload: adds the outbox rows since this snapshot's version to `plan`, loads, swaps. A failure
+   * (store unreachable, section failing even in a full reload) keeps the last good snapshot; it throws
+   * only when there is none yet (at start).
+   */
   private async reloadPlan(plan: ReloadPlan): Promise<void> {
-    const started = performance.now();
     const previous = this.snapshot;
+    try {
+      await this.applyPlan(plan, previous);
+    } catch (err) {
+      if (!previous) throw err;
+      this.logger.error({ err }, 'runtime snapshot reload failed; keeping the previous one');
+    }
+  }
+
+  private async applyPlan(plan: ReloadPlan, previous: RuntimeSnapshot | undefined): Promise<void> {
+    const started = performance.now();
     const version = await readRuntimeVersion(this.store);
     if (!previous || version < previous.version) plan.everything = true;
     else if (!plan.everything && version > previous.version) {
@@ -150,20 +163,13 @@ export class Runtime {
     }
     if (previous && plan.empty && version === previous.version) return;
     let values: Map<string, unknown>;
-    try {
-      values = plan.everything || !previous ? await this.loadEverything(previous) : await this.loadPart(previous, plan);
-    } catch (err) {
-      if (!previous) throw err;
-      if (plan.everything) {
-        this.logger.error({ err }, 'runtime snapshot reload failed; keeping the previous one');
-        return;
-      }
-      this.logger.warn({ err }, 'runtime section reload failed; reloading everything');
+    if (plan.everything || !previous) values = await this.loadEverything(previous);
+    else {
       try {
+        values = await this.loadPart(previous, plan);
+      } catch (err) {
+        this.logger.warn({ err }, 'runtime section reload failed; reloading everything');
         values = await this.loadEverything(previous);
-      } catch (err2) {
-        this.logger.error({ err: err2 }, 'runtime snapshot reload failed; keeping the previous one');
-        return;
       }
     }
     this.snapshot = this.assemble(Math.max(version, previous?.version ?? 0), values);

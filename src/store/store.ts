@@ -126,7 +126,8 @@ const PRUNE_VERSIONS_PER_WRITE = 100;
  * these runtime sections: bumps the runtime version and writes one outbox row per distinct change
  * (`runtime_changes`), so the version and what it changed commit with the write, never without it.
  * An empty list records a change of every section. Prunes outbox rows older than `RUNTIME_CHANGES_KEEP`,
- * at most `PRUNE_VERSIONS_PER_WRITE` versions at a time.
+ * at most `PRUNE_VERSIONS_PER_WRITE` versions at a time. On PostgreSQL the version row stays locked
+ * until the commit, which orders the writers' versions: call it last in the transaction.
  */
 export async function recordRuntimeChange(db: Kysely<Database>, changes: readonly RuntimeChange[]): Promise<void> {
   // On a bare handle, the version and its outbox rows still commit together (a reader between the two would see a gap).

@@ -200,6 +200,19 @@ describe.each(STORE_KINDS)('runtime reload on $name', (kind) => {
     expect(runtime.current.sections.get('a')).toEqual({ whole: 1, workspaces: ['w1'] });
   });
 
+  it('a reload that cannot read the store keeps the last good snapshot and never rejects', async () => {
+    const own = await kind.open();
+    const t = await ensureDefaultTenant(own.store, 1);
+    const runtime = new Runtime(own.store, new MemoryPubSub(), logger, { organisationId: t.organisation.id, workspaceId: t.workspace.id }, 60_000);
+    await runtime.start();
+    runtime.stop();
+    const before = runtime.current;
+    await own.dispose();
+    await expect(runtime.committed([{ section: CONFIGS_SECTION }])).resolves.toBeUndefined();
+    await expect(runtime.reload()).resolves.toBeUndefined();
+    expect(runtime.current).toBe(before);
+  });
+
   it('falls back to a full reload when a per-workspace reload fails', async () => {
     const a = spySection('a');
     const b = spySection('b');
