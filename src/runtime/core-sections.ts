@@ -26,9 +26,14 @@ export interface WorkspacesSection {
   bySlug: PartitionedMap<Workspace>;
 }
 
-/** Rows per page: one page is one synchronous SQLite query (plus, for configs, their compilation). */
-const PAGE = 250;
-const CONFIG_PAGE = 50;
+/**
+ * Rows per query: a SQLite query runs synchronously, so its pages stay small; PostgreSQL's run
+ * asynchronously, where fewer round trips matter more.
+ */
+const PAGE = { sqlite: 250, postgres: 1000 } as const;
+/** Rows handled between two yields to the event loop (a new config version is compiled: fewer). */
+const SLICE = 250;
+const CONFIG_SLICE = 50;
 /** Workspace ids per `in (...)` list. */
 const WORKSPACES_PER_QUERY = 200;
 
@@ -39,6 +44,7 @@ const WORKSPACES_PER_QUERY = 200;
 async function eachRow<R extends { id: string }>(
   list: (p: RuntimePage) => Promise<R[]>,
   pageSize: number,
+  slice: number,
   workspaceIds: readonly string[] | undefined,
   each: (row: R) => void,
 ): Promise<void> {
@@ -49,7 +55,10 @@ async function eachRow<R extends { id: string }>(
     let afterId: string | undefined;
     for (;;) {
       const rows = await list({ afterId, limit: pageSize, workspaceIds: group });
-      for (const r of rows) each(r);
+      for (let i = 0; i < rows.length; i++) {
+        each(rows[i]);
+        if ((i + 1) % slice === 0) await yieldToEventLoop();
+      }
       await yieldToEventLoop();
       if (rows.length < pageSize) break;
       afterId = rows[rows.length - 1].id;
@@ -61,12 +70,12 @@ async function eachRow<R extends { id: string }>(
 function partitionedSection<R extends { id: string }, V>(
   name: string,
   list: (store: Store, p: RuntimePage) => Promise<R[]>,
-  pageSize: number,
+  slice: number,
   add: (into: PartitionedMapBuilder<V>, row: R, previous: PartitionedMap<V> | undefined) => void,
 ): RuntimeSection<PartitionedMap<V>> {
   const collect = async (store: Store, previous: PartitionedMap<V> | undefined, workspaceIds?: readonly string[]) => {
     const into = new PartitionedMapBuilder<V>();
-    await eachRow((p) => list(store, p), pageSize, workspaceIds, (row) => add(into, row, previous));
+    await eachRow((p) => list(store, p), PAGE[store.dialect], slice, workspaceIds, (row) => add(into, row, previous));
     return into.build();
   };
   return {
@@ -94,10 +103,10 @@ function addApiKey(into: PartitionedMapBuilder<AuthKey>, k: ApiKeyRecord): void 
  * no longer compiles is skipped with a warning.
  */
 export function coreSections(logger: Logger): RuntimeSection[] {
-  const apiKeys = partitionedSection(API_KEYS_SECTION, listActiveApiKeysPage, PAGE, addApiKey);
+  const apiKeys = partitionedSection(API_KEYS_SECTION, listActiveApiKeysPage, SLICE, addApiKey);
   // A stored config's body never changes for one version: a reload reuses what it compiled before.
   const compiledVersion = new WeakMap<CompiledConfig, number>();
-  const configs = partitionedSection<StoredConfig, CompiledConfig>(CONFIGS_SECTION, listActiveConfigsPage, CONFIG_PAGE, (into, c, previous) => {
+  const configs = partitionedSection<StoredConfig, CompiledConfig>(CONFIGS_SECTION, listActiveConfigsPage, CONFIG_SLICE, (into, c, previous) => {
     const prior = previous?.all.get(`${c.workspace_id}:${c.id}`);
     let cc = prior && compiledVersion.get(prior) === c.version ? prior : undefined;
     if (!cc) {
@@ -112,7 +121,7 @@ export function coreSections(logger: Logger): RuntimeSection[] {
     into.add(c.workspace_id, `${c.workspace_id}:${c.id}`, cc);
     into.add(c.workspace_id, `${c.workspace_id}:${c.slug}`, cc);
   });
-  const virtualKeys = partitionedSection<VirtualKey, ResolvedVirtualKey>(VIRTUAL_KEYS_SECTION, listActiveVirtualKeysPage, PAGE, (into, v) => {
+  const virtualKeys = partitionedSection<VirtualKey, ResolvedVirtualKey>(VIRTUAL_KEYS_SECTION, listActiveVirtualKeysPage, SLICE, (into, v) => {
     const r: ResolvedVirtualKey = { provider: v.provider, secret: v.secret, config: v.config };
     into.add(v.workspace_id, `${v.workspace_id}:${v.id}`, r);
     into.add(v.workspace_id, `${v.workspace_id}:${v.slug}`, r);
@@ -120,7 +129,7 @@ export function coreSections(logger: Logger): RuntimeSection[] {
   const collectWorkspaces = async (store: Store, ids?: readonly string[]): Promise<WorkspacesSection> => {
     const byId = new PartitionedMapBuilder<Workspace>();
     const bySlug = new PartitionedMapBuilder<Workspace>();
-    await eachRow((p) => listWorkspacesPage(store, p), PAGE, ids, (w) => {
+    await eachRow((p) => listWorkspacesPage(store, p), PAGE[store.dialect], SLICE, ids, (w) => {
       byId.add(w.id, w.id, w);
       bySlug.add(w.id, `${w.organisation_id}:${w.slug}`, w);
     });
