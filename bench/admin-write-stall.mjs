@@ -108,7 +108,7 @@ async function until(probe, limitMs = 30_000) {
   const start = performance.now();
   for (;;) {
     if (await probe()) return performance.now();
-    if (performance.now() - start > limitMs) throw new Error('write not visible within 30 s');
+    if (performance.now() - start > limitMs) throw new Error(`write not visible within ${limitMs} ms`);
     await new Promise((r) => setTimeout(r, 5));
   }
 }
@@ -183,6 +183,8 @@ async function inProcess(storeOptions, ws) {
     const reached = visible ? await until(async () => visible()) : undefined;
     const { maxWall, maxCpu } = stop();
     results.push({ name, ms: done - start, reached: reached === undefined ? undefined : reached - start, maxWall, maxCpu });
+    // The next operation starts once every runtime caught up with this one (its reach is then its own).
+    await until(async () => runtimes.every((r) => r.current.version >= runtimes[0].current.version), 120_000);
   };
   try {
     await measure('start (load everything)', () => Promise.all(runtimes.map((r) => r.start())));
