@@ -165,11 +165,14 @@ async function inProcess(storeOptions, ws) {
   const { Redis } = await import('ioredis');
   const stores = [await openStore(storeOptions), ...(POSTGRES ? [await openStore(storeOptions)] : [])];
   const redis = [];
+  const pubsubs = [];
   const pubsub = () => {
     if (!POSTGRES) return new MemoryPubSub();
     const r = new Redis(REDIS_URL);
     redis.push(r);
-    return new RedisPubSub(r, `${storeOptions.schema}-in-process:`);
+    const ps = new RedisPubSub(r, `${storeOptions.schema}-in-process:`);
+    pubsubs.push(ps);
+    return ps;
   };
   const t = await ensureDefaultTenant(stores[0], Date.now());
   const tenant = { organisationId: t.organisation.id, workspaceId: t.workspace.id };
@@ -202,6 +205,8 @@ async function inProcess(storeOptions, ws) {
     }
   } finally {
     for (const r of runtimes) r.stop();
+    // The subscriber connections too, or the process would not exit.
+    for (const ps of pubsubs) await ps.close();
     for (const r of redis) r.disconnect();
     for (const s of stores) await s.close();
   }
