@@ -27,10 +27,10 @@ function messagesError(deps: GatewayDeps) {
 export function registerMessagesRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   const tags = ['data plane'];
   const errorHandler = messagesError(deps);
-  app.post('/v1/messages', { schema: { body: MessagesBody, tags, summary: 'Create a message (Anthropic Messages API) through the routing config' }, errorHandler }, (request, reply) =>
+  app.post('/v1/messages', { config: { permission: 'completions.write' }, schema: { body: MessagesBody, tags, summary: 'Create a message (Anthropic Messages API) through the routing config' }, errorHandler }, (request, reply) =>
     createMessage(deps, request, reply, request.body as MessagesRequest),
   );
-  app.post('/v1/messages/count_tokens', { schema: { body: CountTokensBody, tags, summary: 'Count the input tokens of a Messages API body' }, errorHandler }, (request, reply) =>
+  app.post('/v1/messages/count_tokens', { config: { permission: 'completions.write' }, schema: { body: CountTokensBody, tags, summary: 'Count the input tokens of a Messages API body' }, errorHandler }, (request, reply) =>
     countMessageTokens(deps, request, reply, request.body as MessagesRequest),
   );
 }

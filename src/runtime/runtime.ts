@@ -1,36 +1,36 @@
 import type { Store } from '../store/store.js';
-import { bumpRuntimeVersion, readRuntimeVersion } from '../store/store.js';
+import { readRuntimeChanges, readRuntimeVersion, recordRuntimeChange } from '../store/store.js';
 import type { PubSub } from '../state/pubsub.js';
 import type { Logger } from '../observability/logger.js';
-import { listActiveApiKeys } from '../store/repos/api-keys.js';
-import { listActiveConfigs } from '../store/repos/configs.js';
-import { listActiveVirtualKeys } from '../store/repos/virtual-keys.js';
-import { listOrganisations, listWorkspaces } from '../store/repos/organisations.js';
-import { compileConfig } from '../routing/compile-config.js';
 import type { CompiledConfig } from '../routing/compiled-config.js';
 import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
 import type { AuthKey, RuntimeSnapshot } from './snapshot.js';
 import type { RuntimeChange } from './runtime-change.js';
-import type { Workspace } from '../store/repos/organisations.js';
+import type { RuntimeSection } from './runtime-section.js';
+import type { PartitionedMap } from './partitioned-map.js';
+import { yieldToEventLoop } from './partitioned-map.js';
+import { API_KEYS_SECTION, CONFIGS_SECTION, VIRTUAL_KEYS_SECTION, WORKSPACES_SECTION, coreSections, type WorkspacesSection } from './core-sections.js';
+import { ReloadPlan, coversEveryVersion } from './reload-plan.js';
 
-/** A capability's contribution to the snapshot: loaded from the store on every rebuild. */
-export interface RuntimeSection<T = unknown> {
-  name: string;
-  load(store: Store): Promise<T>;
-}
+export type { RuntimeSection } from './runtime-section.js';
 
 const CHANNEL = 'runtime-changed';
 
 /**
- * Holds the current RuntimeSnapshot and rebuilds it when the control plane changes: at once on this
- * replica after a write, through pub/sub on the others, and by polling the store's runtime version
- * every `pollMs` as a backstop (replicas sharing a database without Redis still converge in ~1 s).
+ * Holds the current RuntimeSnapshot and keeps it up to date with the control plane, section by
+ * section: after a write on this replica (`committed`/`changed`), on a pub/sub message from another
+ * replica, and by polling the store's runtime version every `pollMs` (default 0.5 s) as a backstop (replicas sharing
+ * a database without Redis converge within a second). A replica behind reads the outbox rows of the
+ * versions it missed and reloads only the sections and workspaces they name; when the rows are gone
+ * (pruned) or a partial reload fails, it reloads everything; when that fails too, it keeps the last
+ * good snapshot and tries again at the next poll. Reloads run one at a time, load in pages yielding to
+ * the event loop, build new section values aside and swap the whole snapshot in one assignment.
  */
 export class Runtime {
   private snapshot?: RuntimeSnapshot;
-  private readonly sections: RuntimeSection[] = [];
-  private reloading?: Promise<void>;
-  private again = false;
+  private readonly sections = new Map<string, RuntimeSection>();
+  private queued?: { plan: ReloadPlan; waiters: Array<{ resolve(): void; reject(err: unknown): void }> };
+  private running?: Promise<void>;
   private poller?: NodeJS.Timeout;
 
   constructor(
@@ -38,22 +38,30 @@ export class Runtime {
     private readonly pubsub: PubSub,
     private readonly logger: Logger,
     private readonly defaults: { organisationId: string; workspaceId: string },
-    private readonly pollMs = 1000,
-  ) {}
-
-  /** Adds a capability's section (before `start`). */
-  register(section: RuntimeSection): void {
-    this.sections.push(section);
+    private readonly pollMs = 500,
+  ) {
+    for (const s of coreSections(logger)) this.register(s);
   }
 
+  /** Adds a capability's section (before `start`); names are unique. */
+  register(section: RuntimeSection): void {
+    if (this.sections.has(section.name)) throw new Error(`runtime section ${section.name} registered twice`);
+    this.sections.set(section.name, section);
+  }
+
+  /** The snapshot the request path reads; replaced whole, never changed in place. */
   get current(): RuntimeSnapshot {
     if (!this.snapshot) throw new Error('runtime not started');
     return this.snapshot;
   }
 
+  /** Loads every section (throws when that fails), then follows changes from pub/sub and the version poll. */
   async start(): Promise<void> {
-    await this.reload();
-    await this.pubsub.subscribe(CHANNEL, () => void this.reload());
+    await this.schedule(undefined);
+    await this.pubsub.subscribe(CHANNEL, (message) => {
+      const version = Number(message);
+      if (!this.snapshot || !(version <= this.snapshot.version)) void this.schedule([]);
+    });
     this.poller = setInterval(() => void this.pollVersion(), this.pollMs);
     this.poller.unref();
   }
@@ -63,117 +71,147 @@ export class Runtime {
   }
 
   /**
-   * Call after a control-plane write that did not record its change in its own transaction: bumps the
-   * version, rebuilds here, tells the other replicas. Without `changes`, everything is reloaded.
+   * For a control-plane write without a transaction of its own: records the changes (bumping the
+   * version), then as `committed`. Without `changes`, every section is reloaded.
    */
   async changed(changes?: readonly RuntimeChange[]): Promise<void> {
-    await bumpRuntimeVersion(this.store);
+    await recordRuntimeChange(this.store.db, changes ?? []);
     await this.committed(changes);
   }
 
   /**
    * Call after the commit of a write that recorded its changes with `recordRuntimeChange` in its
-   * transaction: rebuilds here and tells the other replicas.
+   * transaction: reloads those sections (only those workspaces' parts when given) here, along with any
+   * other replica's change not applied yet, then tells the other replicas. Without `changes`, every
+   * section is reloaded. Never throws for a failed reload (the last good snapshot stays).
    */
   async committed(changes?: readonly RuntimeChange[]): Promise<void> {
-    void changes;
-    await this.reload();
+    await this.schedule(changes);
     await this.pubsub.publish(CHANNEL, String(this.snapshot?.version ?? 0)).catch((err) => this.logger.warn({ err }, 'runtime change not published'));
   }
 
-  /** Rebuilds the snapshot; concurrent calls coalesce into at most one more rebuild. */
+  /** Reloads every section. */
   async reload(): Promise<void> {
-    if (this.reloading) {
-      this.again = true;
-      return this.reloading;
-    }
-    this.reloading = (async () => {
-      do {
-        this.again = false;
-        try {
-          this.snapshot = await this.build();
-        } catch (err) {
-          this.logger.error({ err }, 'runtime snapshot rebuild failed; keeping the previous one');
-          if (!this.snapshot) throw err;
-        }
-      } while (this.again);
-    })();
+    await this.schedule(undefined);
+  }
+
+  /**
+   * Queues `changes` (undefined: everything; []: only catch up with the outbox) for the next reload,
+   * started now unless one is running; resolves when a reload that includes them has finished.
+   */
+  private schedule(changes: readonly RuntimeChange[] | undefined): Promise<void> {
+    this.queued ??= { plan: new ReloadPlan(), waiters: [] };
+    this.queued.plan.addAll(changes);
+    const queued = this.queued;
+    const done = new Promise<void>((resolve, reject) => queued.waiters.push({ resolve, reject }));
+    this.running ??= this.drain();
+    return done;
+  }
+
+  private async drain(): Promise<void> {
     try {
-      await this.reloading;
+      while (this.queued) {
+        const { plan, waiters } = this.queued;
+        this.queued = undefined;
+        try {
+          await this.reloadPlan(plan);
+          for (const w of waiters) w.resolve();
+        } catch (err) {
+          for (const w of waiters) w.reject(err);
+        }
+      }
     } finally {
-      this.reloading = undefined;
+      this.running = undefined;
     }
   }
 
   private async pollVersion(): Promise<void> {
     try {
       const v = await readRuntimeVersion(this.store);
-      if (this.snapshot && v !== this.snapshot.version) await this.reload();
+      if (this.snapshot && v !== this.snapshot.version) await this.schedule([]);
     } catch (err) {
       this.logger.warn({ err }, 'runtime version poll failed');
     }
   }
 
-  private async build(): Promise<RuntimeSnapshot> {
+  /**
+   * One reload: adds the outbox rows since this snapshot's version to `plan`, loads, swaps. A failure
+   * (store unreachable, section failing even in a full reload) keeps the last good snapshot; it throws
+   * only when there is none yet (at start).
+   */
+  private async reloadPlan(plan: ReloadPlan): Promise<void> {
+    const previous = this.snapshot;
+    try {
+      await this.applyPlan(plan, previous);
+    } catch (err) {
+      if (!previous) throw err;
+      this.logger.error({ err }, 'runtime snapshot reload failed; keeping the previous one');
+    }
+  }
+
+  private async applyPlan(plan: ReloadPlan, previous: RuntimeSnapshot | undefined): Promise<void> {
+    const started = performance.now();
     const version = await readRuntimeVersion(this.store);
-    const [keys, organisations, workspaces, configs, vks, sectionValues] = await Promise.all([
-      listActiveApiKeys(this.store),
-      listOrganisations(this.store),
-      listWorkspaces(this.store),
-      listActiveConfigs(this.store),
-      listActiveVirtualKeys(this.store),
-      Promise.all(this.sections.map(async (s) => [s.name, await s.load(this.store)] as const)),
-    ]);
-    const apiKeysByHash = new Map<string, AuthKey>();
-    for (const k of keys) {
-      const auth: AuthKey = { id: k.id, organisationId: k.organisation_id, workspaceId: k.workspace_id, type: k.type, scopes: k.scopes, expiresAt: k.expires_at, name: k.name };
-      apiKeysByHash.set(k.key_hash, auth);
-      // After a rotation the previous value stays valid for the transition period.
-      const previous = k.metadata.previous_key_hash;
-      const until = Number(k.metadata.previous_key_valid_until);
-      if (typeof previous === 'string' && until > Date.now()) {
-        apiKeysByHash.set(previous, { ...auth, expiresAt: k.expires_at === null ? until : Math.min(until, k.expires_at) });
+    if (!previous || version < previous.version) plan.everything = true;
+    else if (!plan.everything && version > previous.version) {
+      const rows = await readRuntimeChanges(this.store, previous.version, version);
+      if (coversEveryVersion(rows, previous.version, version)) for (const r of rows) plan.add(r.section, r.workspaceId);
+      else {
+        this.logger.info({ from: previous.version, to: version }, 'runtime change outbox no longer covers the versions missed; reloading everything');
+        plan.everything = true;
       }
     }
-    const workspacesById = new Map<string, Workspace>();
-    const workspacesBySlug = new Map<string, Workspace>();
-    for (const w of workspaces) {
-      workspacesById.set(w.id, w);
-      workspacesBySlug.set(`${w.organisation_id}:${w.slug}`, w);
-    }
-    const defaultWorkspaceByOrganisation = new Map<string, string>();
-    for (const o of organisations) {
-      // Only a workspace of the organisation itself can be its default.
-      const ws = o.default_workspace_id ? workspacesById.get(o.default_workspace_id) : undefined;
-      if (ws && ws.organisation_id === o.id) defaultWorkspaceByOrganisation.set(o.id, ws.id);
-    }
-    const compiled = new Map<string, CompiledConfig>();
-    for (const c of configs) {
+    if (previous && plan.empty && version === previous.version) return;
+    let values: Map<string, unknown>;
+    if (plan.everything || !previous) values = await this.loadEverything(previous);
+    else {
       try {
-        const cc = compileConfig(c.config as never, { id: c.id });
-        compiled.set(`${c.workspace_id}:${c.id}`, cc);
-        compiled.set(`${c.workspace_id}:${c.slug}`, cc);
+        values = await this.loadPart(previous, plan);
       } catch (err) {
-        this.logger.warn({ err, configId: c.id }, 'stored config no longer compiles; skipped');
+        this.logger.warn({ err }, 'runtime section reload failed; reloading everything');
+        values = await this.loadEverything(previous);
       }
     }
-    const virtualKeys = new Map<string, ResolvedVirtualKey>();
-    for (const v of vks) {
-      const r: ResolvedVirtualKey = { provider: v.provider, secret: v.secret, config: v.config };
-      virtualKeys.set(`${v.workspace_id}:${v.id}`, r);
-      virtualKeys.set(`${v.workspace_id}:${v.slug}`, r);
+    this.snapshot = this.assemble(Math.max(version, previous?.version ?? 0), values);
+    const sections = plan.everything ? '*' : [...plan.sections].map(([s, ws]) => (ws ? `${s}(${ws.size} workspaces)` : s)).join(',');
+    this.logger.debug({ version: this.snapshot.version, sections, ms: Math.round(performance.now() - started) }, 'runtime snapshot reloaded');
+  }
+
+  private async loadEverything(previous: RuntimeSnapshot | undefined): Promise<Map<string, unknown>> {
+    const values = new Map<string, unknown>();
+    for (const section of this.sections.values()) {
+      values.set(section.name, await section.load(this.store, previous?.sections.get(section.name)));
+      await yieldToEventLoop();
     }
+    return values;
+  }
+
+  private async loadPart(previous: RuntimeSnapshot, plan: ReloadPlan): Promise<Map<string, unknown>> {
+    const values = new Map(previous.sections);
+    for (const [name, workspaceIds] of plan.sections) {
+      const section = this.sections.get(name);
+      // A change of a section this gateway does not hold (its capability is not loaded) needs nothing.
+      if (!section) continue;
+      const value = workspaceIds && section.loadWorkspaces && values.has(name) ? await section.loadWorkspaces(this.store, values.get(name), [...workspaceIds]) : await section.load(this.store, values.get(name));
+      values.set(name, value);
+      await yieldToEventLoop();
+    }
+    return values;
+  }
+
+  private assemble(version: number, values: Map<string, unknown>): RuntimeSnapshot {
+    const workspaces = values.get(WORKSPACES_SECTION) as WorkspacesSection;
     return {
       version,
-      apiKeysByHash,
-      workspacesById,
-      workspacesBySlug,
-      configs: compiled,
-      virtualKeys,
-      defaultWorkspaceByOrganisation,
+      apiKeysByHash: (values.get(API_KEYS_SECTION) as PartitionedMap<AuthKey>).all,
+      workspacesById: workspaces.byId.all,
+      workspacesBySlug: workspaces.bySlug.all,
+      defaultWorkspaceByOrganisation: workspaces.defaultByOrganisation,
+      configs: (values.get(CONFIGS_SECTION) as PartitionedMap<CompiledConfig>).all,
+      virtualKeys: (values.get(VIRTUAL_KEYS_SECTION) as PartitionedMap<ResolvedVirtualKey>).all,
       defaultOrganisationId: this.defaults.organisationId,
       defaultWorkspaceId: this.defaults.workspaceId,
-      sections: new Map(sectionValues),
+      sections: values,
     };
   }
 }

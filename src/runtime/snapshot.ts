@@ -16,8 +16,10 @@ export interface AuthKey {
 }
 
 /**
- * The compiled, versioned view of the control plane that the request path reads (never SQL).
- * Capabilities add their own parts as named sections (rate-limit policies, guardrails, ...).
+ * The compiled, versioned view of the control plane that the request path reads (never SQL). Every
+ * part is a named section (`core-sections.ts` names the core's; capabilities add theirs: rate-limit
+ * policies, guardrails, ...); the top-level maps are the core sections' flat maps, read with one `get`.
+ * A snapshot is never changed once published: a reload swaps in a new one.
  */
 export interface RuntimeSnapshot {
   readonly version: number;
@@ -35,7 +37,7 @@ export interface RuntimeSnapshot {
   readonly defaultOrganisationId: string;
   /** The bootstrap organisation's default workspace; never a fallback for a request's tenant. */
   readonly defaultWorkspaceId: string;
-  /** Sections contributed by capabilities, by name. */
+  /** Every section's value by name (the core's and the capabilities'). */
   readonly sections: ReadonlyMap<string, unknown>;
 }
 

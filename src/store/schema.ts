@@ -109,6 +109,16 @@ export interface RuntimeVersionTable {
   version: number;
 }
 
+/** The runtime change outbox (migration 0011): what each runtime version changed. */
+export interface RuntimeChangesTable {
+  version: number;
+  seq: number;
+  section: string;
+  /** Null: the whole section. */
+  workspace_id: string | null;
+  created_at: number;
+}
+
 /** A rate-limit policy (issue 8); `conditions` and `group_by` are JSON text. */
 export interface RateLimitPoliciesTable {
   id: string;
@@ -281,6 +291,7 @@ export interface Database {
   virtual_keys: VirtualKeysTable;
   request_logs: RequestLogsTable;
   runtime_version: RuntimeVersionTable;
+  runtime_changes: RuntimeChangesTable;
   prompts: PromptsTable;
   prompt_versions: PromptVersionsTable;
   guardrails: GuardrailsTable;

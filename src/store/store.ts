@@ -144,18 +144,75 @@ export function isUniqueViolation(err: unknown): boolean {
   return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || /UNIQUE constraint failed/.test(e?.message ?? '');
 }
 
-/** Bumps the runtime version so every replica reloads its snapshot. */
+/** Bumps the runtime version so every replica reloads its whole snapshot. */
 export async function bumpRuntimeVersion(store: Store): Promise<void> {
   await recordRuntimeChange(store.db, []);
 }
 
+/** Outbox section name of a change that reloads every section (a write recorded without changes). */
+export const EVERY_SECTION = '*';
+/** Outbox rows are kept for at least this many versions and this long, then pruned. */
+export const RUNTIME_CHANGES_KEEP = { versions: 1000, ms: 10 * 60_000 };
+/** At most this many versions' rows are pruned per recorded write (a bounded batch). */
+const PRUNE_VERSIONS_PER_WRITE = 100;
+
 /**
  * Records, inside the caller's transaction (or on the bare handle), that a control-plane write changed
- * these runtime sections: the runtime version moves with the write's commit, never without it.
+ * these runtime sections: bumps the runtime version and writes one outbox row per distinct change
+ * (`runtime_changes`), so the version and what it changed commit with the write, never without it.
+ * An empty list records a change of every section. Prunes outbox rows older than `RUNTIME_CHANGES_KEEP`,
+ * at most `PRUNE_VERSIONS_PER_WRITE` versions at a time. On PostgreSQL the version row stays locked
+ * until the commit, which orders the writers' versions: call it last in the transaction.
  */
 export async function recordRuntimeChange(db: Kysely<Database>, changes: readonly RuntimeChange[]): Promise<void> {
-  void changes;
-  await sql`update runtime_version set version = version + 1 where id = 1`.execute(db);
+  // On a bare handle, the version and its outbox rows still commit together (a reader between the two would see a gap).
+  if (!db.isTransaction) return db.transaction().execute((trx) => recordRuntimeChange(trx, changes));
+  const bumped = await sql<{ version: number | string }>`update runtime_version set version = version + 1 where id = 1 returning version`.execute(db);
+  const version = Number(bumped.rows[0]?.version);
+  const now = Date.now();
+  const rows = distinctChanges(changes).map((c, seq) => ({ version, seq, section: c.section, workspace_id: c.workspaceId ?? null, created_at: now }));
+  await db.insertInto('runtime_changes').values(rows).execute();
+  const oldest = await db.selectFrom('runtime_changes').select((eb) => eb.fn.min('version').as('v')).executeTakeFirst();
+  const cutoff = Math.min(version - RUNTIME_CHANGES_KEEP.versions, Number(oldest?.v ?? version) + PRUNE_VERSIONS_PER_WRITE);
+  await db.deleteFrom('runtime_changes').where('version', '<=', cutoff).where('created_at', '<', now - RUNTIME_CHANGES_KEEP.ms).execute();
+}
+
+function distinctChanges(changes: readonly RuntimeChange[]): Array<{ section: string; workspaceId?: string | null }> {
+  if (changes.length === 0) return [{ section: EVERY_SECTION }];
+  const seen = new Set<string>();
+  return changes.filter((c) => {
+    const key = `${c.section}\u0000${c.workspaceId ?? ''}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** One outbox row: a section (or `EVERY_SECTION`) a version changed, limited to a workspace unless null. */
+export interface RecordedRuntimeChange {
+  version: number;
+  section: string;
+  workspaceId: string | null;
+}
+
+/** The outbox rows of versions `after` (exclusive) to `upTo` (inclusive), oldest first. */
+export async function readRuntimeChanges(store: Store, after: number, upTo: number): Promise<RecordedRuntimeChange[]> {
+  const rows = await store.db
+    .selectFrom('runtime_changes')
+    .select(['version', 'section', 'workspace_id'])
+    .where('version', '>', after)
+    .where('version', '<=', upTo)
+    .orderBy('version')
+    .orderBy('seq')
+    .execute();
+  return rows.map((r) => ({ version: Number(r.version), section: r.section, workspaceId: r.workspace_id }));
+}
+
+/** Which rows of a runtime source to read: a page after `afterId` (ordered by id), optionally of some workspaces only. */
+export interface RuntimePage {
+  afterId?: string;
+  limit: number;
+  workspaceIds?: readonly string[];
 }
 
 /** Reads the runtime version. */

@@ -9,6 +9,7 @@ import * as m0007 from './0007-files-batches.js';
 import * as m0008 from './0008-file-chunks.js';
 import * as m0009 from './0009-batch-line-dispatch.js';
 import * as m0010 from './0010-audit-logs.js';
+import * as m0011 from './0011-runtime-changes.js';
 import * as m0012 from './0012-organisation-default-workspace.js';
 
 /**
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-file-chunks': m0008,
   '0009-batch-line-dispatch': m0009,
   '0010-audit-logs': m0010,
+  '0011-runtime-changes': m0011,
   '0012-organisation-default-workspace': m0012,
 };
 

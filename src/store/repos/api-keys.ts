@@ -1,4 +1,4 @@
-import type { Store } from '../store.js';
+import type { RuntimePage, Store } from '../store.js';
 import type { Kysely } from 'kysely';
 import type { ApiKeysTable, Database } from '../schema.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
@@ -56,6 +56,15 @@ export async function listApiKeys(db: Kysely<Database>, scope: TenantScope, page
 /** Every active key (the runtime snapshot's source). */
 export async function listActiveApiKeys(store: Store): Promise<ApiKeyRecord[]> {
   const rows = await store.db.selectFrom('api_keys').selectAll().where('status', '=', 'active').execute();
+  return rows.map(fromRow);
+}
+
+/** A page of active keys by id (the runtime snapshot loads keys in pages, yielding between them). */
+export async function listActiveApiKeysPage(store: Store, p: RuntimePage): Promise<ApiKeyRecord[]> {
+  let q = store.db.selectFrom('api_keys').selectAll().where('status', '=', 'active');
+  if (p.afterId !== undefined) q = q.where('id', '>', p.afterId);
+  if (p.workspaceIds) q = q.where('workspace_id', 'in', [...p.workspaceIds]);
+  const rows = await q.orderBy('id').limit(p.limit).execute();
   return rows.map(fromRow);
 }
 

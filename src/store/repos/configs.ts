@@ -1,4 +1,4 @@
-import type { Store } from '../store.js';
+import type { RuntimePage, Store } from '../store.js';
 import type { Kysely } from 'kysely';
 import type { ConfigsTable, Database } from '../schema.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
@@ -99,6 +99,20 @@ export async function listActiveConfigs(store: Store): Promise<StoredConfig[]> {
     .select('config_versions.config as body')
     .where('configs.status', '=', 'active')
     .execute();
+  return rows.map(fromRow);
+}
+
+/** A page of active configs with their current body, by id (the runtime snapshot loads configs in pages). */
+export async function listActiveConfigsPage(store: Store, p: RuntimePage): Promise<StoredConfig[]> {
+  let q = store.db
+    .selectFrom('configs')
+    .innerJoin('config_versions', (j) => j.onRef('config_versions.config_id', '=', 'configs.id').onRef('config_versions.version', '=', 'configs.version'))
+    .selectAll('configs')
+    .select('config_versions.config as body')
+    .where('configs.status', '=', 'active');
+  if (p.afterId !== undefined) q = q.where('configs.id', '>', p.afterId);
+  if (p.workspaceIds) q = q.where('configs.workspace_id', 'in', [...p.workspaceIds]);
+  const rows = await q.orderBy('configs.id').limit(p.limit).execute();
   return rows.map(fromRow);
 }
 

@@ -81,9 +81,11 @@ export async function listGuardrails(db: Kysely<Database>, scope: TenantScope, f
   return { rows: rows.map(fromRow), total: Number(count?.n ?? 0) };
 }
 
-/** Every stored guardrail (the runtime snapshot's source). */
-export async function listAllGuardrails(store: Store): Promise<StoredGuardrail[]> {
-  const rows = await store.db.selectFrom('guardrails').selectAll().execute();
+/** Every stored guardrail, or those of some workspaces (the runtime snapshot's source). */
+export async function listAllGuardrails(store: Store, workspaceIds?: readonly string[]): Promise<StoredGuardrail[]> {
+  let q = store.db.selectFrom('guardrails').selectAll();
+  if (workspaceIds) q = q.where('workspace_id', 'in', [...workspaceIds]);
+  const rows = await q.execute();
   return rows.map(fromRow);
 }
 

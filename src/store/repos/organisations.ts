@@ -1,4 +1,4 @@
-import type { Store } from '../store.js';
+import type { RuntimePage, Store } from '../store.js';
 import { uuid } from '../../lib/ids.js';
 
 /** An organisation: the tenant every workspace, key and resource belongs to. */
@@ -53,6 +53,15 @@ export async function ensureDefaultTenant(store: Store, now: number): Promise<{ 
 /** Every workspace (the runtime snapshot resolves ids and slugs from this). */
 export async function listWorkspaces(store: Store): Promise<Workspace[]> {
   const rows = await store.db.selectFrom('workspaces').selectAll().orderBy('created_at').execute();
+  return rows.map(toWorkspace);
+}
+
+/** A page of workspaces by id, optionally only those with the given ids (the runtime snapshot loads them in pages). */
+export async function listWorkspacesPage(store: Store, p: RuntimePage): Promise<Workspace[]> {
+  let q = store.db.selectFrom('workspaces').selectAll();
+  if (p.afterId !== undefined) q = q.where('id', '>', p.afterId);
+  if (p.workspaceIds) q = q.where('id', 'in', [...p.workspaceIds]);
+  const rows = await q.orderBy('id').limit(p.limit).execute();
   return rows.map(toWorkspace);
 }
 

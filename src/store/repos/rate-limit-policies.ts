@@ -81,9 +81,11 @@ export async function listRateLimitPolicies(db: Kysely<Database>, scope: TenantS
   return { rows: rows.map(fromRow), total: Number(count?.n ?? 0) };
 }
 
-/** Every active policy (the runtime snapshot's source). */
-export async function listActiveRateLimitPolicies(store: Store): Promise<RateLimitPolicy[]> {
-  const rows = await store.db.selectFrom('rate_limit_policies').selectAll().where('status', '=', 'active').execute();
+/** Every active policy, or those of some workspaces (the runtime snapshot's source). */
+export async function listActiveRateLimitPolicies(store: Store, workspaceIds?: readonly string[]): Promise<RateLimitPolicy[]> {
+  let q = store.db.selectFrom('rate_limit_policies').selectAll().where('status', '=', 'active');
+  if (workspaceIds) q = q.where('workspace_id', 'in', [...workspaceIds]);
+  const rows = await q.execute();
   return rows.map(fromRow);
 }
 

@@ -1,4 +1,4 @@
-import type { Store } from '../store.js';
+import type { RuntimePage, Store } from '../store.js';
 import type { Kysely } from 'kysely';
 import type { Database, VirtualKeysTable } from '../schema.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
@@ -58,6 +58,15 @@ export async function listVirtualKeys(db: Kysely<Database>, scope: TenantScope, 
 
 export async function listActiveVirtualKeys(store: Store): Promise<VirtualKey[]> {
   const rows = await store.db.selectFrom('virtual_keys').selectAll().where('status', '=', 'active').execute();
+  return rows.map(fromRow);
+}
+
+/** A page of active virtual keys by id (the runtime snapshot loads them in pages). */
+export async function listActiveVirtualKeysPage(store: Store, p: RuntimePage): Promise<VirtualKey[]> {
+  let q = store.db.selectFrom('virtual_keys').selectAll().where('status', '=', 'active');
+  if (p.afterId !== undefined) q = q.where('id', '>', p.afterId);
+  if (p.workspaceIds) q = q.where('workspace_id', 'in', [...p.workspaceIds]);
+  const rows = await q.orderBy('id').limit(p.limit).execute();
   return rows.map(fromRow);
 }
 

@@ -1,3 +1,4 @@
+import { API_KEYS_SECTION } from '../../../runtime/core-sections.js';
 import { Type } from 'typebox';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { sha256Hex } from '../../../lib/hash.js';
@@ -85,7 +86,7 @@ export const apiKeysResource = defineResource({
   tag: 'api keys',
   noun: { one: 'an API key', many: 'API keys' },
   permissions: { read: 'api_keys.read', write: 'api_keys.write' },
-  runtimeSections: ['api-keys'],
+  runtimeSections: [API_KEYS_SECTION],
   schemas: { create: CreateApiKey, update: UpdateApiKey, listQuery: Type.Object({}), answer: ApiKeyAnswer, created: CreatedApiKey },
   removal: 'archive',
   repo: {

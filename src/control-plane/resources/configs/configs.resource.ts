@@ -1,3 +1,4 @@
+import { CONFIGS_SECTION } from '../../../runtime/core-sections.js';
 import { Type } from 'typebox';
 import { uuid } from '../../../lib/ids.js';
 import { archiveConfig, getConfig, insertConfig, listConfigs, listConfigVersions, updateConfig, type StoredConfig } from '../../../store/repos/configs.js';
@@ -56,7 +57,7 @@ export const configsResource = defineResource({
   tag: 'configs',
   noun: { one: 'a config', many: 'configs' },
   permissions: { read: 'configs.read', write: 'configs.write' },
-  runtimeSections: ['configs'],
+  runtimeSections: [CONFIGS_SECTION],
   schemas: { create: CreateConfig, update: UpdateConfig, listQuery: Type.Object({}), answer: ConfigAnswer },
   removal: 'archive',
   repo: {

@@ -1,3 +1,4 @@
+import { VIRTUAL_KEYS_SECTION } from '../../../runtime/core-sections.js';
 import { Type } from 'typebox';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { uuid } from '../../../lib/ids.js';
@@ -47,7 +48,7 @@ export const virtualKeysResource = defineResource({
   tag: 'virtual keys',
   noun: { one: 'a virtual key', many: 'virtual keys' },
   permissions: { read: 'virtual_keys.read', write: 'virtual_keys.write' },
-  runtimeSections: ['virtual-keys'],
+  runtimeSections: [VIRTUAL_KEYS_SECTION],
   schemas: { create: CreateVirtualKey, update: UpdateVirtualKey, listQuery: Type.Object({}), answer: VirtualKeyAnswer },
   removal: 'archive',
   repo: {

@@ -1,0 +1,161 @@
+import type { RuntimePage, Store } from '../store/store.js';
+import { listActiveApiKeysPage, type ApiKeyRecord } from '../store/repos/api-keys.js';
+import { listActiveConfigsPage, type StoredConfig } from '../store/repos/configs.js';
+import { listActiveVirtualKeysPage, type VirtualKey } from '../store/repos/virtual-keys.js';
+import { listOrganisations, listWorkspacesPage, type Workspace } from '../store/repos/organisations.js';
+import { compileConfig } from '../routing/compile-config.js';
+import type { CompiledConfig } from '../routing/compiled-config.js';
+import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
+import type { Logger } from '../observability/logger.js';
+import type { AuthKey } from './snapshot.js';
+import type { RuntimeSection } from './runtime-section.js';
+import { PartitionedMapBuilder, replacePartitions, yieldToEventLoop, type PartitionedMap } from './partitioned-map.js';
+
+/** Section of gateway keys: `PartitionedMap<AuthKey>` by key hash (snapshot `apiKeysByHash`); organisation keys form partition `''`. */
+export const API_KEYS_SECTION = 'api-keys';
+/** Section of workspaces: `WorkspacesSection` (snapshot `workspacesById`, `workspacesBySlug`). */
+export const WORKSPACES_SECTION = 'workspaces';
+/** Section of stored configs, compiled: `PartitionedMap<CompiledConfig>` (snapshot `configs`). */
+export const CONFIGS_SECTION = 'configs';
+/** Section of virtual keys: `PartitionedMap<ResolvedVirtualKey>` (snapshot `virtualKeys`). */
+export const VIRTUAL_KEYS_SECTION = 'virtual-keys';
+
+/** The workspaces section's value: by id and by `${organisationId}:${slug}`, both partitioned by workspace id. */
+export interface WorkspacesSection {
+  byId: PartitionedMap<Workspace>;
+  bySlug: PartitionedMap<Workspace>;
+  /** Each organisation's default workspace (snapshot `defaultWorkspaceByOrganisation`), only when it is one of its own. */
+  defaultByOrganisation: ReadonlyMap<string, string>;
+}
+
+/** Organisation id → its default workspace, kept only when that workspace belongs to the organisation. */
+async function defaultWorkspaces(store: Store, byId: PartitionedMap<Workspace>): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const o of await listOrganisations(store)) {
+    const ws = o.default_workspace_id ? byId.all.get(o.default_workspace_id) : undefined;
+    if (ws && ws.organisation_id === o.id) out.set(o.id, ws.id);
+  }
+  return out;
+}
+
+/**
+ * Rows per query: a SQLite query runs synchronously, so its pages stay small; PostgreSQL's run
+ * asynchronously, where fewer round trips matter more.
+ */
+const PAGE = { sqlite: 250, postgres: 1000 } as const;
+/** Rows handled between two yields to the event loop (a new config version is compiled: fewer). */
+const SLICE = 250;
+const CONFIG_SLICE = 50;
+/** Workspace ids per `in (...)` list. */
+const WORKSPACES_PER_QUERY = 200;
+
+/**
+ * Reads every row `list` returns (restricted to `workspaceIds` when given) page by page, yielding to
+ * the event loop between pages, and hands each row to `each`.
+ */
+async function eachRow<R extends { id: string }>(
+  list: (p: RuntimePage) => Promise<R[]>,
+  pageSize: number,
+  slice: number,
+  workspaceIds: readonly string[] | undefined,
+  each: (row: R) => void,
+): Promise<void> {
+  const groups: Array<readonly string[] | undefined> = [];
+  if (!workspaceIds) groups.push(undefined);
+  else for (let i = 0; i < workspaceIds.length; i += WORKSPACES_PER_QUERY) groups.push(workspaceIds.slice(i, i + WORKSPACES_PER_QUERY));
+  for (const group of groups) {
+    let afterId: string | undefined;
+    for (;;) {
+      const rows = await list({ afterId, limit: pageSize, workspaceIds: group });
+      for (let i = 0; i < rows.length; i++) {
+        each(rows[i]);
+        if ((i + 1) % slice === 0) await yieldToEventLoop();
+      }
+      await yieldToEventLoop();
+      if (rows.length < pageSize) break;
+      afterId = rows[rows.length - 1].id;
+    }
+  }
+}
+
+/** A section whose value is one PartitionedMap filled row by row, reloadable per workspace. */
+function partitionedSection<R extends { id: string }, V>(
+  name: string,
+  list: (store: Store, p: RuntimePage) => Promise<R[]>,
+  slice: number,
+  add: (into: PartitionedMapBuilder<V>, row: R, previous: PartitionedMap<V> | undefined) => void,
+): RuntimeSection<PartitionedMap<V>> {
+  const collect = async (store: Store, previous: PartitionedMap<V> | undefined, workspaceIds?: readonly string[]) => {
+    const into = new PartitionedMapBuilder<V>();
+    await eachRow((p) => list(store, p), PAGE[store.dialect], slice, workspaceIds, (row) => add(into, row, previous));
+    return into.build();
+  };
+  return {
+    name,
+    load: (store, previous) => collect(store, previous),
+    loadWorkspaces: async (store, previous, workspaceIds) => replacePartitions(previous, workspaceIds, await collect(store, previous, workspaceIds)),
+  };
+}
+
+function addApiKey(into: PartitionedMapBuilder<AuthKey>, k: ApiKeyRecord): void {
+  const partition = k.workspace_id ?? '';
+  const auth: AuthKey = { id: k.id, organisationId: k.organisation_id, workspaceId: k.workspace_id, type: k.type, scopes: k.scopes, expiresAt: k.expires_at, name: k.name };
+  into.add(partition, k.key_hash, auth);
+  // After a rotation the previous value stays valid for the transition period.
+  const previous = k.metadata.previous_key_hash;
+  const until = Number(k.metadata.previous_key_valid_until);
+  if (typeof previous === 'string' && until > Date.now()) {
+    into.add(partition, previous, { ...auth, expiresAt: k.expires_at === null ? until : Math.min(until, k.expires_at) });
+  }
+}
+
+/**
+ * The core's four sections: gateway keys, workspaces, compiled stored configs and virtual keys. Each is
+ * loaded in pages and reloadable per workspace. Stored configs are compiled once per version; one that
+ * no longer compiles is skipped with a warning.
+ */
+export function coreSections(logger: Logger): RuntimeSection[] {
+  const apiKeys = partitionedSection(API_KEYS_SECTION, listActiveApiKeysPage, SLICE, addApiKey);
+  // A stored config's body never changes for one version: a reload reuses what it compiled before.
+  const compiledVersion = new WeakMap<CompiledConfig, number>();
+  const configs = partitionedSection<StoredConfig, CompiledConfig>(CONFIGS_SECTION, listActiveConfigsPage, CONFIG_SLICE, (into, c, previous) => {
+    const prior = previous?.all.get(`${c.workspace_id}:${c.id}`);
+    let cc = prior && compiledVersion.get(prior) === c.version ? prior : undefined;
+    if (!cc) {
+      try {
+        cc = compileConfig(c.config as never, { id: c.id });
+        compiledVersion.set(cc, c.version);
+      } catch (err) {
+        logger.warn({ err, configId: c.id }, 'stored config no longer compiles; skipped');
+        return;
+      }
+    }
+    into.add(c.workspace_id, `${c.workspace_id}:${c.id}`, cc);
+    into.add(c.workspace_id, `${c.workspace_id}:${c.slug}`, cc);
+  });
+  const virtualKeys = partitionedSection<VirtualKey, ResolvedVirtualKey>(VIRTUAL_KEYS_SECTION, listActiveVirtualKeysPage, SLICE, (into, v) => {
+    const r: ResolvedVirtualKey = { provider: v.provider, secret: v.secret, config: v.config };
+    into.add(v.workspace_id, `${v.workspace_id}:${v.id}`, r);
+    into.add(v.workspace_id, `${v.workspace_id}:${v.slug}`, r);
+  });
+  const collectWorkspaces = async (store: Store, ids?: readonly string[]): Promise<WorkspacesSection> => {
+    const byId = new PartitionedMapBuilder<Workspace>();
+    const bySlug = new PartitionedMapBuilder<Workspace>();
+    await eachRow((p) => listWorkspacesPage(store, p), PAGE[store.dialect], SLICE, ids, (w) => {
+      byId.add(w.id, w.id, w);
+      bySlug.add(w.id, `${w.organisation_id}:${w.slug}`, w);
+    });
+    const built = byId.build();
+    return { byId: built, bySlug: bySlug.build(), defaultByOrganisation: await defaultWorkspaces(store, built) };
+  };
+  const workspaces: RuntimeSection<WorkspacesSection> = {
+    name: WORKSPACES_SECTION,
+    load: (store) => collectWorkspaces(store),
+    async loadWorkspaces(store, previous, ids) {
+      const fresh = await collectWorkspaces(store, ids);
+      const byId = await replacePartitions(previous.byId, ids, fresh.byId);
+      return { byId, bySlug: await replacePartitions(previous.bySlug, ids, fresh.bySlug), defaultByOrganisation: await defaultWorkspaces(store, byId) };
+    },
+  };
+  return [apiKeys, workspaces, configs, virtualKeys] as RuntimeSection[];
+}
