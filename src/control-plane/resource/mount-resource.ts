@@ -32,8 +32,18 @@ function contextOf(deps: GatewayDeps, request: FastifyRequest, workspaceRequest:
   const principal = principalOf(request);
   const requested = requestedWorkspace(workspaceRequest);
   const scope = tenantScope(principal, deps.runtime.current, requested);
-  const workspaceId = requested !== undefined ? scope.workspaceIds[0]! : (principal.workspaceId ?? request.gw.workspaceId);
-  return { deps, request, principal, scope, workspaceId, db: deps.store.db, now: deps.clock.now() };
+  return {
+    deps,
+    request,
+    principal,
+    scope,
+    db: deps.store.db,
+    now: deps.clock.now(),
+    // Read only by writes that create: a list or read of an organisation without a default workspace needs none.
+    get workspaceId() {
+      return requested !== undefined ? scope.workspaceIds[0]! : (principal.workspaceId ?? request.gw.workspaceId);
+    },
+  };
 }
 
 /**
