@@ -20,6 +20,7 @@ export const ERROR_CATALOGUE = {
   guardrail_denied: { status: 446, type: 'guardrail_error', message: 'A guardrail denied the request.' },
   internal_error: { status: 500, type: 'server_error', message: 'Internal error.' },
   provider_error: { status: 502, type: 'provider_error', message: 'The provider returned an error.' },
+  provider_authentication_error: { status: 401, type: 'authentication_error', message: 'The provider refused the credential it was sent.' },
   provider_unreachable: { status: 502, type: 'provider_error', message: 'The provider could not be reached.' },
   circuit_open: { status: 503, type: 'provider_error', message: 'Every target is unavailable (circuit open).' },
   service_unavailable: { status: 503, type: 'server_error', message: 'The gateway is shutting down.' },

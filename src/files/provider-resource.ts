@@ -1,3 +1,4 @@
+import { asProviderFailure } from '../errors/provider-failure.js';
 import { readBodyText } from '../lib/http-client.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
@@ -92,7 +93,7 @@ export class ResourceForwarder {
     const res = await this.deps.http.send({ url: built.url, method: call.method, headers, body: call.body, signal }, rt.adapter.name);
     if (res.status >= 200 && res.status < 300) return res;
     const text = await readBodyText(res, rt.adapter.name);
-    throw rt.adapter.mapError(res.status, text, res.headers);
+    throw asProviderFailure(rt.adapter.mapError(res.status, text, res.headers), rt.adapter.name);
   }
 
   /** Sends the call and parses the JSON answer. */

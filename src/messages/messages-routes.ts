@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toGatewayError } from '../errors/to-gateway-error.js';
+import { logFailedRequest } from '../observability/log-failed-request.js';
+import { failedRequestOf } from '../server/failed-request-of.js';
 import type { GatewayDeps } from '../server/deps.js';
 import type { MessagesRequest } from '../spec/messages.js';
 import { countMessageTokens } from './count-message-tokens.js';
@@ -14,6 +16,7 @@ function messagesError(deps: GatewayDeps) {
   return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const g = toGatewayError(err);
     if (g.status >= 500 && g.code === 'internal_error') deps.logger.error({ err, url: request.url, requestId: request.id }, 'unhandled error');
+    logFailedRequest(deps.logger, g, failedRequestOf(request));
     if (reply.sent || reply.raw.headersSent) {
       reply.raw.destroy();
       return;

@@ -78,5 +78,6 @@ export function createLogger(level = process.env.LOG_LEVEL ?? 'info', opts: Logg
   const interval = opts.warnIntervalMs ?? 10_000;
   const options: pino.LoggerOptions = { level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime };
   if (interval > 0) options.hooks = { logMethod: throttleWarnings(interval) };
-  return opts.destination ? pino(options, opts.destination) : pino(options);
+  // Lines leave asynchronously (flushed on exit): logging never blocks the event loop on a slow stdout.
+  return pino(options, opts.destination ?? pino.destination({ dest: 1, sync: false }));
 }

@@ -41,6 +41,13 @@ export class PromptCatalog {
     return byId && byId.kind === kind && byId.organisation_id === scope.organisationId ? byId : undefined;
   }
 
+  /** A catalog with the entries of `workspaceIds` replaced by `entries` (this one is not changed). */
+  withWorkspaces(workspaceIds: readonly string[], entries: Array<StoredPrompt & { versions: PromptVersion[] }>): PromptCatalog {
+    const changed = new Set(workspaceIds);
+    const kept = [...this.byId.values()].filter((e) => !changed.has(e.workspace_id)).map((e) => ({ ...e, versions: [...e.versions.values()] }));
+    return new PromptCatalog([...kept, ...entries]);
+  }
+
   /** The entry and version a parsed reference selects, or undefined when either is unknown. */
   resolve(kind: PromptKind, ref: PromptRef, scope: LookupScope): { entry: CatalogEntry; version: PromptVersion } | undefined {
     const entry = this.find(kind, ref.ref, scope);
@@ -52,8 +59,12 @@ export class PromptCatalog {
 /** Name of the runtime snapshot section holding the PromptCatalog. */
 export const PROMPTS_SECTION = 'prompts';
 
-/** The runtime section: loads every prompt and partial with their versions. */
+/**
+ * The runtime section: every prompt and partial with their versions, or (after a write naming its
+ * workspace) the previous catalog with that workspace's entries reloaded.
+ */
 export const promptsSection: RuntimeSection<PromptCatalog> = {
   name: PROMPTS_SECTION,
   load: async (store: Store) => new PromptCatalog(await loadAllPrompts(store)),
+  loadWorkspaces: async (store, previous, workspaceIds) => previous.withWorkspaces(workspaceIds, await loadAllPrompts(store, workspaceIds)),
 };

@@ -3,15 +3,14 @@ import { sectionOf } from '../runtime/snapshot.js';
 import { PROMPTS_SECTION, PromptCatalog, promptsSection } from './prompt-catalog.js';
 import { PromptRenderer } from './render-prompt.js';
 import { createPromptHook } from './prompt-hook.js';
-import { registerPromptAdminRoutes } from './prompt-admin-routes.js';
-import { registerPartialAdminRoutes } from './partial-admin-routes.js';
 import { registerPromptRunRoutes } from './run-routes.js';
 
 const EMPTY = new PromptCatalog([]);
 
 /**
  * Prompt templates (issue 6): versioned prompts and partials in the store and the runtime snapshot,
- * `/v1/prompts` administration, `render` and `completions`, and the config key `prompt_id`.
+ * `render` and `completions`, and the config key `prompt_id`. Their administration is the declared
+ * resources `control-plane/resources/prompts` and `prompt-partials`.
  * @see docs/prompts.md
  */
 export const promptsCapability: Capability = {
@@ -22,8 +21,6 @@ export const promptsCapability: Capability = {
       sections: [promptsSection],
       hooks: [createPromptHook(renderer)],
       routes(app, deps) {
-        registerPartialAdminRoutes(app, deps);
-        registerPromptAdminRoutes(app, deps);
         registerPromptRunRoutes(app, deps, renderer);
       },
     };

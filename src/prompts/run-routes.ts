@@ -1,13 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import type { Static } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { GatewayDeps } from '../server/deps.js';
 import { handleDataPlane } from '../server/data-plane/handle-data-plane.js';
 import { PromptRunBody, checkParameterKeys } from './hyperparameters.js';
-import { PromptParams } from './admin-support.js';
 import { RENDERED_PROMPT, lookupScope } from './prompt-hook.js';
 import type { PromptRenderer, RenderedPrompt } from './render-prompt.js';
 
 type RunBody = Static<typeof PromptRunBody>;
+
+const PromptParams = Type.Object({ promptId: Type.String({ minLength: 1 }) });
 
 /** Renders the prompt a run request names, after checking the body's root keys. */
 function renderFor(renderer: PromptRenderer, request: { params: unknown; body: unknown; gw: Parameters<typeof lookupScope>[0] }): RenderedPrompt {

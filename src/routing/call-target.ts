@@ -1,3 +1,4 @@
+import { asProviderFailure } from '../errors/provider-failure.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { HttpClient } from '../lib/http-client.js';
 import type { Clock } from '../lib/clock.js';
@@ -105,7 +106,7 @@ function providerError(call: TargetCall, status: number, text: string, headers: 
   const known: string[] = call.target.apiKey ? [call.target.apiKey] : [];
   for (const [key, value] of Object.entries(call.target.config)) if (typeof value === 'string' && CREDENTIAL_KEY.test(key)) known.push(value);
   err.message = redactSecrets(err.message, known);
-  return err;
+  return asProviderFailure(err, call.adapter.name);
 }
 
 function modelOf(body: Record<string, unknown>): string | undefined {

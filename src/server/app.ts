@@ -5,6 +5,8 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
+import { failedRequestOf } from './failed-request-of.js';
+import { logFailedRequest } from '../observability/log-failed-request.js';
 import type { GatewayDeps } from './deps.js';
 import { createAuthHook } from './middleware/auth/auth.js';
 import { HttpRequestContext } from './middleware/request-context/request-context.js';
@@ -84,6 +86,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   app.setErrorHandler((err, request, reply) => {
     const g = toGatewayError(err);
     if (g.status >= 500 && g.code === 'internal_error') deps.logger.error({ err, url: request.url, requestId: request.id }, 'unhandled error');
+    logFailedRequest(deps.logger, g, failedRequestOf(request));
     if (g.headers) reply.headers(g.headers);
     if (reply.sent || reply.raw.headersSent) {
       reply.raw.destroy();

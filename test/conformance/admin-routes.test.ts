@@ -9,13 +9,18 @@ import { randomId, uuid } from '../../src/lib/ids.js';
 
 type Json = Record<string, any>;
 
-/** A valid create and update body per declared resource: a resource without one fails the suite. */
-const SAMPLES: Record<string, { create: () => Json; update: Json }> = {
+/**
+ * A valid create and update body per declared resource (and the body of each custom write action
+ * that needs one, by verb): a resource without one fails the suite.
+ */
+const SAMPLES: Record<string, { create: () => Json; update: Json; actions?: Record<string, Json> }> = {
   api_key: { create: () => ({ name: `k-${randomId(6)}`, scopes: ['configs.read'] }), update: { name: 'renamed' } },
   config: { create: () => ({ name: `c-${randomId(6)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } }), update: { name: 'renamed' } },
   virtual_key: { create: () => ({ name: `v-${randomId(6)}`, provider: 'openai', key: 'sk-vk-secret' }), update: { name: 'renamed' } },
   rate_limit_policy: { create: () => ({ type: 'requests', unit: 'rpm', value: 1000 }), update: { value: 2000 } },
   guardrail: { create: () => ({ name: `g-${randomId(6)}`, checks: [{ id: 'default.wordCount', parameters: { maxWords: 3 } }] }), update: { name: 'renamed' } },
+  prompt: { create: () => ({ name: `p-${randomId(6)}`, string: 'Hello {{name}}' }), update: { name: 'renamed' }, actions: { publish: { version: 1 } } },
+  prompt_partial: { create: () => ({ name: `pp-${randomId(6)}`, string: 'Regards, {{agent}}' }), update: { string: 'Cheers, {{agent}}' }, actions: { publish: { version: 2 } } },
 };
 
 interface RouteCase {
@@ -37,7 +42,7 @@ function routesOf(res: Resource<unknown>, base: string): RouteCase[] {
     { method: 'GET', path: (id) => `${base}/${id}`, permission: res.permissions.read, write: false, byId: true },
     { method: 'PUT', path: (id) => `${base}/${id}`, permission: res.permissions.write, write: true, verb: 'update', byId: true, body: () => sample.update },
   ];
-  for (const a of res.actions ?? []) routes.push({ method: a.method, path: (id) => `${base}/${id}${a.suffix}`, permission: a.permission, write: a.write, verb: a.verb, byId: true, body: a.method === 'GET' ? undefined : () => ({}) });
+  for (const a of res.actions ?? []) routes.push({ method: a.method, path: (id) => `${base}/${id}${a.suffix}`, permission: a.permission, write: a.write, verb: a.verb, byId: true, body: a.method === 'GET' ? undefined : () => sample.actions?.[a.verb] ?? {} });
   routes.push({ method: 'DELETE', path: (id) => `${base}/${id}`, permission: res.permissions.write, write: true, verb: res.removal, byId: true });
   return routes;
 }
@@ -98,7 +103,7 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
       expect(SAMPLES[res.name], res.name).toBeDefined();
       for (const base of res.paths) {
         for (const r of routesOf(res, base)) {
-          const url = r.path(':id');
+          const url = r.path(`:${res.idParam ?? 'id'}`);
           expect(gw.gateway.app.hasRoute({ method: r.method as 'GET', url }), `${r.method} ${url}`).toBe(true);
         }
       }

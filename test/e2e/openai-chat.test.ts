@@ -158,7 +158,9 @@ describe('bad inputs get the decisions.md error shape', () => {
     const err = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(err.status).toBe(401);
-    expect(err.error).toMatchObject({ code: 'invalid_api_key', provider: 'openai' });
+    // The provider's 401 is told apart from the gateway's own: its code and a message naming the provider.
+    expect(err.error).toMatchObject({ code: 'provider_authentication_error', provider: 'openai' });
+    expect(err.error.message).toMatch(/^openai: /);
     fake.fail({ status: 503, body: { error: { message: 'overloaded', type: 'server_error', code: null } } });
     const err2 = await gw.openai(viaHeaders(), { apiKey: 'sk-good' }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }).catch((e) => e);
     expect(err2.status).toBe(503);

@@ -25,6 +25,8 @@ export interface ResourceContext {
 export interface ScopedRepo<R, Q> {
   /** One live row by id (or slug), or undefined (another tenant's row is undefined too). */
   get(db: Kysely<Database>, scope: TenantScope, idOrSlug: string): Promise<R | undefined>;
+  /** `GET /:id`'s lookup when its path names more than a row (a prompt's `@latest` / `@N` version); default `get`. */
+  read?(db: Kysely<Database>, scope: TenantScope, ref: string): Promise<R | undefined>;
   /** A page of live rows, newest first, with the total of the filter. */
   list(db: Kysely<Database>, scope: TenantScope, query: Q, page: { limit: number; offset: number }): Promise<{ rows: R[]; total: number }>;
   /** Archives or deletes the row (the declaration's `removal`); may return the row as now stored. */
@@ -94,6 +96,8 @@ export interface ResourceDefinition<R, C extends TSchema, U extends TSchema, Q e
   actions?: ReadonlyArray<ResourceAction<R>>;
   /** Schema of the `:id` path parameter (default: a non-empty string). */
   idSchema?: TString;
+  /** Name of the id path parameter (default `id`), as /openapi.json and validation errors show it. */
+  idParam?: string;
   /** Query of `GET /:id` (passed to `readable`). */
   readQuery?: TObject;
   /** Whether `GET /:id` shows a loaded row for this query (default: always); 404 otherwise. */

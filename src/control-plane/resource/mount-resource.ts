@@ -32,8 +32,18 @@ function contextOf(deps: GatewayDeps, request: FastifyRequest, workspaceRequest:
   const principal = principalOf(request);
   const requested = requestedWorkspace(workspaceRequest);
   const scope = tenantScope(principal, deps.runtime.current, requested);
-  const workspaceId = requested !== undefined ? scope.workspaceIds[0]! : (principal.workspaceId ?? request.gw.workspaceId);
-  return { deps, request, principal, scope, workspaceId, db: deps.store.db, now: deps.clock.now() };
+  return {
+    deps,
+    request,
+    principal,
+    scope,
+    db: deps.store.db,
+    now: deps.clock.now(),
+    // Read only by writes that create: a list or read of an organisation without a default workspace needs none.
+    get workspaceId() {
+      return requested !== undefined ? scope.workspaceIds[0]! : (principal.workspaceId ?? request.gw.workspaceId);
+    },
+  };
 }
 
 /**
@@ -61,9 +71,10 @@ async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: st
   return out;
 }
 
-async function load<R>(res: Resource<R>, ctx: ResourceContext, id: string): Promise<R> {
-  const record = await res.repo.get(ctx.db, ctx.scope, id);
-  if (record === undefined) throw new GatewayError('not_found', `Unknown ${res.noun.one.replace(/^an? /, '')} '${id}'.`, { param: 'id' });
+/** The row an id names (`GET /:id` with `reading`: through `repo.read` when declared); 404 when unknown. */
+async function load<R>(res: Resource<R>, ctx: ResourceContext, id: string, reading = false): Promise<R> {
+  const record = reading && res.repo.read ? await res.repo.read(ctx.db, ctx.scope, id) : await res.repo.get(ctx.db, ctx.scope, id);
+  if (record === undefined) throw new GatewayError('not_found', `Unknown ${res.noun.one.replace(/^an? /, '')} '${id}'.`, { param: res.idParam ?? 'id' });
   return record;
 }
 
@@ -83,7 +94,9 @@ async function loadWritable<R>(res: Resource<R>, ctx: ResourceContext, id: strin
 export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: Resource<R>): void {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const tags = [res.tag];
-  const IdParams = Type.Object({ id: res.idSchema ?? Type.String({ minLength: 1 }) });
+  const idParam = res.idParam ?? 'id';
+  const IdParams = Type.Object({ [idParam]: res.idSchema ?? Type.String({ minLength: 1 }) });
+  const idOf = (params: Record<string, string>): string => params[idParam]!;
   const listItem = res.listItem ?? { schema: res.schemas.answer, present: (r: R) => res.present(r) };
   const ListQuery: TObject = Type.Object({ ...PageQuery, workspace_id: Type.Optional(Type.String()), ...res.schemas.listQuery.properties }, { additionalProperties: false });
   for (const base of res.paths) {
@@ -100,23 +113,24 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
     });
 
     const readSchema = { params: IdParams, ...(res.readQuery ? { querystring: res.readQuery } : {}), tags, summary: `Read ${res.noun.one}`, response: answers(200, res.schemas.answer) };
-    typed.get(`${base}/:id`, { config: { permission: res.permissions.read }, schema: readSchema }, async (request) => {
+    typed.get(`${base}/:${idParam}`, { config: { permission: res.permissions.read }, schema: readSchema }, async (request) => {
       const ctx = contextOf(deps, request, undefined);
-      const record = await load(res, ctx, request.params.id);
-      if (res.readable && !res.readable(record, request.query)) throw new GatewayError('not_found', `Unknown ${res.noun.one.replace(/^an? /, '')} '${request.params.id}'.`, { param: 'id' });
+      const id = idOf(request.params);
+      const record = await load(res, ctx, id, true);
+      if (res.readable && !res.readable(record, request.query)) throw new GatewayError('not_found', `Unknown ${res.noun.one.replace(/^an? /, '')} '${id}'.`, { param: idParam });
       return res.present(record);
     });
 
-    typed.put(`${base}/:id`, { config: { permission: res.permissions.write }, schema: { params: IdParams, body: res.schemas.update, tags, summary: `Update ${res.noun.one}`, response: answers(200, res.schemas.answer) } }, async (request) => {
+    typed.put(`${base}/:${idParam}`, { config: { permission: res.permissions.write }, schema: { params: IdParams, body: res.schemas.update, tags, summary: `Update ${res.noun.one}`, response: answers(200, res.schemas.answer) } }, async (request) => {
       const ctx = contextOf(deps, request, undefined);
-      const out = await inTransaction(res, ctx, 'update', async (c) => res.update(c, await loadWritable(res, c, request.params.id), request.body));
+      const out = await inTransaction(res, ctx, 'update', async (c) => res.update(c, await loadWritable(res, c, idOf(request.params)), request.body));
       return out.answer ?? res.present(out.record);
     });
 
-    typed.delete(`${base}/:id`, { config: { permission: res.permissions.write }, schema: { params: IdParams, tags, summary: `${res.removal === 'archive' ? 'Archive' : 'Delete'} ${res.noun.one}`, response: answers(200, res.removeAnswer === 'record' ? res.schemas.answer : Deleted) } }, async (request) => {
+    typed.delete(`${base}/:${idParam}`, { config: { permission: res.permissions.write }, schema: { params: IdParams, tags, summary: `${res.removal === 'archive' ? 'Archive' : 'Delete'} ${res.noun.one}`, response: answers(200, res.removeAnswer === 'record' ? res.schemas.answer : Deleted) } }, async (request) => {
       const ctx = contextOf(deps, request, undefined);
       const out = await inTransaction(res, ctx, res.removal, async (c) => {
-        const record = await loadWritable(res, c, request.params.id);
+        const record = await loadWritable(res, c, idOf(request.params));
         const after = await res.repo.remove(c.db, c.scope, record, c.now);
         return { record: after ?? record };
       });
@@ -127,15 +141,15 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
       const schema = { params: IdParams, ...(action.body ? { body: action.body } : {}), tags, summary: action.summary, response: answers(200, action.answer) };
       typed.route({
         method: action.method,
-        url: `${base}/:id${action.suffix}`,
+        url: `${base}/:${idParam}${action.suffix}`,
         config: { permission: action.permission },
         schema,
         handler: async (request) => {
           const ctx = contextOf(deps, request, undefined);
-          if (!action.write) return (await action.run(ctx, await load(res, ctx, request.params.id), request.body)).answer;
+          if (!action.write) return (await action.run(ctx, await load(res, ctx, idOf(request.params)), request.body)).answer;
           let answer: unknown;
           await inTransaction(res, ctx, action.verb, async (c) => {
-            const record = await loadWritable(res, c, request.params.id);
+            const record = await loadWritable(res, c, idOf(request.params));
             const out = await action.run(c, record, request.body);
             answer = out.answer;
             return { record: out.record ?? record, details: out.details };

@@ -4,6 +4,8 @@ import { configsResource } from './configs/configs.resource.js';
 import { virtualKeysResource } from './virtual-keys/virtual-keys.resource.js';
 import { guardrailsResource } from './guardrails/guardrails.resource.js';
 import { rateLimitPoliciesResource } from './rate-limit-policies/rate-limit-policies.resource.js';
+import { promptPartialsResource } from './prompt-partials/prompt-partials.resource.js';
+import { promptsResource } from './prompts/prompts.resource.js';
 
 /** Every declared admin resource: mounted by `registerAdminRoutes`, walked by the conformance suite. */
-export const ADMIN_RESOURCES: ReadonlyArray<Resource<unknown>> = [apiKeysResource, configsResource, virtualKeysResource, guardrailsResource, rateLimitPoliciesResource];
+export const ADMIN_RESOURCES: ReadonlyArray<Resource<unknown>> = [apiKeysResource, configsResource, virtualKeysResource, guardrailsResource, rateLimitPoliciesResource, promptPartialsResource, promptsResource];

@@ -1,3 +1,4 @@
+import { logFailedRequest } from '../../observability/log-failed-request.js';
 import { timeOrderedId } from '../../lib/ids.js';
 import type { GatewayDeps } from '../deps.js';
 import type { CompletedRequest, DataPlaneRequest } from './data-plane-hook.js';
@@ -30,6 +31,8 @@ export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: 
     const provider = done.trace.provider ?? 'none';
     const model = done.outcome?.model ?? done.trace.model ?? (typeof dp.body.model === 'string' ? dp.body.model : 'unknown');
     // Labels are bounded by Metrics: the model is kept only once a provider has answered with it.
+    // A stream that failed after its headers never reached the error handler: its line is written here.
+    if (done.error && done.outcome) logFailedRequest(deps.logger, done.error, { requestId: dp.ctx.requestId, method: 'POST', path: dp.endpoint, latencyMs: done.latencyMs, model });
     deps.metrics.observeRequest({ endpoint: dp.endpoint, provider, model, status: done.status, seconds: done.latencyMs / 1000, answeredModel: done.outcome?.model });
     for (const hook of deps.hooks) {
       try {

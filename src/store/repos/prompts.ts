@@ -1,5 +1,8 @@
+import type { Kysely } from 'kysely';
 import type { Store } from '../store.js';
-import type { PromptsTable, PromptVersionsTable } from '../schema.js';
+import type { Database, PromptsTable, PromptVersionsTable } from '../schema.js';
+import type { TenantScope } from '../../kernel/tenant-scope.js';
+import { assertInScope, inList } from './tenant.js';
 
 /** Prompts are chat templates; partials are template fragments included with `{{> slug}}`. */
 export type PromptKind = 'prompt' | 'partial';
@@ -45,24 +48,38 @@ export interface PromptPatch {
   provider?: string | null;
 }
 
-/** Creates a prompt or partial with its version 1, published. */
-export async function insertPrompt(store: Store, p: StoredPrompt, first: VersionFields): Promise<void> {
-  await store.db.transaction().execute(async (trx) => {
+/** Runs `fn` in `db` when it is a transaction, else in a transaction of its own. */
+function atomically<T>(db: Kysely<Database>, fn: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}
+
+/** The scope's prompt ids (a subquery: version rows carry no workspace of their own). */
+function scopedIds(db: Kysely<Database>, scope: TenantScope) {
+  return db.selectFrom('prompts').select('id').where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope));
+}
+
+/** Creates a prompt or partial of the scope with its version 1, published. */
+export async function insertPrompt(db: Kysely<Database>, scope: TenantScope, p: StoredPrompt, first: VersionFields): Promise<void> {
+  assertInScope(scope, p.organisation_id, p.workspace_id);
+  await atomically(db, async (trx) => {
     await trx.insertInto('prompts').values(p).execute();
     await trx.insertInto('prompt_versions').values(versionRow(p.id, 1, first, p.created_at)).execute();
   });
 }
 
 /**
- * Adds a version after the latest (and applies prompt-level changes); returns its number. The latest
- * version is bumped with one `update … returning`, so concurrent writers get distinct numbers.
+ * Adds a version after the latest of a prompt of the scope (and applies prompt-level changes); returns
+ * its number. The latest version is bumped with one `update … returning`, so concurrent writers get
+ * distinct numbers.
  */
-export async function addPromptVersion(store: Store, id: string, fields: VersionFields, patch: PromptPatch, now: number): Promise<number> {
-  return store.db.transaction().execute(async (trx) => {
+export async function addPromptVersion(db: Kysely<Database>, scope: TenantScope, id: string, fields: VersionFields, patch: PromptPatch, now: number): Promise<number> {
+  return atomically(db, async (trx) => {
     const row = await trx
       .updateTable('prompts')
       .set((eb) => ({ latest_version: eb('latest_version', '+', 1), updated_at: now, ...patch }))
       .where('id', '=', id)
+      .where('organisation_id', '=', scope.organisationId)
+      .where('workspace_id', 'in', inList(scope))
       .returning('latest_version')
       .executeTakeFirstOrThrow();
     const version = Number(row.latest_version);
@@ -71,60 +88,62 @@ export async function addPromptVersion(store: Store, id: string, fields: Version
   });
 }
 
-/** Changes prompt-level fields only (no new version). */
-export async function updatePrompt(store: Store, id: string, patch: PromptPatch, now: number): Promise<void> {
-  await store.db.updateTable('prompts').set({ ...patch, updated_at: now }).where('id', '=', id).execute();
+/** Changes prompt-level fields of a prompt of the scope only (no new version). */
+export async function updatePrompt(db: Kysely<Database>, scope: TenantScope, id: string, patch: PromptPatch, now: number): Promise<void> {
+  await db.updateTable('prompts').set({ ...patch, updated_at: now }).where('id', '=', id).where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope)).execute();
 }
 
-/** Publishes an existing version; false when the version does not exist. */
-export async function publishPromptVersion(store: Store, id: string, version: number, now: number): Promise<boolean> {
-  const exists = await store.db.selectFrom('prompt_versions').select('version').where('prompt_id', '=', id).where('version', '=', version).executeTakeFirst();
+/** Publishes an existing version of a prompt of the scope; false when the version (or prompt) does not exist. */
+export async function publishPromptVersion(db: Kysely<Database>, scope: TenantScope, id: string, version: number, now: number): Promise<boolean> {
+  const exists = await db.selectFrom('prompt_versions').select('version').where('prompt_id', '=', id).where('prompt_id', 'in', scopedIds(db, scope)).where('version', '=', version).executeTakeFirst();
   if (!exists) return false;
-  await store.db.updateTable('prompts').set({ published_version: version, updated_at: now }).where('id', '=', id).execute();
+  await db.updateTable('prompts').set({ published_version: version, updated_at: now }).where('id', '=', id).where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope)).execute();
   return true;
 }
 
-/** Deletes a prompt or partial with every version. */
-export async function deletePrompt(store: Store, id: string): Promise<void> {
-  await store.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('prompt_versions').where('prompt_id', '=', id).execute();
-    await trx.deleteFrom('prompts').where('id', '=', id).execute();
+/** Deletes a prompt or partial of the scope with every version. */
+export async function deletePrompt(db: Kysely<Database>, scope: TenantScope, id: string): Promise<void> {
+  await atomically(db, async (trx) => {
+    await trx.deleteFrom('prompt_versions').where('prompt_id', '=', id).where('prompt_id', 'in', scopedIds(trx, scope)).execute();
+    await trx.deleteFrom('prompts').where('id', '=', id).where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope)).execute();
   });
 }
 
-/** One prompt or partial by id or slug within the given workspaces. */
-export async function getPrompt(store: Store, kind: PromptKind, idOrSlug: string, workspaceIds: string[]): Promise<StoredPrompt | undefined> {
-  if (workspaceIds.length === 0) return undefined;
-  const row = await store.db
+/** One prompt or partial of the scope by id or slug. */
+export async function getPrompt(db: Kysely<Database>, scope: TenantScope, kind: PromptKind, idOrSlug: string): Promise<StoredPrompt | undefined> {
+  if (scope.workspaceIds.length === 0) return undefined;
+  const row = await db
     .selectFrom('prompts')
     .selectAll()
     .where('kind', '=', kind)
-    .where('workspace_id', 'in', workspaceIds)
+    .where('organisation_id', '=', scope.organisationId)
+    .where('workspace_id', 'in', inList(scope))
     .where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)]))
     .orderBy('created_at')
     .executeTakeFirst();
   return row && toPrompt(row);
 }
 
-/** One version of a prompt, or undefined. */
-export async function getPromptVersion(store: Store, id: string, version: number): Promise<PromptVersion | undefined> {
-  const row = await store.db.selectFrom('prompt_versions').selectAll().where('prompt_id', '=', id).where('version', '=', version).executeTakeFirst();
+/** One version of a prompt of the scope, or undefined. */
+export async function getPromptVersion(db: Kysely<Database>, scope: TenantScope, id: string, version: number): Promise<PromptVersion | undefined> {
+  const row = await db.selectFrom('prompt_versions').selectAll().where('prompt_id', '=', id).where('prompt_id', 'in', scopedIds(db, scope)).where('version', '=', version).executeTakeFirst();
   return row && toVersion(row);
 }
 
-/** Every version of a prompt, newest first. */
-export async function listPromptVersions(store: Store, id: string): Promise<PromptVersion[]> {
-  const rows = await store.db.selectFrom('prompt_versions').selectAll().where('prompt_id', '=', id).orderBy('version', 'desc').execute();
+/** Every version of a prompt of the scope, newest first. */
+export async function listPromptVersions(db: Kysely<Database>, scope: TenantScope, id: string): Promise<PromptVersion[]> {
+  const rows = await db.selectFrom('prompt_versions').selectAll().where('prompt_id', '=', id).where('prompt_id', 'in', scopedIds(db, scope)).orderBy('version', 'desc').execute();
   return rows.map(toVersion);
 }
 
-/** A page of prompts or partials of the given workspaces, each with its published version, and the total. */
+/** A page of the scope's prompts or partials, newest first, each with its published version, and the total. */
 export async function listPrompts(
-  store: Store,
-  f: { kind: PromptKind; workspaceIds: string[]; limit: number; offset: number },
+  db: Kysely<Database>,
+  scope: TenantScope,
+  f: { kind: PromptKind; limit: number; offset: number },
 ): Promise<{ rows: Array<StoredPrompt & { published: PromptVersion }>; total: number }> {
-  if (f.workspaceIds.length === 0) return { rows: [], total: 0 };
-  const base = store.db.selectFrom('prompts').where('prompts.kind', '=', f.kind).where('prompts.workspace_id', 'in', f.workspaceIds);
+  if (scope.workspaceIds.length === 0) return { rows: [], total: 0 };
+  const base = db.selectFrom('prompts').where('prompts.kind', '=', f.kind).where('prompts.organisation_id', '=', scope.organisationId).where('prompts.workspace_id', 'in', inList(scope));
   const [rows, count] = await Promise.all([
     base
       .innerJoin('prompt_versions as v', (j) => j.onRef('v.prompt_id', '=', 'prompts.id').onRef('v.version', '=', 'prompts.published_version'))
@@ -146,19 +165,27 @@ export async function listPrompts(
   };
 }
 
-/** Every prompt and partial with all their versions (the runtime snapshot's source). */
-export async function loadAllPrompts(store: Store): Promise<Array<StoredPrompt & { versions: PromptVersion[] }>> {
-  const [prompts, versions] = await Promise.all([
-    store.db.selectFrom('prompts').selectAll().execute(),
-    store.db.selectFrom('prompt_versions').selectAll().orderBy('prompt_id').orderBy('version').execute(),
-  ]);
+/**
+ * Every prompt and partial with all their versions, or those of some workspaces (the runtime
+ * snapshot's source: the only unscoped read).
+ */
+export async function loadAllPrompts(store: Store, workspaceIds?: readonly string[]): Promise<Array<StoredPrompt & { versions: PromptVersion[] }>> {
+  if (workspaceIds && workspaceIds.length === 0) return [];
+  let prompts = store.db.selectFrom('prompts').selectAll();
+  let versions = store.db.selectFrom('prompt_versions').selectAll();
+  if (workspaceIds) {
+    const ids = [...workspaceIds];
+    prompts = prompts.where('workspace_id', 'in', ids);
+    versions = versions.where('prompt_id', 'in', store.db.selectFrom('prompts').select('id').where('workspace_id', 'in', ids));
+  }
+  const [promptRows, versionRows] = await Promise.all([prompts.execute(), versions.orderBy('prompt_id').orderBy('version').execute()]);
   const byPrompt = new Map<string, PromptVersion[]>();
-  for (const v of versions) {
+  for (const v of versionRows) {
     let list = byPrompt.get(v.prompt_id);
     if (!list) byPrompt.set(v.prompt_id, (list = []));
     list.push(toVersion(v));
   }
-  return prompts.map((p) => ({ ...toPrompt(p), versions: byPrompt.get(p.id) ?? [] }));
+  return promptRows.map((p) => ({ ...toPrompt(p), versions: byPrompt.get(p.id) ?? [] }));
 }
 
 function versionRow(promptId: string, version: number, f: VersionFields, now: number): PromptVersionsTable {

@@ -122,7 +122,7 @@ describe('a provider error that echoes secrets', () => {
       bad.modes.push('echo-key');
       const r = await chat(badTarget(key));
       expect(r.status).toBe(401);
-      expect(r.body.error.code).toBe('invalid_api_key');
+      expect(r.body.error.code).toBe('provider_authentication_error');
       const traceId = r.headers.get('x-gateway-trace-id')!;
       const logs = (await (await gw.fetch(`/v1/logs?trace_id=${traceId}`)).json()) as any;
       expect(logs.data).toHaveLength(1);

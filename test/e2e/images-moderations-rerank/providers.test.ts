@@ -204,7 +204,7 @@ describe('rerank on every rerank provider (HTTP)', () => {
   it('maps provider errors keeping the status', async () => {
     const r = await rerank({ provider: 'voyage', api_key: 'wrong', custom_host: voyage.url }, { model: 'rerank-2', query: 'q', documents: ['a'] });
     expect(r.status).toBe(401);
-    expect(r.body.error.message).toBe('Provided API key is invalid.');
+    expect(r.body.error).toMatchObject({ message: 'voyage: Provided API key is invalid.', code: 'provider_authentication_error' });
     const b = await rerank({ ...AWS, custom_host: bedrock.url }, { model: 'amazon.nope-v1:0', query: 'q', documents: ['a'] });
     expect(b.status).toBe(400);
     expect(b.body.error.message).toMatch(/model identifier is invalid/);

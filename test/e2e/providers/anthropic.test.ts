@@ -162,7 +162,7 @@ describe('anthropic through the gateway (openai SDK → gateway → Anthropic fa
       .catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(err.status).toBe(401);
-    expect(err.error).toMatchObject({ message: 'invalid x-api-key', type: 'authentication_error' });
+    expect(err.error).toMatchObject({ message: 'anthropic: invalid x-api-key', type: 'authentication_error', code: 'provider_authentication_error' });
   });
 
   it.each([

@@ -84,7 +84,8 @@ describe('azure-ai through the gateway (openai SDK → gateway → Azure AI mode
   it('keeps the 401 for a wrong key', async () => {
     const err = (await client({ api_key: 'wrong' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as ApiError;
     expect(err.status).toBe(401);
-    expect(err.code).toBe('Unauthorized');
+    expect(err.code).toBe('provider_authentication_error');
+    expect(err.message).toContain('azure-ai: ');
   });
 
   it('keeps the status of 400, 429 and 500 answers', async () => {

@@ -141,7 +141,8 @@ describe('vertex-ai details through the gateway', () => {
       .chat.completions.create({ model: GEMINI, messages: [{ role: 'user', content: 'x' }] })
       .catch((e: unknown) => e)) as ApiError;
     expect(e2.status).toBe(401);
-    expect(e2.code).toBe('UNAUTHENTICATED');
+    expect(e2.code).toBe('provider_authentication_error');
+    expect(e2.message).toContain('vertex-ai: ');
   });
 
   it('accepts an access token as api_key', async () => {
