@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
@@ -102,6 +102,25 @@ describe('clients with only a base URL and a gateway key (key defaults)', () => 
       await client().chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'x' }] }, { headers: { 'x-gateway-config': config } });
       expect((openai.lastRequest!.body as { model: string }).model).toBe('explicit');
     });
+  });
+
+  it('runs a gateway batch line by line through the default config', async () => {
+    const c = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: openaiKey, maxRetries: 0 });
+    const line = (i: number) => JSON.stringify({ custom_id: `r${i}`, method: 'POST', url: '/v1/chat/completions', body: { model: 'fast', messages: [{ role: 'user', content: `line-${i}` }] } });
+    const input = await c.files.create({ file: await toFile(Buffer.from(`${line(0)}\n${line(1)}\n`), 'in.jsonl'), purpose: 'batch' });
+    const batch = await c.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' });
+    let done = batch;
+    for (const deadline = Date.now() + 30_000; !['completed', 'failed'].includes(done.status) && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 100));
+      done = await c.batches.retrieve(batch.id);
+    }
+    expect(done.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
+    const calls = openai.requests.filter((r) => r.path === '/v1/chat/completions');
+    expect(calls).toHaveLength(2);
+    for (const r of calls) {
+      expect(r.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
+      expect((r.body as { model: string }).model).toBe('gpt-4o-mini');
+    }
   });
 
   it('curl-style: Authorization: Bearer <gateway key> and a JSON body', async () => {
