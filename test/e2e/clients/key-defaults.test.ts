@@ -163,6 +163,15 @@ describe('clients with only a base URL and a gateway key (key defaults)', () => 
     expect(apiKeyOf(seen)).toBe(ANTHROPIC_KEY);
     expect(seen.headers['anthropic-beta']).toBe('claude-code-20250219,interleaved-thinking-2025-05-14');
     expect(seen.headers['anthropic-version']).toBe('2023-06-01');
+    // ANTHROPIC_AUTH_TOKEN: the same key as Authorization: Bearer.
+    const bearer = await fetch(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${anthropicKey}`, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: CLAUDE, max_tokens: 50, messages: [{ role: 'user', content: 'auth token' }] }),
+    });
+    expect(bearer.status).toBe(200);
+    expect(apiKeyOf(anthropic.lastRequest!)).toBe(ANTHROPIC_KEY);
+    expect(JSON.stringify(anthropic.lastRequest!.headers)).not.toContain(anthropicKey);
   });
 
   describe('bad input', () => {
@@ -194,6 +203,7 @@ describe('clients with only a base URL and a gateway key (key defaults)', () => 
       expect(err).toBeInstanceOf(OpenAI.APIError);
       expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(403);
       expect((err as InstanceType<typeof OpenAI.APIError>).code).toBe('forbidden');
+      expect((err as Error).message).toContain('cannot be overridden');
       expect(openai.requests).toHaveLength(0);
       const ok = await client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'y' }] });
       expect(ok.choices[0]!.message.content).toContain('y');
