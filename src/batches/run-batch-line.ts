@@ -15,6 +15,7 @@ import type { DataPlaneRequest } from '../server/data-plane/data-plane-hook.js';
 import { readGatewayHeaders } from '../server/data-plane/read-gateway-headers.js';
 import { recordCompletion } from '../server/data-plane/record-completion.js';
 import { resolveConfig } from '../server/data-plane/resolve-config.js';
+import { requestDefaults } from '../server/data-plane/request-defaults.js';
 import type { BatchRoute } from '../store/repos/batches.js';
 import { batchLineLocals, type BatchLineDispatch } from './batch-line-dispatch.js';
 
@@ -61,7 +62,7 @@ export async function runBatchLine(deps: GatewayDeps, args: { workspaceId: strin
   const id = prefixedId('batch_req_', 24);
   try {
     if (!args.key) throw new GatewayError('invalid_api_key', 'The gateway API key that created this batch no longer exists.');
-    const gh = readGatewayHeaders(headers);
+    const gh = readGatewayHeaders(headers, requestDefaults(args.key));
     dp.metadata = gh.metadata;
     dp.headerTarget = { ...gh.target };
     dp.config = resolveConfig(gh.config, args.workspaceId, deps.runtime.current, deps.configs);

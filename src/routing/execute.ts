@@ -52,6 +52,12 @@ export class Router {
     return this.run(root, input, trace);
   }
 
+  /** A leaf's circuit as the breaker sees it now, without claiming a trial (explanations); closed without `cb_config`. */
+  async peekCircuit(leaf: CompiledNode): Promise<{ state: 'closed' | 'open' | 'half_open'; failures: number }> {
+    if (!leaf.cb || !leaf.leaf) return { state: 'closed', failures: 0 };
+    return this.deps.circuits.peek(leaf.leaf.identity, leaf.cb);
+  }
+
   private async run(node: CompiledNode, input: RouteInput, trace: RouteTrace): Promise<Outcome> {
     switch (node.mode) {
       case 'leaf':

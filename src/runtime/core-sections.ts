@@ -99,7 +99,9 @@ function partitionedSection<R extends { id: string }, V>(
 
 function addApiKey(into: PartitionedMapBuilder<AuthKey>, k: ApiKeyRecord): void {
   const partition = k.workspace_id ?? '';
-  const auth: AuthKey = { id: k.id, organisationId: k.organisation_id, workspaceId: k.workspace_id, type: k.type, scopes: k.scopes, expiresAt: k.expires_at, name: k.name };
+  const d = k.defaults;
+  const defaults = d ? { configId: d.config_id, metadata: d.metadata, allowConfigOverride: d.allow_config_override !== false } : undefined;
+  const auth: AuthKey = { id: k.id, organisationId: k.organisation_id, workspaceId: k.workspace_id, type: k.type, scopes: k.scopes, expiresAt: k.expires_at, name: k.name, defaults };
   into.add(partition, k.key_hash, auth);
   // After a rotation the previous value stays valid for the transition period.
   const previous = k.metadata.previous_key_hash;

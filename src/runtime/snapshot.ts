@@ -3,6 +3,17 @@ import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
 import type { ApiKeyType } from '../store/repos/api-keys.js';
 import type { Workspace } from '../store/repos/organisations.js';
 
+/**
+ * Defaults for the data-plane requests of a key, as the hot path applies them (see
+ * `server/data-plane/request-defaults.ts`): `configId` routes a request without `x-gateway-config`,
+ * `metadata` goes under the request's, and with `allowConfigOverride` false an explicit config is refused.
+ */
+export interface RequestDefaults {
+  readonly configId?: string;
+  readonly metadata?: Readonly<Record<string, string>>;
+  readonly allowConfigOverride: boolean;
+}
+
 /** A gateway key as the hot path checks it. */
 export interface AuthKey {
   id: string;
@@ -13,6 +24,8 @@ export interface AuthKey {
   /** Expiry in ms, or null. */
   expiresAt: number | null;
   name: string;
+  /** The key's request defaults, when it has any. */
+  defaults?: RequestDefaults;
 }
 
 /**

@@ -40,6 +40,8 @@ export interface ApiKeysTable {
   expires_at: number | null;
   rotation_policy: string | null;
   metadata: string;
+  /** JSON `ApiKeyDefaults`, or null (optional on insert). */
+  defaults?: string | null;
   created_at: number;
   updated_at: number;
 }

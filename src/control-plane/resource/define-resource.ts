@@ -59,6 +59,21 @@ export interface ResourceAction<R, B extends TSchema = TSchema, A extends TSchem
 }
 
 /**
+ * A read-only action on the collection: `<method> <path><suffix>` (e.g. `POST /v1/configs/explain`). It
+ * runs in the principal's tenant scope with no transaction and no audit row, and changes nothing.
+ */
+export interface CollectionAction<B extends TSchema = TSchema, A extends TSchema = TSchema> {
+  method: 'GET' | 'POST';
+  /** Appended to `<path>`, e.g. `/explain`; must not collide with an id. */
+  suffix: string;
+  permission: Permission;
+  summary: string;
+  body?: B;
+  answer: A;
+  run(ctx: ResourceContext, body: Static<B>): Promise<Static<A>>;
+}
+
+/**
  * An admin resource, declared once: its paths, schemas, table access, presentation, removal, custom
  * actions, the permission of each route and the runtime sections its writes change. `mountResource`
  * turns it into routes.
@@ -94,6 +109,8 @@ export interface ResourceDefinition<R, C extends TSchema, U extends TSchema, Q e
   /** Applies an update (in the write's transaction) and returns the row as now stored. */
   update(ctx: ResourceContext, record: R, body: Static<U>): Promise<WriteResult<R>>;
   actions?: ReadonlyArray<ResourceAction<R>>;
+  /** Read-only actions on the collection (no row loaded). */
+  collectionActions?: ReadonlyArray<CollectionAction>;
   /** Schema of the `:id` path parameter (default: a non-empty string). */
   idSchema?: TString;
   /** Name of the id path parameter (default `id`), as /openapi.json and validation errors show it. */
@@ -121,4 +138,9 @@ export function defineResource<R, C extends TSchema, U extends TSchema, Q extend
 /** Declares a custom action (types its body and answer). */
 export function defineAction<R, B extends TSchema, A extends TSchema>(action: ResourceAction<R, B, A>): ResourceAction<R> {
   return action;
+}
+
+/** Declares a read-only collection action (types its body and answer). */
+export function defineCollectionAction<B extends TSchema, A extends TSchema>(action: CollectionAction<B, A>): CollectionAction {
+  return action as unknown as CollectionAction;
 }

@@ -87,7 +87,7 @@ async function loadWritable<R>(res: Resource<R>, ctx: ResourceContext, id: strin
 
 /**
  * Turns a declared resource into its routes, for each of its paths: `POST` (201), `GET` list (paged,
- * `total`), `GET /:id`, `PUT /:id`, `DELETE /:id` and its custom actions. Each route declares its
+ * `total`), `GET /:id`, `PUT /:id`, `DELETE /:id`, its collection actions and its custom actions. Each route declares its
  * permission (checked by the route guard), is validated by its TypeBox schemas, acts within the
  * principal's tenant scope (another tenant's id is 404), and documents every answer for /openapi.json.
  */
@@ -136,6 +136,17 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
       });
       return res.removeAnswer === 'record' ? res.present(out.record) : { id: res.idOf(out.record), object: res.name, deleted: true };
     });
+
+    for (const action of res.collectionActions ?? []) {
+      const schema = { ...(action.body ? { body: action.body } : {}), tags, summary: action.summary, response: answers(200, action.answer) };
+      typed.route({
+        method: action.method,
+        url: `${base}${action.suffix}`,
+        config: { permission: action.permission },
+        schema,
+        handler: (request) => action.run(contextOf(deps, request, undefined), request.body),
+      });
+    }
 
     for (const action of res.actions ?? []) {
       const schema = { params: IdParams, ...(action.body ? { body: action.body } : {}), tags, summary: action.summary, response: answers(200, action.answer) };

@@ -9,6 +9,7 @@ import type { JsonAnswer, Outcome, RouteTrace } from '../../routing/outcome.js';
 import type { Usage } from '../../spec/chat.js';
 import type { GatewayDeps } from '../deps.js';
 import type { CompletedRequest, DataPlaneRequest } from './data-plane-hook.js';
+import { requestDefaults } from './request-defaults.js';
 import { readGatewayHeaders } from './read-gateway-headers.js';
 import { buildRouteInput } from './build-route-input.js';
 import { resolveConfig } from './resolve-config.js';
@@ -33,7 +34,7 @@ export interface DataPlaneOptions {
  */
 export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, endpoint: ProviderEndpointKind, body: Record<string, unknown>, options: DataPlaneOptions = {}): Promise<void> {
   const ctx = request.gw;
-  const gh = readGatewayHeaders(request.headers);
+  const gh = readGatewayHeaders(request.headers, requestDefaults(ctx.key));
   const snapshot = deps.runtime.current;
   const dp: DataPlaneRequest = {
     ctx,

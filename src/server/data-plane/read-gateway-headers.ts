@@ -3,6 +3,8 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import { isObject } from '../../lib/json.js';
 import { MAX_TIMEOUT_MS } from '../../lib/timeouts.js';
 import type { HeaderTarget } from '../../routing/route-input.js';
+import type { RequestDefaults } from '../../runtime/snapshot.js';
+import { applyRequestDefaults } from './request-defaults.js';
 
 /** The `x-gateway-*` request headers a data-plane request may carry (decisions.md). */
 export interface GatewayHeaders {
@@ -19,8 +21,11 @@ function one(h: IncomingHttpHeaders, name: string): string | undefined {
   return typeof v === 'string' ? v : Array.isArray(v) ? v[0] : undefined;
 }
 
-/** Reads and checks the gateway headers; 400 `invalid_request` naming the header on a bad value. */
-export function readGatewayHeaders(h: IncomingHttpHeaders): GatewayHeaders {
+/**
+ * Reads and checks the gateway headers (400 `invalid_request` naming the header on a bad value), then
+ * applies the request's `defaults` (its key's default config and metadata; see `request-defaults.ts`).
+ */
+export function readGatewayHeaders(h: IncomingHttpHeaders, defaults?: RequestDefaults): GatewayHeaders {
   const auth = one(h, 'authorization');
   const target: HeaderTarget = {
     provider: one(h, 'x-gateway-provider')?.trim() || undefined,
@@ -53,7 +58,7 @@ export function readGatewayHeaders(h: IncomingHttpHeaders): GatewayHeaders {
     }
   }
   const fwd = one(h, 'x-gateway-forward-headers');
-  return {
+  const gh: GatewayHeaders = {
     config: one(h, 'x-gateway-config')?.trim() || undefined,
     target,
     metadata,
@@ -61,6 +66,7 @@ export function readGatewayHeaders(h: IncomingHttpHeaders): GatewayHeaders {
     requestTimeoutMs,
     cacheForceRefresh: one(h, 'x-gateway-cache-force-refresh') === 'true',
   };
+  return defaults ? applyRequestDefaults(gh, defaults) : gh;
 }
 
 const EMPTY: Record<string, string> = Object.freeze({}) as Record<string, string>;

@@ -8,6 +8,7 @@ import type { RouteInput } from '../../routing/route-input.js';
 import { buildRouteInput } from './build-route-input.js';
 import { resolveTarget, type TargetResolverDeps } from '../../routing/resolve-target.js';
 import type { DataPlaneRequest } from './data-plane-hook.js';
+import { requestDefaults } from './request-defaults.js';
 import { readGatewayHeaders, type GatewayHeaders } from './read-gateway-headers.js';
 import { recordCompletion } from './record-completion.js';
 import { resolveConfig } from './resolve-config.js';
@@ -33,7 +34,7 @@ export interface RoutedRequest extends PreparedRequest {
 /** Reads headers and config like every data-plane route and arms the abort on client disconnect. */
 export function prepareRequest(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply): PreparedRequest {
   const ctx = request.gw;
-  const gh = readGatewayHeaders(request.headers);
+  const gh = readGatewayHeaders(request.headers, requestDefaults(ctx.key));
   const config = resolveConfig(gh.config, ctx.workspaceId, deps.runtime.current, deps.configs);
   const abort = new AbortController();
   reply.raw.once('close', () => {

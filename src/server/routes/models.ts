@@ -9,6 +9,7 @@ import type { CompiledNode } from '../../routing/compiled-config.js';
 import { resolveTarget } from '../../routing/resolve-target.js';
 import type { RouteInput } from '../../routing/route-input.js';
 import type { GatewayDeps } from '../deps.js';
+import { requestDefaults } from '../data-plane/request-defaults.js';
 import { readGatewayHeaders } from '../data-plane/read-gateway-headers.js';
 import { resolveConfig } from '../data-plane/resolve-config.js';
 
@@ -45,7 +46,7 @@ export function registerModels(app: FastifyInstance, deps: GatewayDeps): void {
 
 async function reachableModels(deps: GatewayDeps, request: FastifyRequest, q: { provider?: string; search?: string }): Promise<ModelInfo[]> {
   {
-    const gh = readGatewayHeaders(request.headers);
+    const gh = readGatewayHeaders(request.headers, requestDefaults(request.gw.key));
     const ctx = request.gw;
     const snapshot = deps.runtime.current;
     const config = resolveConfig(gh.config, ctx.workspaceId, snapshot, deps.configs);

@@ -6,6 +6,17 @@ import { assertInScope, inList } from './tenant.js';
 
 export type ApiKeyType = 'organisation-service' | 'workspace-service' | 'workspace-user';
 
+/**
+ * What a key sets for the data-plane requests it authenticates: `config_id` (a stored config of the key's
+ * workspace, by id) routes a request that sends no `x-gateway-config`; `metadata` is merged under the
+ * request's `x-gateway-metadata`; `allow_config_override: false` refuses an explicit `x-gateway-config`.
+ */
+export interface ApiKeyDefaults {
+  config_id?: string;
+  metadata?: Record<string, string>;
+  allow_config_override?: boolean;
+}
+
 /** A stored gateway key (never holds the key value, only its hash). */
 export interface ApiKeyRecord {
   id: string;
@@ -20,6 +31,8 @@ export interface ApiKeyRecord {
   expires_at: number | null;
   rotation_policy: Record<string, unknown> | null;
   metadata: Record<string, unknown>;
+  /** Request defaults; absent or null when none. */
+  defaults?: ApiKeyDefaults | null;
   created_at: number;
   updated_at: number;
 }
@@ -69,13 +82,14 @@ export async function listActiveApiKeysPage(store: Store, p: RuntimePage): Promi
 }
 
 /** Updates a key of the scope. */
-export async function updateApiKey(db: Kysely<Database>, scope: TenantScope, id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'expires_at' | 'rotation_policy' | 'metadata' | 'status' | 'key_hash' | 'key_hint'>>, now: number): Promise<void> {
+export async function updateApiKey(db: Kysely<Database>, scope: TenantScope, id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'expires_at' | 'rotation_policy' | 'metadata' | 'defaults' | 'status' | 'key_hash' | 'key_hint'>>, now: number): Promise<void> {
   const row: Partial<ApiKeysTable> = { updated_at: now };
   if (patch.name !== undefined) row.name = patch.name;
   if (patch.scopes !== undefined) row.scopes = JSON.stringify(patch.scopes);
   if (patch.expires_at !== undefined) row.expires_at = patch.expires_at;
   if (patch.rotation_policy !== undefined) row.rotation_policy = patch.rotation_policy === null ? null : JSON.stringify(patch.rotation_policy);
   if (patch.metadata !== undefined) row.metadata = JSON.stringify(patch.metadata);
+  if (patch.defaults !== undefined) row.defaults = patch.defaults === null ? null : JSON.stringify(patch.defaults);
   if (patch.status !== undefined) row.status = patch.status;
   if (patch.key_hash !== undefined) row.key_hash = patch.key_hash;
   if (patch.key_hint !== undefined) row.key_hint = patch.key_hint;
@@ -89,10 +103,13 @@ function toRow(k: ApiKeyRecord): ApiKeysTable {
     scopes: JSON.stringify(k.scopes),
     rotation_policy: k.rotation_policy ? JSON.stringify(k.rotation_policy) : null,
     metadata: JSON.stringify(k.metadata),
+    defaults: k.defaults ? JSON.stringify(k.defaults) : null,
   };
 }
 
-function fromRow(r: ApiKeysTable): ApiKeyRecord {
+function fromRow(row: ApiKeysTable): ApiKeyRecord {
+  // A key without defaults reads back without the field, as it was written.
+  const { defaults, ...r } = row;
   return {
     ...r,
     type: r.type as ApiKeyType,
@@ -100,6 +117,7 @@ function fromRow(r: ApiKeysTable): ApiKeyRecord {
     scopes: JSON.parse(r.scopes),
     rotation_policy: r.rotation_policy ? JSON.parse(r.rotation_policy) : null,
     metadata: JSON.parse(r.metadata),
+    ...(defaults ? { defaults: JSON.parse(defaults) as ApiKeyDefaults } : {}),
     expires_at: r.expires_at === null ? null : Number(r.expires_at),
     created_at: Number(r.created_at),
     updated_at: Number(r.updated_at),

@@ -12,6 +12,16 @@ const RotationPolicy = Type.Object(
   { additionalProperties: false },
 );
 
+/** Request defaults of a key (docs/clients.md): its default config, metadata, and whether a request may override the config. */
+export const ApiKeyDefaults = Type.Object(
+  {
+    config_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+    allow_config_override: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
 /** `POST /v1/api-keys` body. */
 export const CreateApiKey = Type.Object(
   {
@@ -22,6 +32,7 @@ export const CreateApiKey = Type.Object(
     expires_at: Type.Optional(Time),
     rotation_policy: Type.Optional(Type.Union([RotationPolicy, Type.Null()])),
     metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+    defaults: Type.Optional(Type.Union([ApiKeyDefaults, Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -34,6 +45,7 @@ export const UpdateApiKey = Type.Object(
     expires_at: Type.Optional(Time),
     rotation_policy: Type.Optional(Type.Union([RotationPolicy, Type.Null()])),
     metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
+    defaults: Type.Optional(Type.Union([ApiKeyDefaults, Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -55,6 +67,7 @@ export const ApiKeyAnswer = Type.Object({
   expires_at: IsoTime,
   rotation_policy: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
   metadata: Type.Record(Type.String(), Type.Unknown()),
+  defaults: Type.Union([ApiKeyDefaults, Type.Null()]),
   created_at: IsoTime,
   updated_at: IsoTime,
 });

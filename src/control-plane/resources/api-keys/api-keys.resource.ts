@@ -4,6 +4,7 @@ import { GatewayError } from '../../../errors/gateway-error.js';
 import { sha256Hex } from '../../../lib/hash.js';
 import { uuid } from '../../../lib/ids.js';
 import { getApiKey, insertApiKey, listApiKeys, updateApiKey, type ApiKeyRecord, type ApiKeyType } from '../../../store/repos/api-keys.js';
+import { checkKeyDefaults } from './key-defaults.js';
 import { defineAction, defineResource, type ResourceContext } from '../../resource/define-resource.js';
 import { iso } from '../../resource/paging.js';
 import { ApiKeyAnswer, CreateApiKey, CreatedApiKey, RotateApiKey, RotatedApiKey, UpdateApiKey } from './api-key-schemas.js';
@@ -34,6 +35,7 @@ export function presentKey(k: ApiKeyRecord) {
     expires_at: iso(k.expires_at),
     rotation_policy: k.rotation_policy,
     metadata: Object.fromEntries(Object.entries(k.metadata).filter(([name]) => !name.startsWith('previous_key_'))),
+    defaults: k.defaults ?? null,
     created_at: iso(k.created_at),
     updated_at: iso(k.updated_at),
   };
@@ -107,10 +109,11 @@ export const apiKeysResource = defineResource({
     const scopes = grantScopes(ctx.principal, type, body.scopes);
     const prefix = ctx.deps.settings.apiKeyPrefix;
     const value = newKeyValue(prefix);
+    const workspaceId = type === 'organisation-service' ? null : ctx.workspaceId;
     const record: ApiKeyRecord = {
       id: uuid(),
       organisation_id: ctx.principal.organisationId,
-      workspace_id: type === 'organisation-service' ? null : ctx.workspaceId,
+      workspace_id: workspaceId,
       name: body.name,
       type,
       key_hash: sha256Hex(value),
@@ -120,6 +123,7 @@ export const apiKeysResource = defineResource({
       expires_at: toTime(body.expires_at, 'expires_at') ?? null,
       rotation_policy: body.rotation_policy ?? null,
       metadata: body.metadata ?? {},
+      defaults: await checkKeyDefaults(ctx, workspaceId, body.defaults),
       created_at: ctx.now,
       updated_at: ctx.now,
     };
@@ -131,7 +135,8 @@ export const apiKeysResource = defineResource({
       if (k.id === ctx.principal.keyId) throw new GatewayError('forbidden', 'An API key cannot change its own scopes.', { param: 'scopes' });
       grantScopes(ctx.principal, k.type, body.scopes);
     }
-    const patch = { name: body.name, scopes: body.scopes, expires_at: toTime(body.expires_at, 'expires_at'), rotation_policy: body.rotation_policy, metadata: body.metadata };
+    const defaults = body.defaults === undefined ? undefined : await checkKeyDefaults(ctx, k.workspace_id, body.defaults);
+    const patch = { name: body.name, scopes: body.scopes, expires_at: toTime(body.expires_at, 'expires_at'), rotation_policy: body.rotation_policy, metadata: body.metadata, defaults };
     await updateApiKey(ctx.db, writeScope(ctx), k.id, patch, ctx.now);
     return { record: await reread(ctx, k.id), details: { changed: Object.keys(body), ...(body.scopes ? { scopes: body.scopes } : {}) } };
   },

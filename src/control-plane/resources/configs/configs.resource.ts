@@ -8,6 +8,7 @@ import type { GatewayDeps } from '../../../server/deps.js';
 import { defineAction, defineResource } from '../../resource/define-resource.js';
 import { IsoTime, iso } from '../../resource/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';
+import { explainConfig } from './explain-config.js';
 
 const ConfigBody = Type.Record(Type.String(), Type.Unknown());
 const CreateConfig = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), slug: Type.Optional(Slug), config: ConfigBody, workspace_id: Type.Optional(Type.String()) }, { additionalProperties: false });
@@ -50,7 +51,10 @@ const versions = defineAction<StoredConfig, ReturnType<typeof Type.Object>, type
   },
 });
 
-/** `/v1/configs`: stored routing configs; every update is a new version; requests use them by id or slug. */
+/**
+ * `/v1/configs`: stored routing configs; every update is a new version; requests use them by id or slug.
+ * `POST /v1/configs/explain` explains how a config (inline or stored) routes a request.
+ */
 export const configsResource = defineResource({
   name: 'config',
   paths: ['/v1/configs'],
@@ -95,4 +99,5 @@ export const configsResource = defineResource({
     return { record, details: { changed: Object.keys(body), version } };
   },
   actions: [versions],
+  collectionActions: [explainConfig],
 });

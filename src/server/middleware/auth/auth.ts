@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { sha256Hex } from '../../../lib/hash.js';
 import type { Runtime } from '../../../runtime/runtime.js';
+import type { CredentialHeader } from '../request-context/request-context.js';
 
 const hashes = new Map<string, string>();
 
@@ -16,22 +17,50 @@ function hashOf(raw: string): string {
   return h;
 }
 
+/** Routes of the Anthropic Messages API, where Anthropic clients send their key in `x-api-key`. */
+const ANTHROPIC_ROUTES = new Set(['/v1/messages', '/v1/messages/count_tokens']);
+
 /**
- * Authenticates every `/v1` request by `x-gateway-api-key` against the hashed keys of the runtime
- * snapshot (401 `invalid_api_key` when missing, unknown or expired) and sets the request's key,
- * organisation and workspace: a workspace key's own workspace, or for an organisation key its
- * organisation's default workspace (never another organisation's).
+ * Authenticates every `/v1` request by its gateway key against the hashed keys of the runtime snapshot
+ * (401 `invalid_api_key` when missing, unknown or expired) and sets the request's key, organisation and
+ * workspace: a workspace key's own workspace, or for an organisation key its organisation's default
+ * workspace (never another organisation's).
+ *
+ * The key is read from `x-gateway-api-key`; when that header is absent, from `Authorization: Bearer …`
+ * and, on the Messages routes, from `x-api-key` (so an OpenAI or Anthropic client needs only a base URL
+ * and a key). A key read from `Authorization` or `x-api-key` is removed from the request's headers, so
+ * it is never taken for the provider key nor forwarded upstream, and `request.gw.credentialHeader` names
+ * where it came from. With `x-gateway-api-key` present, `Authorization` keeps its meaning: the provider key.
  */
 export function createAuthHook(runtime: Runtime, isPublic: (url: string) => boolean, now: () => number) {
   // Callback style (no promise per request); a throw is handled by Fastify like a rejection.
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
     if (isPublic(request.url)) return done();
-    const raw = request.headers['x-gateway-api-key'];
-    if (typeof raw !== 'string' || raw.length === 0) throw new GatewayError('invalid_api_key', 'Missing gateway API key: send it in the x-gateway-api-key header.');
+    const headers = request.headers;
+    let raw = headers['x-gateway-api-key'];
+    let from: CredentialHeader = 'x-gateway-api-key';
+    if (raw === undefined) {
+      const auth = headers.authorization;
+      if (typeof auth === 'string' && auth.startsWith('Bearer ')) {
+        raw = auth.slice(7).trim();
+        from = 'authorization';
+      } else if (typeof headers['x-api-key'] === 'string' && ANTHROPIC_ROUTES.has(request.routeOptions.url ?? '')) {
+        raw = headers['x-api-key'];
+        from = 'x-api-key';
+      }
+    }
+    if (typeof raw !== 'string' || raw.length === 0) {
+      throw new GatewayError('invalid_api_key', 'Missing gateway API key: send it in the x-gateway-api-key header or as Authorization: Bearer.');
+    }
     const snapshot = runtime.current;
     const key = snapshot.apiKeysByHash.get(hashOf(raw));
     if (!key) throw new GatewayError('invalid_api_key', 'Invalid gateway API key.');
     if (key.expiresAt !== null && key.expiresAt <= now()) throw new GatewayError('invalid_api_key', 'The gateway API key has expired.');
+    if (from !== 'x-gateway-api-key') {
+      // Set to undefined rather than deleted: the headers object keeps its shape.
+      headers[from] = undefined;
+      request.gw.credentialHeader = from;
+    }
     request.gw.key = key;
     request.gw.organisationId = key.organisationId;
     const workspaceId = key.workspaceId ?? snapshot.defaultWorkspaceByOrganisation.get(key.organisationId);

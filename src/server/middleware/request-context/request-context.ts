@@ -1,12 +1,17 @@
 import { GatewayError } from '../../../errors/gateway-error.js';
 import type { AuthKey } from '../../../runtime/snapshot.js';
 
+/** The header a gateway key was read from (`authorization` and `x-api-key` are then removed from the request). */
+export type CredentialHeader = 'x-gateway-api-key' | 'authorization' | 'x-api-key';
+
 /** Per-request facts every route reads: ids, the authenticated key, the effective workspace. */
 export interface RequestContext {
   requestId: string;
   traceId: string;
   startedAt: number;
   key?: AuthKey;
+  /** Set when the gateway key came from `Authorization` or `x-api-key` instead of `x-gateway-api-key`. */
+  credentialHeader?: CredentialHeader;
   /** The key's organisation. */
   organisationId: string;
   /** The key's workspace, or its organisation's default workspace for organisation keys. */
@@ -21,6 +26,7 @@ export interface RequestContext {
  */
 export class HttpRequestContext implements RequestContext {
   key?: AuthKey;
+  credentialHeader?: CredentialHeader;
   private organisation?: string;
   private workspace?: string;
 
