@@ -3,9 +3,10 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { isObject } from '../lib/json.js';
 import { recordCompletion } from '../server/data-plane/record-completion.js';
 import { prepareRequest, routeThroughGateway, servesNatively, type PreparedRequest } from '../server/data-plane/route-through-gateway.js';
+import { readChatChunks } from '../server/data-plane/read-chat-chunks.js';
 import { sendEventStream } from '../server/data-plane/send-event-stream.js';
 import type { GatewayDeps } from '../server/deps.js';
-import type { ChatCompletion, ChatCompletionChunk, Usage } from '../spec/chat.js';
+import type { ChatCompletion, ChatCompletionChunk } from '../spec/chat.js';
 import type { MessagesRequest } from '../spec/messages.js';
 import { ChatStreamToMessageEvents, messageEventBytes } from './chat-stream-to-message-events.js';
 import { convertMessagesToChat } from './convert-messages-to-chat.js';
@@ -56,7 +57,8 @@ async function createNative(deps: GatewayDeps, request: FastifyRequest, reply: F
 
 async function createOverChat(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, p: PreparedRequest, body: MessagesRequest): Promise<void> {
   const chat = convertMessagesToChat(body);
-  const { outcome, trace, dp } = await routeThroughGateway(deps, request, reply, p, 'chat', chat as unknown as Record<string, unknown>);
+  const routed = await routeThroughGateway(deps, request, reply, p, 'chat', chat as unknown as Record<string, unknown>);
+  const { outcome, trace, dp } = routed;
   if (outcome.json) {
     const value = outcome.json.value as ChatCompletion;
     const message = mapChatToMessage(value, body.model);
@@ -65,42 +67,21 @@ async function createOverChat(deps: GatewayDeps, request: FastifyRequest, reply:
     });
     return reply.code(outcome.status).header('content-type', 'application/json').send(JSON.stringify(outcome.extra ? { ...message, ...outcome.extra } : message));
   }
-  const stream = outcome.stream!;
   const events = new ChatStreamToMessageEvents(body.model);
-  const chunks: ChatCompletionChunk[] = [];
-  let usage: Usage | undefined;
-  let failure: GatewayError | undefined;
-  stream.observe({
-    onChunk: (c) => {
-      chunks.push(c as unknown as ChatCompletionChunk);
-      if (isObject(c.usage)) usage = c.usage as unknown as Usage;
-    },
-    onEnd: (ok, error) => {
-      if (!ok) failure = error ?? new GatewayError('provider_error', 'The stream failed.', { status: 502 });
-    },
-  });
-  let accounted = false;
-  const account = (status: number, error?: GatewayError) => {
-    if (accounted) return;
-    accounted = true;
-    recordCompletion(deps, dp, { status, outcome, error, trace, usage, latencyMs: Date.now() - dp.ctx.startedAt });
-  };
+  const reader = readChatChunks(deps, routed);
   async function* frames(): AsyncGenerator<Uint8Array> {
     try {
-      // The chat stream's own bytes are not sent: its chunks, seen by the observer, become events.
-      for await (const _bytes of stream) {
-        for (const c of chunks.splice(0)) for (const ev of events.push(c)) yield messageEventBytes(ev);
-      }
-      for (const c of chunks.splice(0)) for (const ev of events.push(c)) yield messageEventBytes(ev);
+      for await (const batch of reader.batches()) for (const c of batch) for (const ev of events.push(c as unknown as ChatCompletionChunk)) yield messageEventBytes(ev);
+      const failure = reader.failure;
       if (failure) {
-        account(failure.status, failure);
+        reader.account(failure.status, failure);
         yield messageEventBytes({ type: 'error', error: failure.toBody().error });
         return;
       }
       for (const ev of events.end()) yield messageEventBytes(ev);
-      account(outcome.status);
+      reader.account(outcome.status);
     } finally {
-      account(499, new GatewayError('client_closed_request'));
+      reader.account(499, new GatewayError('client_closed_request'));
     }
   }
   return sendEventStream(reply, outcome.status, frames());

@@ -2,12 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import { randomId } from '../lib/ids.js';
-import { isObject } from '../lib/json.js';
 import { SSE_DONE, sseData } from '../lib/sse.js';
 import { recordCompletion } from '../server/data-plane/record-completion.js';
+import { readChatChunks } from '../server/data-plane/read-chat-chunks.js';
 import { sendEventStream } from '../server/data-plane/send-event-stream.js';
 import type { GatewayDeps } from '../server/deps.js';
-import type { ChatCompletion, Usage } from '../spec/chat.js';
+import type { ChatCompletion } from '../spec/chat.js';
 import type { ResponseObject, ResponsesRequest } from '../spec/responses.js';
 import type { StoredResponse } from '../store/repos/responses.js';
 import { ChatStreamToResponseEvents } from './chat-stream-to-response-events.js';
@@ -73,41 +73,20 @@ export async function createResponseOverChat(deps: GatewayDeps, request: Fastify
     const answer = outcome.extra ? { ...response, ...outcome.extra } : response;
     return reply.code(outcome.status).header('content-type', 'application/json').send(JSON.stringify(answer));
   }
-  const stream = outcome.stream!;
   const events = new ChatStreamToResponseEvents(base);
-  const chunks: Record<string, unknown>[] = [];
-  let failure: GatewayError | undefined;
-  let usage: Usage | undefined;
-  stream.observe({
-    onChunk: (c) => {
-      chunks.push(c);
-      if (isObject(c.usage)) usage = c.usage as unknown as Usage;
-    },
-    onEnd: (ok, error) => {
-      if (!ok) failure = error ?? new GatewayError('provider_error', 'The stream failed.', { status: 502 });
-    },
-  });
-  let accounted = false;
-  const account = (status: number, error?: GatewayError) => {
-    if (accounted) return;
-    accounted = true;
-    recordCompletion(deps, dp, { status, outcome, error, trace, usage, latencyMs: Date.now() - dp.ctx.startedAt });
-  };
+  const reader = readChatChunks(deps, routed);
   async function* frames(): AsyncGenerator<Uint8Array> {
     try {
       for (const ev of events.start()) yield sseData(ev);
-      // The chat stream's own bytes are not sent: its chunks, seen by the observer, become events.
-      for await (const _bytes of stream) {
-        for (const c of chunks.splice(0)) for (const ev of events.push(c)) yield sseData(ev);
-      }
-      for (const c of chunks.splice(0)) for (const ev of events.push(c)) yield sseData(ev);
+      for await (const batch of reader.batches()) for (const c of batch) for (const ev of events.push(c)) yield sseData(ev);
+      const failure = reader.failure;
       const last = failure ? events.fail(failure) : events.end();
       await save(last.response, trace.provider);
-      account(failure ? failure.status : outcome.status, failure);
+      reader.account(failure ? failure.status : outcome.status, failure);
       for (const ev of last.events) yield sseData(ev);
       yield SSE_DONE;
     } finally {
-      account(499, new GatewayError('invalid_request', 'The client closed the connection.', { status: 499 }));
+      reader.account(499, new GatewayError('client_closed_request'));
     }
   }
   return sendEventStream(reply, outcome.status, frames());
