@@ -4,9 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { GatewayError } from '../errors/gateway-error.js';
-import { toGatewayError } from '../errors/to-gateway-error.js';
-import { failedRequestOf } from './failed-request-of.js';
-import { logFailedRequest } from '../observability/log-failed-request.js';
+import { errorHandler } from './error-handler.js';
 import type { GatewayDeps } from './deps.js';
 import { createAuthHook } from './middleware/auth/auth.js';
 import { HttpRequestContext } from './middleware/request-context/request-context.js';
@@ -83,17 +81,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', createAuthHook(deps.runtime, isPublic, () => deps.clock.now()));
   app.addHook('preValidation', refuseNul);
 
-  app.setErrorHandler((err, request, reply) => {
-    const g = toGatewayError(err);
-    if (g.status >= 500 && g.code === 'internal_error') deps.logger.error({ err, url: request.url, requestId: request.id }, 'unhandled error');
-    logFailedRequest(deps.logger, g, failedRequestOf(request));
-    if (g.headers) reply.headers(g.headers);
-    if (reply.sent || reply.raw.headersSent) {
-      reply.raw.destroy();
-      return;
-    }
-    reply.code(g.status).header('content-type', 'application/json').send(g.toBody());
-  });
+  app.setErrorHandler(errorHandler(deps.logger));
   app.setNotFoundHandler((request, reply) => {
     const g = new GatewayError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
     reply.code(404).send(g.toBody());
