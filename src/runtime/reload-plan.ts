@@ -1,5 +1,5 @@
 import { EVERY_SECTION, type RecordedRuntimeChange } from '../store/store.js';
-import type { RuntimeChange } from './runtime-change.js';
+import type { RuntimeChange } from '../kernel/runtime-change.js';
 
 /**
  * What one snapshot reload has to do: everything, or some sections, each whole (null) or only some

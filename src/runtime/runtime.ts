@@ -5,7 +5,7 @@ import type { Logger } from '../observability/logger.js';
 import type { CompiledConfig } from '../routing/compiled-config.js';
 import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
 import type { AuthKey, RuntimeSnapshot } from './snapshot.js';
-import type { RuntimeChange } from './runtime-change.js';
+import type { RuntimeChange } from '../kernel/runtime-change.js';
 import type { RuntimeSection } from './runtime-section.js';
 import type { PartitionedMap } from './partitioned-map.js';
 import { yieldToEventLoop } from './partitioned-map.js';

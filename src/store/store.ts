@@ -5,7 +5,7 @@ import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
 import { GuardedPostgresDialect } from './guarded-postgres-dialect.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/private-files.js';
-import type { RuntimeChange } from '../runtime/runtime-change.js';
+import type { RuntimeChange } from '../kernel/runtime-change.js';
 
 /** How to open the store: SQLite file (embedded default) or PostgreSQL URL. */
 export type StoreOptions =

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type TObject, type TSchema } from 'typebox';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { isUniqueViolation, recordRuntimeChange } from '../../store/store.js';
-import type { RuntimeChange } from '../../runtime/runtime-change.js';
+import type { RuntimeChange } from '../../kernel/runtime-change.js';
 import type { GatewayDeps } from '../../server/deps.js';
 import { principalOf, tenantScope } from './authorize.js';
 import { writeAudit } from './audit.js';
