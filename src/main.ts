@@ -1,4 +1,4 @@
-import { readSettings } from './server/settings.js';
+import { readSettings } from './gateway/settings.js';
 import { createGateway } from './server/create-gateway.js';
 import { createLogger } from './observability/logger.js';
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { listRequestLogs } from '../store/repos/request-logs.js';
-import type { GatewayDeps } from '../server/deps.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 import { workspaceScope } from '../server/middleware/auth/auth.js';
 import { PageQuery, iso, pageOf } from './paging.js';
 

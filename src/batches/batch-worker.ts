@@ -6,7 +6,7 @@ import { isGatewayFileId } from '../files/gateway-files.js';
 import { resolveResourceTarget, type ResourceForwarder } from '../files/provider-resource.js';
 import type { AuthKey } from '../runtime/snapshot.js';
 import type { BatchObject, BatchStatus } from '../spec/batches.js';
-import type { GatewayDeps } from '../server/deps.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 import { getFile } from '../store/repos/files.js';
 import {
   activeBatches,

@@ -1,4 +1,4 @@
-import type { Capability } from '../server/capability.js';
+import type { Capability } from '../gateway/capability.js';
 import { gatewayFilesOf } from '../files/files-capability.js';
 import { ResourceForwarder } from '../files/provider-resource.js';
 import { batchLineInterceptor } from './batch-line-dispatch.js';

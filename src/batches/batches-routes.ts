@@ -10,7 +10,7 @@ import { isGatewayFileId } from '../files/gateway-files.js';
 import { resolveResourceTarget, type ResourceForwarder } from '../files/provider-resource.js';
 import { intQuery, rawQuery, strQuery } from '../files/query-params.js';
 import { BATCH_ENDPOINTS, type BatchObject, type CursorList } from '../spec/batches.js';
-import type { GatewayDeps } from '../server/deps.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 import { getBatch, insertBatch, listBatches, transitionBatch } from '../store/repos/batches.js';
 import { getFile } from '../store/repos/files.js';
 import { captureRoute } from './capture-route.js';

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestContext } from '../server/middleware/request-context/request-context.js';
+import type { RequestContext } from '../gateway/request-context.js';
 import type { BatchRoute } from '../store/repos/batches.js';
 
 /** Request headers that decide how a request is routed (decisions.md, "Request headers"). */

@@ -1,5 +1,5 @@
 import { Counter } from 'prom-client';
-import type { Capability, CoreDeps } from '../server/capability.js';
+import type { Capability, CoreDeps } from '../gateway/capability.js';
 import { Background } from './background.js';
 import type { CacheStore, VectorIndex } from './cache-store.js';
 import { createCacheInterceptor } from './cache-interceptor.js';

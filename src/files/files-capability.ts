@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import type { Capability } from '../server/capability.js';
-import type { Settings } from '../server/settings.js';
+import type { Capability } from '../gateway/capability.js';
+import type { Settings } from '../gateway/settings.js';
 import type { Store } from '../store/store.js';
 import type { Clock } from '../lib/clock.js';
 import { LocalFileStorage } from './local-file-storage.js';

@@ -6,7 +6,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { tryParseJson, isObject } from '../lib/json.js';
 import { FILE_PURPOSES, type CursorList, type FileObject, type FilePurpose } from '../spec/batches.js';
 import { deleteFileRow, getFile, insertFile, listFiles } from '../store/repos/files.js';
-import type { GatewayDeps } from '../server/deps.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 import { GatewayFiles, isGatewayFileId, toFileObject } from './gateway-files.js';
 import { multipartForward, type IncomingPart } from './multipart-forward.js';
 import { resolveResourceTarget, ResourceForwarder, type ResourceTarget } from './provider-resource.js';

@@ -11,7 +11,7 @@ import type { CompiledNode } from '../routing/compiled-config.js';
 import { CustomHostGuard } from '../routing/custom-host-guard.js';
 import { resolveTarget } from '../routing/resolve-target.js';
 import type { RouteInput } from '../routing/route-input.js';
-import type { GatewayDeps } from '../server/deps.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 import { readGatewayHeaders } from '../server/data-plane/read-gateway-headers.js';
 import { resolveConfig } from '../server/data-plane/resolve-config.js';
 

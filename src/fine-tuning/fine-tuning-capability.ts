@@ -1,4 +1,4 @@
-import type { Capability } from '../server/capability.js';
+import type { Capability } from '../gateway/capability.js';
 import { ResourceForwarder } from '../files/provider-resource.js';
 import { registerFineTuningRoutes } from './fine-tuning-routes.js';
 

@@ -5,7 +5,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { resolveResourceTarget, type ResourceForwarder, type ResourceTarget } from '../files/provider-resource.js';
 import { intQuery, rawQuery } from '../files/query-params.js';
 import { checkMetadata } from '../batches/batches-routes.js';
-import type { GatewayDeps } from '../server/deps.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 
 const tags = ['fine-tuning'];
 const Wandb = Type.Object(

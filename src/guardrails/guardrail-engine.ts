@@ -18,7 +18,7 @@ import type { Logger } from '../observability/logger.js';
 import type { LeafCall } from '../routing/execute.js';
 import type { Outcome } from '../routing/outcome.js';
 import type { Runtime } from '../runtime/runtime.js';
-import type { DataPlaneRequest } from '../server/data-plane/data-plane-hook.js';
+import type { DataPlaneRequest } from '../gateway/data-plane-hook.js';
 import type { CheckHttp } from './check-http.js';
 import type { CheckInput } from './check.js';
 import { getCheck } from './catalogue.js';

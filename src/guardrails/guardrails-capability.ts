@@ -5,7 +5,7 @@
  * the leaf interceptor (the rest, and every output guardrail). Network checks use the gateway's HTTP
  * client behind the custom-host SSRF guard.
  */
-import type { Capability } from '../server/capability.js';
+import type { Capability } from '../gateway/capability.js';
 import { addConfigValidator } from '../routing/validate-config.js';
 import { CustomHostGuard } from '../routing/custom-host-guard.js';
 import { checkHttpFrom } from './check-http.js';

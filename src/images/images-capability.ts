@@ -1,4 +1,4 @@
-import type { Capability } from '../server/capability.js';
+import type { Capability } from '../gateway/capability.js';
 import { MemoryImageStore, RedisImageStore, type ImageStore } from './image-store.js';
 import { registerImageFileRoute } from './image-file-route.js';
 import { IMAGE_FILES_PATH, createInlineImagesInterceptor } from './inline-images-to-urls.js';

@@ -1,4 +1,4 @@
-import type { Capability } from '../server/capability.js';
+import type { Capability } from '../gateway/capability.js';
 import type { RateCounterStore } from './counter-store.js';
 import type { StreamTextTally } from './estimate-tokens.js';
 import { MemoryCounterStore } from './memory-counter-store.js';

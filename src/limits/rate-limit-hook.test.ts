@@ -5,7 +5,7 @@ import { Metrics } from '../observability/metrics.js';
 import { JsonAnswer, type Outcome } from '../routing/outcome.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { RuntimeSnapshot } from '../runtime/snapshot.js';
-import type { CompletedRequest, DataPlaneRequest } from '../server/data-plane/data-plane-hook.js';
+import type { CompletedRequest, DataPlaneRequest } from '../gateway/data-plane-hook.js';
 import type { RateLimitPolicy } from '../store/repos/rate-limit-policies.js';
 import { compilePolicy } from './compiled-policy.js';
 import type { RateCounterStore } from './counter-store.js';

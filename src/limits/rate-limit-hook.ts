@@ -4,7 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { sectionOf, type RuntimeSnapshot } from '../runtime/snapshot.js';
-import type { CompletedRequest, DataPlaneHook, DataPlaneRequest } from '../server/data-plane/data-plane-hook.js';
+import type { CompletedRequest, DataPlaneHook, DataPlaneRequest } from '../gateway/data-plane-hook.js';
 import { counterKey, matchesPolicy, type CompiledPolicy } from './compiled-policy.js';
 import type { RateCounterStore } from './counter-store.js';
 import { StreamTextTally, estimateTokens, textOfChoices, totalTokensOf } from './estimate-tokens.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compileConfig } from '../routing/compile-config.js';
 import type { ConfigObject } from '../routing/config-schema.js';
 import type { RuntimeSnapshot } from '../runtime/snapshot.js';
-import type { DataPlaneRequest } from '../server/data-plane/data-plane-hook.js';
+import type { DataPlaneRequest } from '../gateway/data-plane-hook.js';
 import type { Workspace } from '../store/repos/organisations.js';
 import { providerBeforeRouting, requestFacts } from './request-facts.js';
 

@@ -1,6 +1,6 @@
 import type { CompiledNode } from '../routing/compiled-config.js';
 import type { RuntimeSnapshot } from '../runtime/snapshot.js';
-import type { DataPlaneRequest } from '../server/data-plane/data-plane-hook.js';
+import type { DataPlaneRequest } from '../gateway/data-plane-hook.js';
 
 /** What conditions and group_by keys read from a data-plane request, before routing. */
 export interface RequestFacts {

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { loadTokenCounter } from '../lib/token-counter.js';
 import { prepareRequest, routeThroughGateway, servesNatively } from '../server/data-plane/route-through-gateway.js';
-import type { GatewayDeps } from '../server/deps.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 import type { MessagesCountTokensResponse, MessagesRequest } from '../spec/messages.js';
 
 /** Tokens every message adds besides its text (role and separators), as in OpenAI's counting recipe. */

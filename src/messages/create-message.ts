@@ -5,7 +5,7 @@ import { recordCompletion } from '../server/data-plane/record-completion.js';
 import { prepareRequest, routeThroughGateway, servesNatively, type PreparedRequest } from '../server/data-plane/route-through-gateway.js';
 import { readChatChunks } from '../server/data-plane/read-chat-chunks.js';
 import { sendEventStream } from '../server/data-plane/send-event-stream.js';
-import type { GatewayDeps } from '../server/deps.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../spec/chat.js';
 import type { MessagesRequest } from '../spec/messages.js';
 import { ChatStreamToMessageEvents, messageEventBytes } from './chat-stream-to-message-events.js';

@@ -1,4 +1,4 @@
-import type { Capability } from '../server/capability.js';
+import type { Capability } from '../gateway/capability.js';
 import { registerMessagesRoutes } from './messages-routes.js';
 
 /**

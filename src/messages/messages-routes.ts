@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { errorHandler as routeErrorHandler } from '../server/error-handler.js';
-import type { GatewayDeps } from '../server/deps.js';
+import { errorHandler as routeErrorHandler } from '../gateway/error-handler.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 import type { MessagesRequest } from '../spec/messages.js';
 import { countMessageTokens } from './count-message-tokens.js';
 import { createMessage } from './create-message.js';

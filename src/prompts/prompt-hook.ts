@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { isObject } from '../lib/json.js';
-import type { DataPlaneHook, DataPlaneRequest } from '../server/data-plane/data-plane-hook.js';
-import type { RequestContext } from '../server/middleware/request-context/request-context.js';
+import type { DataPlaneHook, DataPlaneRequest } from '../gateway/data-plane-hook.js';
+import type { RequestContext } from '../gateway/request-context.js';
 import type { LookupScope } from './prompt-catalog.js';
 import type { PromptRenderer, RenderedPrompt } from './render-prompt.js';
 

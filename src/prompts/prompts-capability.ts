@@ -1,4 +1,4 @@
-import type { Capability } from '../server/capability.js';
+import type { Capability } from '../gateway/capability.js';
 import { sectionOf } from '../runtime/snapshot.js';
 import { PROMPTS_SECTION, PromptCatalog, promptsSection } from './prompt-catalog.js';
 import { PromptRenderer } from './render-prompt.js';

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isObject } from '../lib/json.js';
 import { recordCompletion } from '../server/data-plane/record-completion.js';
 import { sendEventStream } from '../server/data-plane/send-event-stream.js';
-import type { GatewayDeps } from '../server/deps.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 import type { Usage } from '../spec/chat.js';
 import { RESPONSE_TERMINAL_EVENTS, type ResponseObject, type ResponsesRequest } from '../spec/responses.js';
 import type { StoredResponse } from '../store/repos/responses.js';

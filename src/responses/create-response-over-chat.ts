@@ -6,7 +6,7 @@ import { SSE_DONE, sseData } from '../lib/sse.js';
 import { recordCompletion } from '../server/data-plane/record-completion.js';
 import { readChatChunks } from '../server/data-plane/read-chat-chunks.js';
 import { sendEventStream } from '../server/data-plane/send-event-stream.js';
-import type { GatewayDeps } from '../server/deps.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 import type { ChatCompletion } from '../spec/chat.js';
 import type { ResponseObject, ResponsesRequest } from '../spec/responses.js';
 import type { StoredResponse } from '../store/repos/responses.js';

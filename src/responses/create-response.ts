@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewayDeps } from '../server/deps.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 import type { ResponsesRequest } from '../spec/responses.js';
 import { getResponse } from '../store/repos/responses.js';
 import { checkResponsesBody } from './responses-body.js';

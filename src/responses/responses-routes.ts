@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { GatewayDeps } from '../server/deps.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 import type { ResponseObject } from '../spec/responses.js';
 import { deleteResponse, getResponse } from '../store/repos/responses.js';
 import { createResponse } from './create-response.js';

@@ -1,4 +1,4 @@
-import type { GatewayDeps } from '../server/deps.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 import { saveResponse, type StoredResponse } from '../store/repos/responses.js';
 
 /**

@@ -7,7 +7,7 @@ import { insertApiKey } from '../store/repos/api-keys.js';
 import { sha256Hex } from '../lib/hash.js';
 import { uuid } from '../lib/ids.js';
 import { newKeyValue } from '../control-plane/resources/api-keys/key-value.js';
-import type { Settings } from './settings.js';
+import type { Settings } from '../gateway/settings.js';
 import type { Logger } from '../observability/logger.js';
 
 /**

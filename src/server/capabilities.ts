@@ -1,4 +1,4 @@
-import type { Capability } from './capability.js';
+import type { Capability } from '../gateway/capability.js';
 import { cacheCapability } from '../cache/cache-capability.js';
 import { guardrailsCapability } from '../guardrails/guardrails-capability.js';
 import { imagesCapability } from '../images/images-capability.js';

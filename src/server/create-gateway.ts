@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { openStore, type Store } from '../store/store.js';
-import { sqlitePath, type Settings } from './settings.js';
+import { sqlitePath, type Settings } from '../gateway/settings.js';
 import { memoryState, redisState, type SharedState } from '../state/shared-state.js';
 import { waitForRedis } from '../state/redis-ready.js';
 import { Runtime } from '../runtime/runtime.js';
@@ -19,8 +19,8 @@ import { RequestLogWriter } from '../observability/request-log.js';
 import { insertRequestLogs } from '../store/repos/request-logs.js';
 import { bootstrap } from './bootstrap.js';
 import { buildApp } from './app.js';
-import type { GatewayDeps } from './deps.js';
-import type { Capability, CapabilityParts, CoreDeps } from './capability.js';
+import type { GatewayDeps } from '../gateway/deps.js';
+import type { Capability, CapabilityParts, CoreDeps } from '../gateway/capability.js';
 import { CAPABILITIES } from './capabilities.js';
 
 /** A built gateway: the app plus a `close` that drains and releases everything. */

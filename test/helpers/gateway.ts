@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
-import { readSettings } from '../../src/server/settings.js';
+import { readSettings } from '../../src/gateway/settings.js';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/server/create-gateway.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { randomId } from '../../src/lib/ids.js';

@@ -5,7 +5,7 @@ import type { Database } from '../../store/schema.js';
 import type { Principal } from '../../kernel/principal.js';
 import type { Permission } from '../../kernel/permissions.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
-import type { GatewayDeps } from '../../server/deps.js';
+import type { GatewayDeps } from '../../gateway/deps.js';
 
 /** What a resource's code gets for one request. */
 export interface ResourceContext {

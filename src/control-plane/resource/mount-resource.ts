@@ -4,7 +4,7 @@ import { Type, type TObject, type TSchema } from 'typebox';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { isUniqueViolation, recordRuntimeChange } from '../../store/store.js';
 import type { RuntimeChange } from '../../kernel/runtime-change.js';
-import type { GatewayDeps } from '../../server/deps.js';
+import type { GatewayDeps } from '../../gateway/deps.js';
 import { principalOf, tenantScope } from './authorize.js';
 import { writeAudit } from './audit.js';
 import { ListAnswer, PageQuery, pageOf } from './paging.js';

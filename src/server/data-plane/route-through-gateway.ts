@@ -7,12 +7,12 @@ import type { Outcome, RouteTrace } from '../../routing/outcome.js';
 import type { RouteInput } from '../../routing/route-input.js';
 import { buildRouteInput } from './build-route-input.js';
 import { resolveTarget, type TargetResolverDeps } from '../../routing/resolve-target.js';
-import type { DataPlaneRequest } from './data-plane-hook.js';
+import type { DataPlaneRequest } from '../../gateway/data-plane-hook.js';
 import { requestDefaults } from './request-defaults.js';
 import { readGatewayHeaders, type GatewayHeaders } from './read-gateway-headers.js';
 import { recordCompletion } from './record-completion.js';
 import { resolveConfig } from './resolve-config.js';
-import type { GatewayDeps } from '../deps.js';
+import type { GatewayDeps } from '../../gateway/deps.js';
 
 /** The node used when a request carries no config: one leaf filled from the request headers. */
 const HEADER_ONLY: CompiledNode = compileConfig({}).root;

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import type { GatewayDeps } from '../deps.js';
+import type { GatewayDeps } from '../../gateway/deps.js';
 import { handleDataPlane } from '../data-plane/handle-data-plane.js';
 
 const Message = Type.Object(

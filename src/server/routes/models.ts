@@ -8,7 +8,7 @@ import { compileConfig } from '../../routing/compile-config.js';
 import type { CompiledNode } from '../../routing/compiled-config.js';
 import { resolveTarget } from '../../routing/resolve-target.js';
 import type { RouteInput } from '../../routing/route-input.js';
-import type { GatewayDeps } from '../deps.js';
+import type { GatewayDeps } from '../../gateway/deps.js';
 import { requestDefaults } from '../data-plane/request-defaults.js';
 import { readGatewayHeaders } from '../data-plane/read-gateway-headers.js';
 import { resolveConfig } from '../data-plane/resolve-config.js';

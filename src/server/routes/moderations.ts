@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_MODERATION_MODEL, MODERATION_MODELS, type ModerationModel } from '../../spec/moderations.js';
-import type { GatewayDeps } from '../deps.js';
+import type { GatewayDeps } from '../../gateway/deps.js';
 import { handleDataPlane } from '../data-plane/handle-data-plane.js';
 
 /**

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { readSettings } from '../../../src/server/settings.js';
+import { readSettings } from '../../../src/gateway/settings.js';
 
 let gw: TestGateway;
 let fake: FakeOpenAI;

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { listAuditEntries, type AuditEntry } from '../../../store/repos/audit-logs.js';
-import type { GatewayDeps } from '../../../server/deps.js';
+import type { GatewayDeps } from '../../../gateway/deps.js';
 import { principalOf, tenantScope } from '../../resource/authorize.js';
 import { ErrorAnswer } from '../../resource/mount-resource.js';
 import { ListAnswer, PageQuery, iso, pageOf } from '../../resource/paging.js';

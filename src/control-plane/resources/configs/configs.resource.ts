@@ -4,7 +4,7 @@ import { uuid } from '../../../lib/ids.js';
 import { archiveConfig, getConfig, insertConfig, listConfigs, listConfigVersions, updateConfig, type StoredConfig } from '../../../store/repos/configs.js';
 import { validateConfig } from '../../../routing/validate-config.js';
 import { compileConfig } from '../../../routing/compile-config.js';
-import type { GatewayDeps } from '../../../server/deps.js';
+import type { GatewayDeps } from '../../../gateway/deps.js';
 import { defineAction, defineResource } from '../../resource/define-resource.js';
 import { IsoTime, iso } from '../../resource/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';

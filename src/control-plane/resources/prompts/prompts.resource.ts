@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { uuid } from '../../../lib/ids.js';
 import { addPromptVersion, getPrompt, getPromptVersion, insertPrompt, updatePrompt, type PromptPatch, type StoredPrompt, type VersionFields } from '../../../store/repos/prompts.js';
-import type { GatewayDeps } from '../../../server/deps.js';
+import type { GatewayDeps } from '../../../gateway/deps.js';
 import { templateMessages } from '../../../prompts/compile-template.js';
 import { SavedParameters, checkParameterKeys } from '../../../prompts/hyperparameters.js';
 import { PROMPTS_SECTION } from '../../../prompts/prompt-catalog.js';

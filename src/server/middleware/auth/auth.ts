@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { sha256Hex } from '../../../lib/hash.js';
 import type { Runtime } from '../../../runtime/runtime.js';
-import type { CredentialHeader } from '../request-context/request-context.js';
+import type { CredentialHeader } from '../../../gateway/request-context.js';
 
 const hashes = new Map<string, string>();
 

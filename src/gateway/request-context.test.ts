@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import { HttpRequestContext } from './request-context.js';
 
 const key = { id: 'k', organisationId: 'org-b', workspaceId: null, type: 'organisation-service' as const, scopes: [], expiresAt: null, name: 'k' };

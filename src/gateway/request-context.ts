@@ -1,5 +1,5 @@
-import { GatewayError } from '../../../errors/gateway-error.js';
-import type { AuthKey } from '../../../runtime/snapshot.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { AuthKey } from '../runtime/snapshot.js';
 
 /** The header a gateway key was read from (`authorization` and `x-api-key` are then removed from the request). */
 export type CredentialHeader = 'x-gateway-api-key' | 'authorization' | 'x-api-key';

@@ -10,7 +10,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Settings } from './settings.js';
 import type { GatewayDeps } from './deps.js';
-import type { DataPlaneHook } from './data-plane/data-plane-hook.js';
+import type { DataPlaneHook } from './data-plane-hook.js';
 
 /** What a capability can use while it is being set up. */
 export interface CoreDeps {
@@ -45,7 +45,7 @@ export interface CapabilityParts {
 
 /**
  * A capability (cache, prompts, guardrails, limits, ...) plugs into the gateway through this one
- * interface; `capabilities.ts` lists them in order.
+ * interface; `server/capabilities.ts` lists them in order.
  */
 export interface Capability {
   name: string;

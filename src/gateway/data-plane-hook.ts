@@ -1,10 +1,10 @@
-import type { ProviderEndpointKind } from '../../providers/provider.js';
-import type { CompiledConfig } from '../../routing/compiled-config.js';
-import type { Outcome, RouteTrace } from '../../routing/outcome.js';
-import type { GatewayError } from '../../errors/gateway-error.js';
-import type { RequestContext } from '../middleware/request-context/request-context.js';
-import type { Usage } from '../../spec/chat.js';
-import type { HeaderTarget } from '../../routing/route-input.js';
+import type { ProviderEndpointKind } from '../providers/provider.js';
+import type { CompiledConfig } from '../routing/compiled-config.js';
+import type { Outcome, RouteTrace } from '../routing/outcome.js';
+import type { GatewayError } from '../errors/gateway-error.js';
+import type { RequestContext } from './request-context.js';
+import type { Usage } from '../spec/chat.js';
+import type { HeaderTarget } from '../routing/route-input.js';
 
 /** A data-plane request on its way through the request-level hooks. */
 export interface DataPlaneRequest {

@@ -10,7 +10,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RequestLogWriter } from '../observability/request-log.js';
 import type { Settings } from './settings.js';
-import type { DataPlaneHook } from './data-plane/data-plane-hook.js';
+import type { DataPlaneHook } from './data-plane-hook.js';
 
 /** Everything the HTTP layer needs, built once by the composition root (`create-gateway.ts`). */
 export interface GatewayDeps {
