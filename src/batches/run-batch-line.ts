@@ -12,10 +12,10 @@ import type { BatchOutputLine } from '../spec/batches.js';
 import type { Usage } from '../spec/chat.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import type { DataPlaneRequest } from '../gateway/data-plane-hook.js';
-import { readGatewayHeaders } from '../server/data-plane/read-gateway-headers.js';
-import { recordCompletion } from '../server/data-plane/record-completion.js';
-import { resolveConfig } from '../server/data-plane/resolve-config.js';
-import { requestDefaults } from '../server/data-plane/request-defaults.js';
+import { readGatewayHeaders } from '../data-plane/read-gateway-headers.js';
+import { recordCompletion } from '../data-plane/record-completion.js';
+import { resolveConfig } from '../data-plane/resolve-config.js';
+import { requestDefaults } from '../data-plane/request-defaults.js';
 import type { BatchRoute } from '../store/repos/batches.js';
 import { batchLineLocals, type BatchLineDispatch } from './batch-line-dispatch.js';
 

@@ -12,8 +12,8 @@ import { CustomHostGuard } from '../routing/custom-host-guard.js';
 import { resolveTarget } from '../routing/resolve-target.js';
 import type { RouteInput } from '../routing/route-input.js';
 import type { GatewayDeps } from '../gateway/deps.js';
-import { readGatewayHeaders } from '../server/data-plane/read-gateway-headers.js';
-import { resolveConfig } from '../server/data-plane/resolve-config.js';
+import { readGatewayHeaders } from '../data-plane/read-gateway-headers.js';
+import { resolveConfig } from '../data-plane/resolve-config.js';
 
 const HEADER_ONLY: CompiledNode = compileConfig({}).root;
 

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { loadTokenCounter } from '../lib/token-counter.js';
-import { prepareRequest, routeThroughGateway, servesNatively } from '../server/data-plane/route-through-gateway.js';
+import { prepareRequest, routeThroughGateway, servesNatively } from '../data-plane/route-through-gateway.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import type { MessagesCountTokensResponse, MessagesRequest } from '../spec/messages.js';
 

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../errors/gateway-error.js';
 import { isObject } from '../lib/json.js';
-import { recordCompletion } from '../server/data-plane/record-completion.js';
-import { prepareRequest, routeThroughGateway, servesNatively, type PreparedRequest } from '../server/data-plane/route-through-gateway.js';
-import { readChatChunks } from '../server/data-plane/read-chat-chunks.js';
-import { sendEventStream } from '../server/data-plane/send-event-stream.js';
+import { recordCompletion } from '../data-plane/record-completion.js';
+import { prepareRequest, routeThroughGateway, servesNatively, type PreparedRequest } from '../data-plane/route-through-gateway.js';
+import { readChatChunks } from '../data-plane/read-chat-chunks.js';
+import { sendEventStream } from '../data-plane/send-event-stream.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import type { ChatCompletion, ChatCompletionChunk } from '../spec/chat.js';
 import type { MessagesRequest } from '../spec/messages.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { GatewayDeps } from '../gateway/deps.js';
-import { handleDataPlane } from '../server/data-plane/handle-data-plane.js';
+import { handleDataPlane } from '../data-plane/handle-data-plane.js';
 import { PromptRunBody, checkParameterKeys } from './hyperparameters.js';
 import { RENDERED_PROMPT, lookupScope } from './prompt-hook.js';
 import type { PromptRenderer, RenderedPrompt } from './render-prompt.js';

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isObject } from '../lib/json.js';
-import { recordCompletion } from '../server/data-plane/record-completion.js';
-import { sendEventStream } from '../server/data-plane/send-event-stream.js';
+import { recordCompletion } from '../data-plane/record-completion.js';
+import { sendEventStream } from '../data-plane/send-event-stream.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import type { Usage } from '../spec/chat.js';
 import { RESPONSE_TERMINAL_EVENTS, type ResponseObject, type ResponsesRequest } from '../spec/responses.js';
@@ -9,7 +9,7 @@ import type { StoredResponse } from '../store/repos/responses.js';
 import { loadConversation, toNativeInput } from './load-conversation.js';
 import { normalizeInputItems } from './normalize-input-items.js';
 import { chatUsage } from './response-object.js';
-import { routeThroughGateway, type PreparedRequest } from '../server/data-plane/route-through-gateway.js';
+import { routeThroughGateway, type PreparedRequest } from '../data-plane/route-through-gateway.js';
 import { saveResponseSafely } from './save-response.js';
 
 /**

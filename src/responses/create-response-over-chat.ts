@@ -3,9 +3,9 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import { randomId } from '../lib/ids.js';
 import { SSE_DONE, sseData } from '../lib/sse.js';
-import { recordCompletion } from '../server/data-plane/record-completion.js';
-import { readChatChunks } from '../server/data-plane/read-chat-chunks.js';
-import { sendEventStream } from '../server/data-plane/send-event-stream.js';
+import { recordCompletion } from '../data-plane/record-completion.js';
+import { readChatChunks } from '../data-plane/read-chat-chunks.js';
+import { sendEventStream } from '../data-plane/send-event-stream.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import type { ChatCompletion } from '../spec/chat.js';
 import type { ResponseObject, ResponsesRequest } from '../spec/responses.js';
@@ -17,7 +17,7 @@ import { loadConversation } from './load-conversation.js';
 import { mapChatToResponse } from './map-chat-to-response.js';
 import { normalizeInputItems } from './normalize-input-items.js';
 import { baseResponse, responseError } from './response-object.js';
-import { routeThroughGateway, type PreparedRequest } from '../server/data-plane/route-through-gateway.js';
+import { routeThroughGateway, type PreparedRequest } from '../data-plane/route-through-gateway.js';
 import { saveResponseSafely } from './save-response.js';
 
 /**

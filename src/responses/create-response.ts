@@ -3,7 +3,7 @@ import type { GatewayDeps } from '../gateway/deps.js';
 import type { ResponsesRequest } from '../spec/responses.js';
 import { getResponse } from '../store/repos/responses.js';
 import { checkResponsesBody } from './responses-body.js';
-import { prepareRequest, servesNatively } from '../server/data-plane/route-through-gateway.js';
+import { prepareRequest, servesNatively } from '../data-plane/route-through-gateway.js';
 import { createNativeResponse } from './create-native-response.js';
 import { createResponseOverChat } from './create-response-over-chat.js';
 

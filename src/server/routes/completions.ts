@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { handleDataPlane } from '../data-plane/handle-data-plane.js';
+import { handleDataPlane } from '../../data-plane/handle-data-plane.js';
 
 const TokenArray = Type.Array(Type.Integer());
 

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { handleDataPlane } from '../data-plane/handle-data-plane.js';
+import { handleDataPlane } from '../../data-plane/handle-data-plane.js';
 
 const OLDER_SIZES = ['256x256', '512x512', '1024x1024'];
 const NEWER_SIZES = ['1024x1024', '1792x1024', '1024x1792'];

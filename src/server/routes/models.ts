@@ -9,9 +9,9 @@ import type { CompiledNode } from '../../routing/compiled-config.js';
 import { resolveTarget } from '../../routing/resolve-target.js';
 import type { RouteInput } from '../../routing/route-input.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { requestDefaults } from '../data-plane/request-defaults.js';
-import { readGatewayHeaders } from '../data-plane/read-gateway-headers.js';
-import { resolveConfig } from '../data-plane/resolve-config.js';
+import { requestDefaults } from '../../data-plane/request-defaults.js';
+import { readGatewayHeaders } from '../../data-plane/read-gateway-headers.js';
+import { resolveConfig } from '../../data-plane/resolve-config.js';
 
 const Query = Type.Object(
   { provider: Type.Optional(Type.String()), search: Type.Optional(Type.String()) },

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_MODERATION_MODEL, MODERATION_MODELS, type ModerationModel } from '../../spec/moderations.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { handleDataPlane } from '../data-plane/handle-data-plane.js';
+import { handleDataPlane } from '../../data-plane/handle-data-plane.js';
 
 /**
  * The moderations body as the specification states it: `input` a string (required), `model` one of

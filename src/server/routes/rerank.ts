@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { handleDataPlane } from '../data-plane/handle-data-plane.js';
+import { handleDataPlane } from '../../data-plane/handle-data-plane.js';
 
 /**
  * The rerank body: `model`, `query`, at least one document (a string or an object with `text`),

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { LazyAbort, type AbortSource } from '../../lib/lazy-abort.js';
-import type { ProviderEndpointKind } from '../../providers/provider.js';
-import type { RouteInput } from '../../routing/route-input.js';
-import type { DataPlaneRequest } from '../../gateway/data-plane-hook.js';
+import { LazyAbort, type AbortSource } from '../lib/lazy-abort.js';
+import type { ProviderEndpointKind } from '../providers/provider.js';
+import type { RouteInput } from '../routing/route-input.js';
+import type { DataPlaneRequest } from '../gateway/data-plane-hook.js';
 import type { GatewayHeaders } from './read-gateway-headers.js';
 
 /**

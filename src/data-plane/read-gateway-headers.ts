@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
-import { MAX_TIMEOUT_MS } from '../../lib/timeouts.js';
-import type { HeaderTarget } from '../../routing/route-input.js';
-import type { RequestDefaults } from '../../runtime/snapshot.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { isObject } from '../lib/json.js';
+import { MAX_TIMEOUT_MS } from '../lib/timeouts.js';
+import type { HeaderTarget } from '../routing/route-input.js';
+import type { RequestDefaults } from '../runtime/snapshot.js';
 import { applyRequestDefaults } from './request-defaults.js';
 
 /** The `x-gateway-*` request headers a data-plane request may carry (decisions.md). */

@@ -1,5 +1,5 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import type { AuthKey, RequestDefaults } from '../../runtime/snapshot.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { AuthKey, RequestDefaults } from '../runtime/snapshot.js';
 
 /**
  * The defaults that apply to a request authenticated by `key`: today the key's own. Defaults of the

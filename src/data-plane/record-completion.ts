@@ -1,7 +1,7 @@
-import { logFailedRequest } from '../../observability/log-failed-request.js';
-import { timeOrderedId } from '../../lib/ids.js';
-import type { GatewayDeps } from '../../gateway/deps.js';
-import type { CompletedRequest, DataPlaneRequest } from '../../gateway/data-plane-hook.js';
+import { logFailedRequest } from '../observability/log-failed-request.js';
+import { timeOrderedId } from '../lib/ids.js';
+import type { GatewayDeps } from '../gateway/deps.js';
+import type { CompletedRequest, DataPlaneRequest } from '../gateway/data-plane-hook.js';
 
 const SPAN_HEADERS = [
   ['x-gateway-span-id', 'span_id'],

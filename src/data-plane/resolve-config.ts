@@ -1,7 +1,7 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import type { InlineConfigCache } from '../../routing/config-cache.js';
-import type { CompiledConfig } from '../../routing/compiled-config.js';
-import type { RuntimeSnapshot } from '../../runtime/snapshot.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { InlineConfigCache } from '../routing/config-cache.js';
+import type { CompiledConfig } from '../routing/compiled-config.js';
+import type { RuntimeSnapshot } from '../runtime/snapshot.js';
 
 /**
  * The config of a request: inline JSON in `x-gateway-config` (compiled once per distinct string), or the

@@ -1,7 +1,7 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
-import type { Usage } from '../../spec/chat.js';
-import type { GatewayDeps } from '../../gateway/deps.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { isObject } from '../lib/json.js';
+import type { Usage } from '../spec/chat.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 import { recordCompletion } from './record-completion.js';
 import type { RoutedRequest } from './route-through-gateway.js';
 

@@ -1,18 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toGatewayError } from '../../errors/to-gateway-error.js';
-import type { ProviderEndpointKind } from '../../providers/provider.js';
-import { compileConfig } from '../../routing/compile-config.js';
-import type { CompiledNode } from '../../routing/compiled-config.js';
-import type { Outcome, RouteTrace } from '../../routing/outcome.js';
-import type { RouteInput } from '../../routing/route-input.js';
+import { toGatewayError } from '../errors/to-gateway-error.js';
+import type { ProviderEndpointKind } from '../providers/provider.js';
+import { compileConfig } from '../routing/compile-config.js';
+import type { CompiledNode } from '../routing/compiled-config.js';
+import type { Outcome, RouteTrace } from '../routing/outcome.js';
+import type { RouteInput } from '../routing/route-input.js';
 import { buildRouteInput } from './build-route-input.js';
-import { resolveTarget, type TargetResolverDeps } from '../../routing/resolve-target.js';
-import type { DataPlaneRequest } from '../../gateway/data-plane-hook.js';
+import { resolveTarget, type TargetResolverDeps } from '../routing/resolve-target.js';
+import type { DataPlaneRequest } from '../gateway/data-plane-hook.js';
 import { requestDefaults } from './request-defaults.js';
 import { readGatewayHeaders, type GatewayHeaders } from './read-gateway-headers.js';
 import { recordCompletion } from './record-completion.js';
 import { resolveConfig } from './resolve-config.js';
-import type { GatewayDeps } from '../../gateway/deps.js';
+import type { GatewayDeps } from '../gateway/deps.js';
 
 /** The node used when a request carries no config: one leaf filled from the request headers. */
 const HEADER_ONLY: CompiledNode = compileConfig({}).root;
