@@ -17,7 +17,7 @@ import { registerImagesGenerations } from './routes/images-generations.js';
 import { registerModerations } from './routes/moderations.js';
 import { registerRerank } from './routes/rerank.js';
 import { registerModels } from './routes/models.js';
-import { registerAdminRoutes } from '../admin/register-admin-routes.js';
+import { registerAdminRoutes } from './admin/register-admin-routes.js';
 import { clientErrorHandler, frameworkErrors, installJsonParser } from './http-edges.js';
 import { redactGatewayKeyPrefix } from '../lib/redact-secrets.js';
 

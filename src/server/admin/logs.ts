@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import { listRequestLogs } from '../store/repos/request-logs.js';
-import type { GatewayDeps } from '../gateway/deps.js';
-import { workspaceScope } from '../server/middleware/auth/auth.js';
+import { listRequestLogs } from '../../store/repos/request-logs.js';
+import type { GatewayDeps } from '../../gateway/deps.js';
+import { workspaceScope } from '../middleware/auth/auth.js';
 import { PageQuery, iso, pageOf } from './paging.js';
 
 const ListQuery = Type.Object({ ...PageQuery, workspace_id: Type.Optional(Type.String()), trace_id: Type.Optional(Type.String()) }, { additionalProperties: false });

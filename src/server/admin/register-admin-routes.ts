@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { GatewayDeps } from '../gateway/deps.js';
-import { mountResource } from '../control-plane/resource/mount-resource.js';
-import { ADMIN_RESOURCES } from '../control-plane/resources/index.js';
-import { registerAuditLogRoutes } from '../control-plane/resources/audit-logs/audit-logs-route.js';
+import type { GatewayDeps } from '../../gateway/deps.js';
+import { mountResource } from '../../control-plane/resource/mount-resource.js';
+import { ADMIN_RESOURCES } from '../../control-plane/resources/index.js';
+import { registerAuditLogRoutes } from '../../control-plane/resources/audit-logs/audit-logs-route.js';
 import { registerLogRoutes } from './logs.js';
 
 /** Every control-plane route: the declared resources, then the hand-written routes. */
