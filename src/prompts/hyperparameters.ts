@@ -1,6 +1,6 @@
 import { Type, type TSchema } from 'typebox';
 import { GatewayError } from '../errors/gateway-error.js';
-import { ChatCompletionBody } from '../server/routes/chat-completions.js';
+import { ChatCompletionBody } from '../spec/chat-completion-body.js';
 
 const { messages: _messages, ...checked } = ChatCompletionBody.properties;
 

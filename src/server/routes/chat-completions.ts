@@ -1,35 +1,7 @@
-import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { handleDataPlane } from '../../data-plane/handle-data-plane.js';
-
-const Message = Type.Object(
-  {
-    role: Type.Union(['system', 'developer', 'user', 'assistant', 'tool', 'function'].map((r) => Type.Literal(r))),
-    content: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })), Type.Null()])),
-  },
-  { additionalProperties: true },
-);
-
-/** The chat completions body: the common schema's required fields and bounds; other fields pass through. */
-export const ChatCompletionBody = Type.Object(
-  {
-    messages: Type.Array(Message, { minItems: 1 }),
-    model: Type.Optional(Type.String()),
-    stream: Type.Optional(Type.Boolean()),
-    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
-    top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-    n: Type.Optional(Type.Integer({ minimum: 1, maximum: 128 })),
-    max_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
-    max_completion_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
-    presence_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
-    frequency_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
-    stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 }), Type.Null()])),
-    tools: Type.Optional(Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }))),
-    stream_options: Type.Optional(Type.Union([Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: true }), Type.Null()])),
-  },
-  { additionalProperties: true },
-);
+import { ChatCompletionBody } from '../../spec/chat-completion-body.js';
 
 /** POST /v1/chat/completions. */
 export function registerChatCompletions(app: FastifyInstance, deps: GatewayDeps): void {
