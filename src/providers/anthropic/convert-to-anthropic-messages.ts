@@ -97,6 +97,3 @@ function toolResult(msg: ChatMessage, param: string): AnthropicToolResultBlock {
   });
   return { type: 'tool_result', tool_use_id: msg.tool_call_id, content: blocks };
 }
-
-/** The whole Messages API body builder, also reachable from this file (its home is anthropic-chat.ts). */
-export { buildAnthropicMessagesBody } from './anthropic-chat.js';
