@@ -1,5 +1,6 @@
 import type { ProviderAdapter } from './provider.js';
-import { createOpenAICompatibleProvider, type OpenAICompatibleSpec } from './openai-compatible/create-openai-compatible-provider.js';
+import { createOpenAICompatibleProvider } from './openai-compatible/create-openai-compatible-provider.js';
+import type { OpenAICompatibleSpec } from './openai-compatible/openai-compatible-spec.js';
 import { openaiProvider } from './openai/openai-provider.js';
 import { anthropicProvider } from './anthropic/anthropic-provider.js';
 import { googleProvider } from './google/google-provider.js';

@@ -1,11 +1,7 @@
 import type { ModelInfo } from '../../spec/models.js';
 import { isObject } from '../../lib/json.js';
-import {
-  baseUrlOf,
-  createOpenAICompatibleProvider,
-  openAIHeaders,
-  type OpenAICompatibleSpec,
-} from '../openai-compatible/create-openai-compatible-provider.js';
+import { createOpenAICompatibleProvider } from '../openai-compatible/create-openai-compatible-provider.js';
+import { baseUrlOf, openAIHeaders, type OpenAICompatibleSpec } from '../openai-compatible/openai-compatible-spec.js';
 import { mapOpenAIError } from '../openai-compatible/map-openai-error.js';
 import { joinUrl } from '../openai-compatible/url.js';
 import type { CallContext, ProviderAdapter } from '../provider.js';

@@ -1,4 +1,5 @@
-import { createOpenAICompatibleProvider, type OpenAICompatibleSpec } from '../openai-compatible/create-openai-compatible-provider.js';
+import { createOpenAICompatibleProvider } from '../openai-compatible/create-openai-compatible-provider.js';
+import type { OpenAICompatibleSpec } from '../openai-compatible/openai-compatible-spec.js';
 import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderEndpoints } from '../provider.js';
 import { azureOpenAIAuthHeaders, withEntraToken } from './azure-openai-auth.js';
 import { azureApiVersion, azureResourceBaseUrl, resolveAzureDeployment } from './azure-openai-deployment.js';

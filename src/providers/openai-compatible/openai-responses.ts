@@ -1,6 +1,6 @@
 import type { ResponseObject, ResponseStreamEvent, ResponsesRequest } from '../../spec/responses.js';
 import type { EndpointAdapter } from '../provider.js';
-import { baseUrlOf, openAIHeaders, type OpenAICompatibleSpec } from './create-openai-compatible-provider.js';
+import { baseUrlOf, openAIHeaders, type OpenAICompatibleSpec } from './openai-compatible-spec.js';
 import { createOpenAIResponsesStreamMapper } from './openai-responses-stream.js';
 import { joinUrl } from './url.js';
 

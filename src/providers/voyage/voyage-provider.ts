@@ -1,6 +1,7 @@
 import type { RerankRequest, RerankResponse } from '../../spec/rerank.js';
 import type { EndpointAdapter, ProviderAdapter } from '../provider.js';
-import { baseUrlOf, createOpenAICompatibleProvider, openAIHeaders, type OpenAICompatibleSpec } from '../openai-compatible/create-openai-compatible-provider.js';
+import { createOpenAICompatibleProvider } from '../openai-compatible/create-openai-compatible-provider.js';
+import { baseUrlOf, openAIHeaders, type OpenAICompatibleSpec } from '../openai-compatible/openai-compatible-spec.js';
 import { joinUrl } from '../openai-compatible/url.js';
 import { buildVoyageRerankBody, mapVoyageRerankResponse } from './voyage-rerank.js';
 
