@@ -1,0 +1,155 @@
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cruise, type ICruiseOptions, type IViolation } from 'dependency-cruiser';
+
+/**
+ * The dependency rules of `.dependency-cruiser.cjs` (run by `npm run depcheck` in `npm test`) over a
+ * small tree written for the purpose: every rule must fire on its deliberate violation, and the
+ * imports the layering allows must pass, so the check can neither pass everything nor refuse the
+ * layout it describes.
+ */
+
+const repo = resolve(import.meta.dirname, '../..');
+const config = createRequire(import.meta.url)(join(repo, '.dependency-cruiser.cjs')) as { forbidden: Array<{ name: string }>; options: ICruiseOptions };
+
+/** Importer → what it imports: a path in the tree (`src/...`, `test/...`) or a package name. */
+const VIOLATIONS: Array<[from: string, to: string, rules: string[]]> = [
+  ['src/lib/cycle-a.ts', 'src/lib/cycle-b.ts', ['no-circular']],
+  ['src/spec/chat.ts', 'src/kernel/principal.ts', ['foundation-imports-nothing-above']],
+  ['src/kernel/principal.ts', 'src/routing/execute.ts', ['kernel-imports-only-foundation']],
+  ['src/providers/acme/acme-chat.ts', 'src/routing/execute.ts', ['providers-import-only-foundation']],
+  ['src/providers/acme/acme-stream.ts', 'src/providers/other/other-chat.ts', ['providers-stay-in-their-folder']],
+  ['src/providers/vertex-ai/vertex-ai-rerank.ts', 'src/providers/other/other-chat.ts', ['vertex-ai-reuses-only-the-formats-it-hosts']],
+  ['src/routing/resolve-target.ts', 'src/providers/acme/acme-chat.ts', ['provider-folders-only-through-registry']],
+  ['src/state/shared-state.ts', 'src/runtime/snapshot.ts', ['state-imports-only-foundation']],
+  ['src/store/store.ts', 'src/runtime/snapshot.ts', ['store-imports-only-foundation']],
+  ['src/observability/metrics.ts', 'src/routing/execute.ts', ['observability-imports-only-store']],
+  ['src/routing/execute.ts', 'src/runtime/snapshot.ts', ['routing-below-capabilities']],
+  ['src/runtime/snapshot.ts', 'src/gateway/deps.ts', ['runtime-below-capabilities']],
+  ['src/gateway/deps.ts', 'src/data-plane/handle-data-plane.ts', ['gateway-contracts-below-capabilities']],
+  ['src/data-plane/handle-data-plane.ts', 'src/cache/cache-capability.ts', ['data-plane-below-capabilities']],
+  ['src/cache/cache-capability.ts', 'src/control-plane/resources/index.ts', ['capabilities-below-control-plane-and-server']],
+  ['src/cache/cache-key.ts', 'src/limits/limits-capability.ts', ['capabilities-independent']],
+  ['src/batches/batch-worker.ts', 'src/prompts/render-prompt.ts', ['batches-imports-only-files']],
+  ['src/fine-tuning/fine-tuning-routes.ts', 'src/cache/cache-key.ts', ['fine-tuning-imports-only-files-and-batches']],
+  ['src/control-plane/resource/mount-resource.ts', 'src/server/app.ts', ['control-plane-imports-no-server', 'server-imported-only-by-main']],
+  ['src/tools/print-routes.ts', 'src/server/app.ts', ['server-imported-only-by-main']],
+  ['src/lib/json.ts', 'test/helpers/gateway.ts', ['src-imports-no-tests']],
+  ['src/cache/cache-store.ts', 'src/cache/test-support.ts', ['src-imports-no-tests']],
+  ['src/lib/clock.ts', 'src/lib/missing.ts', ['not-to-unresolvable']],
+  ['src/lib/hash.ts', 'vitest', ['src-not-to-dev-dependency']],
+];
+
+/** The import closing the cycle above (a cycle is reported once, on either of its edges). */
+const CYCLE_BACK_EDGE: [from: string, to: string] = ['src/lib/cycle-b.ts', 'src/lib/cycle-a.ts'];
+
+/** Imports the layering allows: none of these may be reported. */
+const ALLOWED: Array<[from: string, to: string]> = [
+  ['src/main.ts', 'src/server/app.ts'],
+  ['src/server/app.ts', 'src/control-plane/resources/index.ts'],
+  ['src/server/app.ts', 'src/cache/cache-capability.ts'],
+  ['src/server/app.ts', 'src/data-plane/handle-data-plane.ts'],
+  ['src/lib/http-client.ts', 'src/errors/gateway-error.ts'],
+  ['src/kernel/tenant-scope.ts', 'src/spec/chat.ts'],
+  ['src/providers/acme/acme-chat.ts', 'src/providers/openai-compatible/openai-compatible-spec.ts'],
+  ['src/providers/acme/acme-chat.ts', 'src/providers/provider.ts'],
+  ['src/providers/vertex-ai/vertex-ai-chat.ts', 'src/providers/google/google-chat.ts'],
+  ['src/providers/vertex-ai/vertex-ai-chat.ts', 'src/providers/anthropic/anthropic-chat.ts'],
+  ['src/providers/registry.ts', 'src/providers/acme/acme-chat.ts'],
+  ['src/store/repos/api-keys.ts', 'src/kernel/runtime-change.ts'],
+  ['src/observability/request-log.ts', 'src/store/store.ts'],
+  ['src/routing/circuit-breaker.ts', 'src/state/shared-state.ts'],
+  ['src/runtime/runtime.ts', 'src/routing/compile-config.ts'],
+  ['src/gateway/capability.ts', 'src/runtime/runtime.ts'],
+  ['src/data-plane/route-through-gateway.ts', 'src/gateway/deps.ts'],
+  ['src/cache/cache-interceptor.ts', 'src/data-plane/route-through-gateway.ts'],
+  ['src/batches/run-batch-line.ts', 'src/files/file-storage.ts'],
+  ['src/fine-tuning/fine-tuning-capability.ts', 'src/batches/batch-view.ts'],
+  ['src/fine-tuning/fine-tuning-capability.ts', 'src/files/file-storage.ts'],
+  ['src/control-plane/resources/guardrails/guardrails.resource.ts', 'src/guardrails/guardrail-spec.ts'],
+  ['src/control-plane/resources/guardrails/guardrails.resource.ts', 'src/gateway/deps.ts'],
+  ['src/cache/cache-key.test.ts', 'src/server/app.ts'],
+  ['test/e2e/chat.test.ts', 'src/server/app.ts'],
+  ['test/e2e/chat.test.ts', 'src/providers/acme/acme-chat.ts'],
+  ['src/lib/sse.ts', 'typebox'],
+];
+
+const MISSING = 'src/lib/missing.ts';
+let root: string;
+let violations: IViolation[];
+
+/** Writes every importer with its imports, and an empty module for every other path named (but the missing one). */
+function writeTree(): void {
+  const imports = new Map<string, string[]>();
+  for (const [from, to] of [...VIOLATIONS, CYCLE_BACK_EDGE, ...ALLOWED]) {
+    imports.set(from, [...(imports.get(from) ?? []), to]);
+    if (to.includes('/') && to !== MISSING && !imports.has(to)) imports.set(to, []);
+  }
+  for (const [file, targets] of imports) {
+    const lines = targets.map((to) => {
+      if (!to.includes('/')) return `import '${to}';`;
+      const spec = relative(dirname(file), to).replace(/\.ts$/, '.js');
+      return `import '${spec.startsWith('.') ? spec : `./${spec}`}';`;
+    });
+    mkdirSync(join(root, dirname(file)), { recursive: true });
+    writeFileSync(join(root, file), `${lines.join('\n')}\nexport {};\n`);
+  }
+  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'fixture', type: 'module', dependencies: { typebox: '*' }, devDependencies: { vitest: '*' } }));
+  writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true } }));
+  symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'), 'dir');
+}
+
+/** A reported violation as `from → to` in the tables' terms (a package by its name, the missing module by its path). */
+function pairOf(v: IViolation): string {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(v.to)?.[1];
+  const to = pkg ?? (v.to.endsWith('missing.js') ? MISSING : v.to);
+  return `${v.from} → ${to}`;
+}
+
+describe('dependency rules (.dependency-cruiser.cjs)', () => {
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'depcheck-'));
+    writeTree();
+    const cwd = process.cwd();
+    process.chdir(root);
+    try {
+      const result = await cruise(['src', 'test'], { ...config.options, ruleSet: { forbidden: config.forbidden } as ICruiseOptions['ruleSet'], validate: true });
+      if (typeof result.output === 'string') throw new Error('expected a cruise result object');
+      violations = result.output.summary.violations;
+    } finally {
+      process.chdir(cwd);
+    }
+  });
+  afterAll(() => {
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  const cycle = [`${CYCLE_BACK_EDGE[0]} → ${CYCLE_BACK_EDGE[1]}`, `${CYCLE_BACK_EDGE[1]} → ${CYCLE_BACK_EDGE[0]}`];
+  /** The rules reported on `from → to` (the cycle's rule on either of its edges). */
+  const reported = (from: string, to: string) =>
+    violations
+      .filter((v) => pairOf(v) === `${from} → ${to}` || (v.rule.name === 'no-circular' && cycle.includes(`${from} → ${to}`) && cycle.includes(pairOf(v))))
+      .map((v) => v.rule.name)
+      .sort();
+
+  it.each(VIOLATIONS)('%s → %s breaks %j', (from, to, rules) => {
+    expect(reported(from, to)).toEqual([...rules].sort());
+  });
+
+  it.each(ALLOWED)('%s → %s is allowed', (from, to) => {
+    expect(reported(from, to)).toEqual([]);
+  });
+
+  it('reports nothing but the deliberate violations', () => {
+    const expected = new Set([...VIOLATIONS.map(([from, to]) => `${from} → ${to}`), ...cycle]);
+    expect(violations.map(pairOf).filter((pair) => !expected.has(pair))).toEqual([]);
+  });
+
+  it('every rule of the configuration has a deliberate violation here', () => {
+    const covered = new Set(VIOLATIONS.flatMap(([, , rules]) => rules));
+    expect(config.forbidden.map((r) => r.name).filter((name) => !covered.has(name))).toEqual([]);
+  });
+});
