@@ -5,7 +5,7 @@ import type { Workspace } from '../store/repos/organisations.js';
 
 /**
  * Defaults for the data-plane requests of a key, as the hot path applies them (see
- * `server/data-plane/request-defaults.ts`): `configId` routes a request without `x-gateway-config`,
+ * `data-plane/request-defaults.ts`): `configId` routes a request without `x-gateway-config`,
  * `metadata` goes under the request's, and with `allowConfigOverride` false an explicit config is refused.
  */
 export interface RequestDefaults {
