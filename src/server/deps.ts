@@ -11,6 +11,8 @@ import type { Metrics } from '../observability/metrics.js';
 import type { RequestLogWriter } from '../observability/request-log.js';
 import type { Settings } from './settings.js';
 import type { DataPlaneHook } from './data-plane/data-plane-hook.js';
+import type { SecretBox } from '../lib/secret-box.js';
+import type { KeyUsage } from '../control-plane/resources/api-keys/key-usage.js';
 
 /** Everything the HTTP layer needs, built once by the composition root (`create-gateway.ts`). */
 export interface GatewayDeps {
@@ -33,4 +35,8 @@ export interface GatewayDeps {
   lifecycle: { closing: boolean };
   /** Path prefixes served without a gateway key (besides /health and /metrics). */
   publicPaths: string[];
+  /** Seals secrets stored for reading back (pending key values, credentials). */
+  secrets: SecretBox;
+  /** Keys that authenticated requests since the last `last_used_at` flush. */
+  keyUsage: KeyUsage;
 }
