@@ -107,6 +107,7 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
     const k = key({ next_rotation_at: due });
     await insertApiKey(h.store.db, scope(), k);
     await insertApiKey(h.store.db, scope(), key({ next_rotation_at: 10_000 }));
+    await insertApiKey(h.store.db, scope(), key({ next_rotation_at: 1_000, expires_at: 2_500 }));
     expect((await listDueRotations(h.store.db, 3_000, 10)).map((r) => r.id)).toEqual([k.id]);
     const claim = (hash: string) =>
       h.store.db.transaction().execute((trx) => claimScheduledRotation(trx, k.id, due, { keyHash: hash, keyHint: 'n', transitionEndsAt: 9_000, pendingCiphertext: `sealed-${hash}`, nextRotationAt: 50_000 }, 3_000));

@@ -160,8 +160,8 @@ export async function rotateApiKey(db: Kysely<Database>, scope: TenantScope, id:
 }
 
 /**
- * Keys whose scheduled rotation is due at `now` and that have no open transition (system read of the
- * scheduler, every tenant), soonest first.
+ * Keys whose scheduled rotation is due at `now`, that have no open transition and have not expired
+ * (system read of the scheduler, every tenant), soonest first.
  */
 export async function listDueRotations(db: Kysely<Database>, now: number, limit: number): Promise<ApiKeyRecord[]> {
   const rows = await db
@@ -170,6 +170,7 @@ export async function listDueRotations(db: Kysely<Database>, now: number, limit:
     .where('status', '=', 'active')
     .where('next_rotation_at', '<=', now)
     .where((eb) => transitionClosed(eb, now))
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
     .orderBy('next_rotation_at')
     .limit(limit)
     .execute();
