@@ -11,6 +11,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { RequestLogWriter } from '../observability/request-log.js';
 import type { Settings } from './settings.js';
 import type { DataPlaneHook } from './data-plane-hook.js';
+import type { SecretBox } from '../lib/secret-box.js';
 
 /** Everything the HTTP layer needs, built once by the composition root (`create-gateway.ts`). */
 export interface GatewayDeps {
@@ -33,4 +34,8 @@ export interface GatewayDeps {
   lifecycle: { closing: boolean };
   /** Path prefixes served without a gateway key (besides /health and /metrics). */
   publicPaths: string[];
+  /** Seals secrets stored for reading back (pending key values, credentials). */
+  secrets: SecretBox;
+  /** Records that a key authenticated a request (no I/O; `last_used_at` is written later in batches). */
+  keyUsage: { touch(keyId: string): void };
 }

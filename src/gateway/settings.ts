@@ -40,6 +40,10 @@ export interface Settings {
   upstreamHeadersTimeoutMs: number;
   /** Longest silence between two upstream body chunks, ms (`GATEWAY_UPSTREAM_BODY_TIMEOUT_MS`, default 600 s). */
   upstreamBodyTimeoutMs: number;
+  /** Key sealing secrets at rest (`GATEWAY_ENCRYPTION_KEY`, 32 bytes in base64 or hex); required with PostgreSQL. */
+  encryptionKey?: string;
+  /** Interval of the background scheduler (scheduled key rotations, ...), ms (`GATEWAY_SCHEDULER_INTERVAL_MS`, default 60 s). */
+  schedulerIntervalMs: number;
 }
 
 function int(value: string | undefined, fallback: number): number {
@@ -91,6 +95,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     upstreamConnectTimeoutMs: timeout(env.GATEWAY_UPSTREAM_CONNECT_TIMEOUT_MS, HTTP_CLIENT_DEFAULTS.connectTimeoutMs),
     upstreamHeadersTimeoutMs: timeout(env.GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS, HTTP_CLIENT_DEFAULTS.headersTimeoutMs),
     upstreamBodyTimeoutMs: timeout(env.GATEWAY_UPSTREAM_BODY_TIMEOUT_MS, HTTP_CLIENT_DEFAULTS.bodyTimeoutMs),
+    encryptionKey: env.GATEWAY_ENCRYPTION_KEY || undefined,
+    schedulerIntervalMs: timeout(env.GATEWAY_SCHEDULER_INTERVAL_MS, 60_000),
   };
 }
 

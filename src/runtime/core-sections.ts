@@ -103,10 +103,12 @@ function addApiKey(into: PartitionedMapBuilder<AuthKey>, k: ApiKeyRecord): void 
   const defaults = d ? { configId: d.config_id, metadata: d.metadata, allowConfigOverride: d.allow_config_override !== false } : undefined;
   const auth: AuthKey = { id: k.id, organisationId: k.organisation_id, workspaceId: k.workspace_id, type: k.type, scopes: k.scopes, expiresAt: k.expires_at, name: k.name, defaults };
   into.add(partition, k.key_hash, auth);
-  // After a rotation the previous value stays valid for the transition period.
-  const previous = k.metadata.previous_key_hash;
-  const until = Number(k.metadata.previous_key_valid_until);
-  if (typeof previous === 'string' && until > Date.now()) {
+  // After a rotation the previous value stays valid for the transition: at most two values map to the
+  // key, and the previous one's expiry is the transition's end, so the auth hook's expiry comparison
+  // refuses it from then on without a reload.
+  const previous = k.previous_key_hash;
+  const until = k.key_transition_expires_at;
+  if (previous && until != null && until > Date.now()) {
     into.add(partition, previous, { ...auth, expiresAt: k.expires_at === null ? until : Math.min(until, k.expires_at) });
   }
 }

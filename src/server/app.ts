@@ -78,7 +78,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     reply.header('x-gateway-trace-id', traceId);
     done();
   });
-  app.addHook('onRequest', createAuthHook(deps.runtime, isPublic, () => deps.clock.now()));
+  app.addHook('onRequest', createAuthHook(deps.runtime, isPublic, () => deps.clock.now(), deps.keyUsage));
   app.addHook('preValidation', refuseNul);
 
   app.setErrorHandler(errorHandler(deps.logger));

@@ -22,11 +22,20 @@ import { buildApp } from './app.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import type { Capability, CapabilityParts, CoreDeps } from '../gateway/capability.js';
 import { CAPABILITIES } from './capabilities.js';
+import { loadSecretBox } from '../lib/secret-box.js';
+import { Scheduler } from '../lib/scheduler.js';
+import { KeyUsage } from '../control-plane/resources/api-keys/key-usage.js';
+import { scheduledRotationJob } from '../control-plane/resources/api-keys/scheduled-rotation.js';
+
+/** How often key last-use times are written at most: every 5 s, or the scheduler's interval when shorter. */
+const LAST_USED_FLUSH_MS = 5_000;
 
 /** A built gateway: the app plus a `close` that drains and releases everything. */
 export interface Gateway {
   app: FastifyInstance;
   deps: GatewayDeps;
+  /** Background jobs (scheduled key rotations, last-use flushes); `runAll` runs each once now. */
+  scheduler: Scheduler;
   /** Stops accepting, drains in-flight requests and streams, flushes logs, closes store and Redis. */
   close(): Promise<void>;
 }
@@ -44,6 +53,8 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
   const logger = opts.logger ?? createLogger(settings.logLevel);
   const clock = opts.clock ?? systemClock;
   const metrics = new Metrics();
+  // Before anything is opened: a missing or malformed GATEWAY_ENCRYPTION_KEY stops the start with its reason.
+  const secrets = loadSecretBox({ configured: settings.encryptionKey, dataDir: settings.dataDir, shared: settings.databaseUrl !== undefined });
   const onConnectionError = (err: Error) => {
     metrics.warnings.inc({ component: 'store' });
     logger.warn({ err: err.message }, 'store connection lost; the pool reconnects on the next query');
@@ -87,6 +98,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     retryBaseMs: settings.retryBaseMs,
     observeUpstream: (provider, status, seconds) => metrics.observeUpstream(provider, status, seconds),
   });
+  const keyUsage = new KeyUsage();
   const deps: GatewayDeps = {
     settings,
     store,
@@ -103,20 +115,31 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     hooks: parts.flatMap((p) => p.hooks ?? []),
     lifecycle: { closing: false },
     publicPaths: parts.flatMap((p) => p.publicPaths ?? []),
+    secrets,
+    keyUsage,
   };
   const app = await buildApp(deps);
   for (const p of parts) p.routes?.(app, deps);
   for (const p of parts) await p.start?.(deps);
+  const scheduler = new Scheduler((job, err) => logger.warn({ err: (err as Error)?.message, job }, 'scheduled job failed'));
+  const now = () => clock.now();
+  scheduler.add(scheduledRotationJob({ store, runtime, secrets, apiKeyPrefix: settings.apiKeyPrefix, now }, settings.schedulerIntervalMs));
+  const lastUsed = keyUsage.job(store, now, Math.min(LAST_USED_FLUSH_MS, settings.schedulerIntervalMs));
+  scheduler.add(lastUsed);
+  scheduler.start();
   let closed = false;
   return {
     app,
     deps,
+    scheduler,
     async close() {
       if (closed) return;
       closed = true;
       deps.lifecycle.closing = true;
       await app.close();
       for (const p of parts) await p.close?.();
+      await scheduler.stop();
+      await scheduler.runNow(lastUsed);
       runtime.stop();
       await deps.logs.flush();
       if (deps.logs.backlog > 0) logger.warn({ rows: deps.logs.backlog }, 'request log rows not written at shutdown: the store is unreachable');

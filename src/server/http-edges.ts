@@ -1,20 +1,23 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type TSchema } from 'typebox';
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 
 /**
  * Installs the app's JSON body parser: Fastify's own (prototype-poisoning protection included), except
- * that an empty body parses to `undefined` on a route that declares no body schema. SDKs send
- * `content-type: application/json` with an empty body on bodiless calls (deletes, cancels); a route
- * with a body schema still answers 400 for it.
+ * that an empty body parses to `undefined` on a route that declares no body schema or an optional one
+ * (`Type.Optional`, e.g. `POST /v1/api-keys/{id}/rotate`). SDKs send `content-type: application/json`
+ * with an empty body on bodiless calls (deletes, cancels); a route with a required body schema still
+ * answers 400 for it.
  */
 export function installJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' && request.routeOptions.schema?.body === undefined) {
+    const schema = request.routeOptions.schema?.body;
+    if (body === '' && (schema === undefined || Type.IsOptional(schema as TSchema))) {
       done(null, undefined);
       return;
     }

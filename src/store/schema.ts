@@ -42,6 +42,17 @@ export interface ApiKeysTable {
   metadata: string;
   /** JSON `ApiKeyDefaults`, or null (optional on insert). */
   defaults?: string | null;
+  /** Hash of the value before the last rotation, valid until `key_transition_expires_at`. */
+  previous_key_hash?: string | null;
+  key_transition_expires_at?: number | null;
+  /** `api` (made by `POST /v1/api-keys`) or `auto` (made when a user joined a workspace). */
+  creation_mode?: string;
+  last_used_at?: number | null;
+  /** When the schedule rotates the key next (ms), or null. */
+  next_rotation_at?: number | null;
+  /** A value waiting to be shown once by `reveal`, sealed by the secret box. */
+  pending_key_ciphertext?: string | null;
+  pending_key_revealed_at?: number | null;
   created_at: number;
   updated_at: number;
 }

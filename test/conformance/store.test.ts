@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS, type StoreHandle } from '../helpers/stores.js';
 import { ensureDefaultTenant, listWorkspaces } from '../../src/store/repos/organisations.js';
-import { getApiKey, insertApiKey, listActiveApiKeys, listApiKeys, updateApiKey, type ApiKeyRecord } from '../../src/store/repos/api-keys.js';
+import { claimScheduledRotation, getApiKey, insertApiKey, listActiveApiKeys, listApiKeys, listDueRotations, rotateApiKey, takePendingKey, touchApiKeys, updateApiKey, type ApiKeyRecord } from '../../src/store/repos/api-keys.js';
 import { archiveConfig, getConfig, insertConfig, listConfigs, listConfigVersions, updateConfig } from '../../src/store/repos/configs.js';
 import { getVirtualKey, insertVirtualKey, listVirtualKeys, updateVirtualKey } from '../../src/store/repos/virtual-keys.js';
 import { insertRequestLogs, listRequestLogs } from '../../src/store/repos/request-logs.js';
@@ -42,6 +42,13 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
     expires_at: 5_000_000_000_000,
     rotation_policy: { rotation_period: 'weekly' },
     metadata: { team: 'x' },
+    previous_key_hash: null,
+    key_transition_expires_at: null,
+    creation_mode: 'api',
+    last_used_at: null,
+    next_rotation_at: null,
+    pending_key_ciphertext: null,
+    pending_key_revealed_at: null,
     created_at: 10,
     updated_at: 10,
     ...over,
@@ -81,6 +88,50 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
     await insertApiKey(h.store.db, scope(), k);
     const err = await insertApiKey(h.store.db, scope(), key({ key_hash: k.key_hash })).catch((e) => e);
     expect(isUniqueViolation(err)).toBe(true);
+  });
+
+  it('rotates a key only when no transition is open (at most two live values)', async () => {
+    const k = key();
+    await insertApiKey(h.store.db, scope(), k);
+    const rotation = (hash: string, ends: number) => ({ keyHash: hash, keyHint: 'n', transitionEndsAt: ends, pendingCiphertext: null });
+    expect(await rotateApiKey(h.store.db, scope(), k.id, rotation('h1', 5_000), 1_000)).toBe(true);
+    expect(await getApiKey(h.store.db, scope(), k.id)).toMatchObject({ key_hash: 'h1', previous_key_hash: k.key_hash, key_transition_expires_at: 5_000, updated_at: 1_000 });
+    expect(await rotateApiKey(h.store.db, scope(), k.id, rotation('h2', 9_000), 4_999)).toBe(false);
+    expect(await rotateApiKey(h.store.db, { ...scope(), workspaceIds: [uuid()], organisationWide: false }, k.id, rotation('h2', 9_000), 5_000)).toBe(false);
+    expect(await rotateApiKey(h.store.db, scope(), k.id, rotation('h2', 9_000), 5_000)).toBe(true);
+    expect(await getApiKey(h.store.db, scope(), k.id)).toMatchObject({ key_hash: 'h2', previous_key_hash: 'h1' });
+  });
+
+  it('a scheduled rotation is claimed exactly once, even by concurrent transactions', async () => {
+    const due = 2_000;
+    const k = key({ next_rotation_at: due });
+    await insertApiKey(h.store.db, scope(), k);
+    await insertApiKey(h.store.db, scope(), key({ next_rotation_at: 10_000 }));
+    await insertApiKey(h.store.db, scope(), key({ next_rotation_at: 1_000, expires_at: 2_500 }));
+    expect((await listDueRotations(h.store.db, 3_000, 10)).map((r) => r.id)).toEqual([k.id]);
+    const claim = (hash: string) =>
+      h.store.db.transaction().execute((trx) => claimScheduledRotation(trx, k.id, due, { keyHash: hash, keyHint: 'n', transitionEndsAt: 9_000, pendingCiphertext: `sealed-${hash}`, nextRotationAt: 50_000 }, 3_000));
+    const results = await Promise.all([claim('c1'), claim('c2'), claim('c3')]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const after = (await getApiKey(h.store.db, scope(), k.id))!;
+    expect(after).toMatchObject({ next_rotation_at: 50_000, previous_key_hash: k.key_hash, key_transition_expires_at: 9_000 });
+    expect(after.pending_key_ciphertext).toBe(`sealed-${after.key_hash}`);
+    expect(await listDueRotations(h.store.db, 3_000, 10)).toEqual([]);
+  });
+
+  it('takes a pending value once; records last use without moving it back', async () => {
+    const k = key({ pending_key_ciphertext: 'sealed' });
+    await insertApiKey(h.store.db, scope(), k);
+    const plain = key();
+    await insertApiKey(h.store.db, scope(), plain);
+    expect(await takePendingKey(h.store.db, scope(), plain.id, 1)).toEqual({ none: true });
+    expect(await takePendingKey(h.store.db, { ...scope(), workspaceIds: [uuid()], organisationWide: false }, k.id, 1)).toEqual({ none: true });
+    expect(await takePendingKey(h.store.db, scope(), k.id, 7)).toEqual({ ciphertext: 'sealed' });
+    expect(await takePendingKey(h.store.db, scope(), k.id, 8)).toEqual({ revealedAt: 7 });
+    await touchApiKeys(h.store.db, [k.id, plain.id], 100);
+    await touchApiKeys(h.store.db, [k.id], 50);
+    expect((await getApiKey(h.store.db, scope(), k.id))!.last_used_at).toBe(100);
+    expect((await getApiKey(h.store.db, scope(), plain.id))!.last_used_at).toBe(100);
   });
 
   it('versions configs and finds them by id or slug within workspaces', async () => {

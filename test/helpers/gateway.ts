@@ -11,6 +11,8 @@ import { dropPostgresSchema } from '../../src/store/store.js';
 
 export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** `GATEWAY_ENCRYPTION_KEY` of test gateways on PostgreSQL (required there; replicas share it). */
+export const TEST_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 
 /** Which store the end-to-end suite runs on: `sqlite` (default) or `postgres` (TEST_STORE=postgres). */
 export const TEST_STORE = process.env.TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
@@ -54,7 +56,7 @@ export async function startGateway(opts: StartOptions = {}): Promise<TestGateway
     PORT: '0',
     LOG_LEVEL: 'silent',
     GATEWAY_RETRY_BASE_MS: '5',
-    ...(schema ? { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema } : {}),
+    ...(schema ? { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, GATEWAY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY } : {}),
     ...opts.env,
   });
   const gateway = await createGateway(settings, { logger: createLogger('silent'), ...opts });

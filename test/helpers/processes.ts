@@ -45,7 +45,8 @@ export async function spawnGateway(
   const adminKey = env.GATEWAY_ADMIN_KEY ?? 'proc-admin-' + randomId(20);
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(ROOT, 'dist/main.js')], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', GATEWAY_RETRY_BASE_MS: '5', ...env, PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey },
+    // Every replica of a test shares one encryption key (required with DATABASE_URL).
+    env: { ...process.env, LOG_LEVEL: 'warn', GATEWAY_RETRY_BASE_MS: '5', GATEWAY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), ...env, PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -44,3 +44,24 @@ export async function writeAudit(db: Kysely<Database>, request: FastifyRequest, 
     details: withoutSecrets(r.details ?? {}) as Record<string, unknown>,
   });
 }
+
+/**
+ * Writes the audit entry of a change the gateway made by itself (a scheduled rotation, a reset), on
+ * the change's transaction: actor `{type: "system"}`, no request.
+ */
+export async function writeSystemAudit(db: Kysely<Database>, organisationId: string, now: number, r: AuditRecord): Promise<void> {
+  await insertAuditEntry(db, {
+    id: uuid(),
+    created_at: now,
+    organisation_id: organisationId,
+    workspace_id: r.workspaceId,
+    actor_type: 'system',
+    actor_id: null,
+    action: r.action,
+    resource_type: r.resourceType,
+    resource_id: r.resourceId,
+    request_id: null,
+    client_ip: null,
+    details: withoutSecrets(r.details ?? {}) as Record<string, unknown>,
+  });
+}

@@ -150,11 +150,21 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
 
     for (const action of res.actions ?? []) {
       const schema = { params: IdParams, ...(action.body ? { body: action.body } : {}), tags, summary: action.summary, response: answers(200, action.answer) };
+      // An optional body (`Type.Optional`) may be left out: it is validated as `{}`.
+      const optionalBody = action.body !== undefined && Type.IsOptional(action.body);
       typed.route({
         method: action.method,
         url: `${base}/:${idParam}${action.suffix}`,
         config: { permission: action.permission },
         schema,
+        ...(optionalBody
+          ? {
+              preValidation: (request: FastifyRequest, _reply: unknown, done: () => void) => {
+                request.body ??= {};
+                done();
+              },
+            }
+          : {}),
         handler: async (request) => {
           const ctx = contextOf(deps, request, undefined);
           if (!action.write) return (await action.run(ctx, await load(res, ctx, idOf(request.params)), request.body)).answer;

@@ -1,5 +1,5 @@
 import type { RuntimePage, Store } from '../store.js';
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { ApiKeysTable, Database } from '../schema.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
 import { assertInScope, inList } from './tenant.js';
@@ -33,9 +33,24 @@ export interface ApiKeyRecord {
   metadata: Record<string, unknown>;
   /** Request defaults; absent or null when none. */
   defaults?: ApiKeyDefaults | null;
+  /** Hash of the value before the last rotation; it authenticates until `key_transition_expires_at`. */
+  previous_key_hash?: string | null;
+  key_transition_expires_at?: number | null;
+  /** `api` (made by `POST /v1/api-keys`, the default) or `auto` (made when a user joined a workspace). */
+  creation_mode?: ApiKeyCreationMode;
+  /** When the key last authenticated a request (ms; recorded in batches, seconds late at most). */
+  last_used_at?: number | null;
+  /** When the schedule rotates the key next (ms), or null. */
+  next_rotation_at?: number | null;
+  /** A value waiting to be shown once by `reveal`, sealed by the gateway's secret box (context: the key id). */
+  pending_key_ciphertext?: string | null;
+  /** When the pending value was shown. */
+  pending_key_revealed_at?: number | null;
   created_at: number;
   updated_at: number;
 }
+
+export type ApiKeyCreationMode = 'api' | 'auto';
 
 /** Inserts a key into the scope's organisation (and, for a workspace key, one of its workspaces). */
 export async function insertApiKey(db: Kysely<Database>, scope: TenantScope, key: ApiKeyRecord): Promise<void> {
@@ -82,7 +97,7 @@ export async function listActiveApiKeysPage(store: Store, p: RuntimePage): Promi
 }
 
 /** Updates a key of the scope. */
-export async function updateApiKey(db: Kysely<Database>, scope: TenantScope, id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'expires_at' | 'rotation_policy' | 'metadata' | 'defaults' | 'status' | 'key_hash' | 'key_hint'>>, now: number): Promise<void> {
+export async function updateApiKey(db: Kysely<Database>, scope: TenantScope, id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'expires_at' | 'rotation_policy' | 'metadata' | 'defaults' | 'status' | 'key_hash' | 'key_hint' | 'next_rotation_at'>>, now: number): Promise<void> {
   const row: Partial<ApiKeysTable> = { updated_at: now };
   if (patch.name !== undefined) row.name = patch.name;
   if (patch.scopes !== undefined) row.scopes = JSON.stringify(patch.scopes);
@@ -93,8 +108,121 @@ export async function updateApiKey(db: Kysely<Database>, scope: TenantScope, id:
   if (patch.status !== undefined) row.status = patch.status;
   if (patch.key_hash !== undefined) row.key_hash = patch.key_hash;
   if (patch.key_hint !== undefined) row.key_hint = patch.key_hint;
+  if (patch.next_rotation_at !== undefined) row.next_rotation_at = patch.next_rotation_at;
   const visible = scoped(db, scope).select('id').where('id', '=', id);
   await db.updateTable('api_keys').set(row).where('id', 'in', visible).execute();
+}
+
+/** A new value for a key: the current one becomes the previous one until `transitionEndsAt`. */
+export interface KeyRotation {
+  keyHash: string;
+  keyHint: string;
+  transitionEndsAt: number;
+  /** The new value sealed for `reveal` (scheduled rotations), or null (the caller got it in the answer). */
+  pendingCiphertext: string | null;
+  /** The next scheduled rotation (scheduled rotations set it; a manual rotation leaves it unchanged). */
+  nextRotationAt?: number | null;
+}
+
+function rotationSet(r: KeyRotation, now: number) {
+  return (eb: ExpressionBuilder<Database, 'api_keys'>) => ({
+    previous_key_hash: eb.ref('key_hash'),
+    key_hash: r.keyHash,
+    key_hint: r.keyHint,
+    key_transition_expires_at: r.transitionEndsAt,
+    pending_key_ciphertext: r.pendingCiphertext,
+    pending_key_revealed_at: null,
+    ...(r.nextRotationAt !== undefined ? { next_rotation_at: r.nextRotationAt } : {}),
+    updated_at: now,
+  });
+}
+
+/** No transition open at `now`: at most two values are ever live. */
+function transitionClosed(eb: ExpressionBuilder<Database, 'api_keys'>, now: number) {
+  return eb.or([eb('key_transition_expires_at', 'is', null), eb('key_transition_expires_at', '<=', now)]);
+}
+
+/**
+ * Rotates an active key of the scope unless a transition is still open at `now`, as one conditional
+ * UPDATE (two concurrent rotations cannot both pass: the second sees the first's transition). Returns
+ * whether it rotated.
+ */
+export async function rotateApiKey(db: Kysely<Database>, scope: TenantScope, id: string, r: KeyRotation, now: number): Promise<boolean> {
+  const visible = scoped(db, scope).select('id').where('id', '=', id);
+  const res = await db
+    .updateTable('api_keys')
+    .set(rotationSet(r, now))
+    .where('id', 'in', visible)
+    .where('status', '=', 'active')
+    .where((eb) => transitionClosed(eb, now))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/**
+ * Keys whose scheduled rotation is due at `now`, that have no open transition and have not expired
+ * (system read of the scheduler, every tenant), soonest first.
+ */
+export async function listDueRotations(db: Kysely<Database>, now: number, limit: number): Promise<ApiKeyRecord[]> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('status', '=', 'active')
+    .where('next_rotation_at', '<=', now)
+    .where((eb) => transitionClosed(eb, now))
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .orderBy('next_rotation_at')
+    .limit(limit)
+    .execute();
+  return rows.map(fromRow);
+}
+
+/**
+ * Claims and performs one scheduled rotation (system write, any tenant): a compare-and-set on
+ * `next_rotation_at` = `due`, so among replicas racing for the same due key exactly one UPDATE
+ * matches (PostgreSQL re-checks the condition after a concurrent commit; SQLite has one writer).
+ * Returns whether this caller rotated it.
+ */
+export async function claimScheduledRotation(db: Kysely<Database>, id: string, due: number, r: KeyRotation, now: number): Promise<boolean> {
+  const res = await db
+    .updateTable('api_keys')
+    .set(rotationSet(r, now))
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .where('next_rotation_at', '=', due)
+    .where((eb) => transitionClosed(eb, now))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/**
+ * Takes a key's pending value for `reveal`: clears it and records when it was shown, once (a
+ * conditional UPDATE, so two concurrent reveals cannot both get it). `none`: the key never had one;
+ * `revealed`: it was shown already (at `at`).
+ */
+export async function takePendingKey(db: Kysely<Database>, scope: TenantScope, id: string, now: number): Promise<{ ciphertext: string } | { none: true } | { revealedAt: number }> {
+  const row = await scoped(db, scope).select(['pending_key_ciphertext', 'pending_key_revealed_at']).where('id', '=', id).executeTakeFirst();
+  const ciphertext = row?.pending_key_ciphertext ?? null;
+  if (ciphertext === null) return row?.pending_key_revealed_at != null ? { revealedAt: Number(row.pending_key_revealed_at) } : { none: true };
+  const res = await db
+    .updateTable('api_keys')
+    .set({ pending_key_ciphertext: null, pending_key_revealed_at: now })
+    .where('id', '=', id)
+    .where('pending_key_ciphertext', '=', ciphertext)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1 ? { ciphertext } : { revealedAt: now };
+}
+
+/** Records that these keys authenticated requests at `at` (never moves `last_used_at` back). */
+export async function touchApiKeys(db: Kysely<Database>, ids: readonly string[], at: number): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500) {
+    await db
+      .updateTable('api_keys')
+      .set({ last_used_at: at })
+      .where('id', 'in', ids.slice(i, i + 500))
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+      .execute();
+  }
 }
 
 function toRow(k: ApiKeyRecord): ApiKeysTable {
@@ -105,6 +233,11 @@ function toRow(k: ApiKeyRecord): ApiKeysTable {
     metadata: JSON.stringify(k.metadata),
     defaults: k.defaults ? JSON.stringify(k.defaults) : null,
   };
+}
+
+/** A nullable bigint column as a number (PostgreSQL returns bigint as a string). */
+function num(v: number | string | null | undefined): number | null {
+  return v === null || v === undefined ? null : Number(v);
 }
 
 function fromRow(row: ApiKeysTable): ApiKeyRecord {
@@ -119,6 +252,13 @@ function fromRow(row: ApiKeysTable): ApiKeyRecord {
     metadata: JSON.parse(r.metadata),
     ...(defaults ? { defaults: JSON.parse(defaults) as ApiKeyDefaults } : {}),
     expires_at: r.expires_at === null ? null : Number(r.expires_at),
+    previous_key_hash: r.previous_key_hash ?? null,
+    key_transition_expires_at: num(r.key_transition_expires_at),
+    creation_mode: (r.creation_mode ?? 'api') as ApiKeyCreationMode,
+    last_used_at: num(r.last_used_at),
+    next_rotation_at: num(r.next_rotation_at),
+    pending_key_ciphertext: r.pending_key_ciphertext ?? null,
+    pending_key_revealed_at: num(r.pending_key_revealed_at),
     created_at: Number(r.created_at),
     updated_at: Number(r.updated_at),
   };

@@ -3,6 +3,7 @@ import { IsoTime } from '../../resource/paging.js';
 
 const KeyType = Type.Union([Type.Literal('organisation-service'), Type.Literal('workspace-service'), Type.Literal('workspace-user')]);
 const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0 }), Type.Null()]);
+/** `rotation_policy`: a schedule (`rotation_period`, or a one-off `next_rotation_at` in the future) and the transition of its rotations. */
 const RotationPolicy = Type.Object(
   {
     rotation_period: Type.Optional(Type.Union([Type.Literal('weekly'), Type.Literal('monthly')])),
@@ -50,8 +51,11 @@ export const UpdateApiKey = Type.Object(
   { additionalProperties: false },
 );
 
-/** `POST /v1/api-keys/{id}/rotate` body (optional). */
+/** `POST /v1/api-keys/{id}/rotate` body (optional): the transition, at least 30 minutes. */
 export const RotateApiKey = Type.Optional(Type.Object({ key_transition_period_ms: Type.Optional(Type.Integer({ minimum: 30 * 60 * 1000 })) }, { additionalProperties: false }));
+
+/** `POST /v1/api-keys/{id}/reveal` body: none (an empty object is accepted). */
+export const RevealApiKey = Type.Optional(Type.Object({}, { additionalProperties: false }));
 
 /** A key as answered (never its value or hash). */
 export const ApiKeyAnswer = Type.Object({
@@ -64,8 +68,15 @@ export const ApiKeyAnswer = Type.Object({
   scopes: Type.Array(Type.String()),
   status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
   key_hint: Type.String(),
+  /** `api`: made by `POST /v1/api-keys`; `auto`: made when its user joined the workspace. */
+  creation_mode: Type.Union([Type.Literal('api'), Type.Literal('auto')]),
   expires_at: IsoTime,
+  /** As set, with `next_rotation_at`: when the schedule rotates the key next (null when never). */
   rotation_policy: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+  /** Until when the value before the last rotation still works (null: no transition). */
+  key_transition_expires_at: IsoTime,
+  /** When the key last authenticated a request (written every few seconds; null: never). */
+  last_used_at: IsoTime,
   metadata: Type.Record(Type.String(), Type.Unknown()),
   defaults: Type.Union([ApiKeyDefaults, Type.Null()]),
   created_at: IsoTime,
@@ -75,5 +86,8 @@ export const ApiKeyAnswer = Type.Object({
 /** The answer of a create: the key and its value, shown once. */
 export const CreatedApiKey = Type.Object({ ...ApiKeyAnswer.properties, key: Type.String() });
 
-/** The answer of a rotation: the key, its new value and until when the previous one works. */
-export const RotatedApiKey = Type.Object({ ...ApiKeyAnswer.properties, key: Type.String(), previous_key_valid_until: IsoTime });
+/** The answer of a rotation: the key (same id), its new value, and until when the previous one works (`key_transition_expires_at`). */
+export const RotatedApiKey = Type.Object({ ...ApiKeyAnswer.properties, key: Type.String() });
+
+/** The answer of a reveal: the pending value, shown once. */
+export const RevealedApiKey = Type.Object({ id: Type.String(), object: Type.Literal('api_key'), key: Type.String(), key_transition_expires_at: IsoTime });

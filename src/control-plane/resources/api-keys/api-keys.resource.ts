@@ -5,13 +5,16 @@ import { sha256Hex } from '../../../lib/hash.js';
 import { uuid } from '../../../lib/ids.js';
 import { getApiKey, insertApiKey, listApiKeys, updateApiKey, type ApiKeyRecord, type ApiKeyType } from '../../../store/repos/api-keys.js';
 import { checkKeyDefaults } from './key-defaults.js';
-import { defineAction, defineResource, type ResourceContext } from '../../resource/define-resource.js';
-import { iso } from '../../resource/paging.js';
-import { ApiKeyAnswer, CreateApiKey, CreatedApiKey, RotateApiKey, RotatedApiKey, UpdateApiKey } from './api-key-schemas.js';
+import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
+import { ApiKeyAnswer, CreateApiKey, CreatedApiKey, UpdateApiKey } from './api-key-schemas.js';
 import { assertTypeWithinReach, grantScopes } from './grant-scopes.js';
 import { keyHint, newKeyValue } from './key-value.js';
+import { presentKey, reread, writeScope } from './present-key.js';
+import { revealAction, rotateAction } from './key-actions.js';
+import { firstRotationAt, type RotationPolicy } from './rotation-schedule.js';
+import { userKeyRotationPeriod, withEnforcedPeriod } from './enforced-rotation.js';
 
-const DEFAULT_TRANSITION_MS = 30 * 60 * 1000;
+export { presentKey } from './present-key.js';
 
 function toTime(v: string | number | null | undefined, param: string): number | null | undefined {
   if (v === undefined || v === null) return v;
@@ -20,67 +23,17 @@ function toTime(v: string | number | null | undefined, param: string): number | 
   return ms;
 }
 
-/** The public view of a key (never its value or hash; rotation bookkeeping hidden). */
-export function presentKey(k: ApiKeyRecord) {
-  return {
-    id: k.id,
-    object: 'api_key' as const,
-    name: k.name,
-    type: k.type,
-    organisation_id: k.organisation_id,
-    workspace_id: k.workspace_id,
-    scopes: k.scopes,
-    status: k.status === 'revoked' ? ('revoked' as const) : ('active' as const),
-    key_hint: k.key_hint,
-    expires_at: iso(k.expires_at),
-    rotation_policy: k.rotation_policy,
-    metadata: Object.fromEntries(Object.entries(k.metadata).filter(([name]) => !name.startsWith('previous_key_'))),
-    defaults: k.defaults ?? null,
-    created_at: iso(k.created_at),
-    updated_at: iso(k.updated_at),
-  };
+/** A user key's policy with its workspace's enforced rotation period applied (other keys: as given). */
+async function policyFor(ctx: ResourceContext, type: ApiKeyType, workspaceId: string | null, policy: RotationPolicy | null | undefined, creating: boolean) {
+  if (type !== 'workspace-user' || workspaceId === null) return policy;
+  return withEnforcedPeriod(await userKeyRotationPeriod(ctx.db, ctx.principal.organisationId, workspaceId), policy, creating);
 }
-
-/** Organisation-level keys are within reach of organisation principals only. */
-function writeScope(ctx: ResourceContext) {
-  return { ...ctx.scope, organisationWide: ctx.principal.workspaceId === null };
-}
-
-async function reread(ctx: ResourceContext, id: string): Promise<ApiKeyRecord> {
-  const k = await getApiKey(ctx.db, writeScope(ctx), id);
-  if (!k) throw new GatewayError('not_found', `Unknown API key '${id}'.`);
-  return k;
-}
-
-const rotate = defineAction<ApiKeyRecord, typeof RotateApiKey, typeof RotatedApiKey>({
-  verb: 'rotate',
-  method: 'POST',
-  suffix: '/rotate',
-  permission: 'api_keys.rotate',
-  write: true,
-  summary: 'Rotate a gateway API key (the previous value works during the transition period)',
-  body: RotateApiKey,
-  answer: RotatedApiKey,
-  async run(ctx, k, body) {
-    // Rotating hands the caller the new value: another key is rotated only by a principal that could have created it.
-    if (k.id !== ctx.principal.keyId) {
-      assertTypeWithinReach(ctx.principal, k.type);
-      grantScopes(ctx.principal, k.type, k.scopes);
-    }
-    const policy = k.rotation_policy?.key_transition_period_ms;
-    const transition = body?.key_transition_period_ms ?? (typeof policy === 'number' ? policy : DEFAULT_TRANSITION_MS);
-    const prefix = ctx.deps.settings.apiKeyPrefix;
-    const value = newKeyValue(prefix);
-    const patch = { key_hash: sha256Hex(value), key_hint: keyHint(value, prefix), metadata: { ...k.metadata, previous_key_hash: k.key_hash, previous_key_valid_until: String(ctx.now + transition) } };
-    await updateApiKey(ctx.db, writeScope(ctx), k.id, patch, ctx.now);
-    const record = await reread(ctx, k.id);
-    return { record, answer: { ...presentKey(record), key: value, previous_key_valid_until: iso(ctx.now + transition) }, details: { key_transition_period_ms: transition, rotation_mode: 'manual' } };
-  },
-});
 
 /**
- * `/v1/api-keys`: gateway keys. Create (value shown once), list, read, update, delete (revoke),
- * rotate. A principal grants only scopes it holds and never changes its own key's scopes.
+ * `/v1/api-keys`: gateway keys. Create (value shown once), list, read, update, delete (revoke; every
+ * replica refuses the key within a second), rotate, reveal. A principal grants only scopes it holds
+ * and never changes its own key's scopes. A `rotation_policy` schedules rotations (the scheduler makes
+ * them); user keys follow their workspace's `user_api_key_rotation_period`.
  */
 export const apiKeysResource = defineResource({
   name: 'api_key',
@@ -110,6 +63,7 @@ export const apiKeysResource = defineResource({
     const prefix = ctx.deps.settings.apiKeyPrefix;
     const value = newKeyValue(prefix);
     const workspaceId = type === 'organisation-service' ? null : ctx.workspaceId;
+    const policy = (await policyFor(ctx, type, workspaceId, body.rotation_policy, true)) ?? null;
     const record: ApiKeyRecord = {
       id: uuid(),
       organisation_id: ctx.principal.organisationId,
@@ -121,14 +75,17 @@ export const apiKeysResource = defineResource({
       scopes,
       status: 'active',
       expires_at: toTime(body.expires_at, 'expires_at') ?? null,
-      rotation_policy: body.rotation_policy ?? null,
+      rotation_policy: policy as Record<string, unknown> | null,
       metadata: body.metadata ?? {},
       defaults: await checkKeyDefaults(ctx, workspaceId, body.defaults),
+      creation_mode: 'api',
+      next_rotation_at: firstRotationAt(policy, ctx.now),
       created_at: ctx.now,
       updated_at: ctx.now,
     };
     await insertApiKey(ctx.db, writeScope(ctx), record);
-    return { record, answer: { ...presentKey(record), key: value }, details: { name: record.name, type, scopes, workspace_id: record.workspace_id } };
+    const stored = await reread(ctx, record.id);
+    return { record: stored, answer: { ...presentKey(stored), key: value }, details: { name: record.name, type, scopes, workspace_id: record.workspace_id, ...(policy ? { rotation_policy: policy } : {}) } };
   },
   async update(ctx, k, body) {
     if (body.scopes !== undefined) {
@@ -136,9 +93,11 @@ export const apiKeysResource = defineResource({
       grantScopes(ctx.principal, k.type, body.scopes);
     }
     const defaults = body.defaults === undefined ? undefined : await checkKeyDefaults(ctx, k.workspace_id, body.defaults);
-    const patch = { name: body.name, scopes: body.scopes, expires_at: toTime(body.expires_at, 'expires_at'), rotation_policy: body.rotation_policy, metadata: body.metadata, defaults };
+    const policy = body.rotation_policy === undefined ? undefined : await policyFor(ctx, k.type, k.workspace_id, body.rotation_policy, false);
+    const schedule = policy === undefined ? {} : { rotation_policy: policy as Record<string, unknown> | null, next_rotation_at: firstRotationAt(policy, ctx.now) };
+    const patch = { name: body.name, scopes: body.scopes, expires_at: toTime(body.expires_at, 'expires_at'), metadata: body.metadata, defaults, ...schedule };
     await updateApiKey(ctx.db, writeScope(ctx), k.id, patch, ctx.now);
     return { record: await reread(ctx, k.id), details: { changed: Object.keys(body), ...(body.scopes ? { scopes: body.scopes } : {}) } };
   },
-  actions: [rotate],
+  actions: [rotateAction, revealAction],
 });

@@ -31,8 +31,12 @@ const ANTHROPIC_ROUTES = new Set(['/v1/messages', '/v1/messages/count_tokens']);
  * and a key). A key read from `Authorization` or `x-api-key` is removed from the request's headers, so
  * it is never taken for the provider key nor forwarded upstream, and `request.gw.credentialHeader` names
  * where it came from. With `x-gateway-api-key` present, `Authorization` keeps its meaning: the provider key.
+ *
+ * A rotated key's previous value is in the snapshot as its own entry whose `expiresAt` is the end of
+ * the transition, so it stops working then without a reload. `usage.touch` (an in-memory set add)
+ * records the key for its `last_used_at`, written later in batches.
  */
-export function createAuthHook(runtime: Runtime, isPublic: (url: string) => boolean, now: () => number) {
+export function createAuthHook(runtime: Runtime, isPublic: (url: string) => boolean, now: () => number, usage?: { touch(keyId: string): void }) {
   // Callback style (no promise per request); a throw is handled by Fastify like a rejection.
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
     if (isPublic(request.url)) return done();
@@ -62,6 +66,7 @@ export function createAuthHook(runtime: Runtime, isPublic: (url: string) => bool
       request.gw.credentialHeader = from;
     }
     request.gw.key = key;
+    usage?.touch(key.id);
     request.gw.organisationId = key.organisationId;
     const workspaceId = key.workspaceId ?? snapshot.defaultWorkspaceByOrganisation.get(key.organisationId);
     if (workspaceId !== undefined) request.gw.workspaceId = workspaceId;

@@ -1,0 +1,44 @@
+import { GatewayError } from '../../../errors/gateway-error.js';
+import { getApiKey, type ApiKeyRecord } from '../../../store/repos/api-keys.js';
+import type { ResourceContext } from '../../resource/define-resource.js';
+import { iso } from '../../resource/paging.js';
+
+/**
+ * The public view of a key: never its value, hash or sealed pending value. `rotation_policy` shows
+ * the time of the next scheduled rotation (`next_rotation_at`, null when none).
+ */
+export function presentKey(k: ApiKeyRecord) {
+  const next = k.next_rotation_at ?? null;
+  return {
+    id: k.id,
+    object: 'api_key' as const,
+    name: k.name,
+    type: k.type,
+    organisation_id: k.organisation_id,
+    workspace_id: k.workspace_id,
+    scopes: k.scopes,
+    status: k.status === 'revoked' ? ('revoked' as const) : ('active' as const),
+    key_hint: k.key_hint,
+    creation_mode: k.creation_mode ?? 'api',
+    expires_at: iso(k.expires_at),
+    rotation_policy: k.rotation_policy ? { ...k.rotation_policy, next_rotation_at: iso(next) } : null,
+    key_transition_expires_at: iso(k.key_transition_expires_at),
+    last_used_at: iso(k.last_used_at),
+    metadata: k.metadata,
+    defaults: k.defaults ?? null,
+    created_at: iso(k.created_at),
+    updated_at: iso(k.updated_at),
+  };
+}
+
+/** The tenant scope of key writes: organisation-level keys are within reach of organisation principals only. */
+export function writeScope(ctx: ResourceContext) {
+  return { ...ctx.scope, organisationWide: ctx.principal.workspaceId === null };
+}
+
+/** A key of the write's scope as now stored (404 when gone). */
+export async function reread(ctx: ResourceContext, id: string): Promise<ApiKeyRecord> {
+  const k = await getApiKey(ctx.db, writeScope(ctx), id);
+  if (!k) throw new GatewayError('not_found', `Unknown API key '${id}'.`, { param: 'id' });
+  return k;
+}
