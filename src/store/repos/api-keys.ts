@@ -33,6 +33,8 @@ export interface ApiKeyRecord {
   metadata: Record<string, unknown>;
   /** Request defaults; absent or null when none. */
   defaults?: ApiKeyDefaults | null;
+  /** The user a `workspace-user` key belongs to (absent or null when none). */
+  user_id?: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -109,9 +111,10 @@ function toRow(k: ApiKeyRecord): ApiKeysTable {
 
 function fromRow(row: ApiKeysTable): ApiKeyRecord {
   // A key without defaults reads back without the field, as it was written.
-  const { defaults, ...r } = row;
+  const { defaults, user_id, ...r } = row;
   return {
     ...r,
+    ...(user_id ? { user_id } : {}),
     type: r.type as ApiKeyType,
     status: r.status as ApiKeyRecord['status'],
     scopes: JSON.parse(r.scopes),
