@@ -10,6 +10,7 @@ import { iso } from '../../resource/paging.js';
 import { ApiKeyAnswer, CreateApiKey, CreatedApiKey, RotateApiKey, RotatedApiKey, UpdateApiKey } from './api-key-schemas.js';
 import { assertTypeWithinReach, grantScopes } from './grant-scopes.js';
 import { keyHint, newKeyValue } from './key-value.js';
+import { assertOwnKey, keyUserOf } from './key-user.js';
 
 const DEFAULT_TRANSITION_MS = 30 * 60 * 1000;
 
@@ -29,6 +30,7 @@ export function presentKey(k: ApiKeyRecord) {
     type: k.type,
     organisation_id: k.organisation_id,
     workspace_id: k.workspace_id,
+    user_id: k.user_id ?? null,
     scopes: k.scopes,
     status: k.status === 'revoked' ? ('revoked' as const) : ('active' as const),
     key_hint: k.key_hint,
@@ -63,6 +65,7 @@ const rotate = defineAction<ApiKeyRecord, typeof RotateApiKey, typeof RotatedApi
   answer: RotatedApiKey,
   async run(ctx, k, body) {
     // Rotating hands the caller the new value: another key is rotated only by a principal that could have created it.
+    assertOwnKey(ctx.principal, k);
     if (k.id !== ctx.principal.keyId) {
       assertTypeWithinReach(ctx.principal, k.type);
       grantScopes(ctx.principal, k.type, k.scopes);
@@ -102,6 +105,7 @@ export const apiKeysResource = defineResource({
   idOf: (k) => k.id,
   workspaceOf: (k) => k.workspace_id,
   present: presentKey,
+  beforeRemove: (ctx, k) => assertOwnKey(ctx.principal, k),
   async create(ctx, body) {
     const type: ApiKeyType = body.type ?? 'workspace-service';
     if (type === 'organisation-service' && ctx.principal.workspaceId !== null) throw new GatewayError('forbidden', 'A workspace key cannot create organisation keys.');
@@ -110,6 +114,7 @@ export const apiKeysResource = defineResource({
     const prefix = ctx.deps.settings.apiKeyPrefix;
     const value = newKeyValue(prefix);
     const workspaceId = type === 'organisation-service' ? null : ctx.workspaceId;
+    const userId = await keyUserOf(ctx, type, workspaceId, body.user_id);
     const record: ApiKeyRecord = {
       id: uuid(),
       organisation_id: ctx.principal.organisationId,
@@ -124,13 +129,15 @@ export const apiKeysResource = defineResource({
       rotation_policy: body.rotation_policy ?? null,
       metadata: body.metadata ?? {},
       defaults: await checkKeyDefaults(ctx, workspaceId, body.defaults),
+      ...(userId ? { user_id: userId } : {}),
       created_at: ctx.now,
       updated_at: ctx.now,
     };
     await insertApiKey(ctx.db, writeScope(ctx), record);
-    return { record, answer: { ...presentKey(record), key: value }, details: { name: record.name, type, scopes, workspace_id: record.workspace_id } };
+    return { record, answer: { ...presentKey(record), key: value }, details: { name: record.name, type, scopes, workspace_id: record.workspace_id, user_id: userId ?? null } };
   },
   async update(ctx, k, body) {
+    assertOwnKey(ctx.principal, k);
     if (body.scopes !== undefined) {
       if (k.id === ctx.principal.keyId) throw new GatewayError('forbidden', 'An API key cannot change its own scopes.', { param: 'scopes' });
       grantScopes(ctx.principal, k.type, body.scopes);
