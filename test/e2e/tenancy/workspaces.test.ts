@@ -181,3 +181,22 @@ describe('workspace request defaults', () => {
     expect(none.status).toBe(400);
   });
 });
+
+describe('/openapi.json', () => {
+  it('documents the tenancy routes with their schemas', async () => {
+    const doc = (await (await gw.fetch('/openapi.json')).json()) as any;
+    const ops = (path: string) => Object.keys(doc.paths[path] ?? {}).sort();
+    expect(ops('/v1/workspaces')).toEqual(['get', 'post']);
+    expect(ops('/v1/workspaces/{id}')).toEqual(['delete', 'get', 'put']);
+    expect(ops('/v1/workspaces/{id}/effective-settings')).toEqual(['get']);
+    expect(ops('/v1/workspaces/{id}/members')).toEqual(['get', 'post']);
+    expect(ops('/v1/workspaces/{id}/members/{user_id}')).toEqual(['delete', 'get', 'put']);
+    expect(ops('/v1/users')).toEqual(['get', 'post']);
+    expect(ops('/v1/users/{id}')).toEqual(['delete', 'get', 'put']);
+    expect(ops('/v1/organisation')).toEqual(['get']);
+    expect(ops('/v1/organisation/settings')).toEqual(['put']);
+    const settingsBody = doc.paths['/v1/organisation/settings'].put.requestBody.content['application/json'].schema;
+    expect(Object.keys(settingsBody.properties)).toContain('session_settings');
+    expect(doc.paths['/v1/workspaces'].post.responses['201'].content['application/json'].schema.properties.status).toBeDefined();
+  });
+});
