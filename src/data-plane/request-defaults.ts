@@ -2,9 +2,9 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { AuthKey, RequestDefaults } from '../runtime/snapshot.js';
 
 /**
- * The defaults that apply to a request authenticated by `key`: today the key's own. Defaults of the
- * key's workspace, when workspaces gain them, slot in below here: a key's fields win over its
- * workspace's, field by field (config, metadata keys, override rule).
+ * The defaults that apply to a request authenticated by `key`: the key's own over its workspace's,
+ * field by field (config, metadata keys, override rule; the key's win), merged once when the runtime
+ * snapshot loads the key, so a request only reads them.
  */
 export function requestDefaults(key: AuthKey | undefined): RequestDefaults | undefined {
   return key?.defaults;

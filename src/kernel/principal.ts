@@ -1,4 +1,5 @@
 import { covers, type Permission, type Scope } from './permissions.js';
+import { intersectScopes, type OrganisationRole, type WorkspaceRole } from './roles.js';
 
 /** The types of gateway key (control-plane.md §1). */
 export type KeyType = 'organisation-service' | 'workspace-service' | 'workspace-user';
@@ -32,6 +33,23 @@ export interface Principal {
   readonly organisationId: string;
   readonly workspaceId: string | null;
   readonly scopes: readonly string[];
+  /** The user a `workspace-user` key belongs to (null for service keys and user keys made before users existed). */
+  readonly userId: string | null;
+  /** That user's organisation role (null without a user). */
+  readonly organisationRole: OrganisationRole | null;
+  /** That user's role in the key's workspace (null without a user, or when the user has none there). */
+  readonly workspaceRole: WorkspaceRole | null;
+}
+
+/**
+ * The user behind a key, as the runtime snapshot bakes it when it loads the key: the user's roles and
+ * the permissions those roles allow in the key's workspace (`userPermissions`).
+ */
+export interface KeyUser {
+  readonly id: string;
+  readonly organisationRole: OrganisationRole;
+  readonly workspaceRole: WorkspaceRole | null;
+  readonly permissions: readonly Permission[];
 }
 
 /** The facts of a gateway key a principal is made from. */
@@ -41,24 +59,32 @@ export interface KeyFacts {
   readonly organisationId: string;
   readonly workspaceId: string | null;
   readonly scopes: readonly string[];
+  /** Its user, for a `workspace-user` key that has one. */
+  readonly user?: KeyUser;
 }
 
 const byKey = new WeakMap<KeyFacts, Principal>();
 
 /**
  * The principal of a gateway key. Keys of one runtime snapshot are stable objects, so the principal
- * is built once per key and snapshot, not per request.
+ * is built once per key and snapshot, not per request. A key with a user acts with its scopes ∩ what
+ * its user's role allows in its workspace.
  */
 export function principalOfKey(key: KeyFacts): Principal {
   let p = byKey.get(key);
   if (!p) {
+    const own = key.scopes.length ? key.scopes : DEFAULT_SCOPES[key.type];
+    const user = key.user;
     p = {
       kind: key.type === 'workspace-user' ? 'user_key' : 'service_key',
       keyId: key.id,
       keyType: key.type,
       organisationId: key.organisationId,
       workspaceId: key.workspaceId,
-      scopes: key.scopes.length ? key.scopes : DEFAULT_SCOPES[key.type],
+      scopes: user ? intersectScopes(own, user.permissions) : own,
+      userId: user?.id ?? null,
+      organisationRole: user?.organisationRole ?? null,
+      workspaceRole: user?.workspaceRole ?? null,
     };
     byKey.set(key, p);
   }

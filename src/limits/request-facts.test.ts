@@ -6,7 +6,7 @@ import type { DataPlaneRequest } from '../gateway/data-plane-hook.js';
 import type { Workspace } from '../store/repos/organisations.js';
 import { providerBeforeRouting, requestFacts } from './request-facts.js';
 
-const ws: Workspace = { id: 'ws-1', organisation_id: 'org', name: 'A', slug: 'team-a', status: 'active', settings: {}, created_at: 0, updated_at: 0 };
+const ws: Workspace = { id: 'ws-1', organisation_id: 'org', name: 'A', slug: 'team-a', status: 'active', settings: {}, description: null, metadata: {}, defaults: null, created_at: 0, updated_at: 0 };
 
 const snapshot = {
   version: 1,

@@ -1,5 +1,4 @@
 import type { RuntimePage, Store } from '../store/store.js';
-import { listActiveApiKeysPage, type ApiKeyRecord } from '../store/repos/api-keys.js';
 import { listActiveConfigsPage, type StoredConfig } from '../store/repos/configs.js';
 import { listActiveVirtualKeysPage, type VirtualKey } from '../store/repos/virtual-keys.js';
 import { listOrganisations, listWorkspacesPage, type Workspace } from '../store/repos/organisations.js';
@@ -7,7 +6,8 @@ import { compileConfig } from '../routing/compile-config.js';
 import type { CompiledConfig } from '../routing/compiled-config.js';
 import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
 import type { Logger } from '../observability/logger.js';
-import type { AuthKey } from './snapshot.js';
+import type { AuthKey, RequestDefaults } from './snapshot.js';
+import { listAuthKeyRowsPage, type AuthKeyRow } from './key-grants.js';
 import type { RuntimeSection } from './runtime-section.js';
 import { PartitionedMapBuilder, replacePartitions, yieldToEventLoop, type PartitionedMap } from './partitioned-map.js';
 
@@ -97,11 +97,21 @@ function partitionedSection<R extends { id: string }, V>(
   };
 }
 
-function addApiKey(into: PartitionedMapBuilder<AuthKey>, k: ApiKeyRecord): void {
+/** A key's request defaults over its workspace's, field by field (the key's win); undefined when neither has any. */
+function requestDefaultsOf(k: AuthKeyRow): RequestDefaults | undefined {
+  const own = k.defaults ?? undefined;
+  const ws = k.workspaceDefaults;
+  if (!own && !ws) return undefined;
+  const configId = own?.config_id ?? ws?.config_id;
+  const metadata = own?.metadata || ws?.metadata ? { ...ws?.metadata, ...own?.metadata } : undefined;
+  const allow = own?.allow_config_override ?? ws?.allow_config_override;
+  return { ...(configId !== undefined ? { configId } : {}), ...(metadata ? { metadata } : {}), allowConfigOverride: allow !== false };
+}
+
+function addApiKey(into: PartitionedMapBuilder<AuthKey>, k: AuthKeyRow): void {
   const partition = k.workspace_id ?? '';
-  const d = k.defaults;
-  const defaults = d ? { configId: d.config_id, metadata: d.metadata, allowConfigOverride: d.allow_config_override !== false } : undefined;
-  const auth: AuthKey = { id: k.id, organisationId: k.organisation_id, workspaceId: k.workspace_id, type: k.type, scopes: k.scopes, expiresAt: k.expires_at, name: k.name, defaults };
+  const defaults = requestDefaultsOf(k);
+  const auth: AuthKey = { id: k.id, organisationId: k.organisation_id, workspaceId: k.workspace_id, type: k.type, scopes: k.scopes, expiresAt: k.expires_at, name: k.name, defaults, ...(k.grant ? { user: k.grant } : {}) };
   into.add(partition, k.key_hash, auth);
   // After a rotation the previous value stays valid for the transition: at most two values map to the
   // key, and the previous one's expiry is the transition's end, so the auth hook's expiry comparison
@@ -119,7 +129,7 @@ function addApiKey(into: PartitionedMapBuilder<AuthKey>, k: ApiKeyRecord): void 
  * no longer compiles is skipped with a warning.
  */
 export function coreSections(logger: Logger): RuntimeSection[] {
-  const apiKeys = partitionedSection(API_KEYS_SECTION, listActiveApiKeysPage, SLICE, addApiKey);
+  const apiKeys = partitionedSection(API_KEYS_SECTION, listAuthKeyRowsPage, SLICE, addApiKey);
   // A stored config's body never changes for one version: a reload reuses what it compiled before.
   const compiledVersion = new WeakMap<CompiledConfig, number>();
   const configs = partitionedSection<StoredConfig, CompiledConfig>(CONFIGS_SECTION, listActiveConfigsPage, CONFIG_SLICE, (into, c, previous) => {

@@ -2,6 +2,7 @@ import type { CompiledConfig } from '../routing/compiled-config.js';
 import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
 import type { ApiKeyType } from '../store/repos/api-keys.js';
 import type { Workspace } from '../store/repos/organisations.js';
+import type { KeyUser } from '../kernel/principal.js';
 
 /**
  * Defaults for the data-plane requests of a key, as the hot path applies them (see
@@ -24,8 +25,10 @@ export interface AuthKey {
   /** Expiry in ms, or null. */
   expiresAt: number | null;
   name: string;
-  /** The key's request defaults, when it has any. */
+  /** The request defaults of the key over its workspace's (the key's fields win), when either has any. */
   defaults?: RequestDefaults;
+  /** The user of a `workspace-user` key and what its roles allow in the key's workspace. */
+  user?: KeyUser;
 }
 
 /**

@@ -22,8 +22,32 @@ export interface WorkspacesTable {
   slug: string;
   status: string;
   settings: string;
+  /** Optional on insert (migration 0014): null, `{}` and null. */
+  description?: string | null;
+  metadata?: string;
+  defaults?: string | null;
   created_at: number;
   updated_at: number;
+}
+
+/** A user of an organisation (migration 0014); email unique per organisation, case-insensitively. */
+export interface UsersTable {
+  id: string;
+  organisation_id: string;
+  email: string;
+  name: string | null;
+  role: string;
+  status: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A user's role in a workspace (migration 0014). */
+export interface WorkspaceMembersTable {
+  workspace_id: string;
+  user_id: string;
+  role: string;
+  created_at: number;
 }
 
 export interface ApiKeysTable {
@@ -53,6 +77,8 @@ export interface ApiKeysTable {
   /** A value waiting to be shown once by `reveal`, sealed by the secret box. */
   pending_key_ciphertext?: string | null;
   pending_key_revealed_at?: number | null;
+  /** The user a `workspace-user` key belongs to (migration 0014); null for service keys and older keys. */
+  user_id?: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -317,6 +343,8 @@ export interface Database {
   cache_entries: CacheEntriesTable;
   cache_vectors: CacheVectorsTable;
   audit_logs: AuditLogsTable;
+  users: UsersTable;
+  workspace_members: WorkspaceMembersTable;
 }
 
 export type { Generated };

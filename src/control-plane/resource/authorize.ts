@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { holds, principalOfKey, type Principal } from '../../kernel/principal.js';
 import type { Permission } from '../../kernel/permissions.js';
+import { isOrganisationAdmin } from '../../kernel/roles.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
 import type { RuntimeSnapshot } from '../../runtime/snapshot.js';
 
@@ -38,4 +39,18 @@ export function tenantScope(principal: Principal, snapshot: RuntimeSnapshot, req
   const ids: string[] = [];
   for (const w of snapshot.workspacesById.values()) if (w.organisation_id === principal.organisationId) ids.push(w.id);
   return { organisationId: principal.organisationId, workspaceIds: ids, organisationWide: true };
+}
+
+/**
+ * Whether the principal acts as an organisation owner or admin (control-plane.md §1): an
+ * organisation-level key, or a user key of an owner or admin. Creating and archiving workspaces,
+ * listing archived ones, organisation settings and organisation roles need it (403 otherwise).
+ */
+export function actsAsOrganisationAdmin(principal: Principal): boolean {
+  return principal.workspaceId === null || isOrganisationAdmin(principal.organisationRole);
+}
+
+/** 403 `forbidden` unless the principal acts as an organisation owner or admin; `what` names the action. */
+export function requireOrganisationAdmin(principal: Principal, what: string): void {
+  if (!actsAsOrganisationAdmin(principal)) throw new GatewayError('forbidden', `${what} needs an organisation owner or admin (an organisation key, or a user key of an owner or admin).`);
 }

@@ -125,6 +125,23 @@ export interface ResourceDefinition<R, C extends TSchema, U extends TSchema, Q e
   removeAnswer?: 'deleted' | 'record';
   /** List items when they differ from `present`. */
   listItem?: { schema: TSchema; present(record: R): unknown };
+  /**
+   * A path parameter of `paths` naming the workspace the resource lives in (id or slug), e.g. `id` of
+   * `/v1/workspaces/:id/members`: it narrows the tenant scope like a `workspace_id` (another tenant's
+   * workspace is 404).
+   */
+  pathWorkspace?: string;
+  /** Throws (403 `forbidden`, ...) when the principal may not list with this query; runs before the list. */
+  beforeList?(ctx: ResourceContext, query: Static<Q>): void;
+  /** Throws (403, 409, ...) when the principal may not remove this row; runs in the removal's transaction. */
+  beforeRemove?(ctx: ResourceContext, record: R): void | Promise<void>;
+  /** What a unique violation on write means (default: a slug clash). */
+  unique?: { param: string; message: string };
+  /**
+   * Writes to rows of an archived workspace are 409 `conflict` (the workspace is read-only); a resource
+   * that changes the workspace's own status (the workspaces resource) sets this to check for itself.
+   */
+  archivedWorkspaceWrites?: boolean;
 }
 
 /** A declared resource, as `mountResource` and the conformance suite see it. */

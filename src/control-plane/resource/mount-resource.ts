@@ -27,10 +27,14 @@ function requestedWorkspace(value: unknown): string | undefined {
   return undefined;
 }
 
-/** The context of one request: its principal, tenant scope (narrowed by `workspace_id`) and target workspace. */
-function contextOf(deps: GatewayDeps, request: FastifyRequest, workspaceRequest: unknown): ResourceContext {
+/**
+ * The context of one request: its principal, tenant scope (narrowed by the resource's workspace path
+ * parameter, else by `workspace_id`) and target workspace.
+ */
+function contextOf(deps: GatewayDeps, request: FastifyRequest, workspaceRequest: unknown, pathWorkspace?: string): ResourceContext {
   const principal = principalOf(request);
-  const requested = requestedWorkspace(workspaceRequest);
+  const fromPath = pathWorkspace === undefined ? undefined : (request.params as Record<string, string | undefined>)[pathWorkspace];
+  const requested = fromPath ?? requestedWorkspace(workspaceRequest);
   const scope = tenantScope(principal, deps.runtime.current, requested);
   return {
     deps,
@@ -58,13 +62,19 @@ async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: st
       const inner = { ...ctx, db: trx };
       const result = await fn(inner);
       const workspaceId = res.workspaceOf(result.record);
+      if (workspaceId !== null && !res.archivedWorkspaceWrites && ctx.deps.runtime.current.workspacesById.get(workspaceId)?.status === 'archived') {
+        throw new GatewayError('conflict', `Workspace '${workspaceId}' is archived: its resources are read-only until it is restored.`, { param: 'workspace_id' });
+      }
       changes = res.runtimeSections.map((section) => ({ section, workspaceId }));
       await writeAudit(trx, ctx.request, ctx.principal, ctx.now, { action: `${res.name}.${verb}`, resourceType: res.name, resourceId: res.idOf(result.record), workspaceId, details: result.details });
       await recordRuntimeChange(trx, changes);
       return result;
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new GatewayError('conflict', `A ${res.noun.one.replace(/^an? /, '')} with this slug already exists in this workspace.`, { param: 'slug' });
+    if (isUniqueViolation(err)) {
+      if (res.unique) throw new GatewayError('conflict', res.unique.message, { param: res.unique.param });
+      throw new GatewayError('conflict', `A ${res.noun.one.replace(/^an? /, '')} with this slug already exists in this workspace.`, { param: 'slug' });
+    }
     throw err;
   }
   await ctx.deps.runtime.committed(changes);
@@ -95,26 +105,31 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const tags = [res.tag];
   const idParam = res.idParam ?? 'id';
-  const IdParams = Type.Object({ [idParam]: res.idSchema ?? Type.String({ minLength: 1 }) });
+  const WorkspaceParam = res.pathWorkspace === undefined ? {} : { [res.pathWorkspace]: Type.String({ minLength: 1 }) };
+  const IdParams = Type.Object({ ...WorkspaceParam, [idParam]: res.idSchema ?? Type.String({ minLength: 1 }) });
+  const BaseParams = res.pathWorkspace === undefined ? undefined : Type.Object(WorkspaceParam);
+  const withBase = BaseParams ? { params: BaseParams } : {};
+  const context = (request: FastifyRequest, workspaceRequest: unknown) => contextOf(deps, request, workspaceRequest, res.pathWorkspace);
   const idOf = (params: Record<string, string>): string => params[idParam]!;
   const listItem = res.listItem ?? { schema: res.schemas.answer, present: (r: R) => res.present(r) };
   const ListQuery: TObject = Type.Object({ ...PageQuery, workspace_id: Type.Optional(Type.String()), ...res.schemas.listQuery.properties }, { additionalProperties: false });
   for (const base of res.paths) {
-    typed.post(base, { config: { permission: res.permissions.write }, schema: { body: res.schemas.create, tags, summary: `Create ${res.noun.one}`, response: answers(201, res.schemas.created ?? res.schemas.answer) } }, async (request, reply) => {
-      const ctx = contextOf(deps, request, request.body);
+    typed.post(base, { config: { permission: res.permissions.write }, schema: { ...withBase, body: res.schemas.create, tags, summary: `Create ${res.noun.one}`, response: answers(201, res.schemas.created ?? res.schemas.answer) } }, async (request, reply) => {
+      const ctx = context(request, request.body);
       const out = await inTransaction(res, ctx, 'create', (c) => res.create(c, request.body));
       return reply.code(201).send(out.answer ?? res.present(out.record));
     });
 
-    typed.get(base, { config: { permission: res.permissions.read }, schema: { querystring: ListQuery, tags, summary: `List ${res.noun.many}`, response: answers(200, ListAnswer(listItem.schema)) } }, async (request) => {
-      const ctx = contextOf(deps, request, request.query);
+    typed.get(base, { config: { permission: res.permissions.read }, schema: { ...withBase, querystring: ListQuery, tags, summary: `List ${res.noun.many}`, response: answers(200, ListAnswer(listItem.schema)) } }, async (request) => {
+      const ctx = context(request, request.query);
+      res.beforeList?.(ctx, request.query);
       const { rows, total } = await res.repo.list(ctx.db, ctx.scope, request.query, pageOf(request.query));
       return { object: 'list' as const, data: rows.map((r) => listItem.present(r)), total };
     });
 
     const readSchema = { params: IdParams, ...(res.readQuery ? { querystring: res.readQuery } : {}), tags, summary: `Read ${res.noun.one}`, response: answers(200, res.schemas.answer) };
     typed.get(`${base}/:${idParam}`, { config: { permission: res.permissions.read }, schema: readSchema }, async (request) => {
-      const ctx = contextOf(deps, request, undefined);
+      const ctx = context(request, undefined);
       const id = idOf(request.params);
       const record = await load(res, ctx, id, true);
       if (res.readable && !res.readable(record, request.query)) throw new GatewayError('not_found', `Unknown ${res.noun.one.replace(/^an? /, '')} '${id}'.`, { param: idParam });
@@ -122,15 +137,16 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
     });
 
     typed.put(`${base}/:${idParam}`, { config: { permission: res.permissions.write }, schema: { params: IdParams, body: res.schemas.update, tags, summary: `Update ${res.noun.one}`, response: answers(200, res.schemas.answer) } }, async (request) => {
-      const ctx = contextOf(deps, request, undefined);
+      const ctx = context(request, undefined);
       const out = await inTransaction(res, ctx, 'update', async (c) => res.update(c, await loadWritable(res, c, idOf(request.params)), request.body));
       return out.answer ?? res.present(out.record);
     });
 
     typed.delete(`${base}/:${idParam}`, { config: { permission: res.permissions.write }, schema: { params: IdParams, tags, summary: `${res.removal === 'archive' ? 'Archive' : 'Delete'} ${res.noun.one}`, response: answers(200, res.removeAnswer === 'record' ? res.schemas.answer : Deleted) } }, async (request) => {
-      const ctx = contextOf(deps, request, undefined);
+      const ctx = context(request, undefined);
       const out = await inTransaction(res, ctx, res.removal, async (c) => {
         const record = await loadWritable(res, c, idOf(request.params));
+        await res.beforeRemove?.(c, record);
         const after = await res.repo.remove(c.db, c.scope, record, c.now);
         return { record: after ?? record };
       });
@@ -138,13 +154,13 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
     });
 
     for (const action of res.collectionActions ?? []) {
-      const schema = { ...(action.body ? { body: action.body } : {}), tags, summary: action.summary, response: answers(200, action.answer) };
+      const schema = { ...withBase, ...(action.body ? { body: action.body } : {}), tags, summary: action.summary, response: answers(200, action.answer) };
       typed.route({
         method: action.method,
         url: `${base}${action.suffix}`,
         config: { permission: action.permission },
         schema,
-        handler: (request) => action.run(contextOf(deps, request, undefined), request.body),
+        handler: (request) => action.run(context(request, undefined), request.body),
       });
     }
 
@@ -166,7 +182,7 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
             }
           : {}),
         handler: async (request) => {
-          const ctx = contextOf(deps, request, undefined);
+          const ctx = context(request, undefined);
           if (!action.write) return (await action.run(ctx, await load(res, ctx, idOf(request.params)), request.body)).answer;
           let answer: unknown;
           await inTransaction(res, ctx, action.verb, async (c) => {

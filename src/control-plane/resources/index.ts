@@ -6,6 +6,9 @@ import { guardrailsResource } from './guardrails/guardrails.resource.js';
 import { rateLimitPoliciesResource } from './rate-limit-policies/rate-limit-policies.resource.js';
 import { promptPartialsResource } from './prompt-partials/prompt-partials.resource.js';
 import { promptsResource } from './prompts/prompts.resource.js';
+import { usersResource } from './users/users.resource.js';
+import { workspacesResource } from './workspaces/workspaces.resource.js';
+import { workspaceMembersResource } from './workspaces/workspace-members.resource.js';
 
 /** Every declared admin resource: mounted by `registerAdminRoutes`, walked by the conformance suite. */
-export const ADMIN_RESOURCES: ReadonlyArray<Resource<unknown>> = [apiKeysResource, configsResource, virtualKeysResource, guardrailsResource, rateLimitPoliciesResource, promptPartialsResource, promptsResource];
+export const ADMIN_RESOURCES: ReadonlyArray<Resource<unknown>> = [apiKeysResource, configsResource, virtualKeysResource, guardrailsResource, rateLimitPoliciesResource, promptPartialsResource, promptsResource, workspacesResource, workspaceMembersResource, usersResource];

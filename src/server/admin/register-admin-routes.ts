@@ -3,6 +3,7 @@ import type { GatewayDeps } from '../../gateway/deps.js';
 import { mountResource } from '../../control-plane/resource/mount-resource.js';
 import { ADMIN_RESOURCES } from '../../control-plane/resources/index.js';
 import { registerAuditLogRoutes } from '../../control-plane/resources/audit-logs/audit-logs-route.js';
+import { registerOrganisationRoutes } from '../../control-plane/resources/organisation/organisation-routes.js';
 import { registerLogRoutes } from './logs.js';
 
 /** Every control-plane route: the declared resources, then the hand-written routes. */
@@ -10,4 +11,5 @@ export function registerAdminRoutes(app: FastifyInstance, deps: GatewayDeps): vo
   for (const resource of ADMIN_RESOURCES) mountResource(app, deps, resource);
   registerLogRoutes(app, deps);
   registerAuditLogRoutes(app, deps);
+  registerOrganisationRoutes(app, deps);
 }

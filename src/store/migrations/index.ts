@@ -12,6 +12,7 @@ import * as m0010 from './0010-audit-logs.js';
 import * as m0011 from './0011-runtime-changes.js';
 import * as m0012 from './0012-organisation-default-workspace.js';
 import * as m0013 from './0013-api-key-defaults.js';
+import * as m0014 from './0014-tenancy.js';
 import * as m0015 from './0015-api-key-lifecycle.js';
 
 /**
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-runtime-changes': m0011,
   '0012-organisation-default-workspace': m0012,
   '0013-api-key-defaults': m0013,
+  '0014-tenancy': m0014,
   '0015-api-key-lifecycle': m0015,
 };
 

@@ -46,6 +46,8 @@ export interface ApiKeyRecord {
   pending_key_ciphertext?: string | null;
   /** When the pending value was shown. */
   pending_key_revealed_at?: number | null;
+  /** The user a `workspace-user` key belongs to (absent or null when none). */
+  user_id?: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -242,9 +244,10 @@ function num(v: number | string | null | undefined): number | null {
 
 function fromRow(row: ApiKeysTable): ApiKeyRecord {
   // A key without defaults reads back without the field, as it was written.
-  const { defaults, ...r } = row;
+  const { defaults, user_id, ...r } = row;
   return {
     ...r,
+    ...(user_id ? { user_id } : {}),
     type: r.type as ApiKeyType,
     status: r.status as ApiKeyRecord['status'],
     scopes: JSON.parse(r.scopes),

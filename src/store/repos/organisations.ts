@@ -1,4 +1,6 @@
 import type { RuntimePage, Store } from '../store.js';
+import type { Kysely } from 'kysely';
+import type { Database, OrganisationsTable, WorkspacesTable } from '../schema.js';
 import { uuid } from '../../lib/ids.js';
 
 /** An organisation: the tenant every workspace, key and resource belongs to. */
@@ -18,9 +20,21 @@ export interface Workspace {
   name: string;
   slug: string;
   status: 'active' | 'archived';
+  /** Overrides of the organisation's settings (only the keys a workspace may override). */
   settings: Record<string, unknown>;
+  description: string | null;
+  metadata: Record<string, unknown>;
+  /** Request defaults for the workspace's keys (the key's own win), or null. */
+  defaults: WorkspaceDefaults | null;
   created_at: number;
   updated_at: number;
+}
+
+/** A workspace's request defaults: the same shape as a key's `defaults`. */
+export interface WorkspaceDefaults {
+  config_id?: string;
+  metadata?: Record<string, string>;
+  allow_config_override?: boolean;
 }
 
 /**
@@ -38,7 +52,7 @@ export async function ensureDefaultTenant(store: Store, now: number): Promise<{ 
     }
     let ws = await trx.selectFrom('workspaces').selectAll().where('organisation_id', '=', org.id).where('slug', '=', 'default').executeTakeFirst();
     if (!ws) {
-      ws = { id: uuid(), organisation_id: org.id, name: 'Default workspace', slug: 'default', status: 'active', settings: '{}', created_at: now, updated_at: now };
+      ws = { id: uuid(), organisation_id: org.id, name: 'Default workspace', slug: 'default', status: 'active', settings: '{}', description: null, metadata: '{}', defaults: null, created_at: now, updated_at: now };
       await trx.insertInto('workspaces').values(ws).execute();
       created = true;
     }
@@ -71,10 +85,35 @@ export async function listOrganisations(store: Store): Promise<Organisation[]> {
   return rows.map(toOrganisation);
 }
 
-function toOrganisation(r: { id: string; name: string; slug: string; settings: string; created_at: number; default_workspace_id: string | null }): Organisation {
+/** An organisation row as read. */
+export function toOrganisation(r: OrganisationsTable): Organisation {
   return { ...r, created_at: Number(r.created_at), settings: JSON.parse(r.settings) };
 }
 
-function toWorkspace(r: { id: string; organisation_id: string; name: string; slug: string; status: string; settings: string; created_at: number; updated_at: number }): Workspace {
-  return { ...r, status: r.status as Workspace['status'], settings: JSON.parse(r.settings), created_at: Number(r.created_at), updated_at: Number(r.updated_at) };
+/** A workspace row as read. */
+export function toWorkspace(r: WorkspacesTable): Workspace {
+  return {
+    id: r.id,
+    organisation_id: r.organisation_id,
+    name: r.name,
+    slug: r.slug,
+    status: r.status as Workspace['status'],
+    settings: JSON.parse(r.settings),
+    description: r.description ?? null,
+    metadata: r.metadata ? JSON.parse(r.metadata) : {},
+    defaults: r.defaults ? (JSON.parse(r.defaults) as WorkspaceDefaults) : null,
+    created_at: Number(r.created_at),
+    updated_at: Number(r.updated_at),
+  };
+}
+
+/** One organisation by id, or undefined. */
+export async function getOrganisation(db: Kysely<Database>, id: string): Promise<Organisation | undefined> {
+  const row = await db.selectFrom('organisations').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && toOrganisation(row);
+}
+
+/** Replaces an organisation's stored settings. */
+export async function saveOrganisationSettings(db: Kysely<Database>, id: string, settings: Record<string, unknown>): Promise<void> {
+  await db.updateTable('organisations').set({ settings: JSON.stringify(settings) }).where('id', '=', id).execute();
 }

@@ -20,8 +20,11 @@ async function call(method: string, path: string, body: unknown, key = gw.adminK
 }
 
 /** A key made by the admin with these scopes; returns its id and value. */
+let userSeq = 0;
 async function keyWith(scopes: string[], type = 'workspace-service'): Promise<{ id: string; key: string }> {
-  const r = await call('POST', '/v1/api-keys', { name: `holder of ${scopes.join(' ')}`, type, scopes });
+  // A user key belongs to a user with a role in its workspace (here a plain member of the default one).
+  const user = type === 'workspace-user' ? await call('POST', '/v1/users', { email: `holder${++userSeq}-${Date.now()}@example.com`, workspaces: [{ id: 'default', role: 'member' }] }) : undefined;
+  const r = await call('POST', '/v1/api-keys', { name: `holder of ${scopes.join(' ')}`, type, scopes, ...(user ? { user_id: user.body.id } : {}) });
   expect(r.status).toBe(201);
   return { id: r.body.id, key: r.body.key };
 }

@@ -63,7 +63,8 @@ describe('gateway API keys', () => {
   });
 
   it('scopes and workspaces are enforced (403)', async () => {
-    const { body: user } = await createKey({ name: 'user', type: 'workspace-user' });
+    const member = await (await gw.fetch('/v1/users', { method: 'POST', body: JSON.stringify({ email: 'key-user@example.com', workspaces: [{ id: 'default', role: 'member' }] }) })).json() as any;
+    const { body: user } = await createKey({ name: 'user', type: 'workspace-user', user_id: member.id });
     const denied = await gw.fetch('/v1/api-keys', { method: 'POST', body: JSON.stringify({ name: 'x' }), headers: { 'x-gateway-api-key': user.key } });
     expect(denied.status).toBe(403);
     expect((await denied.json() as any).error.code).toBe('forbidden');

@@ -163,7 +163,8 @@ describe.each(['sqlite', 'postgres'] as const)('rate-limits policy API on %s', (
     expectError(await call('PUT', `${BASE}/${p.id}`, { unit: 'rpy' }), 400, 'invalid_request', 'body.unit');
     expectError(await call('PUT', `${BASE}/${p.id}`, { status: 'archived' }), 400, 'invalid_request', 'body.status');
     expectError(await call('POST', BASE, { type: 'requests', unit: 'rpm', value: 1, workspace_id: 'nowhere' }), 404, 'not_found', 'workspace_id');
-    const key = await call('POST', '/v1/api-keys', { name: 'user', type: 'workspace-user' });
+    const member = await call('POST', '/v1/users', { email: 'policy-user@example.com', workspaces: [{ id: 'default', role: 'member' }] });
+    const key = await call('POST', '/v1/api-keys', { name: 'user', type: 'workspace-user', user_id: member.body.id });
     expect(key.status).toBe(201);
     expectError(await call('GET', BASE, undefined, { 'x-gateway-api-key': key.body.key }), 403, 'forbidden');
     expectError(await call('POST', BASE, { type: 'requests', unit: 'rpm', value: 1 }, { 'x-gateway-api-key': key.body.key }), 403, 'forbidden');

@@ -29,6 +29,8 @@ export const CreateApiKey = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 200 }),
     type: Type.Optional(KeyType),
     workspace_id: Type.Optional(Type.String({ minLength: 1 })),
+    /** The user of a `workspace-user` key: required when a service key creates one; defaults to the calling user. */
+    user_id: Type.Optional(Type.String({ minLength: 1 })),
     scopes: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     expires_at: Type.Optional(Time),
     rotation_policy: Type.Optional(Type.Union([RotationPolicy, Type.Null()])),
@@ -65,6 +67,7 @@ export const ApiKeyAnswer = Type.Object({
   type: KeyType,
   organisation_id: Type.String(),
   workspace_id: Type.Union([Type.String(), Type.Null()]),
+  user_id: Type.Union([Type.String(), Type.Null()]),
   scopes: Type.Array(Type.String()),
   status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
   key_hint: Type.String(),

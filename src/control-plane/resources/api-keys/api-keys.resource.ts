@@ -13,6 +13,7 @@ import { presentKey, reread, writeScope } from './present-key.js';
 import { revealAction, rotateAction } from './key-actions.js';
 import { firstRotationAt, type RotationPolicy } from './rotation-schedule.js';
 import { userKeyRotationPeriod, withEnforcedPeriod } from './enforced-rotation.js';
+import { assertOwnKey, keyUserOf } from './key-user.js';
 
 export { presentKey } from './present-key.js';
 
@@ -55,6 +56,7 @@ export const apiKeysResource = defineResource({
   idOf: (k) => k.id,
   workspaceOf: (k) => k.workspace_id,
   present: presentKey,
+  beforeRemove: (ctx, k) => assertOwnKey(ctx.principal, k),
   async create(ctx, body) {
     const type: ApiKeyType = body.type ?? 'workspace-service';
     if (type === 'organisation-service' && ctx.principal.workspaceId !== null) throw new GatewayError('forbidden', 'A workspace key cannot create organisation keys.');
@@ -64,6 +66,7 @@ export const apiKeysResource = defineResource({
     const value = newKeyValue(prefix);
     const workspaceId = type === 'organisation-service' ? null : ctx.workspaceId;
     const policy = (await policyFor(ctx, type, workspaceId, body.rotation_policy, true)) ?? null;
+    const userId = await keyUserOf(ctx, type, workspaceId, body.user_id);
     const record: ApiKeyRecord = {
       id: uuid(),
       organisation_id: ctx.principal.organisationId,
@@ -80,14 +83,16 @@ export const apiKeysResource = defineResource({
       defaults: await checkKeyDefaults(ctx, workspaceId, body.defaults),
       creation_mode: 'api',
       next_rotation_at: firstRotationAt(policy, ctx.now),
+      ...(userId ? { user_id: userId } : {}),
       created_at: ctx.now,
       updated_at: ctx.now,
     };
     await insertApiKey(ctx.db, writeScope(ctx), record);
     const stored = await reread(ctx, record.id);
-    return { record: stored, answer: { ...presentKey(stored), key: value }, details: { name: record.name, type, scopes, workspace_id: record.workspace_id, ...(policy ? { rotation_policy: policy } : {}) } };
+    return { record: stored, answer: { ...presentKey(stored), key: value }, details: { name: record.name, type, scopes, workspace_id: record.workspace_id, user_id: userId ?? null, ...(policy ? { rotation_policy: policy } : {}) } };
   },
   async update(ctx, k, body) {
+    assertOwnKey(ctx.principal, k);
     if (body.scopes !== undefined) {
       if (k.id === ctx.principal.keyId) throw new GatewayError('forbidden', 'An API key cannot change its own scopes.', { param: 'scopes' });
       grantScopes(ctx.principal, k.type, body.scopes);

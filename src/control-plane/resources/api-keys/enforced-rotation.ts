@@ -1,26 +1,20 @@
 import type { Kysely } from 'kysely';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import type { Database } from '../../../store/schema.js';
+import { effectiveSetting, type StoredSettings } from '../../../kernel/settings.js';
 import type { RotationPeriod, RotationPolicy } from './rotation-schedule.js';
 
-function periodIn(settingsJson: string | undefined): RotationPeriod | null | undefined {
-  if (!settingsJson) return undefined;
-  const value = (JSON.parse(settingsJson) as Record<string, unknown>).user_api_key_rotation_period;
-  return value === 'weekly' || value === 'monthly' ? value : value === null ? null : undefined;
-}
-
 /**
- * The `user_api_key_rotation_period` that applies to a workspace: the workspace's own `settings`
- * override when it has the key (null there turns enforcement off), else its organisation's, else none.
- * Reads the two settings columns directly (one small function, so a shared effective-settings
- * reader can replace it).
+ * The `user_api_key_rotation_period` that applies to a workspace: its effective setting (the
+ * workspace's own override when it has the key — null there turns enforcement off — else its
+ * organisation's, else none).
  */
 export async function userKeyRotationPeriod(db: Kysely<Database>, organisationId: string, workspaceId: string): Promise<RotationPeriod | null> {
   const ws = await db.selectFrom('workspaces').select('settings').where('id', '=', workspaceId).where('organisation_id', '=', organisationId).executeTakeFirst();
-  const own = periodIn(ws?.settings);
-  if (own !== undefined) return own;
   const org = await db.selectFrom('organisations').select('settings').where('id', '=', organisationId).executeTakeFirst();
-  return periodIn(org?.settings) ?? null;
+  const parse = (json: string | undefined) => (json ? (JSON.parse(json) as StoredSettings) : null);
+  const value = effectiveSetting('user_api_key_rotation_period', parse(ws?.settings), parse(org?.settings)).value;
+  return value === 'weekly' || value === 'monthly' ? value : null;
 }
 
 /**

@@ -59,8 +59,9 @@ export const rotateAction = defineAction<ApiKeyRecord, typeof RotateApiKey, type
  * Whether `principal` is the user of user key `k`. Until users exist, a user key is its own user's
  * only credential: the key itself (its current or, during a transition, previous value).
  */
+/** The key is the principal's own, or belongs to the principal's user. */
 function isOwnUserKey(principal: Principal, k: ApiKeyRecord): boolean {
-  return principal.keyId === k.id;
+  return principal.keyId === k.id || (principal.userId !== null && k.user_id === principal.userId);
 }
 
 function assertMayReveal(ctx: ResourceContext, k: ApiKeyRecord): void {

@@ -16,6 +16,7 @@ export function presentKey(k: ApiKeyRecord) {
     type: k.type,
     organisation_id: k.organisation_id,
     workspace_id: k.workspace_id,
+    user_id: k.user_id ?? null,
     scopes: k.scopes,
     status: k.status === 'revoked' ? ('revoked' as const) : ('active' as const),
     key_hint: k.key_hint,

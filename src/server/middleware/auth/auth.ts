@@ -22,8 +22,8 @@ const ANTHROPIC_ROUTES = new Set(['/v1/messages', '/v1/messages/count_tokens']);
 
 /**
  * Authenticates every `/v1` request by its gateway key against the hashed keys of the runtime snapshot
- * (401 `invalid_api_key` when missing, unknown or expired) and sets the request's key, organisation and
- * workspace: a workspace key's own workspace, or for an organisation key its organisation's default
+ * (401 `invalid_api_key` when missing, unknown or expired; 403 `forbidden` for a key of an archived
+ * workspace, read from the snapshot) and sets the request's key, organisation and workspace: a workspace key's own workspace, or for an organisation key its organisation's default
  * workspace (never another organisation's).
  *
  * The key is read from `x-gateway-api-key`; when that header is absent, from `Authorization: Bearer …`
@@ -69,7 +69,12 @@ export function createAuthHook(runtime: Runtime, isPublic: (url: string) => bool
     usage?.touch(key.id);
     request.gw.organisationId = key.organisationId;
     const workspaceId = key.workspaceId ?? snapshot.defaultWorkspaceByOrganisation.get(key.organisationId);
-    if (workspaceId !== undefined) request.gw.workspaceId = workspaceId;
+    if (workspaceId !== undefined) {
+      if (key.workspaceId !== null && snapshot.workspacesById.get(workspaceId)?.status === 'archived') {
+        throw new GatewayError('forbidden', `Workspace '${workspaceId}' is archived: its keys are refused until it is restored.`);
+      }
+      request.gw.workspaceId = workspaceId;
+    }
     done();
   };
 }

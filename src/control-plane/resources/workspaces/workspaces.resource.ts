@@ -1,0 +1,187 @@
+import { Type } from 'typebox';
+import { GatewayError } from '../../../errors/gateway-error.js';
+import { uuid } from '../../../lib/ids.js';
+import { effectiveSettings } from '../../../kernel/settings.js';
+import { API_KEYS_SECTION, WORKSPACES_SECTION } from '../../../runtime/core-sections.js';
+import { getConfig } from '../../../store/repos/configs.js';
+import { getOrganisation, type Workspace, type WorkspaceDefaults } from '../../../store/repos/organisations.js';
+import { getWorkspace, insertWorkspaceRow, listScopedWorkspaces, saveWorkspace } from '../../../store/repos/workspaces.js';
+import { defineAction, defineResource, type ResourceContext } from '../../resource/define-resource.js';
+import { iso } from '../../resource/paging.js';
+import { Slug, slugify } from '../../resource/slug.js';
+import { requireOrganisationAdmin } from '../../resource/authorize.js';
+import { ApiKeyDefaults } from '../api-keys/api-key-schemas.js';
+import { EffectiveSettingsAnswer, WorkspaceSettings } from '../organisation/settings-schema.js';
+
+const Metadata = Type.Record(Type.String(), Type.String());
+const Description = Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]);
+const CreateWorkspace = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    slug: Type.Optional(Slug),
+    description: Type.Optional(Description),
+    metadata: Type.Optional(Metadata),
+    settings: Type.Optional(WorkspaceSettings),
+    defaults: Type.Optional(Type.Union([ApiKeyDefaults, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+const UpdateWorkspace = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    description: Type.Optional(Description),
+    metadata: Type.Optional(Metadata),
+    settings: Type.Optional(WorkspaceSettings),
+    defaults: Type.Optional(Type.Union([ApiKeyDefaults, Type.Null()])),
+    status: Type.Optional(Type.Literal('active')),
+  },
+  { additionalProperties: false },
+);
+const WorkspaceAnswer = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('workspace'),
+  name: Type.String(),
+  slug: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Union([Type.Literal('active'), Type.Literal('archived')]),
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+  settings: Type.Record(Type.String(), Type.Unknown()),
+  defaults: Type.Union([ApiKeyDefaults, Type.Null()]),
+  created_at: Type.String(),
+  last_updated_at: Type.String(),
+});
+const ListQuery = Type.Object({ status: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) });
+const STATUSES = ['active', 'archived'] as const;
+
+function present(w: Workspace) {
+  return {
+    id: w.id,
+    object: 'workspace' as const,
+    name: w.name,
+    slug: w.slug,
+    description: w.description,
+    status: w.status,
+    metadata: w.metadata,
+    settings: w.settings,
+    defaults: w.defaults,
+    created_at: iso(w.created_at)!,
+    last_updated_at: iso(w.updated_at)!,
+  };
+}
+
+/** The statuses a list asks for (`status=active,archived`; default `active`); 400 naming `status` for another value. */
+function statusesOf(query: { status?: string }): string[] {
+  const wanted = (query.status ?? 'active').split(',').map((s) => s.trim());
+  for (const s of wanted) if (!(STATUSES as readonly string[]).includes(s)) throw new GatewayError('invalid_request', `querystring.status: '${s}' is not one of active, archived.`, { param: 'status' });
+  return wanted;
+}
+
+/**
+ * Checks a workspace's `defaults` and returns them as stored: the default config must be an active
+ * stored config of this workspace (named by id or slug, stored by id); otherwise 404 naming
+ * `defaults.config_id` (a new workspace has no configs yet).
+ */
+async function checkDefaults(ctx: ResourceContext, workspaceId: string | null, defaults: WorkspaceDefaults | null | undefined): Promise<WorkspaceDefaults | null> {
+  if (!defaults) return null;
+  const out: WorkspaceDefaults = { ...defaults };
+  if (defaults.config_id !== undefined) {
+    const config = workspaceId === null ? undefined : await getConfig(ctx.db, { organisationId: ctx.principal.organisationId, workspaceIds: [workspaceId], organisationWide: false }, defaults.config_id);
+    if (config?.status !== 'active') throw new GatewayError('not_found', `defaults.config_id: no stored config '${defaults.config_id}' in this workspace.`, { param: 'defaults.config_id' });
+    out.config_id = config.id;
+  }
+  return out;
+}
+
+const effectiveSettingsAction = defineAction<Workspace, never, typeof EffectiveSettingsAnswer>({
+  verb: 'read_effective_settings',
+  method: 'GET',
+  suffix: '/effective-settings',
+  permission: 'workspaces.read',
+  write: false,
+  summary: "A workspace's effective settings: each key's value and whether it comes from the workspace, the organisation or the default",
+  answer: EffectiveSettingsAnswer,
+  async run(ctx, w) {
+    const organisation = await getOrganisation(ctx.db, w.organisation_id);
+    return { answer: { settings: effectiveSettings(w.settings, organisation?.settings) } };
+  },
+});
+
+/**
+ * `/v1/workspaces`: create (organisation owners and admins), list (`status=active,archived`; archived
+ * ones need an organisation owner or admin), read and update by id or slug, archive (`DELETE`; the
+ * organisation's default workspace cannot be archived) and restore (`PUT {"status":"active"}`). An
+ * archived workspace is read-only (a `PUT` other than the restore is 409) and its keys are refused.
+ */
+export const workspacesResource = defineResource({
+  name: 'workspace',
+  paths: ['/v1/workspaces'],
+  tag: 'workspaces',
+  noun: { one: 'a workspace', many: 'workspaces' },
+  permissions: { read: 'workspaces.read', write: 'workspaces.write' },
+  runtimeSections: [WORKSPACES_SECTION, API_KEYS_SECTION],
+  schemas: { create: CreateWorkspace, update: UpdateWorkspace, listQuery: ListQuery, answer: WorkspaceAnswer },
+  removal: 'archive',
+  removeAnswer: 'record',
+  archivedWorkspaceWrites: true,
+  unique: { param: 'slug', message: 'A workspace with this slug already exists in this organisation.' },
+  repo: {
+    get: (db, scope, idOrSlug) => getWorkspace(db, scope, idOrSlug),
+    list: (db, scope, query, page) => listScopedWorkspaces(db, scope, statusesOf(query), page),
+    async remove(db, scope, w, now) {
+      const archived: Workspace = { ...w, status: 'archived', updated_at: now };
+      await saveWorkspace(db, scope, archived);
+      return archived;
+    },
+  },
+  idOf: (w) => w.id,
+  workspaceOf: (w) => w.id,
+  present,
+  beforeList(ctx, query) {
+    if (statusesOf(query).includes('archived')) requireOrganisationAdmin(ctx.principal, 'Listing archived workspaces');
+  },
+  beforeRemove(ctx, w) {
+    requireOrganisationAdmin(ctx.principal, 'Archiving a workspace');
+    if (w.status === 'archived') throw new GatewayError('conflict', `Workspace '${w.slug}' is already archived.`, { param: 'id' });
+    if (ctx.deps.runtime.current.defaultWorkspaceByOrganisation.get(w.organisation_id) === w.id) {
+      throw new GatewayError('conflict', "The organisation's default workspace cannot be archived.", { param: 'id' });
+    }
+  },
+  async create(ctx, body) {
+    requireOrganisationAdmin(ctx.principal, 'Creating a workspace');
+    const w: Workspace = {
+      id: uuid(),
+      organisation_id: ctx.principal.organisationId,
+      name: body.name,
+      slug: body.slug ?? slugify(body.name, 'workspace'),
+      status: 'active',
+      settings: body.settings ?? {},
+      description: body.description ?? null,
+      metadata: body.metadata ?? {},
+      defaults: await checkDefaults(ctx, null, body.defaults),
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
+    await insertWorkspaceRow(ctx.db, w);
+    return { record: w, details: { name: w.name, slug: w.slug } };
+  },
+  async update(ctx, w, body) {
+    const restoring = body.status === 'active' && w.status === 'archived';
+    if (w.status === 'archived' && (!restoring || Object.keys(body).length > 1)) {
+      throw new GatewayError('conflict', `Workspace '${w.slug}' is archived: it is read-only until restored with {"status":"active"}.`, { param: 'status' });
+    }
+    if (restoring) requireOrganisationAdmin(ctx.principal, 'Restoring a workspace');
+    const next: Workspace = {
+      ...w,
+      name: body.name ?? w.name,
+      description: body.description !== undefined ? body.description : w.description,
+      metadata: body.metadata ?? w.metadata,
+      settings: body.settings ?? w.settings,
+      defaults: body.defaults !== undefined ? await checkDefaults(ctx, w.id, body.defaults) : w.defaults,
+      status: 'active',
+      updated_at: ctx.now,
+    };
+    await saveWorkspace(ctx.db, ctx.scope, next);
+    return { record: next, details: { changed: Object.keys(body), ...(restoring ? { restored: true } : {}) } };
+  },
+  actions: [effectiveSettingsAction],
+});
