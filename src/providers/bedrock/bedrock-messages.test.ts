@@ -52,7 +52,7 @@ describe('bedrock messages endpoint (InvokeModel with the Anthropic format)', ()
 
   it('signs an /invoke call whose body has anthropic_version and anthropic_beta, without model and stream', async () => {
     const ctx = callContext({ forwardHeaders: { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'a-1,b-2', 'x-team': 'blue' } });
-    const call = await bedrockMessagesEndpoint.buildRequest({ ...req, stream: false, system: 'terse' }, ctx);
+    const call = await bedrockMessagesEndpoint.buildRequest({ ...req, stream: false, system: 'terse', anthropic_version: 'bedrock-2099-01-01' } as MessagesRequest, ctx);
     expect(call.url).toBe(`https://bedrock-runtime.us-east-1.amazonaws.com/model/${encodeURIComponent(MODEL)}/invoke`);
     expect(JSON.parse(String(call.body))).toEqual({ anthropic_version: 'bedrock-2023-05-31', anthropic_beta: ['a-1', 'b-2'], max_tokens: 64, system: 'terse', messages: [{ role: 'user', content: 'hi' }] });
     expect(call.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDFAKEBEDROCK00001\/\d{8}\/us-east-1\/bedrock\/aws4_request/);

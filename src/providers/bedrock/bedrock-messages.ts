@@ -17,13 +17,13 @@ const CLIENT_VERSION_HEADERS = new Set(['anthropic-version', 'anthropic-beta']);
 
 /**
  * The InvokeModel body of an Anthropic model: the Messages body without `model` (it is in the path) and
- * `stream` (the operation says it), with `anthropic_version: bedrock-2023-05-31` and the client's
- * `anthropic-beta` header as `anthropic_beta`.
+ * `stream` (the operation says it), with `anthropic_version: bedrock-2023-05-31` (whatever the body said)
+ * and the client's `anthropic-beta` header as `anthropic_beta`.
  * @see https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages-request-response.html
  */
 export function buildBedrockAnthropicBody(req: MessagesRequest, beta: string | undefined): Record<string, unknown> {
   const { model: _model, stream: _stream, ...rest } = req;
-  const body: Record<string, unknown> = { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...rest };
+  const body: Record<string, unknown> = { ...rest, anthropic_version: BEDROCK_ANTHROPIC_VERSION };
   const betas = beta?.split(',').map((b) => b.trim()).filter(Boolean) ?? [];
   if (betas.length) body.anthropic_beta = betas;
   return body;

@@ -14,12 +14,12 @@ function claudeModelOf(model: string | undefined): string {
 
 /**
  * The rawPredict body of a Claude model: the Messages body without `model` (it is in the URL), with
- * `anthropic_version: vertex-2023-10-16`, and `stream: true` on streamRawPredict only.
+ * `anthropic_version: vertex-2023-10-16` (whatever the body said), and `stream: true` on streamRawPredict only.
  * @see https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/use-claude
  */
 export function buildVertexMessagesBody(req: MessagesRequest, stream: boolean): Record<string, unknown> {
   const { model: _model, stream: _stream, ...rest } = req;
-  return { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...rest, ...(stream ? { stream: true } : {}) };
+  return { ...rest, anthropic_version: VERTEX_ANTHROPIC_VERSION, ...(stream ? { stream: true } : {}) };
 }
 
 /**
