@@ -85,6 +85,14 @@ describe('bedrock messages endpoint (InvokeModel with the Anthropic format)', ()
     expect(error).toMatchObject({ status: 429, provider: 'bedrock', publicCode: 'ThrottlingException', message: 'Too many requests' });
   });
 
+  it('puts an event whose JSON spans lines on one data line, and throws an error event', () => {
+    const pretty = JSON.stringify({ type: 'ping' }, null, 2);
+    expect(transcode(Buffer.concat([chunk(pretty), chunk(events.at(-1)!)]), 4096).text.startsWith('event: ping\ndata: {"type":"ping"}\n\n')).toBe(true);
+    const failed = transcode(Buffer.concat([chunk(events[0]!), chunk(JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }))]), 4096);
+    expect(failed.text.match(/^event: /gm)).toHaveLength(1);
+    expect(failed.error).toMatchObject({ status: 502, message: 'Overloaded', publicCode: 'overloaded_error' });
+  });
+
   it('throws a 502 when the stream ends before message_stop', () => {
     const { error } = transcode(Buffer.concat(events.slice(0, 3).map(chunk)), 4096);
     expect(error).toMatchObject({ status: 502, provider: 'bedrock' });

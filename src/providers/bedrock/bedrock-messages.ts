@@ -44,14 +44,21 @@ async function buildInvokeCall(req: MessagesRequest, ctx: CallContext): Promise<
 /**
  * Reads InvokeModelWithResponseStream messages: each `chunk` event carries `{"bytes": <base64>}`, the
  * bytes being one Anthropic stream event as JSON; an exception message throws with its status, after
- * the events that arrived before it in the same bytes were returned.
+ * the events that arrived before it in the same bytes were returned; so does an Anthropic `error` event.
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InvokeModelWithResponseStream.html
  */
-function createChunkReader(): { push(bytes: Uint8Array): Array<{ type: string; json: Buffer }>; end(): void } {
+/** One Anthropic event of the stream: its type, its exact bytes and its parsed value. */
+interface ChunkEvent {
+  type: string;
+  json: Buffer;
+  event: MessagesStreamEvent;
+}
+
+function createChunkReader(): { push(bytes: Uint8Array): ChunkEvent[]; end(): void } {
   const decoder = new EventStreamDecoder(PROVIDER);
   let stopped = false;
   let failure: GatewayError | undefined;
-  const read = (msg: EventStreamMessage): Array<{ type: string; json: Buffer }> => {
+  const read = (msg: EventStreamMessage): ChunkEvent[] => {
     const kind = msg.headers[':message-type'];
     if (kind === 'exception') throw mapBedrockStreamException(msg.headers[':exception-type'] ?? 'internalServerException', msg.body);
     if (kind === 'error') {
@@ -62,16 +69,24 @@ function createChunkReader(): { push(bytes: Uint8Array): Array<{ type: string; j
     if (!isObject(payload) || typeof payload.bytes !== 'string') return [];
     const json = Buffer.from(payload.bytes, 'base64');
     const event = tryParseJson(json.toString('utf8'));
-    if (!isObject(event) || typeof event.type !== 'string') {
+    if (!isObject(event) || typeof event.type !== 'string' || /[\r\n]/.test(event.type)) {
       throw new GatewayError('provider_error', 'Bedrock sent a stream chunk that is not an Anthropic event.', { provider: PROVIDER, status: 502 });
     }
+    if (event.type === 'error') {
+      const error = isObject(event.error) ? event.error : {};
+      throw new GatewayError('provider_error', typeof error.message === 'string' ? error.message : 'The model reported a stream error.', {
+        provider: PROVIDER,
+        status: 502,
+        publicCode: typeof error.type === 'string' ? error.type : null,
+      });
+    }
     if (event.type === 'message_stop') stopped = true;
-    return [{ type: event.type, json }];
+    return [{ type: event.type, json, event: event as unknown as MessagesStreamEvent }];
   };
   return {
     push(bytes) {
       if (failure) throw failure;
-      const out: Array<{ type: string; json: Buffer }> = [];
+      const out: ChunkEvent[] = [];
       try {
         for (const msg of decoder.push(bytes)) out.push(...read(msg));
       } catch (err) {
@@ -96,8 +111,8 @@ function createTranscoder(): StreamMapper<Uint8Array> {
   const reader = createChunkReader();
   return {
     push: (bytes) =>
-      reader.push(bytes).map(({ type, json }) => {
-        const data = json.includes(0x0a) ? Buffer.from(JSON.stringify(JSON.parse(json.toString('utf8')))) : json;
+      reader.push(bytes).map(({ type, json, event }) => {
+        const data = json.includes(0x0a) || json.includes(0x0d) ? Buffer.from(JSON.stringify(event)) : json;
         return Buffer.concat([Buffer.from(`event: ${type}\ndata: `), data, Buffer.from('\n\n')]);
       }),
     end() {
@@ -111,7 +126,7 @@ function createTranscoder(): StreamMapper<Uint8Array> {
 function createEventMapper(): StreamMapper<MessagesStreamEvent> {
   const reader = createChunkReader();
   return {
-    push: (bytes) => reader.push(bytes).map(({ json }) => JSON.parse(json.toString('utf8')) as MessagesStreamEvent),
+    push: (bytes) => reader.push(bytes).map(({ event }) => event),
     end() {
       reader.end();
       return [];
