@@ -50,16 +50,20 @@ function routeInput(request: FastifyRequest, p: PreparedRequest, endpoint: Provi
 
 /**
  * True when every target the config can reach serves `endpoint` natively (an adapter with that
- * endpoint: the Responses or Messages API); a target that cannot be resolved counts as not native.
+ * endpoint: the Responses or Messages API) for the model it would be sent (the leaf's `override_params.model`,
+ * else `model`); a target that cannot be resolved counts as not native.
  */
-export function servesNatively(request: FastifyRequest, p: PreparedRequest, targets: TargetResolverDeps, endpoint: 'responses' | 'messages' | 'messages_count_tokens'): boolean {
+export function servesNatively(request: FastifyRequest, p: PreparedRequest, targets: TargetResolverDeps, endpoint: 'responses' | 'messages' | 'messages_count_tokens', model?: string): boolean {
   const input = routeInput(request, p, endpoint, {}, false);
   const leaves: CompiledNode[] = [];
   const walk = (n: CompiledNode) => (n.mode === 'leaf' ? leaves.push(n) : n.children.forEach(walk));
   walk(p.root);
   return leaves.every((leaf) => {
     try {
-      return resolveTarget(leaf, input, targets).adapter.endpoints[endpoint] !== undefined;
+      const native = resolveTarget(leaf, input, targets).adapter.endpoints[endpoint];
+      if (!native?.servesModel) return native !== undefined;
+      const override = leaf.overrideParams?.model;
+      return native.servesModel(typeof override === 'string' ? override : model);
     } catch {
       return false;
     }

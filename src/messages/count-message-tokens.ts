@@ -16,7 +16,7 @@ const PER_MESSAGE = 3;
  */
 export async function countMessageTokens(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, body: MessagesRequest): Promise<unknown> {
   const p = prepareRequest(deps, request, reply);
-  if (servesNatively(request, p, deps.targets, 'messages_count_tokens')) {
+  if (servesNatively(request, p, deps.targets, 'messages_count_tokens', body.model)) {
     p.gh.forwardHeaderNames = [...(p.gh.forwardHeaderNames ?? []), 'anthropic-version', 'anthropic-beta'];
     const { outcome } = await routeThroughGateway(deps, request, reply, p, 'messages_count_tokens', body);
     return reply.code(outcome.status).header('content-type', 'application/json').send(outcome.json!.bytes);

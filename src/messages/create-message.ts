@@ -24,7 +24,7 @@ const VERSION_HEADERS = ['anthropic-version', 'anthropic-beta'];
  */
 export async function createMessage(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, body: MessagesRequest): Promise<void> {
   const p = prepareRequest(deps, request, reply);
-  if (servesNatively(request, p, deps.targets, 'messages')) return createNative(deps, request, reply, p, body);
+  if (servesNatively(request, p, deps.targets, 'messages', body.model)) return createNative(deps, request, reply, p, body);
   return createOverChat(deps, request, reply, p, body);
 }
 

@@ -79,6 +79,18 @@ export interface EndpointAdapter<Req, Res, Chunk = never> {
   mapResponse(body: unknown, req: Req, ctx: CallContext): Res;
   /** Creates the mapper for a streamed answer; absent when the endpoint cannot stream. */
   createStreamMapper?(req: Req, ctx: CallContext): StreamMapper<Chunk>;
+  /**
+   * For a `nativeSchema` endpoint whose stream carries the schema's events in another framing (Bedrock's
+   * binary event-stream around Anthropic events): turns the upstream bytes into the client's stream bytes,
+   * each event's payload unchanged. `end()` throws when the stream ended before its terminal event.
+   * Absent: the upstream bytes pass through as they are.
+   */
+  createStreamTranscoder?(req: Req, ctx: CallContext): StreamMapper<Uint8Array>;
+  /**
+   * Whether this endpoint serves `model` natively; absent means every model. A route goes to a native
+   * endpoint (`messages`) only when every target it can reach serves its model.
+   */
+  servesModel?(model: string | undefined): boolean;
 }
 
 /** Request, response and chunk types of each endpoint kind a provider can serve. */

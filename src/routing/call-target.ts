@@ -9,6 +9,7 @@ import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderTarget, Str
 import { pickCommonFields } from '../spec/pick-common-fields.js';
 import { JsonAnswer, type Outcome } from './outcome.js';
 import { StreamAnswer, type StreamItem } from './stream-answer.js';
+import { streamFramingOf, type StreamFraming } from './stream-framing.js';
 import type { RouteInput } from './route-input.js';
 
 /** Everything one call to one target needs. */
@@ -72,7 +73,10 @@ export async function callTarget(call: TargetCall, signal: AbortSource, deps: Ca
     throw new GatewayError('invalid_request', `Provider '${call.adapter.name}' cannot stream ${call.input.endpoint}.`, { param: 'stream' });
   }
   const passthrough = call.passthrough && !call.strict;
-  const items = guardStream(passthrough ? rawItems(res.body) : mappedItems(res.body, call.endpoint.createStreamMapper(call.body, ctx), call), signal, call.adapter.name);
+  const framing = streamFramingOf(call.input.endpoint);
+  const transcoder = passthrough ? call.endpoint.createStreamTranscoder?.(call.body, ctx) : undefined;
+  const upstreamItems = transcoder ? transcodedItems(res.body, transcoder) : passthrough ? rawItems(res.body, framing) : mappedItems(res.body, call.endpoint.createStreamMapper(call.body, ctx), call);
+  const items = guardStream(upstreamItems, signal, call.adapter.name);
   const iterator = items[Symbol.asyncIterator]();
   const first = await iterator.next();
   const source: AsyncIterable<StreamItem> = {
@@ -91,7 +95,7 @@ export async function callTarget(call: TargetCall, signal: AbortSource, deps: Ca
     },
   };
   const includeUsage = isObject(call.input.body.stream_options) && call.input.body.stream_options.include_usage === true;
-  return { ...base, stream: new StreamAnswer(source, includeUsage, passthrough), model: modelOf(call.body) };
+  return { ...base, stream: new StreamAnswer(source, includeUsage, passthrough, framing), model: modelOf(call.body) };
 }
 
 /** Config keys of a target whose values are credentials (`api_key`, `cloud1_secret_access_key`, `cloud1_session_token`, ...). */
@@ -127,7 +131,7 @@ async function* guardStream(items: AsyncIterable<StreamItem>, signal: { aborted:
   }
 }
 
-async function* rawItems(body: AsyncIterable<Uint8Array>): AsyncGenerator<StreamItem> {
+async function* rawItems(body: AsyncIterable<Uint8Array>, framing: StreamFraming): AsyncGenerator<StreamItem> {
   // The last 32 bytes of the stream, decoded once at the end (chunks are not reused, holding one is safe).
   let last: Uint8Array = new Uint8Array(0);
   for await (const chunk of body) {
@@ -135,7 +139,13 @@ async function* rawItems(body: AsyncIterable<Uint8Array>): AsyncGenerator<Stream
     yield chunk;
   }
   const tail = Buffer.from(last.buffer, last.byteOffset, last.length).subarray(-32).toString('latin1');
-  if (!tail.includes('[DONE]')) throw new GatewayError('provider_error', 'The provider closed the stream before it was complete.', { status: 502 });
+  if (!framing.complete(tail)) throw new GatewayError('provider_error', 'The provider closed the stream before it was complete.', { status: 502 });
+}
+
+/** Upstream bytes re-framed by the provider's transcoder; its `end()` checks the stream completed. */
+async function* transcodedItems(body: AsyncIterable<Uint8Array>, transcoder: StreamMapper<Uint8Array>): AsyncGenerator<StreamItem> {
+  for await (const chunk of body) yield* transcoder.push(chunk);
+  yield* transcoder.end();
 }
 
 async function* mappedItems(body: AsyncIterable<Uint8Array>, mapper: StreamMapper<unknown>, call: TargetCall): AsyncGenerator<StreamItem> {

@@ -1,7 +1,8 @@
-import { SseDecoder, SSE_DONE, sseData } from '../lib/sse.js';
+import { SseDecoder } from '../lib/sse.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import { isObject, tryParseJson } from '../lib/json.js';
+import { streamFramingOf, type StreamFraming } from './stream-framing.js';
 
 /** Watches a stream's chunks as they pass (usage accounting, cache fill, guardrails, logs). */
 export interface StreamObserver {
@@ -25,8 +26,8 @@ export type StreamItem = Uint8Array | Record<string, unknown>;
 
 /**
  * A streamed answer in the common schema. Iterating it yields SSE bytes: passthrough bytes unchanged,
- * mapped chunks serialised one by one, `[DONE]` at the end, or one error frame when the stream fails
- * after its first byte (decisions.md, "Streaming").
+ * mapped chunks serialised one by one, the closing frame (`[DONE]`) at the end, or one error frame when
+ * the stream fails after its first byte, each in the endpoint's framing (see {@link StreamFraming}).
  */
 export class StreamAnswer implements AsyncIterable<Uint8Array> {
   private readonly observers: StreamObserver[] = [];
@@ -34,12 +35,14 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
   /**
    * @param source the upstream items; it must throw when the upstream fails or ends early.
    * @param includeUsage whether the client asked for the usage chunk (mapped streams drop it otherwise).
-   * @param passthrough whether the source yields raw bytes that already end with `[DONE]`.
+   * @param passthrough whether the source yields raw bytes that already end with their closing frame.
+   * @param framing how items, the closing frame and an error are written (default: OpenAI `data:` frames and `[DONE]`).
    */
   constructor(
     private readonly source: AsyncIterable<StreamItem>,
     private readonly includeUsage: boolean,
     readonly passthrough: boolean,
+    private readonly framing: StreamFraming = streamFramingOf('chat'),
   ) {}
 
   observe(o: StreamObserver): void {
@@ -49,7 +52,7 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
   async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
     const decoder = this.passthrough && this.observers.some((o) => o.onChunk) ? new SseDecoder() : undefined;
     const parseAll = this.observers.some((o) => o.onChunk && !o.usageOnly);
-    const holdDone = this.passthrough && this.observers.some((o) => o.beforeEnd);
+    const holdDone = this.passthrough && this.framing.done !== null && this.observers.some((o) => o.beforeEnd);
     let failure: GatewayError | undefined;
     let ended = false;
     const end = (ok: boolean, error?: GatewayError) => {
@@ -73,7 +76,7 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
           } else {
             for (const o of this.observers) o.onChunk?.(item);
             if (!this.includeUsage && isUsageOnly(item)) continue;
-            yield sseData(item);
+            yield this.framing.frame(item);
           }
         }
         for (const o of this.observers) {
@@ -83,12 +86,12 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
             break;
           }
         }
-        if (!failure && (!this.passthrough || holdDone)) yield SSE_DONE;
+        if (!failure && (!this.passthrough || holdDone) && this.framing.done) yield this.framing.done;
       } catch (err) {
         failure = toGatewayError(err);
       }
       if (failure) {
-        yield sseData(failure.toBody());
+        yield this.framing.error(failure);
         end(false, failure);
         return;
       }

@@ -22,6 +22,7 @@ import { clientErrorHandler, frameworkErrors, installJsonParser } from './http-e
 import { redactGatewayKeyPrefix } from '../lib/redact-secrets.js';
 
 import { installRouteGuard } from '../control-plane/resource/route-guard.js';
+import { documentRoute } from './openapi/document-route.js';
 
 const PUBLIC = ['/health', '/metrics', '/openapi.json'];
 
@@ -54,6 +55,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       components: { securitySchemes: { gatewayKey: { type: 'apiKey', in: 'header', name: 'x-gateway-api-key' } } },
       security: [{ gatewayKey: [] }],
     },
+    transform: documentRoute,
   });
   // The API speaks JSON (multipart where a route adds it): other bodies get 415.
   app.removeContentTypeParser('text/plain');

@@ -18,8 +18,12 @@ function call(path: string, req: MessagesRequest, ctx: CallContext): UpstreamCal
   return { url: anthropicUrl(ctx.target, path), method: 'POST', headers, body: JSON.stringify(req) };
 }
 
-/** Parses the Messages stream into its events (used only when the answer cannot pass through as bytes). */
-function createEventMapper(provider: string): StreamMapper<MessagesStreamEvent> {
+/**
+ * Parses a Messages API stream into its events (used only when the answer cannot pass through as bytes);
+ * an `error` event throws, a stream without `message_stop` throws a 502. Also read by providers that
+ * host Anthropic models with the same stream (Vertex AI).
+ */
+export function createMessagesEventMapper(provider: string): StreamMapper<MessagesStreamEvent> {
   const sse = new SseDecoder();
   let stopped = false;
   const map = (events: ReturnType<SseDecoder['push']>): MessagesStreamEvent[] => {
@@ -53,7 +57,7 @@ export function anthropicMessagesEndpoint(provider: string): EndpointAdapter<Mes
     nativeSchema: true,
     buildRequest: (req, ctx) => call('/messages', req, ctx),
     mapResponse: (body) => body as MessagesResponse,
-    createStreamMapper: () => createEventMapper(provider),
+    createStreamMapper: () => createMessagesEventMapper(provider),
   };
 }
 

@@ -46,7 +46,7 @@ export function bedrockBaseUrl(target: ProviderTarget, region: string): string {
 }
 
 /** URL of a model operation, the model id (which may be an ARN) percent-encoded as one path segment. */
-export function bedrockModelUrl(target: ProviderTarget, region: string, modelId: string, operation: 'converse' | 'converse-stream' | 'invoke'): string {
+export function bedrockModelUrl(target: ProviderTarget, region: string, modelId: string, operation: 'converse' | 'converse-stream' | 'invoke' | 'invoke-with-response-stream'): string {
   return joinUrl(bedrockBaseUrl(target, region), `/model/${encodeURIComponent(modelId)}/${operation}`);
 }
 

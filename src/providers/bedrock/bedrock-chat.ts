@@ -18,7 +18,8 @@ export function requireModel(model: unknown): string {
   return model;
 }
 
-function isAnthropic(model: string): boolean {
+/** True for Anthropic model ids, inference profiles and ARNs (`anthropic.claude-…`, `us.anthropic.claude-…`, `…/anthropic.claude-…`). */
+export function isAnthropic(model: string): boolean {
   return /(^|[.:/])anthropic\./.test(model);
 }
 

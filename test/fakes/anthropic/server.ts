@@ -142,7 +142,7 @@ export function blockText(content: unknown): string {
   return content.filter((b) => b?.type === 'text').map((b) => b.text).join(' ');
 }
 
-interface Answer {
+export interface Answer {
   id: string;
   type: 'message';
   role: 'assistant';
@@ -153,7 +153,8 @@ interface Answer {
   usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
 }
 
-function compose(body: any, opts: FakeAnthropicOptions): Answer {
+/** The deterministic answer to a (valid) Messages body; also used by fakes hosting Claude (Bedrock InvokeModel). */
+export function compose(body: any, opts: FakeAnthropicOptions): Answer {
   const messages: any[] = body.messages;
   const last = messages[messages.length - 1];
   const lastBlocks: any[] = Array.isArray(last.content) ? last.content : [];
@@ -218,18 +219,15 @@ function halves(s: string): [string, string] {
 }
 
 /** The documented event sequence for an answer: message_start, blocks (start, deltas, stop), ping, message_delta, message_stop. */
-function streamFrames(a: Answer): string[] {
-  const frames = [
-    sseFrame('message_start', {
-      type: 'message_start',
-      message: { ...a, content: [], stop_reason: null, stop_sequence: null, usage: { ...a.usage, output_tokens: 1 } },
-    }),
+export function answerEvents(a: Answer): Array<Record<string, unknown> & { type: string }> {
+  const events: Array<Record<string, unknown> & { type: string }> = [
+    { type: 'message_start', message: { ...a, content: [], stop_reason: null, stop_sequence: null, usage: { ...a.usage, output_tokens: 1 } } },
   ];
   a.content.forEach((block, index) => {
-    const delta = (d: Record<string, unknown>) => frames.push(sseFrame('content_block_delta', { type: 'content_block_delta', index, delta: d }));
+    const delta = (d: Record<string, unknown>) => events.push({ type: 'content_block_delta', index, delta: d });
     const start = (contentBlock: Record<string, unknown>) => {
-      frames.push(sseFrame('content_block_start', { type: 'content_block_start', index, content_block: contentBlock }));
-      if (index === 0) frames.push(sseFrame('ping', { type: 'ping' }));
+      events.push({ type: 'content_block_start', index, content_block: contentBlock });
+      if (index === 0) events.push({ type: 'ping' });
     };
     if (block.type === 'text') {
       start({ type: 'text', text: '' });
@@ -243,9 +241,13 @@ function streamFrames(a: Answer): string[] {
       delta({ type: 'input_json_delta', partial_json: '' });
       for (const piece of halves(JSON.stringify(block.input))) delta({ type: 'input_json_delta', partial_json: piece });
     }
-    frames.push(sseFrame('content_block_stop', { type: 'content_block_stop', index }));
+    events.push({ type: 'content_block_stop', index });
   });
-  frames.push(sseFrame('message_delta', { type: 'message_delta', delta: { stop_reason: a.stop_reason, stop_sequence: a.stop_sequence }, usage: { output_tokens: a.usage.output_tokens } }));
-  frames.push(sseFrame('message_stop', { type: 'message_stop' }));
-  return frames;
+  events.push({ type: 'message_delta', delta: { stop_reason: a.stop_reason, stop_sequence: a.stop_sequence }, usage: { output_tokens: a.usage.output_tokens } });
+  events.push({ type: 'message_stop' });
+  return events;
+}
+
+function streamFrames(a: Answer): string[] {
+  return answerEvents(a).map((e) => sseFrame(e.type, e));
 }

@@ -27,3 +27,14 @@ export function encodeException(exceptionType: string, message: string): Uint8Ar
     body: fromUtf8(JSON.stringify({ message })),
   });
 }
+
+/**
+ * A `chunk` event of InvokeModelWithResponseStream: payload `{"bytes": <base64 of the model's event>}`.
+ * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ResponseStream.html
+ */
+export function encodeChunk(bytes: Uint8Array): Uint8Array {
+  return codec.encode({
+    headers: { ':event-type': str('chunk'), ':content-type': str('application/json'), ':message-type': str('event') },
+    body: fromUtf8(JSON.stringify({ bytes: Buffer.from(bytes).toString('base64'), p: 'abcdefghij' })),
+  });
+}

@@ -5,11 +5,13 @@ import { verifySigV4, type FakeAwsCredentials } from './verify-sigv4.js';
 import { encodeEvent, encodeException } from './event-stream.js';
 import { ValidationError, converseReply, tokens, validateConverse, type ConverseReply } from './converse.js';
 import { answerBedrockImage, answerBedrockRerank } from './media.js';
+import { answerAnthropicInvoke } from './anthropic-invoke.js';
 
 /**
  * A fake of AWS Bedrock Runtime speaking its wire format: `POST /model/{modelId}/converse` (JSON),
- * `/converse-stream` (binary `application/vnd.amazon.eventstream` frames) and `/invoke` (Titan and
- * Cohere embeddings, Titan and Stability images), and the Agent Runtime's `POST /rerank`. Every request's SigV4 signature is verified against the known credentials;
+ * `/converse-stream` (binary `application/vnd.amazon.eventstream` frames), `/invoke` (Titan and
+ * Cohere embeddings, Titan and Stability images, Claude in the Messages format) and
+ * `/invoke-with-response-stream` (Claude, Anthropic events in `chunk` frames), and the Agent Runtime's `POST /rerank`. Every request's SigV4 signature is verified against the known credentials;
  * errors are `{"message": …}` bodies typed by the `x-amzn-errortype` header.
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_Operations_Amazon_Bedrock_Runtime.html
  */
@@ -29,7 +31,7 @@ export interface FakeBedrockOptions {
   dimensions?: number;
 }
 
-/** Makes the next converse-stream answer send `afterEvents` events, then an exception frame. */
+/** Makes the next streamed answer (converse-stream or invoke-with-response-stream) send `afterEvents` events, then an exception frame. */
 export interface FakeStreamException {
   afterEvents: number;
   /** A ConverseStream exception member, e.g. `modelStreamErrorException`, `throttlingException`. */
@@ -96,7 +98,7 @@ async function handle(fake: FakeBedrock, req: RecordedRequest, res: ServerRespon
     if (failure) return sendBedrockError(res, 403, failure.type, failure.message);
   }
   if (req.method === 'POST' && req.path === '/rerank') return answerBedrockRerank(req.body, res, sendBedrockError);
-  const m = /^\/model\/([^/]+)\/(converse|converse-stream|invoke)$/.exec(req.path);
+  const m = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/.exec(req.path);
   if (req.method !== 'POST' || !m) return sendBedrockError(res, 404, 'UnknownOperationException', `Unknown operation ${req.method} ${req.path}`);
   const modelId = decodeURIComponent(m[1]!);
   let body: any;
@@ -105,6 +107,11 @@ async function handle(fake: FakeBedrock, req: RecordedRequest, res: ServerRespon
   } catch {
     return sendBedrockError(res, 400, 'ValidationException', 'Malformed input request, please reformat your input and try again.');
   }
+  if (/(^|[.:/])anthropic\./.test(modelId) && (m[2] === 'invoke' || m[2] === 'invoke-with-response-stream')) {
+    const exception = m[2] === 'invoke' ? undefined : fake.streamExceptions.shift();
+    return answerAnthropicInvoke(modelId, body, m[2] !== 'invoke', res, sendBedrockError, fault, exception, opts.frameDelayMs);
+  }
+  if (m[2] === 'invoke-with-response-stream') return sendBedrockError(res, 400, 'ValidationException', 'The model does not support streaming.');
   if (m[2] === 'invoke') return invoke(opts, modelId, body, res);
   try {
     validateConverse(body);
