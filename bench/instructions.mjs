@@ -97,24 +97,27 @@ async function dumpTotal(dir, prefix, pid, part) {
 }
 
 /**
- * Self cost of a dump by kind, from `callgrind_annotate` (function names of the node binary):
- * `compiler` is V8's optimising compilers (TurboFan/Maglev: warm-up work that goes on for thousands of
- * requests under valgrind's slowness), `gc` the garbage collector; `work` is everything else (JIT code,
- * builtins, runtime, libuv, llhttp, libc): the steadiest figure, the one a code change moves.
+ * A dump split by thread role, from inclusive costs (`callgrind_annotate --inclusive=yes`, names of the
+ * node binary): `compiler` is TurboFan on V8's worker threads (warm-up work that goes on for thousands
+ * of requests under valgrind's slowness); `gc` is the garbage collector, on the main thread
+ * (`Heap::CollectGarbage`, incremental marking steps) and on the worker threads (concurrent marking,
+ * sweeping, parallel scavenging: everything the workers do but compile); `work` is the rest of the main
+ * thread (JavaScript, builtins, Node, llhttp, libuv, libc): the figure a code change moves.
  */
-function kinds(file) {
-  const r = spawnSync('callgrind_annotate', ['--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 << 20 });
-  const out = { compiler: 0, gc: 0, work: 0 };
-  for (const line of r.stdout.split('\n')) {
-    const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
-    if (!m || m[2].includes('PROGRAM TOTALS')) continue;
-    const n = Number(m[1].replaceAll(',', ''));
-    const name = m[2];
-    if (/compiler::|maglev::|OptimizedCompilationJob|TurbofanCompilationJob|Pipeline/.test(name)) out.compiler += n;
-    else if (/Scaveng|Heap::|heap::|MarkCompact|Marking|Sweeper|Evacuat|cppgc|PagedSpace|NewSpace|MemoryAllocator|IncrementalMarking|GCTracer|RememberedSet|SlotSet/.test(name)) out.gc += n;
-    else out.work += n;
-  }
-  return out;
+function kinds(file, total) {
+  const r = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 << 20 });
+  const inclusive = (pattern) => {
+    let n = 0;
+    for (const line of r.stdout.split('\n')) {
+      const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
+      if (m && pattern.test(m[2])) n = Math.max(n, Number(m[1].replaceAll(',', '')));
+    }
+    return n;
+  };
+  const workers = inclusive(/node::\(anonymous namespace\)::PlatformWorkerThread\(/);
+  const compiler = inclusive(/OptimizingCompileDispatcher::CompileTask::RunInternal\(/);
+  const mainGc = inclusive(/v8::internal::Heap::CollectGarbage\(/) + inclusive(/v8::internal::IncrementalMarking::Step\(/) + inclusive(/v8::internal::Heap::StartIncrementalMarking\(/);
+  return { compiler, gc: workers - compiler + mainGc, work: total - workers - mainGc };
 }
 
 function median(xs) {
@@ -137,6 +140,16 @@ async function startTarget(kind, fakeUrl) {
   const svc = await startService({ name: kind, command: 'valgrind', args, env: extraEnv, cwd: ROOT, readyUrl: `http://127.0.0.1:${port}/health`, timeoutMs: 300_000 });
   services.push(svc);
   return { kind, origin: `http://127.0.0.1:${port}`, adminKey, svc, prefix, dumps: 0, env: extraEnv };
+}
+
+// Interrupted: stop the targets (valgrind would outlive us) before exiting.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    Promise.all(services.map((svc) => svc.stop().catch(() => {}))).finally(() => {
+      rmSync(work, { recursive: true, force: true });
+      process.exit(130);
+    });
+  });
 }
 
 const rows = [];
@@ -168,7 +181,7 @@ try {
         callgrindControl(target, '-d');
         const { total, file } = await dumpTotal(work, target.prefix, target.svc.pid, ++target.dumps);
         log(`${kind} ${scenario.name} round ${round}: ${N} requests, ${total} instructions (${((Date.now() - t0) / 1000).toFixed(1)} s under valgrind)`);
-        const k = kinds(file);
+        const k = kinds(file, total);
         rounds.push({ total: total / N, work: k.work / N, gc: k.gc / N, compiler: k.compiler / N });
         if (KEEP) {
           const keepDir = join(BENCH, 'results/callgrind');
@@ -191,10 +204,10 @@ const ratio = (a, b) => (b ? (a / b).toFixed(2) + '×' : '—');
 const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
 const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() ? ' + uncommitted changes' : '';
 const lines = [
-  `## Instructions per request — ${new Date().toISOString()} (commit ${commit}${dirty})`,
+  `## Instructions per request — ${new Date().toISOString()} (commit ${commit}${dirty}${env.BENCH_INSTR_DIST ? `; ours built in ${env.BENCH_INSTR_DIST}` : ''})`,
   '',
   `valgrind --tool=callgrind, node ${process.version}; ${ROUNDS} round(s) of ${N} requests after ${WARMUP} warm-up, ${CONNECTIONS} concurrent;`,
-  'every thread of the gateway process counted; medians over the rounds. "work" excludes the optimising compiler and the GC.',
+  'every thread of the gateway process counted; medians over the rounds. "work": the main thread without the GC; "GC": main thread and workers; "compiler": TurboFan on the workers.',
   '',
   '| Scenario | Target | total / request | × floor | work / request | × floor | GC / request | compiler / request | rounds (total / request) |',
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
