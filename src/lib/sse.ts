@@ -17,10 +17,11 @@ export const SSE_DONE = Buffer.from('data: [DONE]\n\n');
  */
 export class SseDecoder {
   /**
-   * Node's UTF-8 decoder, not `TextDecoder`: with `{stream: true}` the latter goes through ICU and makes
-   * two-byte strings, which cost every later search of the text (measured: ~100k instructions per
-   * 20-chunk stream). Like `TextDecoder`, it keeps a multi-byte character split across chunks for the
-   * next one and replaces invalid bytes with U+FFFD; the byte-order mark `TextDecoder` drops is dropped below.
+   * Node's UTF-8 decoder, not `TextDecoder`: with `{stream: true}` the latter goes through ICU's
+   * converter and copies its UTF-16 output into V8 strings (measured with callgrind: ~79k instructions
+   * per 20-chunk stream, ~12% of a streamed request). Like `TextDecoder`, it keeps a multi-byte character
+   * split across chunks for the next one and replaces invalid bytes with U+FFFD; the byte-order mark
+   * `TextDecoder` drops is dropped below.
    */
   private readonly decoder = new StringDecoder('utf8');
   private bomChecked = false;
