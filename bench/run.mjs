@@ -16,8 +16,10 @@ const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(BENCH);
 const REF_START = join(BENCH, 'node_modules/@portkey-ai/gateway/build/start-server.js');
 
-// Install the bench's own dependencies (the reference gateway) before importing anything that needs them.
-if (!existsSync(REF_START)) {
+// Install the bench's own dependencies (the reference gateway) before importing anything that needs them;
+// not when the run leaves the reference out (BENCH_TARGETS without `reference`).
+const WANTS_REFERENCE = (process.env.BENCH_TARGETS ?? 'reference').split(',').includes('reference');
+if (WANTS_REFERENCE && !existsSync(REF_START)) {
   console.error('bench: installing bench/ dependencies (npm install --prefix bench) ...');
   const r = spawnSync('npm', ['install', '--prefix', BENCH, '--no-audit', '--no-fund', '--silent'], { stdio: 'inherit' });
   if (r.status !== 0) process.exit(r.status ?? 1);
@@ -177,8 +179,9 @@ async function measure(scenario, conns, target, call) {
 
 function meta() {
   const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim();
-  const refVersion = JSON.parse(readFileSync(join(BENCH, 'node_modules/@portkey-ai/gateway/package.json'), 'utf8')).version;
-  const nodeServer = JSON.parse(readFileSync(join(BENCH, 'node_modules/@hono/node-server/package.json'), 'utf8')).version;
+  const version = (pkg) => (existsSync(join(BENCH, `node_modules/${pkg}/package.json`)) ? JSON.parse(readFileSync(join(BENCH, `node_modules/${pkg}/package.json`), 'utf8')).version : 'not installed');
+  const refVersion = version('@portkey-ai/gateway');
+  const nodeServer = version('@hono/node-server');
   return {
     date: new Date().toISOString(),
     machine: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,

@@ -1,4 +1,5 @@
-import type { LeafInterceptor } from '../routing/execute.js';
+import type { LeafCall, LeafInterceptor } from '../routing/execute.js';
+import type { Outcome } from '../routing/outcome.js';
 
 /** `locals` key under which a batch line's run leaves its {@link BatchLineDispatch}. */
 const KEY = 'batchLine';
@@ -33,11 +34,15 @@ export function batchLineLocals(line: BatchLineDispatch): Record<string, unknown
  * pass through untouched.
  */
 export function batchLineInterceptor(): LeafInterceptor {
-  return async (call, next) => {
+  // Requests that are not batch lines go straight through, without an async frame of ours.
+  return (call, next) => {
     const line = call.input.locals?.[KEY] as BatchLineDispatch | undefined;
-    if (!line) return next();
-    await line.dispatch();
-    call.target = { ...call.target, forwardHeaders: { ...call.target.forwardHeaders, [IDEMPOTENCY_HEADER]: line.idempotencyKey } };
-    return next();
+    return line ? dispatchLine(line, call, next) : next();
   };
+}
+
+async function dispatchLine(line: BatchLineDispatch, call: LeafCall, next: () => Promise<Outcome>): Promise<Outcome> {
+  await line.dispatch();
+  call.target = { ...call.target, forwardHeaders: { ...call.target.forwardHeaders, [IDEMPOTENCY_HEADER]: line.idempotencyKey } };
+  return next();
 }

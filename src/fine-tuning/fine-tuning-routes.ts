@@ -57,7 +57,7 @@ export function registerFineTuningRoutes(app: FastifyInstance, deps: GatewayDeps
     return rawQuery(request.url);
   };
 
-  app.post('/v1/fine_tuning/jobs', { config: { permission: 'completions.write' }, schema: { tags, summary: 'Create a fine-tuning job', body: CreateBody } }, async (request, reply) => {
+  app.post('/v1/fine_tuning/jobs', { config: { permission: 'completions.write', forwardsBody: true }, schema: { tags, summary: 'Create a fine-tuning job', body: CreateBody } }, async (request, reply) => {
     const body = request.body as Static<typeof CreateBody>;
     checkMetadata(body.metadata);
     return relay(reply, target(request), 'POST', '/fine_tuning/jobs', body);

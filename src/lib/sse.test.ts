@@ -25,6 +25,20 @@ describe('SseDecoder', () => {
     expect(out.map((e) => e.data)).toEqual(['héllo €', 'tail']);
   });
 
+  it('decodes like TextDecoder: a leading byte-order mark (even split) is dropped, invalid bytes become U+FFFD, Uint8Array input', () => {
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('data: a \ufeff €\n\ndata: x'), Buffer.from([0xc3]), Buffer.from('y\n\ndata: z'), Buffer.from([0xe2, 0x82]), Buffer.from('\n\n')]);
+    const reference = new SseDecoder();
+    const expected = [...reference.push(new TextDecoder().decode(body)), ...reference.end()].map((e) => e.data);
+    expect(expected).toEqual(['a \ufeff €', 'x\ufffdy', 'z\ufffd']);
+    for (const step of [1, 2, 3, body.length]) {
+      const d = new SseDecoder();
+      const events = [];
+      for (let i = 0; i < body.length; i += step) events.push(...d.push(new Uint8Array(body.subarray(i, i + step))));
+      events.push(...d.end());
+      expect(events.map((e) => e.data)).toEqual(expected);
+    }
+  });
+
   it('serialises frames', () => {
     expect(sseData({ a: 1 }).toString()).toBe('data: {"a":1}\n\n');
     expect(sseEvent('x', { b: 2 }).toString()).toBe('event: x\ndata: {"b":2}\n\n');

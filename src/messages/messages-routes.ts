@@ -11,10 +11,10 @@ export function registerMessagesRoutes(app: FastifyInstance, deps: GatewayDeps):
   const tags = ['data plane'];
   // The gateway's error shape with the Messages API's top-level `"type": "error"`: Anthropic clients and gateway clients both read it.
   const errorHandler = routeErrorHandler(deps.logger, (body) => ({ type: 'error', ...body }));
-  app.post('/v1/messages', { config: { permission: 'completions.write' }, schema: { body: MessagesBody, tags, summary: 'Create a message (Anthropic Messages API) through the routing config' }, errorHandler }, (request, reply) =>
+  app.post('/v1/messages', { config: { permission: 'completions.write', forwardsBody: true }, schema: { body: MessagesBody, tags, summary: 'Create a message (Anthropic Messages API) through the routing config' }, errorHandler }, (request, reply) =>
     createMessage(deps, request, reply, request.body as MessagesRequest),
   );
-  app.post('/v1/messages/count_tokens', { config: { permission: 'completions.write' }, schema: { body: CountTokensBody, tags, summary: 'Count the input tokens of a Messages API body' }, errorHandler }, (request, reply) =>
+  app.post('/v1/messages/count_tokens', { config: { permission: 'completions.write', forwardsBody: true }, schema: { body: CountTokensBody, tags, summary: 'Count the input tokens of a Messages API body' }, errorHandler }, (request, reply) =>
     countMessageTokens(deps, request, reply, request.body as MessagesRequest),
   );
 }

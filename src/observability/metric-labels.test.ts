@@ -47,4 +47,22 @@ describe('SeriesCap', () => {
     expect(cap.admit({ provider: 'cohere', status: '200' })).toEqual({ provider: OTHER, status: OTHER });
     expect(cap.admit({ provider: 'openai', status: '200' })).toEqual({ provider: 'openai', status: '200' });
   });
+
+  it('answers a label set seen before with the same object, and the same answer as the first time', () => {
+    const cap = new SeriesCap(['provider', 'status'] as const, 1);
+    const first = cap.admit({ provider: 'openai', status: '200' });
+    expect(cap.admit({ provider: 'openai', status: '200' })).toBe(first);
+    const over = cap.admit({ provider: 'cohere', status: '200' });
+    expect(over).toEqual({ provider: OTHER, status: OTHER });
+    expect(cap.admit({ provider: 'cohere', status: '200' })).toBe(over);
+    // A cleaned value that matches an admitted series is that series, remembered or not.
+    expect(cap.admit({ provider: 'open\u0007ai', status: '200' })).toEqual(first);
+  });
+
+  it('never confuses two label sets whose values joined with NUL would read the same', () => {
+    const cap = new SeriesCap(['a', 'b'] as const, 10);
+    expect(cap.admit({ a: 'x\u0000y', b: 'z' })).toEqual({ a: 'xy', b: 'z' });
+    expect(cap.admit({ a: 'x', b: 'y\u0000z' })).toEqual({ a: 'x', b: 'yz' });
+    expect(cap.admit({ a: 'x', b: 'y\u0000z' })).toEqual({ a: 'x', b: 'yz' });
+  });
 });

@@ -58,6 +58,13 @@ export class KnownModels {
 export class SeriesCap<L extends string> {
   private readonly seen = new Set<string>();
   private readonly overflow: Record<L, string>;
+  /**
+   * The answer already given for a raw label set (keyed by its values joined with NUL; sets with a NUL
+   * in a value are not remembered, their key would be ambiguous). An answer never changes: a series once
+   * admitted stays, and the cap is never lowered. At most 4 × `max` entries, so raw values sent by
+   * clients cannot grow it; beyond that, answers are computed each time.
+   */
+  private readonly answers = new Map<string, Record<L, string>>();
 
   constructor(
     private readonly names: readonly L[],
@@ -66,8 +73,28 @@ export class SeriesCap<L extends string> {
     this.overflow = Object.fromEntries(names.map((n) => [n, OTHER])) as Record<L, string>;
   }
 
-  /** The labels to record `labels` under (values cleaned). */
+  /**
+   * The labels to record `labels` under (values cleaned). A label set seen before costs one string
+   * join and one map lookup, and returns the same object every time (the hot path allocates nothing).
+   */
   admit(labels: Record<L, string>): Record<L, string> {
+    let raw = '';
+    let ambiguous = false;
+    for (const n of this.names) {
+      const v = labels[n];
+      if (v.includes('\u0000')) ambiguous = true;
+      raw += v + '\u0000';
+    }
+    if (!ambiguous) {
+      const known = this.answers.get(raw);
+      if (known !== undefined) return known;
+    }
+    const answer = this.compute(labels);
+    if (!ambiguous && this.answers.size < this.max * 4) this.answers.set(raw, answer);
+    return answer;
+  }
+
+  private compute(labels: Record<L, string>): Record<L, string> {
     const clean = {} as Record<L, string>;
     let id = '';
     for (const n of this.names) {

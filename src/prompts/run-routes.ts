@@ -28,11 +28,11 @@ export function registerPromptRunRoutes(app: FastifyInstance, deps: GatewayDeps,
   const tags = ['prompts'];
   const schema = { params: PromptParams, body: PromptRunBody, tags };
 
-  app.post('/v1/prompts/:promptId/render', { config: { permission: 'prompts.render' }, schema: { ...schema, summary: 'Render a prompt template without running it' } }, async (request) => {
+  app.post('/v1/prompts/:promptId/render', { config: { permission: 'prompts.render', forwardsBody: true }, schema: { ...schema, summary: 'Render a prompt template without running it' } }, async (request) => {
     return { success: true, data: renderFor(renderer, request).body };
   });
 
-  app.post('/v1/prompts/:promptId/completions', { config: { permission: 'completions.write' }, schema: { ...schema, summary: 'Render a prompt template and run it as a chat completion' } }, async (request, reply) => {
+  app.post('/v1/prompts/:promptId/completions', { config: { permission: 'completions.write', forwardsBody: true }, schema: { ...schema, summary: 'Render a prompt template and run it as a chat completion' } }, async (request, reply) => {
     const rendered = renderFor(renderer, request);
     // An organisation key may run a prompt of any of its workspaces: the request acts in that workspace.
     if (request.gw.key?.workspaceId === null) request.gw.workspaceId = rendered.workspaceId;

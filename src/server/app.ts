@@ -8,7 +8,7 @@ import { errorHandler } from '../gateway/error-handler.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import { createAuthHook } from './middleware/auth/auth.js';
 import { HttpRequestContext } from '../gateway/request-context.js';
-import { refuseNul } from './middleware/refuse-nul/refuse-nul.js';
+import { installNulRefusal } from './middleware/refuse-nul/refuse-nul.js';
 import { registerHealth } from './routes/health.js';
 import { registerChatCompletions } from './routes/chat-completions.js';
 import { registerCompletions } from './routes/completions.js';
@@ -81,7 +81,6 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     done();
   });
   app.addHook('onRequest', createAuthHook(deps.runtime, isPublic, () => deps.clock.now(), deps.keyUsage));
-  app.addHook('preValidation', refuseNul);
 
   app.setErrorHandler(errorHandler(deps.logger));
   app.setNotFoundHandler((request, reply) => {
@@ -91,6 +90,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
 
   // Every /v1 route registered from here on declares its permission (or is public), checked in one place.
   installRouteGuard(app);
+  // Every route registered from here on refuses U+0000 (its body too, unless it is forwarded to a provider); first among its checks.
+  installNulRefusal(app);
   registerHealth(app, deps);
   registerChatCompletions(app, deps);
   registerCompletions(app, deps);

@@ -1,25 +1,16 @@
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, preValidationHookHandler } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.js';
 
-/**
- * Routes whose JSON body goes to a provider (a prompt's variables are rendered into one): a NUL
- * inside message text is legitimate there. Whatever of such a body the gateway stores, the store
- * keeps without NUL (`store/guarded-postgres-dialect.ts`).
- */
-const FORWARDED_BODIES = new Set([
-  'POST /v1/chat/completions',
-  'POST /v1/completions',
-  'POST /v1/embeddings',
-  'POST /v1/images/generations',
-  'POST /v1/moderations',
-  'POST /v1/rerank',
-  'POST /v1/responses',
-  'POST /v1/messages',
-  'POST /v1/messages/count_tokens',
-  'POST /v1/fine_tuning/jobs',
-  'POST /v1/prompts/:promptId/completions',
-  'POST /v1/prompts/:promptId/render',
-]);
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route's JSON body goes to a provider (a prompt's variables are rendered into one): a NUL
+     * inside message text is legitimate there, so the body is not searched for U+0000. Whatever of
+     * such a body the gateway stores, the store keeps without NUL (`store/guarded-postgres-dialect.ts`).
+     */
+    forwardsBody?: boolean;
+  }
+}
 
 /** A parsed object of keys and values (params and query objects have other prototypes), not binary data or a stream. */
 function isPlain(v: object): boolean {
@@ -49,21 +40,43 @@ function refuse(param: string): never {
   throw new GatewayError('invalid_request', `${param} contains a NUL character (U+0000), which is not allowed here.`, { param });
 }
 
-/**
- * Refuses U+0000 with 400 `invalid_request` before any handler or store sees it, for every route: in
- * a path parameter or a query value (it can only arrive percent-encoded, so a URL without `%00` costs
- * one substring search), and in any key or string of a JSON body except the bodies forwarded to
- * providers (`FORWARDED_BODIES`). PostgreSQL text cannot hold NUL; ids, names and templates never need it.
- */
-export function refuseNul(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+/** U+0000 in a path parameter or a query value: it can only arrive percent-encoded, so a URL without `%00` costs one substring search. */
+function refuseNulInUrl(request: FastifyRequest): void {
   if (request.url.includes('%00')) {
     const where = findNul(request.params, 'params') ?? findNul(request.query, 'querystring');
     if (where) refuse(where);
   }
+}
+
+/** The check of a route whose body is forwarded to a provider (`forwardsBody`): the URL only. */
+function refuseNulInForwardingRoute(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  refuseNulInUrl(request);
+  done();
+}
+
+/** The check of every other route: the URL, and any key or string of a JSON body. */
+function refuseNulEverywhere(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  refuseNulInUrl(request);
   const body = request.body;
-  if (body !== null && typeof body === 'object' && !FORWARDED_BODIES.has(`${request.method} ${request.routeOptions.url}`)) {
+  if (body !== null && typeof body === 'object') {
     const where = findNul(body, 'body');
     if (where) refuse(where);
   }
   done();
+}
+
+/**
+ * Refuses U+0000 with 400 `invalid_request` before any handler or store sees it (PostgreSQL text
+ * cannot hold NUL; ids, names and templates never need it), on every route registered afterwards: in
+ * a path parameter or a query value, and in any key or string of a JSON body except on routes that
+ * declare `config: { forwardsBody: true }`. The check is chosen once per route when it is registered
+ * (an `onRoute` hook), so a request pays for no route lookup; it runs first among the route's
+ * `preValidation` hooks (before the permission check), so install it after the route guard.
+ */
+export function installNulRefusal(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    const check: preValidationHookHandler = route.config?.forwardsBody === true ? refuseNulInForwardingRoute : refuseNulEverywhere;
+    const existing = route.preValidation;
+    route.preValidation = existing === undefined ? [check] : [check, ...(Array.isArray(existing) ? existing : [existing])];
+  });
 }

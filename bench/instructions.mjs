@@ -1,0 +1,224 @@
+#!/usr/bin/env node
+/**
+ * The machine-independent gate (`npm run bench:instructions`): CPU instructions per request of our
+ * gateway and of the floor (bench/floor-proxy.mjs), counted by `valgrind --tool=callgrind`.
+ *
+ * Each target runs under callgrind with instrumentation off (fast start-up), gets `WARMUP` requests,
+ * then `callgrind_control -i on` and `-z` (count from zero), exactly `N` requests, and `-d` (dump):
+ * start-up, warm-up and JIT compilation of the first requests are excluded, every thread of the
+ * process (GC helpers included) is counted. Instructions do not depend on the clock, the CPU model's
+ * speed or what else runs on the machine, so a regression shows on any machine; the ratio to the
+ * floor is the figure to watch. The fake upstream and the load generator run outside valgrind.
+ *
+ * Settings (environment): BENCH_INSTR_N (1000 requests per round), BENCH_INSTR_ROUNDS (3), BENCH_INSTR_WARMUP (3000),
+ * BENCH_INSTR_CONNECTIONS (8 concurrent requests), BENCH_INSTR_SCENARIOS (`chat,stream`),
+ * BENCH_INSTR_TARGETS (`floor,ours`), BENCH_INSTR_DIST (another build of ours, default dist/), BENCH_INSTR_KEEP=1 keeps the callgrind dumps in
+ * bench/results/callgrind/ for `callgrind_annotate --inclusive=yes <file>`.
+ * Output: Markdown on stdout and in bench/results/instructions-latest.md. Not a timed test; `npm test`
+ * never runs it.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, copyFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { freePort, startService } from './lib/procs.mjs';
+import { SCENARIOS } from './lib/scenarios.mjs';
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+const ROOT = dirname(BENCH);
+const env = process.env;
+const num = (name, dflt) => (env[name] ? Number(env[name]) : dflt);
+const N = num('BENCH_INSTR_N', 1000);
+const WARMUP = num('BENCH_INSTR_WARMUP', 3000);
+const CONNECTIONS = num('BENCH_INSTR_CONNECTIONS', 8);
+const ONLY = new Set((env.BENCH_INSTR_SCENARIOS ?? 'chat,stream').split(','));
+const TARGETS = (env.BENCH_INSTR_TARGETS ?? 'floor,ours').split(',');
+const ROUNDS = num('BENCH_INSTR_ROUNDS', 3);
+const KEEP = Boolean(env.BENCH_INSTR_KEEP);
+/** Another build of ours (e.g. a copy of an older commit's dist/ inside this checkout, so it finds node_modules). */
+const DIST = env.BENCH_INSTR_DIST ? resolve(env.BENCH_INSTR_DIST) : join(ROOT, 'dist');
+const adminKey = 'gw-bench-admin-key-0123456789abcdef';
+const log = (...a) => console.error('bench:instructions:', ...a);
+
+for (const tool of ['valgrind', 'callgrind_control']) {
+  if (spawnSync('which', [tool], { stdio: 'ignore' }).status !== 0) {
+    console.error(`bench:instructions: ${tool} is not installed (apt-get install valgrind)`);
+    process.exit(2);
+  }
+}
+if (TARGETS.includes('ours') && !existsSync(join(DIST, 'main.js'))) {
+  console.error(`bench:instructions: ${join(DIST, 'main.js')} is missing; run \`npm run build\` first`);
+  process.exit(2);
+}
+
+const work = mkdtempSync(join(tmpdir(), 'bench-instr-'));
+const services = [];
+
+/**
+ * Valgrind names its control pipes after the target's $HOST (our gateway's listen address), so
+ * callgrind_control must run with the same HOST to find them.
+ */
+function callgrindControl(target, ...args) {
+  const host = target.env.HOST;
+  const childEnv = { ...process.env };
+  if (host === undefined) delete childEnv.HOST;
+  else childEnv.HOST = host;
+  const r = spawnSync('callgrind_control', [...args, String(target.svc.pid)], { encoding: 'utf8', timeout: 60_000, env: childEnv });
+  if (r.status !== 0 || /error/i.test(r.stderr)) throw new Error(`callgrind_control ${args.join(' ')} ${target.svc.pid} failed: ${r.stderr || r.stdout}`);
+}
+
+/** `count` requests, `CONNECTIONS` at a time; every answer must be 200 (and a stream must end with [DONE]). */
+async function drive(pool, call, stream, count) {
+  let next = 0;
+  const one = async () => {
+    while (next < count) {
+      next++;
+      const res = await pool.request({ path: call.path, method: 'POST', headers: call.headers, body: call.body });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}: ${text.slice(0, 300)}`);
+      if (stream && !text.includes('data: [DONE]')) throw new Error('stream did not end with [DONE]');
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, one));
+}
+
+/** The total Ir of dump number `part` of `pid` (callgrind writes it shortly after `-d` returns). */
+async function dumpTotal(dir, prefix, pid, part) {
+  const file = join(dir, `${prefix}.${pid}.${part}`);
+  for (let waited = 0; ; waited += 100) {
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    const m = /^totals:\s*(\d+)/m.exec(text);
+    if (m) return { total: Number(m[1]), file };
+    if (waited > 120_000) throw new Error(`callgrind wrote no dump ${file}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * A dump split by thread role, from inclusive costs (`callgrind_annotate --inclusive=yes`, names of the
+ * node binary): `compiler` is TurboFan on V8's worker threads (warm-up work that goes on for thousands
+ * of requests under valgrind's slowness); `gc` is the garbage collector, on the main thread
+ * (`Heap::CollectGarbage`, incremental marking steps) and on the worker threads (concurrent marking,
+ * sweeping, parallel scavenging: everything the workers do but compile); `work` is the rest of the main
+ * thread (JavaScript, builtins, Node, llhttp, libuv, libc): the figure a code change moves.
+ */
+function kinds(file, total) {
+  const r = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 << 20 });
+  const inclusive = (pattern) => {
+    let n = 0;
+    for (const line of r.stdout.split('\n')) {
+      const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
+      if (m && pattern.test(m[2])) n = Math.max(n, Number(m[1].replaceAll(',', '')));
+    }
+    return n;
+  };
+  const workers = inclusive(/node::\(anonymous namespace\)::PlatformWorkerThread\(/);
+  const compiler = inclusive(/OptimizingCompileDispatcher::CompileTask::RunInternal\(/);
+  const mainGc = inclusive(/v8::internal::Heap::CollectGarbage\(/) + inclusive(/v8::internal::IncrementalMarking::Step\(/) + inclusive(/v8::internal::Heap::StartIncrementalMarking\(/);
+  return { compiler, gc: workers - compiler + mainGc, work: total - workers - mainGc };
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+async function startTarget(kind, fakeUrl) {
+  const port = await freePort();
+  const prefix = `callgrind.${kind}`;
+  const valgrind = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(work, prefix)}.%p`];
+  let args;
+  let extraEnv = {};
+  if (kind === 'floor') args = [...valgrind, process.execPath, join(BENCH, 'floor-proxy.mjs'), String(port), fakeUrl];
+  else {
+    const dataDir = mkdtempSync(join(work, 'data-'));
+    args = [...valgrind, process.execPath, join(DIST, 'main.js')];
+    extraEnv = { PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey, GATEWAY_REQUEST_LOG: 'false', LOG_LEVEL: 'warn' };
+  }
+  const svc = await startService({ name: kind, command: 'valgrind', args, env: extraEnv, cwd: ROOT, readyUrl: `http://127.0.0.1:${port}/health`, timeoutMs: 300_000 });
+  services.push(svc);
+  return { kind, origin: `http://127.0.0.1:${port}`, adminKey, svc, prefix, dumps: 0, env: extraEnv };
+}
+
+// Interrupted: stop the targets (valgrind would outlive us) before exiting.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    Promise.all(services.map((svc) => svc.stop().catch(() => {}))).finally(() => {
+      rmSync(work, { recursive: true, force: true });
+      process.exit(130);
+    });
+  });
+}
+
+const rows = [];
+try {
+  const fakePort = await freePort();
+  const fake = await startService({ name: 'fake upstream', command: process.execPath, args: [join(BENCH, 'fake-upstream.mjs'), String(fakePort)], readyUrl: `http://127.0.0.1:${fakePort}/health` });
+  services.push(fake);
+  const fakeUrl = `http://127.0.0.1:${fakePort}`;
+  for (const kind of TARGETS) {
+    log(`starting ${kind} under callgrind ...`);
+    const target = await startTarget(kind, fakeUrl);
+    const pool = new Pool(target.origin, { connections: CONNECTIONS, pipelining: 1 });
+    let instrumented = false;
+    for (const scenario of SCENARIOS.filter((s) => ONLY.has(s.name))) {
+      const call = scenario.call(target, fakeUrl);
+      if (!call) continue;
+      log(`${kind} ${scenario.name}: ${WARMUP} warm-up requests`);
+      await drive(pool, call, Boolean(scenario.stream), WARMUP);
+      if (!instrumented) {
+        callgrindControl(target, '-i', 'on');
+        instrumented = true;
+        await drive(pool, call, Boolean(scenario.stream), Math.min(WARMUP, 200));
+      }
+      const rounds = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        callgrindControl(target, '-z');
+        const t0 = Date.now();
+        await drive(pool, call, Boolean(scenario.stream), N);
+        callgrindControl(target, '-d');
+        const { total, file } = await dumpTotal(work, target.prefix, target.svc.pid, ++target.dumps);
+        log(`${kind} ${scenario.name} round ${round}: ${N} requests, ${total} instructions (${((Date.now() - t0) / 1000).toFixed(1)} s under valgrind)`);
+        const k = kinds(file, total);
+        rounds.push({ total: total / N, work: k.work / N, gc: k.gc / N, compiler: k.compiler / N });
+        if (KEEP) {
+          const keepDir = join(BENCH, 'results/callgrind');
+          mkdirSync(keepDir, { recursive: true });
+          copyFileSync(file, join(keepDir, `${kind}-${scenario.name.replace(/\W+/g, '-')}-${round}.callgrind`));
+        }
+      }
+      const pick = (key) => median(rounds.map((x) => x[key]));
+      rows.push({ target: kind, scenario: scenario.name, rounds, total: pick('total'), work: pick('work'), gc: pick('gc'), compiler: pick('compiler') });
+    }
+    await pool.close();
+  }
+} finally {
+  for (const svc of services.reverse()) await svc.stop().catch(() => {});
+  rmSync(work, { recursive: true, force: true });
+}
+
+const fmt = (x) => Math.round(x).toLocaleString('en-US');
+const ratio = (a, b) => (b ? (a / b).toFixed(2) + '×' : '—');
+const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
+const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() ? ' + uncommitted changes' : '';
+const lines = [
+  `## Instructions per request — ${new Date().toISOString()} (commit ${commit}${dirty}${env.BENCH_INSTR_DIST ? `; ours built in ${env.BENCH_INSTR_DIST}` : ''})`,
+  '',
+  `valgrind --tool=callgrind, node ${process.version}; ${ROUNDS} round(s) of ${N} requests after ${WARMUP} warm-up, ${CONNECTIONS} concurrent;`,
+  'every thread of the gateway process counted; medians over the rounds. "work": the main thread without the GC; "GC": main thread and workers; "compiler": TurboFan on the workers.',
+  '',
+  '| Scenario | Target | total / request | × floor | work / request | × floor | GC / request | compiler / request | rounds (total / request) |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+];
+for (const r of rows) {
+  const f = rows.find((x) => x.target === 'floor' && x.scenario === r.scenario);
+  lines.push(
+    `| ${r.scenario} | ${r.target} | ${fmt(r.total)} | ${ratio(r.total, f?.total)} | ${fmt(r.work)} | ${ratio(r.work, f?.work)} | ${fmt(r.gc)} | ${fmt(r.compiler)} | ${r.rounds.map((x) => fmt(x.total)).join(', ')} |`,
+  );
+}
+const report = lines.join('\n') + '\n';
+mkdirSync(join(BENCH, 'results'), { recursive: true });
+writeFileSync(join(BENCH, 'results/instructions-latest.md'), report);
+process.stdout.write(report);
