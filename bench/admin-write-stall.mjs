@@ -59,8 +59,9 @@ async function seed(storeOptions, fakeUrl) {
     for (let i = 0; i < rows.length; i += 500) await store.db.insertInto(table).values(rows.slice(i, i + 500)).execute();
   };
   await insert('workspaces', ws.slice(1).map((id, i) => ({ id, organisation_id: org, name: id, slug: `ws-${i + 1}`, status: 'active', settings: '{}', created_at: now, updated_at: now })));
-  const key = (id, workspaceId, value, type) => ({ id, organisation_id: org, workspace_id: workspaceId, name: id, type, key_hash: sha256Hex(value), key_hint: value.slice(0, 4), scopes: '[]', status: 'active', expires_at: null, rotation_policy: null, metadata: '{}', created_at: now, updated_at: now });
-  const keys = [key('bench-admin', null, ADMIN_KEY, 'organisation-service')];
+  const key = (id, workspaceId, value, type, scopes = '[]') => ({ id, organisation_id: org, workspace_id: workspaceId, name: id, type, key_hash: sha256Hex(value), key_hint: value.slice(0, 4), scopes, status: 'active', expires_at: null, rotation_policy: null, metadata: '{}', created_at: now, updated_at: now });
+  // The admin key holds `*` (a key without scopes gets only its type's data-plane and read defaults).
+  const keys = [key('bench-admin', null, ADMIN_KEY, 'organisation-service', '["*"]')];
   const configs = [];
   const versions = [];
   const virtualKeys = [];
