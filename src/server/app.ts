@@ -24,7 +24,8 @@ import { redactGatewayKeyPrefix } from '../lib/redact-secrets.js';
 import { installRouteGuard } from '../control-plane/resource/route-guard.js';
 import { documentRoute } from './openapi/document-route.js';
 
-const PUBLIC = ['/health', '/metrics', '/openapi.json'];
+/** Served without a credential: probes, the OpenAPI document, and console login (its body carries the key). */
+const PUBLIC = ['/health', '/metrics', '/openapi.json', '/v1/auth/login'];
 
 /**
  * Builds the Fastify app: request ids and trace ids, `x-forwarded-*` stripping, gateway-key

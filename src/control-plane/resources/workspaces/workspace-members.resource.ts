@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { API_KEYS_SECTION } from '../../../runtime/core-sections.js';
+import { SESSIONS_SECTION } from '../../../runtime/sessions-section.js';
 import { deleteMember, getMember, insertMember, listMembers, updateMemberRole, userOfOrganisation, type MemberRecord } from '../../../store/repos/users.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
 import { iso } from '../../resource/paging.js';
@@ -42,7 +43,7 @@ export const workspaceMembersResource = defineResource({
   tag: 'workspaces',
   noun: { one: 'a workspace member', many: 'workspace members' },
   permissions: { read: 'workspaces.read', write: 'workspaces.write' },
-  runtimeSections: [API_KEYS_SECTION],
+  runtimeSections: [API_KEYS_SECTION, SESSIONS_SECTION],
   pathWorkspace: 'id',
   idParam: 'user_id',
   schemas: {
