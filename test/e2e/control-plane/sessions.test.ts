@@ -166,6 +166,17 @@ describe('console sessions', () => {
     expectError(await browser(member.jar, 'GET', '/v1/configs', undefined, { headers: { 'x-gateway-workspace': ws.body.id } }), 404, 'not_found');
     expectError(await browser(member.jar, 'GET', '/v1/configs', undefined, { headers: { 'x-gateway-workspace': uuid() } }), 404, 'not_found');
     expect((await browser(member.jar, 'GET', '/v1/configs', undefined, { headers: { 'x-gateway-workspace': 'default' } })).status).toBe(200);
+    // The query's workspace_id chooses it too.
+    expectError(await browser(member.jar, 'GET', `/v1/configs?workspace_id=${ws.body.id}`), 404, 'not_found');
+    // Once a member there, the user acts in it with their role there.
+    expect((await admin('POST', `/v1/workspaces/${ws.body.id}/members`, { user_id: member.body.user.id, role: 'manager' })).status).toBe(201);
+    const there = await browser(member.jar, 'POST', '/v1/configs', { name: `c-${randomId(4)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } }, { csrf: true, headers: { 'x-gateway-workspace': ws.body.id } });
+    expect(there.status, JSON.stringify(there.body)).toBe(201);
+    expect(there.body.workspace_id).toBe(ws.body.id);
+    expectError(await browser(member.jar, 'POST', '/v1/configs', { name: `c-${randomId(4)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } }, { csrf: true }), 403, 'forbidden');
+    // An archived workspace refuses the session there.
+    expect((await admin('DELETE', `/v1/workspaces/${ws.body.id}`)).status).toBe(200);
+    expectError(await browser(member.jar, 'GET', '/v1/configs', undefined, { headers: { 'x-gateway-workspace': ws.body.id } }), 403, 'forbidden');
   });
 
   it('sessions may use the data plane (completions.write), with the CSRF header', async () => {
@@ -257,5 +268,6 @@ describe('console sessions', () => {
     expect(login.security).toEqual([]);
     expect(doc.paths['/v1/auth/session'].get.responses['200'].content['application/json'].schema.properties.workspaces).toBeDefined();
     expect(doc.paths['/v1/auth/logout'].post.responses['204']).toBeDefined();
+    expect(doc.components.securitySchemes.gatewaySession).toEqual({ type: 'apiKey', in: 'cookie', name: 'gw_session' });
   });
 });
