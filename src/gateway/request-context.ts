@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import type { AuthKey } from '../runtime/snapshot.js';
+import type { LiveSession } from '../runtime/sessions-section.js';
 
 /** The header a gateway key was read from (`authorization` and `x-api-key` are then removed from the request). */
 export type CredentialHeader = 'x-gateway-api-key' | 'authorization' | 'x-api-key';
@@ -10,6 +11,8 @@ export interface RequestContext {
   traceId: string;
   startedAt: number;
   key?: AuthKey;
+  /** The console session the request authenticated with (its `key` then holds the session's facts). */
+  session?: LiveSession;
   /** Set when the gateway key came from `Authorization` or `x-api-key` instead of `x-gateway-api-key`. */
   credentialHeader?: CredentialHeader;
   /** The key's organisation. */
@@ -26,6 +29,7 @@ export interface RequestContext {
  */
 export class HttpRequestContext implements RequestContext {
   key?: AuthKey;
+  session?: LiveSession;
   credentialHeader?: CredentialHeader;
   private organisation?: string;
   private workspace?: string;

@@ -15,6 +15,8 @@ export interface Settings {
   redisPrefix: string;
   adminKey?: string;
   apiKeyPrefix: string;
+  /** Console session cookies carry `Secure` even over plain http (`GATEWAY_COOKIE_SECURE=true`, behind a TLS proxy). */
+  cookieSecure: boolean;
   trustedCustomHosts: string[];
   bodyLimitBytes: number;
   shutdownTimeoutMs: number;
@@ -80,6 +82,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisPrefix: env.REDIS_PREFIX || 'gw:',
     adminKey: env.GATEWAY_ADMIN_KEY || undefined,
     apiKeyPrefix: env.API_KEY_PREFIX ?? '',
+    cookieSecure: env.GATEWAY_COOKIE_SECURE === 'true',
     trustedCustomHosts: (env.TRUSTED_CUSTOM_HOSTS ?? 'localhost,127.0.0.1,::1').split(',').map((s) => s.trim()).filter(Boolean),
     bodyLimitBytes: int(env.GATEWAY_MAX_BODY_BYTES, 25 * 1024 * 1024),
     shutdownTimeoutMs: int(env.GATEWAY_SHUTDOWN_TIMEOUT_MS, 30_000),

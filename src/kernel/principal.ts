@@ -18,8 +18,8 @@ export const DEFAULT_SCOPES: Readonly<Record<KeyType, readonly Scope[]>> = {
   'workspace-user': [...DATA_PLANE, 'configs.read', 'prompts.read', 'virtual_keys.read', 'logs.read'],
 };
 
-/** How a principal authenticated. Only gateway keys exist today; sessions, JWTs and SCIM tokens come later. */
-export type PrincipalKind = 'service_key' | 'user_key';
+/** How a principal authenticated: a service key, a user key, or a user's console session (JWTs and SCIM tokens come later). */
+export type PrincipalKind = 'service_key' | 'user_key' | 'session';
 
 /**
  * Who makes a request, resolved once per request from its credential: the organisation it belongs to,
@@ -28,6 +28,7 @@ export type PrincipalKind = 'service_key' | 'user_key';
  */
 export interface Principal {
   readonly kind: PrincipalKind;
+  /** The key's id; for a session, the session's id. */
   readonly keyId: string;
   readonly keyType: KeyType;
   readonly organisationId: string;
@@ -61,6 +62,8 @@ export interface KeyFacts {
   readonly scopes: readonly string[];
   /** Its user, for a `workspace-user` key that has one. */
   readonly user?: KeyUser;
+  /** True when the facts stand for a user's console session (`id` is the session's): the principal's kind is `session`. */
+  readonly session?: boolean;
 }
 
 const byKey = new WeakMap<KeyFacts, Principal>();
@@ -76,7 +79,7 @@ export function principalOfKey(key: KeyFacts): Principal {
     const own = key.scopes.length ? key.scopes : DEFAULT_SCOPES[key.type];
     const user = key.user;
     p = {
-      kind: key.type === 'workspace-user' ? 'user_key' : 'service_key',
+      kind: key.session ? 'session' : key.type === 'workspace-user' ? 'user_key' : 'service_key',
       keyId: key.id,
       keyType: key.type,
       organisationId: key.organisationId,

@@ -9,6 +9,7 @@ import type { Logger } from '../observability/logger.js';
 import type { AuthKey, RequestDefaults } from './snapshot.js';
 import { listAuthKeyRowsPage, type AuthKeyRow } from './key-grants.js';
 import type { RuntimeSection } from './runtime-section.js';
+import { sessionsSection } from './sessions-section.js';
 import { PartitionedMapBuilder, replacePartitions, yieldToEventLoop, type PartitionedMap } from './partitioned-map.js';
 
 /** Section of gateway keys: `PartitionedMap<AuthKey>` by key hash (snapshot `apiKeysByHash`); organisation keys form partition `''`. */
@@ -98,7 +99,7 @@ function partitionedSection<R extends { id: string }, V>(
 }
 
 /** A key's request defaults over its workspace's, field by field (the key's win); undefined when neither has any. */
-function requestDefaultsOf(k: AuthKeyRow): RequestDefaults | undefined {
+export function requestDefaultsOf(k: Pick<AuthKeyRow, 'defaults' | 'workspaceDefaults'>): RequestDefaults | undefined {
   const own = k.defaults ?? undefined;
   const ws = k.workspaceDefaults;
   if (!own && !ws) return undefined;
@@ -124,8 +125,8 @@ function addApiKey(into: PartitionedMapBuilder<AuthKey>, k: AuthKeyRow): void {
 }
 
 /**
- * The core's four sections: gateway keys, workspaces, compiled stored configs and virtual keys. Each is
- * loaded in pages and reloadable per workspace. Stored configs are compiled once per version; one that
+ * The core's sections: gateway keys, workspaces, compiled stored configs, virtual keys (each loaded in
+ * pages and reloadable per workspace) and live console sessions (`sessions-section.ts`, reloaded whole). Stored configs are compiled once per version; one that
  * no longer compiles is skipped with a warning.
  */
 export function coreSections(logger: Logger): RuntimeSection[] {
@@ -171,5 +172,5 @@ export function coreSections(logger: Logger): RuntimeSection[] {
       return { byId, bySlug: await replacePartitions(previous.bySlug, ids, fresh.bySlug), defaultByOrganisation: await defaultWorkspaces(store, byId) };
     },
   };
-  return [apiKeys, workspaces, configs, virtualKeys] as RuntimeSection[];
+  return [apiKeys, workspaces, configs, virtualKeys, sessionsSection] as RuntimeSection[];
 }

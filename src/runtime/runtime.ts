@@ -90,6 +90,15 @@ export class Runtime {
     await this.pubsub.publish(CHANNEL, String(this.snapshot?.version ?? 0)).catch((err) => this.logger.warn({ err }, 'runtime change not published'));
   }
 
+  /**
+   * Catches up with changes other replicas committed (one version read; the sections they name are
+   * reloaded). Concurrent calls share one reload, so callers on the request path (a session cookie
+   * this replica has not loaded yet) cost at most one query in flight, however many there are.
+   */
+  catchUp(): Promise<void> {
+    return this.schedule([]);
+  }
+
   /** Reloads every section. */
   async reload(): Promise<void> {
     await this.schedule(undefined);

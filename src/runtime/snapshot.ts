@@ -29,6 +29,8 @@ export interface AuthKey {
   defaults?: RequestDefaults;
   /** The user of a `workspace-user` key and what its roles allow in the key's workspace. */
   user?: KeyUser;
+  /** Set on the facts a console session acts with (`id` is the session's id; never in `apiKeysByHash`). */
+  session?: boolean;
 }
 
 /**

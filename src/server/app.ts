@@ -24,7 +24,8 @@ import { redactGatewayKeyPrefix } from '../lib/redact-secrets.js';
 import { installRouteGuard } from '../control-plane/resource/route-guard.js';
 import { documentRoute } from './openapi/document-route.js';
 
-const PUBLIC = ['/health', '/metrics', '/openapi.json'];
+/** Served without a credential: probes, the OpenAPI document, and console login (its body carries the key). */
+const PUBLIC = ['/health', '/metrics', '/openapi.json', '/v1/auth/login'];
 
 /**
  * Builds the Fastify app: request ids and trace ids, `x-forwarded-*` stripping, gateway-key
@@ -52,8 +53,14 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'AI gateway', version: '0.1.0', description: 'OpenAI-compatible AI gateway: data plane and control plane.' },
-      components: { securitySchemes: { gatewayKey: { type: 'apiKey', in: 'header', name: 'x-gateway-api-key' } } },
-      security: [{ gatewayKey: [] }],
+      components: {
+        securitySchemes: {
+          gatewayKey: { type: 'apiKey', in: 'header', name: 'x-gateway-api-key' },
+          // A console session (POST /v1/auth/login); its writes also carry x-gateway-csrf.
+          gatewaySession: { type: 'apiKey', in: 'cookie', name: 'gw_session' },
+        },
+      },
+      security: [{ gatewayKey: [] }, { gatewaySession: [] }],
     },
     transform: documentRoute,
   });

@@ -321,6 +321,17 @@ export interface AuditLogsTable {
   details: string;
 }
 
+/** A console session: the hash of its cookie token, never the token (migration 0016). */
+export interface SessionsTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  organisation_id: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
 export interface Database {
   organisations: OrganisationsTable;
   workspaces: WorkspacesTable;
@@ -345,6 +356,7 @@ export interface Database {
   audit_logs: AuditLogsTable;
   users: UsersTable;
   workspace_members: WorkspaceMembersTable;
+  sessions: SessionsTable;
 }
 
 export type { Generated };

@@ -183,6 +183,37 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
     }
   }
 
+  // Hand-written: the console session routes act on the caller's own session (see session-routes.ts).
+  it('/v1/auth/*: login is public (no gateway key needed), session and logout need a session (401 for a key), one audit row per write', async () => {
+    expect(gw.gateway.app.hasRoute({ method: 'POST', url: '/v1/auth/login' })).toBe(true);
+    expect(gw.gateway.app.hasRoute({ method: 'GET', url: '/v1/auth/session' })).toBe(true);
+    expect(gw.gateway.app.hasRoute({ method: 'POST', url: '/v1/auth/logout' })).toBe(true);
+    const before = await auditCount();
+    const anonymous = await fetch(`${gw.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: 'unknown' }) });
+    expect(anonymous.status).toBe(401);
+    expect(((await anonymous.json()) as Json).error).toMatchObject({ code: 'invalid_api_key', param: 'api_key' });
+    for (const [method, path] of [['GET', '/v1/auth/session'], ['POST', '/v1/auth/logout']] as const) {
+      const res = await call(method, path, gw.adminKey);
+      expect(res.status, `${method} ${path} with a key`).toBe(401);
+      expect(res.body.error.code).toBe('invalid_api_key');
+      expect((await fetch(gw.url + path, { method })).status, `${method} ${path} without a credential`).toBe(401);
+    }
+    expect(await auditCount()).toBe(before);
+    const someone = await call('POST', '/v1/users', gw.adminKey, { email: `login-${randomId(8)}@example.com`, workspaces: [{ id: 'default', role: 'member' }] });
+    expect(someone.status).toBe(201);
+    const user = await call('POST', '/v1/api-keys', gw.adminKey, { name: 'login', type: 'workspace-user', user_id: someone.body.id });
+    expect(user.status, JSON.stringify(user.body)).toBe(201);
+    const afterKey = await auditCount();
+    const login = await fetch(`${gw.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: user.body.key }) });
+    expect(login.status).toBe(200);
+    expect(await auditCount()).toBe(afterKey + 1);
+    const cookies = login.headers.getSetCookie().map((l) => l.split(';')[0]!);
+    const csrf = cookies.find((c) => c.startsWith('gw_csrf='))!.slice('gw_csrf='.length);
+    const out = await fetch(`${gw.url}/v1/auth/logout`, { method: 'POST', headers: { cookie: cookies.join('; '), 'x-gateway-csrf': csrf } });
+    expect(out.status).toBe(204);
+    expect(await auditCount()).toBe(afterKey + 2);
+  });
+
   // Hand-written: the organisation is a singleton (see organisation-routes.ts), so it is walked here.
   it('/v1/organisation: 403 without the permission, each organisation sees only its own, one audit row per write', async () => {
     const routes = [

@@ -26,13 +26,16 @@ describe('route guard', () => {
     await a.close();
   });
 
-  it('accepts public and non-/v1 routes; checks the declared permission before validation', async () => {
+  it('accepts public, own-session and non-/v1 routes; checks the declared permission before validation', async () => {
     const a = app();
     a.get('/health', async () => ({ ok: true }));
     a.get('/v1/signed', { config: { public: true } }, async () => ({ ok: true }));
+    a.get('/v1/own-session', { config: { session: true } }, async () => ({ ok: true }));
     a.post('/v1/things', { config: { permission: 'configs.write' }, schema: { body: { type: 'object', required: ['name'] } } }, async () => ({ ok: true }));
     await a.ready();
     expect((await a.inject({ url: '/v1/signed' })).statusCode).toBe(200);
+    // A route about the caller's own session checks no permission (its handler checks the session).
+    expect((await a.inject({ url: '/v1/own-session' })).statusCode).toBe(200);
     const denied = await a.inject({ method: 'POST', url: '/v1/things', payload: {}, headers: { 'x-scopes': 'configs.read' } });
     expect(denied.statusCode).toBe(403);
     expect(denied.json().error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('configs.write') });

@@ -9,10 +9,16 @@ declare module 'fastify' {
     permission?: Permission;
     /** Set on a `/v1` route served without a gateway key (signed links): no permission is checked. */
     public?: boolean;
+    /**
+     * Set on a route about the caller's own console session (`/v1/auth/session`, `/v1/auth/logout`):
+     * authenticated like every `/v1` route, no permission checked; the handler refuses a request made
+     * without a session (401).
+     */
+    session?: boolean;
   }
 }
 
-/** Thrown at start-up for a `/v1` route that declares neither a permission nor `public: true`. */
+/** Thrown at start-up for a `/v1` route that declares neither a permission nor `public: true` (nor `session: true`). */
 export class UndeclaredPermissionError extends Error {
   constructor(method: string, url: string) {
     super(`${method} ${url} declares no permission (route config 'permission') and is not public (config 'public: true').`);
@@ -37,7 +43,7 @@ export function installRouteGuard(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     if (route.url !== '/v1' && !route.url.startsWith('/v1/')) return;
     const config = route.config;
-    if (config?.public === true) return;
+    if (config?.public === true || config?.session === true) return;
     const permission = config?.permission;
     const method = Array.isArray(route.method) ? route.method.join(',') : route.method;
     if (permission === undefined || !isPermission(permission)) throw new UndeclaredPermissionError(method, route.url);

@@ -5,6 +5,7 @@ import { ADMIN_RESOURCES } from '../../control-plane/resources/index.js';
 import { registerAuditLogRoutes } from '../../control-plane/resources/audit-logs/audit-logs-route.js';
 import { registerOrganisationRoutes } from '../../control-plane/resources/organisation/organisation-routes.js';
 import { registerLogRoutes } from './logs.js';
+import { registerSessionRoutes } from '../../control-plane/identity/session-routes.js';
 
 /** Every control-plane route: the declared resources, then the hand-written routes. */
 export function registerAdminRoutes(app: FastifyInstance, deps: GatewayDeps): void {
@@ -12,4 +13,5 @@ export function registerAdminRoutes(app: FastifyInstance, deps: GatewayDeps): vo
   registerLogRoutes(app, deps);
   registerAuditLogRoutes(app, deps);
   registerOrganisationRoutes(app, deps);
+  registerSessionRoutes(app, deps);
 }

@@ -45,21 +45,13 @@ async function auditOf(id: string, action: string): Promise<Json[]> {
   return (await call('GET', `/v1/audit-logs?action=${action}&page_size=100`)).body.data.filter((e: Json) => e.resource_id === id);
 }
 
-/** A workspace of the default organisation with these settings overrides. */
+/** A workspace of the default organisation, added under the API (the workspaces resource is another issue's). */
 async function addWorkspace(slug: string, settings: Json): Promise<string> {
-  const res = await call('POST', '/v1/workspaces', { name: slug, slug, settings });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id;
-}
-
-/** A user who is a manager of the workspace (default: the organisation's default workspace); its id. */
-async function userIn(workspaceId?: string): Promise<string> {
   const deps = gw.gateway.deps;
-  const snapshot = deps.runtime.current;
-  const ws = workspaceId ?? snapshot.defaultWorkspaceByOrganisation.get(snapshot.defaultOrganisationId)!;
-  const res = await call('POST', '/v1/users', { email: `u-${uuid().slice(0, 8)}@example.com`, workspaces: [{ id: ws, role: 'manager' }] });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id;
+  const id = uuid();
+  await deps.store.db.insertInto('workspaces').values({ id, organisation_id: deps.runtime.current.defaultOrganisationId, name: slug, slug, status: 'active', settings: JSON.stringify(settings), created_at: 1, updated_at: 1 }).execute();
+  await deps.runtime.changed();
+  return id;
 }
 
 describe('manual rotation', () => {
@@ -169,7 +161,9 @@ describe('scheduled rotation and reveal', () => {
 
   it('the pending value is sealed at rest and shown to the right principal only', async () => {
     const svc = await newKey({ name: 'svc-pending', rotation_policy: { next_rotation_at: new Date(clock.now() + 60_000).toISOString() } });
-    const user = await newKey({ name: 'user-pending', type: 'workspace-user', user_id: await userIn(), scopes: ['api_keys.read', 'configs.read'], rotation_policy: { next_rotation_at: new Date(clock.now() + 60_000).toISOString() } });
+    const member = await call('POST', '/v1/users', { email: `pending-${uuid()}@example.com`, workspaces: [{ id: 'default', role: 'member' }] });
+    expect(member.status, JSON.stringify(member.body)).toBe(201);
+    const user = await newKey({ name: 'user-pending', type: 'workspace-user', user_id: member.body.id, scopes: ['api_keys.write', 'configs.read'], rotation_policy: { next_rotation_at: new Date(clock.now() + 60_000).toISOString() } });
     clock.advance(60_000);
     await gw.gateway.scheduler.runAll();
     const row = await gw.gateway.deps.store.db.selectFrom('api_keys').select(['pending_key_ciphertext', 'next_rotation_at']).where('id', '=', svc.id).executeTakeFirstOrThrow();
@@ -204,13 +198,16 @@ describe('scheduled rotation and reveal', () => {
 
 describe('enforced rotation period and last use', () => {
   it("user keys follow the workspace's user_api_key_rotation_period (else the organisation's); service keys do not", async () => {
+    // User keys belong to a user (an organisation admin acts in every workspace).
+    const admin = await call('POST', '/v1/users', { email: `rotation-${uuid()}@example.com`, role: 'admin' });
+    expect(admin.status, JSON.stringify(admin.body)).toBe(201);
+    const owner: string = admin.body.id;
     const monthly = await addWorkspace(`m-${uuid().slice(0, 8)}`, { user_api_key_rotation_period: 'monthly' });
-    const member = await userIn(monthly);
-    const user = await newKey({ name: 'u', type: 'workspace-user', workspace_id: monthly, user_id: member });
+    const user = await newKey({ name: 'u', type: 'workspace-user', user_id: owner, workspace_id: monthly });
     expect(user.rotation_policy).toEqual({ rotation_period: 'monthly', next_rotation_at: new Date(nextBoundary('monthly', clock.now())).toISOString() });
-    const withTransition = await newKey({ name: 'u2', type: 'workspace-user', workspace_id: monthly, user_id: member, rotation_policy: { key_transition_period_ms: 2 * HALF_HOUR } });
+    const withTransition = await newKey({ name: 'u2', type: 'workspace-user', user_id: owner, workspace_id: monthly, rotation_policy: { key_transition_period_ms: 2 * HALF_HOUR } });
     expect(withTransition.rotation_policy).toMatchObject({ rotation_period: 'monthly', key_transition_period_ms: 2 * HALF_HOUR });
-    expectError(await call('POST', '/v1/api-keys', { name: 'u3', type: 'workspace-user', workspace_id: monthly, user_id: member, rotation_policy: { rotation_period: 'weekly' } }), 400, 'invalid_request', 'rotation_policy.rotation_period');
+    expectError(await call('POST', '/v1/api-keys', { name: 'u3', type: 'workspace-user', user_id: owner, workspace_id: monthly, rotation_policy: { rotation_period: 'weekly' } }), 400, 'invalid_request', 'rotation_policy.rotation_period');
     expectError(await call('PUT', `/v1/api-keys/${user.id}`, { rotation_policy: { rotation_period: 'weekly' } }), 400, 'invalid_request', 'rotation_policy.rotation_period');
     expectError(await call('PUT', `/v1/api-keys/${user.id}`, { rotation_policy: null }), 400, 'invalid_request', 'rotation_policy.rotation_period');
     expect((await call('PUT', `/v1/api-keys/${user.id}`, { rotation_policy: { rotation_period: 'monthly' } })).status).toBe(200);
@@ -222,10 +219,10 @@ describe('enforced rotation period and last use', () => {
     await deps.store.db.updateTable('organisations').set({ settings: JSON.stringify({ user_api_key_rotation_period: 'weekly' }) }).where('id', '=', org).execute();
     try {
       const inherits = await addWorkspace(`i-${uuid().slice(0, 8)}`, {});
-      expect((await newKey({ name: 'u4', type: 'workspace-user', workspace_id: inherits, user_id: await userIn(inherits) })).rotation_policy.rotation_period).toBe('weekly');
+      expect((await newKey({ name: 'u4', type: 'workspace-user', user_id: owner, workspace_id: inherits })).rotation_policy.rotation_period).toBe('weekly');
       const optedOut = await addWorkspace(`o-${uuid().slice(0, 8)}`, { user_api_key_rotation_period: null });
-      expect((await newKey({ name: 'u5', type: 'workspace-user', workspace_id: optedOut, user_id: await userIn(optedOut) })).rotation_policy).toBeNull();
-      expect((await newKey({ name: 'u6', type: 'workspace-user', workspace_id: monthly, user_id: member })).rotation_policy.rotation_period).toBe('monthly');
+      expect((await newKey({ name: 'u5', type: 'workspace-user', user_id: owner, workspace_id: optedOut })).rotation_policy).toBeNull();
+      expect((await newKey({ name: 'u6', type: 'workspace-user', user_id: owner, workspace_id: monthly })).rotation_policy.rotation_period).toBe('monthly');
     } finally {
       await deps.store.db.updateTable('organisations').set({ settings: '{}' }).where('id', '=', org).execute();
     }

@@ -75,14 +75,17 @@ function assertMayReveal(ctx: ResourceContext, k: ApiKeyRecord): void {
 
 /**
  * `POST /v1/api-keys/{id}/reveal`: the value a scheduled rotation (or an automatic creation) made,
- * shown once. 404 when the key has none, 409 once it was shown. A user key's value is shown to its
- * user, a service key's to a principal holding `api_keys.write` that could have created it.
+ * shown once. 404 when the key has none, 409 once it was shown. Needs `api_keys.write`. A user key's
+ * value is shown to its user (their session or one of their keys), a service key's to a principal
+ * that could have created it.
  */
 export const revealAction = defineAction<ApiKeyRecord, typeof RevealApiKey, typeof RevealedApiKey>({
   verb: 'reveal',
   method: 'POST',
   suffix: '/reveal',
-  permission: 'api_keys.read',
+  // Taking a key's value is acting on the key (every role holds it for its own user keys; a service
+  // key's reveal needs it anyway).
+  permission: 'api_keys.write',
   write: true,
   summary: 'Show, once, the value of a key made by a scheduled rotation or an automatic creation',
   body: RevealApiKey,

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { organisationSettingsView } from '../../../kernel/settings.js';
 import { API_KEYS_SECTION } from '../../../runtime/core-sections.js';
+import { SESSIONS_SECTION } from '../../../runtime/sessions-section.js';
 import type { RuntimeChange } from '../../../kernel/runtime-change.js';
 import { recordRuntimeChange } from '../../../store/store.js';
 import { getOrganisation, saveOrganisationSettings, type Organisation } from '../../../store/repos/organisations.js';
@@ -40,7 +41,7 @@ async function organisationOf(deps: GatewayDeps, id: string): Promise<Organisati
  * create or delete) that every principal reads as its own organisation, so the resource pattern's
  * collection routes do not apply. Like the mounted routes, each route declares its permission (checked
  * by the route guard), and the settings write runs in one transaction with its audit row and runtime
- * change (the api-keys section is reloaded: a manager's optional scopes follow the settings).
+ * change (the api-keys and sessions sections are reloaded: a manager's optional scopes and the session lifetime follow the settings).
  */
 export function registerOrganisationRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -59,7 +60,10 @@ export function registerOrganisationRoutes(app: FastifyInstance, deps: GatewayDe
       const principal = principalOf(request);
       requireOrganisationAdmin(principal, 'Changing organisation settings');
       const patch = (request.body ?? {}) as Record<string, unknown>;
-      const changes: RuntimeChange[] = [{ section: API_KEYS_SECTION, workspaceId: null }];
+      const changes: RuntimeChange[] = [
+        { section: API_KEYS_SECTION, workspaceId: null },
+        { section: SESSIONS_SECTION, workspaceId: null },
+      ];
       const now = deps.clock.now();
       const settings = await deps.store.db.transaction().execute(async (trx) => {
         const o = await getOrganisation(trx, principal.organisationId);

@@ -3,6 +3,9 @@ import { GatewayError } from '../../../errors/gateway-error.js';
 import { uuid } from '../../../lib/ids.js';
 import { ORGANISATION_ROLES, WORKSPACE_ROLES, type WorkspaceRole } from '../../../kernel/roles.js';
 import { API_KEYS_SECTION } from '../../../runtime/core-sections.js';
+import { SESSIONS_SECTION } from '../../../runtime/sessions-section.js';
+import { revokeUserSessions } from '../../../store/repos/sessions.js';
+import { autoCreateUserKey } from '../api-keys/auto-create-key.js';
 import { deleteUser, getUser, insertMember, insertUser, listUsers, updateUser, type UserRecord } from '../../../store/repos/users.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
 import { iso } from '../../resource/paging.js';
@@ -69,7 +72,7 @@ export const usersResource = defineResource({
   tag: 'users',
   noun: { one: 'a user', many: 'users' },
   permissions: { read: 'users.read', write: 'users.write' },
-  runtimeSections: [API_KEYS_SECTION],
+  runtimeSections: [API_KEYS_SECTION, SESSIONS_SECTION],
   schemas: { create: CreateUser, update: UpdateUser, listQuery: Type.Object({ email: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })) }), answer: UserAnswer },
   removal: 'delete',
   unique: { param: 'email', message: 'A user with this email already exists in this organisation.' },
@@ -103,8 +106,13 @@ export const usersResource = defineResource({
     }
     const user = { id: uuid(), organisation_id: ctx.principal.organisationId, email: body.email, name: body.name ?? null, role: body.role ?? ('member' as const), status: 'active' as const, created_at: ctx.now, updated_at: ctx.now };
     await insertUser(ctx.db, user);
-    for (const m of memberships) await insertMember(ctx.db, { workspace_id: m.id, user_id: user.id, role: m.role, created_at: ctx.now });
-    return { record: await reread(ctx, user.id), details: { email: user.email, role: user.role, workspaces: memberships } };
+    const autoKeys: string[] = [];
+    for (const m of memberships) {
+      await insertMember(ctx.db, { workspace_id: m.id, user_id: user.id, role: m.role, created_at: ctx.now });
+      const key = await autoCreateUserKey(ctx.db, { organisationId: user.organisation_id, workspaceId: m.id, userId: user.id, now: ctx.now, secrets: ctx.deps.secrets, prefix: ctx.deps.settings.apiKeyPrefix });
+      if (key) autoKeys.push(key);
+    }
+    return { record: await reread(ctx, user.id), details: { email: user.email, role: user.role, workspaces: memberships, ...(autoKeys.length ? { auto_api_keys: autoKeys } : {}) } };
   },
   async update(ctx, u, body) {
     assertMayGrant(ctx, u.role, 'id');
@@ -113,6 +121,7 @@ export const usersResource = defineResource({
       throw new GatewayError('forbidden', 'A user cannot change their own role or deactivate themselves.', { param: body.role !== undefined ? 'role' : 'status' });
     }
     await updateUser(ctx.db, ctx.principal.organisationId, u.id, { email: body.email, name: body.name, role: body.role, status: body.status }, ctx.now);
+    if (body.status === 'deactivated' && u.status === 'active') await revokeUserSessions(ctx.db, ctx.principal.organisationId, u.id, ctx.now);
     const verb = body.status === 'deactivated' && u.status === 'active' ? { deactivated: true } : {};
     return { record: await reread(ctx, u.id), details: { changed: Object.keys(body), ...(body.role ? { role: body.role } : {}), ...verb } };
   },

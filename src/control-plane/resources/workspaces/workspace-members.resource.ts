@@ -1,10 +1,12 @@
 import { Type } from 'typebox';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { API_KEYS_SECTION } from '../../../runtime/core-sections.js';
+import { SESSIONS_SECTION } from '../../../runtime/sessions-section.js';
 import { deleteMember, getMember, insertMember, listMembers, updateMemberRole, userOfOrganisation, type MemberRecord } from '../../../store/repos/users.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
 import { iso } from '../../resource/paging.js';
 import { WorkspaceRoleSchema } from '../users/users.resource.js';
+import { autoCreateUserKey } from '../api-keys/auto-create-key.js';
 
 const MemberAnswer = Type.Object({
   object: Type.Literal('workspace_member'),
@@ -33,7 +35,8 @@ async function reread(ctx: ResourceContext, workspaceId: string, userId: string)
 
 /**
  * `/v1/workspaces/{id}/members`: who belongs to a workspace and with which role (`admin`, `manager`,
- * `member`). Add, list, change the role, remove. A change reloads the workspace's keys in the runtime
+ * `member`). Add (with an automatic user key when `user_api_key_auto_create` is on), list, change the
+ * role, remove. A change reloads the workspace's keys in the runtime
  * snapshot, so a user key acts with its user's new role on every replica.
  */
 export const workspaceMembersResource = defineResource({
@@ -42,7 +45,7 @@ export const workspaceMembersResource = defineResource({
   tag: 'workspaces',
   noun: { one: 'a workspace member', many: 'workspace members' },
   permissions: { read: 'workspaces.read', write: 'workspaces.write' },
-  runtimeSections: [API_KEYS_SECTION],
+  runtimeSections: [API_KEYS_SECTION, SESSIONS_SECTION],
   pathWorkspace: 'id',
   idParam: 'user_id',
   schemas: {
@@ -66,7 +69,8 @@ export const workspaceMembersResource = defineResource({
     const user = await userOfOrganisation(ctx.db, ctx.principal.organisationId, body.user_id);
     if (!user) throw new GatewayError('not_found', `Unknown user '${body.user_id}'.`, { param: 'user_id' });
     await insertMember(ctx.db, { workspace_id: workspaceId, user_id: user.id, role: body.role, created_at: ctx.now });
-    return { record: await reread(ctx, workspaceId, user.id), details: { user_id: user.id, role: body.role } };
+    const key = await autoCreateUserKey(ctx.db, { organisationId: ctx.principal.organisationId, workspaceId, userId: user.id, now: ctx.now, secrets: ctx.deps.secrets, prefix: ctx.deps.settings.apiKeyPrefix });
+    return { record: await reread(ctx, workspaceId, user.id), details: { user_id: user.id, role: body.role, ...(key ? { auto_api_key: key } : {}) } };
   },
   async update(ctx, m, body) {
     await updateMemberRole(ctx.db, m.workspace_id, m.user_id, body.role);

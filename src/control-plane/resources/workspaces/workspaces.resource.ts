@@ -3,6 +3,7 @@ import { GatewayError } from '../../../errors/gateway-error.js';
 import { uuid } from '../../../lib/ids.js';
 import { effectiveSettings } from '../../../kernel/settings.js';
 import { API_KEYS_SECTION, WORKSPACES_SECTION } from '../../../runtime/core-sections.js';
+import { SESSIONS_SECTION } from '../../../runtime/sessions-section.js';
 import { getConfig } from '../../../store/repos/configs.js';
 import { getOrganisation, type Workspace, type WorkspaceDefaults } from '../../../store/repos/organisations.js';
 import { getWorkspace, insertWorkspaceRow, listScopedWorkspaces, saveWorkspace } from '../../../store/repos/workspaces.js';
@@ -118,7 +119,7 @@ export const workspacesResource = defineResource({
   tag: 'workspaces',
   noun: { one: 'a workspace', many: 'workspaces' },
   permissions: { read: 'workspaces.read', write: 'workspaces.write' },
-  runtimeSections: [WORKSPACES_SECTION, API_KEYS_SECTION],
+  runtimeSections: [WORKSPACES_SECTION, API_KEYS_SECTION, SESSIONS_SECTION],
   schemas: { create: CreateWorkspace, update: UpdateWorkspace, listQuery: ListQuery, answer: WorkspaceAnswer },
   removal: 'archive',
   removeAnswer: 'record',

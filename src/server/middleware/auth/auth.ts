@@ -3,6 +3,8 @@ import { GatewayError } from '../../../errors/gateway-error.js';
 import { sha256Hex } from '../../../lib/hash.js';
 import type { Runtime } from '../../../runtime/runtime.js';
 import type { CredentialHeader } from '../../../gateway/request-context.js';
+import { SESSION_COOKIE, cookieValue } from '../../../control-plane/identity/session-cookies.js';
+import { authenticateSession } from './session-auth.js';
 
 const hashes = new Map<string, string>();
 
@@ -32,6 +34,9 @@ const ANTHROPIC_ROUTES = new Set(['/v1/messages', '/v1/messages/count_tokens']);
  * it is never taken for the provider key nor forwarded upstream, and `request.gw.credentialHeader` names
  * where it came from. With `x-gateway-api-key` present, `Authorization` keeps its meaning: the provider key.
  *
+ * Without `x-gateway-api-key`, a `gw_session` cookie authenticates the request as its user's console
+ * session (`session-auth.ts`); `Authorization` then keeps its meaning (the provider key).
+ *
  * A rotated key's previous value is in the snapshot as its own entry whose `expiresAt` is the end of
  * the transition, so it stops working then without a reload. `usage.touch` (an in-memory set add)
  * records the key for its `last_used_at`, written later in batches.
@@ -43,6 +48,10 @@ export function createAuthHook(runtime: Runtime, isPublic: (url: string) => bool
     const headers = request.headers;
     let raw = headers['x-gateway-api-key'];
     let from: CredentialHeader = 'x-gateway-api-key';
+    if (raw === undefined && typeof headers.cookie === 'string') {
+      const token = cookieValue(headers.cookie, SESSION_COOKIE);
+      if (token !== undefined) return authenticateSession(request, token, hashOf(token), runtime, now, done);
+    }
     if (raw === undefined) {
       const auth = headers.authorization;
       if (typeof auth === 'string' && auth.startsWith('Bearer ')) {

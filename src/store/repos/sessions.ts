@@ -1,0 +1,42 @@
+import type { Kysely } from 'kysely';
+import type { Database, SessionsTable } from '../schema.js';
+import type { RuntimePage, Store } from '../store.js';
+
+/** A console session row (the token's hash, never the token). */
+export type SessionRecord = SessionsTable;
+
+/**
+ * Inserts a session. The user's earlier sessions that have ended (expired or revoked) are removed
+ * first, so a user's rows stay few; the audit log keeps the history.
+ */
+export async function insertSession(db: Kysely<Database>, s: SessionRecord): Promise<void> {
+  await db
+    .deleteFrom('sessions')
+    .where('user_id', '=', s.user_id)
+    .where((eb) => eb.or([eb('expires_at', '<=', s.created_at), eb('revoked_at', 'is not', null)]))
+    .execute();
+  await db.insertInto('sessions').values(s).execute();
+}
+
+/** Revokes one live session of the organisation; false when there is none (already revoked or unknown). */
+export async function revokeSession(db: Kysely<Database>, organisationId: string, id: string, now: number): Promise<boolean> {
+  const r = await db.updateTable('sessions').set({ revoked_at: now }).where('id', '=', id).where('organisation_id', '=', organisationId).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Revokes every live session of a user of the organisation (user deleted or deactivated); answers how many. */
+export async function revokeUserSessions(db: Kysely<Database>, organisationId: string, userId: string, now: number): Promise<number> {
+  const r = await db.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('organisation_id', '=', organisationId).where('revoked_at', 'is', null).executeTakeFirst();
+  return Number(r.numUpdatedRows);
+}
+
+/**
+ * A page of sessions not revoked, by id, for the runtime's sessions section. Expiry is not filtered
+ * here: the request path compares it with the gateway's clock.
+ */
+export async function listLiveSessionsPage(store: Store, p: RuntimePage): Promise<SessionRecord[]> {
+  let q = store.db.selectFrom('sessions').selectAll().where('revoked_at', 'is', null);
+  if (p.afterId !== undefined) q = q.where('id', '>', p.afterId);
+  const rows = await q.orderBy('id').limit(p.limit).execute();
+  return rows.map((r) => ({ ...r, created_at: Number(r.created_at), expires_at: Number(r.expires_at), revoked_at: r.revoked_at === null ? null : Number(r.revoked_at) }));
+}
