@@ -48,6 +48,7 @@ export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: 
       organisation_id: dp.ctx.organisationId,
       workspace_id: dp.ctx.workspaceId,
       api_key_id: dp.ctx.key?.id ?? null,
+      user_id: dp.ctx.key?.user?.id ?? null,
       trace_id: dp.ctx.traceId,
       endpoint: dp.endpoint,
       provider: done.trace.provider ?? null,

@@ -1,5 +1,6 @@
 import { covers, type Permission, type Scope } from './permissions.js';
 import { intersectScopes, type OrganisationRole, type WorkspaceRole } from './roles.js';
+import { FULL_VISIBILITY, type DataVisibility } from './data-visibility.js';
 
 /** The types of gateway key (control-plane.md §1). */
 export type KeyType = 'organisation-service' | 'workspace-service' | 'workspace-user';
@@ -40,6 +41,8 @@ export interface Principal {
   readonly organisationRole: OrganisationRole | null;
   /** That user's role in the key's workspace (null without a user, or when the user has none there). */
   readonly workspaceRole: WorkspaceRole | null;
+  /** What of its workspace's logs and analytics it sees (`dataVisibility`; everything for service keys). */
+  readonly visibility: DataVisibility;
 }
 
 /**
@@ -51,6 +54,8 @@ export interface KeyUser {
   readonly organisationRole: OrganisationRole;
   readonly workspaceRole: WorkspaceRole | null;
   readonly permissions: readonly Permission[];
+  /** What of the workspace's logs and analytics the user sees there (`dataVisibility`). */
+  readonly visibility: DataVisibility;
 }
 
 /** The facts of a gateway key a principal is made from. */
@@ -88,6 +93,7 @@ export function principalOfKey(key: KeyFacts): Principal {
       userId: user?.id ?? null,
       organisationRole: user?.organisationRole ?? null,
       workspaceRole: user?.workspaceRole ?? null,
+      visibility: user?.visibility ?? FULL_VISIBILITY,
     };
     byKey.set(key, p);
   }

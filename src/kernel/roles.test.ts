@@ -36,9 +36,9 @@ describe('roles', () => {
 
   it('a user key acts with its scopes ∩ its role, computed once per key object', () => {
     expect(intersectScopes(['configs.*', 'completions.write'], ['configs.read', 'completions.write'])).toEqual(['configs.read', 'completions.write']);
-    const key = { id: 'k', type: 'workspace-user' as const, organisationId: 'o', workspaceId: 'w', scopes: ['*'], user: { id: 'u', organisationRole: 'member' as const, workspaceRole: 'member' as const, permissions: ['configs.read' as const] } };
+    const key = { id: 'k', type: 'workspace-user' as const, organisationId: 'o', workspaceId: 'w', scopes: ['*'], user: { id: 'u', organisationRole: 'member' as const, workspaceRole: 'member' as const, permissions: ['configs.read' as const], visibility: { rows: 'own' as const, bodies: true, metadata: true } } };
     const p = principalOfKey(key);
-    expect(p).toMatchObject({ scopes: ['configs.read'], userId: 'u', organisationRole: 'member', workspaceRole: 'member' });
+    expect(p).toMatchObject({ scopes: ['configs.read'], userId: 'u', organisationRole: 'member', workspaceRole: 'member', visibility: { rows: 'own' } });
     expect(principalOfKey(key)).toBe(p);
   });
 });

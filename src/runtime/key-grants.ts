@@ -2,7 +2,8 @@ import type { RuntimePage, Store } from '../store/store.js';
 import { listActiveApiKeysPage, type ApiKeyRecord } from '../store/repos/api-keys.js';
 import { usersOfKeys } from '../store/repos/users.js';
 import type { WorkspaceDefaults } from '../store/repos/organisations.js';
-import { effectiveSetting } from '../kernel/settings.js';
+import { effectiveSetting, type SettingKey } from '../kernel/settings.js';
+import { dataVisibility } from '../kernel/data-visibility.js';
 import { effectiveWorkspaceRole, userPermissions, type OrganisationRole } from '../kernel/roles.js';
 import type { KeyUser } from '../kernel/principal.js';
 
@@ -17,7 +18,8 @@ export interface AuthKeyRow extends ApiKeyRecord {
 /**
  * A page of active keys (as `listActiveApiKeysPage`) with what the hot path needs to know about them,
  * read in a few queries per page (never per request): each user key's user roles in the key's workspace
- * (the organisation's and workspace's settings decide a manager's optional scopes) and the workspace's
+ * (the organisation's and workspace's settings decide a manager's optional scopes and what of the
+ * workspace's logs the user sees) and the workspace's
  * request defaults. Keys of deactivated or deleted users are left out, so they stop authenticating.
  */
 export async function listAuthKeyRowsPage(store: Store, p: RuntimePage): Promise<AuthKeyRow[]> {
@@ -41,10 +43,12 @@ export async function listAuthKeyRowsPage(store: Store, p: RuntimePage): Promise
       const user = users.get(k.user_id);
       if (!user || user.status !== 'active' || user.organisation_id !== k.organisation_id) continue;
       const organisationRole = user.role as OrganisationRole;
-      const workspaceRole = effectiveWorkspaceRole(organisationRole, k.workspace_id === null ? null : memberships.get(`${k.workspace_id}:${user.id}`));
+      const membershipRole = (k.workspace_id === null ? undefined : memberships.get(`${k.workspace_id}:${user.id}`)) ?? null;
+      const workspaceRole = effectiveWorkspaceRole(organisationRole, membershipRole);
       const orgSettings = organisations.get(k.organisation_id);
-      const permissions = userPermissions(organisationRole, workspaceRole, (key) => effectiveSetting(key, wsSettings, orgSettings).value);
-      row.grant = { id: user.id, organisationRole, workspaceRole, permissions };
+      const setting = (key: SettingKey) => effectiveSetting(key, wsSettings, orgSettings).value;
+      const permissions = userPermissions(organisationRole, workspaceRole, setting);
+      row.grant = { id: user.id, organisationRole, workspaceRole, permissions, visibility: dataVisibility({ organisationRole, membershipRole }, setting) };
     }
     out.push(row);
   }

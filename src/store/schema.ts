@@ -120,6 +120,8 @@ export interface RequestLogsTable {
   organisation_id: string;
   workspace_id: string;
   api_key_id: string | null;
+  /** The user whose credential authenticated the request (null for service keys). */
+  user_id: string | null;
   trace_id: string;
   endpoint: string;
   provider: string | null;

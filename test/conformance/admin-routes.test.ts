@@ -4,6 +4,7 @@ import { ADMIN_RESOURCES } from '../../src/control-plane/resources/index.js';
 import type { Resource } from '../../src/control-plane/resource/define-resource.js';
 import { PERMISSION_LIST, type Permission } from '../../src/kernel/permissions.js';
 import { insertApiKey } from '../../src/store/repos/api-keys.js';
+import { insertRequestLogs } from '../../src/store/repos/request-logs.js';
 import { sha256Hex } from '../../src/lib/hash.js';
 import { randomId, uuid } from '../../src/lib/ids.js';
 
@@ -13,7 +14,7 @@ type Json = Record<string, any>;
  * A valid create and update body per declared resource (and the body of each custom write action
  * that needs one, by verb): a resource without one fails the suite.
  */
-const SAMPLES: Record<string, { create: () => Json; update: Json; actions?: Record<string, Json>; /** A write action's status on a fresh row when not 200 (then it writes no audit row). */ refused?: Record<string, number> }> = {
+const SAMPLES: Record<string, { create?: () => Json; update?: Json; /** A read-only resource's row, stored directly (its id). */ seed?: (gw: TestGateway) => Promise<string>; actions?: Record<string, Json>; /** A write action's status on a fresh row when not 200 (then it writes no audit row). */ refused?: Record<string, number> }> = {
   // A fresh key has no pending value: reveal is 404 (its 200 is tested in test/e2e/control-plane/api-key-lifecycle.test.ts).
   api_key: { create: () => ({ name: `k-${randomId(6)}`, scopes: ['configs.read'] }), update: { name: 'renamed' }, refused: { reveal: 404 } },
   config: { create: () => ({ name: `c-${randomId(6)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } }), update: { name: 'renamed' } },
@@ -26,7 +27,20 @@ const SAMPLES: Record<string, { create: () => Json; update: Json; actions?: Reco
   user: { create: () => ({ email: `u-${randomId(8)}@example.com` }), update: { name: 'renamed' } },
   // The user it adds is created in `beforeAll` (one per store), as the path's workspace is.
   workspace_member: { create: () => ({ user_id: memberUserId, role: 'member' }), update: { role: 'manager' } },
+  // Read-only: rows come from the data plane's log pipeline; one is stored in the default workspace.
+  log: { seed: seedLog },
 };
+
+/** Stores one request-log row of the default workspace (a service key's request); returns its id. */
+async function seedLog(gw: TestGateway): Promise<string> {
+  const rt = gw.gateway.deps.runtime.current;
+  const id = `log_${randomId(16)}`;
+  await insertRequestLogs(gw.gateway.deps.store, [{
+    id, organisation_id: rt.defaultOrganisationId, workspace_id: rt.defaultWorkspaceId, api_key_id: null, user_id: null, trace_id: 't', endpoint: 'chat', provider: 'openai', model: 'm', status: 200, stream: 0,
+    cache_status: null, config_id: null, prompt_id: null, target_path: null, retry_count: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0, latency_ms: 1, metadata: '{}', error: null, hook_results: null, created_at: Date.now(),
+  }]);
+  return id;
+}
 
 /** The user the workspace_member sample adds (set in `beforeAll`). */
 let memberUserId = '';
@@ -49,14 +63,14 @@ interface RouteCase {
 /** Every route a declaration mounts, as the mounting code builds them. */
 function routesOf(res: Resource<unknown>, base: string): RouteCase[] {
   const sample = SAMPLES[res.name]!;
-  const routes: RouteCase[] = [
-    { method: 'POST', path: () => base, permission: res.permissions.write, write: true, verb: 'create', byId: false, body: sample.create },
-    { method: 'GET', path: () => base, permission: res.permissions.read, write: false, byId: false },
-    { method: 'GET', path: (id) => `${base}/${id}`, permission: res.permissions.read, write: false, byId: true },
-    { method: 'PUT', path: (id) => `${base}/${id}`, permission: res.permissions.write, write: true, verb: 'update', byId: true, body: () => sample.update },
-  ];
+  const write = res.permissions.write;
+  const routes: RouteCase[] = [];
+  if (write && res.create) routes.push({ method: 'POST', path: () => base, permission: write, write: true, verb: 'create', byId: false, body: sample.create });
+  routes.push({ method: 'GET', path: () => base, permission: res.permissions.read, write: false, byId: false });
+  routes.push({ method: 'GET', path: (id) => `${base}/${id}`, permission: res.permissions.read, write: false, byId: true });
+  if (write && res.update) routes.push({ method: 'PUT', path: (id) => `${base}/${id}`, permission: write, write: true, verb: 'update', byId: true, body: () => sample.update! });
   for (const a of res.actions ?? []) routes.push({ method: a.method, path: (id) => `${base}/${id}${a.suffix}`, permission: a.permission, write: a.write, verb: a.verb, byId: true, body: a.method === 'GET' ? undefined : () => sample.actions?.[a.verb] ?? {} });
-  routes.push({ method: 'DELETE', path: (id) => `${base}/${id}`, permission: res.permissions.write, write: true, verb: res.removal, byId: true });
+  if (write && res.removal) routes.push({ method: 'DELETE', path: (id) => `${base}/${id}`, permission: write, write: true, verb: res.removal, byId: true });
   return routes;
 }
 
@@ -130,9 +144,15 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
     for (const declared of res.paths) {
       it(`${declared}: 403 without the permission, 404 from another workspace or organisation, one audit row per write`, async () => {
         const base = collectionPath(res, declared, gw.gateway.deps.runtime.current.defaultWorkspaceId);
-        const created = await call('POST', base, gw.adminKey, SAMPLES[res.name]!.create());
-        expect(created.status, JSON.stringify(created.body)).toBe(201);
-        const id = (created.body.id ?? created.body[res.idParam ?? 'id']) as string;
+        const sample = SAMPLES[res.name]!;
+        let id: string;
+        if (sample.seed) id = await sample.seed(gw);
+        else {
+          const created = await call('POST', base, gw.adminKey, sample.create!());
+          expect(created.status, JSON.stringify(created.body)).toBe(201);
+          id = (created.body.id ?? created.body[res.idParam ?? 'id']) as string;
+        }
+        expect((await call('GET', `${base}/${id}`, gw.adminKey)).status, 'the admin key reads the row').toBe(200);
         const routes = routesOf(res, base);
 
         for (const r of routes) await keyLacking(r.permission);
@@ -162,7 +182,7 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
         expect(await auditCount(), 'refused requests write no audit row').toBe(before);
 
         const createdRows = await gw.gateway.deps.store.db.selectFrom('audit_logs').selectAll().where('resource_id', '=', id).where('resource_type', '=', res.name).execute();
-        expect(createdRows.map((r) => r.action)).toEqual([`${res.name}.create`]);
+        expect(createdRows.map((r) => r.action)).toEqual(sample.seed ? [] : [`${res.name}.create`]);
         for (const r of routes.filter((x) => x.byId && x.write)) {
           const n = await auditCount();
           const ok = await call(r.method, r.path(id), gw.adminKey, r.body?.());

@@ -4,7 +4,10 @@ import { ensureDefaultTenant, listWorkspaces } from '../../src/store/repos/organ
 import { claimScheduledRotation, getApiKey, insertApiKey, listActiveApiKeys, listApiKeys, listDueRotations, rotateApiKey, takePendingKey, touchApiKeys, updateApiKey, type ApiKeyRecord } from '../../src/store/repos/api-keys.js';
 import { archiveConfig, getConfig, insertConfig, listConfigs, listConfigVersions, updateConfig } from '../../src/store/repos/configs.js';
 import { getVirtualKey, insertVirtualKey, listVirtualKeys, updateVirtualKey } from '../../src/store/repos/virtual-keys.js';
-import { insertRequestLogs, listRequestLogs } from '../../src/store/repos/request-logs.js';
+import { getRequestLog, insertRequestLogs, listRequestLogs, type LogViewer } from '../../src/store/repos/request-logs.js';
+
+/** A reader of the request log who sees every row and field. */
+const viewer: LogViewer = { userId: null, visibility: { rows: 'all', metadata: true } };
 import { bumpRuntimeVersion, isUniqueViolation, readRuntimeVersion } from '../../src/store/store.js';
 import { uuid } from '../../src/lib/ids.js';
 
@@ -157,20 +160,45 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
     expect(await getVirtualKey(h.store.db, scope(), 'v1')).toMatchObject({ id, secret: 's2', config: { custom_host: 'http://x' } });
     expect((await listVirtualKeys(h.store.db, scope(), { limit: 10, offset: 0 })).total).toBe(1);
     const row = {
-      id: uuid(), organisation_id: org, workspace_id: ws, api_key_id: null, trace_id: 't1', endpoint: 'chat', provider: 'openai', model: 'm', status: 200, stream: 1,
+      id: uuid(), organisation_id: org, workspace_id: ws, api_key_id: null, user_id: null, trace_id: 't1', endpoint: 'chat', provider: 'openai', model: 'm', status: 200, stream: 1,
       cache_status: 'MISS', config_id: null, prompt_id: null, target_path: 'config', retry_count: 0, prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cost: 0.5,
       latency_ms: 12, metadata: '{}', error: null, hook_results: null, created_at: 1_800_000_000_000,
     };
     await insertRequestLogs(h.store, [row, { ...row, id: uuid(), trace_id: 't2' }]);
-    const logs = await listRequestLogs(h.store, { workspaceIds: [ws], traceId: 't1', limit: 10, offset: 0 });
+    const logs = await listRequestLogs(h.store.db, scope(), viewer, { traceId: 't1' }, { limit: 10, offset: 0 });
     expect(logs.total).toBe(1);
     expect(logs.rows[0]).toEqual(row);
     // A batch longer than one multi-row statement (SQLite writes 32 rows per INSERT, then single rows): every row lands whole.
     const batch = Array.from({ length: 75 }, (_, i) => ({ ...row, id: uuid(), trace_id: 'batch', model: `m${i}`, latency_ms: i, created_at: row.created_at + i }));
     await insertRequestLogs(h.store, batch);
-    const stored = await listRequestLogs(h.store, { workspaceIds: [ws], traceId: 'batch', limit: 100, offset: 0 });
+    const stored = await listRequestLogs(h.store.db, scope(), viewer, { traceId: 'batch' }, { limit: 100, offset: 0 });
     expect(stored.total).toBe(75);
     expect([...stored.rows].sort((a, b) => a.latency_ms - b.latency_ms)).toEqual(batch);
+  });
+
+  it('request logs: reads are limited to the tenant scope and to what the viewer may see, on list and by id', async () => {
+    const base = {
+      organisation_id: org, workspace_id: ws, api_key_id: null, trace_id: 'vis', endpoint: 'chat', provider: 'openai', model: 'm', status: 200, stream: 0, cache_status: null, config_id: null, prompt_id: null,
+      target_path: null, retry_count: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0, latency_ms: 1, metadata: '{"team":"a"}', error: null, hook_results: null, created_at: 1_800_000_000_000,
+    };
+    const mine = { ...base, id: uuid(), user_id: 'u1' };
+    const theirs = { ...base, id: uuid(), user_id: 'u2', created_at: base.created_at + 1 };
+    const service = { ...base, id: uuid(), user_id: null, created_at: base.created_at + 2 };
+    await insertRequestLogs(h.store, [mine, theirs, service]);
+    const page = { limit: 10, offset: 0 };
+    const ids = async (v: LogViewer, f = {}) => (await listRequestLogs(h.store.db, scope(), v, { traceId: 'vis', ...f }, page)).rows.map((r) => r.id);
+    expect(await ids(viewer)).toEqual([service.id, theirs.id, mine.id]);
+    const own = { userId: 'u1', visibility: { rows: 'own' as const, metadata: true } };
+    expect(await ids(own)).toEqual([mine.id]);
+    expect(await ids({ userId: null, visibility: { rows: 'own', metadata: true } })).toEqual([]);
+    expect(await ids(viewer, { userId: 'u2' })).toEqual([theirs.id]);
+    expect(await getRequestLog(h.store.db, scope(), own, theirs.id)).toBeUndefined();
+    expect((await getRequestLog(h.store.db, scope(), own, mine.id))?.metadata).toBe('{"team":"a"}');
+    expect((await getRequestLog(h.store.db, scope(), { userId: null, visibility: { rows: 'all', metadata: false } }, mine.id))?.metadata).toBe('null');
+    const elsewhere = { organisationId: org, workspaceIds: ['another-workspace'], organisationWide: false };
+    expect(await getRequestLog(h.store.db, elsewhere, viewer, mine.id)).toBeUndefined();
+    expect((await listRequestLogs(h.store.db, elsewhere, viewer, { traceId: 'vis' }, page)).total).toBe(0);
+    expect((await listRequestLogs(h.store.db, scope(), viewer, { traceId: 'vis', startTime: base.created_at + 1, endTime: base.created_at + 2 }, page)).rows.map((r) => r.id)).toEqual([theirs.id]);
   });
 
   it('bumps the runtime version', async () => {

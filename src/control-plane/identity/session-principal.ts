@@ -1,3 +1,4 @@
+import { dataVisibility } from '../../kernel/data-visibility.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { PERMISSION_LIST } from '../../kernel/permissions.js';
 import { effectiveSetting } from '../../kernel/settings.js';
@@ -57,6 +58,8 @@ export function sessionKeyFor(s: LiveSession, snapshot: RuntimeSnapshot, request
   const organisationRole = s.user.role;
   const workspaceRole = ws === null ? 'admin' : effectiveWorkspaceRole(organisationRole, s.memberships.get(ws.id));
   const permissions = ws === null ? PERMISSION_LIST : userPermissions(organisationRole, workspaceRole, (key) => effectiveSetting(key, ws.settings, s.organisationSettings).value);
+  // Org-wide (no workspace chosen): the organisation's settings decide what a non-member admin sees.
+  const visibility = dataVisibility({ organisationRole, membershipRole: ws === null ? null : (s.memberships.get(ws.id) ?? null) }, (key) => effectiveSetting(key, ws?.settings, s.organisationSettings).value);
   const defaults = ws?.defaults ? requestDefaultsOf({ defaults: null, workspaceDefaults: ws.defaults }) : undefined;
   const key: AuthKey = {
     id: s.id,
@@ -67,7 +70,7 @@ export function sessionKeyFor(s: LiveSession, snapshot: RuntimeSnapshot, request
     expiresAt: s.expiresAt,
     name: `session of ${s.user.email}`,
     ...(defaults ? { defaults } : {}),
-    user: { id: s.userId, organisationRole, workspaceRole, permissions },
+    user: { id: s.userId, organisationRole, workspaceRole, permissions, visibility },
     session: true,
   };
   s.keys.set(cacheKey, key);

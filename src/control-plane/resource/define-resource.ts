@@ -21,16 +21,20 @@ export interface ResourceContext {
   readonly now: number;
 }
 
-/** Table access of a resource: every call takes the tenant scope and sees only its rows. */
+/**
+ * Table access of a resource: every call takes the tenant scope and sees only its rows. Reads also get
+ * the principal, for tables whose rows and fields are visible per principal within a tenant (request
+ * logs: `dataVisibility`); a repo of rows visible to the whole tenant ignores it.
+ */
 export interface ScopedRepo<R, Q> {
-  /** One live row by id (or slug), or undefined (another tenant's row is undefined too). */
-  get(db: Kysely<Database>, scope: TenantScope, idOrSlug: string): Promise<R | undefined>;
+  /** One live row by id (or slug), or undefined (another tenant's row, or one the viewer may not see, is undefined too). */
+  get(db: Kysely<Database>, scope: TenantScope, idOrSlug: string, viewer: Principal): Promise<R | undefined>;
   /** `GET /:id`'s lookup when its path names more than a row (a prompt's `@latest` / `@N` version); default `get`. */
-  read?(db: Kysely<Database>, scope: TenantScope, ref: string): Promise<R | undefined>;
+  read?(db: Kysely<Database>, scope: TenantScope, ref: string, viewer: Principal): Promise<R | undefined>;
   /** A page of live rows, newest first, with the total of the filter. */
-  list(db: Kysely<Database>, scope: TenantScope, query: Q, page: { limit: number; offset: number }): Promise<{ rows: R[]; total: number }>;
-  /** Archives or deletes the row (the declaration's `removal`); may return the row as now stored. */
-  remove(db: Kysely<Database>, scope: TenantScope, record: R, now: number): Promise<R | void>;
+  list(db: Kysely<Database>, scope: TenantScope, query: Q, page: { limit: number; offset: number }, viewer: Principal): Promise<{ rows: R[]; total: number }>;
+  /** Archives or deletes the row (the declaration's `removal`); may return the row as now stored. Absent on a read-only resource. */
+  remove?(db: Kysely<Database>, scope: TenantScope, record: R, now: number): Promise<R | void>;
 }
 
 /** What a write hands back: the row as now stored, an answer when it differs from `present`, audit details. */
@@ -86,12 +90,17 @@ export interface ResourceDefinition<R, C extends TSchema, U extends TSchema, Q e
   tag: string;
   /** Shown in summaries: `a config`, `configs`. */
   noun: { one: string; many: string };
-  permissions: { read: Permission; write: Permission };
+  /** `write` guards POST, PUT and DELETE (a read-only resource has none). */
+  permissions: { read: Permission; write?: Permission };
   /** Runtime snapshot sections a write changes (published after commit). */
   runtimeSections: readonly string[];
+  /**
+   * A read-only resource (rows written elsewhere, like request logs) declares neither `create`,
+   * `update`, `removal` nor their schemas: only its reads (and read actions) are mounted.
+   */
   schemas: {
-    create: C;
-    update: U;
+    create?: C;
+    update?: U;
     /** Filters of the list (paging and `workspace_id` are added). */
     listQuery: Q;
     answer: A;
@@ -99,15 +108,15 @@ export interface ResourceDefinition<R, C extends TSchema, U extends TSchema, Q e
     created?: TSchema;
   };
   repo: ScopedRepo<R, Static<Q>>;
-  /** `archive`: DELETE archives; `delete`: DELETE removes. Either answers `{id, object, deleted: true}`. */
-  removal: 'archive' | 'delete';
+  /** `archive`: DELETE archives; `delete`: DELETE removes. Either answers `{id, object, deleted: true}`. No DELETE when absent. */
+  removal?: 'archive' | 'delete';
   idOf(record: R): string;
   workspaceOf(record: R): string | null;
   present(record: R): Static<A>;
-  /** Builds and inserts a row (in the write's transaction, `ctx.db`). */
-  create(ctx: ResourceContext, body: Static<C>): Promise<WriteResult<R>>;
-  /** Applies an update (in the write's transaction) and returns the row as now stored. */
-  update(ctx: ResourceContext, record: R, body: Static<U>): Promise<WriteResult<R>>;
+  /** Builds and inserts a row (in the write's transaction, `ctx.db`). No POST when absent. */
+  create?(ctx: ResourceContext, body: Static<C>): Promise<WriteResult<R>>;
+  /** Applies an update (in the write's transaction) and returns the row as now stored. No PUT when absent. */
+  update?(ctx: ResourceContext, record: R, body: Static<U>): Promise<WriteResult<R>>;
   actions?: ReadonlyArray<ResourceAction<R>>;
   /** Read-only actions on the collection (no row loaded). */
   collectionActions?: ReadonlyArray<CollectionAction>;
@@ -131,8 +140,8 @@ export interface ResourceDefinition<R, C extends TSchema, U extends TSchema, Q e
    * workspace is 404).
    */
   pathWorkspace?: string;
-  /** Throws (403 `forbidden`, ...) when the principal may not list with this query; runs before the list. */
-  beforeList?(ctx: ResourceContext, query: Static<Q>): void;
+  /** Throws (403 `forbidden`, ...) when the principal may not list with this query; runs (and is awaited) before the list. */
+  beforeList?(ctx: ResourceContext, query: Static<Q>): void | Promise<void>;
   /** Throws (403, 409, ...) when the principal may not remove this row; runs in the removal's transaction. */
   beforeRemove?(ctx: ResourceContext, record: R): void | Promise<void>;
   /** What a unique violation on write means (default: a slug clash). */

@@ -83,7 +83,7 @@ async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: st
 
 /** The row an id names (`GET /:id` with `reading`: through `repo.read` when declared); 404 when unknown. */
 async function load<R>(res: Resource<R>, ctx: ResourceContext, id: string, reading = false): Promise<R> {
-  const record = reading && res.repo.read ? await res.repo.read(ctx.db, ctx.scope, id) : await res.repo.get(ctx.db, ctx.scope, id);
+  const record = reading && res.repo.read ? await res.repo.read(ctx.db, ctx.scope, id, ctx.principal) : await res.repo.get(ctx.db, ctx.scope, id, ctx.principal);
   if (record === undefined) throw new GatewayError('not_found', `Unknown ${res.noun.one.replace(/^an? /, '')} '${id}'.`, { param: res.idParam ?? 'id' });
   return record;
 }
@@ -97,7 +97,8 @@ async function loadWritable<R>(res: Resource<R>, ctx: ResourceContext, id: strin
 
 /**
  * Turns a declared resource into its routes, for each of its paths: `POST` (201), `GET` list (paged,
- * `total`), `GET /:id`, `PUT /:id`, `DELETE /:id`, its collection actions and its custom actions. Each route declares its
+ * `total`), `GET /:id`, `PUT /:id`, `DELETE /:id` (the writes only when declared: a read-only resource
+ * has none), its collection actions and its custom actions. Each route declares its
  * permission (checked by the route guard), is validated by its TypeBox schemas, acts within the
  * principal's tenant scope (another tenant's id is 404), and documents every answer for /openapi.json.
  */
@@ -113,17 +114,22 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
   const idOf = (params: Record<string, string>): string => params[idParam]!;
   const listItem = res.listItem ?? { schema: res.schemas.answer, present: (r: R) => res.present(r) };
   const ListQuery: TObject = Type.Object({ ...PageQuery, workspace_id: Type.Optional(Type.String()), ...res.schemas.listQuery.properties }, { additionalProperties: false });
+  const { create, update } = res;
+  const write = res.permissions.write;
+  const remove = res.repo.remove?.bind(res.repo);
   for (const base of res.paths) {
-    typed.post(base, { config: { permission: res.permissions.write }, schema: { ...withBase, body: res.schemas.create, tags, summary: `Create ${res.noun.one}`, response: answers(201, res.schemas.created ?? res.schemas.answer) } }, async (request, reply) => {
-      const ctx = context(request, request.body);
-      const out = await inTransaction(res, ctx, 'create', (c) => res.create(c, request.body));
-      return reply.code(201).send(out.answer ?? res.present(out.record));
-    });
+    if (write && create && res.schemas.create) {
+      typed.post(base, { config: { permission: write }, schema: { ...withBase, body: res.schemas.create, tags, summary: `Create ${res.noun.one}`, response: answers(201, res.schemas.created ?? res.schemas.answer) } }, async (request, reply) => {
+        const ctx = context(request, request.body);
+        const out = await inTransaction(res, ctx, 'create', (c) => create(c, request.body));
+        return reply.code(201).send(out.answer ?? res.present(out.record));
+      });
+    }
 
     typed.get(base, { config: { permission: res.permissions.read }, schema: { ...withBase, querystring: ListQuery, tags, summary: `List ${res.noun.many}`, response: answers(200, ListAnswer(listItem.schema)) } }, async (request) => {
       const ctx = context(request, request.query);
-      res.beforeList?.(ctx, request.query);
-      const { rows, total } = await res.repo.list(ctx.db, ctx.scope, request.query, pageOf(request.query));
+      await res.beforeList?.(ctx, request.query);
+      const { rows, total } = await res.repo.list(ctx.db, ctx.scope, request.query, pageOf(request.query), ctx.principal);
       return { object: 'list' as const, data: rows.map((r) => listItem.present(r)), total };
     });
 
@@ -136,22 +142,27 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
       return res.present(record);
     });
 
-    typed.put(`${base}/:${idParam}`, { config: { permission: res.permissions.write }, schema: { params: IdParams, body: res.schemas.update, tags, summary: `Update ${res.noun.one}`, response: answers(200, res.schemas.answer) } }, async (request) => {
-      const ctx = context(request, undefined);
-      const out = await inTransaction(res, ctx, 'update', async (c) => res.update(c, await loadWritable(res, c, idOf(request.params)), request.body));
-      return out.answer ?? res.present(out.record);
-    });
-
-    typed.delete(`${base}/:${idParam}`, { config: { permission: res.permissions.write }, schema: { params: IdParams, tags, summary: `${res.removal === 'archive' ? 'Archive' : 'Delete'} ${res.noun.one}`, response: answers(200, res.removeAnswer === 'record' ? res.schemas.answer : Deleted) } }, async (request) => {
-      const ctx = context(request, undefined);
-      const out = await inTransaction(res, ctx, res.removal, async (c) => {
-        const record = await loadWritable(res, c, idOf(request.params));
-        await res.beforeRemove?.(c, record);
-        const after = await res.repo.remove(c.db, c.scope, record, c.now);
-        return { record: after ?? record };
+    if (write && update && res.schemas.update) {
+      typed.put(`${base}/:${idParam}`, { config: { permission: write }, schema: { params: IdParams, body: res.schemas.update, tags, summary: `Update ${res.noun.one}`, response: answers(200, res.schemas.answer) } }, async (request) => {
+        const ctx = context(request, undefined);
+        const out = await inTransaction(res, ctx, 'update', async (c) => update(c, await loadWritable(res, c, idOf(request.params)), request.body));
+        return out.answer ?? res.present(out.record);
       });
-      return res.removeAnswer === 'record' ? res.present(out.record) : { id: res.idOf(out.record), object: res.name, deleted: true };
-    });
+    }
+
+    const removal = res.removal;
+    if (write && removal && remove) {
+      typed.delete(`${base}/:${idParam}`, { config: { permission: write }, schema: { params: IdParams, tags, summary: `${removal === 'archive' ? 'Archive' : 'Delete'} ${res.noun.one}`, response: answers(200, res.removeAnswer === 'record' ? res.schemas.answer : Deleted) } }, async (request) => {
+        const ctx = context(request, undefined);
+        const out = await inTransaction(res, ctx, removal, async (c) => {
+          const record = await loadWritable(res, c, idOf(request.params));
+          await res.beforeRemove?.(c, record);
+          const after = await remove(c.db, c.scope, record, c.now);
+          return { record: after ?? record };
+        });
+        return res.removeAnswer === 'record' ? res.present(out.record) : { id: res.idOf(out.record), object: res.name, deleted: true };
+      });
+    }
 
     for (const action of res.collectionActions ?? []) {
       const schema = { ...withBase, ...(action.body ? { body: action.body } : {}), tags, summary: action.summary, response: answers(200, action.answer) };

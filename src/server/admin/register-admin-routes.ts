@@ -4,13 +4,11 @@ import { mountResource } from '../../control-plane/resource/mount-resource.js';
 import { ADMIN_RESOURCES } from '../../control-plane/resources/index.js';
 import { registerAuditLogRoutes } from '../../control-plane/resources/audit-logs/audit-logs-route.js';
 import { registerOrganisationRoutes } from '../../control-plane/resources/organisation/organisation-routes.js';
-import { registerLogRoutes } from './logs.js';
 import { registerSessionRoutes } from '../../control-plane/identity/session-routes.js';
 
 /** Every control-plane route: the declared resources, then the hand-written routes. */
 export function registerAdminRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   for (const resource of ADMIN_RESOURCES) mountResource(app, deps, resource);
-  registerLogRoutes(app, deps);
   registerAuditLogRoutes(app, deps);
   registerOrganisationRoutes(app, deps);
   registerSessionRoutes(app, deps);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toFile } from 'openai';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic/server.js';
 import { callAs, insertKey, insertOrganisation, insertWorkspace, type JsonAnswer } from './tenant-helpers.js';
 
 /**
@@ -11,6 +12,7 @@ import { callAs, insertKey, insertOrganisation, insertWorkspace, type JsonAnswer
  */
 let gw: TestGateway;
 let fake: FakeOpenAI;
+let anthropic: FakeAnthropic;
 let orgA: string;
 let wsA1: string;
 let wsB: string;
@@ -23,6 +25,7 @@ const asAdmin = (method: string, path: string, body?: unknown) => callAs(gw, gw.
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({ apiKey: 'sk-fake' });
+  anthropic = await startFakeAnthropic({ apiKey: 'sk-ant' });
   gw = await startGateway();
   const deps = gw.gateway.deps;
   wsA1 = deps.runtime.current.defaultWorkspaceId;
@@ -49,6 +52,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw?.close();
   await fake?.close();
+  await anthropic?.close();
 });
 
 const chatBody = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] };
@@ -160,5 +164,64 @@ describe('an organisation key of another organisation', () => {
 describe('a workspace key of another workspace of the same organisation', () => {
   it('gets 404 for every id of workspace A1, and A1 does not appear in its lists', async () => {
     await expectIsolated(keyA2);
+  });
+});
+
+/**
+ * Using another tenant's ids as inputs (control-plane foundation: files, batches and responses are
+ * tenant-scoped like every resource): a batch over another workspace's file, another workspace's batch
+ * output file, a conversation continued from another workspace's stored response. Each answers as if
+ * the id did not exist, and nothing of A reaches the caller or the provider.
+ */
+describe("another tenant's ids used as inputs", () => {
+  const overChat = () => ({ 'x-gateway-config': JSON.stringify({ provider: 'anthropic', api_key: 'sk-ant', custom_host: anthropic.url }) });
+
+  it("a batch over A1's input file is 404 naming input_file_id, as for an unknown file", async () => {
+    const body = { input_file_id: a.file, endpoint: '/v1/chat/completions', completion_window: 'immediate' };
+    for (const key of [keyB, keyA2]) {
+      const r = await callAs(gw, key, 'POST', '/v1/batches', body, provider());
+      expect(r.status, JSON.stringify(r.body)).toBe(404);
+      expect(r.body.error).toMatchObject({ code: 'not_found', param: 'input_file_id' });
+      expect((await callAs(gw, key, 'GET', '/v1/batches')).body.data.map((b: { input_file_id: string }) => b.input_file_id)).not.toContain(a.file);
+    }
+    const unknown = await callAs(gw, keyB, 'POST', '/v1/batches', { ...body, input_file_id: 'file-gwdoesnotexist' }, provider());
+    expect(unknown.status).toBe(404);
+  });
+
+  it("A1's batch output and error files are 404 to the others (read, content, delete) and absent from their lists", async () => {
+    let batch = (await asAdmin('GET', `/v1/batches/${a.batch}`)).body;
+    for (let i = 0; i < 100 && !['completed', 'failed', 'cancelled', 'expired'].includes(batch.status); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      batch = (await asAdmin('GET', `/v1/batches/${a.batch}`)).body;
+    }
+    const outputs = [batch.output_file_id, batch.error_file_id].filter((id): id is string => typeof id === 'string');
+    expect(outputs.length, JSON.stringify(batch)).toBeGreaterThan(0);
+    for (const key of [keyB, keyA2]) {
+      for (const id of outputs) {
+        for (const [method, path] of [['GET', `/v1/files/${id}`], ['GET', `/v1/files/${id}/content`], ['DELETE', `/v1/files/${id}`]] as const) {
+          const r = await callAs(gw, key, method, path);
+          expect({ path, method, status: r.status, code: r.body?.error?.code }).toEqual({ path, method, status: 404, code: 'not_found' });
+        }
+      }
+      const listed = (await callAs(gw, key, 'GET', '/v1/files')).body.data.map((f: { id: string }) => f.id);
+      for (const id of outputs) expect(listed).not.toContain(id);
+    }
+    for (const id of outputs) expect((await asAdmin('GET', `/v1/files/${id}`)).status).toBe(200);
+  });
+
+  it("continuing A1's stored conversation is refused as an unknown previous_response_id; A1 itself continues it", async () => {
+    const first = await callAs(gw, gw.adminKey, 'POST', '/v1/responses', { model: 'claude-sonnet-4-20250514', input: 'the password is swordfish' }, overChat());
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const unknown = await callAs(gw, keyB, 'POST', '/v1/responses', { model: 'claude-sonnet-4-20250514', input: 'what is it?', previous_response_id: 'resp_doesnotexist' }, overChat());
+    expect(unknown.status).toBe(400);
+    for (const key of [keyB, keyA2]) {
+      const r = await callAs(gw, key, 'POST', '/v1/responses', { model: 'claude-sonnet-4-20250514', input: 'what is it?', previous_response_id: first.body.id }, overChat());
+      expect(r.status).toBe(unknown.status);
+      expect(r.body.error).toMatchObject({ code: unknown.body.error.code, param: 'previous_response_id' });
+      expect(JSON.stringify(r.body)).not.toContain('swordfish');
+    }
+    const own = await callAs(gw, gw.adminKey, 'POST', '/v1/responses', { model: 'claude-sonnet-4-20250514', input: 'what is it?', previous_response_id: first.body.id }, overChat());
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    expect(JSON.stringify(anthropic.lastRequest?.body)).toContain('swordfish');
   });
 });

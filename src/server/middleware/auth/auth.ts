@@ -87,30 +87,3 @@ export function createAuthHook(runtime: Runtime, isPublic: (url: string) => bool
     done();
   };
 }
-
-/**
- * The workspaces a key may act on: its own for workspace keys; for organisation keys, `requested`
- * (id or slug) when given, else every workspace of the organisation. Another tenant's workspace is 404,
- * never 403 (its id is not confirmed).
- */
-export function workspaceScope(request: FastifyRequest, runtime: Runtime, requested?: string): string[] {
-  const key = request.gw.key!;
-  const snapshot = runtime.current;
-  if (requested) {
-    const ws = snapshot.workspacesById.get(requested) ?? snapshot.workspacesBySlug.get(`${key.organisationId}:${requested}`);
-    const reachable = ws !== undefined && ws.organisation_id === key.organisationId && (!key.workspaceId || key.workspaceId === ws.id);
-    if (!reachable) throw new GatewayError('not_found', `Unknown workspace '${requested}'.`, { param: 'workspace_id' });
-    return [ws.id];
-  }
-  if (key.workspaceId) return [key.workspaceId];
-  return [...snapshot.workspacesById.values()].filter((w) => w.organisation_id === key.organisationId).map((w) => w.id);
-}
-
-/**
- * The one workspace a write targets: `requested` (a workspace of the key's organisation it may act
- * on; 404 otherwise) or the key's own workspace / its organisation's default workspace.
- */
-export function writeWorkspace(request: FastifyRequest, runtime: Runtime, requested?: string): string {
-  if (requested) return workspaceScope(request, runtime, requested)[0]!;
-  return request.gw.workspaceId;
-}
