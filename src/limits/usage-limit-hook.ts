@@ -1,13 +1,10 @@
 import type { Clock } from '../lib/clock.js';
 import { isObject } from '../lib/json.js';
-import { uuid } from '../lib/ids.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { sectionOf, type RuntimeSnapshot } from '../runtime/snapshot.js';
-import type { Store } from '../store/store.js';
-import { insertAuditEntry } from '../store/repos/audit-logs.js';
 import type { CompletedRequest, DataPlaneHook, DataPlaneRequest } from '../gateway/data-plane-hook.js';
 import { matchesPolicy } from './compiled-policy.js';
 import { currentWindow, groupOf, type CompiledUsagePolicy } from './compiled-usage-policy.js';
@@ -16,11 +13,13 @@ import { requestFacts } from './request-facts.js';
 import { reserveAmount, settledAmount } from './usage-amount.js';
 import type { UsageCounterStore, UsageReservation } from './usage-counter-store.js';
 import { USAGE_LIMIT_SECTION, type UsageLimitSection } from './usage-limit-section.js';
+import type { UsageAlert } from './usage-alerts.js';
 
 export interface UsageLimitHookDeps {
   runtime: Runtime;
   counters: UsageCounterStore;
-  store: Store;
+  /** Records an alert (audit entry, webhook). */
+  alert: (a: UsageAlert) => Promise<void>;
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
@@ -62,7 +61,7 @@ export function usageRefusal(refusing: readonly CompiledUsagePolicy[], now: numb
  * request's workspace whose conditions match reserve on their group's counter in the current window,
  * in one atomic step (one Redis round trip); a policy whose group has used its limit refuses with 429
  * `usage_limit_exceeded`. `after`: the real amount settles the reservation (one more round trip) and a
- * group that first reaches `alert_threshold` in the window gets one `usage_limit.alert` audit entry.
+ * group that first reaches `alert_threshold` in the window gets one alert (`usage-alerts.ts`).
  * Counters unreachable: the request is admitted (fail open, like rate limits) with a metric and a log line.
  */
 export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
@@ -119,19 +118,16 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
     for (const [i, res] of results.entries()) {
       if (!res.alert) continue;
       const s = settlements[i]!;
-      await insertAuditEntry(deps.store.db, {
-        id: uuid(),
-        created_at: now,
-        organisation_id: l.organisationId,
-        workspace_id: dp.ctx.workspaceId,
-        actor_type: 'system',
-        actor_id: null,
-        action: 'usage_limit.alert',
-        resource_type: 'usage_limit_policy',
-        resource_id: s.policyId,
-        request_id: null,
-        client_ip: null,
-        details: { group: JSON.parse(s.group), used: res.used, alert_threshold: s.alertAt, credit_limit: s.limit, window_started_at: new Date(s.windowStart).toISOString() },
+      await deps.alert({
+        organisationId: l.organisationId,
+        workspaceId: dp.ctx.workspaceId,
+        policyId: s.policyId,
+        group: JSON.parse(s.group) as Record<string, string>,
+        used: res.used,
+        alertThreshold: s.alertAt!,
+        creditLimit: s.limit,
+        windowStartedAt: s.windowStart,
+        at: now,
       });
     }
   }

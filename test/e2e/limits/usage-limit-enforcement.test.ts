@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/lib/clock.js';
 import { randomId } from '../../../src/lib/ids.js';
@@ -21,14 +23,28 @@ describe.each([
   let caseId: string;
   const clock = new FakeClock(T0);
   let settled = 0;
+  /** The alert webhook's receiver: the bodies POSTed to it. */
+  const hooks: Json[] = [];
+  let receiver: Server;
 
   beforeAll(async () => {
     fake = await startFakeOpenAI({ apiKey: 'sk-good', costPerToken: COST_PER_TOKEN });
-    gw = await startGateway({ clock, env, capabilities: [createLimitsCapability({ onSettled: () => settled++ })] });
+    receiver = createServer((req, res) => {
+      let text = '';
+      req.on('data', (c) => (text += c));
+      req.on('end', () => {
+        hooks.push({ method: req.method, type: req.headers['content-type'], body: JSON.parse(text) });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const webhook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/alerts`;
+    gw = await startGateway({ clock, env: { ...env, GATEWAY_ALERT_WEBHOOK_URL: webhook }, capabilities: [createLimitsCapability({ onSettled: () => settled++ })] });
   });
   afterAll(async () => {
     await gw?.close();
     await fake?.close();
+    await new Promise((r) => receiver?.close(r));
   });
   beforeEach(() => {
     clock.set(T0);
@@ -145,7 +161,7 @@ describe.each([
     expectRefused(await chat(), p, Date.UTC(2026, 1, 1));
   });
 
-  it('alert_threshold: one usage_limit.alert audit entry per window and group', async () => {
+  it('alert_threshold: one usage_limit.alert audit entry and one webhook POST per window and group', async () => {
     const p = await policy({ type: 'requests', credit_limit: 10, alert_threshold: 2, periodic_reset: 'weekly' });
     await fill(5);
     const alerts = async () => ((await (await gw.fetch('/v1/audit-logs?action=usage_limit.alert')).json()) as Json).data.filter((e: Json) => e.resource_id === p.id);
@@ -155,5 +171,8 @@ describe.each([
     const all = await alerts();
     expect(all).toHaveLength(2);
     expect(all.map((e: Json) => e.details.window_started_at).sort()).toEqual(['2026-01-05T00:00:00.000Z', '2026-01-12T00:00:00.000Z']);
+    const posted = hooks.filter((h) => h.body.policy_id === p.id);
+    expect(posted).toHaveLength(2);
+    expect(posted[0]).toEqual({ method: 'POST', type: 'application/json', body: { policy_id: p.id, group: {}, used: 2, credit_limit: 10, window_started_at: '2026-01-05T00:00:00.000Z' } });
   });
 });
