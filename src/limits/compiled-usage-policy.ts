@@ -18,6 +18,14 @@ export interface CompiledUsagePolicy {
   window: UsageWindow;
 }
 
+/**
+ * The counters' identity of a policy: its id and type, so changing a policy's type (requests to
+ * dollars, ...) starts its groups from zero rather than reading one unit as another.
+ */
+export function counterIdOf(id: string, type: UsageLimitType): string {
+  return `${id}:${type}`;
+}
+
 /** The schedule of a stored policy. */
 export function scheduleOf(p: UsageLimitPolicy): ResetSchedule {
   return { periodicReset: p.periodic_reset, periodicResetDays: p.periodic_reset_days, anchor: p.next_usage_reset_at, createdAt: p.created_at };

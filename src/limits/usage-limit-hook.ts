@@ -7,7 +7,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { sectionOf, type RuntimeSnapshot } from '../runtime/snapshot.js';
 import type { CompletedRequest, DataPlaneHook, DataPlaneRequest } from '../gateway/data-plane-hook.js';
 import { matchesPolicy } from './compiled-policy.js';
-import { currentWindow, groupOf, type CompiledUsagePolicy } from './compiled-usage-policy.js';
+import { counterIdOf, currentWindow, groupOf, type CompiledUsagePolicy } from './compiled-usage-policy.js';
 import { StreamTextTally, estimateTokens, textOfChoices, totalTokensOf } from './estimate-tokens.js';
 import { requestFacts } from './request-facts.js';
 import { reserveAmount, settledAmount } from './usage-amount.js';
@@ -82,7 +82,7 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
       if (!matchesPolicy(policy, facts)) continue;
       const w = currentWindow(policy, now);
       const amount = reserveAmount(policy.type, dp.body);
-      reserved.push({ policy, entry: { policyId: policy.id, windowStart: w.start, resetAt: w.resetAt, group: groupOf(policy, facts), limit: policy.limit, amount, strict: policy.type === 'requests' } });
+      reserved.push({ policy, entry: { policyId: counterIdOf(policy.id, policy.type), windowStart: w.start, resetAt: w.resetAt, group: groupOf(policy, facts), limit: policy.limit, amount, strict: policy.type === 'requests' } });
     }
     if (reserved.length === 0) return;
     let result;
@@ -111,7 +111,7 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
       tokens = totalTokensOf(usage) ?? (await estimateTokens(dp.body, outcome.stream ? l.tally.text : textOfChoices(isObject(outcome.json?.value) ? (outcome.json.value as Record<string, unknown>).choices : undefined)));
     }
     const settlements = l.reserved
-      .map((r) => ({ ...r.entry, delta: (spent || r.policy.type === 'requests' ? settledAmount(r.policy.type, usage, tokens) : 0) - r.entry.amount, alertAt: r.policy.alertAt }))
+      .map((r) => ({ ...r.entry, id: r.policy.id, delta: (spent || r.policy.type === 'requests' ? settledAmount(r.policy.type, usage, tokens) : 0) - r.entry.amount, alertAt: r.policy.alertAt }))
       .filter((s) => s.delta !== 0 || s.alertAt !== null);
     const results = await deps.counters.settle(settlements);
     const now = deps.clock.now();
@@ -121,7 +121,7 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
       await deps.alert({
         organisationId: l.organisationId,
         workspaceId: dp.ctx.workspaceId,
-        policyId: s.policyId,
+        policyId: s.id,
         group: JSON.parse(s.group) as Record<string, string>,
         used: res.used,
         alertThreshold: s.alertAt!,

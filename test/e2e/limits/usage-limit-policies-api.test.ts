@@ -141,6 +141,9 @@ describe.each(['sqlite', 'postgres'] as const)('usage-limits policy API on %s', 
     const audit = await call('GET', '/v1/audit-logs?action=usage_limit_policy.reset');
     expect(audit.status).toBe(200);
     expect(audit.body.data.map((e: Json) => e.resource_id)).toContain(p.id);
+    // A new type is a new unit: the groups start from zero.
+    expect((await call('PUT', `${BASE}/${p.id}`, { type: 'tokens', credit_limit: 1000 })).status).toBe(200);
+    expect((await call('GET', `${BASE}/${p.id}/entities`)).body).toEqual({ object: 'list', data: [], total: 0 });
   });
 
   it('documents the routes in /openapi.json', async () => {

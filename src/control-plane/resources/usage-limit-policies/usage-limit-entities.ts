@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { GatewayError } from '../../../errors/gateway-error.js';
-import { scheduleOf } from '../../../limits/compiled-usage-policy.js';
+import { counterIdOf, scheduleOf } from '../../../limits/compiled-usage-policy.js';
 import { usageCountersFor } from '../../../limits/usage-counters.js';
 import type { UsageCounterStore } from '../../../limits/usage-counter-store.js';
 import { usageWindow } from '../../../limits/usage-window.js';
@@ -42,7 +42,7 @@ export const listEntities = defineAction<UsageLimitPolicy, typeof NoBody, typeof
   answer: EntityList,
   async run(ctx, p) {
     const w = usageWindow(scheduleOf(p), ctx.now);
-    const groups = await withCounters(ctx, (c) => c.groups(p.id, w.start));
+    const groups = await withCounters(ctx, (c) => c.groups(counterIdOf(p.id, p.type), w.start));
     const data = groups.map((g) => ({
       group: JSON.parse(g.group) as Record<string, string>,
       used: g.used,
@@ -81,7 +81,7 @@ export const resetEntity = defineAction<UsageLimitPolicy, typeof ResetBody, type
     for (const k of keys) group[k] = body.group[k]!;
     const w = usageWindow(scheduleOf(p), ctx.now);
     const text = keys.length === 0 ? '{}' : JSON.stringify(group);
-    await withCounters(ctx, (c) => c.reset(p.id, w.start, text));
+    await withCounters(ctx, (c) => c.reset(counterIdOf(p.id, p.type), w.start, text));
     return { answer: { object: 'usage_limit_entity' as const, policy_id: p.id, group, used: 0, window_started_at: new Date(w.start).toISOString() }, details: { group, window_started_at: new Date(w.start).toISOString() } };
   },
 });
