@@ -8,7 +8,7 @@ const quickCount = (text: string) => Math.ceil(text.length / 4);
 
 /**
  * What an admission reserves: 1 request; the prompt's tokens (characters / 4) for a tokens policy;
- * 0 dollars for a cost policy (the gateway has no price before the answer — see `costOf`).
+ * 0 dollars for a cost policy (the hook reserves the policy's running average cost instead, once known).
  */
 export function reserveAmount(type: UsageLimitType, body: Record<string, unknown>): number {
   if (type === 'requests') return 1;

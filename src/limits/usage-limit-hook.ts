@@ -42,6 +42,8 @@ interface UsageLocals {
 
 const LOCALS = 'usageLimits';
 const LOG_EVERY_MS = 10_000;
+/** Weight of the newest answer in a cost policy's running average. */
+const COST_EWMA = 0.2;
 const UNITS: Record<CompiledUsagePolicy['type'], string> = { cost: 'USD', tokens: 'tokens', requests: 'requests' };
 
 /** The 429 naming the refusing policy that resets last; `Retry-After` until then (absent: it never resets). */
@@ -59,12 +61,15 @@ export function usageRefusal(refusing: readonly CompiledUsagePolicy[], now: numb
 /**
  * Enforces usage-limit policies around each data-plane request. `before`: the active policies of the
  * request's workspace whose conditions match reserve on their group's counter in the current window,
- * in one atomic step (one Redis round trip); a policy whose group has used its limit refuses with 429
+ * in one atomic step (one Redis round trip) — a request, the prompt's estimated tokens, or the running
+ * average cost of the policy's recent answers in this process; a policy whose group has used its limit refuses with 429
  * `usage_limit_exceeded`. `after`: the real amount settles the reservation (one more round trip) and a
  * group that first reaches `alert_threshold` in the window gets one alert (`usage-alerts.ts`).
  * Counters unreachable: the request is admitted (fail open, like rate limits) with a metric and a log line.
  */
 export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
+  /** Per cost policy: the running average (EWMA) of the dollars its requests settled in this process. */
+  const learnedCost = new Map<string, number>();
   let lastLog = 0;
   const degraded = (err: unknown) => {
     deps.metrics.warnings.inc({ component: 'usage-limit' });
@@ -81,7 +86,7 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
     for (const policy of policies) {
       if (!matchesPolicy(policy, facts)) continue;
       const w = currentWindow(policy, now);
-      const amount = reserveAmount(policy.type, dp.body);
+      const amount = policy.type === 'cost' ? (learnedCost.get(policy.id) ?? 0) : reserveAmount(policy.type, dp.body);
       reserved.push({ policy, entry: { policyId: counterIdOf(policy.id, policy.type), windowStart: w.start, resetAt: w.resetAt, group: groupOf(policy, facts), limit: policy.limit, amount, strict: policy.type === 'requests' } });
     }
     if (reserved.length === 0) return;
@@ -113,6 +118,14 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
     const settlements = l.reserved
       .map((r) => ({ ...r.entry, id: r.policy.id, delta: (spent || r.policy.type === 'requests' ? settledAmount(r.policy.type, usage, tokens) : 0) - r.entry.amount, alertAt: r.policy.alertAt }))
       .filter((s) => s.delta !== 0 || s.alertAt !== null);
+    if (spent) {
+      for (const r of l.reserved) {
+        if (r.policy.type !== 'cost') continue;
+        const cost = settledAmount('cost', usage, 0);
+        const prev = learnedCost.get(r.policy.id);
+        learnedCost.set(r.policy.id, prev === undefined ? cost : prev * (1 - COST_EWMA) + cost * COST_EWMA);
+      }
+    }
     const results = await deps.counters.settle(settlements);
     const now = deps.clock.now();
     for (const [i, res] of results.entries()) {

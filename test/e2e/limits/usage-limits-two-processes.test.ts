@@ -8,6 +8,9 @@ import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 
 type Json = Record<string, any>;
 
+/** The fake reports `usage.cost` in dollars, as OpenRouter does. */
+const COST_PER_TOKEN = 0.0001;
+
 /** A prompt whose answer (prompt + echo) spends more tokens than the admission estimates, as real answers do. */
 const BODY = { model: 'gpt-4o', messages: [{ role: 'user', content: 'token '.repeat(64) }] };
 
@@ -25,7 +28,7 @@ describe('usage limits across two gateway processes sharing PostgreSQL and Redis
 
   beforeAll(async () => {
     ensureBuilt();
-    fake = await startFakeOpenAI();
+    fake = await startFakeOpenAI({ costPerToken: COST_PER_TOKEN });
     const env = { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, REDIS_URL, REDIS_PREFIX: `gwtest:${randomId(8)}:`, GATEWAY_ADMIN_KEY: adminKey, GATEWAY_REQUEST_LOG: 'false' };
     a = await spawnGateway(env);
     b = await spawnGateway(env);
@@ -104,5 +107,32 @@ describe('usage limits across two gateway processes sharing PostgreSQL and Redis
     expect(used - limit).toBeLessThanOrEqual(inFlightBound);
     const after = await chat(b, caseId);
     expect(after.status).toBe(429);
+  }, 60_000);
+
+  it('against a cost budget, the reported dollars settle exactly and overshoot by less than one answer', async () => {
+    const caseId = randomId(10);
+    const limit = 0.5;
+    const p = await createPolicy(caseId, { type: 'cost', credit_limit: limit });
+    // Each process learns what an answer costs (its admissions then reserve that much).
+    const warm = [await chat(a, caseId), await chat(b, caseId)];
+    const perAnswer = warm[0]!.body.usage.cost as number;
+    expect(perAnswer).toBeGreaterThan(0);
+    // Settlement runs after the answer's last byte: let both land before the burst.
+    await usedOn(b, p.id, 2 * perAnswer);
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => chat(i % 2 ? a : b, caseId)));
+    const admitted = [...warm, ...results].filter((r) => r.status === 200);
+    expect(results.filter((r) => r.status === 429).length).toBeGreaterThan(0);
+    const spent = admitted.reduce((n, r) => n + r.body.usage.cost, 0);
+    let used = 0;
+    for (let i = 0; i < 50; i++) {
+      used = (await usedOn(a, p.id)) as number;
+      if (Math.abs(used - spent) < 1e-9) break;
+      await sleep(50);
+    }
+    expect(used).toBeCloseTo(spent, 9);
+    expect(used).toBeGreaterThanOrEqual(limit);
+    expect(used - limit).toBeLessThan(perAnswer);
+    expect((await chat(a, caseId)).status).toBe(429);
+    expect((await chat(b, caseId)).status).toBe(429);
   }, 60_000);
 });
