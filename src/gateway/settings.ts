@@ -24,6 +24,8 @@ export interface Settings {
   logLevel: string;
   /** Write a request log row per request. */
   requestLog: boolean;
+  /** GATEWAY_ALERT_WEBHOOK_URL: where usage-limit alerts are POSTed (docs/usage-limits.md); none when unset. */
+  alertWebhookUrl?: string;
   /** In-process answer cache bound, bytes (`GATEWAY_CACHE_MAX_BYTES`, default 64 MiB). */
   cacheMaxBytes: number;
   /** Embedding model of the semantic cache (`SEMANTIC_CACHE_EMBEDDING_MODEL`). */
@@ -69,6 +71,18 @@ function fraction(value: string | undefined, fallback: number): number {
   return n;
 }
 
+function httpUrl(value: string | undefined, name: string): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${name}: expected an http(s) URL, got '${value}'`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${name}: expected an http(s) URL, got '${value}'`);
+  return value;
+}
+
 /** Reads settings; throws with a clear message on a malformed value. */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const dataDir = env.GATEWAY_DATA_DIR || './data';
@@ -89,6 +103,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     retryBaseMs: int(env.GATEWAY_RETRY_BASE_MS, 100),
     logLevel: env.LOG_LEVEL || 'info',
     requestLog: env.GATEWAY_REQUEST_LOG !== 'false',
+    alertWebhookUrl: httpUrl(env.GATEWAY_ALERT_WEBHOOK_URL, 'GATEWAY_ALERT_WEBHOOK_URL'),
     cacheMaxBytes: int(env.GATEWAY_CACHE_MAX_BYTES, 64 * 1024 * 1024),
     semanticCacheEmbeddingModel: env.SEMANTIC_CACHE_EMBEDDING_MODEL || 'text-embedding-3-small',
     semanticCacheThreshold: fraction(env.SEMANTIC_CACHE_THRESHOLD, 0.95),

@@ -19,14 +19,20 @@ export interface CompiledPolicy {
 
 /** Compiles a stored policy: conditions grouped by key, endpoint types made canonical. */
 export function compilePolicy(p: RateLimitPolicy): CompiledPolicy {
+  const conditions = compileConditions(p.conditions);
+  return { id: p.id, workspaceId: p.workspace_id, type: p.type, unit: p.unit, value: p.value, windowMs: WINDOW_MS[p.unit], conditions, groupBy: p.group_by.map((g) => g.key) };
+}
+
+/** Conditions grouped by key (alternatives of one key in a set), endpoint types made canonical. */
+export function compileConditions(list: ReadonlyArray<{ key: string; value: string }>): Map<string, Set<string>> {
   const conditions = new Map<string, Set<string>>();
-  for (const c of p.conditions) {
+  for (const c of list) {
     const value = c.key === 'endpoint_type' ? (canonicalEndpointType(c.value) ?? c.value) : c.value;
     const set = conditions.get(c.key) ?? new Set<string>();
     set.add(value);
     conditions.set(c.key, set);
   }
-  return { id: p.id, workspaceId: p.workspace_id, type: p.type, unit: p.unit, value: p.value, windowMs: WINDOW_MS[p.unit], conditions, groupBy: p.group_by.map((g) => g.key) };
+  return conditions;
 }
 
 /** The request's value for a condition or group-by key (undefined when the request has none). */
@@ -51,7 +57,7 @@ export function factOf(key: string, f: RequestFacts): string | undefined {
  * Whether the policy applies to the request: every condition key matches one of its values exactly
  * (`workspace_id` also matches the workspace slug). A key the request has no value for never matches.
  */
-export function matchesPolicy(p: CompiledPolicy, f: RequestFacts): boolean {
+export function matchesPolicy(p: Pick<CompiledPolicy, 'conditions'>, f: RequestFacts): boolean {
   for (const [key, values] of p.conditions) {
     const v = factOf(key, f);
     if (v !== undefined && values.has(v)) continue;

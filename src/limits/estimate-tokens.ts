@@ -50,8 +50,8 @@ export function textOfChoices(choices: unknown): string {
 }
 
 /**
- * Assembles a streamed answer's text as its chunks pass, for answers that carry no usage (an OpenAI
- * stream passed through byte for byte whose client did not ask for `stream_options.include_usage`).
+ * Watches a streamed answer's chunks: keeps the usage chunk (OpenAI-compatible providers are always
+ * asked for one) and assembles the text, for providers whose streams report no usage.
  */
 export class StreamTextTally {
   private parts: string[] = [];

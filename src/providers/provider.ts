@@ -87,6 +87,12 @@ export interface EndpointAdapter<Req, Res, Chunk = never> {
    */
   createStreamTranscoder?(req: Req, ctx: CallContext): StreamMapper<Uint8Array>;
   /**
+   * True when `buildRequest` asks the provider for a usage chunk on every stream (OpenAI's
+   * `stream_options.include_usage`) even when the client did not: the gateway then drops that chunk
+   * from the client's stream (after usage accounting has seen it).
+   */
+  addsStreamUsage?: boolean;
+  /**
    * Whether this endpoint serves `model` natively; absent means every model. A route goes to a native
    * endpoint (`messages`) only when every target it can reach serves its model.
    */

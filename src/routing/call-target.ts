@@ -95,7 +95,7 @@ export async function callTarget(call: TargetCall, signal: AbortSource, deps: Ca
     },
   };
   const includeUsage = isObject(call.input.body.stream_options) && call.input.body.stream_options.include_usage === true;
-  return { ...base, stream: new StreamAnswer(source, includeUsage, passthrough, framing), model: modelOf(call.body) };
+  return { ...base, stream: new StreamAnswer(source, includeUsage, passthrough, framing, call.endpoint.addsStreamUsage === true), model: modelOf(call.body) };
 }
 
 /** Config keys of a target whose values are credentials (`api_key`, `cloud1_secret_access_key`, `cloud1_session_token`, ...). */

@@ -3,6 +3,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import { isObject, tryParseJson } from '../lib/json.js';
 import { streamFramingOf, type StreamFraming } from './stream-framing.js';
+import { UsageFrameStripper } from './strip-usage-frames.js';
 
 /** Watches a stream's chunks as they pass (usage accounting, cache fill, guardrails, logs). */
 export interface StreamObserver {
@@ -37,12 +38,15 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
    * @param includeUsage whether the client asked for the usage chunk (mapped streams drop it otherwise).
    * @param passthrough whether the source yields raw bytes that already end with their closing frame.
    * @param framing how items, the closing frame and an error are written (default: OpenAI `data:` frames and `[DONE]`).
+   * @param stripUsageFrames passthrough bytes carry a usage chunk the gateway asked for and the client did
+   *   not: observers see it, the client's bytes go without it.
    */
   constructor(
     private readonly source: AsyncIterable<StreamItem>,
     private readonly includeUsage: boolean,
     readonly passthrough: boolean,
     private readonly framing: StreamFraming = streamFramingOf('chat'),
+    private readonly stripUsageFrames = false,
   ) {}
 
   observe(o: StreamObserver): void {
@@ -53,6 +57,7 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
     const decoder = this.passthrough && this.observers.some((o) => o.onChunk) ? new SseDecoder() : undefined;
     const parseAll = this.observers.some((o) => o.onChunk && !o.usageOnly);
     const holdDone = this.passthrough && this.framing.done !== null && this.observers.some((o) => o.beforeEnd);
+    const stripper = this.passthrough && this.stripUsageFrames && !this.includeUsage ? new UsageFrameStripper() : undefined;
     let failure: GatewayError | undefined;
     let ended = false;
     const end = (ok: boolean, error?: GatewayError) => {
@@ -61,9 +66,14 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
     };
     try {
       try {
-        for await (const item of this.source) {
+        for await (const raw of this.source) {
+          let item = raw;
           if (item instanceof Uint8Array) {
             if (decoder) this.notify(decoder.push(item), parseAll);
+            if (stripper) {
+              item = stripper.push(item);
+              if (item.length === 0) continue;
+            }
             if (holdDone) {
               const text = Buffer.from(item).toString('utf8');
               const cut = text.indexOf('data: [DONE]');
@@ -79,6 +89,8 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
             yield this.framing.frame(item);
           }
         }
+        const rest = stripper?.end();
+        if (rest?.length) yield rest;
         for (const o of this.observers) {
           const denial = await o.beforeEnd?.();
           if (denial) {

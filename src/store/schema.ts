@@ -176,6 +176,25 @@ export interface RateLimitPoliciesTable {
   updated_at: number;
 }
 
+/** A stored usage-limit policy (issue 19); `conditions` and `group_by` are JSON text. */
+export interface UsageLimitPoliciesTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string | null;
+  type: string;
+  credit_limit: number;
+  alert_threshold: number | null;
+  periodic_reset: string | null;
+  periodic_reset_days: number | null;
+  next_usage_reset_at: number | null;
+  conditions: string;
+  group_by: string;
+  status: string;
+  created_at: number;
+  updated_at: number;
+}
+
 /** A stored guardrail (issue 7); `checks` and `actions` are JSON text. */
 export interface GuardrailsTable {
   id: string;
@@ -348,6 +367,7 @@ export interface Database {
   prompt_versions: PromptVersionsTable;
   guardrails: GuardrailsTable;
   rate_limit_policies: RateLimitPoliciesTable;
+  usage_limit_policies: UsageLimitPoliciesTable;
   responses: ResponsesTable;
   gateway_files: GatewayFilesTable;
   batches: BatchesTable;

@@ -20,6 +20,7 @@ const SAMPLES: Record<string, { create?: () => Json; update?: Json; /** A read-o
   config: { create: () => ({ name: `c-${randomId(6)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } }), update: { name: 'renamed' } },
   virtual_key: { create: () => ({ name: `v-${randomId(6)}`, provider: 'openai', key: 'sk-vk-secret' }), update: { name: 'renamed' } },
   rate_limit_policy: { create: () => ({ type: 'requests', unit: 'rpm', value: 1000 }), update: { value: 2000 } },
+  usage_limit_policy: { create: () => ({ type: 'requests', credit_limit: 1000, periodic_reset: 'monthly' }), update: { credit_limit: 2000 }, actions: { reset: { group: {} } } },
   guardrail: { create: () => ({ name: `g-${randomId(6)}`, checks: [{ id: 'default.wordCount', parameters: { maxWords: 3 } }] }), update: { name: 'renamed' } },
   prompt: { create: () => ({ name: `p-${randomId(6)}`, string: 'Hello {{name}}' }), update: { name: 'renamed' }, actions: { publish: { version: 1 } } },
   prompt_partial: { create: () => ({ name: `pp-${randomId(6)}`, string: 'Regards, {{agent}}' }), update: { string: 'Cheers, {{agent}}' }, actions: { publish: { version: 2 } } },

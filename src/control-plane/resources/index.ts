@@ -4,6 +4,7 @@ import { configsResource } from './configs/configs.resource.js';
 import { virtualKeysResource } from './virtual-keys/virtual-keys.resource.js';
 import { guardrailsResource } from './guardrails/guardrails.resource.js';
 import { rateLimitPoliciesResource } from './rate-limit-policies/rate-limit-policies.resource.js';
+import { usageLimitPoliciesResource } from './usage-limit-policies/usage-limit-policies.resource.js';
 import { promptPartialsResource } from './prompt-partials/prompt-partials.resource.js';
 import { promptsResource } from './prompts/prompts.resource.js';
 import { usersResource } from './users/users.resource.js';
@@ -12,4 +13,4 @@ import { workspaceMembersResource } from './workspaces/workspace-members.resourc
 import { logsResource } from './logs/logs.resource.js';
 
 /** Every declared admin resource: mounted by `registerAdminRoutes`, walked by the conformance suite. */
-export const ADMIN_RESOURCES: ReadonlyArray<Resource<unknown>> = [apiKeysResource, configsResource, virtualKeysResource, guardrailsResource, rateLimitPoliciesResource, promptPartialsResource, promptsResource, workspacesResource, workspaceMembersResource, usersResource, logsResource];
+export const ADMIN_RESOURCES: ReadonlyArray<Resource<unknown>> = [apiKeysResource, configsResource, virtualKeysResource, guardrailsResource, rateLimitPoliciesResource, usageLimitPoliciesResource, promptPartialsResource, promptsResource, workspacesResource, workspaceMembersResource, usersResource, logsResource];

@@ -21,21 +21,34 @@ function jsonCall(spec: OpenAICompatibleSpec, path: string, body: Record<string,
 }
 
 /**
+ * A streamed request's body with `stream_options.include_usage: true`, so every stream reports its
+ * usage (usage limits and token rate limits count streamed answers); other bodies unchanged.
+ * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-stream_options
+ */
+export function withStreamUsage<R extends { stream?: boolean | null; stream_options?: { include_usage?: boolean } | null }>(req: R): R {
+  if (req.stream !== true || req.stream_options?.include_usage === true) return req;
+  return { ...req, stream_options: { ...(req.stream_options ?? {}), include_usage: true } };
+}
+
+/**
  * Builds the adapter of an OpenAI-compatible host from one row of settings. Every endpoint but
  * rerank is `nativeSchema`, so answers pass through byte for byte when nothing rewrites them; rerank
  * (`rerank: true` rows) speaks the vLLM / Jina format and is mapped to the common result object.
+ * Streamed chat and completions always ask for usage (`withStreamUsage`).
  * @see https://platform.openai.com/docs/api-reference
  */
 export function createOpenAICompatibleProvider(spec: OpenAICompatibleSpec): ProviderAdapter {
   const chat: EndpointAdapter<ChatCompletionRequest, ChatCompletion, ChatCompletionChunk> = {
     nativeSchema: true,
-    buildRequest: (req, ctx) => jsonCall(spec, '/chat/completions', req, ctx),
+    addsStreamUsage: true,
+    buildRequest: (req, ctx) => jsonCall(spec, '/chat/completions', withStreamUsage(req), ctx),
     mapResponse: (body) => body as ChatCompletion,
     createStreamMapper: () => createOpenAIStreamMapper<ChatCompletionChunk>(spec.name),
   };
   const completions: EndpointAdapter<CompletionRequest, TextCompletion, TextCompletion> = {
     nativeSchema: true,
-    buildRequest: (req, ctx) => jsonCall(spec, '/completions', req, ctx),
+    addsStreamUsage: true,
+    buildRequest: (req, ctx) => jsonCall(spec, '/completions', withStreamUsage(req), ctx),
     mapResponse: (body) => body as TextCompletion,
     createStreamMapper: () => createOpenAIStreamMapper<TextCompletion>(spec.name),
   };

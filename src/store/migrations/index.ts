@@ -16,6 +16,7 @@ import * as m0014 from './0014-tenancy.js';
 import * as m0015 from './0015-api-key-lifecycle.js';
 import * as m0016 from './0016-sessions.js';
 import * as m0017 from './0017-request-log-user.js';
+import * as m0018 from './0018-usage-limits.js';
 
 /**
  * Every migration, in order. One set for SQLite and PostgreSQL. A capability adds its file and one
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-api-key-lifecycle': m0015,
   '0016-sessions': m0016,
   '0017-request-log-user': m0017,
+  '0018-usage-limits': m0018,
 };
 
 /** Static provider (no directory scanning, so the build output needs nothing beside it). */

@@ -25,6 +25,8 @@ export interface FakeOpenAIOptions {
   models?: string[];
   /** Path prefix before `/chat/completions` etc. Default `/v1`. */
   prefix?: string;
+  /** When set, chat usage reports `cost` in dollars (tokens × this), as OpenRouter does. */
+  costPerToken?: number;
 }
 
 export class FakeOpenAI extends FakeServer {
@@ -116,8 +118,9 @@ export function hash(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-function usage(r: Reply) {
-  return { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, total_tokens: r.promptTokens + r.completionTokens };
+function usage(r: Reply, opts: FakeOpenAIOptions = {}) {
+  const total = r.promptTokens + r.completionTokens;
+  return { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, total_tokens: total, ...(opts.costPerToken ? { cost: total * opts.costPerToken } : {}) };
 }
 
 async function chat(opts: FakeOpenAIOptions, req: RecordedRequest, res: ServerResponse, fault: FakeFault | undefined): Promise<void> {
@@ -148,7 +151,7 @@ async function chat(opts: FakeOpenAIOptions, req: RecordedRequest, res: ServerRe
           finish_reason: finish,
         },
       ],
-      usage: usage(r),
+      usage: usage(r, opts),
     });
   }
   const base = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake' };
@@ -164,7 +167,7 @@ async function chat(opts: FakeOpenAIOptions, req: RecordedRequest, res: ServerRe
     for (const piece of (r.content ?? '').split(/(?<= )/)) frames.push(frame([{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }]));
   }
   frames.push(frame([{ index: 0, delta: {}, logprobs: null, finish_reason: finish }]));
-  if (body.stream_options?.include_usage) frames.push(frame([], { usage: usage(r) }));
+  if (body.stream_options?.include_usage) frames.push(frame([], { usage: usage(r, opts) }));
   frames.push('data: [DONE]\n\n');
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
   await writeFrames(res, frames, fault, opts.frameDelayMs);

@@ -1,0 +1,80 @@
+import type { Clock } from '../lib/clock.js';
+import { USAGE_TTL_GRACE_MS, type GroupUsage, type SettleResult, type UsageCounterStore, type UsageReservation, type UsageSettlement } from './usage-counter-store.js';
+
+interface Window {
+  groups: Map<string, number>;
+  alerted: Set<string>;
+  expiresAt: number;
+}
+
+const SWEEP_EVERY_MS = 60_000;
+
+/**
+ * Usage counters in this process (the embedded default). Reserve runs synchronously, so concurrent
+ * requests of the process are admitted exactly by the rule. Windows are dropped a day after they end.
+ */
+export class MemoryUsageCounterStore implements UsageCounterStore {
+  private readonly windows = new Map<string, Window>();
+  private lastSweep: number;
+
+  constructor(private readonly clock: Clock) {
+    this.lastSweep = clock.now();
+  }
+
+  async reserve(entries: readonly UsageReservation[]): Promise<{ admitted: boolean; used: number[] }> {
+    this.sweep();
+    const wins = entries.map((e) => this.window(e.policyId, e.windowStart, e.resetAt));
+    const used = entries.map((e, i) => wins[i]!.groups.get(e.group) ?? 0);
+    const admitted = entries.every((e, i) => (e.strict ? used[i]! + e.amount <= e.limit : used[i]! < e.limit));
+    if (admitted) {
+      entries.forEach((e, i) => {
+        used[i] = used[i]! + e.amount;
+        wins[i]!.groups.set(e.group, used[i]!);
+      });
+    }
+    return { admitted, used };
+  }
+
+  async settle(entries: readonly UsageSettlement[]): Promise<SettleResult[]> {
+    return entries.map((e) => {
+      const w = this.window(e.policyId, e.windowStart, e.resetAt);
+      const used = (w.groups.get(e.group) ?? 0) + e.delta;
+      w.groups.set(e.group, used);
+      const alert = e.alertAt !== null && used >= e.alertAt && !w.alerted.has(e.group);
+      if (alert) w.alerted.add(e.group);
+      return { used, alert };
+    });
+  }
+
+  async groups(policyId: string, windowStart: number): Promise<GroupUsage[]> {
+    const w = this.windows.get(`${policyId}:${windowStart}`);
+    return w ? [...w.groups].map(([group, used]) => ({ group, used })) : [];
+  }
+
+  async reset(policyId: string, windowStart: number, group: string): Promise<void> {
+    const w = this.windows.get(`${policyId}:${windowStart}`);
+    w?.groups.delete(group);
+    w?.alerted.delete(group);
+  }
+
+  async close(): Promise<void> {
+    this.windows.clear();
+  }
+
+  private window(policyId: string, windowStart: number, resetAt: number | null): Window {
+    const key = `${policyId}:${windowStart}`;
+    let w = this.windows.get(key);
+    if (!w) {
+      w = { groups: new Map(), alerted: new Set(), expiresAt: resetAt === null ? Infinity : resetAt + USAGE_TTL_GRACE_MS };
+      this.windows.set(key, w);
+    }
+    return w;
+  }
+
+  private sweep(): void {
+    const now = this.clock.now();
+    if (now - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = now;
+    for (const [k, w] of this.windows) if (w.expiresAt <= now) this.windows.delete(k);
+  }
+}

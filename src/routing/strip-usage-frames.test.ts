@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { UsageFrameStripper } from './strip-usage-frames.js';
+
+const content = 'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}],"usage":null}\n\n';
+const finish = 'data: {"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}\n\n';
+const usage = 'data: {"id":"c1","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}\n\n';
+const done = 'data: [DONE]\n\n';
+
+function run(parts: string[]): string {
+  const s = new UsageFrameStripper();
+  const out: Buffer[] = parts.map((p) => Buffer.from(s.push(Buffer.from(p))));
+  out.push(Buffer.from(s.end()));
+  return Buffer.concat(out).toString('utf8');
+}
+
+describe('UsageFrameStripper', () => {
+  it('drops the usage-only frame and keeps every other byte', () => {
+    expect(run([content + finish + usage + done])).toBe(content + finish + done);
+  });
+
+  it('works whatever the split, one byte at a time included', () => {
+    const all = content + finish + usage + done;
+    expect(run([...all])).toBe(content + finish + done);
+    expect(run([all.slice(0, 150), all.slice(150, 160), all.slice(160)])).toBe(content + finish + done);
+  });
+
+  it('keeps frames whose usage is null, and CRLF framing', () => {
+    const crlf = (s: string) => s.replace(/\n\n$/, '\r\n\r\n');
+    expect(run([crlf(content), crlf(usage), crlf(done)])).toBe(crlf(content) + crlf(done));
+  });
+
+  it('passes an unterminated tail through at the end', () => {
+    expect(run([content, 'data: {"partial"'])).toBe(content + 'data: {"partial"');
+  });
+});
