@@ -6,6 +6,7 @@ import { compileConfig } from '../routing/compile-config.js';
 import type { CompiledConfig } from '../routing/compiled-config.js';
 import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
 import type { Logger } from '../observability/logger.js';
+import { isSealed, type SecretBox } from '../lib/secret-box.js';
 import type { AuthKey, RequestDefaults } from './snapshot.js';
 import { listAuthKeyRowsPage, type AuthKeyRow } from './key-grants.js';
 import type { RuntimeSection } from './runtime-section.js';
@@ -124,11 +125,27 @@ function addApiKey(into: PartitionedMapBuilder<AuthKey>, k: AuthKeyRow): void {
 }
 
 /**
+ * A virtual key's credential in plaintext: sealed values are opened with `secrets` (once, when the
+ * section loads; the request path never decrypts). Undefined (with a warning naming the key, never the
+ * value) when it does not open: sealed under another key, tampered with, or no box to open it.
+ */
+function openSecret(v: VirtualKey, secrets: SecretBox | undefined, logger: Logger): string | undefined {
+  if (!isSealed(v.secret)) return v.secret;
+  try {
+    if (secrets) return secrets.decrypt(v.secret, v.id);
+    logger.warn({ virtualKeyId: v.id }, 'virtual key secret is sealed and no secret box is configured; key skipped');
+  } catch (err) {
+    logger.warn({ virtualKeyId: v.id, err: (err as Error).message }, 'virtual key secret does not open; key skipped');
+  }
+  return undefined;
+}
+
+/**
  * The core's four sections: gateway keys, workspaces, compiled stored configs and virtual keys. Each is
  * loaded in pages and reloadable per workspace. Stored configs are compiled once per version; one that
- * no longer compiles is skipped with a warning.
+ * no longer compiles is skipped with a warning. Virtual-key secrets are opened with `secrets` as they load.
  */
-export function coreSections(logger: Logger): RuntimeSection[] {
+export function coreSections(logger: Logger, secrets?: SecretBox): RuntimeSection[] {
   const apiKeys = partitionedSection(API_KEYS_SECTION, listAuthKeyRowsPage, SLICE, addApiKey);
   // A stored config's body never changes for one version: a reload reuses what it compiled before.
   const compiledVersion = new WeakMap<CompiledConfig, number>();
@@ -148,7 +165,9 @@ export function coreSections(logger: Logger): RuntimeSection[] {
     into.add(c.workspace_id, `${c.workspace_id}:${c.slug}`, cc);
   });
   const virtualKeys = partitionedSection<VirtualKey, ResolvedVirtualKey>(VIRTUAL_KEYS_SECTION, listActiveVirtualKeysPage, SLICE, (into, v) => {
-    const r: ResolvedVirtualKey = { provider: v.provider, secret: v.secret, config: v.config };
+    const secret = openSecret(v, secrets, logger);
+    if (secret === undefined) return;
+    const r: ResolvedVirtualKey = { provider: v.provider, secret, config: v.config };
     into.add(v.workspace_id, `${v.workspace_id}:${v.id}`, r);
     into.add(v.workspace_id, `${v.workspace_id}:${v.slug}`, r);
   });

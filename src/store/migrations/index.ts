@@ -14,6 +14,7 @@ import * as m0012 from './0012-organisation-default-workspace.js';
 import * as m0013 from './0013-api-key-defaults.js';
 import * as m0014 from './0014-tenancy.js';
 import * as m0015 from './0015-api-key-lifecycle.js';
+import * as m0019 from './0019-integrations.js';
 
 /**
  * Every migration, in order. One set for SQLite and PostgreSQL. A capability adds its file and one
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013-api-key-defaults': m0013,
   '0014-tenancy': m0014,
   '0015-api-key-lifecycle': m0015,
+  '0019-integrations': m0019,
 };
 
 /** Static provider (no directory scanning, so the build output needs nothing beside it). */

@@ -40,7 +40,8 @@ function present(v: VirtualKey) {
 
 /**
  * `/v1/virtual-keys` (also `/v1/providers`): stored provider credentials, referenced by id or slug with
- * `x-gateway-virtual-key`, config `virtual_key`, or a provider slug `@<slug>`. The secret is write-only.
+ * `x-gateway-virtual-key`, config `virtual_key`, or a provider slug `@<slug>`. The secret is write-only
+ * and stored sealed by the gateway's secret box (AES-256-GCM, the row id as context).
  */
 export const virtualKeysResource = defineResource({
   name: 'virtual_key',
@@ -64,13 +65,15 @@ export const virtualKeysResource = defineResource({
   present,
   async create(ctx, body) {
     if (!ctx.deps.targets.getProvider(body.provider)) throw new GatewayError('invalid_request', `Unknown provider '${body.provider}'.`, { param: 'provider' });
+    const id = uuid();
     const record: VirtualKey = {
-      id: uuid(),
+      id,
       workspace_id: ctx.workspaceId,
       name: body.name,
       slug: body.slug ?? `${body.provider}-${uuid().slice(0, 8)}`,
       provider: body.provider,
-      secret: body.key ?? '',
+      // Sealed at rest with the row id as context; the runtime opens it when it loads the snapshot.
+      secret: body.key ? ctx.deps.secrets.encrypt(body.key, id) : '',
       config: body.config ?? {},
       status: 'active',
       created_at: ctx.now,
@@ -80,7 +83,7 @@ export const virtualKeysResource = defineResource({
     return { record, details: { name: record.name, slug: record.slug, provider: record.provider } };
   },
   async update(ctx, v, body) {
-    await updateVirtualKey(ctx.db, ctx.scope, v.id, { name: body.name, secret: body.key, config: body.config }, ctx.now);
+    await updateVirtualKey(ctx.db, ctx.scope, v.id, { name: body.name, secret: body.key === undefined ? undefined : body.key ? ctx.deps.secrets.encrypt(body.key, v.id) : '', config: body.config }, ctx.now);
     const record = (await getVirtualKey(ctx.db, ctx.scope, v.id)) ?? v;
     return { record, details: { changed: Object.keys(body) } };
   },
