@@ -127,6 +127,7 @@ export interface IntegrationsTable {
   key_ciphertext: string;
   key_hint: string | null;
   configurations: string;
+  secret_configurations: string;
   secret_mappings: string;
   pricing_adjustments: string | null;
   allow_all_models: number;

@@ -58,7 +58,7 @@ describe.each(STORE_KINDS)('sealing stored credentials ($name)', (kind) => {
     await insertVirtualKey(store.db, scope, { id: 'vk-other', workspace_id: t.workspace.id, name: 'o', slug: 'o', provider: 'openai', secret: other.encrypt('sk-x', 'vk-other'), config: {}, status: 'active', created_at: 1, updated_at: 1 });
     await store.db.insertInto('integrations').values({
       id: 'int-1', organisation_id: t.organisation.id, workspace_id: null, name: 'i', slug: 'i', ai_provider_id: 'openai', key_ciphertext: 'sk-integration-plain', key_hint: null,
-      configurations: '{}', secret_mappings: '[]', pricing_adjustments: null, allow_all_models: 1, models: null, workspaces: '[]', status: 'active', created_at: 1, updated_at: 1,
+      configurations: '{}', secret_configurations: '', secret_mappings: '[]', pricing_adjustments: null, allow_all_models: 1, models: null, workspaces: '[]', status: 'active', created_at: 1, updated_at: 1,
     }).execute();
     expect(await sealStoredSecrets(store, box)).toBe(1);
     const stored = await store.db.selectFrom('integrations').select('key_ciphertext').executeTakeFirstOrThrow();

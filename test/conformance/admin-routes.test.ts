@@ -26,6 +26,11 @@ const SAMPLES: Record<string, { create: () => Json; update: Json; actions?: Reco
   user: { create: () => ({ email: `u-${randomId(8)}@example.com` }), update: { name: 'renamed' } },
   // The user it adds is created in `beforeAll` (one per store), as the path's workspace is.
   workspace_member: { create: () => ({ user_id: memberUserId, role: 'member' }), update: { role: 'manager' } },
+  integration: {
+    create: () => ({ name: `i-${randomId(6)}`, ai_provider_id: 'openai', key: 'sk-integration-secret', create_default_provider: false }),
+    update: { name: 'renamed' },
+    actions: { update_models: { allow_all_models: false, models: [{ slug: 'gpt-4o', enabled: true }] }, update_workspaces: { workspaces: [] } },
+  },
 };
 
 /** The user the workspace_member sample adds (set in `beforeAll`). */
@@ -178,7 +183,7 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
           expect(last.some((row) => row.action === `${res.name}.${r.verb}` && row.resource_id === id)).toBe(true);
         }
         const details = JSON.stringify(await gw.gateway.deps.store.db.selectFrom('audit_logs').select('details').execute());
-        expect(details).not.toMatch(/sk-config-secret|sk-vk-secret/);
+        expect(details).not.toMatch(/sk-config-secret|sk-vk-secret|sk-integration-secret/);
       });
     }
   }

@@ -9,6 +9,7 @@ import { promptsResource } from './prompts/prompts.resource.js';
 import { usersResource } from './users/users.resource.js';
 import { workspacesResource } from './workspaces/workspaces.resource.js';
 import { workspaceMembersResource } from './workspaces/workspace-members.resource.js';
+import { integrationsResource } from './integrations/integrations.resource.js';
 
 /** Every declared admin resource: mounted by `registerAdminRoutes`, walked by the conformance suite. */
-export const ADMIN_RESOURCES: ReadonlyArray<Resource<unknown>> = [apiKeysResource, configsResource, virtualKeysResource, guardrailsResource, rateLimitPoliciesResource, promptPartialsResource, promptsResource, workspacesResource, workspaceMembersResource, usersResource];
+export const ADMIN_RESOURCES: ReadonlyArray<Resource<unknown>> = [apiKeysResource, configsResource, virtualKeysResource, guardrailsResource, rateLimitPoliciesResource, promptPartialsResource, promptsResource, workspacesResource, workspaceMembersResource, usersResource, integrationsResource];

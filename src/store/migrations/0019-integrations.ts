@@ -3,7 +3,10 @@ import type { Kysely } from 'kysely';
 /**
  * Integrations: provider credentials held once at organisation level (`workspace_id` null) or in one
  * workspace. `key_ciphertext` is the provider key sealed by the gateway's secret box (context: the row
- * id; '' when none), `key_hint` its masked hint; `configurations`, `secret_mappings`, `pricing_adjustments`
+ * id; '' when none), `key_hint` its masked hint; credential-like
+ * configuration values (secret keys, tokens, service accounts) are sealed together as JSON in
+ * `secret_configurations` (context `<id>:configurations`) and shown by a hint in `configurations`;
+ * `configurations`, `secret_mappings`, `pricing_adjustments`
  * (null when none), `models` (the integration-models list, null when never set) and `workspaces` (ids
  * the integration is shared with) are JSON text. Slugs are unique per organisation. Virtual keys
  * (providers) gain `integration_id`.
@@ -20,6 +23,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('key_ciphertext', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('key_hint', 'varchar(64)')
     .addColumn('configurations', 'text', (c) => c.notNull().defaultTo('{}'))
+    .addColumn('secret_configurations', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('secret_mappings', 'text', (c) => c.notNull().defaultTo('[]'))
     .addColumn('pricing_adjustments', 'text')
     .addColumn('allow_all_models', 'integer', (c) => c.notNull().defaultTo(1))
