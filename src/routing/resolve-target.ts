@@ -39,7 +39,8 @@ export function resolveTarget(node: CompiledNode, input: RouteInput, deps: Targe
     providerName = undefined;
   }
   // `"model": "@<slug>/<model>"` names the provider when the config does not; the prefix never goes upstream.
-  const rawModel = input.body.model;
+  // File and batch routes resolve a target without a body.
+  const rawModel = (input.body as Record<string, unknown> | undefined)?.model;
   const prefixed = typeof rawModel === 'string' && rawModel.startsWith('@') ? MODEL_PREFIX.exec(rawModel) : null;
   let model = prefixed ? prefixed[2] : undefined;
   if (prefixed && !providerName && !vkRef) vkRef = prefixed[1];
