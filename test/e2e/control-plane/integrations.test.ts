@@ -53,6 +53,12 @@ describe('/v1/integrations', () => {
     const refused = await gw.openai({}, { apiKey: 'unused' }).chat.completions.create({ model: '@openai-prod/gpt-4o', messages: [{ role: 'user', content: 'hi' }] }).catch((e: { status: number }) => e);
     expect((refused as { status: number }).status).toBe(401);
     await admin('PUT', `/v1/integrations/${created.body.id}`, { key: KEY });
+    const db = gw.gateway.deps.store.db;
+    await expect.poll(async () => (await db.selectFrom('request_logs').select('id').execute()).length).toBeGreaterThanOrEqual(4);
+    for (const table of ['audit_logs', 'request_logs', 'integrations', 'virtual_keys'] as const) {
+      expect(JSON.stringify(await db.selectFrom(table).selectAll().execute()), table).not.toContain(KEY);
+    }
+    expect(await (await gw.fetch('/openapi.json')).text()).not.toContain(KEY);
   });
 
   it('integration-models: an allow list refuses other models; a custom host must be a valid, public URL', async () => {
