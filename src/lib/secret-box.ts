@@ -69,6 +69,17 @@ export class SecretBox {
   }
 }
 
+const SEALED = /^v1\.[0-9a-f]{8}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]{22}$/;
+
+/**
+ * Whether `text` has the shape of a value sealed by `SecretBox.encrypt` (any key): `v1`, an 8-hex key
+ * id, a 12-byte IV, the ciphertext and a 16-byte tag. Tells rows written in plaintext by an older
+ * gateway from sealed ones; no provider credential has this shape.
+ */
+export function isSealed(text: string): boolean {
+  return SEALED.test(text);
+}
+
 /**
  * Reads `GATEWAY_ENCRYPTION_KEY`: 32 bytes as 64 hex characters or as base64 / base64url
  * (`openssl rand -base64 32`). Throws a message naming the variable otherwise.

@@ -1,3 +1,4 @@
+import type { ProviderSettings } from './provider-settings.js';
 import type { Readable } from 'node:stream';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../spec/chat.js';
 import type { CompletionRequest, TextCompletion } from '../spec/completions.js';
@@ -161,4 +162,6 @@ export interface ProviderAdapter {
    * The HTTP client connects to them without the outbound address check; any other URL is checked.
    */
   readonly fixedOrigins?: readonly string[];
+  /** The config keys this provider reads (absent: none of its own); the registry merges them into the config schema. */
+  readonly settings?: ProviderSettings;
 }

@@ -1,3 +1,5 @@
+import type { TSchema } from 'typebox';
+import type { ProviderSettings } from './provider-settings.js';
 import type { ProviderAdapter } from './provider.js';
 import { createOpenAICompatibleProvider } from './openai-compatible/create-openai-compatible-provider.js';
 import type { OpenAICompatibleSpec } from './openai-compatible/openai-compatible-spec.js';
@@ -54,6 +56,28 @@ export function getProvider(name: string): ProviderAdapter | undefined {
 /** The origins of every provider's fixed default URLs (see `ProviderAdapter.fixedOrigins`). */
 export function fixedProviderOrigins(): string[] {
   return [...new Set([...PROVIDERS.values()].flatMap((p) => p.fixedOrigins ?? []))];
+}
+
+/**
+ * Every provider's settings merged: the provider-specific keys a config object may hold. Two providers
+ * declaring one key (`cloud3_resource_name`) must declare the same schema; the first declaration is kept.
+ */
+export function allProviderSettings(): Record<string, TSchema> {
+  const merged: Record<string, TSchema> = {};
+  for (const p of PROVIDERS.values()) {
+    for (const [key, schema] of Object.entries(p.settings ?? {})) {
+      const prior = merged[key];
+      if (prior && JSON.stringify(prior) !== JSON.stringify(schema)) throw new Error(`Providers declare setting '${key}' with different schemas (${p.name}).`);
+      merged[key] ??= schema;
+    }
+  }
+  return merged;
+}
+
+/** One provider's own settings (none when it reads no config key of its own); undefined for an unknown provider. */
+export function providerSettings(name: string): ProviderSettings | undefined {
+  const p = getProvider(name);
+  return p ? (p.settings ?? {}) : undefined;
 }
 
 /** Names of every registered provider, sorted. */

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { MAX_TIMEOUT_MS } from '../lib/timeouts.js';
-import { URL_FIELDS, type UrlFieldName } from '../providers/url-fields.js';
+import { allProviderSettings } from '../providers/registry.js';
 
 /**
  * The config object's structural schema (gateway-spec.md, "Config object"), unknown keys rejected at
@@ -73,15 +73,10 @@ export const CircuitBreakerSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** A provider field that becomes part of an upstream URL: a string matching its documented pattern (`URL_FIELDS`). */
-function urlField(name: UrlFieldName) {
-  return Type.String({ pattern: URL_FIELDS[name].pattern.source });
+/** Every provider's own config keys (merged by the registry), each optional: routing names none of them. */
+function providerProperties(): Record<string, TSchema> {
+  return Object.fromEntries(Object.entries(allProviderSettings()).map(([key, schema]) => [key, Type.Optional(schema)]));
 }
-
-const Deployment = Type.Object(
-  { deployment_id: urlField('deployment_id'), alias: Type.String(), api_version: urlField('api_version'), is_default: Type.Optional(Type.Boolean()) },
-  { additionalProperties: false },
-);
 
 function configProperties(targets: TSchema) {
   return {
@@ -107,28 +102,7 @@ function configProperties(targets: TSchema) {
     after_request_hooks: Type.Optional(Type.Array(AfterHook)),
     input_guardrails: Type.Optional(Type.Array(GuardrailItem)),
     output_guardrails: Type.Optional(Type.Array(GuardrailItem)),
-    resource_name: Type.Optional(urlField('resource_name')),
-    deployment_id: Type.Optional(urlField('deployment_id')),
-    api_version: Type.Optional(urlField('api_version')),
-    deployments: Type.Optional(Type.Array(Deployment)),
-    compat_organization: Type.Optional(Type.String()),
-    compat_project: Type.Optional(Type.String()),
-    cloud1_access_key_id: Type.Optional(Type.String()),
-    cloud1_secret_access_key: Type.Optional(Type.String()),
-    cloud1_region: Type.Optional(urlField('cloud1_region')),
-    cloud1_session_token: Type.Optional(Type.String()),
-    cloud2_project_id: Type.Optional(urlField('cloud2_project_id')),
-    cloud2_region: Type.Optional(urlField('cloud2_region')),
-    cloud2_service_account_json: Type.Optional(Type.Object({})),
-    cloud3_region: Type.Optional(urlField('cloud3_region')),
-    cloud3_deployment_name: Type.Optional(urlField('cloud3_deployment_name')),
-    cloud3_endpoint_name: Type.Optional(urlField('cloud3_endpoint_name')),
-    cloud3_api_version: Type.Optional(urlField('cloud3_api_version')),
-    cloud3_deployment_type: Type.Optional(Type.Union([Type.Literal('serverless'), Type.Literal('managed')])),
-    cloud3_resource_name: Type.Optional(urlField('cloud3_resource_name')),
-    cloud3_deployment_id: Type.Optional(urlField('cloud3_deployment_id')),
-    cloud3_model_name: Type.Optional(Type.String()),
-    cloud3_entra_scope: Type.Optional(Type.String()),
+    ...providerProperties(),
     Authorization: Type.Optional(Type.String({ pattern: '^Bearer .+' })),
   };
 }

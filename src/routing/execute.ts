@@ -132,11 +132,13 @@ export class Router {
   }
 
   private async leaf(node: CompiledNode, input: RouteInput, trace: RouteTrace): Promise<Outcome> {
-    const { adapter, target } = resolveTarget(node, input, this.deps);
+    const { adapter, target, model } = resolveTarget(node, input, this.deps);
     const endpoint = adapter.endpoints[input.endpoint];
     if (!endpoint) throw new GatewayError('invalid_request', `Provider '${adapter.name}' does not support ${input.endpoint}.`, { param: 'provider' });
     if (target.customHost) await this.deps.hostGuard.check(target.customHost);
-    const body = node.overrideParams ? { ...input.body, ...node.overrideParams } : input.body;
+    const overridden = node.overrideParams ? { ...input.body, ...node.overrideParams } : input.body;
+    // A `@slug/` model prefix is dropped (an override's model still wins).
+    const body = model !== undefined && !(typeof node.overrideParams?.model === 'string') ? { ...overridden, model } : overridden;
     const call: LeafCall = {
       node,
       adapter,

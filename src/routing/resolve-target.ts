@@ -8,6 +8,12 @@ export interface ResolvedVirtualKey {
   provider: string;
   secret: string;
   config: Record<string, unknown>;
+  /** The integration it uses, when it uses one. */
+  integrationId?: string;
+  /** The integration's model list: with `allowAll` false only `enabled` models may be called; `hosts` are per-model custom hosts. */
+  models?: { allowAll: boolean; enabled: ReadonlySet<string>; hosts: ReadonlyMap<string, string> };
+  /** The integration's `pricing_adjustments.multiplier`. */
+  pricingMultiplier?: number;
 }
 
 export interface TargetResolverDeps {
@@ -24,7 +30,7 @@ const NEVER_FORWARD = /^(x-gateway-|x-forwarded-|host$|connection$|content-lengt
  * virtual key (config `virtual_key`, provider `@slug`, or `x-gateway-virtual-key`), then the request's
  * `x-gateway-provider` / `Authorization` / `x-gateway-custom-host` headers.
  */
-export function resolveTarget(node: CompiledNode, input: RouteInput, deps: TargetResolverDeps): { adapter: ProviderAdapter; target: ProviderTarget } {
+export function resolveTarget(node: CompiledNode, input: RouteInput, deps: TargetResolverDeps): { adapter: ProviderAdapter; target: ProviderTarget; model?: string } {
   const leaf = node.leaf!;
   let providerName = leaf.provider;
   let vkRef = leaf.virtualKey;
@@ -32,6 +38,12 @@ export function resolveTarget(node: CompiledNode, input: RouteInput, deps: Targe
     vkRef = providerName.slice(1);
     providerName = undefined;
   }
+  // `"model": "@<slug>/<model>"` names the provider when the config does not; the prefix never goes upstream.
+  // File and batch routes resolve a target without a body.
+  const rawModel = (input.body as Record<string, unknown> | undefined)?.model;
+  const prefixed = typeof rawModel === 'string' && rawModel.startsWith('@') ? MODEL_PREFIX.exec(rawModel) : null;
+  let model = prefixed ? prefixed[2] : undefined;
+  if (prefixed && !providerName && !vkRef) vkRef = prefixed[1];
   if (!providerName && !vkRef) {
     const fromHeader = input.headerTarget.provider;
     if (fromHeader?.startsWith('@')) vkRef = fromHeader.slice(1);
@@ -53,14 +65,25 @@ export function resolveTarget(node: CompiledNode, input: RouteInput, deps: Targe
   const adapter = deps.getProvider(providerName);
   if (!adapter) throw new GatewayError('invalid_request', `Unknown provider '${providerName}'.`, { param: 'provider' });
   const config = vk ? { ...vk.config, ...leaf.config } : leaf.config;
+  const effectiveModel = model ?? (typeof node.overrideParams?.model === 'string' ? node.overrideParams.model : typeof rawModel === 'string' ? rawModel : undefined);
+  const modelHost = vk?.models && effectiveModel !== undefined ? checkModel(vk.models, effectiveModel, vkRef!) : undefined;
   const target: ProviderTarget = {
     provider: adapter.name,
     apiKey: leaf.apiKey ?? vk?.secret ?? input.headerTarget.apiKey,
-    customHost: leaf.customHost ?? (typeof vk?.config.custom_host === 'string' ? vk.config.custom_host : undefined) ?? input.headerTarget.customHost,
+    customHost: leaf.customHost ?? modelHost ?? (typeof vk?.config.custom_host === 'string' ? vk.config.custom_host : undefined) ?? input.headerTarget.customHost,
     config,
     forwardHeaders: pickForwardHeaders(input, node.forwardHeaders),
   };
-  return { adapter, target };
+  return model === undefined ? { adapter, target } : { adapter, target, model };
+}
+
+/** `@<slug>/<model>`: the provider slug and the model sent upstream. */
+const MODEL_PREFIX = /^@([^/\s]+)\/(.+)$/s;
+
+/** Refuses a model the integration does not enable (with `allow_all_models: false`); returns its custom host, if any. */
+function checkModel(models: NonNullable<ResolvedVirtualKey['models']>, model: string, ref: string): string | undefined {
+  if (!models.allowAll && !models.enabled.has(model)) throw new GatewayError('invalid_request', `Model '${model}' is not enabled for provider '@${ref}'.`, { param: 'model' });
+  return models.hosts.get(model);
 }
 
 function pickForwardHeaders(input: RouteInput, fromConfig: readonly string[] | null): Record<string, string> {

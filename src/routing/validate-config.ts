@@ -94,7 +94,9 @@ function keySuffix(key: string): string {
 }
 
 function checkNode(node: ConfigObject, path: string, isKnownProvider: (name: string) => boolean): void {
-  const present = (k: string) => node[k] !== undefined;
+  // `provider: "@<slug>"` names a stored provider, like `virtual_key`: it needs no key of its own.
+  const storedProvider = typeof node.provider === 'string' && node.provider.startsWith('@');
+  const present = (k: string) => node[k] !== undefined || (k === 'virtual_key' && storedProvider);
   if (!REQUIRED_COMBINATIONS.some((combo) => combo.every(present))) throw missingCombination(node, path);
   if (node.passthrough) {
     for (const k of ['targets', 'strategy', 'override_params', 'input_guardrails', 'output_guardrails', 'before_request_hooks', 'after_request_hooks']) {

@@ -1,11 +1,13 @@
 import type { RuntimePage, Store } from '../store/store.js';
 import { listActiveConfigsPage, type StoredConfig } from '../store/repos/configs.js';
 import { listActiveVirtualKeysPage, type VirtualKey } from '../store/repos/virtual-keys.js';
+import { listActiveIntegrationsPage, type Integration } from '../store/repos/integrations.js';
 import { listOrganisations, listWorkspacesPage, type Workspace } from '../store/repos/organisations.js';
 import { compileConfig } from '../routing/compile-config.js';
 import type { CompiledConfig } from '../routing/compiled-config.js';
 import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
 import type { Logger } from '../observability/logger.js';
+import { isSealed, type SecretBox } from '../lib/secret-box.js';
 import type { AuthKey, RequestDefaults } from './snapshot.js';
 import { listAuthKeyRowsPage, type AuthKeyRow } from './key-grants.js';
 import type { RuntimeSection } from './runtime-section.js';
@@ -125,11 +127,69 @@ function addApiKey(into: PartitionedMapBuilder<AuthKey>, k: AuthKeyRow): void {
 }
 
 /**
- * The core's sections: gateway keys, workspaces, compiled stored configs, virtual keys (each loaded in
- * pages and reloadable per workspace) and live console sessions (`sessions-section.ts`, reloaded whole). Stored configs are compiled once per version; one that
- * no longer compiles is skipped with a warning.
+ * A virtual key's credential in plaintext: sealed values are opened with `secrets` (once, when the
+ * section loads; the request path never decrypts). Undefined (with a warning naming the key, never the
+ * value) when it does not open: sealed under another key, tampered with, or no box to open it.
  */
-export function coreSections(logger: Logger): RuntimeSection[] {
+function openSecret(v: VirtualKey, secrets: SecretBox | undefined, logger: Logger): string | undefined {
+  if (!isSealed(v.secret)) return v.secret;
+  try {
+    if (secrets) return secrets.decrypt(v.secret, v.id);
+    logger.warn({ virtualKeyId: v.id }, 'virtual key secret is sealed and no secret box is configured; key skipped');
+  } catch (err) {
+    logger.warn({ virtualKeyId: v.id, err: (err as Error).message }, 'virtual key secret does not open; key skipped');
+  }
+  return undefined;
+}
+
+/** A provider with its own secret and config. */
+function resolveOwn(v: VirtualKey, secrets: SecretBox | undefined, logger: Logger): ResolvedVirtualKey | undefined {
+  const secret = openSecret(v, secrets, logger);
+  return secret === undefined ? undefined : { provider: v.provider, secret, config: v.config };
+}
+
+/**
+ * A provider using an integration: the integration's provider, key and settings (its own config wins),
+ * its model list and price multiplier. Undefined — the provider is not usable — when the integration is
+ * archived, is another workspace's, is an organisation integration not shared with the provider's
+ * workspace, or its sealed values do not open.
+ */
+function resolveThroughIntegration(v: VirtualKey, i: Integration | undefined, secrets: SecretBox | undefined, logger: Logger): ResolvedVirtualKey | undefined {
+  if (!i) return undefined;
+  if (i.workspace_id === null ? !i.workspaces.includes(v.workspace_id) : i.workspace_id !== v.workspace_id) return undefined;
+  let secret = '';
+  let sealedSettings: Record<string, unknown> = {};
+  try {
+    if (i.key_ciphertext) secret = secrets ? secrets.decrypt(i.key_ciphertext, i.id) : '';
+    if (i.secret_configurations && secrets) sealedSettings = JSON.parse(secrets.decrypt(i.secret_configurations, `${i.id}:configurations`)) as Record<string, unknown>;
+  } catch (err) {
+    logger.warn({ integrationId: i.id, err: (err as Error).message }, 'integration credentials do not open; its providers skipped');
+    return undefined;
+  }
+  const models = i.models
+    ? {
+        allowAll: i.allow_all_models,
+        enabled: new Set(i.models.filter((m) => m.enabled).map((m) => m.slug)),
+        hosts: new Map(i.models.filter((m) => m.configurations?.custom_host).map((m) => [m.slug, m.configurations!.custom_host])),
+      }
+    : undefined;
+  return {
+    provider: i.ai_provider_id,
+    secret,
+    config: { ...i.configurations, ...sealedSettings, ...v.config },
+    integrationId: i.id,
+    ...(models ? { models } : {}),
+    ...(i.pricing_adjustments ? { pricingMultiplier: i.pricing_adjustments.multiplier } : {}),
+  };
+}
+
+/**
+ * The core's sections: gateway keys, workspaces, compiled stored configs, virtual keys (each loaded in
+ * pages and reloadable per workspace) and live console sessions (`sessions-section.ts`, reloaded whole).
+ * Stored configs are compiled once per version; one that no longer compiles is skipped with a warning.
+ * Virtual-key secrets are opened with `secrets` as they load.
+ */
+export function coreSections(logger: Logger, secrets?: SecretBox): RuntimeSection[] {
   const apiKeys = partitionedSection(API_KEYS_SECTION, listAuthKeyRowsPage, SLICE, addApiKey);
   // A stored config's body never changes for one version: a reload reuses what it compiled before.
   const compiledVersion = new WeakMap<CompiledConfig, number>();
@@ -148,11 +208,26 @@ export function coreSections(logger: Logger): RuntimeSection[] {
     into.add(c.workspace_id, `${c.workspace_id}:${c.id}`, cc);
     into.add(c.workspace_id, `${c.workspace_id}:${c.slug}`, cc);
   });
-  const virtualKeys = partitionedSection<VirtualKey, ResolvedVirtualKey>(VIRTUAL_KEYS_SECTION, listActiveVirtualKeysPage, SLICE, (into, v) => {
-    const r: ResolvedVirtualKey = { provider: v.provider, secret: v.secret, config: v.config };
+  // Providers using an integration read its key and settings: the integrations are loaded first, on every
+  // load of this section (an integration write publishes this section).
+  let integrations = new Map<string, Integration>();
+  const providers = partitionedSection<VirtualKey, ResolvedVirtualKey>(VIRTUAL_KEYS_SECTION, listActiveVirtualKeysPage, SLICE, (into, v) => {
+    const r = v.integration_id ? resolveThroughIntegration(v, integrations.get(v.integration_id), secrets, logger) : resolveOwn(v, secrets, logger);
+    if (!r) return;
     into.add(v.workspace_id, `${v.workspace_id}:${v.id}`, r);
     into.add(v.workspace_id, `${v.workspace_id}:${v.slug}`, r);
   });
+  const withIntegrations = async <T>(store: Store, load: () => Promise<T>): Promise<T> => {
+    const loaded = new Map<string, Integration>();
+    await eachRow((p) => listActiveIntegrationsPage(store, p), PAGE[store.dialect], SLICE, undefined, (i) => loaded.set(i.id, i));
+    integrations = loaded;
+    return load();
+  };
+  const virtualKeys: RuntimeSection<PartitionedMap<ResolvedVirtualKey>> = {
+    name: VIRTUAL_KEYS_SECTION,
+    load: (store, previous) => withIntegrations(store, () => providers.load(store, previous)),
+    loadWorkspaces: (store, previous, ids) => withIntegrations(store, () => providers.loadWorkspaces!(store, previous, ids)),
+  };
   const collectWorkspaces = async (store: Store, ids?: readonly string[]): Promise<WorkspacesSection> => {
     const byId = new PartitionedMapBuilder<Workspace>();
     const bySlug = new PartitionedMapBuilder<Workspace>();

@@ -2,6 +2,7 @@ import type { Store } from '../store/store.js';
 import { readRuntimeChanges, readRuntimeVersion, recordRuntimeChange } from '../store/store.js';
 import type { PubSub } from '../state/pubsub.js';
 import type { Logger } from '../observability/logger.js';
+import type { SecretBox } from '../lib/secret-box.js';
 import type { CompiledConfig } from '../routing/compiled-config.js';
 import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
 import type { AuthKey, RuntimeSnapshot } from './snapshot.js';
@@ -39,8 +40,9 @@ export class Runtime {
     private readonly logger: Logger,
     private readonly defaults: { organisationId: string; workspaceId: string },
     private readonly pollMs = 500,
+    secrets?: SecretBox,
   ) {
-    for (const s of coreSections(logger)) this.register(s);
+    for (const s of coreSections(logger, secrets)) this.register(s);
   }
 
   /** Adds a capability's section (before `start`); names are unique. */

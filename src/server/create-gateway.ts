@@ -23,6 +23,7 @@ import type { GatewayDeps } from '../gateway/deps.js';
 import type { Capability, CapabilityParts, CoreDeps } from '../gateway/capability.js';
 import { CAPABILITIES } from './capabilities.js';
 import { loadSecretBox } from '../lib/secret-box.js';
+import { sealStoredSecrets } from '../store/seal-stored-secrets.js';
 import { Scheduler } from '../lib/scheduler.js';
 import { KeyUsage } from '../control-plane/resources/api-keys/key-usage.js';
 import { scheduledRotationJob } from '../control-plane/resources/api-keys/scheduled-rotation.js';
@@ -66,6 +67,9 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
   const state: SharedState = settings.redisUrl ? redisState((await import('../state/redis.js')).openRedis(settings.redisUrl), settings.redisPrefix) : memoryState();
   // Commands fail fast while Redis is not connected (no offline queue): let the connection come up before capabilities use it.
   if (state.redis) await waitForRedis(state.redis).catch((err: Error) => logger.warn({ err: err.message }, 'Redis not ready at startup; shared state degraded until it connects'));
+  // Credentials an older gateway stored in plaintext are sealed before anything reads them.
+  const sealed = await sealStoredSecrets(store, secrets);
+  if (sealed > 0) logger.info({ sealed }, 'stored credentials sealed at rest');
   const tenant = await bootstrap(store, settings, logger, clock.now());
   const http = new HttpClient({
     connectTimeoutMs: settings.upstreamConnectTimeoutMs,
@@ -74,7 +78,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     outbound: new OutboundPolicy({ trusted: settings.trustedCustomHosts, resolve: opts.resolve }),
     fixedOrigins: fixedProviderOrigins(),
   });
-  const runtime = new Runtime(store, state.pubsub, logger, tenant);
+  const runtime = new Runtime(store, state.pubsub, logger, tenant, undefined, secrets);
   const targets: TargetResolverDeps = {
     getProvider,
     getVirtualKey: (idOrSlug, workspaceId) => runtime.current.virtualKeys.get(`${workspaceId}:${idOrSlug}`),

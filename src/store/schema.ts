@@ -113,6 +113,29 @@ export interface VirtualKeysTable {
   status: string;
   created_at: number;
   updated_at: number;
+  /** The integration whose key and configurations this provider uses (null: its own). */
+  integration_id: string | null;
+}
+
+export interface IntegrationsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string | null;
+  name: string;
+  slug: string;
+  ai_provider_id: string;
+  key_ciphertext: string;
+  key_hint: string | null;
+  configurations: string;
+  secret_configurations: string;
+  secret_mappings: string;
+  pricing_adjustments: string | null;
+  allow_all_models: number;
+  models: string | null;
+  workspaces: string;
+  status: string;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface RequestLogsTable {
@@ -360,6 +383,7 @@ export interface Database {
   configs: ConfigsTable;
   config_versions: ConfigVersionsTable;
   virtual_keys: VirtualKeysTable;
+  integrations: IntegrationsTable;
   request_logs: RequestLogsTable;
   runtime_version: RuntimeVersionTable;
   runtime_changes: RuntimeChangesTable;

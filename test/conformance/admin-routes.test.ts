@@ -30,6 +30,11 @@ const SAMPLES: Record<string, { create?: () => Json; update?: Json; /** A read-o
   workspace_member: { create: () => ({ user_id: memberUserId, role: 'member' }), update: { role: 'manager' } },
   // Read-only: rows come from the data plane's log pipeline; one is stored in the default workspace.
   log: { seed: seedLog },
+  integration: {
+    create: () => ({ name: `i-${randomId(6)}`, ai_provider_id: 'openai', key: 'sk-integration-secret', create_default_provider: false }),
+    update: { name: 'renamed' },
+    actions: { update_models: { allow_all_models: false, models: [{ slug: 'gpt-4o', enabled: true }] }, update_workspaces: { workspaces: [] } },
+  },
 };
 
 /** Stores one request-log row of the default workspace (a service key's request); returns its id. */
@@ -199,7 +204,7 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
           expect(last.some((row) => row.action === `${res.name}.${r.verb}` && row.resource_id === id)).toBe(true);
         }
         const details = JSON.stringify(await gw.gateway.deps.store.db.selectFrom('audit_logs').select('details').execute());
-        expect(details).not.toMatch(/sk-config-secret|sk-vk-secret/);
+        expect(details).not.toMatch(/sk-config-secret|sk-vk-secret|sk-integration-secret/);
       });
     }
   }

@@ -11,6 +11,7 @@ import { usersResource } from './users/users.resource.js';
 import { workspacesResource } from './workspaces/workspaces.resource.js';
 import { workspaceMembersResource } from './workspaces/workspace-members.resource.js';
 import { logsResource } from './logs/logs.resource.js';
+import { integrationsResource } from './integrations/integrations.resource.js';
 
 /** Every declared admin resource: mounted by `registerAdminRoutes`, walked by the conformance suite. */
-export const ADMIN_RESOURCES: ReadonlyArray<Resource<unknown>> = [apiKeysResource, configsResource, virtualKeysResource, guardrailsResource, rateLimitPoliciesResource, usageLimitPoliciesResource, promptPartialsResource, promptsResource, workspacesResource, workspaceMembersResource, usersResource, logsResource];
+export const ADMIN_RESOURCES: ReadonlyArray<Resource<unknown>> = [apiKeysResource, configsResource, virtualKeysResource, guardrailsResource, rateLimitPoliciesResource, usageLimitPoliciesResource, promptPartialsResource, promptsResource, workspacesResource, workspaceMembersResource, usersResource, logsResource, integrationsResource];

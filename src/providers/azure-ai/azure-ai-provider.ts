@@ -1,3 +1,4 @@
+import { AZURE_AI_SETTINGS } from './azure-ai-settings.js';
 import type { ModelInfo } from '../../spec/models.js';
 import { isObject } from '../../lib/json.js';
 import { createOpenAICompatibleProvider } from '../openai-compatible/create-openai-compatible-provider.js';
@@ -25,6 +26,7 @@ export const azureAISpec: OpenAICompatibleSpec = {
   authHeaders: (_key, target) => azureAIAuthHeaders(target),
   extraHeaders: (target) => ({ ...azureAIExtraHeaders(target), ...(target.apiKey ? {} : azureAIAuthHeaders(target)) }),
   resolvePath: (path, _body, target) => azureAIPath(path, target),
+  settings: AZURE_AI_SETTINGS,
 };
 
 /**

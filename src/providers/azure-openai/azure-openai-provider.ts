@@ -1,3 +1,4 @@
+import { AZURE_OPENAI_SETTINGS } from './azure-openai-settings.js';
 import { createOpenAICompatibleProvider } from '../openai-compatible/create-openai-compatible-provider.js';
 import type { OpenAICompatibleSpec } from '../openai-compatible/openai-compatible-spec.js';
 import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderEndpoints } from '../provider.js';
@@ -19,6 +20,7 @@ export const azureOpenAISpec: OpenAICompatibleSpec = {
   resolveBaseUrl: azureResourceBaseUrl,
   responses: true,
   resources: true,
+  settings: AZURE_OPENAI_SETTINGS,
   authHeaders: (_key, target) => azureOpenAIAuthHeaders(target),
   extraHeaders: (target) => (target.apiKey ? {} : azureOpenAIAuthHeaders(target)),
   resolvePath(path, body, target) {

@@ -1,3 +1,4 @@
+import { BEDROCK_SETTINGS } from './bedrock-settings.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
 import type { EndpointAdapter, ProviderAdapter } from '../provider.js';
 import { buildConverseCall, mapConverseResponse } from './bedrock-chat.js';
@@ -25,4 +26,5 @@ export const bedrockProvider: ProviderAdapter = {
   name: 'bedrock',
   endpoints: { chat, embeddings: bedrockEmbeddings, images: bedrockImages, rerank: bedrockRerank, messages: bedrockMessagesEndpoint },
   mapError: mapBedrockError,
+  settings: BEDROCK_SETTINGS,
 };

@@ -1,3 +1,4 @@
+import { OPENAI_COMPATIBLE_SETTINGS } from './openai-compatible-settings.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
 import type { CompletionRequest, TextCompletion } from '../../spec/completions.js';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../spec/embeddings.js';
@@ -86,6 +87,7 @@ export function createOpenAICompatibleProvider(spec: OpenAICompatibleSpec): Prov
     mapError: (status, body, headers) => mapOpenAIError(spec.name, status, body, headers),
     ...(spec.resources ? { resources: openAIResourceApi(spec) } : {}),
     fixedOrigins: spec.resolveBaseUrl ? [] : [new URL(spec.baseUrl).origin],
+    settings: { ...OPENAI_COMPATIBLE_SETTINGS, ...spec.settings },
     async listModels(ctx) {
       const path = spec.resolvePath ? spec.resolvePath('/models', undefined, ctx.target) : '/models';
       const parsed = await ctx.http.getJson({ url: joinUrl(baseUrlOf(spec, ctx.target), path), headers: openAIHeaders(spec, ctx.target), signal: ctx.signal }, spec.name, (status, body, headers) =>

@@ -1,5 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ProviderTarget } from '../provider.js';
+import type { ProviderSettings } from '../provider-settings.js';
 
 /** One row describing an OpenAI-compatible host. */
 export interface OpenAICompatibleSpec {
@@ -25,6 +26,8 @@ export interface OpenAICompatibleSpec {
   responses?: boolean;
   /** True when the host serves the OpenAI files, batches and fine-tuning APIs (forwarded as they are). */
   resources?: boolean;
+  /** Config keys of this host besides the OpenAI-compatible ones (`compat_organization`, `compat_project`). */
+  settings?: ProviderSettings;
 }
 
 /** The base URL the target points at: `custom_host` first, else the row's default. */

@@ -1,3 +1,4 @@
+import { VERTEX_AI_SETTINGS } from './vertex-ai-settings.js';
 import type { ProviderAdapter } from '../provider.js';
 import { VertexTokenCache } from './vertex-ai-auth.js';
 import { createVertexChat } from './vertex-ai-chat.js';
@@ -29,6 +30,7 @@ export function createVertexAiProvider(opts: VertexAiProviderOptions = {}): Prov
     name: NAME,
     endpoints: { chat: createVertexChat(NAME, tokens), embeddings: createVertexEmbeddings(NAME, tokens), images: createVertexImages(NAME, tokens), messages: createVertexMessages(NAME, tokens) },
     mapError: (status, body, headers) => mapVertexError(NAME, status, body, headers),
+    settings: VERTEX_AI_SETTINGS,
   };
 }
 

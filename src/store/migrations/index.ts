@@ -17,6 +17,7 @@ import * as m0015 from './0015-api-key-lifecycle.js';
 import * as m0016 from './0016-sessions.js';
 import * as m0017 from './0017-request-log-user.js';
 import * as m0018 from './0018-usage-limits.js';
+import * as m0019 from './0019-integrations.js';
 
 /**
  * Every migration, in order. One set for SQLite and PostgreSQL. A capability adds its file and one
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-sessions': m0016,
   '0017-request-log-user': m0017,
   '0018-usage-limits': m0018,
+  '0019-integrations': m0019,
 };
 
 /** Static provider (no directory scanning, so the build output needs nothing beside it). */

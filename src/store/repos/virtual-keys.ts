@@ -17,6 +17,8 @@ export interface VirtualKey {
   status: 'active' | 'archived';
   created_at: number;
   updated_at: number;
+  /** The integration whose key and configurations this provider uses (null: its own secret and config). */
+  integration_id?: string | null;
 }
 
 /** Inserts a virtual key into a workspace of the scope. */
@@ -71,7 +73,7 @@ export async function listActiveVirtualKeysPage(store: Store, p: RuntimePage): P
 }
 
 function toRow(v: VirtualKey): VirtualKeysTable {
-  return { ...v, config: JSON.stringify(v.config) };
+  return { ...v, config: JSON.stringify(v.config), integration_id: v.integration_id ?? null };
 }
 
 function fromRow(r: VirtualKeysTable): VirtualKey {

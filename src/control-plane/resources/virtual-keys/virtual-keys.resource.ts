@@ -3,7 +3,8 @@ import { Type } from 'typebox';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { uuid } from '../../../lib/ids.js';
 import { getVirtualKey, insertVirtualKey, listVirtualKeys, updateVirtualKey, type VirtualKey } from '../../../store/repos/virtual-keys.js';
-import { defineResource } from '../../resource/define-resource.js';
+import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
+import { getIntegration } from '../../../store/repos/integrations.js';
 import { IsoTime, iso } from '../../resource/paging.js';
 import { Slug } from '../../resource/slug.js';
 
@@ -12,7 +13,8 @@ const CreateVirtualKey = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     slug: Type.Optional(Slug),
-    provider: Type.String({ minLength: 1 }),
+    provider: Type.Optional(Type.String({ minLength: 1 })),
+    integration_id: Type.Optional(Type.String({ minLength: 1 })),
     key: Type.Optional(Type.String()),
     config: Type.Optional(Settings),
     workspace_id: Type.Optional(Type.String()),
@@ -26,6 +28,7 @@ const VirtualKeyAnswer = Type.Object({
   name: Type.String(),
   slug: Type.String(),
   provider: Type.String(),
+  integration_id: Type.Union([Type.String(), Type.Null()]),
   workspace_id: Type.String(),
   status: Type.String(),
   config: Settings,
@@ -33,14 +36,36 @@ const VirtualKeyAnswer = Type.Object({
   updated_at: IsoTime,
 });
 
+/**
+ * The provider a create names: `provider` (a registry name), or the integration `integration_id` names
+ * (visible to the caller, and for an organisation integration shared with the target workspace); both
+ * must agree when both are given.
+ */
+async function providerOf(ctx: ResourceContext, body: { provider?: string; integration_id?: string; key?: string }): Promise<{ name: string; integrationId: string | null }> {
+  if (body.integration_id === undefined) {
+    if (body.provider === undefined) throw new GatewayError('invalid_request', "A provider needs 'provider' (a provider name) or 'integration_id'.", { param: 'provider' });
+    if (!ctx.deps.targets.getProvider(body.provider)) throw new GatewayError('invalid_request', `Unknown provider '${body.provider}'.`, { param: 'provider' });
+    return { name: body.provider, integrationId: null };
+  }
+  const i = await getIntegration(ctx.db, ctx.scope, body.integration_id);
+  if (!i) throw new GatewayError('not_found', `Unknown integration '${body.integration_id}'.`, { param: 'integration_id' });
+  if (i.workspace_id === null ? !i.workspaces.includes(ctx.workspaceId) : i.workspace_id !== ctx.workspaceId) {
+    throw new GatewayError('invalid_request', `Integration '${body.integration_id}' is not shared with workspace '${ctx.workspaceId}' (PUT /v1/integrations/{id}/workspaces).`, { param: 'integration_id' });
+  }
+  if (body.provider !== undefined && body.provider !== i.ai_provider_id) throw new GatewayError('invalid_request', `provider '${body.provider}' differs from the integration's '${i.ai_provider_id}'.`, { param: 'provider' });
+  if (body.key !== undefined) throw new GatewayError('invalid_request', "A provider using an integration takes the integration's key: leave 'key' out.", { param: 'key' });
+  return { name: i.ai_provider_id, integrationId: i.id };
+}
+
 /** The public view (never the secret). */
 function present(v: VirtualKey) {
-  return { id: v.id, object: 'virtual_key' as const, name: v.name, slug: v.slug, provider: v.provider, workspace_id: v.workspace_id, status: v.status, config: v.config, created_at: iso(v.created_at), updated_at: iso(v.updated_at) };
+  return { id: v.id, object: 'virtual_key' as const, name: v.name, slug: v.slug, provider: v.provider, integration_id: v.integration_id ?? null, workspace_id: v.workspace_id, status: v.status, config: v.config, created_at: iso(v.created_at), updated_at: iso(v.updated_at) };
 }
 
 /**
  * `/v1/virtual-keys` (also `/v1/providers`): stored provider credentials, referenced by id or slug with
- * `x-gateway-virtual-key`, config `virtual_key`, or a provider slug `@<slug>`. The secret is write-only.
+ * `x-gateway-virtual-key`, config `virtual_key`, or a provider slug `@<slug>`. The secret is write-only
+ * and stored sealed by the gateway's secret box (AES-256-GCM, the row id as context).
  */
 export const virtualKeysResource = defineResource({
   name: 'virtual_key',
@@ -63,24 +88,27 @@ export const virtualKeysResource = defineResource({
   workspaceOf: (v) => v.workspace_id,
   present,
   async create(ctx, body) {
-    if (!ctx.deps.targets.getProvider(body.provider)) throw new GatewayError('invalid_request', `Unknown provider '${body.provider}'.`, { param: 'provider' });
+    const provider = await providerOf(ctx, body);
+    const id = uuid();
     const record: VirtualKey = {
-      id: uuid(),
+      id,
       workspace_id: ctx.workspaceId,
       name: body.name,
-      slug: body.slug ?? `${body.provider}-${uuid().slice(0, 8)}`,
-      provider: body.provider,
-      secret: body.key ?? '',
+      slug: body.slug ?? `${provider.name}-${uuid().slice(0, 8)}`,
+      provider: provider.name,
+      integration_id: provider.integrationId,
+      // Sealed at rest with the row id as context; the runtime opens it when it loads the snapshot.
+      secret: body.key ? ctx.deps.secrets.encrypt(body.key, id) : '',
       config: body.config ?? {},
       status: 'active',
       created_at: ctx.now,
       updated_at: ctx.now,
     };
     await insertVirtualKey(ctx.db, ctx.scope, record);
-    return { record, details: { name: record.name, slug: record.slug, provider: record.provider } };
+    return { record, details: { name: record.name, slug: record.slug, provider: record.provider, integration_id: record.integration_id } };
   },
   async update(ctx, v, body) {
-    await updateVirtualKey(ctx.db, ctx.scope, v.id, { name: body.name, secret: body.key, config: body.config }, ctx.now);
+    await updateVirtualKey(ctx.db, ctx.scope, v.id, { name: body.name, secret: body.key === undefined ? undefined : body.key ? ctx.deps.secrets.encrypt(body.key, v.id) : '', config: body.config }, ctx.now);
     const record = (await getVirtualKey(ctx.db, ctx.scope, v.id)) ?? v;
     return { record, details: { changed: Object.keys(body) } };
   },

@@ -1,0 +1,45 @@
+import type { Store } from './store.js';
+import { isSealed, type SecretBox } from '../lib/secret-box.js';
+
+/** A table column holding a credential sealed by the secret box with the row id as context. */
+interface SealedColumn {
+  table: 'virtual_keys' | 'integrations';
+  column: 'secret' | 'key_ciphertext';
+}
+
+/** Every column of a stored credential. A table that stores one adds its row here. */
+const SEALED_COLUMNS: readonly SealedColumn[] = [
+  { table: 'virtual_keys', column: 'secret' },
+  { table: 'integrations', column: 'key_ciphertext' },
+];
+
+/**
+ * Seals credentials still stored in plaintext (rows written by a gateway older than encryption at
+ * rest), with the row id as context. Runs on every start right after the migrations, because a
+ * migration has no access to the encryption key. Idempotent (sealed and empty values are left alone)
+ * and transactional: all rows or none. Each update is a compare-and-set on the plaintext, so two
+ * replicas starting at once never seal a value twice. Returns how many values it sealed.
+ */
+export async function sealStoredSecrets(store: Store, box: SecretBox): Promise<number> {
+  return store.db.transaction().execute(async (trx) => {
+    let sealed = 0;
+    for (const { table, column } of SEALED_COLUMNS) {
+      const rows = (await trx
+        .selectFrom(table)
+        .select(['id', `${column} as value`] as never)
+        .where(column as never, '!=', '' as never)
+        .execute()) as unknown as Array<{ id: string; value: string | null }>;
+      const candidates = rows.filter((r) => typeof r.value === 'string' && r.value !== '' && !isSealed(r.value));
+      for (const r of candidates) {
+        const result = await trx
+          .updateTable(table)
+          .set({ [column]: box.encrypt(r.value as string, r.id) } as never)
+          .where('id', '=', r.id)
+          .where(column as never, '=', r.value as never)
+          .executeTakeFirst();
+        sealed += Number(result.numUpdatedRows);
+      }
+    }
+    return sealed;
+  });
+}
