@@ -39,6 +39,8 @@ const GAP_MS = num('BENCH_STALL_GAP_MS', 2500);
 const PG_URL = env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ADMIN_KEY = 'gw-bench-admin-key-0123456789abcdef';
+// Replicas sharing PostgreSQL seal stored secrets with one key.
+const ENCRYPTION_KEY = randomBytes(32).toString('base64');
 const HZ = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
 const log = (...a) => console.error('stall:', ...a);
 const dist = (path) => import(pathToFileURL(join(DIST, path)).href);
@@ -244,7 +246,7 @@ async function main() {
       GATEWAY_ADMIN_KEY: ADMIN_KEY,
       GATEWAY_REQUEST_LOG: 'false',
       LOG_LEVEL: 'warn',
-      ...(POSTGRES ? { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, REDIS_URL, REDIS_PREFIX: `${schema}:` } : {}),
+      ...(POSTGRES ? { DATABASE_URL: PG_URL, GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY, DATABASE_SCHEMA: schema, REDIS_URL, REDIS_PREFIX: `${schema}:` } : {}),
     };
     const origins = [];
     for (let r = 0; r < (POSTGRES ? 2 : 1); r++) {
