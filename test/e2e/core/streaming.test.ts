@@ -22,9 +22,24 @@ describe('passthrough and streaming', () => {
     const direct = await (await fetch(fake.url + '/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: body(false) })).text();
     const via = await (await gw.fetch('/v1/chat/completions', { method: 'POST', headers: headers(), body: body(false) })).text();
     expect(via).toBe(direct);
-    const directStream = await (await fetch(fake.url + '/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: body(true) })).text();
-    const viaStream = await (await gw.fetch('/v1/chat/completions', { method: 'POST', headers: headers(), body: body(true) })).text();
+    // A stream whose client asked for usage is passed through unchanged (the gateway asks for usage anyway).
+    const withUsage = JSON.stringify({ model: 'gpt-4o', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'alpha beta gamma delta' }] });
+    const directStream = await (await fetch(fake.url + '/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: withUsage })).text();
+    const viaStream = await (await gw.fetch('/v1/chat/completions', { method: 'POST', headers: headers(), body: withUsage })).text();
+    expect(directStream).toContain('"usage":{');
     expect(viaStream).toBe(directStream);
+  });
+
+  it('a stream whose client did not ask for usage gets the same chunks without the usage chunk', async () => {
+    const frames = (text: string) => text.split('\n\n').filter((f) => f.startsWith('data: {')).map((f) => JSON.parse(f.slice(6)));
+    const withUsage = JSON.stringify({ model: 'gpt-4o', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'alpha beta gamma delta' }] });
+    const direct = frames(await (await fetch(fake.url + '/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: withUsage })).text());
+    const viaText = await (await gw.fetch('/v1/chat/completions', { method: 'POST', headers: headers(), body: body(true) })).text();
+    const via = frames(viaText);
+    expect(viaText.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    expect(via.some((c) => c.usage)).toBe(false);
+    const strip = (chunks: any[]) => chunks.filter((c) => c.choices.length > 0).map((c) => ({ ...c, id: undefined, usage: undefined }));
+    expect(strip(via)).toEqual(strip(direct));
   });
 
   it('strict_compat_compliance keeps only common-schema fields', async () => {
