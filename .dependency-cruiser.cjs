@@ -5,19 +5,19 @@
  *   foundation   spec, errors, lib
  *   kernel       contracts only (principal, permissions, tenant scope, runtime change)
  *   providers    one adapter per provider, reached from outside only through provider.ts and registry.ts
- *   infra        state, store, observability
+ *   infra        state, store, observability, pricing, secrets
  *   routing      config, strategy walk, retry, circuit breaker
  *   runtime      the compiled snapshot the hot path reads
  *   gateway      what the composition root hands every route and capability (deps, settings, hooks)
  *   data-plane   the request pipeline every data-plane route runs through
- *   capabilities cache, guardrails, prompts, limits, files, batches, responses, messages, images, fine-tuning
+ *   capabilities cache, guardrails, prompts, limits, files, batches, responses, messages, images, fine-tuning, agents, mcp
  *   control-plane admin resources (may use a capability's validation)
  *   server       the Fastify app and composition root; imported by main.ts only
  *
  * Tests (`*.test.ts`, `test/`) may import across layers; they may not form cycles either.
  */
 
-const CAPABILITIES = ['cache', 'guardrails', 'prompts', 'limits', 'files', 'batches', 'responses', 'messages', 'images', 'fine-tuning'];
+const CAPABILITIES = ['cache', 'guardrails', 'prompts', 'limits', 'files', 'batches', 'responses', 'messages', 'images', 'fine-tuning', 'agents', 'mcp'];
 const folders = (names) => `^src/(${names.join('|')})/`;
 const TESTS = ['\\.test\\.ts$', '^test/'];
 
@@ -33,7 +33,7 @@ function only(name, from, allowed, comment) {
 }
 
 const FOUNDATION = ['spec', 'errors', 'lib'];
-const INFRA = ['state', 'store', 'observability'];
+const INFRA = ['state', 'store', 'observability', 'pricing', 'secrets'];
 
 module.exports = {
   forbidden: [
@@ -71,6 +71,8 @@ module.exports = {
     only('state-imports-only-foundation', ['state'], [...FOUNDATION, 'kernel'], 'state (shared counters, circuits, pub/sub) imports only the foundation and kernel.'),
     only('store-imports-only-foundation', ['store'], [...FOUNDATION, 'kernel'], 'store imports only the foundation and kernel; what a write changed is a kernel contract (runtime-change).'),
     only('observability-imports-only-store', ['observability'], [...FOUNDATION, 'kernel', 'store'], 'observability imports the foundation, kernel and store (request log rows).'),
+    only('pricing-imports-only-foundation', ['pricing'], FOUNDATION, 'pricing (the model catalogue and cost of a request) imports only the foundation.'),
+    only('secrets-imports-only-infra-below', ['secrets'], [...FOUNDATION, 'kernel', 'store', 'observability'], 'secrets (secret references resolved against secret managers) imports the foundation, kernel, store and observability.'),
     only('routing-below-capabilities', ['routing'], [...FOUNDATION, 'kernel', 'providers', ...INFRA], 'routing sits above providers and below runtime, capabilities and server.'),
     only('runtime-below-capabilities', ['runtime'], [...FOUNDATION, 'kernel', 'providers', ...INFRA, 'routing'], 'runtime (the compiled snapshot) sits below the gateway contracts, capabilities and server.'),
     only('gateway-contracts-below-capabilities', ['gateway'], [...FOUNDATION, 'kernel', 'providers', ...INFRA, 'routing', 'runtime'], 'gateway holds the contracts routes and capabilities are handed; it imports no capability, data-plane or server module.'),

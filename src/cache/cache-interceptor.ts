@@ -2,6 +2,7 @@ import type { Clock } from '../lib/clock.js';
 import type { HttpClient } from '../lib/http-client.js';
 import { isObject, tryParseJson } from '../lib/json.js';
 import type { LeafCall, LeafInterceptor } from '../routing/execute.js';
+import { routingSpanOf, type GatewaySpan } from '../observability/tracing.js';
 import { JsonAnswer, type CacheStatus, type Outcome } from '../routing/outcome.js';
 import { StreamAnswer } from '../routing/stream-answer.js';
 import { AnswerAssembler } from './assemble-answer.js';
@@ -55,10 +56,12 @@ export function createCacheInterceptor(deps: CacheInterceptorDeps): LeafIntercep
     const maxAgeMs = settings.maxAgeSeconds * 1000;
     const refresh = call.input.cacheForceRefresh;
     let backendUp = true;
+    // Traced requests get a span over the lookup (not the provider call after a miss).
+    const span = routingSpanOf(call.input.locals)?.child('cache lookup', 'internal', { 'gateway.cache.mode': settings.mode });
     if (!refresh) {
       const found = await read(deps, key, maxAgeMs);
       const exact = serve(found.entry, call, 'HIT');
-      if (exact) return done(deps, exact);
+      if (exact) return done(deps, exact, span);
       backendUp = found.ok;
     }
     const sem = settings.mode === 'semantic' ? semanticKey(input) : undefined;
@@ -66,8 +69,10 @@ export function createCacheInterceptor(deps: CacheInterceptorDeps): LeafIntercep
     if (sem && !refresh && backendUp) {
       vector = await embed(deps, call, sem.text, AbortSignal.any([call.input.signal, AbortSignal.timeout(deps.embedTimeoutMs)]));
       const similar = vector && (await lookupSimilar(deps, call, sem.bucket, vector, maxAgeMs));
-      if (similar) return done(deps, similar);
+      if (similar) return done(deps, similar, span);
     }
+    span?.set({ 'gateway.cache.status': refresh ? 'REFRESH' : 'MISS' });
+    span?.end();
     const outcome = await next();
     outcome.cacheStatus = refresh ? 'REFRESH' : 'MISS';
     remember(deps, call, outcome, key, settings.maxAgeSeconds, sem, vector);
@@ -75,8 +80,10 @@ export function createCacheInterceptor(deps: CacheInterceptorDeps): LeafIntercep
   }
 }
 
-function done(deps: CacheInterceptorDeps, outcome: Outcome): Outcome {
+function done(deps: CacheInterceptorDeps, outcome: Outcome, span?: GatewaySpan): Outcome {
   deps.observe(outcome.cacheStatus);
+  span?.set({ 'gateway.cache.status': outcome.cacheStatus });
+  span?.end();
   return outcome;
 }
 

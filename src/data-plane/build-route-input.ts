@@ -9,7 +9,7 @@ import type { GatewayHeaders } from './read-gateway-headers.js';
  * The routing engine's view of a data-plane request: the body and metadata as the hooks left them,
  * the gateway headers, and the request's shared `locals`. The one place that builds a RouteInput.
  */
-export function buildRouteInput(request: FastifyRequest, dp: DataPlaneRequest, gh: GatewayHeaders, abort: AbortSource, endpoint: ProviderEndpointKind = dp.endpoint): RouteInput {
+export function buildRouteInput(request: FastifyRequest, dp: DataPlaneRequest, gh: GatewayHeaders, abort: AbortSource, endpoint: ProviderEndpointKind): RouteInput {
   if (abort instanceof LazyAbort) return new LazyRouteInput(request, dp, gh, abort, endpoint);
   const signal = abort;
   return {

@@ -6,6 +6,7 @@ import type { ProviderEndpointKind } from '../providers/provider.js';
 import { compileConfig } from '../routing/compile-config.js';
 import type { CompiledNode } from '../routing/compiled-config.js';
 import type { JsonAnswer, Outcome, RouteTrace } from '../routing/outcome.js';
+import type { StreamAnswer } from '../routing/stream-answer.js';
 import type { Usage } from '../spec/chat.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import type { CompletedRequest, DataPlaneRequest } from '../gateway/data-plane-hook.js';
@@ -14,6 +15,9 @@ import { readGatewayHeaders } from './read-gateway-headers.js';
 import { buildRouteInput } from './build-route-input.js';
 import { resolveConfig } from './resolve-config.js';
 import { recordCompletion } from './record-completion.js';
+import { logsBodies } from './log-bodies.js';
+import { ROUTING_SPAN } from '../observability/tracing.js';
+import { endRoutingSpan } from './routing-span.js';
 import { sendEventStream } from './send-event-stream.js';
 
 /** The node used when a request carries no config: one leaf filled from the request headers. */
@@ -60,10 +64,13 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
       const pending = hook.before?.(dp);
       if (pending) await pending;
     }
-    const input = buildRouteInput(request, dp, gh, abort);
+    const input = buildRouteInput(request, dp, gh, abort, endpoint);
+    if (ctx.span) dp.locals[ROUTING_SPAN] = ctx.span.child('routing', 'internal', { 'gateway.endpoint': endpoint, 'gateway.config.id': dp.config?.id });
     outcome = await deps.router.route(dp.config?.root ?? HEADER_ONLY, input, trace);
+    endRoutingSpan(dp, trace);
   } catch (err) {
     const g = toGatewayError(err);
+    endRoutingSpan(dp, trace, g);
     setRouteHeaders(reply, trace, dp.responseHeaders);
     recordCompletion(deps, dp, { status: g.status, error: g, trace, latencyMs: Date.now() - ctx.startedAt });
     throw g;
@@ -84,6 +91,7 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
     return reply.code(outcome.status).header('content-type', 'application/json').send(payload);
   }
   const stream = outcome.stream!;
+  const chunks = deps.settings.requestLog && logsBodies(snapshot, ctx) ? collectChunks(stream) : undefined;
   let usage: Usage | undefined;
   stream.observe({
     usageOnly: true,
@@ -91,7 +99,7 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
       if (isObject(chunk.usage)) usage = chunk.usage as unknown as Usage;
     },
     onEnd: (ok, error) => {
-      recordCompletion(deps, dp, { status: ok ? outcome.status : (error?.status ?? 500), outcome, error, trace, usage, latencyMs: Date.now() - ctx.startedAt });
+      recordCompletion(deps, dp, { status: ok ? outcome.status : (error?.status ?? 500), outcome, error, trace, usage, latencyMs: Date.now() - ctx.startedAt, ...(chunks ? { responseBody: { chunks } } : {}) });
     },
   });
   return sendEventStream(reply, outcome.status, stream);
@@ -120,6 +128,24 @@ class CompletedJson implements CompletedRequest {
     const usage = this.json.member('usage');
     return isObject(usage) ? (usage as unknown as Usage) : undefined;
   }
+
+  get responseBody(): unknown {
+    return this.json.value;
+  }
+}
+
+/** Chunks of a stream kept for the request log (workspaces with `log_bodies`), at most this many. */
+const MAX_LOGGED_CHUNKS = 2000;
+
+/** Collects a stream's chunks as its client receives them (only for a workspace that logs bodies). */
+function collectChunks(stream: StreamAnswer): unknown[] {
+  const chunks: unknown[] = [];
+  stream.observe({
+    onChunk: (chunk) => {
+      if (chunks.length < MAX_LOGGED_CHUNKS) chunks.push(chunk);
+    },
+  });
+  return chunks;
 }
 
 /** The hooks' response headers, then the routing headers (which win over a hook's header of the same name). */

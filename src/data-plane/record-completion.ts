@@ -1,7 +1,10 @@
 import { logFailedRequest } from '../observability/log-failed-request.js';
 import { timeOrderedId } from '../lib/ids.js';
+import { logsBodies } from './log-bodies.js';
+import { genAiOperationName } from '../observability/gen-ai-names.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import type { CompletedRequest, DataPlaneRequest } from '../gateway/data-plane-hook.js';
+import { priceOfRequest } from '../gateway/request-price.js';
 
 const SPAN_HEADERS = [
   ['x-gateway-span-id', 'span_id'],
@@ -24,7 +27,8 @@ function withSpans(dp: DataPlaneRequest): Record<string, string> {
 
 /**
  * Accounts for a finished data-plane request: metrics, the request log row (queued, written in
- * batches), and every hook's `after`. Never throws into the response path.
+ * batches) with its cost and the unit prices used, and every hook's `after`. Never throws into the
+ * response path.
  */
 export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: CompletedRequest): void {
   try {
@@ -34,6 +38,20 @@ export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: 
     // A stream that failed after its headers never reached the error handler: its line is written here.
     if (done.error && done.outcome) logFailedRequest(deps.logger, done.error, { requestId: dp.ctx.requestId, method: 'POST', path: dp.endpoint, latencyMs: done.latencyMs, model });
     deps.metrics.observeRequest({ endpoint: dp.endpoint, provider, model, status: done.status, seconds: done.latencyMs / 1000, answeredModel: done.outcome?.model });
+    const usage = done.usage;
+    // Priced here, after the answer, from memoised catalogue lookups (the usage-limit hook reads the same price).
+    const price = priceOfRequest(done, dp.ctx.startedAt);
+    if (done.trace.provider !== undefined) {
+      deps.metrics.observeGenAi({
+        operation: genAiOperationName(dp.endpoint),
+        provider,
+        model,
+        ...(usage ? { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 } : {}),
+        seconds: done.latencyMs / 1000,
+        ...(done.error ? { errorType: done.error.publicCode ?? done.error.code } : {}),
+        cost: price.cost,
+      });
+    }
     for (const hook of deps.hooks) {
       try {
         hook.after?.(dp, done);
@@ -42,13 +60,14 @@ export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: 
       }
     }
     if (!deps.settings.requestLog) return;
-    const u = done.usage;
+    const u = usage;
+    const t = price.tokens;
     deps.logs.push({
       id: timeOrderedId('log_'),
       organisation_id: dp.ctx.organisationId,
       workspace_id: dp.ctx.workspaceId,
       api_key_id: dp.ctx.key?.id ?? null,
-      user_id: dp.ctx.key?.user?.id ?? null,
+      user_id: dp.ctx.key?.user?.id ?? dp.ctx.key?.subject ?? null,
       trace_id: dp.ctx.traceId,
       endpoint: dp.endpoint,
       provider: done.trace.provider ?? null,
@@ -63,12 +82,20 @@ export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: 
       prompt_tokens: u?.prompt_tokens ?? 0,
       completion_tokens: u?.completion_tokens ?? 0,
       total_tokens: u?.total_tokens ?? 0,
-      cost: 0,
+      cost: price.cost,
       latency_ms: Math.round(done.latencyMs),
       metadata: JSON.stringify(withSpans(dp)),
       error: done.error ? JSON.stringify(done.error.toBody().error) : null,
       hook_results: dp.locals.hookResults === undefined ? null : JSON.stringify(dp.locals.hookResults),
       created_at: dp.ctx.startedAt,
+      unit_prices: price.unitPrices ? JSON.stringify(price.unitPrices) : null,
+      cached_tokens: t?.cacheRead ?? 0,
+      cache_write_tokens: t?.cacheWrite ?? 0,
+      reasoning_tokens: t?.reasoning ?? 0,
+      // Serialised by the writer, in its batch (not here, on the request path).
+      attempts: done.trace.attempts,
+      ttfb_ms: done.trace.answeredAt === undefined ? null : done.trace.answeredAt - dp.ctx.startedAt,
+      ...(logsBodies(deps.runtime.current, dp.ctx) ? { request_body: dp.body, response_body: done.responseBody ?? null } : {}),
     });
   } catch (err) {
     deps.logger.warn({ err }, 'request accounting failed');

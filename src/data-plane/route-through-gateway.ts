@@ -13,6 +13,8 @@ import { readGatewayHeaders, type GatewayHeaders } from './read-gateway-headers.
 import { recordCompletion } from './record-completion.js';
 import { resolveConfig } from './resolve-config.js';
 import type { GatewayDeps } from '../gateway/deps.js';
+import { ROUTING_SPAN } from '../observability/tracing.js';
+import { endRoutingSpan } from './routing-span.js';
 
 /** The node used when a request carries no config: one leaf filled from the request headers. */
 const HEADER_ONLY: CompiledNode = compileConfig({}).root;
@@ -84,9 +86,12 @@ export async function routeThroughGateway(deps: GatewayDeps, request: FastifyReq
   let outcome: Outcome;
   try {
     for (const hook of deps.hooks) if (hook.before) await hook.before(dp);
+    if (dp.ctx.span) dp.locals[ROUTING_SPAN] = dp.ctx.span.child('routing', 'internal', { 'gateway.endpoint': endpoint, 'gateway.config.id': dp.config?.id });
     outcome = await deps.router.route(p.root, routeInput(request, p, endpoint, dp.body, dp.stream), trace);
+    endRoutingSpan(dp, trace);
   } catch (err) {
     const g = toGatewayError(err);
+    endRoutingSpan(dp, trace, g);
     reply.headers(routeHeaders(trace, dp.responseHeaders));
     recordCompletion(deps, dp, { status: g.status, error: g, trace, latencyMs: Date.now() - dp.ctx.startedAt });
     throw g;

@@ -6,10 +6,13 @@ import type { RequestContext } from './request-context.js';
 import type { Usage } from '../spec/chat.js';
 import type { HeaderTarget } from '../routing/route-input.js';
 
+/** What a data-plane request calls: a provider endpoint, or an agent (`/v1/agents/{slug}`). */
+export type DataPlaneEndpoint = ProviderEndpointKind | 'agents';
+
 /** A data-plane request on its way through the request-level hooks. */
 export interface DataPlaneRequest {
   ctx: RequestContext;
-  endpoint: ProviderEndpointKind;
+  endpoint: DataPlaneEndpoint;
   /** The request body; a hook may replace it (prompt rendering) before routing. */
   body: Record<string, unknown>;
   stream: boolean;
@@ -36,6 +39,8 @@ export interface CompletedRequest {
   trace: RouteTrace;
   usage?: Usage;
   latencyMs: number;
+  /** The answer's body for the request log (read only when the workspace logs bodies): a JSON answer's value, or `{chunks}` of a stream. */
+  readonly responseBody?: unknown;
 }
 
 /**

@@ -12,6 +12,8 @@ import type { RequestLogWriter } from '../observability/request-log.js';
 import type { Settings } from './settings.js';
 import type { DataPlaneHook } from './data-plane-hook.js';
 import type { SecretBox } from '../lib/secret-box.js';
+import type { SecretResolver } from '../secrets/secret-resolver.js';
+import type { Tracing } from '../observability/tracing.js';
 
 /** Everything the HTTP layer needs, built once by the composition root (`create-gateway.ts`). */
 export interface GatewayDeps {
@@ -36,6 +38,10 @@ export interface GatewayDeps {
   publicPaths: string[];
   /** Seals secrets stored for reading back (pending key values, credentials). */
   secrets: SecretBox;
+  /** OpenTelemetry, loaded only when an OTLP endpoint is configured (else undefined: no spans). */
+  tracing?: Tracing;
   /** Records that a key authenticated a request (no I/O; `last_used_at` is written later in batches). */
   keyUsage: { touch(keyId: string): void };
+  /** Resolves secret references against their managers (cache, one fetch in flight, stale-if-error): `secrets/secret-resolver.ts`. */
+  secretResolver: SecretResolver;
 }

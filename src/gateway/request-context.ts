@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import type { AuthKey } from '../runtime/snapshot.js';
 import type { LiveSession } from '../runtime/sessions-section.js';
+import type { GatewaySpan } from '../observability/tracing.js';
 
 /** The header a gateway key was read from (`authorization` and `x-api-key` are then removed from the request). */
 export type CredentialHeader = 'x-gateway-api-key' | 'authorization' | 'x-api-key';
@@ -19,6 +20,8 @@ export interface RequestContext {
   organisationId: string;
   /** The key's workspace, or its organisation's default workspace for organisation keys. */
   workspaceId: string;
+  /** The request's SERVER span when tracing is on (the tracing hook: features add child spans to it). */
+  span?: GatewaySpan;
 }
 
 /**
@@ -31,6 +34,7 @@ export class HttpRequestContext implements RequestContext {
   key?: AuthKey;
   session?: LiveSession;
   credentialHeader?: CredentialHeader;
+  span?: GatewaySpan;
   private organisation?: string;
   private workspace?: string;
 

@@ -1,3 +1,4 @@
+import type { TracingOptions } from '../observability/tracing.js';
 import { join } from 'node:path';
 import { HTTP_CLIENT_DEFAULTS } from '../lib/http-client.js';
 import { MAX_TIMEOUT_MS } from '../lib/timeouts.js';
@@ -18,6 +19,8 @@ export interface Settings {
   /** Console session cookies carry `Secure` even over plain http (`GATEWAY_COOKIE_SECURE=true`, behind a TLS proxy). */
   cookieSecure: boolean;
   trustedCustomHosts: string[];
+  /** `OIDC_CUSTOM_SCOPES`: scopes every SSO sign-in asks for beside `openid email profile` (comma-separated). */
+  oidcCustomScopes: string[];
   bodyLimitBytes: number;
   shutdownTimeoutMs: number;
   retryBaseMs: number;
@@ -48,6 +51,16 @@ export interface Settings {
   encryptionKey?: string;
   /** Interval of the background scheduler (scheduled key rotations, ...), ms (`GATEWAY_SCHEDULER_INTERVAL_MS`, default 60 s). */
   schedulerIntervalMs: number;
+  /** Longest wait for an agent server's answer, and longest silence within its stream, ms (`GATEWAY_AGENT_TIMEOUT_MS`, default 300 s); its card is read within min(this, 10 s). */
+  agentTimeoutMs: number;
+  /** How long a resolved secret-reference value is used before it is fetched again, ms (`SECRET_CACHE_TTL_MS`, default 300 s). */
+  secretCacheTtlMs: number;
+  /** PEM file of extra CA certificates trusted for secret managers (`SECRET_MANAGER_CA_FILE`; private Vault or test CAs). */
+  secretManagerCaFile?: string;
+  /** OpenTelemetry export (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, or `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`); undefined: no tracing. */
+  tracing?: TracingOptions;
+  /** Days request-log rows are kept (`GATEWAY_LOG_RETENTION_DAYS`); 0 (the default) keeps them forever. */
+  logRetentionDays: number;
 }
 
 function int(value: string | undefined, fallback: number): number {
@@ -83,6 +96,14 @@ function httpUrl(value: string | undefined, name: string): string | undefined {
   return value;
 }
 
+/** The OTLP traces endpoint and options, when an endpoint is configured. */
+function tracingOf(env: NodeJS.ProcessEnv): TracingOptions | undefined {
+  const base = httpUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  const endpoint = httpUrl(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
+  if (!endpoint) return undefined;
+  return { endpoint, captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT === 'true', scheduleDelayMs: timeout(env.OTEL_BSP_SCHEDULE_DELAY, 1000) };
+}
+
 /** Reads settings; throws with a clear message on a malformed value. */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const dataDir = env.GATEWAY_DATA_DIR || './data';
@@ -97,6 +118,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     adminKey: env.GATEWAY_ADMIN_KEY || undefined,
     apiKeyPrefix: env.API_KEY_PREFIX ?? '',
     cookieSecure: env.GATEWAY_COOKIE_SECURE === 'true',
+    oidcCustomScopes: (env.OIDC_CUSTOM_SCOPES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     trustedCustomHosts: (env.TRUSTED_CUSTOM_HOSTS ?? 'localhost,127.0.0.1,::1').split(',').map((s) => s.trim()).filter(Boolean),
     bodyLimitBytes: int(env.GATEWAY_MAX_BODY_BYTES, 25 * 1024 * 1024),
     shutdownTimeoutMs: int(env.GATEWAY_SHUTDOWN_TIMEOUT_MS, 30_000),
@@ -115,6 +137,11 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     upstreamBodyTimeoutMs: timeout(env.GATEWAY_UPSTREAM_BODY_TIMEOUT_MS, HTTP_CLIENT_DEFAULTS.bodyTimeoutMs),
     encryptionKey: env.GATEWAY_ENCRYPTION_KEY || undefined,
     schedulerIntervalMs: timeout(env.GATEWAY_SCHEDULER_INTERVAL_MS, 60_000),
+    agentTimeoutMs: timeout(env.GATEWAY_AGENT_TIMEOUT_MS, 300_000),
+    secretCacheTtlMs: int(env.SECRET_CACHE_TTL_MS, 300_000),
+    secretManagerCaFile: env.SECRET_MANAGER_CA_FILE || undefined,
+    logRetentionDays: int(env.GATEWAY_LOG_RETENTION_DAYS, 0),
+    tracing: tracingOf(env),
   };
 }
 

@@ -14,6 +14,8 @@
  * the request log (`locals.hookResults`). `async` guardrails never delay the answer; their results
  * are written to the application log only.
  */
+import { toGatewayError } from '../errors/to-gateway-error.js';
+import { routingSpanOf } from '../observability/tracing.js';
 import type { Logger } from '../observability/logger.js';
 import type { LeafCall } from '../routing/execute.js';
 import type { Outcome } from '../routing/outcome.js';
@@ -120,7 +122,23 @@ export class GuardrailEngine {
       for (const node of chainOf(call.node)) if (planOf(node)) any = true;
       if (!any) return next();
     }
-    return this.interceptGuarded(call, next);
+    const span = routingSpanOf(call.input.locals)?.child('guardrails', 'internal');
+    if (!span) return this.interceptGuarded(call, next);
+    // Traced: one span over the guardrails of this target (their checks and the call they guard).
+    return this.interceptGuarded(call, next).then(
+      (outcome) => {
+        span.set({ 'http.response.status_code': outcome.status });
+        span.end();
+        return outcome;
+      },
+      (err: unknown) => {
+        const g = toGatewayError(err);
+        span.set({ 'http.response.status_code': g.status });
+        span.fail(g.publicCode ?? g.code, g.message);
+        span.end();
+        throw err;
+      },
+    );
   }
 
   private async interceptGuarded(call: LeafCall, next: () => Promise<Outcome>): Promise<Outcome> {

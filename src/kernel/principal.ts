@@ -19,8 +19,8 @@ export const DEFAULT_SCOPES: Readonly<Record<KeyType, readonly Scope[]>> = {
   'workspace-user': [...DATA_PLANE, 'configs.read', 'prompts.read', 'virtual_keys.read', 'logs.read'],
 };
 
-/** How a principal authenticated: a service key, a user key, or a user's console session (JWTs and SCIM tokens come later). */
-export type PrincipalKind = 'service_key' | 'user_key' | 'session';
+/** How a principal authenticated: a service key, a user key, a user's console session, or a JWT (SCIM tokens act only on /v1/scim/v2). */
+export type PrincipalKind = 'service_key' | 'user_key' | 'session' | 'jwt';
 
 /**
  * Who makes a request, resolved once per request from its credential: the organisation it belongs to,
@@ -69,6 +69,8 @@ export interface KeyFacts {
   readonly user?: KeyUser;
   /** True when the facts stand for a user's console session (`id` is the session's): the principal's kind is `session`. */
   readonly session?: boolean;
+  /** True when the facts stand for a verified JWT (`id` is its subject): the principal's kind is `jwt`. */
+  readonly jwt?: boolean;
 }
 
 const byKey = new WeakMap<KeyFacts, Principal>();
@@ -84,7 +86,7 @@ export function principalOfKey(key: KeyFacts): Principal {
     const own = key.scopes.length ? key.scopes : DEFAULT_SCOPES[key.type];
     const user = key.user;
     p = {
-      kind: key.session ? 'session' : key.type === 'workspace-user' ? 'user_key' : 'service_key',
+      kind: key.session ? 'session' : key.jwt ? 'jwt' : key.type === 'workspace-user' ? 'user_key' : 'service_key',
       keyId: key.id,
       keyType: key.type,
       organisationId: key.organisationId,

@@ -11,7 +11,7 @@ describe('settings catalogue', () => {
   });
 
   it('names the overridable keys of the specification', () => {
-    expect(WORKSPACE_SETTING_KEYS).toEqual(['user_api_key_rotation_period', 'membersViewAllData', 'managersViewAllData', 'managersWriteWsIntegrations', 'managersWriteWsMcpIntegrations', 'managersWriteMcpServers']);
+    expect(WORKSPACE_SETTING_KEYS).toEqual(['user_api_key_rotation_period', 'membersViewAllData', 'managersViewAllData', 'managersWriteWsIntegrations', 'managersWriteWsMcpIntegrations', 'managersWriteMcpServers', 'log_bodies']);
     expect(Object.keys(effectiveSettings({}, {}))).toEqual(SETTING_KEYS);
   });
 

@@ -32,6 +32,7 @@ export const SETTINGS = {
   managersWriteWsIntegrations: { type: 'boolean', default: true, workspace: true },
   managersWriteWsMcpIntegrations: { type: 'boolean', default: true, workspace: true },
   managersWriteMcpServers: { type: 'boolean', default: true, workspace: true },
+  log_bodies: { type: 'boolean', default: false, workspace: true },
 } as const satisfies Record<string, SettingSpec>;
 
 /** A setting of the catalogue. */

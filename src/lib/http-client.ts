@@ -117,7 +117,7 @@ export class HttpClient {
         headersTimeout: req.headersTimeout ?? this.opts.headersTimeoutMs,
         bodyTimeout: req.bodyTimeout ?? this.opts.bodyTimeoutMs,
       });
-      if (res.statusCode >= 300 && res.statusCode < 400) {
+      if (isRedirect(res.statusCode)) {
         res.body.destroy();
         throw redirectRefused(res.statusCode, res.headers, req.url, provider);
       }
@@ -186,6 +186,11 @@ export class HttpClient {
   async close(): Promise<void> {
     await Promise.all([this.direct.close(), this.guarded.close()]);
   }
+}
+
+/** A 3xx that points elsewhere; 304 Not Modified (the answer to a conditional request) is not one. */
+function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400 && status !== 304;
 }
 
 const urls = new Map<string, { origin: string; path: string }>();
@@ -270,7 +275,7 @@ class BufferingHandler {
       at += c.length;
     }
     this.chunks = [];
-    if (this.status >= 300 && this.status < 400) this.reject(redirectRefused(this.status, this.headers, this.req.url, this.provider));
+    if (isRedirect(this.status)) this.reject(redirectRefused(this.status, this.headers, this.req.url, this.provider));
     else this.resolve({ status: this.status, headers: this.headers, body, headersAt: this.headersAt });
   }
 
@@ -280,7 +285,7 @@ class BufferingHandler {
     this.detach();
     this.chunks = [];
     if (this.status === 0) this.reject(toUpstreamError(err, this.req.url, this.provider));
-    else if (this.status >= 300 && this.status < 400) this.reject(redirectRefused(this.status, this.headers, this.req.url, this.provider));
+    else if (isRedirect(this.status)) this.reject(redirectRefused(this.status, this.headers, this.req.url, this.provider));
     else if (this.status < 200 || this.status >= 300) this.resolve({ status: this.status, headers: this.headers, body: Buffer.alloc(0), headersAt: this.headersAt });
     else this.reject(toUpstreamError(err, this.req.url, this.provider, 'body'));
   }

@@ -42,6 +42,10 @@ const ENDPOINT_TYPES: Record<string, string> = {
   fine_tuning: 'fine_tuning',
   audio: 'audio',
   messages: 'messages',
+  agents: 'agents',
+  agent: 'agents',
+  a2a: 'agents',
+  mcp: 'mcp',
 };
 
 /** The canonical endpoint type of a condition value, or undefined when it names none. */

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../lib/clock.js';
+import { RedisScript } from '../state/redis-script.js';
 import { windowOf, type AdmitResult, type CounterAddition, type CounterEntry, type RateCounterStore } from './counter-store.js';
 
 /** Checks every key (ARGV: limit, cost, ttl per key) and increments them only when all pass. */
-const ADMIT = `
+const ADMIT = new RedisScript(`
 local counts = {}
 local ok = 1
 for i = 1, #KEYS do
@@ -29,21 +29,20 @@ if ok == 1 then
 end
 table.insert(counts, 1, ok)
 return counts
-`;
+`);
 
 /** Adds to every key (ARGV: amount, ttl per key). */
-const ADD = `
+const ADD = new RedisScript(`
 for i = 1, #KEYS do
   redis.call('INCRBY', KEYS[i], ARGV[i * 2 - 1])
   redis.call('PEXPIRE', KEYS[i], ARGV[i * 2])
 end
 return 1
-`;
+`);
 
 /** Keys outlive their window by this much (clock skew between replicas). */
 const TTL_GRACE_MS = 60_000;
 
-const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
 
 /**
  * Counters in Redis shared by every replica. Each `admit` is one Lua script, atomic on the Redis
@@ -64,7 +63,7 @@ export class RedisCounterStore implements RateCounterStore {
     if (entries.length === 0) return { admitted: true, readings: [] };
     const keys = entries.map((e, i) => `${this.prefix}${e.key}:${windows[i]!.start}`);
     const args = entries.flatMap((e, i) => [e.limit, e.cost, ttl(windows[i]!.resetAt, now)]);
-    const reply = (await this.run(ADMIT, keys, args)) as number[];
+    const reply = (await ADMIT.run(this.redis, keys, args)) as number[];
     return { admitted: Number(reply[0]) === 1, readings: entries.map((_, i) => ({ count: Number(reply[i + 1]), resetAt: windows[i]!.resetAt })) };
   }
 
@@ -74,20 +73,10 @@ export class RedisCounterStore implements RateCounterStore {
     if (live.length === 0) return;
     const windows = live.map((a) => windowOf(now, a.windowMs));
     const keys = live.map((a, i) => `${this.prefix}${a.key}:${windows[i]!.start}`);
-    await this.run(ADD, keys, live.flatMap((a, i) => [Math.round(a.amount), ttl(windows[i]!.resetAt, now)]));
+    await ADD.run(this.redis, keys, live.flatMap((a, i) => [Math.round(a.amount), ttl(windows[i]!.resetAt, now)]));
   }
 
   async close(): Promise<void> {}
-
-  /** EVALSHA, loading the script on NOSCRIPT. */
-  private async run(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
-    try {
-      return await this.redis.evalsha(sha1(script), keys.length, ...keys, ...args);
-    } catch (err) {
-      if (!/NOSCRIPT/.test((err as Error)?.message ?? '')) throw err;
-      return this.redis.eval(script, keys.length, ...keys, ...args);
-    }
-  }
 }
 
 function ttl(resetAt: number, now: number): number {

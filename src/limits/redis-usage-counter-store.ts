@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Clock } from '../lib/clock.js';
+import { RedisScript } from '../state/redis-script.js';
 import { USAGE_TTL_GRACE_MS, type GroupUsage, type SettleResult, type UsageCounterStore, type UsageReservation, type UsageSettlement } from './usage-counter-store.js';
 
 /** KEYS: one hash per entry. ARGV per entry: group, limit, amount, strict (1/0), ttl ms (0: never). */
-const RESERVE = `
+const RESERVE = new RedisScript(`
 local used = {}
 local ok = 1
 for i = 1, #KEYS do
@@ -31,10 +31,10 @@ end
 local out = { ok }
 for i = 1, #KEYS do out[i + 1] = tostring(used[i]) end
 return out
-`;
+`);
 
 /** KEYS: hash, alerts hash per entry. ARGV per entry: group, delta, alert-at ('' for none), ttl ms (0: never). */
-const SETTLE = `
+const SETTLE = new RedisScript(`
 local out = {}
 for i = 1, #KEYS / 2 do
   local h = KEYS[i * 2 - 1]
@@ -51,9 +51,8 @@ for i = 1, #KEYS / 2 do
   out[#out + 1] = alert
 end
 return out
-`;
+`);
 
-const sha1 = (s: string) => createHash('sha1').update(s).digest('hex');
 
 /** Time to live of a window's keys by the caller's clock (0: never expires). */
 function ttl(resetAt: number | null, now: number): number {
@@ -81,7 +80,7 @@ export class RedisUsageCounterStore implements UsageCounterStore {
     const now = this.clock.now();
     const keys = entries.map((e) => this.key(e.policyId, e.windowStart));
     const args = entries.flatMap((e) => [e.group, e.limit, e.amount, e.strict ? 1 : 0, ttl(e.resetAt, now)]);
-    const reply = (await this.run(RESERVE, keys, args)) as Array<number | string>;
+    const reply = (await RESERVE.run(this.redis, keys, args)) as Array<number | string>;
     return { admitted: Number(reply[0]) === 1, used: entries.map((_, i) => Number(reply[i + 1])) };
   }
 
@@ -90,7 +89,7 @@ export class RedisUsageCounterStore implements UsageCounterStore {
     const now = this.clock.now();
     const keys = entries.flatMap((e) => [this.key(e.policyId, e.windowStart), `${this.key(e.policyId, e.windowStart)}:alerts`]);
     const args = entries.flatMap((e) => [e.group, e.delta, e.alertAt === null ? '' : e.alertAt, ttl(e.resetAt, now)]);
-    const reply = (await this.run(SETTLE, keys, args)) as Array<number | string>;
+    const reply = (await SETTLE.run(this.redis, keys, args)) as Array<number | string>;
     return entries.map((_, i) => ({ used: Number(reply[i * 2]), alert: Number(reply[i * 2 + 1]) === 1 }));
   }
 
@@ -105,14 +104,4 @@ export class RedisUsageCounterStore implements UsageCounterStore {
   }
 
   async close(): Promise<void> {}
-
-  /** EVALSHA, loading the script on NOSCRIPT. */
-  private async run(script: string, keys: string[], args: Array<string | number>): Promise<unknown> {
-    try {
-      return await this.redis.evalsha(sha1(script), keys.length, ...keys, ...args);
-    } catch (err) {
-      if (!/NOSCRIPT/.test((err as Error)?.message ?? '')) throw err;
-      return this.redis.eval(script, keys.length, ...keys, ...args);
-    }
-  }
 }

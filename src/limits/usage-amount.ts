@@ -1,5 +1,3 @@
-import { isObject } from '../lib/json.js';
-import type { Usage } from '../spec/chat.js';
 import type { UsageLimitType } from '../store/repos/usage-limit-policies.js';
 import { estimatePromptTokens, totalTokensOf } from './estimate-tokens.js';
 
@@ -17,20 +15,13 @@ export function reserveAmount(type: UsageLimitType, body: Record<string, unknown
 }
 
 /**
- * The cost in US dollars of an answer: the `cost` its usage reports (OpenRouter and other
- * OpenAI-compatible providers add `usage.cost` in dollars), else 0. The gateway keeps no price
- * catalogue yet, so a cost policy counts only provider-reported costs (docs/usage-limits.md).
+ * The settled amount of a finished request for a policy type, given its cost in US dollars (the
+ * request's price, `gateway/request-price.ts`, as on its request-log row) and its token count.
  */
-export function costOf(usage: Usage | undefined): number {
-  const c = isObject(usage) ? (usage as unknown as Record<string, unknown>).cost : undefined;
-  return typeof c === 'number' && Number.isFinite(c) && c > 0 ? c : 0;
-}
-
-/** The settled amount of a finished request for a policy type, given its usage and its token count. */
-export function settledAmount(type: UsageLimitType, usage: Usage | undefined, tokens: number): number {
+export function settledAmount(type: UsageLimitType, cost: number, tokens: number): number {
   if (type === 'requests') return 1;
   if (type === 'tokens') return tokens;
-  return costOf(usage);
+  return cost;
 }
 
 export { totalTokensOf };

@@ -6,6 +6,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { sectionOf, type RuntimeSnapshot } from '../runtime/snapshot.js';
 import type { CompletedRequest, DataPlaneHook, DataPlaneRequest } from '../gateway/data-plane-hook.js';
+import { priceOfRequest } from '../gateway/request-price.js';
 import { matchesPolicy } from './compiled-policy.js';
 import { counterIdOf, currentWindow, groupOf, type CompiledUsagePolicy } from './compiled-usage-policy.js';
 import { StreamTextTally, estimateTokens, textOfChoices, totalTokensOf } from './estimate-tokens.js';
@@ -115,13 +116,14 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
     if (spent && l.reserved.some((r) => r.policy.type === 'tokens')) {
       tokens = totalTokensOf(usage) ?? (await estimateTokens(dp.body, outcome.stream ? l.tally.text : textOfChoices(isObject(outcome.json?.value) ? (outcome.json.value as Record<string, unknown>).choices : undefined)));
     }
+    // The request's price, as its log row records it (a stream without usage: priced from the estimate).
+    const cost = spent && l.reserved.some((r) => r.policy.type === 'cost') ? priceOfRequest(done, dp.ctx.startedAt, done.usage === undefined ? usage : undefined).cost : 0;
     const settlements = l.reserved
-      .map((r) => ({ ...r.entry, id: r.policy.id, delta: (spent || r.policy.type === 'requests' ? settledAmount(r.policy.type, usage, tokens) : 0) - r.entry.amount, alertAt: r.policy.alertAt }))
+      .map((r) => ({ ...r.entry, id: r.policy.id, delta: (spent || r.policy.type === 'requests' ? settledAmount(r.policy.type, cost, tokens) : 0) - r.entry.amount, alertAt: r.policy.alertAt }))
       .filter((s) => s.delta !== 0 || s.alertAt !== null);
     if (spent) {
       for (const r of l.reserved) {
         if (r.policy.type !== 'cost') continue;
-        const cost = settledAmount('cost', usage, 0);
         const prev = learnedCost.get(r.policy.id);
         learnedCost.set(r.policy.id, prev === undefined ? cost : prev * (1 - COST_EWMA) + cost * COST_EWMA);
       }

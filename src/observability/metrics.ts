@@ -3,11 +3,34 @@ import { KnownModels, SeriesCap, statusLabel } from './metric-labels.js';
 
 /** Hard series cap per metric: beyond it, new label sets are recorded with every label `other`. */
 export const MAX_SERIES = 500;
+/** Models the GenAI histograms name at most (the rest are `other`). */
+export const MAX_GENAI_MODELS = 5;
 
 const BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 type RequestLabel = 'endpoint' | 'provider' | 'model' | 'status';
 const REQUEST_LABELS: readonly RequestLabel[] = ['endpoint', 'provider', 'model', 'status'];
 const UPSTREAM_LABELS = ['provider', 'status'] as const;
+/** Labels of the GenAI metrics (semantic-convention attribute names with `.` as `_`). */
+const GEN_AI_LABELS = ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_request_model'] as const;
+type GenAiLabel = (typeof GEN_AI_LABELS)[number] | 'gen_ai_token_type' | 'error_type';
+/** Bucket boundaries of `gen_ai.client.token.usage` and `gen_ai.client.operation.duration` (semantic conventions). */
+const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+const GEN_AI_DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+
+/** One provider operation of a finished request, as the GenAI metrics see it. */
+export interface GenAiObservation {
+  /** `gen_ai.operation.name` (`genAiOperationName`). */
+  operation: string;
+  provider: string;
+  model: string | undefined;
+  inputTokens?: number;
+  outputTokens?: number;
+  seconds: number;
+  /** The error code when the operation failed. */
+  errorType?: string;
+  /** What the request cost (USD), when priced. */
+  cost?: number;
+}
 
 /** One answered data-plane request, as the metrics see it. */
 export interface RequestObservation {
@@ -30,6 +53,11 @@ export interface RequestObservation {
 export class Metrics {
   readonly registry = new Registry();
   private readonly models = new KnownModels();
+  /**
+   * The models the GenAI histograms name: the first {@link MAX_GENAI_MODELS} the request metrics know
+   * (each costs three histograms of ~15 buckets, so fewer than the request series); later ones are `other`.
+   */
+  private readonly genAiModels = new KnownModels(MAX_GENAI_MODELS);
   // The request counter and duration histogram share one label set, hence one cap.
   private readonly requestSeries = new SeriesCap(REQUEST_LABELS, MAX_SERIES);
   private readonly upstreamSeries = new SeriesCap(UPSTREAM_LABELS, MAX_SERIES);
@@ -61,6 +89,28 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly genAiSeries = new SeriesCap<GenAiLabel>([...GEN_AI_LABELS, 'gen_ai_token_type', 'error_type'], MAX_SERIES);
+  private readonly tokenUsage = new Histogram({
+    name: 'gen_ai_client_token_usage',
+    help: 'Tokens used per provider operation (gen_ai.client.token.usage), by operation, provider, model and token type (input, output).',
+    labelNames: [...GEN_AI_LABELS, 'gen_ai_token_type'],
+    buckets: TOKEN_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly operationDuration = new Histogram({
+    name: 'gen_ai_client_operation_duration_seconds',
+    help: 'Duration of provider operations (gen_ai.client.operation.duration), by operation, provider, model and error type (`none` when it succeeded).',
+    labelNames: [...GEN_AI_LABELS, 'error_type'],
+    buckets: GEN_AI_DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly cost = new Counter({
+    name: 'gen_ai_client_cost_usd_total',
+    help: 'Cost of provider operations in US dollars, by operation, provider and model.',
+    labelNames: GEN_AI_LABELS,
+    registers: [this.registry],
+  });
+
   readonly requestLogDropped = new Counter({
     name: 'gateway_request_log_dropped_total',
     help: 'Request log rows dropped: the in-memory bound was reached while the store was unreachable, or the store refused the row.',
@@ -79,8 +129,30 @@ export class Metrics {
     this.latency.observe(labels, r.seconds);
   }
 
+  /** Observes one provider operation: its tokens by type, its duration (with the error type when it failed) and its cost. */
+  observeGenAi(o: GenAiObservation): void {
+    const known = this.models.label(o.model);
+    if (known !== 'other') this.genAiModels.learn(known);
+    const base = { gen_ai_operation_name: o.operation, gen_ai_provider_name: o.provider, gen_ai_request_model: this.genAiModels.label(o.model) };
+    const admit = (extra: Partial<Record<GenAiLabel, string>>) => this.genAiSeries.admit({ ...base, gen_ai_token_type: '', error_type: '', ...extra });
+    if (o.inputTokens !== undefined) this.tokenUsage.observe(pick(admit({ gen_ai_token_type: 'input' }), 'error_type'), o.inputTokens);
+    if (o.outputTokens !== undefined) this.tokenUsage.observe(pick(admit({ gen_ai_token_type: 'output' }), 'error_type'), o.outputTokens);
+    this.operationDuration.observe(pick(admit({ error_type: o.errorType ?? 'none' }), 'gen_ai_token_type'), o.seconds);
+    if (o.cost !== undefined && o.cost > 0) {
+      const { gen_ai_operation_name, gen_ai_provider_name, gen_ai_request_model } = admit({});
+      this.cost.inc({ gen_ai_operation_name, gen_ai_provider_name, gen_ai_request_model }, o.cost);
+    }
+  }
+
   /** Observes the time to an upstream's response headers. */
   observeUpstream(provider: string, status: number, seconds: number): void {
     this.upstreamLatency.observe(this.upstreamSeries.admit({ provider, status: statusLabel(status) }), seconds);
   }
+}
+
+/** The labels without `drop` (a label the metric does not carry). */
+function pick<L extends string, D extends L>(labels: Record<L, string>, drop: D): Record<Exclude<L, D>, string> {
+  const out: Record<string, string> = { ...labels };
+  delete out[drop];
+  return out as Record<Exclude<L, D>, string>;
 }

@@ -2,6 +2,7 @@ import { isStoreUnavailable } from '../store/store-errors.js';
 import type { RequestLogRow } from '../store/repos/request-logs.js';
 import type { Logger } from './logger.js';
 import { redactSecrets } from '../lib/redact-secrets.js';
+import { serialiseLogRow, type QueuedLogRow } from './serialise-log-row.js';
 
 /** Tuning of the request log pipeline; every field has a default. */
 export interface RequestLogOptions {
@@ -30,7 +31,7 @@ const DEFAULTS: RequestLogOptions = { flushMs: 250, batchSize: 500, maxRows: 50_
  * batch.
  */
 export class RequestLogWriter {
-  private pending: RequestLogRow[] = [];
+  private pending: QueuedLogRow[] = [];
   private timer?: NodeJS.Timeout;
   private flushing?: Promise<void>;
   private retryDelay = 0;
@@ -55,8 +56,11 @@ export class RequestLogWriter {
     return this.pending.length;
   }
 
-  /** Queues one row (its error text with secrets redacted); never blocks and never throws. */
-  push(row: RequestLogRow): void {
+  /**
+   * Queues one row (its error text with secrets redacted); never blocks and never throws. Its attempts
+   * and bodies stay values until their batch is written (`serialiseLogRow`).
+   */
+  push(row: QueuedLogRow): void {
     if (row.error) row.error = redactSecrets(row.error);
     this.pending.push(row);
     this.bound();
@@ -112,7 +116,8 @@ export class RequestLogWriter {
   }
 
   /** Writes a batch; returns the rows left unwritten because the store is unreachable. */
-  private async write(batch: RequestLogRow[]): Promise<RequestLogRow[]> {
+  private async write(queued: QueuedLogRow[]): Promise<QueuedLogRow[]> {
+    const batch = queued.map(serialiseLogRow);
     try {
       await this.insert(batch);
       return [];
@@ -131,7 +136,7 @@ export class RequestLogWriter {
     return [];
   }
 
-  private unreachable(err: unknown, rows: RequestLogRow[]): RequestLogRow[] {
+  private unreachable(err: unknown, rows: QueuedLogRow[]): QueuedLogRow[] {
     this.logger.warn({ err: (err as Error)?.message, backlog: this.pending.length + rows.length }, 'request log store unreachable; rows kept in memory and retried');
     return rows;
   }

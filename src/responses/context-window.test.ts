@@ -3,17 +3,19 @@ import type { ChatMessage } from '../spec/chat.js';
 import { contextWindowOf, DEFAULT_CONTEXT_WINDOW, fitToContextWindow } from './context-window.js';
 
 describe('contextWindowOf', () => {
+  // The catalogue's windows first (gpt-4-32k: 32,000; gpt-4.1: 1,000,000), the table for models it has none for.
   it.each([
     ['gpt-4', 8_192],
     ['gpt-4-0613', 8_192],
-    ['gpt-4-32k', 32_768],
+    ['gpt-4-32k', 32_000],
     ['gpt-4o-mini', 128_000],
-    ['gpt-4.1-nano', 1_047_576],
+    ['@openai-prod/gpt-4o-mini', 128_000],
+    ['gpt-4.1-nano', 1_000_000],
     ['gpt-3.5-turbo', 16_385],
     ['o3-mini', 200_000],
     ['claude-sonnet-4-20250514', 200_000],
     ['us.anthropic.claude-3-5-sonnet-20241022-v2:0', 200_000],
-    ['gemini-1.5-pro', 2_097_152],
+    ['gemini-1.5-pro', 1_000_000],
     ['gemini-2.5-flash', 1_048_576],
     ['llama2', 4_096],
     ['some-unknown-model', DEFAULT_CONTEXT_WINDOW],

@@ -2,12 +2,13 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { isObject } from '../lib/json.js';
 import type { ChatMessage } from '../spec/chat.js';
 import { loadTokenCounter, type TokenCounter } from '../lib/token-counter.js';
+import { catalogueContextWindow } from '../pricing/catalogue.js';
 
 /** Context window used for models the table does not know. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 /**
- * Known context windows (tokens), matched by the first rule whose pattern occurs in the model name
+ * Context windows (tokens) for models the price catalogue has none for, matched by the first rule whose pattern occurs in the model name
  * (lower-cased, so `anthropic.claude-…` and `us.anthropic.claude-…` Bedrock ids match too). Order matters:
  * more specific names first.
  */
@@ -29,9 +30,15 @@ const CONTEXT_WINDOWS: ReadonlyArray<[RegExp, number]> = [
   [/llama-?2/, 4_096],
 ];
 
-/** The context window of a model (tokens): the table above, else {@link DEFAULT_CONTEXT_WINDOW}. */
+/**
+ * The context window of a model (tokens): the model catalogue's (`pricing/catalogue.ts`, memoised),
+ * else the table above, else {@link DEFAULT_CONTEXT_WINDOW}. A `@slug/` provider prefix is ignored.
+ */
 export function contextWindowOf(model: string | undefined): number {
-  const m = (model ?? '').toLowerCase();
+  const name = (model ?? '').replace(/^@[^/\s]+\//, '');
+  const known = name ? catalogueContextWindow(name) : undefined;
+  if (known) return known;
+  const m = name.toLowerCase();
   for (const [pattern, window] of CONTEXT_WINDOWS) if (pattern.test(m)) return window;
   return DEFAULT_CONTEXT_WINDOW;
 }

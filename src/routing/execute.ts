@@ -12,6 +12,7 @@ import { callTarget, type TargetCall } from './call-target.js';
 import { resolveTarget, type TargetResolverDeps } from './resolve-target.js';
 import { retryDelayMs, shouldRetry } from './retry-policy.js';
 import type { CustomHostGuard } from './custom-host-guard.js';
+import { endAttemptSpan, failAttemptSpan, startAttemptSpan } from './attempt-span.js';
 
 /** A leaf call about to be made, as interceptors (cache, guardrails) see it. */
 export interface LeafCall extends TargetCall {
@@ -34,6 +35,8 @@ export interface RouterDeps extends TargetResolverDeps {
   retryBaseMs: number;
   random?: () => number;
   observeUpstream?: (provider: string, status: number, seconds: number) => void;
+  /** Fetches these secret references anew (after a provider refused a credential filled from them). */
+  refreshSecrets?: (refIds: readonly string[]) => Promise<void>;
 }
 
 /**
@@ -49,7 +52,9 @@ export class Router {
   }
 
   async route(root: CompiledNode, input: RouteInput, trace: RouteTrace): Promise<Outcome> {
-    return this.run(root, input, trace);
+    const outcome = await this.run(root, input, trace);
+    trace.answeredAt = Date.now();
+    return outcome;
   }
 
   /** A leaf's circuit as the breaker sees it now, without claiming a trial (explanations); closed without `cb_config`. */
@@ -131,8 +136,8 @@ export class Router {
     throw last ?? new GatewayError('circuit_open', undefined, { publicCode: 'circuit_open' });
   }
 
-  private async leaf(node: CompiledNode, input: RouteInput, trace: RouteTrace): Promise<Outcome> {
-    const { adapter, target, model } = resolveTarget(node, input, this.deps);
+  private async leaf(node: CompiledNode, input: RouteInput, trace: RouteTrace, secretsRefreshed = false): Promise<Outcome> {
+    const { adapter, target, model, pricing, secretRefs } = resolveTarget(node, input, this.deps);
     const endpoint = adapter.endpoints[input.endpoint];
     if (!endpoint) throw new GatewayError('invalid_request', `Provider '${adapter.name}' does not support ${input.endpoint}.`, { param: 'provider' });
     if (target.customHost) await this.deps.hostGuard.check(target.customHost);
@@ -153,9 +158,20 @@ export class Router {
     trace.provider = adapter.name;
     trace.path = node.path;
     trace.model = typeof body.model === 'string' ? body.model : trace.model;
+    trace.pricing = pricing;
     const interceptors = this.deps.interceptors;
     const dispatch = (i: number): Promise<Outcome> => (i < interceptors.length ? interceptors[i]!(call, () => dispatch(i + 1)) : this.attempts(call, adapter, trace));
-    return dispatch(0);
+    if (!secretRefs || secretsRefreshed || !this.deps.refreshSecrets) return dispatch(0);
+    try {
+      return await dispatch(0);
+    } catch (err) {
+      // A credential filled from a secret manager was refused: it may have been rotated there. Fetch the
+      // references anew once and try the target again with what they hold now.
+      const g = toGatewayError(err);
+      if (g.provider === undefined || (g.status !== 401 && g.status !== 403) || clientAborted(input)) throw g;
+      await this.deps.refreshSecrets(secretRefs);
+      return this.leaf(node, input, trace, true);
+    }
   }
 
   /** The retry loop of one leaf, with its circuit breaker and per-attempt timeout. */
@@ -166,8 +182,10 @@ export class Router {
     for (let attempt = 0; ; attempt++) {
       if (node.cb) await this.deps.circuits.admit(identity, node.cb, adapter.name);
       const started = performance.now();
+      const span = startAttemptSpan(call, adapter.name, attempt);
       try {
         const outcome = await this.withTimeout(call, timeoutMs);
+        if (span) endAttemptSpan(span, outcome);
         trace.attempts.push({ path: node.path, provider: adapter.name, status: outcome.status, ms: performance.now() - started });
         trace.retries = attempt;
         if (node.cb) await this.deps.circuits.success(identity);
@@ -175,6 +193,7 @@ export class Router {
         return outcome;
       } catch (err) {
         const g = toGatewayError(err);
+        if (span) failAttemptSpan(span, g);
         trace.attempts.push({ path: node.path, provider: adapter.name, status: g.status, ms: performance.now() - started });
         trace.retries = attempt;
         if (clientAborted(input)) throw g;

@@ -1,5 +1,6 @@
 import type { StreamAnswer } from './stream-answer.js';
 import { UNKNOWN_MEMBER, isObject, topLevelMember } from '../lib/json.js';
+import type { PricingTerms } from '../pricing/price-config.js';
 
 /** Values of `x-gateway-cache-status` (decisions.md). */
 export type CacheStatus = 'HIT' | 'SEMANTIC HIT' | 'MISS' | 'REFRESH' | 'DISABLED';
@@ -75,6 +76,10 @@ export interface RouteTrace {
   path?: string;
   retries: number;
   model?: string;
+  /** The pricing terms (multiplier, per-model prices) of the integration of the target called last, if it uses one. */
+  pricing?: PricingTerms;
   /** Every attempt made: path, status, duration. */
   attempts: Array<{ path: string; provider: string; status: number; ms: number }>;
+  /** When (epoch ms) the answer was ready to send: a JSON answer complete, a stream's upstream answer begun. */
+  answeredAt?: number;
 }

@@ -2,6 +2,8 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { ProviderAdapter, ProviderTarget } from '../providers/provider.js';
 import type { CompiledNode } from './compiled-config.js';
 import type { RouteInput } from './route-input.js';
+import type { PricingTerms } from '../pricing/price-config.js';
+import { pickMember } from '../secrets/secret-source.js';
 
 /** A stored provider credential as the hot path sees it. */
 export interface ResolvedVirtualKey {
@@ -12,14 +14,54 @@ export interface ResolvedVirtualKey {
   integrationId?: string;
   /** The integration's model list: with `allowAll` false only `enabled` models may be called; `hosts` are per-model custom hosts. */
   models?: { allowAll: boolean; enabled: ReadonlySet<string>; hosts: ReadonlyMap<string, string> };
-  /** The integration's `pricing_adjustments.multiplier`. */
-  pricingMultiplier?: number;
+  /** The integration's `pricing_adjustments.multiplier` and its models' `pricing_config` / `base_model_slug`. */
+  pricing?: PricingTerms;
+  /** The integration's `secret_mappings`: fields filled from secret references when a request uses the key. */
+  secretMappings?: readonly SecretMappingOf[];
+}
+
+/** One secret mapping as the hot path applies it: `key` or `configurations.<field>` ← a reference's value (a member of it for `json`). */
+export interface SecretMappingOf {
+  target: string;
+  refId: string;
+  format: 'string' | 'json';
+  secretKey?: string;
 }
 
 export interface TargetResolverDeps {
   getProvider(name: string): ProviderAdapter | undefined;
   /** Looks a virtual key up by id or slug within the request's workspace. */
   getVirtualKey(idOrSlug: string, workspaceId: string): ResolvedVirtualKey | undefined;
+  /**
+   * The cached value of a secret reference for a request of this workspace, read without I/O; throws
+   * 502 naming the reference when none is cached (or the reference is not usable by the workspace).
+   */
+  secretValue?(refId: string, workspaceId: string): string;
+}
+
+/** A mapped secret's value: the whole text, or for `json` the member `secretKey` (502 naming the reference when it is missing). */
+function mappedValue(m: SecretMappingOf, text: string): string {
+  if (m.format !== 'json' || !m.secretKey) return text;
+  try {
+    return pickMember(text, m.secretKey);
+  } catch (err) {
+    throw new GatewayError('provider_unreachable', `Secret reference '${m.refId}' cannot fill ${m.target}: ${(err as Error).message}.`, { param: 'secret_reference_id' });
+  }
+}
+
+/** The key and config of a virtual key with its secret mappings applied (values read from the resolver's cache). */
+function withSecrets(vk: ResolvedVirtualKey, deps: TargetResolverDeps, workspaceId: string): ResolvedVirtualKey {
+  const mappings = vk.secretMappings;
+  if (!mappings?.length) return vk;
+  let secret = vk.secret;
+  const config = { ...vk.config };
+  for (const m of mappings) {
+    if (!deps.secretValue) throw new GatewayError('provider_unreachable', `Secret reference '${m.refId}' cannot be resolved: no secret resolver is configured.`, { param: 'secret_reference_id' });
+    const value = mappedValue(m, deps.secretValue(m.refId, workspaceId));
+    if (m.target === 'key') secret = value;
+    else config[m.target.slice('configurations.'.length)] = value;
+  }
+  return { ...vk, secret, config };
 }
 
 /** Headers never forwarded to a provider, whatever `forward_headers` says. */
@@ -30,7 +72,7 @@ const NEVER_FORWARD = /^(x-gateway-|x-forwarded-|host$|connection$|content-lengt
  * virtual key (config `virtual_key`, provider `@slug`, or `x-gateway-virtual-key`), then the request's
  * `x-gateway-provider` / `Authorization` / `x-gateway-custom-host` headers.
  */
-export function resolveTarget(node: CompiledNode, input: RouteInput, deps: TargetResolverDeps): { adapter: ProviderAdapter; target: ProviderTarget; model?: string } {
+export function resolveTarget(node: CompiledNode, input: RouteInput, deps: TargetResolverDeps): { adapter: ProviderAdapter; target: ProviderTarget; model?: string; pricing?: PricingTerms; secretRefs?: readonly string[] } {
   const leaf = node.leaf!;
   let providerName = leaf.provider;
   let vkRef = leaf.virtualKey;
@@ -55,6 +97,7 @@ export function resolveTarget(node: CompiledNode, input: RouteInput, deps: Targe
     vk = deps.getVirtualKey(vkRef, input.workspaceId);
     // Unknown and another workspace's are the same answer: 404.
     if (!vk) throw new GatewayError('not_found', `Unknown virtual key or provider slug '${vkRef}' (${node.path}).`, { param: 'virtual_key' });
+    vk = withSecrets(vk, deps, input.workspaceId);
     providerName = providerName ?? vk.provider;
   }
   if (!providerName) {
@@ -74,7 +117,10 @@ export function resolveTarget(node: CompiledNode, input: RouteInput, deps: Targe
     config,
     forwardHeaders: pickForwardHeaders(input, node.forwardHeaders),
   };
-  return model === undefined ? { adapter, target } : { adapter, target, model };
+  // Pricing terms and secret references only when the provider has them (nothing is allocated otherwise).
+  if (!vk?.pricing && !vk?.secretMappings?.length) return model === undefined ? { adapter, target } : { adapter, target, model };
+  const extra = { ...(vk.pricing ? { pricing: vk.pricing } : {}), ...(vk.secretMappings?.length ? { secretRefs: vk.secretMappings.map((m) => m.refId) } : {}) };
+  return model === undefined ? { adapter, target, ...extra } : { adapter, target, model, ...extra };
 }
 
 /** `@<slug>/<model>`: the provider slug and the model sent upstream. */

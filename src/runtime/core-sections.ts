@@ -7,7 +7,9 @@ import { compileConfig } from '../routing/compile-config.js';
 import type { CompiledConfig } from '../routing/compiled-config.js';
 import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
 import type { Logger } from '../observability/logger.js';
+import type { ModelPricing, PricingTerms } from '../pricing/price-config.js';
 import { isSealed, type SecretBox } from '../lib/secret-box.js';
+import { openCredentialSettings } from '../lib/credential-settings.js';
 import type { AuthKey, RequestDefaults } from './snapshot.js';
 import { listAuthKeyRowsPage, type AuthKeyRow } from './key-grants.js';
 import type { RuntimeSection } from './runtime-section.js';
@@ -114,7 +116,7 @@ export function requestDefaultsOf(k: Pick<AuthKeyRow, 'defaults' | 'workspaceDef
 function addApiKey(into: PartitionedMapBuilder<AuthKey>, k: AuthKeyRow): void {
   const partition = k.workspace_id ?? '';
   const defaults = requestDefaultsOf(k);
-  const auth: AuthKey = { id: k.id, organisationId: k.organisation_id, workspaceId: k.workspace_id, type: k.type, scopes: k.scopes, expiresAt: k.expires_at, name: k.name, defaults, ...(k.grant ? { user: k.grant } : {}) };
+  const auth: AuthKey = { id: k.id, organisationId: k.organisation_id, workspaceId: k.workspace_id, type: k.type, scopes: k.scopes, expiresAt: k.expires_at, name: k.name, defaults, ...(k.grant ? { user: k.grant } : {}), ...(k.logBodies ? { logBodies: true } : {}) };
   into.add(partition, k.key_hash, auth);
   // After a rotation the previous value stays valid for the transition: at most two values map to the
   // key, and the previous one's expiry is the transition's end, so the auth hook's expiry comparison
@@ -145,7 +147,25 @@ function openSecret(v: VirtualKey, secrets: SecretBox | undefined, logger: Logge
 /** A provider with its own secret and config. */
 function resolveOwn(v: VirtualKey, secrets: SecretBox | undefined, logger: Logger): ResolvedVirtualKey | undefined {
   const secret = openSecret(v, secrets, logger);
-  return secret === undefined ? undefined : { provider: v.provider, secret, config: v.config };
+  if (secret === undefined) return undefined;
+  if (!secrets) return { provider: v.provider, secret, config: v.config };
+  try {
+    return { provider: v.provider, secret, config: openCredentialSettings(secrets, `${v.id}:config`, v.config) };
+  } catch (err) {
+    logger.warn({ virtualKeyId: v.id, err: (err as Error).message }, 'virtual key config credentials do not open; key skipped');
+    return undefined;
+  }
+}
+
+/** The integration's pricing terms (multiplier, per-model overrides and base models), when it has any. */
+function pricingTermsOf(i: Integration): { pricing?: PricingTerms } {
+  const models = new Map<string, ModelPricing>();
+  for (const m of i.models ?? []) {
+    if (!m.pricing_config && !m.base_model_slug) continue;
+    models.set(m.slug, { ...(m.pricing_config ? { override: m.pricing_config } : {}), ...(m.base_model_slug ? { baseModel: m.base_model_slug } : {}) });
+  }
+  if (!i.pricing_adjustments && models.size === 0) return {};
+  return { pricing: { ...(i.pricing_adjustments ? { multiplier: i.pricing_adjustments.multiplier } : {}), ...(models.size ? { models } : {}) } };
 }
 
 /**
@@ -179,7 +199,10 @@ function resolveThroughIntegration(v: VirtualKey, i: Integration | undefined, se
     config: { ...i.configurations, ...sealedSettings, ...v.config },
     integrationId: i.id,
     ...(models ? { models } : {}),
-    ...(i.pricing_adjustments ? { pricingMultiplier: i.pricing_adjustments.multiplier } : {}),
+    ...pricingTermsOf(i),
+    ...(i.secret_mappings.length
+      ? { secretMappings: i.secret_mappings.map((m) => ({ target: m.target_field, refId: m.secret_reference_id, format: m.value_format ?? 'string', ...(m.secret_key ? { secretKey: m.secret_key } : {}) })) }
+      : {}),
   };
 }
 

@@ -13,6 +13,8 @@ export interface AuthKeyRow extends ApiKeyRecord {
   grant?: KeyUser;
   /** Request defaults of the key's workspace, when it has any. */
   workspaceDefaults?: WorkspaceDefaults;
+  /** The effective `log_bodies` setting of the key's workspace (its own, else the organisation's). */
+  logBodies?: boolean;
 }
 
 /**
@@ -39,6 +41,7 @@ export async function listAuthKeyRowsPage(store: Store, p: RuntimePage): Promise
     const wsSettings = ws ? (JSON.parse(ws.settings) as Record<string, unknown>) : undefined;
     const row: AuthKeyRow = { ...k };
     if (ws?.defaults) row.workspaceDefaults = JSON.parse(ws.defaults) as WorkspaceDefaults;
+    if (effectiveSetting('log_bodies', wsSettings, organisations.get(k.organisation_id)).value === true) row.logBodies = true;
     if (k.user_id) {
       const user = users.get(k.user_id);
       if (!user || user.status !== 'active' || user.organisation_id !== k.organisation_id) continue;

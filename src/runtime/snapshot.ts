@@ -29,8 +29,14 @@ export interface AuthKey {
   defaults?: RequestDefaults;
   /** The user of a `workspace-user` key and what its roles allow in the key's workspace. */
   user?: KeyUser;
+  /** The workspace's effective `log_bodies` setting: request and response bodies go into the request log. */
+  logBodies?: boolean;
   /** Set on the facts a console session acts with (`id` is the session's id; never in `apiKeysByHash`). */
   session?: boolean;
+  /** Set on the facts a JWT acts with (`id` is its subject; never in `apiKeysByHash`). */
+  jwt?: boolean;
+  /** A JWT's subject (`sub`, else `email`): the user its requests are attributed to in logs. */
+  subject?: string;
 }
 
 /**

@@ -23,6 +23,8 @@ import { redactGatewayKeyPrefix } from '../lib/redact-secrets.js';
 
 import { installRouteGuard } from '../control-plane/resource/route-guard.js';
 import { documentRoute } from './openapi/document-route.js';
+import { registerConsole } from '../console/serve-console.js';
+import { startRequestSpan } from './request-span.js';
 
 /** Served without a credential: probes, the OpenAPI document, and console login (its body carries the key). */
 const PUBLIC = ['/health', '/metrics', '/openapi.json', '/v1/auth/login'];
@@ -80,9 +82,13 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     const headers = request.headers;
     for (const name in headers) if (name.startsWith('x-forwarded-')) delete headers[name];
     const incomingTrace = request.headers['x-gateway-trace-id'];
-    const traceId = typeof incomingTrace === 'string' && incomingTrace.length > 0 && incomingTrace.length <= 128 ? incomingTrace : randomUUID();
+    const span = deps.tracing && request.url.startsWith('/v1/') ? startRequestSpan(deps.tracing, request, reply) : undefined;
+    const own = typeof incomingTrace === 'string' && incomingTrace.length > 0 && incomingTrace.length <= 128 ? incomingTrace : undefined;
+    // Traced: a request that joined a trace (`traceparent`), or named none of its own, is known by the OpenTelemetry trace id.
+    const traceId = span && (request.headers.traceparent !== undefined || own === undefined) ? span.traceId : (own ?? randomUUID());
     // No tenant yet: only authentication sets the organisation and workspace, from the key.
     request.gw = new HttpRequestContext(request.id, traceId, Date.now());
+    if (span) request.gw.span = span;
     reply.header('x-gateway-request-id', request.id);
     reply.header('x-gateway-trace-id', traceId);
     done();
@@ -108,6 +114,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerRerank(app, deps);
   registerModels(app, deps);
   registerAdminRoutes(app, deps);
+  registerConsole(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

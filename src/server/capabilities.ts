@@ -9,6 +9,9 @@ import { messagesCapability } from '../messages/messages-capability.js';
 import { filesCapability } from '../files/files-capability.js';
 import { batchesCapability } from '../batches/batches-capability.js';
 import { fineTuningCapability } from '../fine-tuning/fine-tuning-capability.js';
+import { agentsCapability } from '../agents/agents-capability.js';
+import { identityCapability } from '../control-plane/identity/identity-capability.js';
+import { mcpCapability } from '../mcp/mcp-capability.js';
 
 /**
  * The capabilities of the gateway, in order: their hooks run in this order before routing, and
@@ -25,4 +28,7 @@ export const CAPABILITIES: Capability[] = [
   filesCapability(), // routes only: /v1/files, forwarded to a provider's Files API or stored by the gateway
   batchesCapability(), // /v1/batches and the background worker running gateway-managed batches through the data plane
   fineTuningCapability, // routes only: /v1/fine_tuning/jobs, forwarded to a provider's tuning API
+  agentsCapability, // /v1/agents/{slug}, the A2A proxy: runs the request-level hooks above (limits), then relays to the agent server
+  identityCapability, // JWT verifiers (a runtime section the auth hook reads), SSO and SCIM routes
+  mcpCapability, // /v1/mcp/{slug}/mcp: MCP clients proxied to upstream MCP servers; tool calls run the hooks above (limits) and are logged
 ];

@@ -23,8 +23,14 @@ import type { GatewayDeps } from '../gateway/deps.js';
 import type { Capability, CapabilityParts, CoreDeps } from '../gateway/capability.js';
 import { CAPABILITIES } from './capabilities.js';
 import { loadSecretBox } from '../lib/secret-box.js';
+import { readFileSync } from 'node:fs';
+import { SecretResolver, secretUnavailable } from '../secrets/secret-resolver.js';
+import { SECRET_REFERENCES_SECTION, secretReferencesSection, type SecretReferencesSection } from '../runtime/secret-references-section.js';
+import { sectionOf } from '../runtime/snapshot.js';
 import { sealStoredSecrets } from '../store/seal-stored-secrets.js';
 import { Scheduler } from '../lib/scheduler.js';
+import { logRetentionJob } from '../observability/log-retention.js';
+import { loadTracing } from '../observability/load-tracing.js';
 import { KeyUsage } from '../control-plane/resources/api-keys/key-usage.js';
 import { scheduledRotationJob } from '../control-plane/resources/api-keys/scheduled-rotation.js';
 
@@ -79,9 +85,25 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     fixedOrigins: fixedProviderOrigins(),
   });
   const runtime = new Runtime(store, state.pubsub, logger, tenant, undefined, secrets);
+  const hostGuard = new CustomHostGuard(http.outbound);
+  const secretResolver = new SecretResolver({
+    context: { lookup: http.outbound.lookup, checkUrl: (url) => hostGuard.check(url), ca: settings.secretManagerCaFile ? readFileSync(settings.secretManagerCaFile, 'utf8') : undefined, timeoutMs: settings.upstreamConnectTimeoutMs },
+    ttlMs: settings.secretCacheTtlMs,
+    now: () => clock.now(),
+    logger,
+  });
+  runtime.register(secretReferencesSection(secrets, secretResolver, logger));
+  const secretSource = (refId: string) => sectionOf<SecretReferencesSection>(runtime.current, SECRET_REFERENCES_SECTION)?.byId.get(refId);
   const targets: TargetResolverDeps = {
     getProvider,
     getVirtualKey: (idOrSlug, workspaceId) => runtime.current.virtualKeys.get(`${workspaceId}:${idOrSlug}`),
+    secretValue(refId, workspaceId) {
+      const source = secretSource(refId);
+      if (!source || (!source.allowAllWorkspaces && !source.allowedWorkspaces.includes(workspaceId))) throw secretUnavailable({ id: refId, name: refId }, 'the reference does not exist or is not shared with this workspace');
+      const value = secretResolver.peek(source);
+      if (value === undefined) throw secretUnavailable(source, secretResolver.lastError(refId) ?? 'its value has not been fetched yet; try again shortly');
+      return value;
+    },
   };
   const core: CoreDeps = { settings, store, state, runtime, http, clock, logger, metrics, targets };
   const parts: CapabilityParts[] = [];
@@ -97,7 +119,13 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     http,
     clock,
     circuits: new CircuitBreaker(state.circuits, () => clock.now(), degraded('circuit-state')),
-    hostGuard: new CustomHostGuard(http.outbound),
+    hostGuard,
+    async refreshSecrets(refIds) {
+      for (const id of refIds) {
+        const source = secretSource(id);
+        if (source) await secretResolver.resolve(source, { fresh: true }).catch(() => undefined);
+      }
+    },
     interceptors: parts.flatMap((p) => p.interceptors ?? []),
     retryBaseMs: settings.retryBaseMs,
     observeUpstream: (provider, status, seconds) => metrics.observeUpstream(provider, status, seconds),
@@ -121,6 +149,8 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     publicPaths: parts.flatMap((p) => p.publicPaths ?? []),
     secrets,
     keyUsage,
+    secretResolver,
+    tracing: await loadTracing(settings.tracing),
   };
   const app = await buildApp(deps);
   for (const p of parts) p.routes?.(app, deps);
@@ -130,6 +160,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
   scheduler.add(scheduledRotationJob({ store, runtime, secrets, apiKeyPrefix: settings.apiKeyPrefix, now }, settings.schedulerIntervalMs));
   const lastUsed = keyUsage.job(store, now, Math.min(LAST_USED_FLUSH_MS, settings.schedulerIntervalMs));
   scheduler.add(lastUsed);
+  if (settings.logRetentionDays > 0) scheduler.add(logRetentionJob(store.db, settings.logRetentionDays, now, settings.schedulerIntervalMs));
   scheduler.start();
   let closed = false;
   return {
@@ -146,6 +177,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
       await scheduler.runNow(lastUsed);
       runtime.stop();
       await deps.logs.flush();
+      await deps.tracing?.shutdown();
       if (deps.logs.backlog > 0) logger.warn({ rows: deps.logs.backlog }, 'request log rows not written at shutdown: the store is unreachable');
       await http.close();
       await state.close();

@@ -138,6 +138,39 @@ export interface IntegrationsTable {
   updated_at: number;
 }
 
+/** An A2A agent server of a workspace (migration 0023). */
+export interface AgentServersTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string;
+  slug: string;
+  url: string;
+  headers_sealed: string;
+  header_hints: string;
+  skills_allow: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A secret reference (migration 0025): where a secret lives in an external manager, `auth_config` sealed. */
+export interface SecretReferencesTable {
+  id: string;
+  organisation_id: string;
+  name: string;
+  slug: string;
+  manager_type: string;
+  auth_ciphertext: string;
+  auth_hint: string;
+  secret_path: string;
+  secret_key: string | null;
+  allow_all_workspaces: number;
+  allowed_workspaces: string;
+  status: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface RequestLogsTable {
   id: string;
   organisation_id: string;
@@ -165,6 +198,20 @@ export interface RequestLogsTable {
   error: string | null;
   hook_results: string | null;
   created_at: number;
+  /** JSON: the unit prices `cost` was computed with (`pricing/price-usage.ts` UnitPrices); null when none applied. */
+  unit_prices?: string | null;
+  /** Cache reads, cache writes (parts of `prompt_tokens`) and reasoning tokens (part of `completion_tokens`); 0 when absent (migration 0024 defaults). */
+  cached_tokens?: number;
+  cache_write_tokens?: number;
+  reasoning_tokens?: number;
+  /** Every attempt of the route, JSON `[{target_path, provider, status, latency_ms}]` (null before migration 0021). */
+  attempts?: string | null;
+  /** From the request's arrival to the answer's first byte (its headers), ms. */
+  ttfb_ms?: number | null;
+  /** The request body, secrets redacted, when the workspace's `log_bodies` is on. */
+  request_body?: string | null;
+  /** The answer body (a stream's chunks), secrets redacted, when the workspace's `log_bodies` is on. */
+  response_body?: string | null;
 }
 
 /** A monotonically increasing counter bumped by every control-plane write (replicas poll it). */
@@ -214,6 +261,8 @@ export interface UsageLimitPoliciesTable {
   conditions: string;
   group_by: string;
   status: string;
+  /** `api_key:<id>` / `workspace:<id>` for a policy made by inline `usage_limits` (migration 0026). */
+  owner?: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -376,6 +425,57 @@ export interface SessionsTable {
   revoked_at: number | null;
 }
 
+export type { JwtSettingsTable, ScimTokensTable, ScimUsersTable, ScimGroupsTable, ScimGroupMembersTable, ScimWorkspaceMappingsTable } from './schema-identity.js';
+import type { JwtSettingsTable, ScimTokensTable, ScimUsersTable, ScimGroupsTable, ScimGroupMembersTable, ScimWorkspaceMappingsTable } from './schema-identity.js';
+/** MCP integrations (migration 0022): an upstream MCP server, its transport and sealed headers. */
+export interface McpIntegrationsTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string | null;
+  name: string;
+  slug: string;
+  url: string;
+  transport: string;
+  auth_type: string;
+  headers_ciphertext: string;
+  header_hints: string;
+  /** Migration 0028: OAuth settings (JSON) and the sealed client secret. */
+  oauth: string;
+  oauth_secret_ciphertext: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** MCP servers (migration 0022): an integration exposed in a workspace, with its tool filter. */
+export interface McpServersTable {
+  id: string;
+  organisation_id: string;
+  workspace_id: string;
+  name: string;
+  slug: string;
+  mcp_integration_id: string;
+  tools: string;
+  default_user_access: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** MCP client sessions (migration 0022), shared by every replica. */
+export interface McpSessionsTable {
+  id: string;
+  server_id: string;
+  workspace_id: string;
+  key_id: string;
+  user_id: string | null;
+  upstream_session_id: string | null;
+  protocol_version: string;
+  initialize_params: string;
+  created_at: number;
+  last_used_at: number;
+}
+export type { SsoSettingsTable, SsoLoginsTable } from './schema-sso.js';
+import type { SsoSettingsTable, SsoLoginsTable } from './schema-sso.js';
+
 export interface Database {
   organisations: OrganisationsTable;
   workspaces: WorkspacesTable;
@@ -384,6 +484,7 @@ export interface Database {
   config_versions: ConfigVersionsTable;
   virtual_keys: VirtualKeysTable;
   integrations: IntegrationsTable;
+  secret_references: SecretReferencesTable;
   request_logs: RequestLogsTable;
   runtime_version: RuntimeVersionTable;
   runtime_changes: RuntimeChangesTable;
@@ -403,6 +504,33 @@ export interface Database {
   users: UsersTable;
   workspace_members: WorkspaceMembersTable;
   sessions: SessionsTable;
+  agent_servers: AgentServersTable;
+  jwt_settings: JwtSettingsTable;
+  scim_tokens: ScimTokensTable;
+  scim_users: ScimUsersTable;
+  scim_groups: ScimGroupsTable;
+  scim_group_members: ScimGroupMembersTable;
+  scim_workspace_mappings: ScimWorkspaceMappingsTable;
+  mcp_integrations: McpIntegrationsTable;
+  mcp_servers: McpServersTable;
+  mcp_sessions: McpSessionsTable;
+  sso_settings: SsoSettingsTable;
+  sso_logins: SsoLoginsTable;
+  mcp_connections: McpConnectionsTable;
 }
 
 export type { Generated };
+
+/** Per-user upstream OAuth connections of MCP integrations (migration 0028): tokens sealed. */
+export interface McpConnectionsTable {
+  id: string;
+  organisation_id: string;
+  mcp_integration_id: string;
+  user_id: string;
+  access_token_ciphertext: string;
+  refresh_token_ciphertext: string;
+  expires_at: number | null;
+  scopes: string;
+  connected_at: number;
+  updated_at: number;
+}

@@ -1,5 +1,6 @@
 import type { Store } from './store.js';
 import { isSealed, type SecretBox } from '../lib/secret-box.js';
+import { hasPlainCredentials, sealCredentialSettings } from '../lib/credential-settings.js';
 
 /** A table column holding a credential sealed by the secret box with the row id as context. */
 interface SealedColumn {
@@ -39,6 +40,19 @@ export async function sealStoredSecrets(store: Store, box: SecretBox): Promise<n
           .executeTakeFirst();
         sealed += Number(result.numUpdatedRows);
       }
+    }
+    // Credential-like values inside a virtual key's `config` (`aws_secret_access_key` …), sealed one by one.
+    const configs = await trx.selectFrom('virtual_keys').select(['id', 'config']).execute();
+    for (const r of configs) {
+      const config = JSON.parse(r.config) as Record<string, unknown>;
+      if (!hasPlainCredentials(config)) continue;
+      const result = await trx
+        .updateTable('virtual_keys')
+        .set({ config: JSON.stringify(sealCredentialSettings(box, `${r.id}:config`, config)) })
+        .where('id', '=', r.id)
+        .where('config', '=', r.config)
+        .executeTakeFirst();
+      sealed += Number(result.numUpdatedRows);
     }
     return sealed;
   });

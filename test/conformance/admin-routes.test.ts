@@ -14,7 +14,7 @@ type Json = Record<string, any>;
  * A valid create and update body per declared resource (and the body of each custom write action
  * that needs one, by verb): a resource without one fails the suite.
  */
-const SAMPLES: Record<string, { create?: () => Json; update?: Json; /** A read-only resource's row, stored directly (its id). */ seed?: (gw: TestGateway) => Promise<string>; actions?: Record<string, Json>; /** A write action's status on a fresh row when not 200 (then it writes no audit row). */ refused?: Record<string, number> }> = {
+const SAMPLES: Record<string, { create?: () => Json; update?: Json; /** A read-only resource's row, stored directly (its id). */ seed?: (gw: TestGateway) => Promise<string>; actions?: Record<string, Json>; /** A write action's status on a fresh row when not 200 (then it writes no audit row). */ refused?: Record<string, number>; /** Organisation owners and admins only: a workspace key is refused the list (403) rather than shown none. */ organisationAdminsOnly?: boolean }> = {
   // A fresh key has no pending value: reveal is 404 (its 200 is tested in test/e2e/control-plane/api-key-lifecycle.test.ts).
   api_key: { create: () => ({ name: `k-${randomId(6)}`, scopes: ['configs.read'] }), update: { name: 'renamed' }, refused: { reveal: 404 } },
   config: { create: () => ({ name: `c-${randomId(6)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } }), update: { name: 'renamed' } },
@@ -35,6 +35,17 @@ const SAMPLES: Record<string, { create?: () => Json; update?: Json; /** A read-o
     update: { name: 'renamed' },
     actions: { update_models: { allow_all_models: false, models: [{ slug: 'gpt-4o', enabled: true }] }, update_workspaces: { workspaces: [] } },
   },
+  scim_token: { create: () => ({}), organisationAdminsOnly: true },
+  scim_workspace_mapping: { create: () => ({ workspace_id: 'default', role: 'member', scim_group_name: `g-${randomId(6)}` }), organisationAdminsOnly: true },
+  agent_server: { create: () => ({ name: `a-${randomId(6)}`, url: 'http://127.0.0.1:9/agent', headers: { authorization: 'Bearer agent-server-secret' } }), update: { name: 'renamed' } },
+  mcp_integration: { create: () => ({ name: `m-${randomId(6)}`, url: 'http://127.0.0.1:9/mcp', workspace_id: 'default', headers: { 'x-token': 'mcp-header-secret' } }), update: { name: 'renamed' } },
+  // Uses the organisation-level integration made in beforeAll.
+  mcp_server: { create: () => ({ name: `s-${randomId(6)}`, mcp_integration_id: 'conformance-mcp' }), update: { name: 'renamed' } },
+  // `test` reaches no Vault here (connection refused): it answers 200 `{ok: false}` and writes nothing.
+  secret_reference: {
+    create: () => ({ name: `s-${randomId(6)}`, manager_type: 'hashicorp_vault', auth_config: { vault_addr: 'http://127.0.0.1:9', token: 'hvs.conformance-token' }, secret_path: 'llm/key' }),
+    update: { name: 'renamed' },
+  },
 };
 
 /** Stores one request-log row of the default workspace (a service key's request); returns its id. */
@@ -44,6 +55,7 @@ async function seedLog(gw: TestGateway): Promise<string> {
   await insertRequestLogs(gw.gateway.deps.store, [{
     id, organisation_id: rt.defaultOrganisationId, workspace_id: rt.defaultWorkspaceId, api_key_id: null, user_id: null, trace_id: 't', endpoint: 'chat', provider: 'openai', model: 'm', status: 200, stream: 0,
     cache_status: null, config_id: null, prompt_id: null, target_path: null, retry_count: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0, latency_ms: 1, metadata: '{}', error: null, hook_results: null, created_at: Date.now(),
+    unit_prices: null, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0,
   }]);
   return id;
 }
@@ -129,6 +141,7 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
     const b = await call('POST', '/v1/api-keys', gw.adminKey, { name: 'ws-b', type: 'workspace-service', workspace_id: wsB, scopes: ['*'] });
     expect(b.status).toBe(201);
     otherWorkspaceKey = b.body.key;
+    expect((await call('POST', '/v1/mcp-integrations', gw.adminKey, { name: 'conformance', slug: 'conformance-mcp', url: 'http://127.0.0.1:9/mcp' })).status).toBe(201);
   });
   afterAll(async () => {
     await gw?.close();
@@ -180,6 +193,11 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
           if (res.pathWorkspace !== undefined) {
             // The collection itself belongs to a workspace out of reach.
             expect(list.status).toBe(404);
+            continue;
+          }
+          if (sample.organisationAdminsOnly) {
+            // Both other keys are workspace keys: refused outright, which shows them nothing either.
+            expect(list.status).toBe(403);
             continue;
           }
           expect(list.status).toBe(200);

@@ -4,7 +4,7 @@ import { ensureDefaultTenant, listWorkspaces } from '../../src/store/repos/organ
 import { claimScheduledRotation, getApiKey, insertApiKey, listActiveApiKeys, listApiKeys, listDueRotations, rotateApiKey, takePendingKey, touchApiKeys, updateApiKey, type ApiKeyRecord } from '../../src/store/repos/api-keys.js';
 import { archiveConfig, getConfig, insertConfig, listConfigs, listConfigVersions, updateConfig } from '../../src/store/repos/configs.js';
 import { getVirtualKey, insertVirtualKey, listVirtualKeys, updateVirtualKey } from '../../src/store/repos/virtual-keys.js';
-import { getRequestLog, insertRequestLogs, listRequestLogs, type LogViewer } from '../../src/store/repos/request-logs.js';
+import { deleteRequestLogsBefore, getRequestLog, insertRequestLogs, listRequestLogs, readRequestLogPage, type LogCursor, type LogViewer } from '../../src/store/repos/request-logs.js';
 
 /** A reader of the request log who sees every row and field. */
 const viewer: LogViewer = { userId: null, visibility: { rows: 'all', metadata: true } };
@@ -163,6 +163,8 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
       id: uuid(), organisation_id: org, workspace_id: ws, api_key_id: null, user_id: null, trace_id: 't1', endpoint: 'chat', provider: 'openai', model: 'm', status: 200, stream: 1,
       cache_status: 'MISS', config_id: null, prompt_id: null, target_path: 'config', retry_count: 0, prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cost: 0.5,
       latency_ms: 12, metadata: '{}', error: null, hook_results: null, created_at: 1_800_000_000_000,
+      unit_prices: '{"input_mtok":2.5,"output_mtok":10,"multiplier":1,"source":"catalogue"}', cached_tokens: 1, cache_write_tokens: 0, reasoning_tokens: 1,
+      attempts: '[{"target_path":"config","provider":"openai","status":200,"latency_ms":11}]', ttfb_ms: 7, request_body: null, response_body: null,
     };
     await insertRequestLogs(h.store, [row, { ...row, id: uuid(), trace_id: 't2' }]);
     const logs = await listRequestLogs(h.store.db, scope(), viewer, { traceId: 't1' }, { limit: 10, offset: 0 });
@@ -174,12 +176,27 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
     const stored = await listRequestLogs(h.store.db, scope(), viewer, { traceId: 'batch' }, { limit: 100, offset: 0 });
     expect(stored.total).toBe(75);
     expect([...stored.rows].sort((a, b) => a.latency_ms - b.latency_ms)).toEqual(batch);
+    // Keyset pages walk the same rows newest first, none twice.
+    const walked: string[] = [];
+    let cursor: LogCursor | null = null;
+    for (;;) {
+      const page = await readRequestLogPage(h.store.db, scope(), viewer, { traceId: 'batch' }, cursor, 20);
+      walked.push(...page.map((r) => r.model!));
+      if (page.length < 20) break;
+      cursor = { createdAt: page[page.length - 1]!.created_at, id: page[page.length - 1]!.id };
+    }
+    expect(walked).toEqual(batch.map((r) => r.model).reverse());
+    // Retention deletes in bounded statements: the oldest first, at most `limit` each.
+    expect(await deleteRequestLogsBefore(h.store.db, row.created_at + 30, 25)).toBe(25);
+    expect(await deleteRequestLogsBefore(h.store.db, row.created_at + 30, 25)).toBe(7);
+    expect((await listRequestLogs(h.store.db, scope(), viewer, { traceId: 'batch' }, { limit: 100, offset: 0 })).total).toBe(45);
   });
 
   it('request logs: reads are limited to the tenant scope and to what the viewer may see, on list and by id', async () => {
     const base = {
       organisation_id: org, workspace_id: ws, api_key_id: null, trace_id: 'vis', endpoint: 'chat', provider: 'openai', model: 'm', status: 200, stream: 0, cache_status: null, config_id: null, prompt_id: null,
       target_path: null, retry_count: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0, latency_ms: 1, metadata: '{"team":"a"}', error: null, hook_results: null, created_at: 1_800_000_000_000,
+      unit_prices: null, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0,
     };
     const mine = { ...base, id: uuid(), user_id: 'u1' };
     const theirs = { ...base, id: uuid(), user_id: 'u2', created_at: base.created_at + 1 };

@@ -72,6 +72,7 @@ export function sessionKeyFor(s: LiveSession, snapshot: RuntimeSnapshot, request
     ...(defaults ? { defaults } : {}),
     user: { id: s.userId, organisationRole, workspaceRole, permissions, visibility },
     session: true,
+    ...(effectiveSetting('log_bodies', ws?.settings, s.organisationSettings).value === true ? { logBodies: true } : {}),
   };
   s.keys.set(cacheKey, key);
   return key;

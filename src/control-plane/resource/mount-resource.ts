@@ -95,6 +95,11 @@ async function loadWritable<R>(res: Resource<R>, ctx: ResourceContext, id: strin
   return record;
 }
 
+function emptyBody(request: FastifyRequest, _reply: unknown, done: () => void): void {
+  request.body ??= {};
+  done();
+}
+
 /**
  * Turns a declared resource into its routes, for each of its paths: `POST` (201), `GET` list (paged,
  * `total`), `GET /:id`, `PUT /:id`, `DELETE /:id` (the writes only when declared: a read-only resource
@@ -113,13 +118,17 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
   const context = (request: FastifyRequest, workspaceRequest: unknown) => contextOf(deps, request, workspaceRequest, res.pathWorkspace);
   const idOf = (params: Record<string, string>): string => params[idParam]!;
   const listItem = res.listItem ?? { schema: res.schemas.answer, present: (r: R) => res.present(r) };
-  const ListQuery: TObject = Type.Object({ ...PageQuery, workspace_id: Type.Optional(Type.String()), ...res.schemas.listQuery.properties }, { additionalProperties: false });
+  // A list query may take members by pattern (`metadata.<key>` of the logs), still refusing any other.
+  const patternProperties = (res.schemas.listQuery as { patternProperties?: Record<string, TSchema> }).patternProperties;
+  const ListQuery: TObject = Type.Object({ ...PageQuery, workspace_id: Type.Optional(Type.String()), ...res.schemas.listQuery.properties }, { additionalProperties: false, ...(patternProperties ? { patternProperties } : {}) });
   const { create, update } = res;
   const write = res.permissions.write;
   const remove = res.repo.remove?.bind(res.repo);
   for (const base of res.paths) {
     if (write && create && res.schemas.create) {
-      typed.post(base, { config: { permission: write }, schema: { ...withBase, body: res.schemas.create, tags, summary: `Create ${res.noun.one}`, response: answers(201, res.schemas.created ?? res.schemas.answer) } }, async (request, reply) => {
+      // An optional create body (`Type.Optional`) may be left out: it is validated as `{}`.
+      const optionalCreate = Type.IsOptional(res.schemas.create) ? { preValidation: emptyBody } : {};
+      typed.post(base, { config: { permission: write }, ...optionalCreate, schema: { ...withBase, body: res.schemas.create, tags, summary: `Create ${res.noun.one}`, response: answers(201, res.schemas.created ?? res.schemas.answer) } }, async (request, reply) => {
         const ctx = context(request, request.body);
         const out = await inTransaction(res, ctx, 'create', (c) => create(c, request.body));
         return reply.code(201).send(out.answer ?? res.present(out.record));

@@ -12,6 +12,33 @@ import { workspacesResource } from './workspaces/workspaces.resource.js';
 import { workspaceMembersResource } from './workspaces/workspace-members.resource.js';
 import { logsResource } from './logs/logs.resource.js';
 import { integrationsResource } from './integrations/integrations.resource.js';
+import { agentServersResource } from './agent-servers/agent-servers.resource.js';
+import { scimTokensResource } from '../identity/scim/scim-tokens.resource.js';
+import { scimMappingsResource } from '../identity/scim/scim-mappings.resource.js';
+import { mcpIntegrationsResource } from './mcp-integrations/mcp-integrations.resource.js';
+import { mcpServersResource } from './mcp-servers/mcp-servers.resource.js';
+import { secretReferencesResource } from './secret-references/secret-references.resource.js';
 
-/** Every declared admin resource: mounted by `registerAdminRoutes`, walked by the conformance suite. */
-export const ADMIN_RESOURCES: ReadonlyArray<Resource<unknown>> = [apiKeysResource, configsResource, virtualKeysResource, guardrailsResource, rateLimitPoliciesResource, usageLimitPoliciesResource, promptPartialsResource, promptsResource, workspacesResource, workspaceMembersResource, usersResource, logsResource, integrationsResource];
+/** Every declared admin resource: mounted by `registerAdminRoutes`, walked by the conformance suite. One a line. */
+export const ADMIN_RESOURCES: ReadonlyArray<Resource<unknown>> = [
+  apiKeysResource,
+  configsResource,
+  virtualKeysResource,
+  guardrailsResource,
+  rateLimitPoliciesResource,
+  usageLimitPoliciesResource,
+  promptPartialsResource,
+  promptsResource,
+  workspacesResource,
+  workspaceMembersResource,
+  usersResource,
+  logsResource,
+  integrationsResource,
+  agentServersResource,
+  scimTokensResource,
+  scimMappingsResource,
+  mcpIntegrationsResource,
+  mcpServersResource,
+  secretReferencesResource,
+];
+

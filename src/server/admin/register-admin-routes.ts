@@ -5,6 +5,10 @@ import { ADMIN_RESOURCES } from '../../control-plane/resources/index.js';
 import { registerAuditLogRoutes } from '../../control-plane/resources/audit-logs/audit-logs-route.js';
 import { registerOrganisationRoutes } from '../../control-plane/resources/organisation/organisation-routes.js';
 import { registerSessionRoutes } from '../../control-plane/identity/session-routes.js';
+import { registerAgentCardRoute } from '../../control-plane/resources/agent-servers/agent-card-route.js';
+import { registerLogsTailRoute } from '../../control-plane/resources/logs/logs-tail-route.js';
+import { registerLogExportRoute } from '../../control-plane/resources/logs/log-export-route.js';
+import { registerAnalyticsRoutes } from '../../control-plane/resources/analytics/analytics-routes.js';
 
 /** Every control-plane route: the declared resources, then the hand-written routes. */
 export function registerAdminRoutes(app: FastifyInstance, deps: GatewayDeps): void {
@@ -12,4 +16,8 @@ export function registerAdminRoutes(app: FastifyInstance, deps: GatewayDeps): vo
   registerAuditLogRoutes(app, deps);
   registerOrganisationRoutes(app, deps);
   registerSessionRoutes(app, deps);
+  registerAgentCardRoute(app, deps);
+  registerLogsTailRoute(app, deps);
+  registerLogExportRoute(app, deps);
+  registerAnalyticsRoutes(app, deps);
 }

@@ -6,17 +6,27 @@ import type { ModelInfo } from '../../spec/models.js';
 import type { ProviderAdapter, ProviderTarget } from '../../providers/provider.js';
 import { compileConfig } from '../../routing/compile-config.js';
 import type { CompiledNode } from '../../routing/compiled-config.js';
-import { resolveTarget } from '../../routing/resolve-target.js';
 import type { RouteInput } from '../../routing/route-input.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { requestDefaults } from '../../data-plane/request-defaults.js';
 import { readGatewayHeaders } from '../../data-plane/read-gateway-headers.js';
 import { resolveConfig } from '../../data-plane/resolve-config.js';
+import { resolveTarget, type ResolvedVirtualKey } from '../../routing/resolve-target.js';
+import { catalogueModel, catalogueModelsOf } from '../../pricing/catalogue.js';
+import { listPrice, type UnitPrices } from '../../pricing/price-usage.js';
+import type { PricingTerms } from '../../pricing/price-config.js';
+import { PageQuery, pageOf } from '../../control-plane/resource/paging.js';
+import { principalOf, tenantScope } from '../../control-plane/resource/authorize.js';
 
 const Query = Type.Object(
-  { provider: Type.Optional(Type.String()), search: Type.Optional(Type.String()) },
+  { provider: Type.Optional(Type.String()), search: Type.Optional(Type.String()), workspace_id: Type.Optional(Type.String({ minLength: 1 })), ...PageQuery },
   { additionalProperties: false },
 );
+
+type ModelsQuery = { provider?: string; search?: string; workspace_id?: string; current_page?: number; page_size?: number };
+
+/** A listed model with what the catalogue knows of it: context window and prices (docs/pricing.md). */
+type ListedModel = ModelInfo & { context_window?: number; pricing?: UnitPrices };
 
 function leaves(node: CompiledNode): CompiledNode[] {
   return node.mode === 'leaf' ? [node] : node.children.flatMap(leaves);
@@ -25,14 +35,20 @@ function leaves(node: CompiledNode): CompiledNode[] {
 
 /**
  * GET /v1/models: the models of the providers the caller can reach — the provider its headers or
- * config name, else every virtual key of its workspace — filtered by `provider` and `search`;
- * `total_count` is the filtered total. GET /v1/models/{id}: one of them (404 when none is reachable);
- * ids may contain `/` (`meta-llama/Llama-3.1-8B`), matched exactly.
+ * config name, else every provider of its workspace (`workspace_id` picks one of the organisation's
+ * workspaces for an organisation key; another tenant's is 404) — filtered by `provider` and `search`,
+ * paged by `current_page` / `page_size`; `total_count` is the filtered total. A provider that cannot
+ * list its models lists the model catalogue's; an integration's allow list applies. Each model carries
+ * the catalogue's `context_window` and its `pricing` (the integration's override and multiplier
+ * included) when known. GET /v1/models/{id}: one of them (404 when none is reachable); ids may contain
+ * `/` (`meta-llama/Llama-3.1-8B`), matched exactly.
  */
 export function registerModels(app: FastifyInstance, deps: GatewayDeps): void {
   app.get('/v1/models', { config: { permission: 'completions.write' }, schema: { querystring: Query, tags: ['data plane'], summary: 'List reachable models' } }, async (request) => {
-    const data = await reachableModels(deps, request, request.query as { provider?: string; search?: string });
-    return { object: 'list', data, total_count: data.length };
+    const q = request.query as ModelsQuery;
+    const all = await reachableModels(deps, request, q);
+    const { limit, offset } = pageOf(q);
+    return { object: 'list', data: all.slice(offset, offset + limit), total_count: all.length };
   });
   app.get('/v1/models/*', { config: { permission: 'completions.write' }, schema: { querystring: Query, tags: ['data plane'], summary: 'Read one reachable model' } }, async (request) => {
     const id = decodeURIComponent((request.params as { '*': string })['*']);
@@ -44,12 +60,37 @@ export function registerModels(app: FastifyInstance, deps: GatewayDeps): void {
   });
 }
 
-async function reachableModels(deps: GatewayDeps, request: FastifyRequest, q: { provider?: string; search?: string }): Promise<ModelInfo[]> {
+/** The models of one provider: its own list, else the catalogue's; an integration's allow list applies. */
+async function modelsOf(deps: GatewayDeps, p: Reachable, signal: AbortSignal): Promise<ModelInfo[]> {
+  const listed = p.adapter.listModels
+    ? await p.adapter.listModels({ target: p.target, stream: false, signal, http: deps.http, clock: deps.clock })
+    : catalogueModelsOf(p.adapter.name).map((m) => ({ id: m.id, object: 'model' as const, created: 0, owned_by: p.adapter.name, provider: p.adapter.name }));
+  const allowed = p.models;
+  return allowed && !allowed.allowAll ? listed.filter((m) => allowed.enabled.has(m.id)) : listed;
+}
+
+/** A model with the catalogue's context window and the price the caller pays through this provider. */
+function described(m: ModelInfo, p: Reachable, now: number): ListedModel {
+  const window = catalogueModel(p.adapter.name, m.id)?.contextWindow;
+  const pricing = listPrice(p.adapter.name, m.id, p.pricing, now);
+  return { ...m, ...(window ? { context_window: window } : {}), ...(pricing ? { pricing } : {}) };
+}
+
+interface Reachable {
+  adapter: ProviderAdapter;
+  target: ProviderTarget;
+  pricing?: PricingTerms;
+  models?: ResolvedVirtualKey['models'];
+}
+
+async function reachableModels(deps: GatewayDeps, request: FastifyRequest, q: ModelsQuery): Promise<ListedModel[]> {
   {
     const gh = readGatewayHeaders(request.headers, requestDefaults(request.gw.key));
     const ctx = request.gw;
     const snapshot = deps.runtime.current;
-    const config = resolveConfig(gh.config, ctx.workspaceId, snapshot, deps.configs);
+    // `workspace_id` narrows an organisation key to one of its workspaces (404 for any other).
+    const workspaceId = q.workspace_id === undefined ? ctx.workspaceId : tenantScope(principalOf(request), snapshot, q.workspace_id).workspaceIds[0]!;
+    const config = resolveConfig(gh.config, workspaceId, snapshot, deps.configs);
     const controller = new AbortController();
     const input = {
       endpoint: 'chat',
@@ -59,23 +100,24 @@ async function reachableModels(deps: GatewayDeps, request: FastifyRequest, q: { 
       metadata: gh.metadata,
       pathname: '/v1/models',
       organisationId: ctx.organisationId,
-      workspaceId: ctx.workspaceId,
+      workspaceId,
       headerTarget: gh.target,
       forwardHeaderNames: gh.forwardHeaderNames,
       requestTimeoutMs: gh.requestTimeoutMs,
       cacheForceRefresh: false,
       signal: controller.signal,
     } satisfies RouteInput;
-    const pairs: Array<{ adapter: ProviderAdapter; target: ProviderTarget }> = [];
+    const pairs: Reachable[] = [];
     const explicit = config !== null || gh.target.provider !== undefined || gh.target.virtualKey !== undefined;
     if (explicit) {
       for (const leaf of leaves(config?.root ?? compileConfig({}).root)) pairs.push(resolveTarget(leaf, input, deps.targets));
     } else {
       for (const [key, vk] of snapshot.virtualKeys) {
-        if (!key.startsWith(`${ctx.workspaceId}:`)) continue;
+        if (!key.startsWith(`${workspaceId}:`)) continue;
         const adapter = deps.targets.getProvider(vk.provider);
-        if (adapter && !pairs.some((p) => p.target.apiKey === vk.secret && p.adapter === adapter)) {
-          pairs.push({ adapter, target: { provider: adapter.name, apiKey: vk.secret, customHost: typeof vk.config.custom_host === 'string' ? vk.config.custom_host : undefined, config: vk.config, forwardHeaders: {} } });
+        if (adapter && !pairs.some((p) => p.target.apiKey === vk.secret && p.adapter === adapter && p.pricing === vk.pricing && p.models === vk.models)) {
+          const target = { provider: adapter.name, apiKey: vk.secret, customHost: typeof vk.config.custom_host === 'string' ? vk.config.custom_host : undefined, config: vk.config, forwardHeaders: {} };
+          pairs.push({ adapter, target, ...(vk.pricing ? { pricing: vk.pricing } : {}), ...(vk.models ? { models: vk.models } : {}) });
         }
       }
     }
@@ -84,20 +126,20 @@ async function reachableModels(deps: GatewayDeps, request: FastifyRequest, q: { 
       const lists = await Promise.all(
         pairs
           .filter((p) => !q.provider || p.adapter.name === q.provider)
-          .map(async ({ adapter, target }) => {
-            if (!adapter.listModels) return [];
+          .map(async (p) => {
             try {
-              return await adapter.listModels({ target, stream: false, signal: controller.signal, http: deps.http, clock: deps.clock });
+              const now = deps.clock.now();
+              return (await modelsOf(deps, p, controller.signal)).map((m) => described(m, p, now));
             } catch (err) {
               if (pairs.length === 1) throw err;
-              deps.logger.warn({ err: toGatewayError(err).message, provider: adapter.name }, 'model list of one provider failed');
+              deps.logger.warn({ err: toGatewayError(err).message, provider: p.adapter.name }, 'model list of one provider failed');
               return [];
             }
           }),
       );
       const seen = new Set<string>();
       const search = q.search?.toLowerCase();
-      const data: ModelInfo[] = [];
+      const data: ListedModel[] = [];
       for (const m of lists.flat()) {
         const key = `${m.provider}:${m.id}`;
         if (seen.has(key) || (search && !m.id.toLowerCase().includes(search))) continue;

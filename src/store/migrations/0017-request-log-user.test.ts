@@ -22,7 +22,7 @@ describe.each(STORE_KINDS)('0017-request-log-user ($name)', (kind) => {
     });
     await (db as unknown as Kysely<Record<string, Record<string, unknown>>>).insertInto('request_logs').values(row('old')).execute();
     await up(db as unknown as Kysely<unknown>);
-    await db.insertInto('request_logs').values({ ...row('new'), user_id: 'u1' }).execute();
+    await db.insertInto('request_logs').values({ ...row('new'), user_id: 'u1', unit_prices: null, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }).execute();
     const rows = await db.selectFrom('request_logs').select(['id', 'user_id', 'api_key_id']).orderBy('id').execute();
     expect(rows).toEqual([
       { id: 'new', user_id: 'u1', api_key_id: 'k' },

@@ -18,6 +18,15 @@ import * as m0016 from './0016-sessions.js';
 import * as m0017 from './0017-request-log-user.js';
 import * as m0018 from './0018-usage-limits.js';
 import * as m0019 from './0019-integrations.js';
+import * as m0020 from './0020-identity.js';
+import * as m0023 from './0023-agent-servers.js';
+import * as m0026 from './0026-inline-usage-limits.js';
+import * as m0022 from './0022-mcp.js';
+import * as m0024 from './0024-request-log-prices.js';
+import * as m0025 from './0025-secret-references.js';
+import * as m0021 from './0021-request-log-detail.js';
+import * as m0027 from './0027-sso.js';
+import * as m0028 from './0028-mcp-oauth.js';
 
 /**
  * Every migration, in order. One set for SQLite and PostgreSQL. A capability adds its file and one
@@ -43,6 +52,15 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017-request-log-user': m0017,
   '0018-usage-limits': m0018,
   '0019-integrations': m0019,
+  '0020-identity': m0020,
+  '0023-agent-servers': m0023,
+  '0026-inline-usage-limits': m0026,
+  '0022-mcp': m0022,
+  '0024-request-log-prices': m0024,
+  '0025-secret-references': m0025,
+  '0021-request-log-detail': m0021,
+  '0027-sso': m0027,
+  '0028-mcp-oauth': m0028,
 };
 
 /** Static provider (no directory scanning, so the build output needs nothing beside it). */

@@ -19,7 +19,8 @@ export interface IntegrationModel {
   is_custom?: boolean;
   base_model_slug?: string;
   configurations?: { custom_host: string };
-  pricing_config?: Record<string, unknown>;
+  /** Per-model prices (`pricing/price-config.ts`), USD per million tokens by unit. */
+  pricing_config?: Partial<Record<'input_mtok' | 'output_mtok' | 'cache_read_mtok' | 'cache_write_mtok' | 'output_reasoning_mtok', number>>;
 }
 
 /** A stored integration: a provider credential held once, at organisation level or in one workspace. */

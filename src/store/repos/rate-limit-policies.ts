@@ -2,7 +2,8 @@ import type { Store } from '../store.js';
 import type { Kysely } from 'kysely';
 import type { Database, RateLimitPoliciesTable } from '../schema.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
-import { assertInScope, inList } from './tenant.js';
+import { assertInScope } from './tenant.js';
+import { getPolicyRow, listPolicyRows, updatePolicyRow } from './policy-rows.js';
 
 export type RateLimitType = 'requests' | 'tokens';
 export type RateLimitUnit = 'rpm' | 'rph' | 'rpd' | 'rpw';
@@ -52,33 +53,19 @@ export async function updateRateLimitPolicy(db: Kysely<Database>, scope: TenantS
   if (patch.conditions !== undefined) set.conditions = JSON.stringify(patch.conditions);
   if (patch.group_by !== undefined) set.group_by = JSON.stringify(patch.group_by);
   if (patch.status !== undefined) set.status = patch.status;
-  const res = await db.updateTable('rate_limit_policies').set(set).where('id', '=', id).where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope)).executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  return updatePolicyRow(db, 'rate_limit_policies', scope, id, set);
 }
 
 /** One policy of the scope by id (any status). */
 export async function getRateLimitPolicy(db: Kysely<Database>, scope: TenantScope, id: string): Promise<RateLimitPolicy | undefined> {
-  const row = await db
-    .selectFrom('rate_limit_policies')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organisation_id', '=', scope.organisationId)
-    .where('workspace_id', 'in', inList(scope))
-    .executeTakeFirst();
+  const row = await getPolicyRow(db, 'rate_limit_policies', scope, id);
   return row && fromRow(row);
 }
 
 /** A page of the scope's policies, newest first, with the total matching the filters. */
 export async function listRateLimitPolicies(db: Kysely<Database>, scope: TenantScope, f: RateLimitPolicyFilter): Promise<{ rows: RateLimitPolicy[]; total: number }> {
-  if (scope.workspaceIds.length === 0) return { rows: [], total: 0 };
-  let base = db.selectFrom('rate_limit_policies').where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope)).where('status', '=', f.status);
-  if (f.type) base = base.where('type', '=', f.type);
-  if (f.unit) base = base.where('unit', '=', f.unit);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
-  ]);
-  return { rows: rows.map(fromRow), total: Number(count?.n ?? 0) };
+  const { rows, total } = await listPolicyRows(db, 'rate_limit_policies', scope, { ...f, columns: { type: f.type, unit: f.unit } });
+  return { rows: rows.map(fromRow), total };
 }
 
 /** Every active policy, or those of some workspaces (the runtime snapshot's source). */

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { Store } from '../store.js';
 import type { Database, RequestLogsTable } from '../schema.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
@@ -9,9 +9,15 @@ export type RequestLogRow = RequestLogsTable;
 const COLUMNS = [
   'id', 'organisation_id', 'workspace_id', 'api_key_id', 'user_id', 'trace_id', 'endpoint', 'provider', 'model', 'status', 'stream', 'cache_status', 'config_id',
   'prompt_id', 'target_path', 'retry_count', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost', 'latency_ms', 'metadata', 'error', 'hook_results', 'created_at',
+  'unit_prices', 'cached_tokens', 'cache_write_tokens', 'reasoning_tokens',
+  'attempts', 'ttfb_ms', 'request_body', 'response_body',
 ] as const satisfies ReadonlyArray<keyof RequestLogRow>;
 
-/** Rows per multi-row INSERT on SQLite (25 columns each: well under SQLite's 32,766 parameters). */
+/** What a column a row leaves out holds (the token details are NOT NULL, default 0, as in migration 0024); others null. */
+const ZERO_DEFAULT: ReadonlySet<string> = new Set(['cached_tokens', 'cache_write_tokens', 'reasoning_tokens']);
+const defaultOf = (column: string): number | null => (ZERO_DEFAULT.has(column) ? 0 : null);
+
+/** Rows per multi-row INSERT on SQLite (33 columns each: well under SQLite's 32,766 parameters). */
 const SQLITE_ROWS_PER_INSERT = 32;
 
 const sqliteInserts = new WeakMap<object, (rows: RequestLogRow[]) => void>();
@@ -27,10 +33,10 @@ function sqliteInsert(db: NonNullable<Store['sqlite']>): (rows: RequestLogRow[])
     let i = 0;
     for (; i + SQLITE_ROWS_PER_INSERT <= batch.length; i += SQLITE_ROWS_PER_INSERT) {
       let p = 0;
-      for (let r = i; r < i + SQLITE_ROWS_PER_INSERT; r++) for (const c of COLUMNS) params[p++] = batch[r]![c];
+      for (let r = i; r < i + SQLITE_ROWS_PER_INSERT; r++) for (const c of COLUMNS) params[p++] = batch[r]![c] ?? defaultOf(c);
       many.run(params);
     }
-    for (; i < batch.length; i++) one.run(COLUMNS.map((c) => batch[i]![c]));
+    for (; i < batch.length; i++) one.run(COLUMNS.map((c) => batch[i]![c] ?? defaultOf(c)));
   });
 }
 
@@ -53,7 +59,7 @@ export async function insertRequestLogs(store: Store, rows: RequestLogRow[]): Pr
   await store.db.insertInto('request_logs').values(rows).execute();
 }
 
-/** Filters of the request log (`GET /v1/logs`); times in milliseconds. */
+/** Filters of the request log (`GET /v1/logs`, its export and analytics); times in milliseconds. */
 export interface RequestLogFilter {
   traceId?: string;
   startTime?: number;
@@ -64,31 +70,39 @@ export interface RequestLogFilter {
   apiKeyId?: string;
   userId?: string;
   cacheStatus?: string;
+  /** `metadata.<key>` equals the value, for every entry (keys checked by the caller: letters, digits, `_ - . :`). */
+  metadata?: ReadonlyArray<readonly [key: string, value: string]>;
 }
 
 /**
  * Who reads the log and what of it they see (`dataVisibility`): with `rows: 'own'` only the rows of
- * their user (none without a user); without `metadata` each row's `metadata` reads as null.
+ * their user (none without a user); without `metadata` each row's `metadata` reads as null; unless
+ * `bodies` is true the request and response bodies read as null.
  */
 export interface LogViewer {
   readonly userId: string | null;
-  readonly visibility: { readonly rows: 'all' | 'own'; readonly metadata: boolean };
+  readonly visibility: { readonly rows: 'all' | 'own'; readonly metadata: boolean; readonly bodies?: boolean };
+}
+
+/** Whether `db` talks to PostgreSQL (JSON access differs from SQLite's). */
+export function onPostgres(db: Kysely<Database>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 /** The rows of the scope's workspaces the viewer may see (the tenant and visibility conditions every read starts from). */
-function visibleRows(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer) {
+export function visibleRows(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer) {
   let q = db.selectFrom('request_logs').where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', [...scope.workspaceIds]);
   if (viewer.visibility.rows === 'own') q = viewer.userId === null ? q.where(sql<boolean>`1 = 0`) : q.where('user_id', '=', viewer.userId);
   return q;
 }
 
-function shown(row: RequestLogRow, viewer: LogViewer): RequestLogRow {
-  return { ...row, created_at: Number(row.created_at), metadata: viewer.visibility.metadata ? row.metadata : 'null' };
+/** `metadata.<key>` of a row as SQL text (the key is a bound parameter on both stores). */
+function metadataValue(pg: boolean, key: string) {
+  return pg ? sql<string>`(metadata::jsonb ->> ${key})` : sql<string>`json_extract(metadata, ${'$.' + JSON.stringify(key)})`;
 }
 
-/** A page of the rows the viewer may see in the tenant scope, newest first, with the filter's total. */
-export async function listRequestLogs(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter, page: { limit: number; offset: number }): Promise<{ rows: RequestLogRow[]; total: number }> {
-  if (scope.workspaceIds.length === 0) return { rows: [], total: 0 };
+/** The visible rows narrowed by the filter (every value a bound parameter). */
+export function filteredRows(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter) {
   let q = visibleRows(db, scope, viewer);
   if (f.traceId !== undefined) q = q.where('trace_id', '=', f.traceId);
   if (f.startTime !== undefined) q = q.where('created_at', '>=', f.startTime);
@@ -99,11 +113,51 @@ export async function listRequestLogs(db: Kysely<Database>, scope: TenantScope, 
   if (f.apiKeyId !== undefined) q = q.where('api_key_id', '=', f.apiKeyId);
   if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
   if (f.cacheStatus !== undefined) q = q.where('cache_status', '=', f.cacheStatus);
+  if (f.metadata?.length) {
+    const pg = onPostgres(db);
+    for (const [key, value] of f.metadata) q = q.where(sql<boolean>`${metadataValue(pg, key)} = ${value}`);
+  }
+  return q;
+}
+
+function shown(row: RequestLogRow, viewer: LogViewer): RequestLogRow {
+  const hidden = viewer.visibility.bodies !== true;
+  return {
+    ...row,
+    created_at: Number(row.created_at),
+    metadata: viewer.visibility.metadata ? row.metadata : 'null',
+    request_body: hidden ? null : row.request_body,
+    response_body: hidden ? null : row.response_body,
+  };
+}
+
+/** A page of the rows the viewer may see in the tenant scope, newest first, with the filter's total. */
+export async function listRequestLogs(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter, page: { limit: number; offset: number }): Promise<{ rows: RequestLogRow[]; total: number }> {
+  if (scope.workspaceIds.length === 0) return { rows: [], total: 0 };
+  const q = filteredRows(db, scope, viewer, f);
   const [rows, count] = await Promise.all([
-    q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
     q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
   ]);
   return { rows: rows.map((r) => shown(r, viewer)), total: Number(count?.n ?? 0) };
+}
+
+/** Where a keyset page starts: after this row of the newest-first order. */
+export interface LogCursor {
+  createdAt: number;
+  id: string;
+}
+
+/**
+ * The next `limit` rows of the newest-first order after `cursor` (keyset paging: each page is one
+ * indexed range read, whatever the depth; an export of a million rows holds one page at a time).
+ */
+export async function readRequestLogPage(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter, cursor: LogCursor | null, limit: number): Promise<RequestLogRow[]> {
+  if (scope.workspaceIds.length === 0) return [];
+  let q = filteredRows(db, scope, viewer, f);
+  if (cursor) q = q.where((eb) => eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]));
+  const rows = await q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  return rows.map((r) => shown(r, viewer));
 }
 
 /** One row by id, when it is in the tenant scope and the viewer may see it. */
@@ -111,4 +165,15 @@ export async function getRequestLog(db: Kysely<Database>, scope: TenantScope, vi
   if (scope.workspaceIds.length === 0) return undefined;
   const row = await visibleRows(db, scope, viewer).selectAll().where('id', '=', id).executeTakeFirst();
   return row && shown(row, viewer);
+}
+
+/**
+ * Deletes at most `limit` rows written before `before` (ms), oldest first; returns how many. One
+ * bounded statement, so a large backlog never holds a long lock: the retention job calls it until it
+ * deletes fewer than `limit`.
+ */
+export async function deleteRequestLogsBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
+  const ids = db.selectFrom('request_logs').select('id').where('created_at', '<', before).orderBy('created_at').limit(limit);
+  const result = await db.deleteFrom('request_logs').where('id', 'in', ids).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

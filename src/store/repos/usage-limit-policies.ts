@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database, UsageLimitPoliciesTable } from '../schema.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
 import { assertInScope, inList } from './tenant.js';
+import { getPolicyRow, listPolicyRows, updatePolicyRow } from './policy-rows.js';
 import type { PolicyStatus } from './rate-limit-policies.js';
 
 export type UsageLimitType = 'cost' | 'tokens' | 'requests';
@@ -24,6 +25,8 @@ export interface UsageLimitPolicy {
   conditions: Array<{ key: string; value: string }>;
   group_by: Array<{ key: string }>;
   status: PolicyStatus;
+  /** `api_key:<id>` / `workspace:<id>` when the policy is an inline `usage_limits` entry of that owner, else null. */
+  owner: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -55,32 +58,48 @@ export async function updateUsageLimitPolicy(db: Kysely<Database>, scope: Tenant
   }
   if (patch.conditions !== undefined) set.conditions = JSON.stringify(patch.conditions);
   if (patch.group_by !== undefined) set.group_by = JSON.stringify(patch.group_by);
-  const res = await db.updateTable('usage_limit_policies').set(set).where('id', '=', id).where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope)).executeTakeFirst();
-  return Number(res.numUpdatedRows) > 0;
+  return updatePolicyRow(db, 'usage_limit_policies', scope, id, set);
 }
 
 /** One policy of the scope by id (any status). */
 export async function getUsageLimitPolicy(db: Kysely<Database>, scope: TenantScope, id: string): Promise<UsageLimitPolicy | undefined> {
-  const row = await db
-    .selectFrom('usage_limit_policies')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organisation_id', '=', scope.organisationId)
-    .where('workspace_id', 'in', inList(scope))
-    .executeTakeFirst();
+  const row = await getPolicyRow(db, 'usage_limit_policies', scope, id);
   return row && fromRow(row);
 }
 
 /** A page of the scope's policies, newest first, with the total matching the filters. */
 export async function listUsageLimitPolicies(db: Kysely<Database>, scope: TenantScope, f: UsageLimitPolicyFilter): Promise<{ rows: UsageLimitPolicy[]; total: number }> {
-  if (scope.workspaceIds.length === 0) return { rows: [], total: 0 };
-  let base = db.selectFrom('usage_limit_policies').where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope)).where('status', '=', f.status);
-  if (f.type) base = base.where('type', '=', f.type);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(f.limit).offset(f.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
-  ]);
-  return { rows: rows.map(fromRow), total: Number(count?.n ?? 0) };
+  const { rows, total } = await listPolicyRows(db, 'usage_limit_policies', scope, { ...f, columns: { type: f.type } });
+  return { rows: rows.map(fromRow), total };
+}
+
+/** The active policies of the scope made by these owners' inline `usage_limits`, oldest first (entries of one write by name: `… usage_limits[i]`). */
+export async function listOwnedUsageLimitPolicies(db: Kysely<Database>, scope: TenantScope, owners: readonly string[]): Promise<UsageLimitPolicy[]> {
+  if (owners.length === 0 || scope.workspaceIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('usage_limit_policies')
+    .selectAll()
+    .where('owner', 'in', [...owners])
+    .where('status', '=', 'active')
+    .where('organisation_id', '=', scope.organisationId)
+    .where('workspace_id', 'in', inList(scope))
+    .orderBy('created_at')
+    .orderBy('name')
+    .execute();
+  return rows.map(fromRow);
+}
+
+/** Archives the active policies an owner's inline `usage_limits` made; returns how many. */
+export async function archiveOwnedUsageLimitPolicies(db: Kysely<Database>, scope: TenantScope, owner: string, now: number): Promise<number> {
+  const res = await db
+    .updateTable('usage_limit_policies')
+    .set({ status: 'archived', updated_at: now })
+    .where('owner', '=', owner)
+    .where('status', '=', 'active')
+    .where('organisation_id', '=', scope.organisationId)
+    .where('workspace_id', 'in', inList(scope))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows);
 }
 
 /** Every active policy, or those of some workspaces (the runtime snapshot's source). */
@@ -109,6 +128,7 @@ function fromRow(r: UsageLimitPoliciesTable): UsageLimitPolicy {
     next_usage_reset_at: num(r.next_usage_reset_at),
     conditions: JSON.parse(r.conditions),
     group_by: JSON.parse(r.group_by),
+    owner: r.owner ?? null,
     created_at: Number(r.created_at),
     updated_at: Number(r.updated_at),
   };

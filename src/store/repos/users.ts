@@ -4,6 +4,7 @@ import type { TenantScope } from '../../kernel/tenant-scope.js';
 import type { OrganisationRole, WorkspaceRole } from '../../kernel/roles.js';
 import { inList } from './tenant.js';
 import { revokeUserSessions } from './sessions.js';
+import { deleteUserMcpConnections } from './mcp.js';
 
 /** A user of an organisation. */
 export interface UserRecord {
@@ -92,6 +93,7 @@ export async function updateUser(db: Kysely<Database>, organisationId: string, i
 /** Deletes a user of the organisation, its memberships, and revokes its gateway keys and console sessions. */
 export async function deleteUser(db: Kysely<Database>, organisationId: string, id: string, now: number): Promise<void> {
   await revokeUserSessions(db, organisationId, id, now);
+  await deleteUserMcpConnections(db, organisationId, id);
   await db.updateTable('api_keys').set({ status: 'revoked', updated_at: now }).where('user_id', '=', id).where('organisation_id', '=', organisationId).execute();
   await db.deleteFrom('workspace_members').where('user_id', '=', id).execute();
   await db.deleteFrom('users').where('id', '=', id).where('organisation_id', '=', organisationId).execute();

@@ -101,4 +101,35 @@ describe('provider credentials at rest and out of every output', () => {
       }
     }
   });
+
+  it('seals credential settings inside a provider config, shows their hints, opens them for the runtime, and seals legacy plaintext ones at start', async () => {
+    const token = `cfg-token-${randomId(20)}`;
+    const created = await gw.fetch('/v1/providers', { method: 'POST', body: JSON.stringify({ name: 'Cfg', slug: 'cfg', provider: 'openai', key: secret, config: { custom_host: upstream.url, session_token: token } }) });
+    const body = (await created.json()) as { id: string; config: Record<string, unknown> };
+    expect(created.status).toBe(201);
+    expect(body.config).toEqual({ custom_host: upstream.url, session_token: `${token.slice(0, 3)}…${token.slice(-4)}` });
+    const db = gw.gateway.deps.store.db;
+    const row = await db.selectFrom('virtual_keys').select('config').where('id', '=', body.id).executeTakeFirstOrThrow();
+    expect(row.config).not.toContain(token);
+    const stored = JSON.parse(row.config) as Record<string, { sealed: string }>;
+    expect(isSealed(stored.session_token!.sealed)).toBe(true);
+    const ws = gw.gateway.deps.runtime.current.defaultWorkspaceId;
+    expect(gw.gateway.deps.runtime.current.virtualKeys.get(`${ws}:${body.id}`)?.config.session_token).toBe(token);
+
+    // Sending the answer's config back unchanged keeps the credential; a new value replaces it.
+    const roundTrip = await gw.fetch(`/v1/providers/${body.id}`, { method: 'PUT', body: JSON.stringify({ config: body.config }) });
+    expect(roundTrip.status).toBe(200);
+    await expect.poll(() => gw.gateway.deps.runtime.current.virtualKeys.get(`${ws}:${body.id}`)?.config.session_token).toBe(token);
+
+    // A row an older gateway wrote in plaintext is sealed by the start-up step.
+    const legacy = { ...stored, service_account_json: { private_key: 'legacy-private-key-value' } };
+    await db.updateTable('virtual_keys').set({ config: JSON.stringify(legacy) }).where('id', '=', body.id).execute();
+    const { sealStoredSecrets } = await import('../../../src/store/seal-stored-secrets.js');
+    expect(await sealStoredSecrets(gw.gateway.deps.store, gw.gateway.deps.secrets)).toBe(1);
+    const resealed = (await db.selectFrom('virtual_keys').select('config').where('id', '=', body.id).executeTakeFirstOrThrow()).config;
+    expect(resealed).not.toContain('legacy-private-key-value');
+    expect(await sealStoredSecrets(gw.gateway.deps.store, gw.gateway.deps.secrets)).toBe(0);
+    await gw.gateway.deps.runtime.changed();
+    expect(gw.gateway.deps.runtime.current.virtualKeys.get(`${ws}:${body.id}`)?.config.service_account_json).toEqual({ private_key: 'legacy-private-key-value' });
+  });
 });

@@ -105,7 +105,11 @@ describe('/v1/integrations', () => {
     expect(await count()).toBe(before);
     expect((await admin('GET', '/v1/integrations/fresh-slug')).status).toBe(404);
 
-    const mapped = await admin('POST', '/v1/integrations', { name: 'mapped', ai_provider_id: 'bedrock', create_default_provider: false, configurations: { cloud1_region: 'us-east-1', cloud1_secret_access_key: 'aws-secret-value-1234' }, secret_mappings: [{ target_field: 'configurations.cloud1_access_key_id', secret_reference_id: 'ref-1', secret_key: 'id', value_format: 'json' }] });
+    // A mapping must name an existing secret reference (docs/secrets.md).
+    const unknownRef = await admin('POST', '/v1/integrations', { name: 'mapped', ai_provider_id: 'bedrock', create_default_provider: false, secret_mappings: [{ target_field: 'configurations.cloud1_access_key_id', secret_reference_id: 'ref-1' }] });
+    expect(unknownRef.status).toBe(400);
+    expect(unknownRef.body.error.param).toBe('secret_mappings[0].secret_reference_id');
+    const mapped = await admin('POST', '/v1/integrations', { name: 'mapped', ai_provider_id: 'bedrock', create_default_provider: false, configurations: { cloud1_region: 'us-east-1', cloud1_secret_access_key: 'aws-secret-value-1234' } });
     expect(mapped.status, JSON.stringify(mapped.body)).toBe(201);
     expect(mapped.body.configurations).toEqual({ cloud1_region: 'us-east-1', cloud1_secret_access_key: 'aws…1234' });
     expect(JSON.stringify(await admin('GET', `/v1/integrations/${mapped.body.id}`))).not.toContain('aws-secret-value-1234');

@@ -59,12 +59,12 @@ describe.each([
   }
 
   /** Sends one chat request and waits until its usage is settled (when it was admitted). */
-  async function chat(content = 'hello there'): Promise<{ status: number; headers: Headers; body: Json }> {
+  async function chat(content = 'hello there', model = 'gpt-4o'): Promise<{ status: number; headers: Headers; body: Json }> {
     const before = settled;
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-gateway-api-key': gw.adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer sk-good', 'x-gateway-metadata': JSON.stringify({ case: caseId }) },
-      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content }] }),
+      body: JSON.stringify({ model, messages: [{ role: 'user', content }] }),
     });
     const body = (await res.json()) as Json;
     if (res.status === 200) for (let i = 0; i < 200 && settled === before; i++) await new Promise((r) => setTimeout(r, 5));
@@ -150,15 +150,30 @@ describe.each([
     expectRefused(await chat(), p, Date.UTC(2026, 0, 12));
   });
 
-  it('cost: counts the dollars the provider reports', async () => {
-    const p = await policy({ type: 'cost', credit_limit: 0.02, periodic_reset: 'monthly' });
+  it('cost: counts the catalogue price of each answer (gpt-4o: $2.50 / $10 per million tokens), as its log row records it', async () => {
+    const p = await policy({ type: 'cost', credit_limit: 0.0002, periodic_reset: 'monthly' });
     const first = await chat();
+    expect(first.status).toBe(200);
+    const cost = (first.body.usage.prompt_tokens * 2.5 + first.body.usage.completion_tokens * 10) / 1e6;
+    const ents = (await (await gw.fetch(`/v1/policies/usage-limits/${p.id}/entities`)).json()) as Json;
+    expect(ents.data[0].used).toBeCloseTo(cost, 12);
+    await gw.gateway.deps.logs.flush();
+    const row = await gw.gateway.deps.store.db.selectFrom('request_logs').select(['cost', 'unit_prices']).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+    expect(row.cost).toBeCloseTo(cost, 12);
+    expect(JSON.parse(row.unit_prices!)).toMatchObject({ input_mtok: 2.5, output_mtok: 10, source: 'catalogue' });
+    while ((await chat()).status === 200);
+    expectRefused(await chat(), p, Date.UTC(2026, 1, 1));
+  });
+
+  it('cost: a model the catalogue does not price counts the dollars the provider reports', async () => {
+    const p = await policy({ type: 'cost', credit_limit: 0.02, periodic_reset: 'monthly' });
+    const first = await chat('hello there', 'fake-metered-model');
     expect(first.status).toBe(200);
     const cost = first.body.usage.total_tokens * COST_PER_TOKEN;
     const ents = (await (await gw.fetch(`/v1/policies/usage-limits/${p.id}/entities`)).json()) as Json;
     expect(ents.data[0].used).toBeCloseTo(cost, 9);
-    while ((await chat()).status === 200);
-    expectRefused(await chat(), p, Date.UTC(2026, 1, 1));
+    while ((await chat('hello there', 'fake-metered-model')).status === 200);
+    expectRefused(await chat('hello there', 'fake-metered-model'), p, Date.UTC(2026, 1, 1));
   });
 
   it('alert_threshold: one usage_limit.alert audit entry and one webhook POST per window and group', async () => {

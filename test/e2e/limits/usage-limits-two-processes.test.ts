@@ -12,7 +12,8 @@ type Json = Record<string, any>;
 const COST_PER_TOKEN = 0.0001;
 
 /** A prompt whose answer (prompt + echo) spends more tokens than the admission estimates, as real answers do. */
-const BODY = { model: 'gpt-4o', messages: [{ role: 'user', content: 'token '.repeat(64) }] };
+// A model the price catalogue does not know: its cost is the dollars the fake reports (`usage.cost`).
+const BODY = { model: 'fake-metered-model', messages: [{ role: 'user', content: 'token '.repeat(64) }] };
 
 /**
  * The headline test of issue 19: two gateway PROCESSES sharing one PostgreSQL schema and one Redis

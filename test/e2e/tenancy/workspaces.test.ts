@@ -30,7 +30,7 @@ describe('workspaces', () => {
   it('creates a workspace with exactly the specified shape; a slug clash is 409', async () => {
     const r = await admin('POST', '/v1/workspaces', { name: 'Team A', slug: 'team-a', description: 'first', metadata: { cost_centre: '42' }, settings: { membersViewAllData: false } });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
-    expect(Object.keys(r.body).sort()).toEqual(['created_at', 'defaults', 'description', 'id', 'last_updated_at', 'metadata', 'name', 'object', 'settings', 'slug', 'status']);
+    expect(Object.keys(r.body).sort()).toEqual(['created_at', 'defaults', 'description', 'id', 'last_updated_at', 'metadata', 'name', 'object', 'settings', 'slug', 'status', 'usage_limits']);
     expect(r.body).toMatchObject({ object: 'workspace', name: 'Team A', slug: 'team-a', description: 'first', status: 'active', metadata: { cost_centre: '42' }, settings: { membersViewAllData: false }, defaults: null });
     expect(r.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
     expectError(await admin('POST', '/v1/workspaces', { name: 'Again', slug: 'team-a' }), 409, 'conflict', 'slug');
@@ -113,6 +113,7 @@ describe('organisation and settings', () => {
       managersWriteWsIntegrations: true,
       managersWriteWsMcpIntegrations: true,
       managersWriteMcpServers: true,
+      log_bodies: false,
     });
   });
 

@@ -27,6 +27,8 @@ export interface FakeOpenAIOptions {
   prefix?: string;
   /** When set, chat usage reports `cost` in dollars (tokens × this), as OpenRouter does. */
   costPerToken?: number;
+  /** When set, chat usage reports these cached prompt tokens and reasoning tokens (parts of the prompt and completion counts). */
+  usageDetails?: { cachedTokens: number; reasoningTokens: number };
 }
 
 export class FakeOpenAI extends FakeServer {
@@ -119,8 +121,17 @@ export function hash(text: string): string {
 }
 
 function usage(r: Reply, opts: FakeOpenAIOptions = {}) {
-  const total = r.promptTokens + r.completionTokens;
-  return { prompt_tokens: r.promptTokens, completion_tokens: r.completionTokens, total_tokens: total, ...(opts.costPerToken ? { cost: total * opts.costPerToken } : {}) };
+  const d = opts.usageDetails;
+  const prompt = r.promptTokens + (d?.cachedTokens ?? 0);
+  const completion = r.completionTokens + (d?.reasoningTokens ?? 0);
+  const total = prompt + completion;
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: total,
+    ...(d ? { prompt_tokens_details: { cached_tokens: d.cachedTokens }, completion_tokens_details: { reasoning_tokens: d.reasoningTokens } } : {}),
+    ...(opts.costPerToken ? { cost: total * opts.costPerToken } : {}),
+  };
 }
 
 async function chat(opts: FakeOpenAIOptions, req: RecordedRequest, res: ServerResponse, fault: FakeFault | undefined): Promise<void> {

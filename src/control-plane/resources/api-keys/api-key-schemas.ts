@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { IsoTime } from '../../resource/paging.js';
+import { InlineUsageLimitAnswer, InlineUsageLimits } from '../usage-limit-policies/inline-usage-limits.js';
 
 const KeyType = Type.Union([Type.Literal('organisation-service'), Type.Literal('workspace-service'), Type.Literal('workspace-user')]);
 const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0 }), Type.Null()]);
@@ -36,6 +37,8 @@ export const CreateApiKey = Type.Object(
     rotation_policy: Type.Optional(Type.Union([RotationPolicy, Type.Null()])),
     metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
     defaults: Type.Optional(Type.Union([ApiKeyDefaults, Type.Null()])),
+    /** Budgets of this key alone: each entry is a usage-limit policy on `api_key = <this key>` (docs/usage-limits.md). */
+    usage_limits: Type.Optional(InlineUsageLimits),
   },
   { additionalProperties: false },
 );
@@ -49,6 +52,8 @@ export const UpdateApiKey = Type.Object(
     rotation_policy: Type.Optional(Type.Union([RotationPolicy, Type.Null()])),
     metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
     defaults: Type.Optional(Type.Union([ApiKeyDefaults, Type.Null()])),
+    /** Budgets of this key alone: each entry is a usage-limit policy on `api_key = <this key>` (docs/usage-limits.md). */
+    usage_limits: Type.Optional(InlineUsageLimits),
   },
   { additionalProperties: false },
 );
@@ -82,6 +87,8 @@ export const ApiKeyAnswer = Type.Object({
   last_used_at: IsoTime,
   metadata: Type.Record(Type.String(), Type.Unknown()),
   defaults: Type.Union([ApiKeyDefaults, Type.Null()]),
+  /** The key's inline usage limits: the policies its `usage_limits` made, with their ids and windows. */
+  usage_limits: Type.Array(InlineUsageLimitAnswer),
   created_at: IsoTime,
   updated_at: IsoTime,
 });

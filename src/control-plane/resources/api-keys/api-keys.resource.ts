@@ -9,7 +9,9 @@ import { defineResource, type ResourceContext } from '../../resource/define-reso
 import { ApiKeyAnswer, CreateApiKey, CreatedApiKey, UpdateApiKey } from './api-key-schemas.js';
 import { assertTypeWithinReach, grantScopes } from './grant-scopes.js';
 import { keyHint, newKeyValue } from './key-value.js';
-import { presentKey, reread, writeScope } from './present-key.js';
+import { keyOwner, presentKey, reread, writeScope, type KeyRecord } from './present-key.js';
+import { dropInlineUsageLimits, replaceInlineUsageLimits, withInlineUsageLimits } from '../usage-limit-policies/inline-usage-limits.js';
+import { USAGE_LIMIT_SECTION } from '../../../limits/usage-limit-section.js';
 import { revealAction, rotateAction } from './key-actions.js';
 import { firstRotationAt, type RotationPolicy } from './rotation-schedule.js';
 import { userKeyRotationPeriod, withEnforcedPeriod } from './enforced-rotation.js';
@@ -42,16 +44,23 @@ export const apiKeysResource = defineResource({
   tag: 'api keys',
   noun: { one: 'an API key', many: 'API keys' },
   permissions: { read: 'api_keys.read', write: 'api_keys.write' },
-  runtimeSections: [API_KEYS_SECTION],
+  runtimeSections: [API_KEYS_SECTION, USAGE_LIMIT_SECTION],
   schemas: { create: CreateApiKey, update: UpdateApiKey, listQuery: Type.Object({}), answer: ApiKeyAnswer, created: CreatedApiKey },
   removal: 'archive',
   repo: {
-    async get(db, scope, id) {
+    async get(db, scope, id): Promise<KeyRecord | undefined> {
       const k = await getApiKey(db, scope, id);
-      return k?.status === 'active' ? k : undefined;
+      return k?.status === 'active' ? (await withInlineUsageLimits(db, scope, [k], keyOwner))[0] : undefined;
     },
-    list: (db, scope, _query, page) => listApiKeys(db, scope, page),
-    remove: (db, scope, k, now) => updateApiKey(db, scope, k.id, { status: 'revoked' }, now),
+    async list(db, scope, _query, page) {
+      const { rows, total } = await listApiKeys(db, scope, page);
+      return { rows: await withInlineUsageLimits(db, scope, rows, keyOwner), total };
+    },
+    async remove(db, scope, k, now) {
+      await updateApiKey(db, scope, k.id, { status: 'revoked' }, now);
+      const owner = keyOwner(k);
+      if (owner) await dropInlineUsageLimits(db, k.organisation_id, owner, now);
+    },
   },
   idOf: (k) => k.id,
   workspaceOf: (k) => k.workspace_id,
@@ -88,6 +97,11 @@ export const apiKeysResource = defineResource({
       updated_at: ctx.now,
     };
     await insertApiKey(ctx.db, writeScope(ctx), record);
+    if (body.usage_limits !== undefined) {
+      const owner = keyOwner(record);
+      if (!owner) throw new GatewayError('invalid_request', 'body.usage_limits: an organisation key has no workspace; give its budgets as policies of each workspace.', { param: 'usage_limits' });
+      await replaceInlineUsageLimits(ctx, owner, body.usage_limits);
+    }
     const stored = await reread(ctx, record.id);
     return { record: stored, answer: { ...presentKey(stored), key: value }, details: { name: record.name, type, scopes, workspace_id: record.workspace_id, user_id: userId ?? null, ...(policy ? { rotation_policy: policy } : {}) } };
   },
@@ -102,6 +116,11 @@ export const apiKeysResource = defineResource({
     const schedule = policy === undefined ? {} : { rotation_policy: policy as Record<string, unknown> | null, next_rotation_at: firstRotationAt(policy, ctx.now) };
     const patch = { name: body.name, scopes: body.scopes, expires_at: toTime(body.expires_at, 'expires_at'), metadata: body.metadata, defaults, ...schedule };
     await updateApiKey(ctx.db, writeScope(ctx), k.id, patch, ctx.now);
+    if (body.usage_limits !== undefined) {
+      const owner = keyOwner(k);
+      if (!owner) throw new GatewayError('invalid_request', 'body.usage_limits: an organisation key has no workspace; give its budgets as policies of each workspace.', { param: 'usage_limits' });
+      await replaceInlineUsageLimits(ctx, owner, body.usage_limits);
+    }
     return { record: await reread(ctx, k.id), details: { changed: Object.keys(body), ...(body.scopes ? { scopes: body.scopes } : {}) } };
   },
   actions: [rotateAction, revealAction],

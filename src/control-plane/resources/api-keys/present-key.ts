@@ -2,12 +2,19 @@ import { GatewayError } from '../../../errors/gateway-error.js';
 import { getApiKey, type ApiKeyRecord } from '../../../store/repos/api-keys.js';
 import type { ResourceContext } from '../../resource/define-resource.js';
 import { iso } from '../../resource/paging.js';
+import { withInlineUsageLimits, type InlineOwner, type InlineUsageLimitView } from '../usage-limit-policies/inline-usage-limits.js';
+
+/** A stored key with its inline `usage_limits` (the policies it owns) attached. */
+export type KeyRecord = ApiKeyRecord & { usage_limits?: InlineUsageLimitView[] };
+
+/** The owner of a key's inline limits (none for an organisation key, which has no workspace). */
+export const keyOwner = (k: ApiKeyRecord): InlineOwner | null => (k.workspace_id === null ? null : { type: 'api_key', id: k.id, workspaceId: k.workspace_id });
 
 /**
  * The public view of a key: never its value, hash or sealed pending value. `rotation_policy` shows
  * the time of the next scheduled rotation (`next_rotation_at`, null when none).
  */
-export function presentKey(k: ApiKeyRecord) {
+export function presentKey(k: KeyRecord) {
   const next = k.next_rotation_at ?? null;
   return {
     id: k.id,
@@ -27,6 +34,7 @@ export function presentKey(k: ApiKeyRecord) {
     last_used_at: iso(k.last_used_at),
     metadata: k.metadata,
     defaults: k.defaults ?? null,
+    usage_limits: k.usage_limits ?? [],
     created_at: iso(k.created_at),
     updated_at: iso(k.updated_at),
   };
@@ -37,9 +45,10 @@ export function writeScope(ctx: ResourceContext) {
   return { ...ctx.scope, organisationWide: ctx.principal.workspaceId === null };
 }
 
-/** A key of the write's scope as now stored (404 when gone). */
-export async function reread(ctx: ResourceContext, id: string): Promise<ApiKeyRecord> {
-  const k = await getApiKey(ctx.db, writeScope(ctx), id);
+/** A key of the write's scope as now stored, with its inline limits (404 when gone). */
+export async function reread(ctx: ResourceContext, id: string): Promise<KeyRecord> {
+  const scope = writeScope(ctx);
+  const k = await getApiKey(ctx.db, scope, id);
   if (!k) throw new GatewayError('not_found', `Unknown API key '${id}'.`, { param: 'id' });
-  return k;
+  return (await withInlineUsageLimits(ctx.db, scope, [k], keyOwner))[0]!;
 }

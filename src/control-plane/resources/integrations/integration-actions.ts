@@ -3,6 +3,7 @@ import { GatewayError } from '../../../errors/gateway-error.js';
 import { updateIntegration, type Integration } from '../../../store/repos/integrations.js';
 import { defineAction, type ResourceAction, type ResourceContext } from '../../resource/define-resource.js';
 import { checkCustomHost } from './integration-input.js';
+import { PriceConfigSchema } from '../../../pricing/price-config.js';
 
 const ModelSchema = Type.Object(
   {
@@ -12,7 +13,7 @@ const ModelSchema = Type.Object(
     base_model_slug: Type.Optional(Type.String({ minLength: 1 })),
     // Checked by hand below, to name `models[i].configurations.custom_host` as the spec asks.
     configurations: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    pricing_config: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    pricing_config: Type.Optional(PriceConfigSchema),
   },
   { additionalProperties: false },
 );

@@ -5,6 +5,9 @@ import { providerSettings } from '../../../providers/registry.js';
 import { CustomHostGuard } from '../../../routing/custom-host-guard.js';
 import type { OutboundPolicy } from '../../../lib/outbound-policy.js';
 import type { SecretBox } from '../../../lib/secret-box.js';
+import { credentialHint, isCredentialKey } from '../../../lib/credential-settings.js';
+
+export { credentialHint } from '../../../lib/credential-settings.js';
 import type { SecretMapping } from '../../../store/repos/integrations.js';
 
 const ajv = new Ajv({ allErrors: false, strict: false });
@@ -13,8 +16,6 @@ const validators = new Map<string, ValidateFunction>();
 /** Settings every integration may hold whatever its provider: the custom host. */
 const COMMON_SETTINGS = { custom_host: Type.String({ minLength: 1 }) };
 
-/** A configuration key whose value is a credential: sealed at rest and shown only by a hint. */
-const CREDENTIAL_KEY = /(secret|token|password|service_account_json|private_key)/i;
 
 /** The validator of one provider's `configurations` (its own settings and `custom_host`, nothing else). */
 function validatorOf(provider: string): ValidateFunction {
@@ -86,11 +87,6 @@ export function checkSecretMappings(provider: string, mappings: readonly SecretM
   });
 }
 
-/** The masked hint of a credential: its first three and last four characters (`sk-…abcd`), or `…` for short values. */
-export function credentialHint(value: string): string {
-  return value.length >= 12 ? `${value.slice(0, 3)}…${value.slice(-4)}` : '…';
-}
-
 /**
  * Splits configurations into what is shown (credential-like values replaced by their hint) and the
  * credentials, sealed together (context `<id>:configurations`; '' when there are none).
@@ -99,7 +95,7 @@ export function sealConfigurations(box: SecretBox, id: string, configurations: R
   const shown: Record<string, unknown> = {};
   const secret: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(configurations)) {
-    if (CREDENTIAL_KEY.test(k)) {
+    if (isCredentialKey(k)) {
       secret[k] = v;
       shown[k] = credentialHint(typeof v === 'string' ? v : JSON.stringify(v));
     } else shown[k] = v;

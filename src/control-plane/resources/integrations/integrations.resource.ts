@@ -9,6 +9,7 @@ import { IsoTime, iso } from '../../resource/paging.js';
 import { Slug } from '../../resource/slug.js';
 import { checkConfigurations, checkCustomHost, checkProvider, checkSecretMappings, credentialHint, sealConfigurations } from './integration-input.js';
 import { integrationModelsActions, integrationWorkspacesAction } from './integration-actions.js';
+import { checkMappedReferences } from './check-secret-mappings.js';
 
 const Settings = Type.Record(Type.String(), Type.Unknown());
 const SecretMappingSchema = Type.Object(
@@ -94,7 +95,10 @@ async function checkSettings(ctx: ResourceContext, provider: string, body: { con
     checkConfigurations(provider, body.configurations);
     if (body.configurations.custom_host !== undefined) await checkCustomHost(ctx.deps.http.outbound, body.configurations.custom_host, 'configurations.custom_host');
   }
-  if (body.secret_mappings) checkSecretMappings(provider, body.secret_mappings);
+  if (body.secret_mappings) {
+    checkSecretMappings(provider, body.secret_mappings);
+    body.secret_mappings = await checkMappedReferences(ctx, body.secret_mappings);
+  }
 }
 
 /**

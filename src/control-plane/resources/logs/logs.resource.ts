@@ -1,32 +1,18 @@
 import { Type, type Static } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { getRequestLog, listRequestLogs, type RequestLogFilter, type RequestLogRow } from '../../../store/repos/request-logs.js';
+import { getRequestLog, listRequestLogs, type RequestLogRow } from '../../../store/repos/request-logs.js';
+import { retentionStart } from './retention.js';
+import { LogFilterQuery, METADATA_QUERY, filterOf, type LogFilterInput } from './log-filter.js';
 import { defineResource } from '../../resource/define-resource.js';
 import { iso } from '../../resource/paging.js';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-/** An ISO 8601 time or Unix seconds. */
-const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0 })]);
 
-const LogQuery = Type.Object(
-  {
-    trace_id: Type.Optional(Type.String({ minLength: 1 })),
-    start_time: Type.Optional(Time),
-    end_time: Type.Optional(Time),
-    status_code: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
-    model: Type.Optional(Type.String({ minLength: 1 })),
-    provider: Type.Optional(Type.String({ minLength: 1 })),
-    api_key_id: Type.Optional(Type.String({ minLength: 1 })),
-    user_id: Type.Optional(Type.String({ minLength: 1 })),
-    cache_status: Type.Optional(Type.String({ minLength: 1 })),
-  },
-  { additionalProperties: false },
-);
+const LogQuery = Type.Object(LogFilterQuery, { additionalProperties: false, patternProperties: METADATA_QUERY });
 
 const GatewayErrorBody = Type.Object({ message: Type.String(), type: Type.String(), param: Nullable(Type.String()), code: Nullable(Type.String()) }, { additionalProperties: true });
 
-/** One request of the log, as `GET /v1/logs` and `GET /v1/logs/{id}` answer it. */
-const LogAnswer = Type.Object({
+/** One request of the log, as `GET /v1/logs` lists it. */
+const LogItem = Type.Object({
   id: Type.String(),
   organisation_id: Type.String(),
   workspace_id: Type.String(),
@@ -53,37 +39,97 @@ const LogAnswer = Type.Object({
   error: Nullable(GatewayErrorBody),
   hook_results: Type.Unknown(),
   created_at: Type.String(),
+  /** The unit prices `cost` was computed with (docs/pricing.md); null when no price applied. */
+  unit_prices: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  cached_tokens: Type.Integer(),
+  cache_write_tokens: Type.Integer(),
+  reasoning_tokens: Type.Integer(),
 });
 
-function parse(text: string | null): unknown {
-  return text === null ? null : JSON.parse(text);
+const Attempt = Type.Object({ target_path: Type.String(), provider: Type.String(), status: Type.Integer(), latency_ms: Type.Integer() });
+
+/** `GET /v1/logs/{id}`: the row, every attempt of the route, timings, pricing and (when logged and visible) the bodies. */
+const LogDetail = Type.Object({
+  ...LogItem.properties,
+  attempts: Type.Array(Attempt),
+  timings: Type.Object({ ttfb_ms: Nullable(Type.Integer()), total_ms: Type.Integer() }),
+  /** `cost` and whatever pricing columns the row carries (`unit_prices` …), by name. */
+  pricing: Type.Record(Type.String(), Type.Unknown()),
+  request_body: Type.Unknown(),
+  response_body: Type.Unknown(),
+});
+
+/** Columns of a row that are not pricing: everything `LogItem` shows plus the detail's own. */
+const NOT_PRICING = new Set([...Object.keys(LogItem.properties), 'attempts', 'ttfb_ms', 'request_body', 'response_body']);
+
+function parse(text: string | null | undefined): unknown {
+  return text === null || text === undefined ? null : JSON.parse(text);
 }
 
-function present(r: RequestLogRow): Static<typeof LogAnswer> {
+/** A stored body: its JSON value, or its text when it was cut (`MAX_BODY_CHARS`). */
+function body(text: string | null | undefined): unknown {
+  if (text === null || text === undefined) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A list item: the row's own columns (the detail adds attempts, timings, pricing and bodies). */
+export function presentLogItem(r: RequestLogRow): Static<typeof LogItem> {
   return {
-    ...r,
+    id: r.id,
+    organisation_id: r.organisation_id,
+    workspace_id: r.workspace_id,
+    api_key_id: r.api_key_id,
+    user_id: r.user_id,
+    trace_id: r.trace_id,
+    endpoint: r.endpoint,
+    provider: r.provider,
+    model: r.model,
+    status: r.status,
     stream: r.stream === 1,
+    cache_status: r.cache_status,
+    config_id: r.config_id,
+    prompt_id: r.prompt_id,
+    target_path: r.target_path,
+    retry_count: r.retry_count,
+    prompt_tokens: r.prompt_tokens,
+    completion_tokens: r.completion_tokens,
+    total_tokens: r.total_tokens,
+    cost: Number(r.cost),
+    latency_ms: r.latency_ms,
     metadata: parse(r.metadata) as Record<string, unknown> | null,
     error: parse(r.error) as Static<typeof GatewayErrorBody> | null,
     hook_results: parse(r.hook_results),
-    created_at: iso(r.created_at) ?? '',
+    unit_prices: parse(r.unit_prices ?? null) as Record<string, unknown> | null,
+    cached_tokens: Number(r.cached_tokens ?? 0),
+    cache_write_tokens: Number(r.cache_write_tokens ?? 0),
+    reasoning_tokens: Number(r.reasoning_tokens ?? 0),
+    created_at: iso(Number(r.created_at)) ?? '',
   };
 }
 
-/** Milliseconds of an ISO time or Unix seconds (400 naming the parameter when it is no time). */
-function ms(v: string | number | undefined, param: string): number | undefined {
-  if (v === undefined) return undefined;
-  const t = typeof v === 'number' ? v * 1000 : Date.parse(v);
-  if (Number.isNaN(t)) throw new GatewayError('invalid_request', `querystring.${param} is not a valid time.`, { param });
-  return t;
+/** Pricing columns the row carries besides `cost` (added by pricing features), JSON text parsed. */
+function pricingOf(r: RequestLogRow): Record<string, unknown> {
+  const out: Record<string, unknown> = { cost: Number(r.cost) };
+  for (const [k, v] of Object.entries(r)) {
+    if (NOT_PRICING.has(k) || !/(price|cost|currency)/.test(k)) continue;
+    out[k] = typeof v === 'string' && /^[[{]/.test(v) ? body(v) : v;
+  }
+  return out;
 }
 
-/** The repository filter of a list query; `start_time` after `end_time` is 400. */
-function filterOf(q: Static<typeof LogQuery>): RequestLogFilter {
-  const startTime = ms(q.start_time, 'start_time');
-  const endTime = ms(q.end_time, 'end_time');
-  if (startTime !== undefined && endTime !== undefined && startTime > endTime) throw new GatewayError('invalid_request', 'querystring.start_time is after querystring.end_time.', { param: 'start_time' });
-  return { traceId: q.trace_id, startTime, endTime, status: q.status_code, model: q.model, provider: q.provider, apiKeyId: q.api_key_id, userId: q.user_id, cacheStatus: q.cache_status };
+function presentDetail(r: RequestLogRow): Static<typeof LogDetail> {
+  return {
+    ...presentLogItem(r),
+    attempts: (parse(r.attempts) as Array<Static<typeof Attempt>> | null) ?? [],
+    timings: { ttfb_ms: r.ttfb_ms ?? null, total_ms: r.latency_ms },
+    pricing: pricingOf(r),
+    request_body: body(r.request_body),
+    response_body: body(r.response_body),
+  };
 }
 
 /**
@@ -100,16 +146,17 @@ export const logsResource = defineResource({
   noun: { one: 'a log', many: 'logs' },
   permissions: { read: 'logs.read' },
   runtimeSections: [],
-  schemas: { listQuery: LogQuery, answer: LogAnswer },
+  schemas: { listQuery: LogQuery, answer: LogDetail },
   repo: {
     get: (db, scope, id, viewer) => getRequestLog(db, scope, viewer, id),
-    list: (db, scope, query, page, viewer) => listRequestLogs(db, scope, viewer, filterOf(query), page),
+    list: (db, scope, query, page, viewer) => listRequestLogs(db, scope, viewer, filterOf(query as LogFilterInput), page),
   },
   idOf: (r) => r.id,
   workspaceOf: (r) => r.workspace_id,
-  present,
+  present: presentDetail,
+  listItem: { schema: LogItem, present: presentLogItem },
   async beforeList(ctx, query) {
-    filterOf(query);
+    filterOf(query as LogFilterInput, { retainedSince: retentionStart(ctx.deps) });
     await ctx.deps.logs.flush();
   },
 });

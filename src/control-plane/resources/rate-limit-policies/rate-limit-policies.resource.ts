@@ -1,40 +1,34 @@
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
 import { uuid } from '../../../lib/ids.js';
 import { getRateLimitPolicy, insertRateLimitPolicy, listRateLimitPolicies, updateRateLimitPolicy, type RateLimitPolicy } from '../../../store/repos/rate-limit-policies.js';
 import { checkPolicyKeys } from '../../../limits/policy-keys.js';
 import { RATE_LIMIT_SECTION } from '../../../limits/rate-limit-section.js';
 import { defineResource } from '../../resource/define-resource.js';
+import { ConditionsAnswer, GroupByAnswer, PolicyConditions, PolicyGroupBy, PolicyId, PolicyName, PolicyReadQuery, PolicyStatus, policyLifecycle } from '../policy-parts.js';
 import { IsoTime, iso } from '../../resource/paging.js';
 
 const PolicyType = Type.Union([Type.Literal('requests'), Type.Literal('tokens')]);
 const Unit = Type.Union([Type.Literal('rpm'), Type.Literal('rph'), Type.Literal('rpd'), Type.Literal('rpw')]);
-const Status = Type.Union([Type.Literal('active'), Type.Literal('archived')]);
-const Name = Type.Union([Type.String({ maxLength: 200 }), Type.Null()]);
 const Value = Type.Integer({ minimum: 0, maximum: 1e15 });
-const Conditions = Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }), value: Type.String({ maxLength: 512 }) }, { additionalProperties: false }), { maxItems: 32 });
-const GroupBy = Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }), { maxItems: 8 });
 
 const CreatePolicy = Type.Object(
-  { name: Type.Optional(Name), workspace_id: Type.Optional(Type.String({ minLength: 1 })), type: PolicyType, unit: Unit, value: Value, conditions: Type.Optional(Conditions), group_by: Type.Optional(GroupBy) },
+  { name: Type.Optional(PolicyName), workspace_id: Type.Optional(Type.String({ minLength: 1 })), type: PolicyType, unit: Unit, value: Value, conditions: Type.Optional(PolicyConditions), group_by: Type.Optional(PolicyGroupBy) },
   { additionalProperties: false },
 );
 const UpdatePolicy = Type.Object(
-  { name: Type.Optional(Name), type: Type.Optional(PolicyType), unit: Type.Optional(Unit), value: Type.Optional(Value), conditions: Type.Optional(Conditions), group_by: Type.Optional(GroupBy) },
+  { name: Type.Optional(PolicyName), type: Type.Optional(PolicyType), unit: Type.Optional(Unit), value: Type.Optional(Value), conditions: Type.Optional(PolicyConditions), group_by: Type.Optional(PolicyGroupBy) },
   { additionalProperties: false, minProperties: 1 },
 );
-const ListQuery = Type.Object({ status: Type.Optional(Status), type: Type.Optional(PolicyType), unit: Type.Optional(Unit) });
-const ReadQuery = Type.Object({ status: Type.Optional(Status) }, { additionalProperties: false });
-const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' });
+const ListQuery = Type.Object({ status: Type.Optional(PolicyStatus), type: Type.Optional(PolicyType), unit: Type.Optional(Unit) });
 const ListItem = Type.Object({
   id: Type.String(),
-  name: Name,
+  name: PolicyName,
   type: PolicyType,
   unit: Unit,
   value: Type.Number(),
-  conditions: Type.Array(Type.Object({ key: Type.String(), value: Type.String() })),
-  group_by: Type.Array(Type.Object({ key: Type.String() })),
-  status: Status,
+  conditions: ConditionsAnswer,
+  group_by: GroupByAnswer,
+  status: PolicyStatus,
   workspace_id: Type.String(),
   organisation_id: Type.String(),
   created_at: IsoTime,
@@ -46,6 +40,8 @@ const PolicyAnswer = Type.Object({ ...ListItem.properties, object: Type.Literal(
 function presentItem(p: RateLimitPolicy) {
   return { id: p.id, name: p.name, type: p.type, unit: p.unit, value: p.value, conditions: p.conditions, group_by: p.group_by, status: p.status, workspace_id: p.workspace_id, organisation_id: p.organisation_id, created_at: iso(p.created_at), last_updated_at: iso(p.updated_at) };
 }
+
+const lifecycle = policyLifecycle('Rate-limits policy', { get: getRateLimitPolicy, update: updateRateLimitPolicy });
 
 /**
  * `/v1/policies/rate-limits`: create, update, archive (DELETE answers the archived policy), read
@@ -62,21 +58,16 @@ export const rateLimitPoliciesResource = defineResource({
   schemas: { create: CreatePolicy, update: UpdatePolicy, listQuery: ListQuery, answer: PolicyAnswer },
   removal: 'archive',
   removeAnswer: 'record',
-  idSchema: Uuid,
-  readQuery: ReadQuery,
+  idSchema: PolicyId,
+  readQuery: PolicyReadQuery,
   listItem: { schema: ListItem, present: presentItem },
   repo: {
-    get: (db, scope, id) => getRateLimitPolicy(db, scope, id.toLowerCase()),
+    get: lifecycle.get,
     list: (db, scope, q, page) => listRateLimitPolicies(db, scope, { status: q.status ?? 'active', type: q.type, unit: q.unit, ...page }),
-    async remove(db, scope, p, now) {
-      await updateRateLimitPolicy(db, scope, p.id, { status: 'archived' }, now);
-      return getRateLimitPolicy(db, scope, p.id);
-    },
+    remove: lifecycle.remove,
   },
-  readable: (p, query) => p.status === (typeof query === 'object' && query !== null && 'status' in query && query.status === 'archived' ? 'archived' : 'active'),
-  writable(p) {
-    if (p.status === 'archived') throw new GatewayError('conflict', `Rate-limits policy '${p.id}' is archived and cannot be changed.`, { param: 'id' });
-  },
+  readable: lifecycle.readable,
+  writable: lifecycle.writable,
   idOf: (p) => p.id,
   workspaceOf: (p) => p.workspace_id,
   present: (p) => ({ ...presentItem(p), object: 'policy_rate_limits' as const }),

@@ -17,10 +17,10 @@ export interface UsageLimitFields {
 const bad = (param: string, message: string) => new GatewayError('invalid_request', `${param}: ${message}`, { param });
 
 /** `next_usage_reset_at` as 00:00:00 UTC of its day (ms), null when cleared; 400 when it is no date. */
-function resetAnchor(value: string | null | undefined): number | null | undefined {
+function resetAnchor(value: string | null | undefined, at: string): number | null | undefined {
   if (value === undefined || value === null) return value;
   const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) throw bad('body.next_usage_reset_at', `'${value}' is not an ISO 8601 date or date-time.`);
+  if (!Number.isFinite(ms)) throw bad(`${at}.next_usage_reset_at`, `'${value}' is not an ISO 8601 date or date-time.`);
   return utcMidnight(ms);
 }
 
@@ -28,13 +28,14 @@ function resetAnchor(value: string | null | undefined): number | null | undefine
  * Checks a create or update against the policy it produces (`current`: the stored one, for updates)
  * and returns the patch to store: both reset kinds at once is 400 naming both; an update setting one
  * clears the other; `alert_threshold` must stay below `credit_limit`; condition and group_by keys as
- * for rate limits; `next_usage_reset_at` normalised to UTC midnight.
+ * for rate limits; `next_usage_reset_at` normalised to UTC midnight. Errors name the fields under
+ * `at` (`body`, or `body.usage_limits[2]` for an inline limit).
  */
-export function usageLimitPatch(body: UsageLimitFields, current?: UsageLimitPolicy): UsageLimitPolicyPatch {
+export function usageLimitPatch(body: UsageLimitFields, current?: UsageLimitPolicy, at = 'body'): UsageLimitPolicyPatch {
   const setsReset = body.periodic_reset !== undefined && body.periodic_reset !== null;
   const setsDays = body.periodic_reset_days !== undefined && body.periodic_reset_days !== null;
   if (setsReset && setsDays) {
-    throw new GatewayError('invalid_request', 'body.periodic_reset and body.periodic_reset_days are mutually exclusive: give one of them.', { param: 'body.periodic_reset' });
+    throw new GatewayError('invalid_request', `${at}.periodic_reset and ${at}.periodic_reset_days are mutually exclusive: give one of them.`, { param: `${at}.periodic_reset` });
   }
   checkPolicyKeys(body.conditions, body.group_by);
   const patch: UsageLimitPolicyPatch = {};
@@ -44,14 +45,14 @@ export function usageLimitPatch(body: UsageLimitFields, current?: UsageLimitPoli
   if (body.periodic_reset_days !== undefined) patch.periodic_reset_days = body.periodic_reset_days;
   if (setsReset) patch.periodic_reset_days = null;
   if (setsDays) patch.periodic_reset = null;
-  const anchor = resetAnchor(body.next_usage_reset_at);
+  const anchor = resetAnchor(body.next_usage_reset_at, at);
   if (anchor !== undefined) patch.next_usage_reset_at = anchor;
   if (body.conditions !== undefined) patch.conditions = body.conditions;
   if (body.group_by !== undefined) patch.group_by = body.group_by;
   const limit = patch.credit_limit ?? current?.credit_limit ?? 0;
   const threshold = patch.alert_threshold !== undefined ? patch.alert_threshold : (current?.alert_threshold ?? null);
   if (threshold !== null && threshold >= limit) {
-    throw bad('body.alert_threshold', `must be less than credit_limit (${limit}); got ${threshold}.`);
+    throw bad(`${at}.alert_threshold`, `must be less than credit_limit (${limit}); got ${threshold}.`);
   }
   return patch;
 }

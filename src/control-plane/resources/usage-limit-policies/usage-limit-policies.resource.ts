@@ -1,29 +1,19 @@
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
 import { uuid } from '../../../lib/ids.js';
-import { scheduleOf } from '../../../limits/compiled-usage-policy.js';
 import { USAGE_LIMIT_SECTION } from '../../../limits/usage-limit-section.js';
-import { usageWindow } from '../../../limits/usage-window.js';
 import { getUsageLimitPolicy, insertUsageLimitPolicy, listUsageLimitPolicies, updateUsageLimitPolicy, type UsageLimitPolicy } from '../../../store/repos/usage-limit-policies.js';
 import { defineResource } from '../../resource/define-resource.js';
+import { ConditionsAnswer, GroupByAnswer, PolicyConditions, PolicyGroupBy, PolicyId, PolicyName, PolicyReadQuery, PolicyStatus, policyLifecycle } from '../policy-parts.js';
 import { IsoTime, iso } from '../../resource/paging.js';
 import { listEntities, resetEntity } from './usage-limit-entities.js';
+import { managedBy } from './inline-usage-limits.js';
 import { usageLimitPatch } from './usage-limit-fields.js';
+import { Amount, Days, LimitFieldsAnswer, LimitType, Nullable, Reset, ResetAt, presentLimitFields } from './usage-limit-schemas.js';
 
-const LimitType = Type.Union([Type.Literal('cost'), Type.Literal('tokens'), Type.Literal('requests')]);
-const Reset = Type.Union([Type.Literal('weekly'), Type.Literal('monthly')]);
-const Status = Type.Union([Type.Literal('active'), Type.Literal('archived')]);
-const Name = Type.Union([Type.String({ maxLength: 200 }), Type.Null()]);
-const Amount = Type.Number({ exclusiveMinimum: 0, maximum: 1e15 });
-const Days = Type.Integer({ minimum: 1, maximum: 365 });
-const ResetAt = Type.String({ minLength: 10, maxLength: 40 });
-const Conditions = Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }), value: Type.String({ maxLength: 512 }) }, { additionalProperties: false }), { maxItems: 32 });
-const GroupBy = Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }), { maxItems: 8 });
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 const CreatePolicy = Type.Object(
   {
-    name: Type.Optional(Name),
+    name: Type.Optional(PolicyName),
     workspace_id: Type.Optional(Type.String({ minLength: 1 })),
     type: LimitType,
     credit_limit: Amount,
@@ -31,41 +21,35 @@ const CreatePolicy = Type.Object(
     periodic_reset: Type.Optional(Nullable(Reset)),
     periodic_reset_days: Type.Optional(Nullable(Days)),
     next_usage_reset_at: Type.Optional(Nullable(ResetAt)),
-    conditions: Type.Optional(Conditions),
-    group_by: Type.Optional(GroupBy),
+    conditions: Type.Optional(PolicyConditions),
+    group_by: Type.Optional(PolicyGroupBy),
   },
   { additionalProperties: false },
 );
 const UpdatePolicy = Type.Object(
   {
-    name: Type.Optional(Name),
+    name: Type.Optional(PolicyName),
     type: Type.Optional(LimitType),
     credit_limit: Type.Optional(Amount),
     alert_threshold: Type.Optional(Nullable(Amount)),
     periodic_reset: Type.Optional(Nullable(Reset)),
     periodic_reset_days: Type.Optional(Nullable(Days)),
     next_usage_reset_at: Type.Optional(Nullable(ResetAt)),
-    conditions: Type.Optional(Conditions),
-    group_by: Type.Optional(GroupBy),
+    conditions: Type.Optional(PolicyConditions),
+    group_by: Type.Optional(PolicyGroupBy),
   },
   { additionalProperties: false, minProperties: 1 },
 );
-const ListQuery = Type.Object({ status: Type.Optional(Status), type: Type.Optional(LimitType) });
-const ReadQuery = Type.Object({ status: Type.Optional(Status) }, { additionalProperties: false });
-const Uuid = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' });
+const ListQuery = Type.Object({ status: Type.Optional(PolicyStatus), type: Type.Optional(LimitType) });
 const ListItem = Type.Object({
   id: Type.String(),
-  name: Name,
-  type: LimitType,
-  credit_limit: Type.Number(),
-  alert_threshold: Type.Union([Type.Number(), Type.Null()]),
-  periodic_reset: Type.Union([Reset, Type.Null()]),
-  periodic_reset_days: Type.Union([Type.Integer(), Type.Null()]),
-  next_usage_reset_at: Type.Union([IsoTime, Type.Null()]),
-  last_reset_at: Type.Union([IsoTime, Type.Null()]),
-  conditions: Type.Array(Type.Object({ key: Type.String(), value: Type.String() })),
-  group_by: Type.Array(Type.Object({ key: Type.String() })),
-  status: Status,
+  name: PolicyName,
+  ...LimitFieldsAnswer.properties,
+  conditions: ConditionsAnswer,
+  group_by: GroupByAnswer,
+  status: PolicyStatus,
+  /** The API key or workspace whose inline `usage_limits` made this policy (null: made here). */
+  managed_by: Type.Union([Type.Object({ type: Type.Union([Type.Literal('api_key'), Type.Literal('workspace')]), id: Type.String() }), Type.Null()]),
   workspace_id: Type.String(),
   organisation_id: Type.String(),
   created_at: IsoTime,
@@ -73,31 +57,24 @@ const ListItem = Type.Object({
 });
 const PolicyAnswer = Type.Object({ ...ListItem.properties, object: Type.Literal('policy_usage_limits') });
 
-/**
- * A policy as answers show it. `next_usage_reset_at` is when the current window ends (null: never),
- * `last_reset_at` when it began if that was a reset (null while the first window runs).
- */
+/** A policy as lists show it. */
 function presentItem(p: UsageLimitPolicy) {
-  const w = usageWindow(scheduleOf(p), Date.now());
   return {
     id: p.id,
     name: p.name,
-    type: p.type,
-    credit_limit: p.credit_limit,
-    alert_threshold: p.alert_threshold,
-    periodic_reset: p.periodic_reset,
-    periodic_reset_days: p.periodic_reset_days,
-    next_usage_reset_at: w.resetAt === null ? null : iso(w.resetAt),
-    last_reset_at: w.start > p.created_at ? iso(w.start) : null,
+    ...presentLimitFields(p, Date.now()),
     conditions: p.conditions,
     group_by: p.group_by,
     status: p.status,
+    managed_by: managedBy(p.owner),
     workspace_id: p.workspace_id,
     organisation_id: p.organisation_id,
     created_at: iso(p.created_at),
     last_updated_at: iso(p.updated_at),
   };
 }
+
+const lifecycle = policyLifecycle('Usage-limits policy', { get: getUsageLimitPolicy, update: updateUsageLimitPolicy });
 
 /**
  * `/v1/policies/usage-limits`: create, update, archive (DELETE answers the archived policy), read
@@ -115,22 +92,17 @@ export const usageLimitPoliciesResource = defineResource({
   schemas: { create: CreatePolicy, update: UpdatePolicy, listQuery: ListQuery, answer: PolicyAnswer },
   removal: 'archive',
   removeAnswer: 'record',
-  idSchema: Uuid,
-  readQuery: ReadQuery,
+  idSchema: PolicyId,
+  readQuery: PolicyReadQuery,
   listItem: { schema: ListItem, present: presentItem },
   actions: [listEntities, resetEntity],
   repo: {
-    get: (db, scope, id) => getUsageLimitPolicy(db, scope, id.toLowerCase()),
+    get: lifecycle.get,
     list: (db, scope, q, page) => listUsageLimitPolicies(db, scope, { status: q.status ?? 'active', type: q.type, ...page }),
-    async remove(db, scope, p, now) {
-      await updateUsageLimitPolicy(db, scope, p.id, { status: 'archived' }, now);
-      return getUsageLimitPolicy(db, scope, p.id);
-    },
+    remove: lifecycle.remove,
   },
-  readable: (p, query) => p.status === (typeof query === 'object' && query !== null && 'status' in query && query.status === 'archived' ? 'archived' : 'active'),
-  writable(p) {
-    if (p.status === 'archived') throw new GatewayError('conflict', `Usage-limits policy '${p.id}' is archived and cannot be changed.`, { param: 'id' });
-  },
+  readable: lifecycle.readable,
+  writable: lifecycle.writable,
   idOf: (p) => p.id,
   workspaceOf: (p) => p.workspace_id,
   present: (p) => ({ ...presentItem(p), object: 'policy_usage_limits' as const }),
@@ -150,6 +122,7 @@ export const usageLimitPoliciesResource = defineResource({
       conditions: body.conditions ?? [],
       group_by: body.group_by ?? [],
       status: 'active',
+      owner: null,
       created_at: ctx.now,
       updated_at: ctx.now,
     };

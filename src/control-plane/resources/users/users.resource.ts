@@ -5,6 +5,7 @@ import { ORGANISATION_ROLES, WORKSPACE_ROLES, type WorkspaceRole } from '../../.
 import { API_KEYS_SECTION } from '../../../runtime/core-sections.js';
 import { SESSIONS_SECTION } from '../../../runtime/sessions-section.js';
 import { revokeUserSessions } from '../../../store/repos/sessions.js';
+import { deleteUserMcpConnections } from '../../../store/repos/mcp.js';
 import { autoCreateUserKey } from '../api-keys/auto-create-key.js';
 import { deleteUser, getUser, insertMember, insertUser, listUsers, updateUser, type UserRecord } from '../../../store/repos/users.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
@@ -121,7 +122,10 @@ export const usersResource = defineResource({
       throw new GatewayError('forbidden', 'A user cannot change their own role or deactivate themselves.', { param: body.role !== undefined ? 'role' : 'status' });
     }
     await updateUser(ctx.db, ctx.principal.organisationId, u.id, { email: body.email, name: body.name, role: body.role, status: body.status }, ctx.now);
-    if (body.status === 'deactivated' && u.status === 'active') await revokeUserSessions(ctx.db, ctx.principal.organisationId, u.id, ctx.now);
+    if (body.status === 'deactivated' && u.status === 'active') {
+      await revokeUserSessions(ctx.db, ctx.principal.organisationId, u.id, ctx.now);
+      await deleteUserMcpConnections(ctx.db, ctx.principal.organisationId, u.id);
+    }
     const verb = body.status === 'deactivated' && u.status === 'active' ? { deactivated: true } : {};
     return { record: await reread(ctx, u.id), details: { changed: Object.keys(body), ...(body.role ? { role: body.role } : {}), ...verb } };
   },

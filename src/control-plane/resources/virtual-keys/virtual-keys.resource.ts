@@ -7,6 +7,18 @@ import { defineResource, type ResourceContext } from '../../resource/define-reso
 import { getIntegration } from '../../../store/repos/integrations.js';
 import { IsoTime, iso } from '../../resource/paging.js';
 import { Slug } from '../../resource/slug.js';
+import { maskCredentialSettings, sealCredentialSettings } from '../../../lib/credential-settings.js';
+
+/**
+ * A `config` of an update with each credential that comes back as its hint (an answer sent back
+ * unchanged) replaced by the stored sealed value, so a round trip does not overwrite the credential.
+ */
+function keepUnchangedCredentials(stored: Record<string, unknown>, next: Record<string, unknown>): Record<string, unknown> {
+  const masked = maskCredentialSettings(stored);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(next)) out[k] = masked[k] !== stored[k] && v === masked[k] ? stored[k] : v;
+  return out;
+}
 
 const Settings = Type.Record(Type.String(), Type.Unknown());
 const CreateVirtualKey = Type.Object(
@@ -59,7 +71,7 @@ async function providerOf(ctx: ResourceContext, body: { provider?: string; integ
 
 /** The public view (never the secret). */
 function present(v: VirtualKey) {
-  return { id: v.id, object: 'virtual_key' as const, name: v.name, slug: v.slug, provider: v.provider, integration_id: v.integration_id ?? null, workspace_id: v.workspace_id, status: v.status, config: v.config, created_at: iso(v.created_at), updated_at: iso(v.updated_at) };
+  return { id: v.id, object: 'virtual_key' as const, name: v.name, slug: v.slug, provider: v.provider, integration_id: v.integration_id ?? null, workspace_id: v.workspace_id, status: v.status, config: maskCredentialSettings(v.config), created_at: iso(v.created_at), updated_at: iso(v.updated_at) };
 }
 
 /**
@@ -99,7 +111,7 @@ export const virtualKeysResource = defineResource({
       integration_id: provider.integrationId,
       // Sealed at rest with the row id as context; the runtime opens it when it loads the snapshot.
       secret: body.key ? ctx.deps.secrets.encrypt(body.key, id) : '',
-      config: body.config ?? {},
+      config: sealCredentialSettings(ctx.deps.secrets, `${id}:config`, body.config ?? {}),
       status: 'active',
       created_at: ctx.now,
       updated_at: ctx.now,
@@ -108,7 +120,8 @@ export const virtualKeysResource = defineResource({
     return { record, details: { name: record.name, slug: record.slug, provider: record.provider, integration_id: record.integration_id } };
   },
   async update(ctx, v, body) {
-    await updateVirtualKey(ctx.db, ctx.scope, v.id, { name: body.name, secret: body.key === undefined ? undefined : body.key ? ctx.deps.secrets.encrypt(body.key, v.id) : '', config: body.config }, ctx.now);
+    const config = body.config === undefined ? undefined : sealCredentialSettings(ctx.deps.secrets, `${v.id}:config`, keepUnchangedCredentials(v.config, body.config));
+    await updateVirtualKey(ctx.db, ctx.scope, v.id, { name: body.name, secret: body.key === undefined ? undefined : body.key ? ctx.deps.secrets.encrypt(body.key, v.id) : '', config }, ctx.now);
     const record = (await getVirtualKey(ctx.db, ctx.scope, v.id)) ?? v;
     return { record, details: { changed: Object.keys(body) } };
   },

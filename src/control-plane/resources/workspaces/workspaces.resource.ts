@@ -13,6 +13,8 @@ import { Slug, slugify } from '../../resource/slug.js';
 import { requireOrganisationAdmin } from '../../resource/authorize.js';
 import { ApiKeyDefaults } from '../api-keys/api-key-schemas.js';
 import { EffectiveSettingsAnswer, WorkspaceSettings } from '../organisation/settings-schema.js';
+import { InlineUsageLimitAnswer, InlineUsageLimits, replaceInlineUsageLimits, withInlineUsageLimits, type InlineOwner, type InlineUsageLimitView } from '../usage-limit-policies/inline-usage-limits.js';
+import { USAGE_LIMIT_SECTION } from '../../../limits/usage-limit-section.js';
 
 const Metadata = Type.Record(Type.String(), Type.String());
 const Description = Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]);
@@ -24,6 +26,8 @@ const CreateWorkspace = Type.Object(
     metadata: Type.Optional(Metadata),
     settings: Type.Optional(WorkspaceSettings),
     defaults: Type.Optional(Type.Union([ApiKeyDefaults, Type.Null()])),
+    /** Budgets of the whole workspace: each entry is a usage-limit policy on `workspace_id = <this workspace>` (docs/usage-limits.md). */
+    usage_limits: Type.Optional(InlineUsageLimits),
   },
   { additionalProperties: false },
 );
@@ -34,6 +38,7 @@ const UpdateWorkspace = Type.Object(
     metadata: Type.Optional(Metadata),
     settings: Type.Optional(WorkspaceSettings),
     defaults: Type.Optional(Type.Union([ApiKeyDefaults, Type.Null()])),
+    usage_limits: Type.Optional(InlineUsageLimits),
     status: Type.Optional(Type.Literal('active')),
   },
   { additionalProperties: false },
@@ -48,13 +53,28 @@ const WorkspaceAnswer = Type.Object({
   metadata: Type.Record(Type.String(), Type.Unknown()),
   settings: Type.Record(Type.String(), Type.Unknown()),
   defaults: Type.Union([ApiKeyDefaults, Type.Null()]),
+  /** The workspace's inline usage limits: the policies its `usage_limits` made. */
+  usage_limits: Type.Array(InlineUsageLimitAnswer),
   created_at: Type.String(),
   last_updated_at: Type.String(),
 });
 const ListQuery = Type.Object({ status: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) });
 const STATUSES = ['active', 'archived'] as const;
 
-function present(w: Workspace) {
+/** A workspace with its inline `usage_limits` attached. */
+type WorkspaceRecord = Workspace & { usage_limits?: InlineUsageLimitView[] };
+
+/** The workspace row without what was attached to it for answers. */
+function row(w: WorkspaceRecord): Workspace {
+  const { usage_limits: _limits, ...rest } = w;
+  return rest;
+}
+
+const workspaceOwner = (w: Workspace): InlineOwner => ({ type: 'workspace', id: w.id, workspaceId: w.id });
+/** Only this workspace (one just created is not in the request's scope yet). */
+const onlyScope = (w: Workspace) => ({ organisationId: w.organisation_id, workspaceIds: [w.id], organisationWide: false });
+
+function present(w: WorkspaceRecord) {
   return {
     id: w.id,
     object: 'workspace' as const,
@@ -65,6 +85,7 @@ function present(w: Workspace) {
     metadata: w.metadata,
     settings: w.settings,
     defaults: w.defaults,
+    usage_limits: w.usage_limits ?? [],
     created_at: iso(w.created_at)!,
     last_updated_at: iso(w.updated_at)!,
   };
@@ -119,19 +140,25 @@ export const workspacesResource = defineResource({
   tag: 'workspaces',
   noun: { one: 'a workspace', many: 'workspaces' },
   permissions: { read: 'workspaces.read', write: 'workspaces.write' },
-  runtimeSections: [WORKSPACES_SECTION, API_KEYS_SECTION, SESSIONS_SECTION],
+  runtimeSections: [WORKSPACES_SECTION, API_KEYS_SECTION, SESSIONS_SECTION, USAGE_LIMIT_SECTION],
   schemas: { create: CreateWorkspace, update: UpdateWorkspace, listQuery: ListQuery, answer: WorkspaceAnswer },
   removal: 'archive',
   removeAnswer: 'record',
   archivedWorkspaceWrites: true,
   unique: { param: 'slug', message: 'A workspace with this slug already exists in this organisation.' },
   repo: {
-    get: (db, scope, idOrSlug) => getWorkspace(db, scope, idOrSlug),
-    list: (db, scope, query, page) => listScopedWorkspaces(db, scope, statusesOf(query), page),
+    async get(db, scope, idOrSlug): Promise<WorkspaceRecord | undefined> {
+      const w = await getWorkspace(db, scope, idOrSlug);
+      return w && (await withInlineUsageLimits(db, scope, [w], workspaceOwner))[0];
+    },
+    async list(db, scope, query, page) {
+      const { rows, total } = await listScopedWorkspaces(db, scope, statusesOf(query), page);
+      return { rows: await withInlineUsageLimits(db, scope, rows, workspaceOwner), total };
+    },
     async remove(db, scope, w, now) {
-      const archived: Workspace = { ...w, status: 'archived', updated_at: now };
+      const archived: Workspace = { ...row(w), status: 'archived', updated_at: now };
       await saveWorkspace(db, scope, archived);
-      return archived;
+      return { ...archived, usage_limits: (w as WorkspaceRecord).usage_limits };
     },
   },
   idOf: (w) => w.id,
@@ -163,7 +190,9 @@ export const workspacesResource = defineResource({
       updated_at: ctx.now,
     };
     await insertWorkspaceRow(ctx.db, w);
-    return { record: w, details: { name: w.name, slug: w.slug } };
+    if (body.usage_limits !== undefined) await replaceInlineUsageLimits(ctx, workspaceOwner(w), body.usage_limits);
+    const [record] = await withInlineUsageLimits(ctx.db, onlyScope(w), [w], workspaceOwner);
+    return { record: record!, details: { name: w.name, slug: w.slug } };
   },
   async update(ctx, w, body) {
     const restoring = body.status === 'active' && w.status === 'archived';
@@ -172,7 +201,7 @@ export const workspacesResource = defineResource({
     }
     if (restoring) requireOrganisationAdmin(ctx.principal, 'Restoring a workspace');
     const next: Workspace = {
-      ...w,
+      ...row(w),
       name: body.name ?? w.name,
       description: body.description !== undefined ? body.description : w.description,
       metadata: body.metadata ?? w.metadata,
@@ -182,7 +211,9 @@ export const workspacesResource = defineResource({
       updated_at: ctx.now,
     };
     await saveWorkspace(ctx.db, ctx.scope, next);
-    return { record: next, details: { changed: Object.keys(body), ...(restoring ? { restored: true } : {}) } };
+    if (body.usage_limits !== undefined) await replaceInlineUsageLimits(ctx, workspaceOwner(next), body.usage_limits);
+    const [record] = await withInlineUsageLimits(ctx.db, onlyScope(next), [next], workspaceOwner);
+    return { record: record!, details: { changed: Object.keys(body), ...(restoring ? { restored: true } : {}) } };
   },
   actions: [effectiveSettingsAction],
 });

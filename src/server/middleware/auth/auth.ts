@@ -5,6 +5,8 @@ import type { Runtime } from '../../../runtime/runtime.js';
 import type { CredentialHeader } from '../../../gateway/request-context.js';
 import { SESSION_COOKIE, cookieValue } from '../../../control-plane/identity/session-cookies.js';
 import { authenticateSession } from './session-auth.js';
+import { authenticateJwt } from './jwt-auth.js';
+import { looksLikeJwt } from '../../../control-plane/identity/jwt/verify-jwt.js';
 
 const hashes = new Map<string, string>();
 
@@ -38,7 +40,8 @@ const ANTHROPIC_ROUTES = new Set(['/v1/messages', '/v1/messages/count_tokens']);
  * session (`session-auth.ts`); `Authorization` then keeps its meaning (the provider key).
  *
  * A rotated key's previous value is in the snapshot as its own entry whose `expiresAt` is the end of
- * the transition, so it stops working then without a reload. `usage.touch` (an in-memory set add)
+ * the transition, so it stops working then without a reload. A key shaped like a JWT (`eyJ…` in three
+ * segments) is verified as one (`jwt-auth.ts`). `usage.touch` (an in-memory set add)
  * records the key for its `last_used_at`, written later in batches.
  */
 export function createAuthHook(runtime: Runtime, isPublic: (url: string) => boolean, now: () => number, usage?: { touch(keyId: string): void }) {
@@ -65,6 +68,8 @@ export function createAuthHook(runtime: Runtime, isPublic: (url: string) => bool
     if (typeof raw !== 'string' || raw.length === 0) {
       throw new GatewayError('invalid_api_key', 'Missing gateway API key: send it in the x-gateway-api-key header or as Authorization: Bearer.');
     }
+    // A JWT (control-plane.md §5) is told apart by its shape alone, before any JWT work.
+    if (raw.charCodeAt(0) === 101 /* e */ && looksLikeJwt(raw)) return authenticateJwt(request, raw, from, runtime, now, done);
     const snapshot = runtime.current;
     const key = snapshot.apiKeysByHash.get(hashOf(raw));
     if (!key) throw new GatewayError('invalid_api_key', 'Invalid gateway API key.');

@@ -1,0 +1,150 @@
+import { useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { ApiError, messageOf, type ErrorBody } from '../api/client';
+import { JsonEditor, parseJson } from './json-editor';
+import { DataTable, ErrorBanner, PageHeader, Pager, Section, submit, type Column } from './ui';
+import { useLoad } from '../lib/use-load';
+import { useApp } from '../session';
+
+const PAGE_SIZE = 50;
+
+/** How a page reaches one admin resource through the typed client. */
+export interface Crud<T> {
+  list(page: { current_page: number; page_size: number; workspace_id?: string }): Promise<{ data: T[]; total: number }>;
+  create(body: unknown): Promise<unknown>;
+  update(id: string, body: unknown): Promise<unknown>;
+  remove(id: string): Promise<unknown>;
+}
+
+/**
+ * A declared admin resource as a page: its list (server-paged), and a JSON editor that creates a row
+ * or updates the chosen one — the gateway validates the body and a refusal shows its JSON path. Lists
+ * reload in place after every write.
+ */
+export function ResourceList<T extends { id: string; name?: string | null }>({
+  title,
+  noun,
+  crud,
+  columns,
+  template,
+  editable,
+  extra,
+}: {
+  title: string;
+  noun: string;
+  crud: Crud<T>;
+  columns: Column<T>[];
+  /** The body a new row starts from. */
+  template: unknown;
+  /** The part of a row its update body may carry. */
+  editable(row: T): unknown;
+  /** More per-row content below the table (e.g. usage of the chosen policy). */
+  extra?: (row: T) => ComponentChildren;
+}) {
+  const { workspace } = useApp();
+  const [page, setPage] = useState(0);
+  const [editing, setEditing] = useState<T | null>(null);
+  const [text, setText] = useState(JSON.stringify(template, null, 2));
+  const [error, setError] = useState<ErrorBody>();
+  const [other, setOther] = useState<string>();
+  const [selected, setSelected] = useState<T>();
+  const [removing, setRemoving] = useState<string>();
+  const list = useLoad(() => crud.list({ current_page: page, page_size: PAGE_SIZE, ...(workspace ? { workspace_id: workspace } : {}) }), [page, workspace]);
+
+  const edit = (row: T | null) => {
+    setEditing(row);
+    setError(undefined);
+    setText(JSON.stringify(row ? editable(row) : template, null, 2));
+  };
+  const save = async () => {
+    setError(undefined);
+    setOther(undefined);
+    const parsed = parseJson(text);
+    if (parsed.error) return setError(parsed.error);
+    try {
+      if (editing) await crud.update(editing.id, parsed.value);
+      else await crud.create(workspace && typeof parsed.value === 'object' && parsed.value !== null && !('workspace_id' in parsed.value) ? { ...parsed.value, workspace_id: workspace } : parsed.value);
+      edit(null);
+      list.reload();
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 400) setError(err.body);
+      else setOther(messageOf(err));
+    }
+  };
+  const remove = async (row: T) => {
+    setOther(undefined);
+    try {
+      await crud.remove(row.id);
+      setRemoving(undefined);
+      list.reload();
+    } catch (err) {
+      setOther(messageOf(err));
+    }
+  };
+
+  const actions: Column<T> = {
+    label: 'Actions',
+    cell: (row) =>
+      removing === row.id ? (
+        <span class="row-form">
+          <button type="button" class="danger" onClick={() => remove(row)}>
+            Confirm delete
+          </button>
+          <button type="button" onClick={() => setRemoving(undefined)}>
+            Cancel
+          </button>
+        </span>
+      ) : (
+        <span class="row-form">
+          <button type="button" onClick={() => edit(row)} aria-label={`edit ${row.name ?? row.id}`}>
+            Edit
+          </button>
+          {extra && (
+            <button type="button" onClick={() => setSelected(selected?.id === row.id ? undefined : row)} aria-pressed={selected?.id === row.id}>
+              Details
+            </button>
+          )}
+          <button type="button" class="danger" onClick={() => setRemoving(row.id)} aria-label={`delete ${row.name ?? row.id}`}>
+            Delete
+          </button>
+        </span>
+      ),
+  };
+
+  return (
+    <>
+      <PageHeader title={title}>
+        <button type="button" onClick={list.reload}>
+          Refresh
+        </button>
+      </PageHeader>
+      <ErrorBanner error={list.error ?? other} />
+      {list.value && (
+        <>
+          <DataTable caption={title} rows={list.value.data} rowKey={(r) => r.id} columns={[...columns, actions]} />
+          <Pager page={page} pageSize={PAGE_SIZE} total={list.value.total} onPage={setPage} />
+        </>
+      )}
+      {selected && extra && (
+        <Section title={`${selected.name ?? selected.id}`} id="details">
+          {extra(selected)}
+        </Section>
+      )}
+      <Section title={editing ? `Edit ${noun} ${editing.name ?? editing.id}` : `New ${noun}`} id="editor">
+        <form onSubmit={submit(save)} aria-label={`${noun} editor`}>
+          <JsonEditor label={`${noun} (JSON)`} value={text} onInput={setText} error={error} />
+          <div class="actions">
+            <button type="submit" class="primary">
+              {editing ? 'Save' : 'Create'}
+            </button>
+            {editing && (
+              <button type="button" onClick={() => edit(null)}>
+                Cancel
+              </button>
+            )}
+          </div>
+        </form>
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,71 @@
+import { isSealed, type SecretBox } from './secret-box.js';
+
+/** A settings key whose value is a credential: sealed at rest and shown only by a hint. */
+const CREDENTIAL_KEY = /(secret|token|password|service_account_json|private_key)/i;
+
+/** Whether a settings key (`aws_secret_access_key`, `vertex_service_account_json` …) holds a credential. */
+export function isCredentialKey(key: string): boolean {
+  return CREDENTIAL_KEY.test(key);
+}
+
+/** The masked hint of a credential: its first three and last four characters (`sk-…abcd`), or `…` for short values. */
+export function credentialHint(value: string): string {
+  return value.length >= 12 ? `${value.slice(0, 3)}…${value.slice(-4)}` : '…';
+}
+
+/** A credential value as stored inside a settings object: sealed, with its hint for answers. */
+interface SealedValue {
+  sealed: string;
+  hint: string;
+}
+
+function asSealed(v: unknown): SealedValue | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  return Object.keys(o).length === 2 && typeof o.sealed === 'string' && typeof o.hint === 'string' && isSealed(o.sealed) ? (o as unknown as SealedValue) : undefined;
+}
+
+const contextOf = (context: string, key: string) => `${context}:${key}`;
+
+/**
+ * The settings as stored: each credential value (by key name) sealed with the box, bound to
+ * `<context>:<key>`, beside its hint; other values as given; values already sealed left alone.
+ * Idempotent, so it also serves to seal rows written before credentials were sealed.
+ */
+export function sealCredentialSettings(box: SecretBox, context: string, settings: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(settings)) {
+    if (!isCredentialKey(k) || asSealed(v) || v === null || v === undefined || v === '') out[k] = v;
+    else {
+      // Sealed as JSON, so the value opens with its type (a string, or an object such as a service account).
+      out[k] = { sealed: box.encrypt(JSON.stringify(v), contextOf(context, k)), hint: credentialHint(typeof v === 'string' ? v : JSON.stringify(v)) };
+    }
+  }
+  return out;
+}
+
+/** Whether any credential value of the settings is still in plaintext. */
+export function hasPlainCredentials(settings: Record<string, unknown>): boolean {
+  return Object.entries(settings).some(([k, v]) => isCredentialKey(k) && !asSealed(v) && v !== null && v !== undefined && v !== '');
+}
+
+/** The settings as answers show them: each sealed value replaced by its hint. */
+export function maskCredentialSettings(settings: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(settings)) out[k] = asSealed(v)?.hint ?? v;
+  return out;
+}
+
+/**
+ * The settings in plaintext, for the runtime (opened once when a section loads, never per request).
+ * Throws when a sealed value does not open (another key, or tampered with).
+ */
+export function openCredentialSettings(box: SecretBox, context: string, settings: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(settings)) {
+    const s = asSealed(v);
+    if (!s) out[k] = v;
+    else out[k] = JSON.parse(box.decrypt(s.sealed, contextOf(context, k)));
+  }
+  return out;
+}

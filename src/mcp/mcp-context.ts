@@ -1,0 +1,77 @@
+import type { FastifyRequest } from 'fastify';
+import { GatewayError } from '../errors/gateway-error.js';
+import { principalOfKey, type Principal } from '../kernel/principal.js';
+import { sectionOf } from '../runtime/snapshot.js';
+import type { GatewayDeps } from '../gateway/deps.js';
+import { getMcpConnection, type McpSession } from '../store/repos/mcp.js';
+import { MCP_SECTION, type McpRoute, type McpSection } from './mcp-section.js';
+import type { UpstreamSessionState, UpstreamTarget } from './upstream-link.js';
+
+/**
+ * The MCP server a request names (`/v1/mcp/{slug}/mcp`, in the key's workspace, from the runtime
+ * snapshot): 404 `not_found` for an unknown slug or another workspace's server.
+ */
+export function routeOf(deps: GatewayDeps, request: FastifyRequest): McpRoute {
+  const slug = (request.params as { slug: string }).slug;
+  const route = sectionOf<McpSection>(deps.runtime.current, MCP_SECTION)?.bySlug.get(`${request.gw.workspaceId}:${slug}`);
+  if (!route) throw new GatewayError('not_found', `Unknown MCP server '${slug}'.`, { param: 'slug' });
+  return route;
+}
+
+/** The principal of the request (authenticated by the auth hook). */
+export function principalOfRequest(request: FastifyRequest): Principal {
+  const key = request.gw.key;
+  if (!key) throw new GatewayError('invalid_api_key');
+  return principalOfKey(key);
+}
+
+/**
+ * `default_user_access: deny` keeps a server from users (user keys, sessions) who are not admins of
+ * the workspace: 403 `forbidden`. Service keys act for the workspace and are let through.
+ */
+export function assertAccess(route: McpRoute, principal: Principal): void {
+  if (route.server.default_user_access === 'allow' || principal.userId === null || principal.workspaceRole === 'admin') return;
+  throw new GatewayError('forbidden', `MCP server '${route.server.slug}' is closed to users by default (default_user_access: deny); a workspace admin may use it.`);
+}
+
+/** Whether a stored session belongs to this principal: the same user, or for service keys the same key. */
+export function sessionBelongsTo(session: McpSession, principal: Principal): boolean {
+  if (session.user_id !== null) return principal.userId === session.user_id;
+  return principal.userId === null && principal.keyId === session.key_id;
+}
+
+/**
+ * The upstream of a route, its header values opened from the secret box (never logged or answered);
+ * `bearer` (an `auth_type: oauth` upstream) is the user's own access token, sent as `Authorization`.
+ */
+export function targetOf(deps: GatewayDeps, route: McpRoute, bearer?: string): UpstreamTarget {
+  const i = route.integration;
+  const headers = i.headers_ciphertext ? (JSON.parse(deps.secrets.decrypt(i.headers_ciphertext, `${i.id}:headers`)) as Record<string, string>) : {};
+  if (bearer !== undefined) headers.Authorization = `Bearer ${bearer}`;
+  return { url: i.url, transport: i.transport, headers };
+}
+
+/**
+ * The user's upstream access token for an `auth_type: oauth` route (undefined for other routes): read
+ * from the user's stored connection and opened from the secret box. 403 `mcp_connection_required` for a
+ * principal without a user (service keys act for no one upstream) and for a user without a live
+ * connection, with what to do in the message.
+ */
+export async function oauthBearerOf(deps: GatewayDeps, route: McpRoute, principal: Principal): Promise<string | undefined> {
+  if (route.integration.auth_type !== 'oauth') return undefined;
+  const opts = { publicCode: 'mcp_connection_required' };
+  if (principal.userId === null) {
+    throw new GatewayError('forbidden', `MCP server '${route.server.slug}' calls its upstream with each user's own OAuth token: call it with a user's key, session or JWT, not a service key.`, opts);
+  }
+  const c = await getMcpConnection(deps.store.db, route.integration.id, principal.userId);
+  if (!c) throw new GatewayError('forbidden', `MCP server '${route.server.slug}' needs your OAuth connection to its upstream, and you have none: connect it first (docs/mcp.md, "Upstream OAuth").`, opts);
+  if (c.expires_at !== null && c.expires_at <= deps.clock.now()) {
+    throw new GatewayError('forbidden', `Your OAuth connection to the upstream of MCP server '${route.server.slug}' has expired: connect it again (docs/mcp.md, "Upstream OAuth").`, opts);
+  }
+  return deps.secrets.decrypt(c.access_token_ciphertext, `${c.id}:access`);
+}
+
+/** The upstream side of a stored session. */
+export function stateOf(session: McpSession): UpstreamSessionState {
+  return { upstreamSessionId: session.upstream_session_id, protocolVersion: session.protocol_version };
+}

@@ -1,0 +1,29 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import { deleteRequestLogsBefore } from '../store/repos/request-logs.js';
+import type { ScheduledJob } from '../lib/scheduler.js';
+
+/** Rows per delete statement of the retention job. */
+export const RETENTION_BATCH_ROWS = 5000;
+/** Statements per run at most (the rest waits for the next run): 500,000 rows. */
+export const RETENTION_BATCHES_PER_RUN = 100;
+
+/**
+ * The request-log retention job (`GATEWAY_LOG_RETENTION_DAYS`): deletes the rows older than the
+ * retention in bounded batches (`RETENTION_BATCH_ROWS` per statement, at most
+ * `RETENTION_BATCHES_PER_RUN` per run), yielding between batches. Every replica runs it; a delete is
+ * idempotent, so two replicas deleting at once delete each row once.
+ */
+export function logRetentionJob(db: Kysely<Database>, retentionDays: number, now: () => number, everyMs: number): ScheduledJob {
+  return {
+    name: 'request-log-retention',
+    everyMs,
+    async run() {
+      const before = now() - retentionDays * 86_400_000;
+      for (let i = 0; i < RETENTION_BATCHES_PER_RUN; i++) {
+        if ((await deleteRequestLogsBefore(db, before, RETENTION_BATCH_ROWS)) < RETENTION_BATCH_ROWS) return;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import type { GatewaySpan, SpanAttributes, Tracing, TracingOptions } from './tracing.js';
+
+const KINDS = { internal: SpanKind.INTERNAL, client: SpanKind.CLIENT } as const;
+
+const headerGetter: TextMapGetter<Record<string, string | string[] | undefined>> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => carrier[key.toLowerCase()],
+};
+
+function clean(attributes: SpanAttributes | undefined): Attributes {
+  const out: Attributes = {};
+  if (attributes) for (const [k, v] of Object.entries(attributes)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** A `GatewaySpan` over an SDK span. */
+class OtelSpan implements GatewaySpan {
+  private ended = false;
+
+  constructor(
+    private readonly tracer: Tracer,
+    private readonly span: Span,
+    readonly captureContent: boolean,
+  ) {}
+
+  get traceId(): string {
+    return this.span.spanContext().traceId;
+  }
+
+  child(name: string, kind: 'internal' | 'client', attributes?: SpanAttributes): GatewaySpan {
+    const parent = trace.setSpan(ROOT_CONTEXT, this.span);
+    return new OtelSpan(this.tracer, this.tracer.startSpan(name, { kind: KINDS[kind], attributes: clean(attributes) }, parent), this.captureContent);
+  }
+
+  set(attributes: SpanAttributes): void {
+    this.span.setAttributes(clean(attributes));
+  }
+
+  fail(code: string, message?: string): void {
+    this.span.setAttribute('error.type', code);
+    this.span.setStatus({ code: SpanStatusCode.ERROR, ...(message ? { message } : {}) });
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.span.end();
+  }
+}
+
+/**
+ * The OpenTelemetry tracer of the gateway: spans exported in batches over OTLP/HTTP (JSON) to
+ * `options.endpoint`, resource `service.name=ai-gateway`. An incoming W3C `traceparent` makes the
+ * request's SERVER span a child of the caller's span (same trace id).
+ */
+export function createOtelTracing(options: TracingOptions): Tracing {
+  const exporter = new OTLPTraceExporter({ url: options.endpoint });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'ai-gateway' }),
+    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: options.scheduleDelayMs })],
+  });
+  const tracer = provider.getTracer('ai-gateway');
+  const propagator = new W3CTraceContextPropagator();
+  return {
+    captureContent: options.captureContent,
+    startRequest(name, headers, attributes) {
+      const parent = propagator.extract(ROOT_CONTEXT, headers, headerGetter);
+      return new OtelSpan(tracer, tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: clean(attributes) }, parent), options.captureContent);
+    },
+    async shutdown() {
+      await provider.shutdown();
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { startFakeMcp, type FakeMcp } from '../../fakes/mcp/server.js';
+import { callAs } from '../tenancy/tenant-helpers.js';
+import { isSealed } from '../../../src/lib/secret-box.js';
+import { getMcpConnection, saveMcpConnection } from '../../../src/store/repos/mcp.js';
+import { uuid } from '../../../src/lib/ids.js';
+
+const CLIENT_SECRET = 'oauth-client-secret-0123456789';
+const USER_TOKEN = 'user-access-token-abcdef0123456789';
+
+/**
+ * `auth_type: oauth` MCP integrations: settings stored (client secret sealed, answered masked), and the
+ * proxy sending each user's own upstream token, never the gateway key. Runs on SQLite and PostgreSQL.
+ */
+describe('MCP gateway: per-user upstream OAuth', () => {
+  let gw: TestGateway;
+  let fake: FakeMcp;
+  let userId: string;
+  let userKey: string;
+  const admin = (method: string, path: string, body?: unknown) => callAs(gw, gw.adminKey, method, path, body);
+
+  async function connect(key: string): Promise<Client> {
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/oauth-srv/mcp`), { requestInit: { headers: { 'x-gateway-api-key': key } } });
+    const client = new Client({ name: 'oauth-test', version: '1.0.0' });
+    await client.connect(transport);
+    return client;
+  }
+
+  /** A user's connection as the connect flow stores it: the access token sealed with its row's context. */
+  async function storeConnection(user: string, expiresAt: number | null): Promise<void> {
+    const deps = gw.gateway.deps;
+    const integration = await deps.store.db.selectFrom('mcp_integrations').select(['id', 'organisation_id']).where('slug', '=', 'oauth-up').executeTakeFirstOrThrow();
+    const id = uuid();
+    await saveMcpConnection(deps.store.db, { id, organisation_id: integration.organisation_id, mcp_integration_id: integration.id, user_id: user, access_token_ciphertext: deps.secrets.encrypt(USER_TOKEN, `${id}:access`), refresh_token_ciphertext: '', expires_at: expiresAt, scopes: 'tools', connected_at: Date.now(), updated_at: Date.now() });
+  }
+
+  beforeAll(async () => {
+    fake = await startFakeMcp();
+    gw = await startGateway();
+    const created = await admin('POST', '/v1/mcp-integrations', { name: 'OAuth upstream', slug: 'oauth-up', url: `${fake.url}/mcp`, auth_type: 'oauth', oauth: { client_id: 'gateway-client', client_secret: CLIENT_SECRET, scopes: ['tools', 'offline_access'] } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await admin('POST', '/v1/mcp-servers', { name: 'OAuth', slug: 'oauth-srv', mcp_integration_id: 'oauth-up' })).status).toBe(201);
+    const user = await admin('POST', '/v1/users', { email: 'mcp-oauth-user@example.com', workspaces: [{ id: 'default', role: 'member' }] });
+    userId = user.body.id;
+    const key = await admin('POST', '/v1/api-keys', { name: 'oauth user', type: 'workspace-user', user_id: userId, scopes: ['mcp.invoke'] });
+    expect(key.status, JSON.stringify(key.body)).toBe(201);
+    userKey = key.body.key;
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await fake?.close();
+  });
+
+  it('stores the OAuth settings with the client secret sealed, answered and audited without it', async () => {
+    const got = await admin('GET', '/v1/mcp-integrations/oauth-up');
+    expect(got.body).toMatchObject({ auth_type: 'oauth', headers: {}, oauth: { client_id: 'gateway-client', client_secret: 'oau…6789', scopes: ['tools', 'offline_access'] } });
+    const row = await gw.gateway.deps.store.db.selectFrom('mcp_integrations').selectAll().where('slug', '=', 'oauth-up').executeTakeFirstOrThrow();
+    expect(isSealed(row.oauth_secret_ciphertext)).toBe(true);
+    expect(JSON.stringify(row)).not.toContain(CLIENT_SECRET);
+    const audit = await gw.gateway.deps.store.db.selectFrom('audit_logs').selectAll().execute();
+    expect(JSON.stringify(audit)).not.toContain(CLIENT_SECRET);
+    expect(JSON.stringify(audit)).not.toContain('oau…6789');
+    // Other integrations answer oauth: null.
+    expect((await admin('POST', '/v1/mcp-integrations', { name: 'plain', slug: 'plain-up', url: `${fake.url}/mcp` })).body).toMatchObject({ auth_type: 'none', oauth: null });
+  });
+
+  it('refuses bad OAuth settings with a clear 400', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ name: 'x', url: `${fake.url}/mcp`, auth_type: 'headers', headers: { A: 'b' }, oauth: { client_id: 'c' } }, 'oauth'],
+      [{ name: 'x', url: `${fake.url}/mcp`, oauth: {} }, 'oauth'],
+      [{ name: 'x', url: `${fake.url}/mcp`, auth_type: 'oauth', oauth: { client_secret: 's' } }, 'oauth.client_secret'],
+      [{ name: 'x', url: `${fake.url}/mcp`, auth_type: 'oauth', oauth: { authorization_server: 'http://10.1.2.3/' } }, 'oauth.authorization_server'],
+      [{ name: 'x', url: `${fake.url}/mcp`, auth_type: 'oauth', oauth: { client_id: 'c', token: 't' } }, 'oauth'],
+      [{ name: 'x', url: `${fake.url}/mcp`, auth_type: 'oauth', oauth: { scopes: ['has space'] } }, 'oauth.scopes'],
+    ];
+    for (const [body, param] of cases) {
+      const res = await admin('POST', '/v1/mcp-integrations', body);
+      expect(res.status, `${JSON.stringify(body)} → ${JSON.stringify(res.body)}`).toBe(400);
+      expect(res.body.error.param ?? '', JSON.stringify(res.body)).toContain(param);
+    }
+  });
+
+  it('a user without a connection is told to connect; a service key is told to use a user; nothing reaches the upstream', async () => {
+    const before = fake.headers.length;
+    const ping = (key: string) => fetch(`${gw.url}/v1/mcp/oauth-srv/mcp`, { method: 'POST', headers: { 'x-gateway-api-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+    const noConnection = await ping(userKey);
+    expect(noConnection.status).toBe(403);
+    const body = (await noConnection.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('mcp_connection_required');
+    expect(body.error.message).toContain('connect');
+    const service = await ping(gw.adminKey);
+    expect(service.status).toBe(403);
+    expect(((await service.json()) as { error: { message: string } }).error.message).toContain("user's key");
+    // An expired connection asks for a new one too.
+    await storeConnection(userId, Date.now() - 1000);
+    expect((await ping(userKey)).status).toBe(403);
+    expect(fake.headers.length).toBe(before);
+  });
+
+  it("a connected user's calls carry the user's token upstream, never the gateway key; deactivating the user revokes the connection", async () => {
+    await storeConnection(userId, Date.now() + 3_600_000);
+    const before = fake.headers.length;
+    const client = await connect(userKey);
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).content).toEqual([{ type: 'text', text: JSON.stringify({ text: 'hi' }) }]);
+    await client.close();
+    const sent = fake.headers.slice(before);
+    expect(sent.length).toBeGreaterThan(0);
+    for (const h of sent) {
+      expect(h.authorization).toBe(`Bearer ${USER_TOKEN}`);
+      expect(JSON.stringify(h)).not.toContain(userKey);
+    }
+    const integration = await gw.gateway.deps.store.db.selectFrom('mcp_integrations').select('id').where('slug', '=', 'oauth-up').executeTakeFirstOrThrow();
+    expect((await admin('PUT', `/v1/users/${userId}`, { status: 'deactivated' })).status).toBe(200);
+    expect(await getMcpConnection(gw.gateway.deps.store.db, integration.id, userId)).toBeUndefined();
+    // Deleting a user revokes theirs too.
+    const other = await admin('POST', '/v1/users', { email: 'mcp-oauth-other@example.com', workspaces: [{ id: 'default', role: 'member' }] });
+    await storeConnection(other.body.id, null);
+    expect(await getMcpConnection(gw.gateway.deps.store.db, integration.id, other.body.id)).toBeDefined();
+    expect((await admin('DELETE', `/v1/users/${other.body.id}`)).status).toBe(200);
+    expect(await getMcpConnection(gw.gateway.deps.store.db, integration.id, other.body.id)).toBeUndefined();
+  });
+});
