@@ -114,7 +114,9 @@ export async function fetchAgentCard(f: CardFetch): Promise<FetchedCard> {
       return { notModified: false, card: validateCard(parsed, location), location, ...(etag ? { etag } : {}) };
     }
   } catch (err) {
-    if (deadline.aborted) throw new GatewayError('request_timeout', `The agent server did not send its card within ${f.timeoutMs} ms.`, { provider: 'a2a' });
+    // The overall deadline and undici's header/body timers (set to what remains of it) race: either may fire first.
+    const timedOut = deadline.aborted || (err instanceof GatewayError && err.code === 'request_timeout');
+    if (timedOut) throw new GatewayError('request_timeout', `The agent server did not send its card within ${f.timeoutMs} ms.`, { provider: 'a2a' });
     if (err instanceof GatewayError) throw err;
     throw upstreamFault(`The agent card could not be read: ${(err as Error).message}`);
   }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import { STORE_KINDS, type StoreHandle } from '../../../test/helpers/stores.js';
 import { down, up } from './0014-tenancy.js';
+import { down as downIdentity } from './0020-identity.js';
 
 let handle: StoreHandle | undefined;
 afterEach(async () => {
@@ -14,6 +15,8 @@ describe.each(STORE_KINDS)('0014-tenancy ($name)', (kind) => {
     handle = await kind.open();
     const db = handle.store.db;
     const raw = db as unknown as Kysely<unknown>;
+    // Later tables that reference `users` (SCIM, 0020) go first, as a real roll-back would take them.
+    await downIdentity(raw);
     await down(raw);
     await db.insertInto('organisations').values({ id: 'o1', name: 'o', slug: 'o1', settings: '{}', created_at: 0, default_workspace_id: null }).execute();
     await db.insertInto('workspaces').values({ id: 'w1', organisation_id: 'o1', name: 'w', slug: 'w', status: 'active', settings: '{}', created_at: 1, updated_at: 1 } as never).execute();
