@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Logger } from '../observability/logger.js';
-import { fetchAws } from './fetch-aws.js';
-import { fetchAzure } from './fetch-azure.js';
 import { fetchVault } from './fetch-vault.js';
 import { pickMember, type FetchContext, type SecretFetcher, type SecretSource } from './secret-source.js';
 
 /** Each manager's client. */
+// The AWS and Azure SDKs (about 60 MB of heap and half a second of start-up together) load on the
+// first fetch from that manager: a gateway that does not use them never pays for them.
+const fetchAws: SecretFetcher = async (...args) => (await import('./fetch-aws.js')).fetchAws(...args);
+const fetchAzure: SecretFetcher = async (...args) => (await import('./fetch-azure.js')).fetchAzure(...args);
 const FETCHERS: Record<SecretSource['managerType'], SecretFetcher> = { aws_sm: fetchAws, azure_kv: fetchAzure, hashicorp_vault: fetchVault };
 
 /** Wait before a failed refresh of a value still served from the cache is tried again (ms). */
