@@ -140,7 +140,7 @@ export class McpGateway {
     if (route.integration.transport !== 'http') return void (await reply.send(rpcErrorResponse(405, RPC.serverError, 'This MCP server has no session stream (its upstream uses the SSE transport).')));
     const abort = new AbortController();
     reply.raw.once('close', () => abort.abort());
-    const upstream = await relayEventStream(this.fetcher, targetOf(this.deps, route, bearer), stateOf(session), abort.signal);
+    const upstream = await relayEventStream(this.fetcher, await targetOf(this.deps, route, bearer), stateOf(session), abort.signal);
     if (upstream instanceof Response) return void (await reply.send(upstream));
     const transport = new WebStandardStreamableHTTPServerTransport({});
     await transport.start();
@@ -163,7 +163,7 @@ export class McpGateway {
     this.links.delete(session.id);
     try {
       if (link) await (await link).close();
-      else if (route.integration.transport === 'http') await terminateOverHttp(this.fetcher, targetOf(this.deps, route, await oauthBearerOf(this.deps, route, principal).catch(() => undefined)), stateOf(session));
+      else if (route.integration.transport === 'http') await terminateOverHttp(this.fetcher, await targetOf(this.deps, route, await oauthBearerOf(this.deps, route, principal).catch(() => undefined)), stateOf(session));
     } catch (err) {
       this.deps.logger.warn({ err: String(err), server: route.server.slug }, 'MCP upstream session did not end cleanly');
     }
@@ -201,12 +201,12 @@ export class McpGateway {
    * the session id before the answer is handed to the transport (which may end the HTTP answer at once).
    */
   private async initialize(ctx: PostContext, transport: WebStandardStreamableHTTPServerTransport, message: JSONRPCRequest, created: (id: string) => void): Promise<void> {
-    const target = targetOf(this.deps, ctx.route, ctx.bearer);
     const relay = (m: JSONRPCMessage) => void transport.send(m, { relatedRequestId: message.id }).catch(() => undefined);
     const id = randomUUID();
     let answer: JSONRPCResponse | undefined;
     let upstreamSessionId: string | null = null;
     try {
+      const target = await targetOf(this.deps, ctx.route, ctx.bearer);
       if (target.transport === 'http') {
         const out = await exchangeOverHttp(this.fetcher, target, { upstreamSessionId: null, protocolVersion: null }, message, relay, ctx.signal);
         answer = out.answer;
@@ -321,7 +321,7 @@ export class McpGateway {
   private async forward(ctx: PostContext, message: JSONRPCMessage, relay: Relay): Promise<JSONRPCResponse | undefined> {
     const session = ctx.session;
     if (!session) throw new UpstreamFailure('No session.');
-    const target = targetOf(this.deps, ctx.route, ctx.bearer);
+    const target = await targetOf(this.deps, ctx.route, ctx.bearer);
     if (target.transport === 'http') return (await exchangeOverHttp(this.fetcher, target, stateOf(session), message, relay, ctx.signal)).answer;
     const link = await this.sseLink(session, target);
     return link.exchange(message, relay, ctx.signal);
@@ -363,6 +363,8 @@ export class McpGateway {
 
   /** The JSON-RPC answer of a request whose upstream failed (never a hang, never a 500 page). */
   private failure(message: JSONRPCRequest, err: unknown): JSONRPCResponse {
+    // A gateway fault before the upstream was called (a secret mapping that cannot be resolved): its status and code.
+    if (err instanceof GatewayError) return rpcError(message.id, RPC.serverError, err.message, { status: err.status, code: err.code });
     const text = err instanceof UpstreamFailure ? err.message : `The upstream MCP server failed: ${err instanceof Error ? err.message : String(err)}`;
     return rpcError(message.id, RPC.serverError, text, err instanceof UpstreamFailure && err.status !== undefined ? { upstream_status: err.status } : undefined);
   }
