@@ -5,6 +5,7 @@ import { isInitializeRequest, isJSONRPCRequest, isJSONRPCResultResponse, type JS
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import type { GatewayDeps } from '../gateway/deps.js';
+import { refreshMappedSecrets } from '../gateway/upstream-headers.js';
 import type { Principal } from '../kernel/principal.js';
 import { deleteIdleMcpSessions, deleteMcpSession, getMcpSession, insertMcpSession, setMcpUpstreamSession, touchMcpSession, type McpSession } from '../store/repos/mcp.js';
 import type { McpRoute } from './mcp-section.js';
@@ -208,7 +209,7 @@ export class McpGateway {
     try {
       const target = await targetOf(this.deps, ctx.route, ctx.bearer);
       if (target.transport === 'http') {
-        const out = await exchangeOverHttp(this.fetcher, target, { upstreamSessionId: null, protocolVersion: null }, message, relay, ctx.signal);
+        const out = await this.retryRefusedSecrets(ctx, target, (t) => exchangeOverHttp(this.fetcher, t, { upstreamSessionId: null, protocolVersion: null }, message, relay, ctx.signal));
         answer = out.answer;
         upstreamSessionId = out.upstreamSessionId;
       } else {
@@ -322,9 +323,25 @@ export class McpGateway {
     const session = ctx.session;
     if (!session) throw new UpstreamFailure('No session.');
     const target = await targetOf(this.deps, ctx.route, ctx.bearer);
-    if (target.transport === 'http') return (await exchangeOverHttp(this.fetcher, target, stateOf(session), message, relay, ctx.signal)).answer;
+    if (target.transport === 'http') return (await this.retryRefusedSecrets(ctx, target, (t) => exchangeOverHttp(this.fetcher, t, stateOf(session), message, relay, ctx.signal))).answer;
     const link = await this.sseLink(session, target);
     return link.exchange(message, relay, ctx.signal);
+  }
+
+  /**
+   * Runs one Streamable HTTP exchange; when the upstream refuses (401, 403) headers filled from the
+   * integration's secret mappings, fetches those references anew once and runs it again with what they
+   * hold now (a credential rotated in its secret manager). The refused request never ran upstream.
+   */
+  private async retryRefusedSecrets<T>(ctx: PostContext, target: UpstreamTarget, run: (t: UpstreamTarget) => Promise<T>): Promise<T> {
+    try {
+      return await run(target);
+    } catch (err) {
+      const mappings = ctx.route.integration.secret_mappings;
+      if (!(err instanceof UpstreamFailure) || (err.status !== 401 && err.status !== 403) || mappings.length === 0) throw err;
+      await refreshMappedSecrets(this.deps, mappings);
+      return run(await targetOf(this.deps, ctx.route, ctx.bearer));
+    }
   }
 
   /**

@@ -14,6 +14,8 @@ const VAULT_TOKEN = 'hvs.vault-token-for-mappings';
 const MCP_TOKEN = 'mcp-upstream-token-from-vault-0001';
 const AGENT_TOKEN = 'agent-upstream-token-from-vault-0002';
 const STATIC_VALUE = 'static-header-value-0003';
+const ROTATED = 'agent-token-rotated-in-vault-0004';
+const MCP_ROTATED = 'mcp-token-rotated-in-vault-0005';
 
 /** A fetch that authenticates to the gateway with `key`. */
 function keyed(key: string): typeof fetch {
@@ -70,7 +72,7 @@ describe('header secret_mappings on /v1/mcp-integrations and /v1/agent-servers',
     await Promise.all([vault?.close(), mcp?.close(), agent?.close()]);
   });
 
-  it('MCP: the upstream (an SDK server) gets the mapped header, which overrides the static one of the same name', async () => {
+  it('MCP: the upstream (an SDK server) gets the mapped header, which overrides the static one of the same name; a 401 re-resolves once', async () => {
     const created = await admin('POST', '/v1/mcp-integrations', {
       name: 'Mapped upstream',
       slug: 'mapped-up',
@@ -98,6 +100,21 @@ describe('header secret_mappings on /v1/mcp-integrations and /v1/agent-servers',
       expect(h['x-static']).toBe(STATIC_VALUE);
     }
 
+    // Rotated in Vault: the upstream refuses the cached value (401); the gateway fetches the reference anew once and retries.
+    vault.options.secrets['secret/mcp/upstream'] = { token: MCP_ROTATED };
+    mcp.requiredAuthorization = `Bearer ${MCP_ROTATED}`;
+    try {
+      const rotated = new Client({ name: 'mappings-test', version: '1.0.0' });
+      await rotated.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/mapped/mcp`), { requestInit: { headers: { 'x-gateway-api-key': invoker } } }));
+      const calls = mcp.calls.length;
+      expect((await rotated.callTool({ name: 'echo', arguments: { text: 'rotated' } })).content).toEqual([{ type: 'text', text: JSON.stringify({ text: 'rotated' }) }]);
+      expect(mcp.calls.length).toBe(calls + 1);
+      await rotated.close();
+      expect(mcp.headers.at(-1)!.authorization).toBe(`Bearer ${MCP_ROTATED}`);
+    } finally {
+      mcp.requiredAuthorization = undefined;
+    }
+
     // A PUT of the headers alone keeps the mappings; a PUT of the mappings alone keeps the headers.
     expect((await admin('PUT', '/v1/mcp-integrations/mapped-up', { headers: { 'X-Static': 'another-static-value' } })).body.secret_mappings).toHaveLength(1);
     const remapped = await admin('PUT', '/v1/mcp-integrations/mapped-up', { secret_mappings: [{ target_field: 'headers.X-Api-Key', secret_reference_id: 'vault-mcp' }] });
@@ -108,7 +125,7 @@ describe('header secret_mappings on /v1/mcp-integrations and /v1/agent-servers',
     expect(none.body).toMatchObject({ auth_type: 'none', headers: {}, secret_mappings: [] });
   });
 
-  it('A2A: the card fetch and the JSON-RPC proxy (an SDK agent, an SDK client) send the mapped header from a JSON secret', async () => {
+  it('A2A: the card fetch and the JSON-RPC proxy (an SDK agent, an SDK client) send the mapped header from a JSON secret; a 401 re-resolves once', async () => {
     const created = await admin('POST', '/v1/agent-servers', {
       name: 'Mapped agent',
       slug: 'mapped-agent',
@@ -130,6 +147,19 @@ describe('header secret_mappings on /v1/mcp-integrations and /v1/agent-servers',
     expect(call.headers.authorization).toBe(`Bearer ${AGENT_TOKEN}`);
     expect(call.headers['x-static']).toBe(STATIC_VALUE);
     expect(JSON.stringify(call.headers)).not.toContain(invoker);
+
+    // Rotated in Vault: the agent server refuses the cached value; the gateway fetches the reference anew once and retries.
+    vault.options.secrets['secret/a2a/agent'] = { token: ROTATED };
+    agent.requiredAuthorization = `Bearer ${ROTATED}`;
+    try {
+      const before = agent.calls.length;
+      const res = await callAs(gw, invoker, 'POST', '/v1/agents/mapped-agent', { jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'rotated' }] } } }, { 'a2a-version': '1.0' });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.result.task.id).toBeTruthy();
+      expect(agent.calls.slice(before).map((x) => x.headers.authorization)).toEqual([`Bearer ${AGENT_TOKEN}`, `Bearer ${ROTATED}`]);
+    } finally {
+      agent.requiredAuthorization = undefined;
+    }
   });
 
   it('refuses bad mappings at save with 400 naming the mapping field', async () => {
@@ -206,6 +236,6 @@ describe('header secret_mappings on /v1/mcp-integrations and /v1/agent-servers',
     answers.push((await admin('GET', '/v1/logs?page_size=100')).body, (await admin('GET', '/v1/audit-logs?page_size=100')).body);
     const everything = JSON.stringify([answers, logs, audit, logLines, await db.selectFrom('mcp_integrations').selectAll().execute(), await db.selectFrom('agent_servers').selectAll().execute()]);
     expect(logLines.length).toBeGreaterThan(0);
-    for (const secret of [MCP_TOKEN, AGENT_TOKEN, STATIC_VALUE, VAULT_TOKEN]) expect(everything).not.toContain(secret);
+    for (const secret of [MCP_TOKEN, MCP_ROTATED, AGENT_TOKEN, ROTATED, STATIC_VALUE, VAULT_TOKEN]) expect(everything).not.toContain(secret);
   });
 });
