@@ -8,6 +8,7 @@ import { LazyAbort } from '../lib/lazy-abort.js';
 import { SseDecoder, sseData } from '../lib/sse.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import type { DataPlaneRequest } from '../gateway/data-plane-hook.js';
+import { refreshMappedSecrets, upstreamHeadersOf } from '../gateway/upstream-headers.js';
 import type { RouteTrace } from '../routing/outcome.js';
 import { CustomHostGuard } from '../routing/custom-host-guard.js';
 import { sectionOf } from '../runtime/snapshot.js';
@@ -22,7 +23,6 @@ import { METHOD_NAMES, kindOf, versionOf, type A2AVersion } from './a2a-methods.
 import { RPC, idOf, rpcError, type JsonRpcError, type JsonRpcId } from './jsonrpc.js';
 import { skillOfParams, taskIdOfResult, taskIdsOfParams } from './read-task-ids.js';
 import type { TaskOwners } from './task-owners.js';
-import { upstreamHeaders } from './upstream-headers.js';
 import type { GatewaySpan } from '../observability/tracing.js';
 
 const Params = Type.Object({ slug: Type.String({ minLength: 1, maxLength: 128 }) });
@@ -133,23 +133,45 @@ async function relayStream(c: Call, res: UpstreamResponse): Promise<void> {
   finish(c, failure ? failure.status : res.status, failure);
 }
 
-/** Forwards the call to the agent server and relays its answer. */
+/**
+ * The headers an agent server is called with: its own, overridden by its secret mappings (resolved
+ * for the server's workspace; 502 naming the reference when one cannot be).
+ */
+export function agentHeadersOf(deps: GatewayDeps, server: AgentServer): Promise<Record<string, string>> {
+  return upstreamHeadersOf(deps, server, { id: server.id, sealed: server.headers_sealed, secretMappings: server.secret_mappings }, server.workspace_id);
+}
+
+/**
+ * Forwards the call to the agent server and relays its answer. When the agent server refuses (401,
+ * 403) a call whose headers came from secret mappings, the references are fetched anew once and the
+ * call is sent again with what they hold now (a credential rotated in its secret manager).
+ */
 async function forward(c: Call, body: Record<string, unknown>, stream: boolean): Promise<FastifyReply | void> {
   const { deps, request, reply, server } = c;
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream, application/json' : 'application/json', ...upstreamHeaders(deps.secrets, server) };
-  for (const name of PASSED) {
-    const v = request.headers[name];
-    if (typeof v === 'string') headers[name] = v;
-  }
   const abort = new LazyAbort();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort(new Error('client closed the connection'));
   });
   reply.header('x-gateway-provider', 'a2a');
   const timeout = deps.settings.agentTimeoutMs;
+  const payload = JSON.stringify(body);
+  const send = async (): Promise<UpstreamResponse> => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream, application/json' : 'application/json', ...(await agentHeadersOf(deps, server)) };
+    for (const name of PASSED) {
+      const v = request.headers[name];
+      if (typeof v === 'string') headers[name] = v;
+    }
+    return deps.http.send({ url: server.url, method: 'POST', headers, body: payload, signal: abort, headersTimeout: timeout, bodyTimeout: timeout }, 'a2a');
+  };
   let res: UpstreamResponse;
   try {
-    res = await deps.http.send({ url: server.url, method: 'POST', headers, body: JSON.stringify(body), signal: abort, headersTimeout: timeout, bodyTimeout: timeout }, 'a2a');
+    res = await send();
+    if ((res.status === 401 || res.status === 403) && server.secret_mappings.length > 0) {
+      res.body.on('error', () => {});
+      res.body.destroy();
+      await refreshMappedSecrets(deps, server.secret_mappings);
+      res = await send();
+    }
   } catch (err) {
     const g = toGatewayError(err);
     return refuse(c, faultAnswer(c, g), g.status, g);

@@ -3,6 +3,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { principalOfKey, type Principal } from '../kernel/principal.js';
 import { sectionOf } from '../runtime/snapshot.js';
 import type { GatewayDeps } from '../gateway/deps.js';
+import { upstreamHeadersOf } from '../gateway/upstream-headers.js';
 import { getMcpConnection, type McpSession } from '../store/repos/mcp.js';
 import { MCP_SECTION, type McpRoute, type McpSection } from './mcp-section.js';
 import type { UpstreamSessionState, UpstreamTarget } from './upstream-link.js';
@@ -41,12 +42,14 @@ export function sessionBelongsTo(session: McpSession, principal: Principal): boo
 }
 
 /**
- * The upstream of a route, its header values opened from the secret box (never logged or answered);
- * `bearer` (an `auth_type: oauth` upstream) is the user's own access token, sent as `Authorization`.
+ * The upstream of a route: its static headers (opened from the secret box once per loaded integration)
+ * overridden by its secret mappings (resolved for the server's workspace through the resolver's cache;
+ * 502 naming the reference when one cannot be), never logged or answered; `bearer` (an `auth_type:
+ * oauth` upstream) is the user's own access token, sent as `Authorization`.
  */
-export function targetOf(deps: GatewayDeps, route: McpRoute, bearer?: string): UpstreamTarget {
+export async function targetOf(deps: GatewayDeps, route: McpRoute, bearer?: string): Promise<UpstreamTarget> {
   const i = route.integration;
-  const headers = i.headers_ciphertext ? (JSON.parse(deps.secrets.decrypt(i.headers_ciphertext, `${i.id}:headers`)) as Record<string, string>) : {};
+  const headers = await upstreamHeadersOf(deps, i, { id: i.id, sealed: i.headers_ciphertext, secretMappings: i.secret_mappings }, route.server.workspace_id);
   if (bearer !== undefined) headers.Authorization = `Bearer ${bearer}`;
   return { url: i.url, transport: i.transport, headers };
 }

@@ -5,6 +5,7 @@ import { isInitializeRequest, isJSONRPCRequest, isJSONRPCResultResponse, type JS
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import type { GatewayDeps } from '../gateway/deps.js';
+import { refreshMappedSecrets } from '../gateway/upstream-headers.js';
 import type { Principal } from '../kernel/principal.js';
 import { deleteIdleMcpSessions, deleteMcpSession, getMcpSession, insertMcpSession, setMcpUpstreamSession, touchMcpSession, type McpSession } from '../store/repos/mcp.js';
 import type { McpRoute } from './mcp-section.js';
@@ -140,7 +141,7 @@ export class McpGateway {
     if (route.integration.transport !== 'http') return void (await reply.send(rpcErrorResponse(405, RPC.serverError, 'This MCP server has no session stream (its upstream uses the SSE transport).')));
     const abort = new AbortController();
     reply.raw.once('close', () => abort.abort());
-    const upstream = await relayEventStream(this.fetcher, targetOf(this.deps, route, bearer), stateOf(session), abort.signal);
+    const upstream = await relayEventStream(this.fetcher, await targetOf(this.deps, route, bearer), stateOf(session), abort.signal);
     if (upstream instanceof Response) return void (await reply.send(upstream));
     const transport = new WebStandardStreamableHTTPServerTransport({});
     await transport.start();
@@ -163,7 +164,7 @@ export class McpGateway {
     this.links.delete(session.id);
     try {
       if (link) await (await link).close();
-      else if (route.integration.transport === 'http') await terminateOverHttp(this.fetcher, targetOf(this.deps, route, await oauthBearerOf(this.deps, route, principal).catch(() => undefined)), stateOf(session));
+      else if (route.integration.transport === 'http') await terminateOverHttp(this.fetcher, await targetOf(this.deps, route, await oauthBearerOf(this.deps, route, principal).catch(() => undefined)), stateOf(session));
     } catch (err) {
       this.deps.logger.warn({ err: String(err), server: route.server.slug }, 'MCP upstream session did not end cleanly');
     }
@@ -201,14 +202,14 @@ export class McpGateway {
    * the session id before the answer is handed to the transport (which may end the HTTP answer at once).
    */
   private async initialize(ctx: PostContext, transport: WebStandardStreamableHTTPServerTransport, message: JSONRPCRequest, created: (id: string) => void): Promise<void> {
-    const target = targetOf(this.deps, ctx.route, ctx.bearer);
     const relay = (m: JSONRPCMessage) => void transport.send(m, { relatedRequestId: message.id }).catch(() => undefined);
     const id = randomUUID();
     let answer: JSONRPCResponse | undefined;
     let upstreamSessionId: string | null = null;
     try {
+      const target = await targetOf(this.deps, ctx.route, ctx.bearer);
       if (target.transport === 'http') {
-        const out = await exchangeOverHttp(this.fetcher, target, { upstreamSessionId: null, protocolVersion: null }, message, relay, ctx.signal);
+        const out = await this.retryRefusedSecrets(ctx, target, (t) => exchangeOverHttp(this.fetcher, t, { upstreamSessionId: null, protocolVersion: null }, message, relay, ctx.signal));
         answer = out.answer;
         upstreamSessionId = out.upstreamSessionId;
       } else {
@@ -321,10 +322,26 @@ export class McpGateway {
   private async forward(ctx: PostContext, message: JSONRPCMessage, relay: Relay): Promise<JSONRPCResponse | undefined> {
     const session = ctx.session;
     if (!session) throw new UpstreamFailure('No session.');
-    const target = targetOf(this.deps, ctx.route, ctx.bearer);
-    if (target.transport === 'http') return (await exchangeOverHttp(this.fetcher, target, stateOf(session), message, relay, ctx.signal)).answer;
+    const target = await targetOf(this.deps, ctx.route, ctx.bearer);
+    if (target.transport === 'http') return (await this.retryRefusedSecrets(ctx, target, (t) => exchangeOverHttp(this.fetcher, t, stateOf(session), message, relay, ctx.signal))).answer;
     const link = await this.sseLink(session, target);
     return link.exchange(message, relay, ctx.signal);
+  }
+
+  /**
+   * Runs one Streamable HTTP exchange; when the upstream refuses (401, 403) headers filled from the
+   * integration's secret mappings, fetches those references anew once and runs it again with what they
+   * hold now (a credential rotated in its secret manager). The refused request never ran upstream.
+   */
+  private async retryRefusedSecrets<T>(ctx: PostContext, target: UpstreamTarget, run: (t: UpstreamTarget) => Promise<T>): Promise<T> {
+    try {
+      return await run(target);
+    } catch (err) {
+      const mappings = ctx.route.integration.secret_mappings;
+      if (!(err instanceof UpstreamFailure) || (err.status !== 401 && err.status !== 403) || mappings.length === 0) throw err;
+      await refreshMappedSecrets(this.deps, mappings);
+      return run(await targetOf(this.deps, ctx.route, ctx.bearer));
+    }
   }
 
   /**
@@ -363,6 +380,8 @@ export class McpGateway {
 
   /** The JSON-RPC answer of a request whose upstream failed (never a hang, never a 500 page). */
   private failure(message: JSONRPCRequest, err: unknown): JSONRPCResponse {
+    // A gateway fault before the upstream was called (a secret mapping that cannot be resolved): its status and code.
+    if (err instanceof GatewayError) return rpcError(message.id, RPC.serverError, err.message, { status: err.status, code: err.code });
     const text = err instanceof UpstreamFailure ? err.message : `The upstream MCP server failed: ${err instanceof Error ? err.message : String(err)}`;
     return rpcError(message.id, RPC.serverError, text, err instanceof UpstreamFailure && err.status !== undefined ? { upstream_status: err.status } : undefined);
   }

@@ -10,6 +10,7 @@ import type { Logger } from '../observability/logger.js';
 import type { ModelPricing, PricingTerms } from '../pricing/price-config.js';
 import { isSealed, type SecretBox } from '../lib/secret-box.js';
 import { openCredentialSettings } from '../lib/credential-settings.js';
+import { openValues } from '../lib/sealed-values.js';
 import type { AuthKey, RequestDefaults } from './snapshot.js';
 import { listAuthKeyRowsPage, type AuthKeyRow } from './key-grants.js';
 import type { RuntimeSection } from './runtime-section.js';
@@ -181,7 +182,7 @@ function resolveThroughIntegration(v: VirtualKey, i: Integration | undefined, se
   let sealedSettings: Record<string, unknown> = {};
   try {
     if (i.key_ciphertext) secret = secrets ? secrets.decrypt(i.key_ciphertext, i.id) : '';
-    if (i.secret_configurations && secrets) sealedSettings = JSON.parse(secrets.decrypt(i.secret_configurations, `${i.id}:configurations`)) as Record<string, unknown>;
+    if (secrets) sealedSettings = openValues(secrets, `${i.id}:configurations`, i.secret_configurations);
   } catch (err) {
     logger.warn({ integrationId: i.id, err: (err as Error).message }, 'integration credentials do not open; its providers skipped');
     return undefined;

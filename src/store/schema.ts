@@ -149,6 +149,8 @@ export interface AgentServersTable {
   headers_sealed: string;
   header_hints: string;
   skills_allow: string | null;
+  /** Migration 0030: header secret mappings (JSON array; default '[]'). */
+  secret_mappings?: string;
   created_at: number;
   updated_at: number;
 }
@@ -442,6 +444,8 @@ export interface McpIntegrationsTable {
   /** Migration 0028: OAuth settings (JSON) and the sealed client secret. */
   oauth: string;
   oauth_secret_ciphertext: string;
+  /** Migration 0030: header secret mappings (JSON array; default '[]'). */
+  secret_mappings?: string;
   created_at: number;
   updated_at: number;
 }

@@ -3,6 +3,7 @@ import type { Store } from '../store.js';
 import type { AgentServersTable, Database } from '../schema.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
 import { assertInScope, inList } from './tenant.js';
+import type { HeaderSecretMapping } from './secret-references.js';
 
 /** A stored agent server (control-plane.md §10). Its upstream headers stay sealed here. */
 export interface AgentServer {
@@ -18,6 +19,8 @@ export interface AgentServer {
   header_hints: Record<string, string>;
   /** Allow-listed skill ids; null: every skill. */
   skills_allow: string[] | null;
+  /** Headers filled from secret references at call time (they override `headers` of the same name). */
+  secret_mappings: HeaderSecretMapping[];
   created_at: number;
   updated_at: number;
 }
@@ -71,7 +74,7 @@ export async function listAllAgentServers(store: Store, workspaceIds?: readonly 
 }
 
 function toRow(a: AgentServer): AgentServersTable {
-  return { ...a, header_hints: JSON.stringify(a.header_hints), skills_allow: a.skills_allow === null ? null : JSON.stringify(a.skills_allow) };
+  return { ...a, header_hints: JSON.stringify(a.header_hints), skills_allow: a.skills_allow === null ? null : JSON.stringify(a.skills_allow), secret_mappings: JSON.stringify(a.secret_mappings) };
 }
 
 function fromRow(r: AgentServersTable): AgentServer {
@@ -79,6 +82,7 @@ function fromRow(r: AgentServersTable): AgentServer {
     ...r,
     header_hints: JSON.parse(r.header_hints) as Record<string, string>,
     skills_allow: r.skills_allow === null ? null : (JSON.parse(r.skills_allow) as string[]),
+    secret_mappings: JSON.parse(r.secret_mappings ?? '[]') as HeaderSecretMapping[],
     created_at: Number(r.created_at),
     updated_at: Number(r.updated_at),
   };

@@ -3,6 +3,7 @@ import type { Database, McpConnectionsTable, McpIntegrationsTable, McpServersTab
 import type { Store } from '../store.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
 import { assertInScope, inList } from './tenant.js';
+import type { HeaderSecretMapping } from './secret-references.js';
 
 /** How the gateway reaches an upstream MCP server. */
 export type McpTransport = 'http' | 'sse';
@@ -26,6 +27,8 @@ export interface McpIntegration {
   oauth: McpOAuthSettings;
   /** The OAuth client secret sealed by the secret box (context `<id>:oauth`); '' when none. */
   oauth_secret_ciphertext: string;
+  /** Headers filled from secret references at call time (`auth_type: headers`; they override `headers` of the same name). */
+  secret_mappings: HeaderSecretMapping[];
   created_at: number;
   updated_at: number;
 }
@@ -85,13 +88,14 @@ function integrationFromRow(r: McpIntegrationsTable): McpIntegration {
     auth_type: r.auth_type as McpIntegration['auth_type'],
     header_hints: JSON.parse(r.header_hints),
     oauth: JSON.parse(r.oauth),
+    secret_mappings: JSON.parse(r.secret_mappings ?? '[]') as HeaderSecretMapping[],
     created_at: Number(r.created_at),
     updated_at: Number(r.updated_at),
   };
 }
 
 function integrationToRow(i: McpIntegration): McpIntegrationsTable {
-  return { ...i, header_hints: JSON.stringify(i.header_hints), oauth: JSON.stringify(i.oauth) };
+  return { ...i, header_hints: JSON.stringify(i.header_hints), oauth: JSON.stringify(i.oauth), secret_mappings: JSON.stringify(i.secret_mappings) };
 }
 
 function serverFromRow(r: McpServersTable): McpServer {

@@ -6,6 +6,19 @@ import type { TenantScope } from '../../kernel/tenant-scope.js';
 /** The secret managers a reference may point into. */
 export type ManagerType = 'aws_sm' | 'azure_kv' | 'hashicorp_vault';
 
+/**
+ * One header `secret_mappings` item of an MCP integration or agent server: header `target_field`
+ * (`headers.<Name>`) takes its value from a secret reference at call time (the member `secret_key` of
+ * a JSON secret when set), written through `value_format` (`string`, `json`, or a template holding
+ * `{{secret}}` once, such as `Bearer {{secret}}`).
+ */
+export interface HeaderSecretMapping {
+  target_field: string;
+  secret_reference_id: string;
+  secret_key?: string;
+  value_format?: string;
+}
+
 /** A stored secret reference (organisation-level). */
 export interface SecretReference {
   id: string;

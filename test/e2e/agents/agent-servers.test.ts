@@ -66,7 +66,7 @@ describe('/v1/agent-servers and their cards', () => {
       [{ name: 'x', url: agent.url, headers: { 'bad header': 'v' } }, 400, 'headers.bad header'],
       [{ name: 'x', url: agent.url, headers: { 'x-a': 'line\r\nbreak' } }, 400, 'headers.x-a'],
       [{ name: 'x', url: agent.url, skills: { allow: ['a', 'a'] } }, 400, 'skills.allow[1]'],
-      [{ name: 'x', url: agent.url, secret_mappings: [] }, 400, 'secret_mappings'],
+      [{ name: 'x', url: agent.url, secret_mappings: [{ target_field: 'headers.X-Key', secret_reference_id: 'unknown-ref' }] }, 400, 'secret_mappings[0].secret_reference_id'],
       [{ name: 'x', url: agent.url, slug: 'Not A Slug' }, 400, 'slug'],
       [{ name: 'x', url: agent.url, slug: 'echo-card' }, 409, 'slug'],
     ];

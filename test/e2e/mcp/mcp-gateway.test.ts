@@ -304,7 +304,7 @@ describe('MCP gateway', () => {
       ['POST', '/v1/mcp-integrations', { name: 'x', url: `${fake.url}/mcp`, headers: { 'Mcp-Session-Id': 'x' } }, 400, 'headers.Mcp-Session-Id'],
       ['POST', '/v1/mcp-integrations', { name: 'x', url: `${fake.url}/mcp`, headers: { 'bad header': 'x' } }, 400, 'headers.bad header'],
       ['POST', '/v1/mcp-integrations', { name: 'x', url: `${fake.url}/mcp`, transport: 'websocket' }, 400, 'transport'],
-      ['POST', '/v1/mcp-integrations', { name: 'x', url: `${fake.url}/mcp`, secret_mappings: [] }, 400, 'secret_mappings'],
+      ['POST', '/v1/mcp-integrations', { name: 'x', url: `${fake.url}/mcp`, secret_mappings: [{ target_field: 'headers.X-Key', secret_reference_id: 'unknown-ref' }] }, 400, 'secret_mappings[0].secret_reference_id'],
       ['POST', '/v1/mcp-integrations', { name: 'dup', slug: 'fake-up', url: `${fake.url}/mcp` }, 409, 'slug'],
       ['POST', '/v1/mcp-servers', { name: 'x', mcp_integration_id: 'nope' }, 404, 'mcp_integration_id'],
       ['POST', '/v1/mcp-servers', { name: 'x', mcp_integration_id: 'fake-up', tools: { allow: ['a'], deny: ['a'] } }, 400, 'tools.deny[0]'],

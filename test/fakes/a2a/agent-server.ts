@@ -31,6 +31,8 @@ export interface FakeAgent {
   /** Headers of each request for the card. */
   cardRequests: Array<Record<string, string | string[] | undefined>>;
   card: AgentCard;
+  /** When set, a JSON-RPC call without exactly this `Authorization` is answered 401 (tests set it while running). */
+  requiredAuthorization?: string;
   close(): Promise<void>;
 }
 
@@ -124,6 +126,10 @@ export async function startFakeAgent(opts: FakeAgentOptions = {}): Promise<FakeA
   const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutor(opts.stepMs ?? 30));
   app.use((req, res, next) => {
     if (req.method === 'POST') calls.push({ method: '', headers: { ...req.headers } });
+    if (req.method === 'POST' && fake.requiredAuthorization !== undefined && req.headers.authorization !== fake.requiredAuthorization) {
+      res.status(401).json({ error: 'unauthorized' });
+      return;
+    }
     res.on('close', () => {
       if (!res.writableFinished) fake.aborted++;
     });

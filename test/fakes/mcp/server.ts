@@ -32,6 +32,8 @@ export interface FakeMcp {
   initializations: number;
   /** The tools listed (a test may add a duplicate). */
   tools: Tool[];
+  /** When set, a request to `/mcp` without exactly this `Authorization` is answered 401 (tests set it while running). */
+  requiredAuthorization?: string;
   /** Sends `notifications/tools/list_changed` to every open session (on its session stream). */
   announceToolsChanged(): Promise<void>;
   close(): Promise<void>;
@@ -95,6 +97,10 @@ export async function startFakeMcp(): Promise<FakeMcp> {
     const path = (req.url ?? '').split('?')[0];
     (async () => {
       if (path === '/mcp') {
+        if (fake.requiredAuthorization !== undefined && req.headers.authorization !== fake.requiredAuthorization) {
+          res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized' }));
+          return;
+        }
         const sid = req.headers['mcp-session-id'];
         const existing = typeof sid === 'string' ? streams.get(sid) : undefined;
         if (existing) return existing.handleRequest(req, res);

@@ -7,7 +7,7 @@ import type { GatewayDeps } from '../../../gateway/deps.js';
 import { CustomHostGuard } from '../../../routing/custom-host-guard.js';
 import { agentCardCache } from '../../../agents/agent-card-cache.js';
 import { gatewayAgentUrl, rewriteAgentCard } from '../../../agents/rewrite-agent-card.js';
-import { upstreamHeaders } from '../../../agents/upstream-headers.js';
+import { agentHeadersOf } from '../../../agents/agent-proxy-route.js';
 import { getAgentServer } from '../../../store/repos/agent-servers.js';
 import { principalOf, tenantScope } from '../../resource/authorize.js';
 import { ErrorAnswer } from '../../resource/mount-resource.js';
@@ -28,7 +28,7 @@ function publicBase(deps: GatewayDeps, request: FastifyRequest): string {
  * `GET /v1/agent-servers/{id}/agent-card` (control-plane.md §10). Hand-written rather than a resource
  * action because it answers a conditional GET: its `ETag` (a hash of the card it answers) and 304 on
  * a matching `If-None-Match`, which an action's JSON answer cannot express. The upstream card is read
- * through the custom-host guard with the agent server's headers and the caller's `A2A-Version`
+ * through the custom-host guard with the agent server's headers (its secret mappings resolved) and the caller's `A2A-Version`
  * (`fetch-agent-card.ts`), revalidated with its own `ETag` (`agent-card-cache.ts`), and rewritten for
  * callers of the gateway (`rewrite-agent-card.ts`).
  */
@@ -45,7 +45,7 @@ export function registerAgentCardRoute(app: FastifyInstance, deps: GatewayDeps):
       const version = typeof request.headers['a2a-version'] === 'string' ? request.headers['a2a-version'].trim() : '';
       const { card } = await agentCardCache.read(
         { serverId: server.id, url: server.url, updatedAt: server.updated_at, version },
-        { http: deps.http, guard, url: server.url, headers: { ...upstreamHeaders(deps.secrets, server), ...(version ? { 'a2a-version': version } : {}) }, timeoutMs: Math.min(CARD_TIMEOUT_MS, deps.settings.agentTimeoutMs) },
+        { http: deps.http, guard, url: server.url, headers: { ...(await agentHeadersOf(deps, server)), ...(version ? { 'a2a-version': version } : {}) }, timeoutMs: Math.min(CARD_TIMEOUT_MS, deps.settings.agentTimeoutMs) },
       );
       const answer = rewriteAgentCard(card, gatewayAgentUrl(publicBase(deps, request), server.slug), server.skills_allow);
       const body = JSON.stringify(answer);

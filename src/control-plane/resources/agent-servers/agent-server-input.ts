@@ -1,6 +1,4 @@
 import { GatewayError } from '../../../errors/gateway-error.js';
-import type { SecretBox } from '../../../lib/secret-box.js';
-import { credentialHint } from '../integrations/integration-input.js';
 
 /** A header name (an HTTP token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -16,6 +14,13 @@ function invalid(param: string, message: string): GatewayError {
   return new GatewayError('invalid_request', message, { param });
 }
 
+/** Why a header may not be configured on an agent server (not an HTTP token, or one the gateway sets itself); undefined when it may. */
+export function headerNameProblem(name: string): string | undefined {
+  if (!TOKEN.test(name)) return `'${name}' is not a valid header name.`;
+  if (RESERVED.has(name.toLowerCase())) return `the gateway sets '${name.toLowerCase()}' itself.`;
+  return undefined;
+}
+
 /**
  * Checks the headers of an agent server: HTTP token names (not one the gateway sets itself, not twice
  * in another case), values without line breaks; 400 naming the header otherwise.
@@ -25,19 +30,12 @@ export function checkHeaders(headers: Record<string, string>): void {
   for (const [name, value] of Object.entries(headers)) {
     const param = `headers.${name}`;
     const lower = name.toLowerCase();
-    if (!TOKEN.test(name)) throw invalid(param, `${param}: '${name}' is not a valid header name.`);
-    if (RESERVED.has(lower)) throw invalid(param, `${param}: the gateway sets '${lower}' itself.`);
+    const problem = headerNameProblem(name);
+    if (problem) throw invalid(param, `${param}: ${problem}`);
     if (seen.has(lower)) throw invalid(param, `${param}: header '${lower}' is given twice.`);
     seen.add(lower);
     if (/[\r\n\0]/.test(value)) throw invalid(param, `${param}: a header value cannot contain line breaks or NUL.`);
   }
-}
-
-/** Seals the headers (context `<id>:headers`) and makes their hints; no headers seal to ''. */
-export function sealHeaders(box: SecretBox, id: string, headers: Record<string, string>): { sealed: string; hints: Record<string, string> } {
-  const lowered = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-  const hints = Object.fromEntries(Object.entries(lowered).map(([k, v]) => [k, credentialHint(v)]));
-  return { sealed: Object.keys(lowered).length ? box.encrypt(JSON.stringify(lowered), `${id}:headers`) : '', hints };
 }
 
 /** Checks the skill allow-list: distinct, non-empty ids (400 naming `skills.allow[i]`). */

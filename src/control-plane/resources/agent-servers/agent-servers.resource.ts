@@ -6,7 +6,9 @@ import { defineResource, type ResourceContext } from '../../resource/define-reso
 import { IsoTime, iso } from '../../resource/paging.js';
 import { Slug, kebabSlug } from '../../resource/slug.js';
 import { checkCustomHost } from '../integrations/integration-input.js';
-import { checkHeaders, checkSkills, sealHeaders } from './agent-server-input.js';
+import { sealHeaders } from '../../../lib/sealed-values.js';
+import { HeaderSecretMappings, checkHeaderMappings } from '../secret-references/header-secret-mappings.js';
+import { checkHeaders, checkSkills, headerNameProblem } from './agent-server-input.js';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048 });
 const Headers = Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.String({ maxLength: 8192 }), { maxProperties: 50 });
@@ -19,6 +21,7 @@ const CreateAgentServer = Type.Object(
     slug: Type.Optional(Slug),
     url: Url,
     headers: Type.Optional(Headers),
+    secret_mappings: Type.Optional(HeaderSecretMappings),
     skills: Type.Optional(Skills),
     workspace_id: Type.Optional(Type.String()),
   },
@@ -29,6 +32,7 @@ const UpdateAgentServer = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     url: Type.Optional(Url),
     headers: Type.Optional(Headers),
+    secret_mappings: Type.Optional(HeaderSecretMappings),
     skills: Type.Optional(Skills),
   },
   { additionalProperties: false, minProperties: 1 },
@@ -40,6 +44,7 @@ const AgentServerAnswer = Type.Object({
   slug: Type.String(),
   url: Type.String(),
   headers: Type.Record(Type.String(), Type.String(), { description: 'Header name → masked hint of its value (values are write-only).' }),
+  secret_mappings: HeaderSecretMappings,
   skills: Type.Object({ allow: Type.Union([Type.Array(Type.String()), Type.Null()]) }),
   workspace_id: Type.String(),
   organisation_id: Type.String(),
@@ -56,6 +61,7 @@ function present(a: AgentServer) {
     slug: a.slug,
     url: a.url,
     headers: a.header_hints,
+    secret_mappings: a.secret_mappings,
     skills: { allow: a.skills_allow },
     workspace_id: a.workspace_id,
     organisation_id: a.organisation_id,
@@ -74,8 +80,9 @@ async function checkUrl(ctx: ResourceContext, url: string): Promise<void> {
  * §10). `url` is the agent's JSON-RPC endpoint (its card is read below it, see
  * `agent-card-route.ts`) and passes the custom-host guard; `headers` are sent with every call to it,
  * sealed at rest and shown only by their hints; `skills.allow` narrows the skills callers may use.
- * Callers reach it at `/v1/agents/{slug}` (the agents capability, which reads the snapshot section
- * every write here reloads). `secret_mappings` arrive with secret references (issue 22).
+ * `secret_mappings` fill headers from secret references (shared with the workspace) at call time,
+ * overriding a static header of the same name. Callers reach it at `/v1/agents/{slug}` (the agents
+ * capability, which reads the snapshot section every write here reloads).
  */
 export const agentServersResource = defineResource({
   name: 'agent_server',
@@ -99,8 +106,9 @@ export const agentServersResource = defineResource({
     await checkUrl(ctx, body.url);
     if (body.headers) checkHeaders(body.headers);
     if (body.skills?.allow) checkSkills(body.skills.allow);
+    const mappings = await checkHeaderMappings(ctx, body.secret_mappings ?? [], headerNameProblem, ctx.workspaceId);
     const id = uuid();
-    const { sealed, hints } = sealHeaders(ctx.deps.secrets, id, body.headers ?? {});
+    const { sealed, hints } = sealHeaders(ctx.deps.secrets, id, body.headers ?? {}, { lowerCase: true });
     const record: AgentServer = {
       id,
       organisation_id: ctx.scope.organisationId,
@@ -111,26 +119,29 @@ export const agentServersResource = defineResource({
       headers_sealed: sealed,
       header_hints: hints,
       skills_allow: body.skills?.allow ?? null,
+      secret_mappings: mappings,
       created_at: ctx.now,
       updated_at: ctx.now,
     };
     await insertAgentServer(ctx.db, ctx.scope, record);
-    return { record, details: { name: record.name, slug: record.slug, headers: Object.keys(hints), skills_allow: record.skills_allow } };
+    return { record, details: { name: record.name, slug: record.slug, headers: Object.keys(hints), secret_mappings: mappings, skills_allow: record.skills_allow } };
   },
   async update(ctx, a, body) {
     if (body.url !== undefined) await checkUrl(ctx, body.url);
     if (body.headers) checkHeaders(body.headers);
     if (body.skills?.allow) checkSkills(body.skills.allow);
+    const mappings = body.secret_mappings && (await checkHeaderMappings(ctx, body.secret_mappings, headerNameProblem, a.workspace_id));
     const next: AgentServer = { ...a, updated_at: ctx.now };
     if (body.name !== undefined) next.name = body.name;
     if (body.url !== undefined) next.url = body.url;
     if (body.headers !== undefined) {
-      const { sealed, hints } = sealHeaders(ctx.deps.secrets, a.id, body.headers);
+      const { sealed, hints } = sealHeaders(ctx.deps.secrets, a.id, body.headers, { lowerCase: true });
       next.headers_sealed = sealed;
       next.header_hints = hints;
     }
+    if (mappings) next.secret_mappings = mappings;
     if (body.skills !== undefined) next.skills_allow = body.skills.allow ?? null;
     await updateAgentServer(ctx.db, ctx.scope, next, ctx.now);
-    return { record: next, details: { changed: Object.keys(body) } };
+    return { record: next, details: { changed: Object.keys(body), ...(mappings ? { secret_mappings: mappings } : {}) } };
   },
 });

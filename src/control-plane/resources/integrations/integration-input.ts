@@ -5,7 +5,8 @@ import { providerSettings } from '../../../providers/registry.js';
 import { CustomHostGuard } from '../../../routing/custom-host-guard.js';
 import type { OutboundPolicy } from '../../../lib/outbound-policy.js';
 import type { SecretBox } from '../../../lib/secret-box.js';
-import { credentialHint, isCredentialKey } from '../../../lib/credential-settings.js';
+import { isCredentialKey } from '../../../lib/credential-settings.js';
+import { sealValues } from '../../../lib/sealed-values.js';
 
 export { credentialHint } from '../../../lib/credential-settings.js';
 import type { SecretMapping } from '../../../store/repos/integrations.js';
@@ -92,13 +93,7 @@ export function checkSecretMappings(provider: string, mappings: readonly SecretM
  * credentials, sealed together (context `<id>:configurations`; '' when there are none).
  */
 export function sealConfigurations(box: SecretBox, id: string, configurations: Record<string, unknown>): { shown: Record<string, unknown>; sealed: string } {
-  const shown: Record<string, unknown> = {};
-  const secret: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(configurations)) {
-    if (isCredentialKey(k)) {
-      secret[k] = v;
-      shown[k] = credentialHint(typeof v === 'string' ? v : JSON.stringify(v));
-    } else shown[k] = v;
-  }
-  return { shown, sealed: Object.keys(secret).length ? box.encrypt(JSON.stringify(secret), `${id}:configurations`) : '' };
+  const secret = Object.fromEntries(Object.entries(configurations).filter(([k]) => isCredentialKey(k)));
+  const { sealed, hints } = sealValues(box, `${id}:configurations`, secret);
+  return { shown: { ...configurations, ...hints }, sealed };
 }

@@ -2,10 +2,8 @@ import type { Kysely } from 'kysely';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { effectiveSetting, type StoredSettings } from '../../../kernel/settings.js';
 import { isOrganisationAdmin } from '../../../kernel/roles.js';
-import type { SecretBox } from '../../../lib/secret-box.js';
 import type { Database } from '../../../store/schema.js';
 import type { ResourceContext } from '../../resource/define-resource.js';
-import { credentialHint } from '../integrations/integration-input.js';
 
 /** An HTTP header name (RFC 9110 token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
@@ -22,6 +20,16 @@ function invalid(param: string, message: string): GatewayError {
 }
 
 /**
+ * Why a header may not be configured on an MCP integration (not an HTTP token, or one the gateway sets
+ * itself); undefined when it may.
+ */
+export function headerNameProblem(name: string): string | undefined {
+  if (!TOKEN.test(name)) return `'${name}' is not a valid HTTP header name.`;
+  if (RESERVED.has(name.toLowerCase())) return `the gateway sets '${name}' itself; it cannot be configured.`;
+  return undefined;
+}
+
+/**
  * Checks upstream headers: names are HTTP tokens, not reserved, not given twice in any case; values are
  * non-empty text without line breaks. 400 naming `headers.<name>` otherwise.
  */
@@ -29,20 +37,13 @@ export function checkHeaders(headers: Record<string, string>): void {
   const seen = new Set<string>();
   for (const [name, value] of Object.entries(headers)) {
     const param = `headers.${name}`;
-    if (!TOKEN.test(name)) throw invalid(param, `${param}: '${name}' is not a valid HTTP header name.`);
+    const problem = headerNameProblem(name);
+    if (problem) throw invalid(param, `${param}: ${problem}`);
     const lower = name.toLowerCase();
-    if (RESERVED.has(lower)) throw invalid(param, `${param}: the gateway sets '${name}' itself; it cannot be configured.`);
     if (seen.has(lower)) throw invalid(param, `${param}: header '${name}' is given twice.`);
     seen.add(lower);
     if (value.length === 0 || /[\r\n\0]/.test(value)) throw invalid(param, `${param}: the value must be non-empty text on one line.`);
   }
-}
-
-/** Seals the header values together (context `<id>:headers`) and returns their hints; '' when there are none. */
-export function sealHeaders(box: SecretBox, id: string, headers: Record<string, string>): { sealed: string; hints: Record<string, string> } {
-  const names = Object.keys(headers);
-  if (names.length === 0) return { sealed: '', hints: {} };
-  return { sealed: box.encrypt(JSON.stringify(headers), `${id}:headers`), hints: Object.fromEntries(names.map((n) => [n, credentialHint(headers[n]!)])) };
 }
 
 /**

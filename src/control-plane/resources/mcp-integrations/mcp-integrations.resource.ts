@@ -6,8 +6,11 @@ import { countServersOfMcpIntegration, deleteMcpConnectionsOfIntegration, delete
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
 import { IsoTime, iso } from '../../resource/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';
+import { sealHeaders } from '../../../lib/sealed-values.js';
+import type { HeaderSecretMapping } from '../../../store/repos/secret-references.js';
 import { checkCustomHost, credentialHint } from '../integrations/integration-input.js';
-import { assertMayWriteMcpIntegration, checkHeaders, sealHeaders } from './mcp-integration-input.js';
+import { HeaderSecretMappings, checkHeaderMappings } from '../secret-references/header-secret-mappings.js';
+import { assertMayWriteMcpIntegration, checkHeaders, headerNameProblem } from './mcp-integration-input.js';
 
 const Transport = Type.Union([Type.Literal('http'), Type.Literal('sse')]);
 const AuthType = Type.Union([Type.Literal('none'), Type.Literal('headers'), Type.Literal('oauth')]);
@@ -37,6 +40,7 @@ const CreateMcpIntegration = Type.Object(
     transport: Type.Optional(Transport),
     auth_type: Type.Optional(AuthType),
     headers: Type.Optional(Headers),
+    secret_mappings: Type.Optional(HeaderSecretMappings),
     oauth: Type.Optional(OAuthInput),
     workspace_id: Type.Optional(Type.String()),
   },
@@ -49,6 +53,7 @@ const UpdateMcpIntegration = Type.Object(
     transport: Type.Optional(Transport),
     auth_type: Type.Optional(AuthType),
     headers: Type.Optional(Headers),
+    secret_mappings: Type.Optional(HeaderSecretMappings),
     oauth: Type.Optional(OAuthInput),
   },
   { additionalProperties: false },
@@ -62,6 +67,7 @@ const McpIntegrationAnswer = Type.Object({
   transport: Transport,
   auth_type: AuthType,
   headers: Type.Record(Type.String(), Type.String()),
+  secret_mappings: HeaderSecretMappings,
   oauth: Type.Union([OAuthAnswer, Type.Null()]),
   workspace_id: Type.Union([Type.String(), Type.Null()]),
   created_at: IsoTime,
@@ -90,6 +96,7 @@ function present(i: McpIntegration) {
     transport: i.transport,
     auth_type: i.auth_type,
     headers: i.header_hints,
+    secret_mappings: i.secret_mappings,
     oauth: i.auth_type === 'oauth' ? presentOAuth(i.oauth) : null,
     workspace_id: i.workspace_id,
     created_at: iso(i.created_at),
@@ -119,24 +126,29 @@ function sealOAuth(ctx: ResourceContext, id: string, authType: string, oauth: OA
 }
 
 /**
- * Checks what a write sets: the URL through the custom-host guard, headers only with `auth_type:
- * headers` and valid.
+ * Checks what a write sets: the URL through the custom-host guard; headers and secret mappings only
+ * with `auth_type: headers`, which needs at least one of them (`kept`: what the row keeps of its own).
  */
-async function checkInput(ctx: ResourceContext, next: { url: string; auth_type: string }, headers: Record<string, string> | undefined, hasStoredHeaders = false): Promise<void> {
+async function checkInput(ctx: ResourceContext, next: { url: string; auth_type: string }, body: { headers?: Record<string, string>; secret_mappings?: readonly HeaderSecretMapping[] }, kept = { headers: false, mappings: false }): Promise<void> {
   await checkCustomHost(ctx.deps.http.outbound, next.url, 'url');
-  if (headers === undefined) {
-    if (next.auth_type === 'headers' && !hasStoredHeaders) throw new GatewayError('invalid_request', "auth_type 'headers' needs headers.", { param: 'headers' });
+  const mappings = body.secret_mappings?.length ?? 0;
+  if (next.auth_type !== 'headers') {
+    if (body.headers !== undefined) throw new GatewayError('invalid_request', "headers are sent only with auth_type 'headers'.", { param: 'headers' });
+    if (mappings > 0) throw new GatewayError('invalid_request', "secret_mappings are sent only with auth_type 'headers'.", { param: 'secret_mappings' });
     return;
   }
-  if (next.auth_type !== 'headers') throw new GatewayError('invalid_request', "headers are sent only with auth_type 'headers'.", { param: 'headers' });
-  if (Object.keys(headers).length === 0) throw new GatewayError('invalid_request', "auth_type 'headers' needs at least one header.", { param: 'headers' });
-  checkHeaders(headers);
+  if (body.headers !== undefined) checkHeaders(body.headers);
+  const headers = body.headers !== undefined ? Object.keys(body.headers).length : kept.headers ? 1 : 0;
+  if (headers === 0 && mappings === 0 && !(body.secret_mappings === undefined && kept.mappings)) {
+    throw new GatewayError('invalid_request', "auth_type 'headers' needs at least one header (in headers or secret_mappings).", { param: 'headers' });
+  }
 }
 
 /**
  * `/v1/mcp-integrations`: upstream MCP servers (URL, transport `http` = Streamable HTTP or the older
  * `sse`, and their auth), held at organisation level or in one workspace (`workspace_id`). Header values
- * are write-only, sealed at rest and shown by hints. A workspace exposes one through `/v1/mcp-servers`.
+ * are write-only, sealed at rest and shown by hints; `secret_mappings` fill headers from secret
+ * references at call time, overriding a static header of the same name. A workspace exposes one through `/v1/mcp-servers`.
  */
 export const mcpIntegrationsResource = defineResource({
   name: 'mcp_integration',
@@ -164,9 +176,10 @@ export const mcpIntegrationsResource = defineResource({
   async create(ctx, body) {
     const workspaceId = body.workspace_id === undefined ? null : ctx.workspaceId;
     await assertMayWriteMcpIntegration(ctx, workspaceId);
-    const authType = body.auth_type ?? (body.headers ? 'headers' : 'none');
-    await checkInput(ctx, { url: body.url, auth_type: authType }, body.headers);
+    const authType = body.auth_type ?? (body.headers || body.secret_mappings?.length ? 'headers' : 'none');
+    await checkInput(ctx, { url: body.url, auth_type: authType }, body);
     await checkOAuth(ctx, authType, body.oauth);
+    const mappings = authType === 'headers' ? await checkHeaderMappings(ctx, body.secret_mappings ?? [], headerNameProblem, workspaceId) : [];
     const id = uuid();
     const { sealed, hints } = sealHeaders(ctx.deps.secrets, id, body.headers ?? {});
     const oauth = sealOAuth(ctx, id, authType, authType === 'oauth' ? (body.oauth ?? {}) : undefined);
@@ -181,13 +194,14 @@ export const mcpIntegrationsResource = defineResource({
       auth_type: authType as McpIntegration['auth_type'],
       headers_ciphertext: sealed,
       header_hints: hints,
+      secret_mappings: mappings,
       ...oauth,
       created_at: ctx.now,
       updated_at: ctx.now,
     };
     await insertMcpIntegration(ctx.db, ctx.scope, record);
     // No URL in the audit row: some upstreams take a credential in their URL's query.
-    return { record, details: { name: record.name, slug: record.slug, transport: record.transport, auth_type: record.auth_type, workspace_id: workspaceId, headers: Object.keys(hints), ...(authType === 'oauth' ? { oauth: oauthAuditDetails(oauth.oauth) } : {}) } };
+    return { record, details: { name: record.name, slug: record.slug, transport: record.transport, auth_type: record.auth_type, workspace_id: workspaceId, headers: Object.keys(hints), secret_mappings: mappings, ...(authType === 'oauth' ? { oauth: oauthAuditDetails(oauth.oauth) } : {}) } };
   },
   async update(ctx, i, body) {
     await assertMayWriteMcpIntegration(ctx, i.workspace_id);
@@ -196,15 +210,18 @@ export const mcpIntegrationsResource = defineResource({
     if (body.url !== undefined) next.url = body.url;
     if (body.transport !== undefined) next.transport = body.transport;
     if (body.auth_type !== undefined) next.auth_type = body.auth_type as McpIntegration['auth_type'];
-    // Headers are checked when given, or when the auth type changes (`none` drops them).
-    if (body.headers !== undefined || body.auth_type !== undefined || body.url !== undefined) {
-      const keep = body.headers === undefined && next.auth_type === 'headers' && i.headers_ciphertext !== '';
-      await checkInput(ctx, next, body.headers, keep);
-      if (!keep) {
-        const { sealed, hints } = sealHeaders(ctx.deps.secrets, i.id, next.auth_type === 'headers' ? (body.headers ?? {}) : {});
+    // Headers and secret mappings are checked when given, or when the auth type changes (an auth type
+    // other than `headers` drops both); each is replaced as a whole when given.
+    if (body.headers !== undefined || body.secret_mappings !== undefined || body.auth_type !== undefined || body.url !== undefined) {
+      const isHeaders = next.auth_type === 'headers';
+      const kept = { headers: body.headers === undefined && isHeaders && i.headers_ciphertext !== '', mappings: body.secret_mappings === undefined && isHeaders && i.secret_mappings.length > 0 };
+      await checkInput(ctx, next, body, kept);
+      if (!kept.headers) {
+        const { sealed, hints } = sealHeaders(ctx.deps.secrets, i.id, isHeaders ? (body.headers ?? {}) : {});
         next.headers_ciphertext = sealed;
         next.header_hints = hints;
       }
+      if (!kept.mappings) next.secret_mappings = isHeaders && body.secret_mappings ? await checkHeaderMappings(ctx, body.secret_mappings, headerNameProblem, i.workspace_id) : [];
     }
     // OAuth settings are replaced as a whole when given; leaving `oauth` drops them and every connection.
     await checkOAuth(ctx, next.auth_type, body.oauth);
@@ -219,6 +236,6 @@ export const mcpIntegrationsResource = defineResource({
     // Tokens issued under other settings (another server, client or scopes) are not reused.
     if (connectionsDropped || (next.auth_type === 'oauth' && next.url !== i.url)) await deleteMcpConnectionsOfIntegration(ctx.db, i.id);
     await updateMcpIntegration(ctx.db, ctx.scope, next);
-    return { record: next, details: { changed: Object.keys(body), ...(body.headers ? { headers: Object.keys(body.headers) } : {}), ...(body.oauth ? { oauth: oauthAuditDetails(next.oauth) } : {}) } };
+    return { record: next, details: { changed: Object.keys(body), ...(body.headers ? { headers: Object.keys(body.headers) } : {}), ...(body.secret_mappings ? { secret_mappings: next.secret_mappings } : {}), ...(body.oauth ? { oauth: oauthAuditDetails(next.oauth) } : {}) } };
   },
 });
