@@ -107,6 +107,8 @@ export async function startOAuthUpstream(redirectUri: string, opts: { accessToke
         return;
       }
       up.accepted.push(token);
+      // Stateless: no session stream to offer (an SDK client then polls nothing and holds no GET open).
+      if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
       const chunks: Buffer[] = [];
       for await (const c of req) chunks.push(c as Buffer);
       const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
