@@ -168,7 +168,13 @@ export class McpGateway {
     if (route.integration.transport !== 'http') return void (await reply.send(rpcErrorResponse(405, RPC.serverError, 'This MCP server has no session stream (its upstream uses the SSE transport).')));
     const abort = new AbortController();
     reply.raw.once('close', () => abort.abort());
-    const upstream = await relayEventStream(this.fetcher, targetOf(this.deps, route, bearer), stateOf(session), abort.signal);
+    let upstream = await relayEventStream(this.fetcher, targetOf(this.deps, route, bearer), stateOf(session), abort.signal);
+    // An `oauth` upstream refusing the user's token: one renewal and one retry, as for POST (never a 401 to the client).
+    if (upstream instanceof Response && upstream.status === 401 && bearer !== undefined && principal.userId !== null) {
+      const renewed = await this.oauth.tokens.renew(route, principal, request, bearer);
+      upstream = await relayEventStream(this.fetcher, targetOf(this.deps, route, renewed), stateOf(session), abort.signal);
+      if (upstream instanceof Response && upstream.status === 401) throw await this.oauth.tokens.required(route, principal.userId, request, 'was refused by its upstream even with your renewed OAuth token');
+    }
     if (upstream instanceof Response) return void (await reply.send(upstream));
     const transport = new WebStandardStreamableHTTPServerTransport({});
     await transport.start();
