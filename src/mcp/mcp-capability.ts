@@ -50,7 +50,7 @@ function registerCallback(app: FastifyInstance, deps: GatewayDeps): void {
     { config: { public: true }, schema: { querystring: CallbackQuery, tags: ['mcp'], summary: "Finish a user's OAuth connection to an MCP server's upstream (the authorization server's redirect)", security: [], response: { 200: ConnectionAnswer, '4xx': ErrorBody, '5xx': ErrorBody } } },
     async (request) => {
       const caller = request.gw.key ? principalOfKey(request.gw.key).userId : undefined;
-      const { connection, serverId } = await upstreamOAuth(deps).flow.finish(request.query, caller);
+      const { connection, serverId } = await upstreamOAuth(deps).flow.finish(request, request.query, caller);
       deps.logger.info({ server_id: serverId, user_id: connection.user_id }, 'MCP OAuth connection stored');
       return { object: 'mcp_connection' as const, server_id: serverId, user_id: connection.user_id, connected: true, connected_at: new Date(connection.connected_at).toISOString(), expires_at: connection.expires_at === null ? null : new Date(connection.expires_at).toISOString() };
     },

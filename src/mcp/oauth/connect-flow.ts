@@ -6,6 +6,7 @@ import { sha256Hex } from '../../lib/hash.js';
 import { uuid } from '../../lib/ids.js';
 import { getMcpIntegration, getMcpServer, saveMcpConnection, type McpConnection } from '../../store/repos/mcp.js';
 import { insertMcpOAuthState, takeMcpOAuthState } from '../../store/repos/mcp-oauth-states.js';
+import { insertAuditEntry } from '../../store/repos/audit-logs.js';
 import type { McpRoute } from '../mcp-section.js';
 import { reasonOf, type UpstreamDiscovery } from './upstream-discovery.js';
 
@@ -88,8 +89,9 @@ export class ConnectFlow {
    * unknown, expired or already used `state`, for a caller who is not the user the state was issued to
    * (`callerUserId`, when the callback carried a credential), for an authorization error, and for a code
    * the server refuses; 409 when the server's integration changed since; 502 when the server is unreachable.
+   * The connection and its audit row (`mcp_server.connect`, actor the user) are written in one transaction.
    */
-  async finish(query: CallbackQuery, callerUserId: string | null | undefined): Promise<{ connection: McpConnection; serverId: string }> {
+  async finish(request: FastifyRequest, query: CallbackQuery, callerUserId: string | null | undefined): Promise<{ connection: McpConnection; serverId: string }> {
     if (!query.state) throw badCallback('The MCP OAuth callback carries no state.', 'state');
     const now = this.deps.clock.now();
     const stateHash = sha256Hex(query.state);
@@ -129,7 +131,23 @@ export class ConnectFlow {
       connected_at: now,
       updated_at: now,
     };
-    await this.deps.store.db.transaction().execute((trx) => saveMcpConnection(trx, connection));
+    await this.deps.store.db.transaction().execute(async (trx) => {
+      await saveMcpConnection(trx, connection);
+      await insertAuditEntry(trx, {
+        id: uuid(),
+        created_at: now,
+        organisation_id: pending.organisation_id,
+        workspace_id: server.workspace_id,
+        actor_type: 'user',
+        actor_id: pending.user_id,
+        action: 'mcp_server.connect',
+        resource_type: 'mcp_server',
+        resource_id: server.id,
+        request_id: request.id,
+        client_ip: request.ip ?? null,
+        details: { user_id: pending.user_id, scopes: connection.scopes },
+      });
+    });
     return { connection, serverId: server.id };
   }
 }

@@ -122,6 +122,9 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     const row = await gw.gateway.deps.store.db.selectFrom('mcp_connections').selectAll().where('user_id', '=', alice.id).executeTakeFirstOrThrow();
     expect(isSealed(row.access_token_ciphertext) && isSealed(row.refresh_token_ciphertext)).toBe(true);
     expect(up.accepted.at(-1)).not.toContain(alice.key);
+    const audit = await gw.gateway.deps.store.db.selectFrom('audit_logs').selectAll().where('action', '=', 'mcp_server.connect').execute();
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ actor_type: 'user', actor_id: alice.id, resource_id: serverId });
   });
 
   it('refuses a replayed, unknown or missing state, and a callback completed by another user, with a clear 400', async () => {
