@@ -235,6 +235,10 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
   it('connect is refused for a service key and for a server without OAuth', async () => {
     const service = await admin('POST', `/v1/mcp-servers/${serverId}/connect`);
     expect(service.status).toBe(400);
+    expect(service.body.error.message).toContain('service key');
+    // An empty body sent as JSON is accepted like no body.
+    const emptyJson = await callAs(gw, gw.adminKey, 'POST', `/v1/mcp-servers/${serverId}/connect`, undefined, { 'content-type': 'application/json' });
+    expect(emptyJson.body.error.message).toContain('service key');
     await admin('POST', '/v1/mcp-integrations', { name: 'plain', slug: 'plain-oauth-test', url: up.mcpUrl });
     await admin('POST', '/v1/mcp-servers', { name: 'plain', slug: 'plain-srv', mcp_integration_id: 'plain-oauth-test' });
     expect((await callAs(gw, alice.key, 'POST', '/v1/mcp-servers/plain-srv/connect')).status).toBe(409);
