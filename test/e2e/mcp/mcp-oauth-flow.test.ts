@@ -181,6 +181,24 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     await c.close();
   });
 
+  it("a session stream (GET) refused with 401 renews the token once; the client never sees the upstream's 401", async () => {
+    // A raw session (an SDK client would open its own session stream in the background and race this one).
+    const headers = { 'x-gateway-api-key': alice.key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const init = await fetch(`${gw.url}/v1/mcp/oauth-tools/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) });
+    expect(init.status, await init.text()).toBe(200);
+    const sessionId = init.headers.get('mcp-session-id')!;
+    const current = up.accepted.at(-1)!;
+    const before = { refreshes: up.refreshes, refused: up.refused };
+    up.refuseGetOnce.add(current);
+    const res = await fetch(`${gw.url}/v1/mcp/oauth-tools/mcp`, { headers: { 'x-gateway-api-key': alice.key, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18', accept: 'text/event-stream' } });
+    await res.body?.cancel();
+    // Renewed, retried, and answered as the upstream answered the retry (this stateless upstream offers no stream: 405).
+    expect(res.status).toBe(405);
+    expect(up.refused).toBe(before.refused + 1);
+    expect(up.refreshes).toBe(before.refreshes + 1);
+    expect(up.accepted.at(-1)).not.toBe(current);
+  });
+
   it('a refresh the authorization server refuses removes the connection and asks for a new one', async () => {
     await connectAs(bob, 'bob-account');
     const db = gw.gateway.deps.store.db;

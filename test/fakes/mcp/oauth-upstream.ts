@@ -29,6 +29,8 @@ export interface OAuthUpstream {
   refreshes: number;
   /** Tokens the MCP server refuses once each, on their next POST, as if revoked. */
   refuseOnce: Set<string>;
+  /** Tokens refused once each on their next GET (the session stream). */
+  refuseGetOnce: Set<string>;
   close(): Promise<void>;
 }
 
@@ -61,7 +63,7 @@ export async function startOAuthUpstream(redirectUri: string, opts: { accessToke
   const rs = await listen((q, s) => mcpHandler(q, s));
   const mcpUrl = `${rs.url}/mcp`;
   const metadataUrl = `${rs.url}/.well-known/oauth-protected-resource/mcp`;
-  const up: OAuthUpstream = { mcpUrl, issuer: as.url, clientId: 'mcp-gateway', clientSecret: `as-secret-${Math.random().toString(36).slice(2)}`, accepted: [], refused: 0, refreshes: 0, refuseOnce: new Set(), close: async () => undefined };
+  const up: OAuthUpstream = { mcpUrl, issuer: as.url, clientId: 'mcp-gateway', clientSecret: `as-secret-${Math.random().toString(36).slice(2)}`, accepted: [], refused: 0, refreshes: 0, refuseOnce: new Set(), refuseGetOnce: new Set(), close: async () => undefined };
   const provider = new Provider(as.url, {
     clients: [{ client_id: up.clientId, client_secret: up.clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }],
     scopes: ['tools'],
@@ -95,7 +97,7 @@ export async function startOAuthUpstream(redirectUri: string, opts: { accessToke
       if (!req.url?.startsWith('/mcp')) return void res.writeHead(404).end();
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       let subject: string | undefined;
-      if (token && !(req.method === 'POST' && up.refuseOnce.delete(token))) {
+      if (token && !(req.method === 'POST' ? up.refuseOnce : up.refuseGetOnce).delete(token)) {
         subject = await jwtVerify(token, jwks, { issuer: as.url, audience: mcpUrl }).then(
           (v) => v.payload.sub,
           () => undefined,
