@@ -37,6 +37,11 @@ export interface CapabilityParts {
   routes?(app: FastifyInstance, deps: GatewayDeps): void;
   /** Path prefixes it serves without a gateway key (signed URLs, ...). */
   publicPaths?: string[];
+  /**
+   * Paths among `publicPaths` where a credential, when one is sent, is still authenticated (a bad one is
+   * 401), so the handler can tell who calls (an OAuth callback checking its user); none is required.
+   */
+  optionalAuthPaths?: string[];
   /** Called after the app listens (background workers). */
   start?(deps: GatewayDeps): Promise<void> | void;
   /** Called on shutdown, after the server stopped accepting requests. */

@@ -36,6 +36,8 @@ export interface GatewayDeps {
   lifecycle: { closing: boolean };
   /** Path prefixes served without a gateway key (besides /health and /metrics). */
   publicPaths: string[];
+  /** Public path prefixes where a credential sent anyway is authenticated (`Capability.optionalAuthPaths`). */
+  optionalAuthPaths?: string[];
   /** Seals secrets stored for reading back (pending key values, credentials). */
   secrets: SecretBox;
   /** OpenTelemetry, loaded only when an OTLP endpoint is configured (else undefined: no spans). */

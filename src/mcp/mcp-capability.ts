@@ -1,8 +1,13 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { principalOfKey } from '../kernel/principal.js';
 import type { Capability } from '../gateway/capability.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import { McpGateway } from './mcp-gateway.js';
 import { mcpSection } from './mcp-section.js';
+import { MCP_OAUTH_CALLBACK_PATH } from './oauth/connect-flow.js';
+import { upstreamOAuth } from './oauth/upstream-oauth.js';
 
 /** Largest JSON-RPC body a client may POST (a tool call's arguments). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -25,6 +30,33 @@ function registerRoutes(app: FastifyInstance, gateway: McpGateway): void {
   });
 }
 
+const CallbackQuery = Type.Object(
+  { state: Type.Optional(Type.String({ maxLength: 2048 })), code: Type.Optional(Type.String({ maxLength: 4096 })), error: Type.Optional(Type.String({ maxLength: 256 })), error_description: Type.Optional(Type.String({ maxLength: 2048 })) },
+  { additionalProperties: Type.String({ maxLength: 2048 }) },
+);
+const ErrorBody = Type.Object({ error: Type.Object({ message: Type.String(), type: Type.String(), param: Type.Union([Type.String(), Type.Null()]), code: Type.Union([Type.String(), Type.Null()]) }) });
+/** A user's connection as the callback and `GET /v1/mcp-servers/{id}/connections` show it (never a token). */
+export const ConnectionAnswer = Type.Object({ object: Type.Literal('mcp_connection'), server_id: Type.String(), user_id: Type.String(), connected: Type.Boolean(), connected_at: Type.String(), expires_at: Type.Union([Type.String(), Type.Null()]) });
+
+/**
+ * `GET /v1/mcp/oauth/callback`: where the upstream's authorization server sends the user back. Public
+ * (a browser redirect carries no gateway key): the single-use `state` names the user and server; a
+ * credential sent anyway is authenticated and must be that user's (400 otherwise). Hand-written: a
+ * browser redirect target, not a resource.
+ */
+function registerCallback(app: FastifyInstance, deps: GatewayDeps): void {
+  app.withTypeProvider<TypeBoxTypeProvider>().get(
+    MCP_OAUTH_CALLBACK_PATH,
+    { config: { public: true }, schema: { querystring: CallbackQuery, tags: ['mcp'], summary: "Finish a user's OAuth connection to an MCP server's upstream (the authorization server's redirect)", security: [], response: { 200: ConnectionAnswer, '4xx': ErrorBody, '5xx': ErrorBody } } },
+    async (request) => {
+      const caller = request.gw.key ? principalOfKey(request.gw.key).userId : undefined;
+      const { connection, serverId } = await upstreamOAuth(deps).flow.finish(request, request.query, caller);
+      deps.logger.info({ server_id: serverId, user_id: connection.user_id }, 'MCP OAuth connection stored');
+      return { object: 'mcp_connection' as const, server_id: serverId, user_id: connection.user_id, connected: true, connected_at: new Date(connection.connected_at).toISOString(), expires_at: connection.expires_at === null ? null : new Date(connection.expires_at).toISOString() };
+    },
+  );
+}
+
 /**
  * The MCP gateway (docs/mcp.md): the MCP servers' runtime section and the endpoint proxying clients to
  * upstream MCP servers with tool filtering, shared sessions, limits and logging.
@@ -35,9 +67,12 @@ export const mcpCapability: Capability = {
     let gateway: McpGateway | undefined;
     return {
       sections: [mcpSection],
+      publicPaths: [MCP_OAUTH_CALLBACK_PATH],
+      optionalAuthPaths: [MCP_OAUTH_CALLBACK_PATH],
       routes(app, deps: GatewayDeps) {
         gateway = new McpGateway(deps);
         registerRoutes(app, gateway);
+        registerCallback(app, deps);
       },
       async close() {
         await gateway?.close();

@@ -4,7 +4,7 @@ import { principalOfKey, type Principal } from '../kernel/principal.js';
 import { sectionOf } from '../runtime/snapshot.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import { upstreamHeadersOf } from '../gateway/upstream-headers.js';
-import { getMcpConnection, type McpSession } from '../store/repos/mcp.js';
+import type { McpSession } from '../store/repos/mcp.js';
 import { MCP_SECTION, type McpRoute, type McpSection } from './mcp-section.js';
 import type { UpstreamSessionState, UpstreamTarget } from './upstream-link.js';
 
@@ -52,26 +52,6 @@ export async function targetOf(deps: GatewayDeps, route: McpRoute, bearer?: stri
   const headers = await upstreamHeadersOf(deps, i, { id: i.id, sealed: i.headers_ciphertext, secretMappings: i.secret_mappings }, route.server.workspace_id);
   if (bearer !== undefined) headers.Authorization = `Bearer ${bearer}`;
   return { url: i.url, transport: i.transport, headers };
-}
-
-/**
- * The user's upstream access token for an `auth_type: oauth` route (undefined for other routes): read
- * from the user's stored connection and opened from the secret box. 403 `mcp_connection_required` for a
- * principal without a user (service keys act for no one upstream) and for a user without a live
- * connection, with what to do in the message.
- */
-export async function oauthBearerOf(deps: GatewayDeps, route: McpRoute, principal: Principal): Promise<string | undefined> {
-  if (route.integration.auth_type !== 'oauth') return undefined;
-  const opts = { publicCode: 'mcp_connection_required' };
-  if (principal.userId === null) {
-    throw new GatewayError('forbidden', `MCP server '${route.server.slug}' calls its upstream with each user's own OAuth token: call it with a user's key, session or JWT, not a service key.`, opts);
-  }
-  const c = await getMcpConnection(deps.store.db, route.integration.id, principal.userId);
-  if (!c) throw new GatewayError('forbidden', `MCP server '${route.server.slug}' needs your OAuth connection to its upstream, and you have none: connect it first (docs/mcp.md, "Upstream OAuth").`, opts);
-  if (c.expires_at !== null && c.expires_at <= deps.clock.now()) {
-    throw new GatewayError('forbidden', `Your OAuth connection to the upstream of MCP server '${route.server.slug}' has expired: connect it again (docs/mcp.md, "Upstream OAuth").`, opts);
-  }
-  return deps.secrets.decrypt(c.access_token_ciphertext, `${c.id}:access`);
 }
 
 /** The upstream side of a stored session. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isInitializeRequest, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest, type JSONRPCResponse } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest, type JSONRPCResponse, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import type { GatewayDeps } from '../gateway/deps.js';
@@ -9,7 +9,9 @@ import { refreshMappedSecrets } from '../gateway/upstream-headers.js';
 import type { Principal } from '../kernel/principal.js';
 import { deleteIdleMcpSessions, deleteMcpSession, getMcpSession, insertMcpSession, setMcpUpstreamSession, touchMcpSession, type McpSession } from '../store/repos/mcp.js';
 import type { McpRoute } from './mcp-section.js';
-import { assertAccess, oauthBearerOf, principalOfRequest, routeOf, sessionBelongsTo, stateOf, targetOf } from './mcp-context.js';
+import { assertAccess, principalOfRequest, routeOf, sessionBelongsTo, stateOf, targetOf } from './mcp-context.js';
+import { CONNECTION_REQUIRED, authorizationUrlOf, isConnectionRequired } from './oauth/connection-tokens.js';
+import { closeUpstreamOAuth, upstreamOAuth, type UpstreamOAuth } from './oauth/upstream-oauth.js';
 import { RPC, methodOf, rpcError, rpcErrorResponse } from './rpc-answers.js';
 import { filterToolList, toolAllowed } from './tool-filter.js';
 import { admitToolCall, recordToolCall, toolCallRequest } from './tool-call-log.js';
@@ -70,6 +72,23 @@ function wantsStream(body: unknown): boolean {
   return messages.some((m) => isJSONRPCRequest(m) && (m.method === 'tools/call' || (m.params?._meta as { progressToken?: unknown } | undefined)?.progressToken !== undefined));
 }
 
+/** The JSON-RPC error of a request that needs the user's upstream OAuth connection: `data` names the code and the URL to complete. */
+function connectionRequiredError(id: RequestId, err: GatewayError): JSONRPCResponse {
+  const url = authorizationUrlOf(err);
+  return rpcError(id, RPC.serverError, err.message, { status: err.status, code: CONNECTION_REQUIRED, ...(url ? { authorization_url: url } : {}) });
+}
+
+/**
+ * The answer to a POST whose user has no usable upstream OAuth connection: a JSON-RPC error per request
+ * of the body (HTTP 200, so MCP clients read `data.authorization_url`), one object for a single request,
+ * an array for a batch. Undefined when the body holds no request (it is refused with HTTP 403 instead).
+ */
+function connectionRequiredAnswer(messages: unknown[], err: GatewayError): Response | undefined {
+  const errors = messages.filter((m): m is JSONRPCRequest => isJSONRPCRequest(m)).map((m) => connectionRequiredError(m.id, err));
+  if (errors.length === 0) return undefined;
+  return new Response(JSON.stringify(messages.length === 1 ? errors[0] : errors), { status: 200, headers: { 'content-type': 'application/json' } });
+}
+
 /**
  * The MCP gateway endpoint `/v1/mcp/{slug}/mcp` (docs/mcp.md). Clients speak Streamable HTTP to it (the
  * SDK's server transport, one per HTTP request); each message goes upstream over Streamable HTTP (a
@@ -81,9 +100,11 @@ export class McpGateway {
   private readonly fetcher: UpstreamFetch;
   private readonly links = new Map<string, Promise<SseLink>>();
   private lastSweep = 0;
+  private readonly oauth: UpstreamOAuth;
 
   constructor(private readonly deps: GatewayDeps) {
     this.fetcher = new UpstreamFetch(deps.http.outbound);
+    this.oauth = upstreamOAuth(deps);
   }
 
   /** `POST`: one JSON-RPC message or a batch. */
@@ -91,10 +112,17 @@ export class McpGateway {
     const route = routeOf(this.deps, request);
     const principal = principalOfRequest(request);
     assertAccess(route, principal);
-    const bearer = await oauthBearerOf(this.deps, route, principal);
     const raw = typeof request.body === 'string' ? request.body : '';
     const body = peek(raw);
     const messages = Array.isArray(body) ? body : [body];
+    let bearer: string | undefined;
+    try {
+      bearer = await this.oauth.tokens.bearer(route, principal, request);
+    } catch (err) {
+      const answer = isConnectionRequired(err) ? connectionRequiredAnswer(messages, err) : undefined;
+      if (answer) return void (await reply.send(answer));
+      throw err;
+    }
     const initializing = messages.some((m) => isInitializeRequest(m));
     let session: McpSession | undefined;
     if (!initializing && body !== undefined) {
@@ -135,13 +163,19 @@ export class McpGateway {
     const route = routeOf(this.deps, request);
     const principal = principalOfRequest(request);
     assertAccess(route, principal);
-    const bearer = await oauthBearerOf(this.deps, route, principal);
+    const bearer = await this.oauth.tokens.bearer(route, principal, request);
     const session = await this.session(request, route, principal);
     if (session instanceof Response) return void (await reply.send(session));
     if (route.integration.transport !== 'http') return void (await reply.send(rpcErrorResponse(405, RPC.serverError, 'This MCP server has no session stream (its upstream uses the SSE transport).')));
     const abort = new AbortController();
     reply.raw.once('close', () => abort.abort());
-    const upstream = await relayEventStream(this.fetcher, await targetOf(this.deps, route, bearer), stateOf(session), abort.signal);
+    let upstream = await relayEventStream(this.fetcher, await targetOf(this.deps, route, bearer), stateOf(session), abort.signal);
+    // An `oauth` upstream refusing the user's token: one renewal and one retry, as for POST (never a 401 to the client).
+    if (upstream instanceof Response && upstream.status === 401 && bearer !== undefined && principal.userId !== null) {
+      const renewed = await this.oauth.tokens.renew(route, principal, request, bearer);
+      upstream = await relayEventStream(this.fetcher, await targetOf(this.deps, route, renewed), stateOf(session), abort.signal);
+      if (upstream instanceof Response && upstream.status === 401) throw await this.oauth.tokens.required(route, principal.userId, request, 'was refused by its upstream even with your renewed OAuth token');
+    }
     if (upstream instanceof Response) return void (await reply.send(upstream));
     const transport = new WebStandardStreamableHTTPServerTransport({});
     await transport.start();
@@ -164,7 +198,7 @@ export class McpGateway {
     this.links.delete(session.id);
     try {
       if (link) await (await link).close();
-      else if (route.integration.transport === 'http') await terminateOverHttp(this.fetcher, await targetOf(this.deps, route, await oauthBearerOf(this.deps, route, principal).catch(() => undefined)), stateOf(session));
+      else if (route.integration.transport === 'http') await terminateOverHttp(this.fetcher, await targetOf(this.deps, route, await this.oauth.tokens.bearer(route, principal, request).catch(() => undefined)), stateOf(session));
     } catch (err) {
       this.deps.logger.warn({ err: String(err), server: route.server.slug }, 'MCP upstream session did not end cleanly');
     }
@@ -177,6 +211,7 @@ export class McpGateway {
     this.links.clear();
     await Promise.all(links.map((l) => l.then((x) => x.close()).catch(() => undefined)));
     await this.fetcher.close();
+    await closeUpstreamOAuth(this.deps);
   }
 
   /**
@@ -207,15 +242,20 @@ export class McpGateway {
     let answer: JSONRPCResponse | undefined;
     let upstreamSessionId: string | null = null;
     try {
-      const target = await targetOf(this.deps, ctx.route, ctx.bearer);
-      if (target.transport === 'http') {
-        const out = await this.retryRefusedSecrets(ctx, target, (t) => exchangeOverHttp(this.fetcher, t, { upstreamSessionId: null, protocolVersion: null }, message, relay, ctx.signal));
+      if (ctx.route.integration.transport === 'http') {
+        const out = await this.withRenewal(ctx, async () => this.retryRefusedSecrets(ctx, await targetOf(this.deps, ctx.route, ctx.bearer), (t) => exchangeOverHttp(this.fetcher, t, { upstreamSessionId: null, protocolVersion: null }, message, relay, ctx.signal)));
         answer = out.answer;
         upstreamSessionId = out.upstreamSessionId;
       } else {
-        const link = SseLink.open(this.fetcher, target);
-        this.links.set(id, link);
-        answer = await (await link).exchange(message, relay, ctx.signal);
+        answer = await this.withRenewal(
+          ctx,
+          async () => {
+            const link = targetOf(this.deps, ctx.route, ctx.bearer).then((t) => SseLink.open(this.fetcher, t));
+            this.links.set(id, link);
+            return (await link).exchange(message, relay, ctx.signal);
+          },
+          () => this.dropLink(id),
+        );
       }
     } catch (err) {
       this.dropLink(id);
@@ -311,8 +351,8 @@ export class McpGateway {
       }
     } catch (err) {
       answer = this.failure(message, err);
-      status = 502;
-      error = new GatewayError('provider_unreachable', err instanceof Error ? err.message : String(err));
+      error = isConnectionRequired(err) ? err : new GatewayError('provider_unreachable', err instanceof Error ? err.message : String(err));
+      status = error.status;
     }
     record(status, error);
     return answer;
@@ -322,10 +362,37 @@ export class McpGateway {
   private async forward(ctx: PostContext, message: JSONRPCMessage, relay: Relay): Promise<JSONRPCResponse | undefined> {
     const session = ctx.session;
     if (!session) throw new UpstreamFailure('No session.');
-    const target = await targetOf(this.deps, ctx.route, ctx.bearer);
-    if (target.transport === 'http') return (await this.retryRefusedSecrets(ctx, target, (t) => exchangeOverHttp(this.fetcher, t, stateOf(session), message, relay, ctx.signal))).answer;
-    const link = await this.sseLink(session, target);
-    return link.exchange(message, relay, ctx.signal);
+    return this.withRenewal(
+      ctx,
+      async () => {
+        const target = await targetOf(this.deps, ctx.route, ctx.bearer);
+        if (target.transport === 'http') return (await this.retryRefusedSecrets(ctx, target, (t) => exchangeOverHttp(this.fetcher, t, stateOf(session), message, relay, ctx.signal))).answer;
+        const link = await this.sseLink(session, target);
+        return link.exchange(message, relay, ctx.signal);
+      },
+      () => this.dropLink(session.id),
+    );
+  }
+
+  /**
+   * Runs an upstream exchange; when an `oauth` upstream answers 401, renews the user's token once (the
+   * newer token of a refresh made meanwhile, else one refresh) and runs it again. A second 401, or a
+   * connection that cannot be renewed, is the connection-required refusal with an authorization URL.
+   */
+  private async withRenewal<T>(ctx: PostContext, run: () => Promise<T>, beforeRetry?: () => void): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof UpstreamFailure) || err.status !== 401 || ctx.bearer === undefined || ctx.principal.userId === null) throw err;
+      ctx.bearer = await this.oauth.tokens.renew(ctx.route, ctx.principal, ctx.request, ctx.bearer);
+      beforeRetry?.();
+      try {
+        return await run();
+      } catch (again) {
+        if (again instanceof UpstreamFailure && again.status === 401) throw await this.oauth.tokens.required(ctx.route, ctx.principal.userId, ctx.request, 'was refused by its upstream even with your renewed OAuth token');
+        throw again;
+      }
+    }
   }
 
   /**
@@ -380,6 +447,7 @@ export class McpGateway {
 
   /** The JSON-RPC answer of a request whose upstream failed (never a hang, never a 500 page). */
   private failure(message: JSONRPCRequest, err: unknown): JSONRPCResponse {
+    if (isConnectionRequired(err)) return connectionRequiredError(message.id, err);
     // A gateway fault before the upstream was called (a secret mapping that cannot be resolved): its status and code.
     if (err instanceof GatewayError) return rpcError(message.id, RPC.serverError, err.message, { status: err.status, code: err.code });
     const text = err instanceof UpstreamFailure ? err.message : `The upstream MCP server failed: ${err instanceof Error ? err.message : String(err)}`;

@@ -93,7 +93,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     reply.header('x-gateway-trace-id', traceId);
     done();
   });
-  app.addHook('onRequest', createAuthHook(deps.runtime, isPublic, () => deps.clock.now(), deps.keyUsage));
+  const optionalAuth = deps.optionalAuthPaths ?? [];
+  const mayAuthenticate = (url: string) => optionalAuth.some((p) => url.startsWith(p));
+  app.addHook('onRequest', createAuthHook(deps.runtime, isPublic, () => deps.clock.now(), deps.keyUsage, mayAuthenticate));
 
   app.setErrorHandler(errorHandler(deps.logger));
   app.setNotFoundHandler((request, reply) => {

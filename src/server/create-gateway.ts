@@ -147,6 +147,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     hooks: parts.flatMap((p) => p.hooks ?? []),
     lifecycle: { closing: false },
     publicPaths: parts.flatMap((p) => p.publicPaths ?? []),
+    optionalAuthPaths: parts.flatMap((p) => p.optionalAuthPaths ?? []),
     secrets,
     keyUsage,
     secretResolver,

@@ -521,6 +521,7 @@ export interface Database {
   sso_settings: SsoSettingsTable;
   sso_logins: SsoLoginsTable;
   mcp_connections: McpConnectionsTable;
+  mcp_oauth_states: McpOAuthStatesTable;
 }
 
 export type { Generated };
@@ -537,4 +538,19 @@ export interface McpConnectionsTable {
   scopes: string;
   connected_at: number;
   updated_at: number;
+}
+
+/** Pending upstream authorizations of MCP per-user OAuth (migration 0029): found by the state's hash, taken once. */
+export interface McpOAuthStatesTable {
+  state_hash: string;
+  organisation_id: string;
+  workspace_id: string;
+  server_id: string;
+  mcp_integration_id: string;
+  user_id: string;
+  code_verifier_ciphertext: string;
+  redirect_uri: string;
+  resource: string;
+  created_at: number;
+  expires_at: number;
 }

@@ -39,8 +39,9 @@ const SAMPLES: Record<string, { create?: () => Json; update?: Json; /** A read-o
   scim_workspace_mapping: { create: () => ({ workspace_id: 'default', role: 'member', scim_group_name: `g-${randomId(6)}` }), organisationAdminsOnly: true },
   agent_server: { create: () => ({ name: `a-${randomId(6)}`, url: 'http://127.0.0.1:9/agent', headers: { authorization: 'Bearer agent-server-secret' } }), update: { name: 'renamed' } },
   mcp_integration: { create: () => ({ name: `m-${randomId(6)}`, url: 'http://127.0.0.1:9/mcp', workspace_id: 'default', headers: { 'x-token': 'mcp-header-secret' } }), update: { name: 'renamed' } },
-  // Uses the organisation-level integration made in beforeAll.
-  mcp_server: { create: () => ({ name: `s-${randomId(6)}`, mcp_integration_id: 'conformance-mcp' }), update: { name: 'renamed' } },
+  // Uses the organisation-level integration made in beforeAll, which does not use OAuth: revoking a
+  // connection is 409 there (test/e2e/mcp/mcp-oauth-flow.test.ts covers the OAuth case).
+  mcp_server: { create: () => ({ name: `s-${randomId(6)}`, mcp_integration_id: 'conformance-mcp' }), update: { name: 'renamed' }, refused: { revoke_connection: 409 } },
   // `test` reaches no Vault here (connection refused): it answers 200 `{ok: false}` and writes nothing.
   secret_reference: {
     create: () => ({ name: `s-${randomId(6)}`, manager_type: 'hashicorp_vault', auth_config: { vault_addr: 'http://127.0.0.1:9', token: 'hvs.conformance-token' }, secret_path: 'llm/key' }),

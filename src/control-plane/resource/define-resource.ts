@@ -47,7 +47,7 @@ export interface WriteResult<R> {
 }
 
 /** A custom action on one row: `<method> <path>/:id<suffix>`. */
-export interface ResourceAction<R, B extends TSchema = TSchema, A extends TSchema = TSchema> {
+export interface ResourceAction<R, B extends TSchema = TSchema, A extends TSchema = TSchema, Q extends TObject = TObject> {
   /** The verb of its audit action (`<resource>.<verb>`), for writes. */
   verb: string;
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -58,8 +58,12 @@ export interface ResourceAction<R, B extends TSchema = TSchema, A extends TSchem
   write: boolean;
   summary: string;
   body?: B;
+  /** Its query string (validated; unknown members are 400), handed to `run`. */
+  query?: Q;
   answer: A;
-  run(ctx: ResourceContext, record: R, body: Static<B>): Promise<{ answer: Static<A>; record?: R; details?: Record<string, unknown> }>;
+  /** Runtime sections a write changes, when not the resource's own (`[]`: none). */
+  runtimeSections?: readonly string[];
+  run(ctx: ResourceContext, record: R, body: Static<B>, query: Static<Q>): Promise<{ answer: Static<A>; record?: R; details?: Record<string, unknown> }>;
 }
 
 /**
@@ -162,8 +166,8 @@ export function defineResource<R, C extends TSchema, U extends TSchema, Q extend
 }
 
 /** Declares a custom action (types its body and answer). */
-export function defineAction<R, B extends TSchema, A extends TSchema>(action: ResourceAction<R, B, A>): ResourceAction<R> {
-  return action;
+export function defineAction<R, B extends TSchema, A extends TSchema, Q extends TObject = TObject>(action: ResourceAction<R, B, A, Q>): ResourceAction<R> {
+  return action as unknown as ResourceAction<R>;
 }
 
 /** Declares a read-only collection action (types its body and answer). */

@@ -52,9 +52,12 @@ function contextOf(deps: GatewayDeps, request: FastifyRequest, workspaceRequest:
 
 /**
  * Runs a write: the change, its one audit row and its runtime change record in one transaction; a
- * unique violation is 409 `conflict`; after the commit the runtime publishes the changed sections.
+ * unique violation is 409 `conflict`; after the commit the runtime publishes the changed sections
+ * (`sections`: an action's own, default the resource's; none for an action declaring `[]`).
  */
-async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: string, fn: (ctx: ResourceContext) => Promise<WriteResult<R>>): Promise<WriteResult<R>> {
+async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: string, fn: (ctx: ResourceContext) => Promise<WriteResult<R>>, sections: readonly string[] = res.runtimeSections): Promise<WriteResult<R>> {
+  // An action that declares no runtime sections (`[]`) changes nothing the runtime reads: no outbox row, no reload.
+  const publishes = sections === res.runtimeSections || sections.length > 0;
   let changes: RuntimeChange[] = [];
   let out: WriteResult<R>;
   try {
@@ -65,9 +68,9 @@ async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: st
       if (workspaceId !== null && !res.archivedWorkspaceWrites && ctx.deps.runtime.current.workspacesById.get(workspaceId)?.status === 'archived') {
         throw new GatewayError('conflict', `Workspace '${workspaceId}' is archived: its resources are read-only until it is restored.`, { param: 'workspace_id' });
       }
-      changes = res.runtimeSections.map((section) => ({ section, workspaceId }));
+      changes = sections.map((section) => ({ section, workspaceId }));
       await writeAudit(trx, ctx.request, ctx.principal, ctx.now, { action: `${res.name}.${verb}`, resourceType: res.name, resourceId: res.idOf(result.record), workspaceId, details: result.details });
-      await recordRuntimeChange(trx, changes);
+      if (publishes) await recordRuntimeChange(trx, changes);
       return result;
     });
   } catch (err) {
@@ -77,7 +80,7 @@ async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: st
     }
     throw err;
   }
-  await ctx.deps.runtime.committed(changes);
+  if (publishes) await ctx.deps.runtime.committed(changes);
   return out;
 }
 
@@ -185,7 +188,7 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
     }
 
     for (const action of res.actions ?? []) {
-      const schema = { params: IdParams, ...(action.body ? { body: action.body } : {}), tags, summary: action.summary, response: answers(200, action.answer) };
+      const schema = { params: IdParams, ...(action.body ? { body: action.body } : {}), ...(action.query ? { querystring: action.query } : {}), tags, summary: action.summary, response: answers(200, action.answer) };
       // An optional body (`Type.Optional`) may be left out: it is validated as `{}`.
       const optionalBody = action.body !== undefined && Type.IsOptional(action.body);
       typed.route({
@@ -203,14 +206,14 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
           : {}),
         handler: async (request) => {
           const ctx = context(request, undefined);
-          if (!action.write) return (await action.run(ctx, await load(res, ctx, idOf(request.params)), request.body)).answer;
+          if (!action.write) return (await action.run(ctx, await load(res, ctx, idOf(request.params)), request.body, request.query as Record<string, unknown>)).answer;
           let answer: unknown;
           await inTransaction(res, ctx, action.verb, async (c) => {
             const record = await loadWritable(res, c, idOf(request.params));
-            const out = await action.run(c, record, request.body);
+            const out = await action.run(c, record, request.body, request.query as Record<string, unknown>);
             answer = out.answer;
             return { record: out.record ?? record, details: out.details };
-          });
+          }, action.runtimeSections);
           return answer;
         },
       });

@@ -27,6 +27,7 @@ import * as m0025 from './0025-secret-references.js';
 import * as m0021 from './0021-request-log-detail.js';
 import * as m0027 from './0027-sso.js';
 import * as m0028 from './0028-mcp-oauth.js';
+import * as m0029 from './0029-mcp-oauth-states.js';
 import * as m0030 from './0030-header-secret-mappings.js';
 
 /**
@@ -62,6 +63,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021-request-log-detail': m0021,
   '0027-sso': m0027,
   '0028-mcp-oauth': m0028,
+  '0029-mcp-oauth-states': m0029,
   '0030-header-secret-mappings': m0030,
 };
 

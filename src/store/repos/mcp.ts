@@ -306,6 +306,28 @@ export async function listMcpConnections(db: Kysely<Database>, integrationId: st
   return { rows: rows.map(connectionFromRow), total: Number(count?.n ?? 0) };
 }
 
+/**
+ * A page of the connections to an integration of users who are members of `workspaceId` (oldest
+ * first), with the total: an organisation-level integration is shared by workspaces, and a workspace
+ * sees only its own members' connections.
+ */
+export async function listMcpConnectionsOfWorkspace(db: Kysely<Database>, integrationId: string, workspaceId: string, page: { limit: number; offset: number }): Promise<{ rows: McpConnection[]; total: number }> {
+  const base = db
+    .selectFrom('mcp_connections')
+    .where('mcp_integration_id', '=', integrationId)
+    .where('user_id', 'in', db.selectFrom('workspace_members').select('user_id').where('workspace_id', '=', workspaceId));
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('connected_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+  ]);
+  return { rows: rows.map(connectionFromRow), total: Number(count?.n ?? 0) };
+}
+
+/** Deletes a connection only while it still holds `access` (a refresh the server refused; another replica may have replaced it). */
+export async function deleteMcpConnectionHolding(db: Kysely<Database>, id: string, access: string): Promise<void> {
+  await db.deleteFrom('mcp_connections').where('id', '=', id).where('access_token_ciphertext', '=', access).execute();
+}
+
 /** Revokes one user's connection to an integration; true when there was one. */
 export async function deleteMcpConnection(db: Kysely<Database>, integrationId: string, userId: string): Promise<boolean> {
   const r = await db.deleteFrom('mcp_connections').where('mcp_integration_id', '=', integrationId).where('user_id', '=', userId).executeTakeFirst();

@@ -83,21 +83,32 @@ describe('MCP gateway: per-user upstream OAuth', () => {
     }
   });
 
-  it('a user without a connection is told to connect; a service key is told to use a user; nothing reaches the upstream', async () => {
+  it('a user without a connection is told to connect (JSON-RPC error, or 403 for a body without a request); a service key is told to use a user; nothing reaches the upstream', async () => {
     const before = fake.headers.length;
-    const ping = (key: string) => fetch(`${gw.url}/v1/mcp/oauth-srv/mcp`, { method: 'POST', headers: { 'x-gateway-api-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
-    const noConnection = await ping(userKey);
-    expect(noConnection.status).toBe(403);
-    const body = (await noConnection.json()) as { error: { code: string; message: string } };
-    expect(body.error.code).toBe('mcp_connection_required');
-    expect(body.error.message).toContain('connect');
-    const service = await ping(gw.adminKey);
-    expect(service.status).toBe(403);
-    expect(((await service.json()) as { error: { message: string } }).error.message).toContain("user's key");
-    // An expired connection asks for a new one too.
+    const post = (key: string, message: unknown) => fetch(`${gw.url}/v1/mcp/oauth-srv/mcp`, { method: 'POST', headers: { 'x-gateway-api-key': key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(message) });
+    const ping = (key: string) => post(key, { jsonrpc: '2.0', id: 1, method: 'ping' });
+    const rpcErrorOf = async (res: Response) => {
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { id: number; error: { code: number; message: string; data: { status: number; code: string; authorization_url?: string } } }).error;
+    };
+    const noConnection = await rpcErrorOf(await ping(userKey));
+    expect(noConnection.data).toMatchObject({ status: 403, code: 'mcp_connection_required' });
+    expect(noConnection.message).toContain('connect');
+    // This upstream publishes no OAuth metadata: no authorization URL can be made, and the error says what to do anyway.
+    expect(noConnection.data.authorization_url).toBeUndefined();
+    // A batch gets one error per request.
+    const batch = (await (await post(userKey, [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }])).json()) as Array<{ id: number; error: { data: { code: string } } }>;
+    expect(batch.map((m) => [m.id, m.error.data.code])).toEqual([[1, 'mcp_connection_required'], [2, 'mcp_connection_required']]);
+    // A notification alone has nothing to answer: HTTP 403 in the gateway's error shape.
+    const notification = await post(userKey, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(notification.status).toBe(403);
+    expect(((await notification.json()) as { error: { code: string } }).error.code).toBe('mcp_connection_required');
+    const service = await rpcErrorOf(await ping(gw.adminKey));
+    expect(service.message).toContain("user's key");
+    // An expired connection without a refresh token asks for a new one too.
     await storeConnection(userId, Date.now() - 1000);
-    expect((await ping(userKey)).status).toBe(403);
-    expect(fake.headers.length).toBe(before);
+    expect((await rpcErrorOf(await ping(userKey))).data.code).toBe('mcp_connection_required');
+    expect(fake.headers.filter((h) => h.authorization !== undefined).length).toBe(fake.headers.slice(0, before).filter((h) => h.authorization !== undefined).length);
   });
 
   it("a connected user's calls carry the user's token upstream, never the gateway key; deactivating the user revokes the connection", async () => {

@@ -13,13 +13,18 @@ declare module 'oidc-provider' {
   interface Configuration {
     clients: Array<Record<string, unknown>>;
     claims?: Record<string, string[]>;
+    scopes?: string[];
     cookies?: { keys: string[] };
-    features?: Record<string, { enabled: boolean }>;
+    features?: Record<string, { enabled: boolean; [option: string]: unknown }>;
+    issueRefreshToken?(...args: unknown[]): boolean | Promise<boolean>;
+    rotateRefreshToken?(...args: unknown[]): boolean | Promise<boolean>;
     findAccount(ctx: unknown, id: string): Promise<Account | undefined>;
   }
 
   export default class Provider {
     constructor(issuer: string, configuration: Configuration);
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
+    /** Provider events (`grant.success`, `server_error`, …) with the request's context. */
+    on(event: string, listener: (ctx: never, ...rest: unknown[]) => void): this;
   }
 }

@@ -7,6 +7,7 @@ import { deleteMcpServer, getMcpIntegration, getMcpServer, insertMcpServer, list
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
 import { IsoTime, iso } from '../../resource/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';
+import { connectAction, listConnectionsAction, revokeConnectionAction } from './mcp-connection-actions.js';
 
 const ToolName = Type.String({ minLength: 1, maxLength: 128 });
 const Tools = Type.Object({ allow: Type.Optional(Type.Array(ToolName, { maxItems: 1000 })), deny: Type.Optional(Type.Array(ToolName, { maxItems: 1000 })) }, { additionalProperties: false });
@@ -91,7 +92,8 @@ async function integrationFor(ctx: ResourceContext, workspaceId: string, ref: st
  * `/v1/mcp-servers`: an MCP integration exposed in a workspace at `/v1/mcp/{slug}/mcp`, with its tool
  * filter (`tools.allow`: only these; `tools.deny`: never these) and `default_user_access` (`deny`: user
  * principals other than workspace admins may not call it). Managers write them while
- * `managersWriteMcpServers` is on (the role's `mcp_servers.write`).
+ * `managersWriteMcpServers` is on (the role's `mcp_servers.write`). Actions: `POST /{id}/connect`,
+ * `GET|DELETE /{id}/connections` (per-user upstream OAuth, `mcp-connection-actions.ts`).
  */
 export const mcpServersResource = defineResource({
   name: 'mcp_server',
@@ -108,6 +110,7 @@ export const mcpServersResource = defineResource({
     list: (db, scope, _query, page) => listMcpServers(db, scope, page),
     remove: (db, scope, s) => deleteMcpServer(db, scope, s),
   },
+  actions: [connectAction, listConnectionsAction, revokeConnectionAction],
   idOf: (s) => s.id,
   workspaceOf: (s) => s.workspace_id,
   present,

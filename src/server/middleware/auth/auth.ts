@@ -21,6 +21,13 @@ function hashOf(raw: string): string {
   return h;
 }
 
+/** Whether a request carries a gateway credential: `x-gateway-api-key`, a console session cookie or `Authorization: Bearer`. */
+function hasCredential(headers: FastifyRequest['headers']): boolean {
+  if (headers['x-gateway-api-key'] !== undefined) return true;
+  if (typeof headers.cookie === 'string' && cookieValue(headers.cookie, SESSION_COOKIE) !== undefined) return true;
+  return typeof headers.authorization === 'string' && headers.authorization.startsWith('Bearer ');
+}
+
 /** Routes of the Anthropic Messages API, where Anthropic clients send their key in `x-api-key`. */
 const ANTHROPIC_ROUTES = new Set(['/v1/messages', '/v1/messages/count_tokens']);
 
@@ -44,11 +51,12 @@ const ANTHROPIC_ROUTES = new Set(['/v1/messages', '/v1/messages/count_tokens']);
  * segments) is verified as one (`jwt-auth.ts`). `usage.touch` (an in-memory set add)
  * records the key for its `last_used_at`, written later in batches.
  */
-export function createAuthHook(runtime: Runtime, isPublic: (url: string) => boolean, now: () => number, usage?: { touch(keyId: string): void }) {
+export function createAuthHook(runtime: Runtime, isPublic: (url: string) => boolean, now: () => number, usage?: { touch(keyId: string): void }, mayAuthenticate?: (url: string) => boolean) {
   // Callback style (no promise per request); a throw is handled by Fastify like a rejection.
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    if (isPublic(request.url)) return done();
     const headers = request.headers;
+    // A public path is served without a credential; on one that may authenticate, a credential sent anyway is checked.
+    if (isPublic(request.url) && !(mayAuthenticate?.(request.url) && hasCredential(headers))) return done();
     let raw = headers['x-gateway-api-key'];
     let from: CredentialHeader = 'x-gateway-api-key';
     if (raw === undefined && typeof headers.cookie === 'string') {

@@ -1,0 +1,131 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Provider from 'oidc-provider';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * An OAuth-protected upstream MCP server for tests: an SDK `McpServer` (stateless Streamable HTTP at
+ * `/mcp`) that accepts only JWT access tokens of its authorization server for its own resource (verified
+ * with jose against the server's JWKS) and advertises RFC 9728 protected-resource metadata (in its 401's
+ * `WWW-Authenticate` and at `/.well-known/oauth-protected-resource/mcp`); and that authorization server,
+ * `oidc-provider` with resource indicators (JWT access tokens for the MCP server, `accessTokenTtl`
+ * seconds), refresh tokens rotated on every use (a refresh token used twice revokes the grant), and its
+ * development login and consent forms.
+ */
+export interface OAuthUpstream {
+  /** The MCP endpoint (`http://127.0.0.1:<port>/mcp`), the protected resource. */
+  mcpUrl: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Access tokens the MCP server accepted, in order. */
+  accepted: string[];
+  /** Requests it refused with 401. */
+  refused: number;
+  /** Refresh grants the authorization server answered successfully. */
+  refreshes: number;
+  /** Tokens the MCP server refuses once each, on their next POST, as if revoked. */
+  refuseOnce: Set<string>;
+  /** Tokens refused once each on their next GET (the session stream). */
+  refuseGetOnce: Set<string>;
+  close(): Promise<void>;
+}
+
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; url: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+function stop(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+/** The MCP server of one request: `whoami` answers the token's subject. */
+function mcpServerFor(subject: string): McpServer {
+  const mcp = new McpServer({ name: 'oauth-upstream', version: '1.0.0' }, { capabilities: { tools: {} } });
+  mcp.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'whoami', description: 'Answers the subject of the access token.', inputSchema: { type: 'object', properties: {} } }] }));
+  mcp.server.setRequestHandler(CallToolRequestSchema, async (req) => ({ content: [{ type: 'text', text: req.params.name === 'whoami' ? subject : 'unknown tool' }], isError: req.params.name !== 'whoami' }));
+  return mcp;
+}
+
+/** Starts both on 127.0.0.1; the client's redirect URI is `redirectUri` (the gateway's callback). */
+export async function startOAuthUpstream(redirectUri: string, opts: { accessTokenTtl?: number } = {}): Promise<OAuthUpstream> {
+  let asHandler: (req: IncomingMessage, res: ServerResponse) => void = (_q, s) => s.writeHead(503).end();
+  let mcpHandler: (req: IncomingMessage, res: ServerResponse) => void = (_q, s) => s.writeHead(503).end();
+  const as = await listen((q, s) => asHandler(q, s));
+  const rs = await listen((q, s) => mcpHandler(q, s));
+  const mcpUrl = `${rs.url}/mcp`;
+  const metadataUrl = `${rs.url}/.well-known/oauth-protected-resource/mcp`;
+  const up: OAuthUpstream = { mcpUrl, issuer: as.url, clientId: 'mcp-gateway', clientSecret: `as-secret-${Math.random().toString(36).slice(2)}`, accepted: [], refused: 0, refreshes: 0, refuseOnce: new Set(), refuseGetOnce: new Set(), close: async () => undefined };
+  const provider = new Provider(as.url, {
+    clients: [{ client_id: up.clientId, client_secret: up.clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }],
+    scopes: ['tools'],
+    cookies: { keys: ['oauth-upstream-cookie-key-0123456789'] },
+    features: {
+      devInteractions: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => mcpUrl,
+        useGrantedResource: () => true,
+        getResourceServerInfo: () => ({ scope: 'tools', audience: mcpUrl, accessTokenTTL: opts.accessTokenTtl ?? 3600, accessTokenFormat: 'jwt' }),
+      },
+    },
+    issueRefreshToken: () => true,
+    rotateRefreshToken: () => true,
+    async findAccount(_ctx, id) {
+      return { accountId: id, claims: async () => ({ sub: id }) };
+    },
+  });
+  provider.on('grant.success', (ctx: { oidc?: { params?: { grant_type?: string } } }) => {
+    if (ctx.oidc?.params?.grant_type === 'refresh_token') up.refreshes++;
+  });
+  asHandler = provider.callback();
+  const jwks = createRemoteJWKSet(new URL(`${as.url}/jwks`));
+  mcpHandler = (req, res) => {
+    void (async () => {
+      if (req.url === '/.well-known/oauth-protected-resource/mcp') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource: mcpUrl, authorization_servers: [as.url], scopes_supported: ['tools'], bearer_methods_supported: ['header'] }));
+        return;
+      }
+      if (!req.url?.startsWith('/mcp')) return void res.writeHead(404).end();
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      let subject: string | undefined;
+      if (token && !(req.method === 'POST' ? up.refuseOnce : up.refuseGetOnce).delete(token)) {
+        subject = await jwtVerify(token, jwks, { issuer: as.url, audience: mcpUrl }).then(
+          (v) => v.payload.sub,
+          () => undefined,
+        );
+      }
+      if (!token || subject === undefined) {
+        up.refused++;
+        res.writeHead(401, { 'www-authenticate': `Bearer error="invalid_token", resource_metadata="${metadataUrl}"`, 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_token' }));
+        return;
+      }
+      up.accepted.push(token);
+      // Stateless: no session stream to offer (an SDK client then polls nothing and holds no GET open).
+      if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const server = mcpServerFor(subject);
+      res.on('close', () => void transport.close().then(() => server.close()));
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    })().catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500).end(String(err));
+    });
+  };
+  up.close = async () => {
+    await stop(rs.server);
+    await stop(as.server);
+  };
+  return up;
+}
