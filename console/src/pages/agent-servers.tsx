@@ -1,7 +1,7 @@
 import { api, unwrap } from '../api/client';
 import type { AnswerOf, BodyOf } from '../api/types';
 import { ResourceList } from '../components/resource-list';
-import { ErrorBanner, JsonView, Time } from '../components/ui';
+import { ErrorBanner, Hints, JsonView, Time } from '../components/ui';
 import { useLoad } from '../lib/use-load';
 
 type AgentServer = AnswerOf<'/v1/agent-servers/{id}', 'get'>;
@@ -23,7 +23,8 @@ function AgentCard({ server }: { server: AgentServer }) {
             <ul>
               {skills.map((s) => (
                 <li>
-                  <code>{s.id}</code> {s.name} {s.description ? `: ${s.description}` : ''}
+                  <code>{s.id}</code> {s.name}
+                  {s.description ? `: ${s.description}` : ''}
                 </li>
               ))}
             </ul>
@@ -57,19 +58,7 @@ export function AgentServersPage() {
         { label: 'Name', cell: (a) => a.name },
         { label: 'Slug', cell: (a) => <code>{a.slug}</code> },
         { label: 'URL', cell: (a) => <code>{a.url}</code> },
-        {
-          label: 'Headers',
-          cell: (a) =>
-            Object.keys(a.headers).length ? (
-              <code>
-                {Object.entries(a.headers)
-                  .map(([k, v]) => `${k}: ${v}`)
-                  .join(', ')}
-              </code>
-            ) : (
-              '—'
-            ),
-        },
+        { label: 'Headers', cell: (a) => <Hints values={a.headers} /> },
         { label: 'Skills', cell: (a) => (a.skills.allow === null ? 'all' : a.skills.allow.join(', ') || 'none') },
         { label: 'Updated', cell: (a) => <Time value={a.last_updated_at} /> },
       ]}

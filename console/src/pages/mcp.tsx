@@ -1,7 +1,7 @@
 import { api, unwrap } from '../api/client';
 import type { AnswerOf, BodyOf } from '../api/types';
 import { ResourceList } from '../components/resource-list';
-import { Badge, Time } from '../components/ui';
+import { Badge, Hints, Time } from '../components/ui';
 import { useLoad } from '../lib/use-load';
 
 type McpIntegration = AnswerOf<'/v1/mcp-integrations/{id}', 'get'>;
@@ -39,14 +39,7 @@ export function McpIntegrationsPage() {
           label: 'Auth',
           cell: (i) => (
             <>
-              {i.auth_type}{' '}
-              {Object.keys(i.headers).length > 0 && (
-                <code>
-                  {Object.entries(i.headers)
-                    .map(([k, v]) => `${k}: ${v}`)
-                    .join(', ')}
-                </code>
-              )}
+              {i.auth_type} {Object.keys(i.headers).length > 0 && <Hints values={i.headers} />}
             </>
           ),
         },

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, messageOf, unwrap } from '../api/client';
 import type { AnswerOf, BodyOf } from '../api/types';
 import { ResourceList } from '../components/resource-list';
-import { Badge, Time } from '../components/ui';
+import { Badge, Hints, Time } from '../components/ui';
 
 type SecretReference = AnswerOf<'/v1/secret-references/{id}', 'get'>;
 type TestResult = AnswerOf<'/v1/secret-references/{id}/test', 'post'>;
@@ -39,7 +39,7 @@ function TestButton({ reference }: { reference: SecretReference }) {
         {busy ? 'Testing…' : 'Test'}
       </button>
       {result && (
-        <span role="status" data-testid="secret-test">
+        <span role="status" class="test-result" data-testid="secret-test">
           {result.ok ? (
             <>
               <Badge tone="ok">ok</Badge> fingerprint <code>{result.fingerprint}</code>
@@ -73,20 +73,19 @@ export function SecretReferencesPage() {
         remove: (id) => unwrap(api.DELETE('/v1/secret-references/{id}', { params: { path: { id } } })),
       }}
       columns={[
-        { label: 'Name', cell: (r) => r.name },
-        { label: 'Slug', cell: (r) => <code>{r.slug}</code> },
-        { label: 'Manager', cell: (r) => MANAGERS[r.manager_type] ?? r.manager_type },
-        { label: 'Path', cell: (r) => <code>{r.secret_path + (r.secret_key ? `#${r.secret_key}` : '')}</code> },
         {
-          label: 'Auth',
+          label: 'Name',
           cell: (r) => (
-            <code>
-              {Object.entries(r.auth_config)
-                .map(([k, v]) => `${k}: ${v}`)
-                .join(', ')}
-            </code>
+            <>
+              {r.name}
+              <br />
+              <code>{r.slug}</code>
+            </>
           ),
         },
+        { label: 'Manager', cell: (r) => MANAGERS[r.manager_type] ?? r.manager_type },
+        { label: 'Path', cell: (r) => <code>{r.secret_path + (r.secret_key ? `#${r.secret_key}` : '')}</code> },
+        { label: 'Auth', cell: (r) => <Hints values={r.auth_config} /> },
         { label: 'Workspaces', cell: (r) => (r.allow_all_workspaces ? 'all' : r.allowed_workspaces.join(', ') || 'none') },
         { label: 'Updated', cell: (r) => <Time value={r.last_updated_at} /> },
       ]}
