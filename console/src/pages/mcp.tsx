@@ -81,8 +81,16 @@ export function McpServersPage() {
         { label: 'Name', cell: (s) => s.name },
         { label: 'Endpoint', cell: (s) => <code>{s.endpoint}</code> },
         { label: 'Integration', cell: (s) => integrations.value?.data.find((i) => i.id === s.mcp_integration_id)?.slug ?? s.mcp_integration_id },
-        { label: 'Allowed tools', cell: (s) => list(s.tools.allow) },
-        { label: 'Denied tools', cell: (s) => list(s.tools.deny) },
+        {
+          label: 'Tools',
+          cell: (s) => (
+            <>
+              allow: {list(s.tools.allow)}
+              <br />
+              deny: {list(s.tools.deny)}
+            </>
+          ),
+        },
         { label: 'Users', cell: (s) => <Badge tone={s.default_user_access === 'allow' ? 'ok' : 'warn'}>{s.default_user_access}</Badge> },
         { label: 'Updated', cell: (s) => <Time value={s.last_updated_at} /> },
       ]}
