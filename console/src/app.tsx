@@ -16,6 +16,9 @@ import { PoliciesPage } from './pages/policies';
 import { AuditLogPage } from './pages/audit-log';
 import { OrganisationPage } from './pages/organisation';
 import { GuardrailsPage, IntegrationsPage, ProvidersPage } from './pages/resources';
+import { SecretReferencesPage } from './pages/secret-references';
+import { McpIntegrationsPage, McpServersPage } from './pages/mcp';
+import { AgentServersPage } from './pages/agent-servers';
 
 /** The console's pages, in the order of the navigation. */
 const PAGES: Array<{ path: string; label: string; page: ComponentType<{ rest: string }> }> = [
@@ -30,6 +33,10 @@ const PAGES: Array<{ path: string; label: string; page: ComponentType<{ rest: st
   { path: '/policies', label: 'Policies', page: PoliciesPage },
   { path: '/integrations', label: 'Integrations', page: IntegrationsPage },
   { path: '/providers', label: 'Providers', page: ProvidersPage },
+  { path: '/secret-references', label: 'Secret references', page: SecretReferencesPage },
+  { path: '/mcp-integrations', label: 'MCP integrations', page: McpIntegrationsPage },
+  { path: '/mcp-servers', label: 'MCP servers', page: McpServersPage },
+  { path: '/agent-servers', label: 'Agent servers', page: AgentServersPage },
   { path: '/audit-log', label: 'Audit log', page: AuditLogPage },
   { path: '/organisation', label: 'Organisation', page: OrganisationPage },
 ];

@@ -131,3 +131,10 @@ export function submit(fn: () => void): JSX.GenericEventHandler<HTMLFormElement>
     fn();
   };
 }
+
+/** Write-only values by their masked hints (`name: hint, …`), wrapping inside a table cell; "—" when there are none. */
+export function Hints({ values }: { values: Record<string, string> }) {
+  const entries = Object.entries(values);
+  if (entries.length === 0) return <span class="muted">—</span>;
+  return <code class="hints">{entries.map(([k, v]) => `${k}: ${v}`).join(', ')}</code>;
+}

@@ -3,6 +3,7 @@ import { api, messageOf, unwrap } from '../api/client';
 import type { ApiKey } from '../api/types';
 import { Badge, DataTable, ErrorBanner, Field, PageHeader, Pager, Section, Time, submit } from '../components/ui';
 import { useLoad } from '../lib/use-load';
+import { ShownOnce } from '../components/shown-once';
 import { useApp } from '../session';
 
 const PAGE_SIZE = 50;
@@ -10,28 +11,6 @@ const MIN_TRANSITION_MINUTES = 30;
 
 type KeyType = 'workspace-user' | 'workspace-service' | 'organisation-service';
 
-/** A key value shown once (after create or rotate), until the user dismisses it. */
-function ShownOnce({ title, value, note, onDone }: { title: string; value: string; note?: string; onDone(): void }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <div class="card shown-once" role="status" aria-live="polite">
-      <h2>{title}</h2>
-      <p>Copy it now: the gateway will not show it again.</p>
-      <code class="secret" data-testid="new-key">
-        {value}
-      </code>
-      {note && <p class="muted">{note}</p>}
-      <div class="actions">
-        <button type="button" onClick={() => navigator.clipboard?.writeText(value).then(() => setCopied(true))}>
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-        <button type="button" class="primary" onClick={onDone}>
-          Done
-        </button>
-      </div>
-    </div>
-  );
-}
 
 /** API keys: list (server-paged), create (value shown once), rotate with a transition time, revoke. */
 export function ApiKeysPage() {

@@ -2,12 +2,12 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, messageOf, unwrap, type ErrorBody } from '../api/client';
 import type { Config } from '../api/types';
 import { JsonEditor, parseJson } from '../components/json-editor';
-import { DataTable, ErrorBanner, Field, JsonView, PageHeader, Pager, Section, Time, submit } from '../components/ui';
+import { LinkedListPage } from '../components/paged-list';
+import { DataTable, ErrorBanner, Field, JsonView, PageHeader, Section, Time, submit } from '../components/ui';
 import { linkTo, navigate } from '../lib/router';
 import { useLoad } from '../lib/use-load';
 import { useApp } from '../session';
 
-const PAGE_SIZE = 50;
 const EXAMPLE = { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'sk-…' }, { provider: 'anthropic', api_key: 'sk-ant-…' }] };
 
 /** Configs: the list (`/configs`), or one config's editor (`/configs/<id>`, `/configs/new`). */
@@ -16,34 +16,19 @@ export function ConfigsPage({ rest }: { rest: string }) {
 }
 
 function ConfigList() {
-  const { workspace } = useApp();
-  const [page, setPage] = useState(0);
-  const list = useLoad(() => unwrap(api.GET('/v1/configs', { params: { query: { current_page: page, page_size: PAGE_SIZE, ...(workspace ? { workspace_id: workspace } : {}) } } })), [page, workspace]);
   return (
-    <>
-      <PageHeader title="Configs">
-        <a class="button primary" {...linkTo('/configs/new')}>
-          New config
-        </a>
-      </PageHeader>
-      <ErrorBanner error={list.error} />
-      {list.value && (
-        <>
-          <DataTable<Config>
-            caption="configs"
-            rows={list.value.data}
-            rowKey={(c) => c.id}
-            columns={[
-              { label: 'Name', cell: (c) => <a {...linkTo(`/configs/${c.id}`)}>{c.name}</a> },
-              { label: 'Slug', cell: (c) => <code>{c.slug}</code> },
-              { label: 'Version', numeric: true, cell: (c) => c.version },
-              { label: 'Updated', cell: (c) => <Time value={c.updated_at} /> },
-            ]}
-          />
-          <Pager page={page} pageSize={PAGE_SIZE} total={list.value.total} onPage={setPage} />
-        </>
-      )}
-    </>
+    <LinkedListPage<Config>
+      title="Configs"
+      base="/configs"
+      newLabel="New config"
+      fetch={(query) => unwrap(api.GET('/v1/configs', { params: { query } }))}
+      columns={[
+        { label: 'Name', cell: (c) => <a {...linkTo(`/configs/${c.id}`)}>{c.name}</a> },
+        { label: 'Slug', cell: (c) => <code>{c.slug}</code> },
+        { label: 'Version', numeric: true, cell: (c) => c.version },
+        { label: 'Updated', cell: (c) => <Time value={c.updated_at} /> },
+      ]}
+    />
   );
 }
 

@@ -1,7 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, messageOf, rawGet, unwrap } from '../api/client';
+import { api, messageOf, unwrap } from '../api/client';
 import type { BodyOf } from '../api/types';
-import { ErrorBanner, Field, JsonView, PageHeader, Section, Time, submit } from '../components/ui';
+import { ErrorBanner, Field, PageHeader, Section, Time, submit } from '../components/ui';
+import { JwtSettings, ScimSettings, SsoSettings } from './organisation-identity';
 import { useLoad } from '../lib/use-load';
 
 type Settings = BodyOf<'/v1/organisation/settings', 'put'>;
@@ -16,32 +17,6 @@ const TOGGLES: Array<[keyof Settings, string]> = [
   ['managersWriteWsMcpIntegrations', 'Managers may change workspace MCP integrations'],
   ['managersWriteMcpServers', 'Managers may change MCP servers'],
 ];
-
-/**
- * Single sign-on as `GET /v1/organisation/sso` shows it (secret masked). A gateway without that route
- * answers 404 for the route itself: the section then says SSO is not available.
- */
-function Sso() {
-  const sso = useLoad(
-    () =>
-      rawGet<Record<string, unknown>>('/v1/organisation/sso').then(
-        (v) => ({ state: 'configured' as const, value: v }),
-        (err: unknown) => {
-          if (err instanceof ApiError && err.status === 404) return { state: /no route/i.test(err.body.message) ? ('unavailable' as const) : ('off' as const), value: undefined };
-          throw err;
-        },
-      ),
-    [],
-  );
-  return (
-    <Section title="Single sign-on" id="sso">
-      <ErrorBanner error={sso.error} />
-      {sso.value?.state === 'unavailable' && <p class="muted">This gateway does not offer SSO.</p>}
-      {sso.value?.state === 'off' && <p>SSO is not configured: users sign in with their API key.</p>}
-      {sso.value?.state === 'configured' && <JsonView value={sso.value.value} />}
-    </Section>
-  );
-}
 
 /** Organisation settings (owners and admins): the toggles of control-plane.md §2, rotation and session length. */
 export function OrganisationPage() {
@@ -105,7 +80,9 @@ export function OrganisationPage() {
               </div>
             </form>
           </Section>
-          <Sso />
+          <SsoSettings />
+          <JwtSettings />
+          <ScimSettings />
         </>
       )}
     </>

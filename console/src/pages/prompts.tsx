@@ -2,13 +2,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, messageOf, unwrap, type ErrorBody } from '../api/client';
 import type { AnswerOf } from '../api/types';
 import { JsonEditor, parseJson } from '../components/json-editor';
-import { DataTable, ErrorBanner, Field, JsonView, PageHeader, Pager, Section, Time, submit } from '../components/ui';
+import { LinkedListPage } from '../components/paged-list';
+import { DataTable, ErrorBanner, Field, JsonView, PageHeader, Section, Time, submit } from '../components/ui';
 import { linkTo, navigate } from '../lib/router';
 import { useLoad } from '../lib/use-load';
 import { useApp } from '../session';
 
 type Prompt = AnswerOf<'/v1/prompts/{promptId}', 'get'>;
-const PAGE_SIZE = 50;
 
 /** Prompts: the list (`/prompts`), or one prompt with its versions and playground (`/prompts/<id>`, `/prompts/new`). */
 export function PromptsPage({ rest }: { rest: string }) {
@@ -16,35 +16,20 @@ export function PromptsPage({ rest }: { rest: string }) {
 }
 
 function PromptList() {
-  const { workspace } = useApp();
-  const [page, setPage] = useState(0);
-  const list = useLoad(() => unwrap(api.GET('/v1/prompts', { params: { query: { current_page: page, page_size: PAGE_SIZE, ...(workspace ? { workspace_id: workspace } : {}) } } })), [page, workspace]);
   return (
-    <>
-      <PageHeader title="Prompts">
-        <a class="button primary" {...linkTo('/prompts/new')}>
-          New prompt
-        </a>
-      </PageHeader>
-      <ErrorBanner error={list.error} />
-      {list.value && (
-        <>
-          <DataTable<Prompt>
-            caption="prompts"
-            rows={list.value.data as Prompt[]}
-            rowKey={(p) => p.id}
-            columns={[
-              { label: 'Name', cell: (p) => <a {...linkTo(`/prompts/${p.id}`)}>{p.name}</a> },
-              { label: 'Slug', cell: (p) => <code>{p.slug}</code> },
-              { label: 'Published', numeric: true, cell: (p) => p.published_version },
-              { label: 'Latest', numeric: true, cell: (p) => p.latest_version },
-              { label: 'Updated', cell: (p) => <Time value={p.updated_at} /> },
-            ]}
-          />
-          <Pager page={page} pageSize={PAGE_SIZE} total={list.value.total} onPage={setPage} />
-        </>
-      )}
-    </>
+    <LinkedListPage<Prompt>
+      title="Prompts"
+      base="/prompts"
+      newLabel="New prompt"
+      fetch={(query) => unwrap(api.GET('/v1/prompts', { params: { query } })) as Promise<{ data: Prompt[]; total: number }>}
+      columns={[
+        { label: 'Name', cell: (p) => <a {...linkTo(`/prompts/${p.id}`)}>{p.name}</a> },
+        { label: 'Slug', cell: (p) => <code>{p.slug}</code> },
+        { label: 'Published', numeric: true, cell: (p) => p.published_version },
+        { label: 'Latest', numeric: true, cell: (p) => p.latest_version },
+        { label: 'Updated', cell: (p) => <Time value={p.updated_at} /> },
+      ]}
+    />
   );
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,10 @@ import { callAs } from '../tenancy/tenant-helpers.js';
 import { randomId } from '../../../src/lib/ids.js';
 import { CONSOLE_DIST } from '../../../src/console/serve-console.js';
 import { SCREENSHOTS, launchBrowser } from './browser.js';
+import { startFakeVault, type FakeVault } from '../../fakes/vault/server.js';
+import { startFakeAgent, type FakeAgent } from '../../fakes/a2a/agent-server.js';
+
+const VAULT_SECRET = 'sk-from-vault-0001';
 
 /**
  * The console in a real browser (Debian's chromium driven by playwright-core) against a real gateway
@@ -21,6 +26,8 @@ import { SCREENSHOTS, launchBrowser } from './browser.js';
 describe('web console in chromium', { timeout: 90_000 }, () => {
   let gw: TestGateway;
   let fake: FakeOpenAI;
+  let vault: FakeVault;
+  let agent: FakeAgent;
   let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let page: Page;
   let userKey: string;
@@ -35,7 +42,9 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
   beforeAll(async () => {
     expect(existsSync(join(CONSOLE_DIST, 'index.html')), 'the console is built (npm run build)').toBe(true);
     fake = await startFakeOpenAI({ apiKey: 'sk-fake' });
-    gw = await startGateway();
+    vault = await startFakeVault({ tokens: ['hvs.console-token-1'], secrets: { 'secret/llm/openai': { api_key: VAULT_SECRET } } });
+    agent = await startFakeAgent();
+    gw = await startGateway({ env: { TRUSTED_CUSTOM_HOSTS: 'localhost,127.0.0.1,::1' } });
     const user = await admin('POST', '/v1/users', { email: `console-${randomId(6)}@example.com`, name: 'Console Owner', role: 'owner', workspaces: [{ id: 'default', role: 'admin' }] });
     expect(user.status, JSON.stringify(user.body)).toBe(201);
     const key = await admin('POST', '/v1/api-keys', { name: 'console login', type: 'workspace-user', user_id: user.body.id });
@@ -52,6 +61,8 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     await browser?.close();
     await gw?.close();
     await fake?.close();
+    await vault?.close();
+    await agent?.close();
   });
 
   it('signs in with a user key, by keyboard', async () => {
@@ -172,6 +183,110 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     await shot('policies');
   });
 
+  /** Replaces the JSON editor's text (`label`) and submits its form with `button`. */
+  const writeJson = async (label: string, body: unknown, button: string) => {
+    await page.getByLabel(label).fill(JSON.stringify(body, null, 2));
+    await page.getByRole('button', { name: button, exact: true }).click();
+  };
+
+  it('creates a secret reference from its manager template and tests it: the fingerprint, never the value', async () => {
+    await nav('Secret references');
+    await page.getByLabel('Start from').selectOption('HashiCorp Vault (token)');
+    expect(await page.getByLabel('secret reference (JSON)').inputValue()).toContain('"manager_type": "hashicorp_vault"');
+    // Bad auth_config: the gateway's JSON path is shown and selected.
+    await writeJson('secret reference (JSON)', { name: 'Vault OpenAI', slug: 'vault-openai', manager_type: 'hashicorp_vault', auth_config: { vault_addr: vault.origin }, secret_path: 'llm/openai', secret_key: 'api_key' }, 'Create');
+    expect(await page.getByTestId('json-error-path').textContent()).toBe('auth_config.role_id');
+    await writeJson('secret reference (JSON)', { name: 'Vault OpenAI', slug: 'vault-openai', manager_type: 'hashicorp_vault', auth_config: { vault_addr: vault.origin, token: 'hvs.console-token-1' }, secret_path: 'llm/openai', secret_key: 'api_key' }, 'Create');
+    const row = page.locator('table tbody tr', { hasText: 'Vault OpenAI' });
+    await row.waitFor();
+    expect(await row.textContent()).not.toContain('hvs.console-token-1');
+    await row.getByRole('button', { name: 'test Vault OpenAI' }).click();
+    const result = row.getByTestId('secret-test');
+    await result.filter({ hasText: 'fingerprint' }).waitFor();
+    expect(await result.textContent()).toContain(createHash('sha256').update(VAULT_SECRET).digest('hex').slice(0, 16));
+    expect(await page.content()).not.toContain(VAULT_SECRET);
+    await shot('secret-references');
+  });
+
+  it('creates an MCP integration with headers and an MCP server with a tool filter (a bad filter shows its path)', async () => {
+    await nav('MCP integrations');
+    await writeJson('MCP integration (JSON)', { name: 'Tracker', slug: 'tracker', url: 'http://127.0.0.1:9/mcp', transport: 'http', auth_type: 'headers', headers: { Authorization: 'Bearer mcp-secret-token-1' } }, 'Create');
+    const row = page.locator('table tbody tr', { hasText: 'Tracker' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('Authorization: Bea…');
+    expect(await row.textContent()).not.toContain('mcp-secret-token-1');
+    await shot('mcp-integrations');
+
+    await nav('MCP servers');
+    await page.locator('p.muted code', { hasText: 'tracker' }).waitFor();
+    await writeJson('MCP server (JSON)', { name: 'Tracker tools', slug: 'tracker-tools', mcp_integration_id: 'tracker', tools: { allow: ['search'], deny: ['search'] }, default_user_access: 'deny' }, 'Create');
+    expect(await page.getByTestId('json-error-path').textContent()).toBe('tools.deny[0]');
+    await writeJson('MCP server (JSON)', { name: 'Tracker tools', slug: 'tracker-tools', mcp_integration_id: 'tracker', tools: { deny: ['delete_issue'] }, default_user_access: 'deny' }, 'Create');
+    const server = page.locator('table tbody tr', { hasText: 'Tracker tools' });
+    await server.waitFor();
+    expect(await server.textContent()).toContain('/v1/mcp/tracker-tools/mcp');
+    // Edit in place: the list shows the change without a reload of the page.
+    await server.getByRole('button', { name: 'edit Tracker tools' }).click();
+    const edited = JSON.parse(await page.getByLabel('MCP server (JSON)').inputValue()) as Record<string, unknown>;
+    await writeJson('MCP server (JSON)', { ...edited, default_user_access: 'allow' }, 'Save');
+    await server.locator('.badge', { hasText: 'allow' }).waitFor();
+    await shot('mcp-servers');
+  });
+
+  it('creates an agent server and views its card, read from the agent through the gateway', async () => {
+    await nav('Agent servers');
+    await writeJson('agent server (JSON)', { name: 'Echo', slug: 'echo', url: `${agent.url}/`, headers: { Authorization: 'Bearer agent-secret-token-1' }, skills: { allow: ['echo'] } }, 'Create');
+    const row = page.locator('table tbody tr', { hasText: 'Echo' });
+    await row.waitFor();
+    expect(await row.textContent()).not.toContain('agent-secret-token-1');
+    await row.getByRole('button', { name: 'View card' }).click();
+    const card = page.getByTestId('agent-card');
+    await card.locator('li', { hasText: 'echo' }).waitFor();
+    // The allow list applies to the card callers see.
+    expect(await card.locator('li').count()).toBe(1);
+    expect(await card.textContent()).toContain('Echo agent');
+    await shot('agent-servers');
+  });
+
+  it('edits SSO (a refused domain shows its path), turns JWT on, creates and revokes a SCIM token and maps a group', async () => {
+    await nav('Organisation');
+    const sso = { issuer: 'http://127.0.0.1:9/oidc', client_id: 'console-client', client_secret: 'sso-client-secret-1', domains: [{ domain: 'co.uk' }], default_role: 'member', auto_provision: true };
+    await page.getByLabel('Single sign-on (JSON)').waitFor();
+    await page.getByLabel('Single sign-on (JSON)').fill(JSON.stringify(sso, null, 2));
+    await page.getByRole('form', { name: 'Single sign-on settings' }).getByRole('button', { name: 'Turn on' }).click();
+    expect(await page.getByTestId('json-error-path').textContent()).toMatch(/^domains\[0\]/);
+    await page.getByLabel('Single sign-on (JSON)').fill(JSON.stringify({ ...sso, domains: [{ domain: 'example.com', allow_subdomains: true }] }, null, 2));
+    await page.getByRole('form', { name: 'Single sign-on settings' }).getByRole('button', { name: 'Turn on' }).click();
+    await page.getByRole('form', { name: 'Single sign-on settings' }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    // Saved: the editor shows the settings again, the secret left out (write-only).
+    await expect.poll(() => page.getByLabel('Single sign-on (JSON)').inputValue()).toContain('"client_secret": ""');
+    await page.locator('#sso ~ p', { hasText: 'On · last changed' }).waitFor();
+    expect((await admin('GET', '/v1/organisation/sso')).body).toMatchObject({ issuer: 'http://127.0.0.1:9/oidc', domains: [{ domain: 'example.com', allow_subdomains: true }] });
+
+    await page.getByLabel('JWT authentication (JSON)').fill(JSON.stringify({ jwks_url: 'http://127.0.0.1:9/jwks.json', audience: 'ai-gateway', algorithms: ['RS256'] }, null, 2));
+    await page.getByRole('form', { name: 'JWT authentication settings' }).getByRole('button', { name: 'Turn on' }).click();
+    await page.getByRole('form', { name: 'JWT authentication settings' }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect((await admin('GET', '/v1/organisation/jwt')).body).toMatchObject({ audience: 'ai-gateway', algorithms: ['RS256'] });
+
+    await page.getByRole('button', { name: 'Create SCIM token' }).click();
+    const token = (await page.getByTestId('new-scim-token').textContent())!.trim();
+    expect(token.length).toBeGreaterThan(20);
+    const scim = await fetch(`${gw.url}/v1/scim/v2/Users`, { headers: { authorization: `Bearer ${token}` } });
+    expect(scim.status).toBe(200);
+    await page.getByRole('button', { name: 'Done' }).click();
+    const tokens = page.getByRole('region', { name: 'SCIM tokens' });
+    expect(await tokens.locator('tbody tr').count()).toBe(1);
+    await page.getByLabel('SCIM group name').fill('Engineering');
+    await page.getByLabel('Role').selectOption('manager');
+    await page.getByRole('button', { name: 'Map group' }).click();
+    await page.getByRole('region', { name: 'SCIM group mappings' }).locator('tbody tr', { hasText: 'Engineering' }).waitFor();
+    await shot('organisation');
+    await tokens.getByRole('button', { name: /^revoke / }).click();
+    await tokens.getByRole('button', { name: 'Confirm revoke' }).click();
+    await tokens.locator('tbody tr', { hasText: 'No SCIM token.' }).waitFor();
+    expect((await fetch(`${gw.url}/v1/scim/v2/Users`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+  });
+
   it('renders every other page at 1280×800 without errors', async () => {
     for (const [label, file] of [
       ['Analytics', 'analytics'],
@@ -181,7 +296,6 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
       ['Integrations', 'integrations'],
       ['Providers', 'providers'],
       ['Audit log', 'audit-log'],
-      ['Organisation', 'organisation'],
     ] as const) {
       await nav(label);
       await page.waitForLoadState('networkidle');
@@ -208,6 +322,18 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     expect(await page.locator('nav#nav').isVisible()).toBe(false);
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await shot('phone-api-keys');
+    for (const [label, file] of [
+      ['Secret references', 'phone-secret-references'],
+      ['MCP servers', 'phone-mcp-servers'],
+      ['Agent servers', 'phone-agent-servers'],
+      ['Organisation', 'phone-organisation'],
+    ] as const) {
+      await page.getByRole('button', { name: 'Menu' }).click();
+      await nav(label);
+      await page.waitForLoadState('networkidle');
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth'), label).toBeLessThanOrEqual(390);
+      await shot(file);
+    }
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
