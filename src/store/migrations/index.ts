@@ -27,6 +27,7 @@ import * as m0025 from './0025-secret-references.js';
 import * as m0021 from './0021-request-log-detail.js';
 import * as m0027 from './0027-sso.js';
 import * as m0028 from './0028-mcp-oauth.js';
+import * as m0031 from './0031-request-log-rollups.js';
 
 /**
  * Every migration, in order. One set for SQLite and PostgreSQL. A capability adds its file and one
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021-request-log-detail': m0021,
   '0027-sso': m0027,
   '0028-mcp-oauth': m0028,
+  '0031-request-log-rollups': m0031,
 };
 
 /** Static provider (no directory scanning, so the build output needs nothing beside it). */
