@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addTo, binOf, mergeStored, percentilesOf, storedOf, valueOfBin, type Histogram } from './latency-histogram.js';
+import { addTo, binOf, mergeStored, percentilesOf, valueOfBin, type Histogram } from './latency-histogram.js';
 
 /** Nearest-rank percentile of sorted values. */
 const exact = (sorted: number[], p: number) => sorted[Math.ceil((p * sorted.length) / 100) - 1]!;
@@ -42,11 +42,8 @@ describe('latency histogram', () => {
     }
   });
 
-  it('stores as a JSON object of its bins, and merging stored histograms adds them bin by bin', () => {
-    const a: Histogram = new Map();
-    for (const v of [1, 1, 500, 900]) addTo(a, v);
-    const text = storedOf(a);
-    expect(JSON.parse(text)).toEqual(Object.fromEntries([...a].map(([k, n]) => [String(k), n])));
+  it('merging stored histograms (JSON objects of bins) adds them bin by bin', () => {
+    const text = JSON.stringify({ [binOf(1)]: 2, [binOf(500)]: 1, [binOf(900)]: 1 });
     const merged: Histogram = new Map();
     mergeStored(merged, text);
     mergeStored(merged, text);

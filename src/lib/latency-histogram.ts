@@ -4,7 +4,8 @@
  * A bin is read back as the middle of its range, clamped to the whole milliseconds it can hold, so the
  * value read for a percentile is within (γ-1)/(γ+1) ≈ 0.94% of the exact one (below 1% after rounding
  * to two decimals); a bin that can hold one whole millisecond only reads back exactly.
- * A histogram is stored as a JSON object `{"<bin>": count}` of its non-empty bins.
+ * A histogram is stored as a JSON object `{"<bin>": count}` of its non-empty bins (the rollup writer
+ * builds it as an object keyed by bin and serialises it with `JSON.stringify`).
  */
 export const HISTOGRAM_GAMMA = 1.019;
 const LOG_GAMMA = Math.log(HISTOGRAM_GAMMA);
@@ -36,11 +37,6 @@ export function addTo(h: Histogram, latencyMs: number, count = 1): void {
   h.set(bin, (h.get(bin) ?? 0) + count);
 }
 
-/** Adds every bin of `from` to `into`. */
-export function mergeInto(into: Histogram, from: Histogram): void {
-  for (const [bin, n] of from) into.set(bin, (into.get(bin) ?? 0) + n);
-}
-
 /** Adds a stored histogram (its JSON text) to `into`. */
 export function mergeStored(into: Histogram, text: string): void {
   const stored = JSON.parse(text) as Record<string, number | string>;
@@ -48,12 +44,6 @@ export function mergeStored(into: Histogram, text: string): void {
     const bin = Number(key);
     into.set(bin, (into.get(bin) ?? 0) + Number(stored[key]));
   }
-}
-
-/** A histogram as stored: a JSON object of its non-empty bins, in bin order. */
-export function storedOf(h: Histogram): string {
-  const bins = [...h.keys()].sort((a, b) => a - b);
-  return `{${bins.map((b) => `"${b}":${h.get(b)}`).join(',')}}`;
 }
 
 /**

@@ -96,16 +96,14 @@ export function histogramChoice(f: RequestLogFilter, viewer: LogViewer, groupDim
   return { dim: conditions[0]![0], ...(value !== undefined ? { value } : {}) };
 }
 
-function segmentsWhere(segments: readonly RollupSegment[]): RawBuilder<boolean> {
-  return sql<boolean>`(${sql.join(
-    segments.map((s) => sql`(bucket_ms = ${s.bucketMs} and bucket_start >= ${s.from} and bucket_start < ${s.to})`),
-    sql` or `,
-  )})`;
+/** One segment's buckets: an equality and a range on the leading columns of the rollup tables' keys after the organisation. */
+function segmentWhere(s: RollupSegment): RawBuilder<boolean> {
+  return sql<boolean>`(bucket_ms = ${s.bucketMs} and bucket_start >= ${s.from} and bucket_start < ${s.to})`;
 }
 
-/** The rollup rows of the tenant scope and viewer under the filter (every value a bound parameter). */
-function cubeRows(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter, segments: readonly RollupSegment[]) {
-  let q = db.selectFrom('request_log_rollups').where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', [...scope.workspaceIds]).where(segmentsWhere(segments));
+/** The rollup rows of one segment in the tenant scope, for the viewer, under the filter (every value a bound parameter). */
+function cubeRows(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter, segment: RollupSegment) {
+  let q = db.selectFrom('request_log_rollups').where('organisation_id', '=', scope.organisationId).where(segmentWhere(segment)).where('workspace_id', 'in', [...scope.workspaceIds]);
   if (viewer.visibility.rows === 'own') q = q.where('user_id', '=', viewer.userId ?? '\u0000');
   if (f.status !== undefined) q = q.where('status', '=', f.status);
   if (f.model !== undefined) q = q.where('model', '=', f.model);
@@ -141,7 +139,8 @@ function sumsOf(r: Record<string, unknown>): Sums {
  */
 export async function sumsByKey(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter, plan: RangePlan, cubeKey: RawBuilder<unknown>, rowKey: RawBuilder<unknown>): Promise<Array<{ key: unknown; sums: Sums }>> {
   const parts: RawBuilder<unknown>[] = [];
-  if (plan.rollups.length) parts.push(sql`${cubeRows(db, scope, viewer, f, plan.rollups).select(aliased(cubeKey, CUBE_SUMS))}`);
+  // One part per segment (not one OR of them): each is a range read of the key's leading columns.
+  for (const segment of plan.rollups) parts.push(sql`${cubeRows(db, scope, viewer, f, segment).select(aliased(cubeKey, CUBE_SUMS))}`);
   for (const r of plan.raw) parts.push(sql`${filteredRows(db, scope, viewer, { ...f, startTime: r.from, endTime: r.to }).select(aliased(rowKey, ROW_SUMS))}`);
   if (parts.length === 0) return [];
   const u = sql.join(parts.map((p) => sql`select * from (${p}) as p`), sql` union all `);
@@ -173,15 +172,19 @@ export async function histogramsByKey(
     return acc;
   };
   if (plan.rollups.length) {
-    let q = db
-      .selectFrom('request_log_latency')
-      .select([histKey.as('k'), 'hist', 'requests', 'latency_sum'])
-      .where('organisation_id', '=', scope.organisationId)
-      .where('dim', '=', choice.dim)
-      .where('workspace_id', 'in', [...scope.workspaceIds])
-      .where(segmentsWhere(plan.rollups));
-    if (choice.value !== undefined) q = q.where('dim_value', '=', choice.value);
-    for (const r of await q.execute()) {
+    const parts = plan.rollups.map((segment) => {
+      let q = db
+        .selectFrom('request_log_latency')
+        .select([histKey.as('k'), 'hist', 'requests', 'latency_sum'])
+        .where('organisation_id', '=', scope.organisationId)
+        .where(segmentWhere(segment))
+        .where('dim', '=', choice.dim)
+        .where('workspace_id', 'in', [...scope.workspaceIds]);
+      if (choice.value !== undefined) q = q.where('dim_value', '=', choice.value);
+      return sql`select * from (${q}) as p`;
+    });
+    const found = await sql<{ k: unknown; hist: string; requests: unknown; latency_sum: unknown }>`${sql.join(parts, sql` union all `)}`.execute(db);
+    for (const r of found.rows) {
       const acc = accOf(r.k);
       mergeStored(acc.hist, r.hist);
       acc.requests += Number(r.requests);

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, RequestLogLatencyTable, RequestLogRollupsTable, RequestLogsTable } from '../schema.js';
 import type { Store, SqliteHandle } from '../store.js';
-import { addTo, mergeInto, storedOf, type Histogram } from '../../lib/latency-histogram.js';
+import { binOf } from '../../lib/latency-histogram.js';
 
 /** The bucket widths of the rollups, finest first: a minute, an hour, a day (UTC). */
 export const BUCKETS_MS = [60_000, 3_600_000, 86_400_000] as const;
@@ -29,7 +29,16 @@ const CUBE_COLUMNS = [...CUBE_KEY, ...CUBE_VALUES] as const;
 const LATENCY_KEY = ['organisation_id', 'bucket_ms', 'dim', 'bucket_start', 'workspace_id', 'dim_value'] as const;
 const LATENCY_COLUMNS = [...LATENCY_KEY, 'requests', 'latency_sum', 'hist'] as const;
 
-type LatencyAcc = Omit<RequestLogLatencyTable, 'hist'> & { bins: Histogram };
+/** The rollups of one bucket of one workspace being added up: the cube by its dimensions, a histogram per value of each dimension. */
+interface BucketAcc {
+  key: string;
+  organisation_id: string;
+  bucket_ms: number;
+  bucket_start: number;
+  workspace_id: string;
+  cube: Map<string, RequestLogRollupsTable>;
+  latency: Array<Map<string, { requests: number; latency_sum: number; bins: Record<number, number> }>>;
+}
 
 /** The rollup rows of some request-log rows, one per key (ready for additive upserts), in key order. */
 export interface RollupRows {
@@ -38,89 +47,75 @@ export interface RollupRows {
 }
 
 const isHit = (cacheStatus: string | null) => cacheStatus === 'HIT' || cacheStatus === 'SEMANTIC HIT';
-
-function addCube(into: Map<string, RequestLogRollupsTable>, key: string, row: RequestLogRollupsTable): void {
-  const acc = into.get(key);
-  if (!acc) {
-    into.set(key, { ...row });
-    return;
-  }
-  acc.requests += row.requests;
-  acc.errors += row.errors;
-  acc.cache_hits += row.cache_hits;
-  acc.cost += row.cost;
-  acc.total_tokens += row.total_tokens;
-  acc.prompt_tokens += row.prompt_tokens;
-  acc.completion_tokens += row.completion_tokens;
-  acc.latency_sum += row.latency_sum;
-  if (row.first_seen < acc.first_seen) acc.first_seen = row.first_seen;
-  if (row.last_seen > acc.last_seen) acc.last_seen = row.last_seen;
-}
-
-function addLatency(into: Map<string, LatencyAcc>, key: string, row: Omit<LatencyAcc, 'bins'>, bins: Histogram | number): void {
-  let acc = into.get(key);
-  if (!acc) {
-    acc = { ...row, requests: 0, latency_sum: 0, bins: new Map() };
-    into.set(key, acc);
-  }
-  acc.requests += row.requests;
-  acc.latency_sum += row.latency_sum;
-  if (typeof bins === 'number') addTo(acc.bins, bins);
-  else mergeInto(acc.bins, bins);
-}
-
-const keyOf = (values: ReadonlyArray<string | number>) => values.join('\u0001');
+const byKey = <T extends { key: string }>(a: T, b: T) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+const SEP = '\u0001';
 
 /**
- * Adds up request-log rows into rollup rows: the minute buckets from the rows, then the hour and day
- * buckets from the minutes. Absent dimension values become ''.
+ * Adds up request-log rows into rollup rows for every bucket width (absent dimension values become
+ * ''), in one pass: per row, one key per width for its bucket and workspace, one for its combination
+ * of dimensions, and a histogram bin per dimension value.
  */
 export function rollupRowsOf(rows: readonly RollupSource[]): RollupRows {
-  const minuteCube = new Map<string, RequestLogRollupsTable>();
-  const minuteLatency = new Map<string, LatencyAcc>();
-  const minute = BUCKETS_MS[0];
+  const buckets = new Map<string, BucketAcc>();
+  const values: string[] = new Array(HISTOGRAM_DIMS.length);
   for (const r of rows) {
     const createdAt = Number(r.created_at);
-    const bucket_start = createdAt - (((createdAt % minute) + minute) % minute);
-    const cube: RequestLogRollupsTable = {
-      organisation_id: r.organisation_id, bucket_ms: minute, bucket_start, workspace_id: r.workspace_id, api_key_id: r.api_key_id ?? '', user_id: r.user_id ?? '', endpoint: r.endpoint,
-      provider: r.provider ?? '', model: r.model ?? '', status: r.status, cache_status: r.cache_status ?? '', config_id: r.config_id ?? '', prompt_id: r.prompt_id ?? '',
-      requests: 1, errors: r.status >= 400 ? 1 : 0, cache_hits: isHit(r.cache_status) ? 1 : 0, cost: Number(r.cost), total_tokens: r.total_tokens, prompt_tokens: r.prompt_tokens,
-      completion_tokens: r.completion_tokens, latency_sum: r.latency_ms, first_seen: createdAt, last_seen: createdAt,
-    };
-    addCube(minuteCube, keyOf(CUBE_KEY.map((c) => cube[c])), cube);
-    for (const dim of HISTOGRAM_DIMS) {
-      const dim_value = dim === 'all' ? '' : String(cube[dim]);
-      const base = { organisation_id: r.organisation_id, bucket_ms: minute, dim, bucket_start, workspace_id: r.workspace_id, dim_value, requests: 1, latency_sum: r.latency_ms };
-      addLatency(minuteLatency, keyOf([r.organisation_id, dim, bucket_start, r.workspace_id, dim_value]), base, r.latency_ms);
+    const api_key_id = r.api_key_id ?? '', user_id = r.user_id ?? '', provider = r.provider ?? '', model = r.model ?? '';
+    const cache_status = r.cache_status ?? '', config_id = r.config_id ?? '', prompt_id = r.prompt_id ?? '';
+    const dimsKey = [api_key_id, user_id, r.endpoint, provider, model, r.status, cache_status, config_id, prompt_id].join(SEP);
+    values[0] = ''; values[1] = r.endpoint; values[2] = provider; values[3] = model; values[4] = String(r.status); values[5] = api_key_id; values[6] = config_id; values[7] = prompt_id;
+    const bin = binOf(r.latency_ms);
+    const cost = Number(r.cost);
+    const errors = r.status >= 400 ? 1 : 0;
+    const hits = isHit(r.cache_status) ? 1 : 0;
+    for (const width of BUCKETS_MS) {
+      const bucket_start = createdAt - (((createdAt % width) + width) % width);
+      const key = `${r.organisation_id}${SEP}${width}${SEP}${bucket_start}${SEP}${r.workspace_id}`;
+      let b = buckets.get(key);
+      if (!b) {
+        b = { key, organisation_id: r.organisation_id, bucket_ms: width, bucket_start, workspace_id: r.workspace_id, cube: new Map(), latency: HISTOGRAM_DIMS.map(() => new Map()) };
+        buckets.set(key, b);
+      }
+      const c = b.cube.get(dimsKey);
+      if (c) {
+        c.requests += 1; c.errors += errors; c.cache_hits += hits; c.cost += cost; c.total_tokens += r.total_tokens; c.prompt_tokens += r.prompt_tokens;
+        c.completion_tokens += r.completion_tokens; c.latency_sum += r.latency_ms;
+        if (createdAt < c.first_seen) c.first_seen = createdAt;
+        if (createdAt > c.last_seen) c.last_seen = createdAt;
+      } else {
+        b.cube.set(dimsKey, {
+          organisation_id: r.organisation_id, bucket_ms: width, bucket_start, workspace_id: r.workspace_id, api_key_id, user_id, endpoint: r.endpoint, provider, model, status: r.status,
+          cache_status, config_id, prompt_id, requests: 1, errors, cache_hits: hits, cost, total_tokens: r.total_tokens, prompt_tokens: r.prompt_tokens,
+          completion_tokens: r.completion_tokens, latency_sum: r.latency_ms, first_seen: createdAt, last_seen: createdAt,
+        });
+      }
+      for (let d = 0; d < values.length; d++) {
+        const m = b.latency[d]!;
+        let acc = m.get(values[d]!);
+        if (!acc) m.set(values[d]!, (acc = { requests: 0, latency_sum: 0, bins: {} }));
+        acc.requests += 1;
+        acc.latency_sum += r.latency_ms;
+        acc.bins[bin] = (acc.bins[bin] ?? 0) + 1;
+      }
     }
-  }
-  const cube = [...minuteCube.values()];
-  const latency = [...minuteLatency.values()];
-  for (const width of BUCKETS_MS.slice(1)) {
-    const coarseCube = new Map<string, RequestLogRollupsTable>();
-    for (const m of minuteCube.values()) {
-      const row = { ...m, bucket_ms: width, bucket_start: m.bucket_start - (((m.bucket_start % width) + width) % width) };
-      addCube(coarseCube, keyOf(CUBE_KEY.map((c) => row[c])), row);
-    }
-    const coarseLatency = new Map<string, LatencyAcc>();
-    for (const m of minuteLatency.values()) {
-      const bucket_start = m.bucket_start - (((m.bucket_start % width) + width) % width);
-      addLatency(coarseLatency, keyOf([m.organisation_id, m.dim, bucket_start, m.workspace_id, m.dim_value]), { ...m, bucket_ms: width, bucket_start }, m.bins);
-    }
-    cube.push(...coarseCube.values());
-    latency.push(...coarseLatency.values());
   }
   // One order for every writer, so concurrent upserts on PostgreSQL take their row locks in the same order.
-  const cubeKey = (r: RequestLogRollupsTable) => keyOf(CUBE_KEY.map((c) => r[c]));
-  const latencyKey = (r: LatencyAcc) => keyOf(LATENCY_KEY.map((c) => r[c]));
-  return {
-    cube: cube.map((r) => [cubeKey(r), r] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, r]) => r),
-    latency: latency
-      .map((r) => [latencyKey(r), r] as const)
-      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-      .map(([, { bins, ...r }]) => ({ ...r, hist: storedOf(bins) })),
-  };
+  const out: RollupRows = { cube: [], latency: [] };
+  const ordered = [...buckets.values()].sort(byKey);
+  for (const b of ordered) {
+    for (const k of [...b.cube.keys()].sort()) out.cube.push(b.cube.get(k)!);
+  }
+  for (let d = 0; d < HISTOGRAM_DIMS.length; d++) {
+    const dim = HISTOGRAM_DIMS[d]!;
+    for (const b of [...ordered].sort((x, y) => (x.bucket_ms - y.bucket_ms) || (x.bucket_start - y.bucket_start) || (x.workspace_id < y.workspace_id ? -1 : x.workspace_id > y.workspace_id ? 1 : 0))) {
+      const m = b.latency[d]!;
+      for (const v of [...m.keys()].sort()) {
+        const acc = m.get(v)!;
+        out.latency.push({ organisation_id: b.organisation_id, bucket_ms: b.bucket_ms, dim, bucket_start: b.bucket_start, workspace_id: b.workspace_id, dim_value: v, requests: acc.requests, latency_sum: acc.latency_sum, hist: JSON.stringify(acc.bins) });
+      }
+    }
+  }
+  return out;
 }
 
 /** The `on conflict … do update` of each table: sums add up, first/last seen widen, histograms merge bin by bin. */
@@ -156,10 +151,16 @@ export function sqliteRollupWriter(db: SqliteHandle): (rollups: RollupRows) => v
   return write;
 }
 
-/** Rows per multi-row upsert on PostgreSQL (23 parameters each: well under 65,535). */
-const PG_ROWS_PER_UPSERT = 1000;
+/** Rows per upsert statement on PostgreSQL (one array parameter per column, whatever the row count). */
+const PG_ROWS_PER_UPSERT = 5000;
 
-/** Upserts rollup rows on PostgreSQL within the caller's transaction (multi-row statements, in key order). */
+/** The PostgreSQL type of each rollup column's array parameter. */
+const PG_TYPES: Record<string, string> = { bucket_ms: 'int4', status: 'int4', cost: 'float8', bucket_start: 'int8', requests: 'int8', errors: 'int8', cache_hits: 'int8', total_tokens: 'int8', prompt_tokens: 'int8', completion_tokens: 'int8', latency_sum: 'int8', first_seen: 'int8', last_seen: 'int8' };
+
+/**
+ * Upserts rollup rows on PostgreSQL within the caller's transaction, in key order: each statement
+ * binds one array per column and `unnest`s them (a few parameters to parse and bind, not one per value).
+ */
 export async function writeRollupsPostgres(trx: Transaction<Database> | Kysely<Database>, rollups: RollupRows): Promise<void> {
   const tables = [
     { name: 'request_log_rollups', columns: CUBE_COLUMNS as readonly string[], rows: rollups.cube as unknown as Array<Record<string, unknown>>, upsert: cubeUpsert(true) },
@@ -168,8 +169,8 @@ export async function writeRollupsPostgres(trx: Transaction<Database> | Kysely<D
   for (const t of tables) {
     for (let i = 0; i < t.rows.length; i += PG_ROWS_PER_UPSERT) {
       const chunk = t.rows.slice(i, i + PG_ROWS_PER_UPSERT);
-      const values = sql.join(chunk.map((r) => sql`(${sql.join(t.columns.map((c) => r[c]))})`));
-      await sql`insert into ${sql.table(t.name)} (${sql.join(t.columns.map((c) => sql.ref(c)))}) values ${values} ${sql.raw(t.upsert)}`.execute(trx);
+      const arrays = t.columns.map((c) => sql`${chunk.map((r) => r[c])}::${sql.raw(PG_TYPES[c] ?? 'text')}[]`);
+      await sql`insert into ${sql.table(t.name)} (${sql.join(t.columns.map((c) => sql.ref(c)))}) select * from unnest(${sql.join(arrays)}) ${sql.raw(t.upsert)}`.execute(trx);
     }
   }
 }
