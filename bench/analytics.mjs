@@ -83,7 +83,9 @@ async function startOn(store) {
   await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${gateway.app.server.address().port}`;
   const call = async (method, path, body) => {
-    const r = await fetch(url + path, { method, headers: { 'x-gateway-api-key': adminKey, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const init = { method, headers: { 'x-gateway-api-key': adminKey, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined };
+    // A kept-alive connection the server closed while the rows were generated resets once: retry on a new one.
+    const r = await fetch(url + path, init).catch(() => fetch(url + path, init));
     const json = await r.json();
     if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
     return json;
