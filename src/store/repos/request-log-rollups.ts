@@ -189,7 +189,7 @@ type BackfillRow = RollupSource & { id: string };
  */
 export async function backfillRollups(store: Store, limit = BACKFILL_BATCH_ROWS): Promise<number> {
   if (store.sqlite) {
-    const select = `select ${['id', ...ROLLUP_SOURCE_COLUMNS].join(', ')} from request_logs where rolled_up = 0 and (created_at > ? or (created_at = ? and id > ?)) order by created_at, id limit ?`;
+    const select = `select ${['id', ...ROLLUP_SOURCE_COLUMNS].join(', ')} from request_logs where rolled_up = 0 and (created_at, id) > (?, ?) order by created_at, id limit ?`;
     const db = store.sqlite;
     const write = sqliteRollupWriter(db);
     const state = db.prepare('select backfill_created_at, backfill_id from request_log_rollup_state where id = 1');
@@ -197,7 +197,7 @@ export async function backfillRollups(store: Store, limit = BACKFILL_BATCH_ROWS)
     const move = db.prepare('update request_log_rollup_state set backfill_created_at = ?, backfill_id = ? where id = 1');
     return db.transaction(() => {
       const cursor = state.get() as { backfill_created_at: number; backfill_id: string };
-      const rows = rowsAfter.all(cursor.backfill_created_at, cursor.backfill_created_at, cursor.backfill_id, limit) as BackfillRow[];
+      const rows = rowsAfter.all(cursor.backfill_created_at, cursor.backfill_id, limit) as BackfillRow[];
       if (rows.length === 0) return 0;
       write(rollupRowsOf(rows));
       const last = rows[rows.length - 1]!;
@@ -212,7 +212,9 @@ export async function backfillRollups(store: Store, limit = BACKFILL_BATCH_ROWS)
       .selectFrom('request_logs')
       .select(['id', ...ROLLUP_SOURCE_COLUMNS])
       .where('rolled_up', '=', 0)
-      .where((eb) => eb.or([eb('created_at', '>', Number(c.backfill_created_at)), eb.and([eb('created_at', '=', Number(c.backfill_created_at)), eb('id', '>', c.backfill_id)])]))
+      // A row-value comparison: one range read of the partial index from the cursor on (an OR of the two
+      // conditions is read from the index's start, ever longer as the backfill goes).
+      .where(sql<boolean>`(created_at, id) > (${Number(c.backfill_created_at)}, ${c.backfill_id})`)
       .orderBy('created_at')
       .orderBy('id')
       .limit(limit)
