@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { deleteRequestLogsBefore } from '../store/repos/request-logs.js';
+import { BUCKETS_MS, RETENTION_BUCKETS_PER_STATEMENT, deleteRollupBucketsBefore } from '../store/repos/request-log-rollups.js';
 import type { ScheduledJob } from '../lib/scheduler.js';
 
 /** Rows per delete statement of the retention job. */
@@ -11,7 +12,9 @@ export const RETENTION_BATCHES_PER_RUN = 100;
 /**
  * The request-log retention job (`GATEWAY_LOG_RETENTION_DAYS`): deletes the rows older than the
  * retention in bounded batches (`RETENTION_BATCH_ROWS` per statement, at most
- * `RETENTION_BATCHES_PER_RUN` per run), yielding between batches. Every replica runs it; a delete is
+ * `RETENTION_BATCHES_PER_RUN` per run), then the analytics rollup buckets that ended before it
+ * (`RETENTION_BUCKETS_PER_STATEMENT` whole buckets per statement, per organisation and width, within the
+ * same budget of statements), yielding between batches. Every replica runs it; a delete is
  * idempotent, so two replicas deleting at once delete each row once.
  */
 export function logRetentionJob(db: Kysely<Database>, retentionDays: number, now: () => number, everyMs: number): ScheduledJob {
@@ -20,9 +23,20 @@ export function logRetentionJob(db: Kysely<Database>, retentionDays: number, now
     everyMs,
     async run() {
       const before = now() - retentionDays * 86_400_000;
-      for (let i = 0; i < RETENTION_BATCHES_PER_RUN; i++) {
-        if ((await deleteRequestLogsBefore(db, before, RETENTION_BATCH_ROWS)) < RETENTION_BATCH_ROWS) return;
-        await new Promise((resolve) => setImmediate(resolve));
+      let budget = RETENTION_BATCHES_PER_RUN;
+      const yieldNow = () => new Promise((resolve) => setImmediate(resolve));
+      while (budget-- > 0) {
+        if ((await deleteRequestLogsBefore(db, before, RETENTION_BATCH_ROWS)) < RETENTION_BATCH_ROWS) break;
+        await yieldNow();
+      }
+      const organisations = await db.selectFrom('organisations').select('id').execute();
+      for (const { id } of organisations) {
+        for (const width of BUCKETS_MS) {
+          while (budget-- > 0) {
+            if ((await deleteRollupBucketsBefore(db, id, width, before)) < RETENTION_BUCKETS_PER_STATEMENT) break;
+            await yieldNow();
+          }
+        }
       }
     },
   };

@@ -30,6 +30,7 @@ import { sectionOf } from '../runtime/snapshot.js';
 import { sealStoredSecrets } from '../store/seal-stored-secrets.js';
 import { Scheduler } from '../lib/scheduler.js';
 import { logRetentionJob } from '../observability/log-retention.js';
+import { rollupBackfillJob } from '../observability/rollup-backfill.js';
 import { loadTracing } from '../observability/load-tracing.js';
 import { KeyUsage } from '../control-plane/resources/api-keys/key-usage.js';
 import { scheduledRotationJob } from '../control-plane/resources/api-keys/scheduled-rotation.js';
@@ -162,7 +163,10 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
   const lastUsed = keyUsage.job(store, now, Math.min(LAST_USED_FLUSH_MS, settings.schedulerIntervalMs));
   scheduler.add(lastUsed);
   if (settings.logRetentionDays > 0) scheduler.add(logRetentionJob(store.db, settings.logRetentionDays, now, settings.schedulerIntervalMs));
+  const backfill = rollupBackfillJob(store, settings.schedulerIntervalMs);
+  scheduler.add(backfill);
   scheduler.start();
+  void scheduler.runNow(backfill);
   let closed = false;
   return {
     app,

@@ -214,6 +214,61 @@ export interface RequestLogsTable {
   request_body?: string | null;
   /** The answer body (a stream's chunks), secrets redacted, when the workspace's `log_bodies` is on. */
   response_body?: string | null;
+  /** 1 when the row's analytics rollups were written with it; 0 for rows the backfill adds (migration 0031). */
+  rolled_up?: number;
+}
+
+/** The dimensions of a rollup row (migration 0031); an absent value is ''. */
+export interface RollupDimensions {
+  workspace_id: string;
+  api_key_id: string;
+  user_id: string;
+  endpoint: string;
+  provider: string;
+  model: string;
+  status: number;
+  cache_status: string;
+  config_id: string;
+  prompt_id: string;
+}
+
+/** Counts and sums of the request-log rows of one bucket and one combination of dimensions. */
+export interface RequestLogRollupsTable extends RollupDimensions {
+  organisation_id: string;
+  /** 60000, 3600000 or 86400000. */
+  bucket_ms: number;
+  bucket_start: number;
+  requests: number;
+  errors: number;
+  cache_hits: number;
+  cost: number;
+  total_tokens: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  latency_sum: number;
+  first_seen: number;
+  last_seen: number;
+}
+
+/** The latency histogram of one bucket, workspace and value of one dimension (`dim` `all`: every row). */
+export interface RequestLogLatencyTable {
+  organisation_id: string;
+  bucket_ms: number;
+  dim: string;
+  bucket_start: number;
+  workspace_id: string;
+  dim_value: string;
+  requests: number;
+  latency_sum: number;
+  /** JSON `{"<bin>": count}` (`lib/latency-histogram.ts`). */
+  hist: string;
+}
+
+/** Where the rollup backfill stands: the last row (by `created_at`, `id`) it added. */
+export interface RequestLogRollupStateTable {
+  id: number;
+  backfill_created_at: number;
+  backfill_id: string;
 }
 
 /** A monotonically increasing counter bumped by every control-plane write (replicas poll it). */
@@ -490,6 +545,9 @@ export interface Database {
   integrations: IntegrationsTable;
   secret_references: SecretReferencesTable;
   request_logs: RequestLogsTable;
+  request_log_rollups: RequestLogRollupsTable;
+  request_log_latency: RequestLogLatencyTable;
+  request_log_rollup_state: RequestLogRollupStateTable;
   runtime_version: RuntimeVersionTable;
   runtime_changes: RuntimeChangesTable;
   prompts: PromptsTable;

@@ -2,6 +2,7 @@ import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { Store } from '../store.js';
 import type { Database, RequestLogsTable } from '../schema.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
+import { rollupRowsOf, sqliteRollupWriter, writeRollupsPostgres } from './request-log-rollups.js';
 
 /** One row of the request log. */
 export type RequestLogRow = RequestLogsTable;
@@ -10,20 +11,27 @@ const COLUMNS = [
   'id', 'organisation_id', 'workspace_id', 'api_key_id', 'user_id', 'trace_id', 'endpoint', 'provider', 'model', 'status', 'stream', 'cache_status', 'config_id',
   'prompt_id', 'target_path', 'retry_count', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost', 'latency_ms', 'metadata', 'error', 'hook_results', 'created_at',
   'unit_prices', 'cached_tokens', 'cache_write_tokens', 'reasoning_tokens',
-  'attempts', 'ttfb_ms', 'request_body', 'response_body',
+  'attempts', 'ttfb_ms', 'request_body', 'response_body', 'rolled_up',
 ] as const satisfies ReadonlyArray<keyof RequestLogRow>;
 
-/** What a column a row leaves out holds (the token details are NOT NULL, default 0, as in migration 0024); others null. */
+/**
+ * What a column a row leaves out holds (the token details are NOT NULL, default 0, as in migration
+ * 0024; `rolled_up` is 1: the batch's rollups are written with it); others null.
+ */
 const ZERO_DEFAULT: ReadonlySet<string> = new Set(['cached_tokens', 'cache_write_tokens', 'reasoning_tokens']);
-const defaultOf = (column: string): number | null => (ZERO_DEFAULT.has(column) ? 0 : null);
+const defaultOf = (column: string): number | null => (column === 'rolled_up' ? 1 : ZERO_DEFAULT.has(column) ? 0 : null);
 
-/** Rows per multi-row INSERT on SQLite (33 columns each: well under SQLite's 32,766 parameters). */
+/** Rows per multi-row INSERT on SQLite (34 columns each: well under SQLite's 32,766 parameters). */
 const SQLITE_ROWS_PER_INSERT = 32;
 
 const sqliteInserts = new WeakMap<object, (rows: RequestLogRow[]) => void>();
 
-/** One transaction per batch: multi-row INSERTs with positional parameters, then single rows for the rest. */
+/**
+ * One transaction per batch: multi-row INSERTs with positional parameters, then single rows for the
+ * rest, then the batch's analytics rollups.
+ */
 function sqliteInsert(db: NonNullable<Store['sqlite']>): (rows: RequestLogRow[]) => void {
+  const writeRollups = sqliteRollupWriter(db);
   const row = `(${COLUMNS.map(() => '?').join(', ')})`;
   const prefix = `insert into request_logs (${COLUMNS.join(', ')}) values `;
   const one = db.prepare(prefix + row);
@@ -37,13 +45,16 @@ function sqliteInsert(db: NonNullable<Store['sqlite']>): (rows: RequestLogRow[])
       many.run(params);
     }
     for (; i < batch.length; i++) one.run(COLUMNS.map((c) => batch[i]![c] ?? defaultOf(c)));
+    writeRollups(rollupRowsOf(batch));
   });
 }
 
 /**
- * Inserts many rows (the log pipeline batches them). On SQLite cached prepared statements run in one
- * transaction (multi-row, positional: binding 25 named parameters per row showed in profiles); on
- * PostgreSQL one multi-row insert.
+ * Inserts many rows (the log pipeline batches them) and, in the same transaction, adds them to the
+ * analytics rollups (`request-log-rollups.ts`): a batch counts in the rollups exactly when its rows are
+ * in the log (a row refused, say a duplicate id, rolls its batch back with its rollups). On SQLite
+ * cached prepared statements run in one transaction (multi-row, positional: binding 25 named
+ * parameters per row showed in profiles); on PostgreSQL one multi-row insert, then the upserts.
  */
 export async function insertRequestLogs(store: Store, rows: RequestLogRow[]): Promise<void> {
   if (rows.length === 0) return;
@@ -56,7 +67,10 @@ export async function insertRequestLogs(store: Store, rows: RequestLogRow[]): Pr
     insert(rows);
     return;
   }
-  await store.db.insertInto('request_logs').values(rows).execute();
+  await store.db.transaction().execute(async (trx) => {
+    await trx.insertInto('request_logs').values(rows.map((r) => ({ ...r, rolled_up: 1 }))).execute();
+    await writeRollupsPostgres(trx, rollupRowsOf(rows));
+  });
 }
 
 /** Filters of the request log (`GET /v1/logs`, its export and analytics); times in milliseconds. */

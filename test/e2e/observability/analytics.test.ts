@@ -6,8 +6,9 @@ import { randomId } from '../../../src/lib/ids.js';
 
 /**
  * Grouped analytics and graphs (control-plane.md §8) over HTTP, on SQLite and again on PostgreSQL:
- * every column computed independently here from the rows written, exact percentiles, totals that
- * reconcile with `GET /v1/logs`, strict validation (injection attempts included), permissions, tenancy
+ * every column computed independently here from the rows written, percentiles within 1% (these
+ * whole-day ranges are served from the rollups; analytics-rollups.test.ts compares with the exact
+ * path), totals that reconcile with `GET /v1/logs`, strict validation (injection attempts included), permissions, tenancy
  * and the retention bound.
  */
 const START = Date.parse('2026-03-02T00:00:00.000Z');
@@ -17,6 +18,11 @@ const RANGE = `start_time=2026-03-02T00:00:00.000Z&end_time=2026-03-03T00:00:00.
 /** Nearest-rank percentile of sorted values. */
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.ceil((p * sorted.length) / 100) - 1]!;
+}
+
+/** A percentile served from the rollups (these ranges are whole days): within 1% of the exact one. */
+function expectNear(actual: number, exact: number): void {
+  expect(Math.abs(actual - exact), `${actual} vs exact ${exact}`).toBeLessThanOrEqual(exact * 0.01);
 }
 
 describe('analytics', () => {
@@ -47,7 +53,7 @@ describe('analytics', () => {
     await gw?.close();
   });
 
-  it('groups by model with every column, computed exactly; /v1/logs/groups answers the same', async () => {
+  it('groups by model with every column, computed exactly (percentiles within 1%); /v1/logs/groups answers the same', async () => {
     const columns = 'cost,total_tokens,avg_tokens,avg_input_tokens,avg_output_tokens,avg_latency,p95_latency,p99_latency,success_rate,error_count,cache_hit_rate,last_seen,first_seen';
     const r = await admin(`/v1/analytics/groups/model?${RANGE}&columns=${columns}&order_by=requests&order=desc`);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -64,8 +70,8 @@ describe('analytics', () => {
       expect(group.avg_input_tokens).toBeCloseTo(sum((x) => x.prompt_tokens) / mine.length, 6);
       expect(group.avg_output_tokens).toBeCloseTo(sum((x) => x.completion_tokens) / mine.length, 6);
       expect(group.avg_latency).toBeCloseTo(sum((x) => x.latency_ms) / mine.length, 6);
-      expect(group.p95_latency).toBe(percentile(latencies, 95));
-      expect(group.p99_latency).toBe(percentile(latencies, 99));
+      expectNear(group.p95_latency, percentile(latencies, 95));
+      expectNear(group.p99_latency, percentile(latencies, 99));
       expect(group.error_count).toBe(mine.filter((x) => x.status >= 400).length);
       expect(group.success_rate).toBeCloseTo(mine.filter((x) => x.status < 400).length / mine.length, 9);
       expect(group.cache_hit_rate).toBeCloseTo(mine.filter((x) => x.cache_status === 'HIT' || x.cache_status === 'SEMANTIC HIT').length / mine.length, 9);
@@ -109,9 +115,10 @@ describe('analytics', () => {
     expect(r.body.summary.total).toBe(600);
     const latency = await admin(`/v1/analytics/graphs/latency?${RANGE}&interval=hour&model=gpt-4o`);
     const first = rows.filter((x) => x.model === 'gpt-4o' && x.created_at < START + HOUR).map((x) => x.latency_ms).sort((a, b) => a - b);
-    expect(latency.body.data_points[0]).toMatchObject({ p50: percentile(first, 50), p95: percentile(first, 95), p99: percentile(first, 99) });
+    for (const p of [50, 95, 99] as const) expectNear(latency.body.data_points[0][`p${p}`], percentile(first, p));
     const all = rows.filter((x) => x.model === 'gpt-4o').map((x) => x.latency_ms).sort((a, b) => a - b);
-    expect(latency.body.summary).toMatchObject({ p50: percentile(all, 50), p95: percentile(all, 95), p99: percentile(all, 99), requests: 200 });
+    for (const p of [50, 95, 99] as const) expectNear(latency.body.summary[`p${p}`], percentile(all, p));
+    expect(latency.body.summary.requests).toBe(200);
     const errors = await admin(`/v1/analytics/graphs/errors?${RANGE}`);
     expect(errors.body.interval).toBe('hour');
     expect(errors.body.summary.total).toBe(rows.filter((x) => x.status >= 400).length);

@@ -6,6 +6,7 @@ import type { Permission } from '../../../kernel/permissions.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { ANALYTICS_COLUMNS, GROUP_COLUMNS, groupRequestLogs, graphRequestLogs, type AnalyticsColumn, type GraphMetric, type GroupBy } from '../../../store/repos/request-log-analytics.js';
 import type { RequestLogFilter } from '../../../store/repos/request-logs.js';
+import { graphFromRollups, groupFromRollups } from '../../../store/repos/request-log-rollup-analytics.js';
 import { principalOf, tenantScope } from '../../resource/authorize.js';
 import { ErrorAnswer } from '../../resource/mount-resource.js';
 import { PageQuery, iso, pageOf } from '../../resource/paging.js';
@@ -87,7 +88,8 @@ function groupsHandler(deps: GatewayDeps) {
     const { principal, scope } = readerOf(deps, request, q.workspace_id, filter);
     await deps.logs.flush();
     const { limit, offset } = pageOf(q);
-    const { rows, total } = await groupRequestLogs(deps.store.db, scope, principal, filter, { groupBy: groupBy as GroupBy, columns, orderBy: orderBy as AnalyticsColumn | 'requests', order: q.order ?? 'desc', limit, offset });
+    const query = { groupBy: groupBy as GroupBy, columns, orderBy: orderBy as AnalyticsColumn | 'requests', order: q.order ?? 'desc', limit, offset } as const;
+    const { rows, total } = (await groupFromRollups(deps.store.db, scope, principal, filter, query)) ?? (await groupRequestLogs(deps.store.db, scope, principal, filter, query));
     return {
       object: 'list' as const,
       total,
@@ -117,7 +119,7 @@ function graphHandler(deps: GatewayDeps) {
     const { principal, scope } = readerOf(deps, request, q.workspace_id, filter);
     await deps.logs.flush();
     const step = INTERVALS[interval];
-    const { points, summary } = await graphRequestLogs(deps.store.db, scope, principal, filter, metric, step);
+    const { points, summary } = (await graphFromRollups(deps.store.db, scope, principal, filter, metric, step)) ?? (await graphRequestLogs(deps.store.db, scope, principal, filter, metric, step));
     const byStart = new Map(points.map((p) => [p.timestamp, p]));
     const data_points: Array<{ timestamp: string; value: number | null; p50?: number | null; p95?: number | null; p99?: number | null }> = [];
     for (let t = filter.startTime; t < filter.endTime; t += step) {
@@ -157,7 +159,9 @@ function summaryOf(metric: GraphMetric, s: Awaited<ReturnType<typeof graphReques
 /**
  * Analytics of the request log (control-plane.md §8): `GET /v1/analytics/groups/{groupBy}` and its
  * twin `GET /v1/logs/groups/{groupBy}`, and `GET /v1/analytics/graphs/{metric}`. Hand-written rather
- * than a declared resource: they aggregate the log rather than list rows of a table. Each declares its
+ * than a declared resource: they aggregate the log rather than list rows of a table. A query the
+ * analytics rollups can answer is read from them (`request-log-rollup-analytics.ts`), any other from
+ * the rows. Each declares its
  * permission (`analytics.read`; the twin under `/v1/logs` needs `logs.read`), reads within the
  * principal's tenant scope, and applies the logs' visibility rule (`own` rows only, metadata filters
  * only for who may see metadata).

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STORE_KINDS, type StoreHandle } from '../../../test/helpers/stores.js';
+import { insertRequestLogs, type RequestLogRow } from './request-logs.js';
+import { RETENTION_BUCKETS_PER_STATEMENT, backfillRollups, deleteRollupBucketsBefore, rollupRowsOf } from './request-log-rollups.js';
+import { randomId } from '../../lib/ids.js';
+import type { Store } from '../store.js';
+
+const T = Date.parse('2026-03-02T00:00:00.000Z');
+const MIN = 60_000;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+function rowsOf(org: string, n: number, from: number, spread: number): RequestLogRow[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `log_ru_${randomId(10)}`, organisation_id: org, workspace_id: i % 3 ? 'ws-a' : 'ws-b', api_key_id: i % 4 ? `key-${i % 2}` : null, user_id: i % 5 ? null : 'user-1', trace_id: `t-${i}`,
+    endpoint: 'chat', provider: i % 2 ? 'openai' : 'anthropic', model: i % 2 ? 'gpt-4o' : 'claude', status: i % 9 ? 200 : 500, stream: 0, cache_status: i % 4 ? 'MISS' : 'HIT',
+    config_id: null, prompt_id: i % 7 ? null : 'prompt-1', target_path: null, retry_count: 0, prompt_tokens: i % 11, completion_tokens: i % 5, total_tokens: (i % 11) + (i % 5),
+    cost: (i % 13) / 1000, latency_ms: (i * 7919) % 5000, metadata: '{}', error: null, hook_results: null, created_at: from + Math.floor((i * spread) / n),
+  }));
+}
+
+/** Every rollup row of an organisation, numbers as numbers and histograms parsed, in a stable order. */
+async function rollupsOf(store: Store, org: string) {
+  const cube = await store.db.selectFrom('request_log_rollups').selectAll().where('organisation_id', '=', org).execute();
+  const latency = await store.db.selectFrom('request_log_latency').selectAll().where('organisation_id', '=', org).execute();
+  return normalise({ cube, latency });
+}
+
+function normalise(r: { cube: Array<Record<string, unknown>>; latency: Array<Record<string, unknown>> }) {
+  const fix = (row: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(row).map(([k, v]) => [k, k === 'hist' ? JSON.parse(String(v)) : typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) && k !== 'dim_value' ? Number(v) : k === 'cost' ? Math.round(Number(v) * 1e9) / 1e9 : v]));
+  const order = (rows: Array<Record<string, unknown>>) => rows.map(fix).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+  return { cube: order(r.cube), latency: order(r.latency) };
+}
+
+for (const kind of STORE_KINDS) {
+  describe(`request-log rollups (${kind.name})`, () => {
+    let h: StoreHandle;
+    beforeAll(async () => {
+      h = await kind.open();
+    });
+    afterAll(async () => {
+      await h?.dispose();
+    });
+
+    it('each batch adds its rows to the minute, hour and day rollups in its transaction; a refused batch adds nothing', async () => {
+      const org = `org-${randomId(6)}`;
+      const first = rowsOf(org, 300, T - 90 * MIN, 2 * HOUR);
+      const second = rowsOf(org, 200, T - 30 * MIN, 3 * HOUR);
+      await insertRequestLogs(h.store, first);
+      await insertRequestLogs(h.store, second);
+      const all = [...first, ...second];
+      const stored = await rollupsOf(h.store, org);
+      expect(stored).toEqual(normalise(rollupRowsOf(all) as never));
+      for (const width of [MIN, HOUR, DAY]) {
+        expect(stored.cube.filter((r) => r.bucket_ms === width).reduce((a, r) => a + Number(r.requests), 0)).toBe(500);
+        expect(stored.latency.filter((r) => r.bucket_ms === width && r.dim === 'model').reduce((a, r) => a + Number(r.requests), 0)).toBe(500);
+      }
+      const day = stored.cube.filter((r) => r.bucket_ms === DAY && r.bucket_start === T - DAY);
+      expect(day.reduce((a, r) => a + Number(r.requests), 0)).toBe(all.filter((r) => r.created_at < T).length);
+      const duplicate = [...rowsOf(org, 5, T, MIN), first[0]!];
+      await expect(insertRequestLogs(h.store, duplicate)).rejects.toThrow();
+      expect(await rollupsOf(h.store, org)).toEqual(stored);
+      const logged = await h.store.db.selectFrom('request_logs').select((eb) => eb.fn.countAll<number>().as('n')).where('organisation_id', '=', org).where('rolled_up', '=', 1).executeTakeFirst();
+      expect(Number(logged?.n)).toBe(500);
+    });
+
+    it('the backfill adds rows without rollups once, in bounded batches, whatever was written meanwhile', async () => {
+      const org = `org-${randomId(6)}`;
+      const old = rowsOf(org, 45, T - 2 * DAY, 2 * DAY);
+      for (const r of old) await h.store.db.insertInto('request_logs').values({ ...r, rolled_up: 0 }).execute();
+      const fresh = rowsOf(org, 20, T - DAY, HOUR);
+      await insertRequestLogs(h.store, fresh);
+      const counts: number[] = [];
+      for (let n = -1; n !== 0; ) counts.push((n = await backfillRollups(h.store, 10)));
+      expect(counts.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(45);
+      expect(counts.slice(-1)).toEqual([0]);
+      expect(await rollupsOf(h.store, org)).toEqual(normalise(rollupRowsOf([...old, ...fresh]) as never));
+      expect(await backfillRollups(h.store, 10)).toBe(0);
+      const later = rowsOf(org, 3, T + DAY, MIN);
+      for (const r of later) await h.store.db.insertInto('request_logs').values({ ...r, rolled_up: 0 }).execute();
+      expect(await backfillRollups(h.store, 10)).toBe(3);
+      expect(await rollupsOf(h.store, org)).toEqual(normalise(rollupRowsOf([...old, ...fresh, ...later]) as never));
+    });
+
+    it('retention deletes whole buckets that ended before the cut, in bounded statements, and keeps the bucket that straddles it', async () => {
+      const org = `org-${randomId(6)}`;
+      await insertRequestLogs(h.store, [...rowsOf(org, 70, T - 3 * DAY, 70 * MIN), ...rowsOf(org, 10, T - HOUR, MIN), ...rowsOf(org, 10, T - 10 * MIN, 5 * MIN)]);
+      const cut = T - 30 * MIN;
+      expect(await deleteRollupBucketsBefore(h.store.db, org, MIN, cut)).toBe(RETENTION_BUCKETS_PER_STATEMENT);
+      expect(await deleteRollupBucketsBefore(h.store.db, org, MIN, cut)).toBe(71 - RETENTION_BUCKETS_PER_STATEMENT);
+      for (const width of [HOUR, DAY]) while ((await deleteRollupBucketsBefore(h.store.db, org, width, cut)) > 0);
+      const left = await rollupsOf(h.store, org);
+      const buckets = (rows: Array<Record<string, unknown>>) => [...new Set(rows.map((r) => `${r.bucket_ms}@${(Number(r.bucket_start) - T) / MIN}`))].sort();
+      expect(buckets(left.cube)).toEqual([`${DAY}@${-DAY / MIN}`, `${HOUR}@-60`, `${MIN}@-10`, `${MIN}@-6`, `${MIN}@-7`, `${MIN}@-8`, `${MIN}@-9`].sort());
+      expect(buckets(left.latency)).toEqual(buckets(left.cube));
+      expect(await deleteRollupBucketsBefore(h.store.db, org, MIN, cut)).toBe(0);
+    });
+  });
+}
