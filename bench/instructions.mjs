@@ -12,7 +12,8 @@
  *
  * Settings (environment): BENCH_INSTR_N (1000 requests per round), BENCH_INSTR_ROUNDS (3), BENCH_INSTR_WARMUP (3000),
  * BENCH_INSTR_CONNECTIONS (8 concurrent requests), BENCH_INSTR_SCENARIOS (`chat,stream`),
- * BENCH_INSTR_TARGETS (`floor,ours`), BENCH_INSTR_IDLE_S (10 s idle per target: its background timer work per second,
+ * BENCH_INSTR_TARGETS (`floor,ours`; `production` adds our production instance: request log, OTel export to a local
+ * receiver, a workspace-user key, a rate-limit and a usage-limit policy, as run.mjs's production scenario), BENCH_INSTR_IDLE_S (10 s idle per target: its background timer work per second,
  * subtracted from each round's main-thread work), BENCH_INSTR_DIST (another build of ours, default dist/), BENCH_INSTR_KEEP=1 keeps the callgrind dumps in
  * bench/results/callgrind/ for `callgrind_annotate --inclusive=yes <file>`.
  * Output: Markdown on stdout and in bench/results/instructions-latest.md. Not a timed test; `npm test`
@@ -26,6 +27,8 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { freePort, startService } from './lib/procs.mjs';
 import { SCENARIOS } from './lib/scenarios.mjs';
+import { startOtlpReceiver } from './lib/otlp-receiver.mjs';
+import { setupProduction } from './lib/production.mjs';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(BENCH);
@@ -58,6 +61,8 @@ if (TARGETS.includes('ours') && !existsSync(join(DIST, 'main.js'))) {
 
 const work = mkdtempSync(join(tmpdir(), 'bench-instr-'));
 const services = [];
+/** The OTLP/HTTP receiver of the production target (started with it). */
+let otlp;
 
 /**
  * Valgrind names its control pipes after the target's $HOST (our gateway's listen address), so
@@ -139,10 +144,21 @@ async function startTarget(kind, fakeUrl) {
     const dataDir = mkdtempSync(join(work, 'data-'));
     args = [...valgrind, process.execPath, join(DIST, 'main.js')];
     extraEnv = { PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey, GATEWAY_REQUEST_LOG: 'false', LOG_LEVEL: 'warn' };
+    if (kind === 'production') {
+      // As run.mjs's production instance: request log on, default log level, traces exported to a local receiver.
+      otlp ??= await startOtlpReceiver();
+      extraEnv = { ...extraEnv, GATEWAY_REQUEST_LOG: 'true', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url };
+    }
   }
   const svc = await startService({ name: kind, command: 'valgrind', args, env: extraEnv, cwd: ROOT, readyUrl: `http://127.0.0.1:${port}/health`, timeoutMs: 300_000 });
   services.push(svc);
-  return { kind, origin: `http://127.0.0.1:${port}`, adminKey, svc, prefix, dumps: 0, env: extraEnv };
+  const target = { kind, origin: `http://127.0.0.1:${port}`, adminKey, svc, prefix, dumps: 0, env: extraEnv };
+  if (kind === 'production') {
+    // The workspace-user key, rate-limit and usage-limit policies of the production scenario (bench/lib/production.mjs).
+    const why = await setupProduction(target);
+    if (why) throw new Error(`production setup failed: ${why}`);
+  }
+  return target;
 }
 
 // Interrupted: stop the targets (valgrind would outlive us) before exiting.
@@ -167,7 +183,8 @@ try {
     const pool = new Pool(target.origin, { connections: CONNECTIONS, pipelining: 1 });
     let instrumented = false;
     for (const scenario of SCENARIOS.filter((s) => ONLY.has(s.name))) {
-      const call = scenario.call(target, fakeUrl);
+      // The production target takes the bare scenarios with its own key and settings.
+      const call = scenario.call(kind === 'production' ? { ...target, kind: 'ours' } : target, fakeUrl);
       if (!call) continue;
       log(`${kind} ${scenario.name}: ${WARMUP} warm-up requests`);
       await drive(pool, call, Boolean(scenario.stream), WARMUP);
@@ -214,6 +231,7 @@ try {
   }
 } finally {
   for (const svc of services.reverse()) await svc.stop().catch(() => {});
+  await otlp?.close();
   rmSync(work, { recursive: true, force: true });
 }
 
