@@ -1,5 +1,6 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import { KnownModels, SeriesCap, statusLabel } from './metric-labels.js';
+import { LeanCounter, LeanHistogram } from './lean-metrics.js';
 
 /** Hard series cap per metric: beyond it, new label sets are recorded with every label `other`. */
 export const MAX_SERIES = 500;
@@ -61,26 +62,10 @@ export class Metrics {
   // The request counter and duration histogram share one label set, hence one cap.
   private readonly requestSeries = new SeriesCap(REQUEST_LABELS, MAX_SERIES);
   private readonly upstreamSeries = new SeriesCap(UPSTREAM_LABELS, MAX_SERIES);
-  private readonly requests = new Counter({
-    name: 'gateway_requests_total',
-    help: 'Requests answered, by endpoint, provider, model and status code.',
-    labelNames: REQUEST_LABELS,
-    registers: [this.registry],
-  });
-  private readonly latency = new Histogram({
-    name: 'gateway_request_duration_seconds',
-    help: 'Time from request received to answer complete.',
-    labelNames: REQUEST_LABELS,
-    buckets: BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly upstreamLatency = new Histogram({
-    name: 'gateway_upstream_duration_seconds',
-    help: 'Time from upstream call sent to response headers received.',
-    labelNames: UPSTREAM_LABELS,
-    buckets: BUCKETS,
-    registers: [this.registry],
-  });
+  // The per-request metrics are lean-metrics.ts's (rendered by the registry like prom-client's own): no label hashing per observation.
+  private readonly requests = new LeanCounter('gateway_requests_total', 'Requests answered, by endpoint, provider, model and status code.', REQUEST_LABELS, this.registry);
+  private readonly latency = new LeanHistogram('gateway_request_duration_seconds', 'Time from request received to answer complete.', REQUEST_LABELS, BUCKETS, this.registry);
+  private readonly upstreamLatency = new LeanHistogram('gateway_upstream_duration_seconds', 'Time from upstream call sent to response headers received.', UPSTREAM_LABELS, BUCKETS, this.registry);
   /** Degraded operations; `component` is a constant of the code, never request data. */
   readonly warnings = new Counter({
     name: 'gateway_degraded_total',
@@ -91,26 +76,21 @@ export class Metrics {
 
   private readonly genAiLabelSets = new Map<string, GenAiLabelSets>();
   private readonly genAiSeries = new SeriesCap<GenAiLabel>([...GEN_AI_LABELS, 'gen_ai_token_type', 'error_type'], MAX_SERIES);
-  private readonly tokenUsage = new Histogram({
-    name: 'gen_ai_client_token_usage',
-    help: 'Tokens used per provider operation (gen_ai.client.token.usage), by operation, provider, model and token type (input, output).',
-    labelNames: [...GEN_AI_LABELS, 'gen_ai_token_type'],
-    buckets: TOKEN_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly operationDuration = new Histogram({
-    name: 'gen_ai_client_operation_duration_seconds',
-    help: 'Duration of provider operations (gen_ai.client.operation.duration), by operation, provider, model and error type (`none` when it succeeded).',
-    labelNames: [...GEN_AI_LABELS, 'error_type'],
-    buckets: GEN_AI_DURATION_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly cost = new Counter({
-    name: 'gen_ai_client_cost_usd_total',
-    help: 'Cost of provider operations in US dollars, by operation, provider and model.',
-    labelNames: GEN_AI_LABELS,
-    registers: [this.registry],
-  });
+  private readonly tokenUsage = new LeanHistogram(
+    'gen_ai_client_token_usage',
+    'Tokens used per provider operation (gen_ai.client.token.usage), by operation, provider, model and token type (input, output).',
+    [...GEN_AI_LABELS, 'gen_ai_token_type'] as const,
+    TOKEN_BUCKETS,
+    this.registry,
+  );
+  private readonly operationDuration = new LeanHistogram(
+    'gen_ai_client_operation_duration_seconds',
+    'Duration of provider operations (gen_ai.client.operation.duration), by operation, provider, model and error type (`none` when it succeeded).',
+    [...GEN_AI_LABELS, 'error_type'] as const,
+    GEN_AI_DURATION_BUCKETS,
+    this.registry,
+  );
+  private readonly cost = new LeanCounter('gen_ai_client_cost_usd_total', 'Cost of provider operations in US dollars, by operation, provider and model.', GEN_AI_LABELS, this.registry);
 
   readonly requestLogDropped = new Counter({
     name: 'gateway_request_log_dropped_total',
