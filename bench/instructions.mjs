@@ -12,7 +12,9 @@
  *
  * Settings (environment): BENCH_INSTR_N (1000 requests per round), BENCH_INSTR_ROUNDS (3), BENCH_INSTR_WARMUP (3000),
  * BENCH_INSTR_CONNECTIONS (8 concurrent requests), BENCH_INSTR_SCENARIOS (`chat,stream`),
- * BENCH_INSTR_TARGETS (`floor,ours`), BENCH_INSTR_DIST (another build of ours, default dist/), BENCH_INSTR_KEEP=1 keeps the callgrind dumps in
+ * BENCH_INSTR_TARGETS (`floor,ours`; `production` adds our production instance: request log, OTel export to a local
+ * receiver, a workspace-user key, a rate-limit and a usage-limit policy, as run.mjs's production scenario), BENCH_INSTR_IDLE_S (10 s idle per target: its background timer work per second,
+ * subtracted from each round's main-thread work), BENCH_INSTR_DIST (another build of ours, default dist/), BENCH_INSTR_KEEP=1 keeps the callgrind dumps in
  * bench/results/callgrind/ for `callgrind_annotate --inclusive=yes <file>`.
  * Output: Markdown on stdout and in bench/results/instructions-latest.md. Not a timed test; `npm test`
  * never runs it.
@@ -25,6 +27,8 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { freePort, startService } from './lib/procs.mjs';
 import { SCENARIOS } from './lib/scenarios.mjs';
+import { startOtlpReceiver } from './lib/otlp-receiver.mjs';
+import { setupProduction } from './lib/production.mjs';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(BENCH);
@@ -37,6 +41,8 @@ const ONLY = new Set((env.BENCH_INSTR_SCENARIOS ?? 'chat,stream').split(','));
 const TARGETS = (env.BENCH_INSTR_TARGETS ?? 'floor,ours').split(',');
 const ROUNDS = num('BENCH_INSTR_ROUNDS', 3);
 const KEEP = Boolean(env.BENCH_INSTR_KEEP);
+/** Seconds of idle measurement per target (its background work per second is subtracted from the rounds). */
+const IDLE_S = num('BENCH_INSTR_IDLE_S', 10);
 /** Another build of ours (e.g. a copy of an older commit's dist/ inside this checkout, so it finds node_modules). */
 const DIST = env.BENCH_INSTR_DIST ? resolve(env.BENCH_INSTR_DIST) : join(ROOT, 'dist');
 const adminKey = 'gw-bench-admin-key-0123456789abcdef';
@@ -55,6 +61,8 @@ if (TARGETS.includes('ours') && !existsSync(join(DIST, 'main.js'))) {
 
 const work = mkdtempSync(join(tmpdir(), 'bench-instr-'));
 const services = [];
+/** The OTLP/HTTP receiver of the production target (started with it). */
+let otlp;
 
 /**
  * Valgrind names its control pipes after the target's $HOST (our gateway's listen address), so
@@ -136,10 +144,21 @@ async function startTarget(kind, fakeUrl) {
     const dataDir = mkdtempSync(join(work, 'data-'));
     args = [...valgrind, process.execPath, join(DIST, 'main.js')];
     extraEnv = { PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey, GATEWAY_REQUEST_LOG: 'false', LOG_LEVEL: 'warn' };
+    if (kind === 'production') {
+      // As run.mjs's production instance: request log on, default log level, traces exported to a local receiver.
+      otlp ??= await startOtlpReceiver();
+      extraEnv = { ...extraEnv, GATEWAY_REQUEST_LOG: 'true', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url };
+    }
   }
   const svc = await startService({ name: kind, command: 'valgrind', args, env: extraEnv, cwd: ROOT, readyUrl: `http://127.0.0.1:${port}/health`, timeoutMs: 300_000 });
   services.push(svc);
-  return { kind, origin: `http://127.0.0.1:${port}`, adminKey, svc, prefix, dumps: 0, env: extraEnv };
+  const target = { kind, origin: `http://127.0.0.1:${port}`, adminKey, svc, prefix, dumps: 0, env: extraEnv };
+  if (kind === 'production') {
+    // The workspace-user key, rate-limit and usage-limit policies of the production scenario (bench/lib/production.mjs).
+    const why = await setupProduction(target);
+    if (why) throw new Error(`production setup failed: ${why}`);
+  }
+  return target;
 }
 
 // Interrupted: stop the targets (valgrind would outlive us) before exiting.
@@ -164,7 +183,8 @@ try {
     const pool = new Pool(target.origin, { connections: CONNECTIONS, pipelining: 1 });
     let instrumented = false;
     for (const scenario of SCENARIOS.filter((s) => ONLY.has(s.name))) {
-      const call = scenario.call(target, fakeUrl);
+      // The production target takes the bare scenarios with its own key and settings.
+      const call = scenario.call(kind === 'production' ? { ...target, kind: 'ours' } : target, fakeUrl);
       if (!call) continue;
       log(`${kind} ${scenario.name}: ${WARMUP} warm-up requests`);
       await drive(pool, call, Boolean(scenario.stream), WARMUP);
@@ -173,16 +193,31 @@ try {
         instrumented = true;
         await drive(pool, call, Boolean(scenario.stream), Math.min(WARMUP, 200));
       }
+      if (target.idleWorkPerS === undefined) {
+        // Background timers (the runtime's version poll, the batch worker's poll, key last-use flushes) run by
+        // the clock, and a round under valgrind lasts 8-90 s depending on the machine's load: their
+        // instructions per second are measured once, idle, and subtracted from each round's main-thread work.
+        callgrindControl(target, '-z');
+        const t0 = Date.now();
+        await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+        callgrindControl(target, '-d');
+        const idleS = (Date.now() - t0) / 1000;
+        const { total, file } = await dumpTotal(work, target.prefix, target.svc.pid, ++target.dumps);
+        target.idleWorkPerS = kinds(file, total).work / idleS;
+        log(`${kind} idle: ${Math.round(target.idleWorkPerS).toLocaleString('en-US')} main-thread instructions per second of background work`);
+      }
       const rounds = [];
       for (let round = 1; round <= ROUNDS; round++) {
         callgrindControl(target, '-z');
         const t0 = Date.now();
         await drive(pool, call, Boolean(scenario.stream), N);
         callgrindControl(target, '-d');
+        const seconds = (Date.now() - t0) / 1000;
         const { total, file } = await dumpTotal(work, target.prefix, target.svc.pid, ++target.dumps);
-        log(`${kind} ${scenario.name} round ${round}: ${N} requests, ${total} instructions (${((Date.now() - t0) / 1000).toFixed(1)} s under valgrind)`);
+        log(`${kind} ${scenario.name} round ${round}: ${N} requests, ${total} instructions (${seconds.toFixed(1)} s under valgrind)`);
         const k = kinds(file, total);
-        rounds.push({ total: total / N, work: k.work / N, gc: k.gc / N, compiler: k.compiler / N });
+        const background = Math.min(k.work, target.idleWorkPerS * seconds);
+        rounds.push({ total: total / N, work: (k.work - background) / N, rawWork: k.work / N, background: background / N, gc: k.gc / N, compiler: k.compiler / N });
         if (KEEP) {
           const keepDir = join(BENCH, 'results/callgrind');
           mkdirSync(keepDir, { recursive: true });
@@ -190,12 +225,13 @@ try {
         }
       }
       const pick = (key) => median(rounds.map((x) => x[key]));
-      rows.push({ target: kind, scenario: scenario.name, rounds, total: pick('total'), work: pick('work'), gc: pick('gc'), compiler: pick('compiler') });
+      rows.push({ target: kind, scenario: scenario.name, rounds, total: pick('total'), work: pick('work'), rawWork: pick('rawWork'), background: pick('background'), gc: pick('gc'), compiler: pick('compiler') });
     }
     await pool.close();
   }
 } finally {
   for (const svc of services.reverse()) await svc.stop().catch(() => {});
+  await otlp?.close();
   rmSync(work, { recursive: true, force: true });
 }
 
@@ -207,15 +243,16 @@ const lines = [
   `## Instructions per request — ${new Date().toISOString()} (commit ${commit}${dirty}${env.BENCH_INSTR_DIST ? `; ours built in ${env.BENCH_INSTR_DIST}` : ''})`,
   '',
   `valgrind --tool=callgrind, node ${process.version}; ${ROUNDS} round(s) of ${N} requests after ${WARMUP} warm-up, ${CONNECTIONS} concurrent;`,
-  'every thread of the gateway process counted; medians over the rounds. "work": the main thread without the GC; "GC": main thread and workers; "compiler": TurboFan on the workers.',
+  'every thread of the gateway process counted; medians over the rounds. "work": the main thread without the GC, minus the background work (timers) of the round\'s duration',
+  'measured idle ("background"; "raw work" includes it); "GC": main thread and workers; "compiler": TurboFan on the workers.',
   '',
-  '| Scenario | Target | total / request | × floor | work / request | × floor | GC / request | compiler / request | rounds (total / request) |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  '| Scenario | Target | total / request | × floor | work / request | × floor | raw work / request | background / request | GC / request | compiler / request | rounds (total / request) |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
 ];
 for (const r of rows) {
   const f = rows.find((x) => x.target === 'floor' && x.scenario === r.scenario);
   lines.push(
-    `| ${r.scenario} | ${r.target} | ${fmt(r.total)} | ${ratio(r.total, f?.total)} | ${fmt(r.work)} | ${ratio(r.work, f?.work)} | ${fmt(r.gc)} | ${fmt(r.compiler)} | ${r.rounds.map((x) => fmt(x.total)).join(', ')} |`,
+    `| ${r.scenario} | ${r.target} | ${fmt(r.total)} | ${ratio(r.total, f?.total)} | ${fmt(r.work)} | ${ratio(r.work, f?.work)} | ${fmt(r.rawWork)} | ${fmt(r.background)} | ${fmt(r.gc)} | ${fmt(r.compiler)} | ${r.rounds.map((x) => fmt(x.total)).join(', ')} |`,
   );
 }
 const report = lines.join('\n') + '\n';

@@ -29,7 +29,9 @@ const { canPin, freePort, startService, statusMb, sampleRss, machineBusyTicks, p
 const { runAutocannon, runStreamLoad, sequentialProbe } = await import('./lib/load.mjs');
 const { renderReport } = await import('./lib/report.mjs');
 const { summarize, memoryGrowth } = await import('./lib/stats.mjs');
-const { SCENARIOS, CHAT_BODY, STREAM_BODY, PRODUCTION_POLICY } = await import('./lib/scenarios.mjs');
+const { SCENARIOS, CHAT_BODY, STREAM_BODY } = await import('./lib/scenarios.mjs');
+const { startOtlpReceiver } = await import('./lib/otlp-receiver.mjs');
+const { setupProduction } = await import('./lib/production.mjs');
 const { request } = await import('undici');
 
 const env = process.env;
@@ -59,6 +61,8 @@ const log = (...a) => console.error('bench:', ...a);
 const adminKey = 'gw-bench-admin-key-0123456789abcdef';
 const services = [];
 const tmpDirs = [];
+/** The OTLP/HTTP receiver the production instance exports its traces to (started with that scenario). */
+let otlp;
 
 async function startOurs(name, extraEnv) {
   if (!existsSync(join(ROOT, 'dist/main.js'))) {
@@ -139,18 +143,6 @@ async function check(scenario, target, call) {
   return null;
 }
 
-async function createPolicy(ours) {
-  const res = await request(`${ours.origin}/v1/policies/rate-limits`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-gateway-api-key': ours.adminKey },
-    body: JSON.stringify(PRODUCTION_POLICY),
-  });
-  const text = await res.body.text();
-  if (res.statusCode === 404) return 'POST /v1/policies/rate-limits answered 404 (not implemented yet)';
-  if (res.statusCode >= 300) return `POST /v1/policies/rate-limits answered ${res.statusCode}: ${text.slice(0, 160)}`;
-  return null;
-}
-
 async function measure(scenario, conns, target, call) {
   const run = async (seconds) =>
     scenario.stream
@@ -192,7 +184,7 @@ function meta() {
     reference: `@portkey-ai/gateway ${refVersion} with @hono/node-server ${nodeServer}`,
     'our commit': git || 'unknown',
     'ours (bare)': 'GATEWAY_REQUEST_LOG=false, LOG_LEVEL=warn, admin key as gateway key',
-    'ours (production)': 'request log on, default log level, one rate-limit policy',
+    'ours (production)': 'request log on, default log level, a workspace-user key, one rate-limit and one usage-limit (cost) policy matching the requests, OTel traces exported to a local OTLP/HTTP receiver',
     floor: 'bench/floor-proxy.mjs: Fastify + undici forwarding to the fake, no gateway logic (the stack\'s own cost)',
   };
 }
@@ -204,9 +196,11 @@ async function loadRuns(targets, fakeUrl) {
     let runTargets = targets;
     if (scenario.production) {
       runTargets = [];
-      const prod = TARGETS.has('ours') ? await startOurs('ours (production)', { GATEWAY_REQUEST_LOG: 'true', ...JSON.parse(env.BENCH_PROD_ENV ?? '{}') }) : null;
+      otlp ??= await startOtlpReceiver();
+      const prodEnv = { GATEWAY_REQUEST_LOG: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, ...JSON.parse(env.BENCH_PROD_ENV ?? '{}') };
+      const prod = TARGETS.has('ours') ? await startOurs('ours (production)', prodEnv) : null;
       if (prod) {
-        const why = await createPolicy(prod);
+        const why = await setupProduction(prod);
         if (why) {
           notes.push(`production: skipped — ${why}.`);
           await prod.svc.stop();
@@ -225,6 +219,12 @@ async function loadRuns(targets, fakeUrl) {
       for (const conns of CONNECTIONS) {
         log(`${scenario.name} @${conns} → ${target.kind}`);
         load.push(await measure(scenario, conns, target, call));
+      }
+      if (scenario.production && otlp) {
+        // Spans are exported in batches (OTEL_BSP_SCHEDULE_DELAY, 1 s): wait for the last one before counting.
+        await new Promise((r) => setTimeout(r, 1500));
+        const s = otlp.stats;
+        notes.push(`production: the OTLP receiver accepted ${s.requests.toLocaleString('en-US')} trace exports (${(s.bytes / 1e6).toFixed(1)} MB)${s.requests === 0 ? ' — none: tracing did not export' : ''}.`);
       }
     }
   }
@@ -328,5 +328,6 @@ try {
   await main();
 } finally {
   await Promise.all(services.map((s) => s.stop()));
+  await otlp?.close();
   for (const d of tmpDirs) rmSync(d, { recursive: true, force: true });
 }

@@ -16,7 +16,8 @@ export const STREAM_BODY = JSON.stringify({ model: 'gpt-4o-mini', messages: MESS
 const CHAT_PATH = '/v1/chat/completions';
 
 /**
- * @typedef {{ origin: string, kind: 'direct' | 'floor' | 'ours' | 'reference', adminKey?: string }} Target
+ * @typedef {{ origin: string, kind: 'direct' | 'floor' | 'ours' | 'reference', adminKey?: string, gatewayKey?: string }} Target
+ * `gatewayKey`: the key data-plane requests carry when it is not the admin key (the production scenario's user key).
  * @typedef {{ origin: string, path: string, headers: Record<string, string>, body: string }} Call
  */
 
@@ -43,7 +44,7 @@ function configHeaders(target, config) {
 function providerHeaders(target, fakeUrl) {
   const auth = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
   if (target.kind === 'ours') {
-    return { ...auth, 'x-gateway-api-key': target.adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': `${fakeUrl}/v1` };
+    return { ...auth, 'x-gateway-api-key': target.gatewayKey ?? target.adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': `${fakeUrl}/v1` };
   }
   return { ...auth, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${fakeUrl}/v1` };
 }
@@ -104,6 +105,22 @@ export const PRODUCTION_POLICY = {
   type: 'requests',
   unit: 'rpm',
   value: 1_000_000_000,
+  conditions: [{ key: 'workspace_id', value: 'default' }],
+  group_by: [{ key: 'api_key' }],
+};
+
+/** The production scenario's user: a member of the default workspace. */
+export const PRODUCTION_USER = { email: 'bench-user@example.com', name: 'Bench user', workspaces: [{ id: 'default', role: 'member' }] };
+
+/** The production scenario's requests carry this user's `workspace-user` key (its `user_id` is filled in). */
+export const PRODUCTION_USER_KEY = { name: 'bench-user-key', type: 'workspace-user', workspace_id: 'default', scopes: ['completions.write'] };
+
+/** The usage-limit policy the production scenario creates: a cost budget that matches every request and is never reached. */
+export const PRODUCTION_USAGE_LIMIT = {
+  name: 'bench-huge-budget',
+  workspace_id: 'default',
+  type: 'cost',
+  credit_limit: 1_000_000_000,
   conditions: [{ key: 'workspace_id', value: 'default' }],
   group_by: [{ key: 'api_key' }],
 };

@@ -56,7 +56,7 @@ export function topLevelMember(bytes: Uint8Array, name: string): unknown {
       k++;
     }
     if (k >= n) return UNKNOWN_MEMBER;
-    const isName = k - keyStart === name.length && Buffer.from(bytes.buffer, bytes.byteOffset + keyStart, k - keyStart).toString('latin1') === name;
+    const isName = k - keyStart === name.length && sameAscii(bytes, keyStart, name);
     i = skipWs(bytes, k + 1);
     if (bytes[i] !== 0x3a) return UNKNOWN_MEMBER;
     const valueStart = skipWs(bytes, i + 1);
@@ -79,9 +79,31 @@ export function topLevelMember(bytes: Uint8Array, name: string): unknown {
   }
 }
 
+/** Whether the bytes at `at` are `name`'s characters (compared code by code: no string is built per key). */
+function sameAscii(b: Uint8Array, at: number, name: string): boolean {
+  for (let j = 0; j < name.length; j++) if (b[at + j] !== name.charCodeAt(j)) return false;
+  return true;
+}
+
 function skipWs(b: Uint8Array, i: number): number {
   while (i < b.length && (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09)) i++;
   return i;
+}
+
+/**
+ * The index of the quote closing a string whose text starts at `i`, or -1. Quotes are found with
+ * `indexOf` (native, not a loop over every byte of the text); a quote preceded by an odd number of
+ * backslashes is escaped and skipped.
+ */
+function stringEnd(b: Uint8Array, i: number): number {
+  for (;;) {
+    const q = b.indexOf(0x22, i);
+    if (q < 0) return -1;
+    let slashes = 0;
+    while (q - 1 - slashes >= i && b[q - 1 - slashes] === 0x5c) slashes++;
+    if (slashes % 2 === 0) return q;
+    i = q + 1;
+  }
 }
 
 /** End (exclusive) of the JSON value starting at `i`, or -1: strings skipped with their escapes, brackets counted. */
@@ -91,9 +113,8 @@ function skipValue(b: Uint8Array, i: number): number {
   while (i < n) {
     const c = b[i]!;
     if (c === 0x22) {
-      i++;
-      while (i < n && b[i] !== 0x22) i += b[i] === 0x5c ? 2 : 1;
-      if (i >= n) return -1;
+      i = stringEnd(b, i + 1);
+      if (i < 0) return -1;
       i++;
       if (depth === 0) return i;
       continue;

@@ -1,5 +1,6 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import { KnownModels, SeriesCap, statusLabel } from './metric-labels.js';
+import { LeanCounter, LeanHistogram } from './lean-metrics.js';
 
 /** Hard series cap per metric: beyond it, new label sets are recorded with every label `other`. */
 export const MAX_SERIES = 500;
@@ -61,26 +62,10 @@ export class Metrics {
   // The request counter and duration histogram share one label set, hence one cap.
   private readonly requestSeries = new SeriesCap(REQUEST_LABELS, MAX_SERIES);
   private readonly upstreamSeries = new SeriesCap(UPSTREAM_LABELS, MAX_SERIES);
-  private readonly requests = new Counter({
-    name: 'gateway_requests_total',
-    help: 'Requests answered, by endpoint, provider, model and status code.',
-    labelNames: REQUEST_LABELS,
-    registers: [this.registry],
-  });
-  private readonly latency = new Histogram({
-    name: 'gateway_request_duration_seconds',
-    help: 'Time from request received to answer complete.',
-    labelNames: REQUEST_LABELS,
-    buckets: BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly upstreamLatency = new Histogram({
-    name: 'gateway_upstream_duration_seconds',
-    help: 'Time from upstream call sent to response headers received.',
-    labelNames: UPSTREAM_LABELS,
-    buckets: BUCKETS,
-    registers: [this.registry],
-  });
+  // The per-request metrics are lean-metrics.ts's (rendered by the registry like prom-client's own): no label hashing per observation.
+  private readonly requests = new LeanCounter('gateway_requests_total', 'Requests answered, by endpoint, provider, model and status code.', REQUEST_LABELS, this.registry);
+  private readonly latency = new LeanHistogram('gateway_request_duration_seconds', 'Time from request received to answer complete.', REQUEST_LABELS, BUCKETS, this.registry);
+  private readonly upstreamLatency = new LeanHistogram('gateway_upstream_duration_seconds', 'Time from upstream call sent to response headers received.', UPSTREAM_LABELS, BUCKETS, this.registry);
   /** Degraded operations; `component` is a constant of the code, never request data. */
   readonly warnings = new Counter({
     name: 'gateway_degraded_total',
@@ -89,27 +74,23 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly genAiLabelSets = new Map<string, GenAiLabelSets>();
   private readonly genAiSeries = new SeriesCap<GenAiLabel>([...GEN_AI_LABELS, 'gen_ai_token_type', 'error_type'], MAX_SERIES);
-  private readonly tokenUsage = new Histogram({
-    name: 'gen_ai_client_token_usage',
-    help: 'Tokens used per provider operation (gen_ai.client.token.usage), by operation, provider, model and token type (input, output).',
-    labelNames: [...GEN_AI_LABELS, 'gen_ai_token_type'],
-    buckets: TOKEN_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly operationDuration = new Histogram({
-    name: 'gen_ai_client_operation_duration_seconds',
-    help: 'Duration of provider operations (gen_ai.client.operation.duration), by operation, provider, model and error type (`none` when it succeeded).',
-    labelNames: [...GEN_AI_LABELS, 'error_type'],
-    buckets: GEN_AI_DURATION_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly cost = new Counter({
-    name: 'gen_ai_client_cost_usd_total',
-    help: 'Cost of provider operations in US dollars, by operation, provider and model.',
-    labelNames: GEN_AI_LABELS,
-    registers: [this.registry],
-  });
+  private readonly tokenUsage = new LeanHistogram(
+    'gen_ai_client_token_usage',
+    'Tokens used per provider operation (gen_ai.client.token.usage), by operation, provider, model and token type (input, output).',
+    [...GEN_AI_LABELS, 'gen_ai_token_type'] as const,
+    TOKEN_BUCKETS,
+    this.registry,
+  );
+  private readonly operationDuration = new LeanHistogram(
+    'gen_ai_client_operation_duration_seconds',
+    'Duration of provider operations (gen_ai.client.operation.duration), by operation, provider, model and error type (`none` when it succeeded).',
+    [...GEN_AI_LABELS, 'error_type'] as const,
+    GEN_AI_DURATION_BUCKETS,
+    this.registry,
+  );
+  private readonly cost = new LeanCounter('gen_ai_client_cost_usd_total', 'Cost of provider operations in US dollars, by operation, provider and model.', GEN_AI_LABELS, this.registry);
 
   readonly requestLogDropped = new Counter({
     name: 'gateway_request_log_dropped_total',
@@ -133,15 +114,36 @@ export class Metrics {
   observeGenAi(o: GenAiObservation): void {
     const known = this.models.label(o.model);
     if (known !== 'other') this.genAiModels.learn(known);
-    const base = { gen_ai_operation_name: o.operation, gen_ai_provider_name: o.provider, gen_ai_request_model: this.genAiModels.label(o.model) };
-    const admit = (extra: Partial<Record<GenAiLabel, string>>) => this.genAiSeries.admit({ ...base, gen_ai_token_type: '', error_type: '', ...extra });
-    if (o.inputTokens !== undefined) this.tokenUsage.observe(pick(admit({ gen_ai_token_type: 'input' }), 'error_type'), o.inputTokens);
-    if (o.outputTokens !== undefined) this.tokenUsage.observe(pick(admit({ gen_ai_token_type: 'output' }), 'error_type'), o.outputTokens);
-    this.operationDuration.observe(pick(admit({ error_type: o.errorType ?? 'none' }), 'gen_ai_token_type'), o.seconds);
+    const s = this.genAiLabels(o.operation, o.provider, this.genAiModels.label(o.model), o.errorType ?? 'none');
+    if (o.inputTokens !== undefined) this.tokenUsage.observe((s.input ??= pick(this.admitGenAi(s, 'input', ''), 'error_type')), o.inputTokens);
+    if (o.outputTokens !== undefined) this.tokenUsage.observe((s.output ??= pick(this.admitGenAi(s, 'output', ''), 'error_type')), o.outputTokens);
+    this.operationDuration.observe((s.duration ??= pick(this.admitGenAi(s, '', s.errorType), 'gen_ai_token_type')), o.seconds);
     if (o.cost !== undefined && o.cost > 0) {
-      const { gen_ai_operation_name, gen_ai_provider_name, gen_ai_request_model } = admit({});
-      this.cost.inc({ gen_ai_operation_name, gen_ai_provider_name, gen_ai_request_model }, o.cost);
+      if (s.cost === undefined) {
+        const { gen_ai_operation_name, gen_ai_provider_name, gen_ai_request_model } = this.admitGenAi(s, '', '');
+        s.cost = { gen_ai_operation_name, gen_ai_provider_name, gen_ai_request_model };
+      }
+      this.cost.inc(s.cost, o.cost);
     }
+  }
+
+  /**
+   * The label sets of one GenAI operation, provider, model label and error type, each admitted on its
+   * first use and then remembered (at most 4 × MAX_SERIES tuples; beyond that, admitted anew each time):
+   * an observation builds no label objects. An answer never changes (a series once admitted stays, the
+   * cap is never lowered).
+   */
+  private genAiLabels(operation: string, provider: string, model: string, errorType: string): GenAiLabelSets {
+    const key = `${operation}\u0000${provider}\u0000${model}\u0000${errorType}`;
+    let sets = this.genAiLabelSets.get(key);
+    if (sets !== undefined) return sets;
+    sets = { operation, provider, model, errorType, input: undefined, output: undefined, duration: undefined, cost: undefined };
+    if (this.genAiLabelSets.size < MAX_SERIES * 4) this.genAiLabelSets.set(key, sets);
+    return sets;
+  }
+
+  private admitGenAi(s: GenAiLabelSets, tokenType: string, errorType: string): Record<GenAiLabel, string> {
+    return this.genAiSeries.admit({ gen_ai_operation_name: s.operation, gen_ai_provider_name: s.provider, gen_ai_request_model: s.model, gen_ai_token_type: tokenType, error_type: errorType });
   }
 
   /** Observes the time to an upstream's response headers. */
@@ -150,9 +152,21 @@ export class Metrics {
   }
 }
 
-/** The labels without `drop` (a label the metric does not carry). */
+/** The label sets one GenAI observation records under (see `Metrics.genAiLabels`). */
+interface GenAiLabelSets {
+  readonly operation: string;
+  readonly provider: string;
+  readonly model: string;
+  readonly errorType: string;
+  input: Record<Exclude<GenAiLabel, 'error_type'>, string> | undefined;
+  output: Record<Exclude<GenAiLabel, 'error_type'>, string> | undefined;
+  duration: Record<Exclude<GenAiLabel, 'gen_ai_token_type'>, string> | undefined;
+  cost: Record<(typeof GEN_AI_LABELS)[number], string> | undefined;
+}
+
+/** The labels without `drop` (a label the metric does not carry), as a new object built key by key (no `delete`: it keeps a fast shape). */
 function pick<L extends string, D extends L>(labels: Record<L, string>, drop: D): Record<Exclude<L, D>, string> {
-  const out: Record<string, string> = { ...labels };
-  delete out[drop];
+  const out: Record<string, string> = {};
+  for (const k of Object.keys(labels)) if (k !== drop) out[k] = labels[k as L];
   return out as Record<Exclude<L, D>, string>;
 }

@@ -95,6 +95,12 @@ function tierPrice(p: TieredPrices, inputTokens: number): number {
  * of `inputTokens` input tokens (tiered prices resolved: a tier applies when the input exceeds its start).
  */
 export function pricesAt(m: CatalogueModel, inputTokens: number, at: number): FlatPrices {
+  let fixed = fixedPrices.get(m);
+  if (fixed === undefined) {
+    fixed = fixedPricesOf(m);
+    fixedPrices.set(m, fixed);
+  }
+  if (fixed !== null) return fixed;
   const found = calcPrice({}, m.modelId, { provider: m.single, timestamp: new Date(at) });
   const prices: ModelPrice = found?.model_price ?? {};
   const out: FlatPrices = {};
@@ -103,6 +109,23 @@ export function pricesAt(m: CatalogueModel, inputTokens: number, at: number): Fl
     else if (v instanceof TieredPrices || (typeof v === 'object' && v !== null && 'base' in v)) out[k] = tierPrice(v as TieredPrices, inputTokens);
   }
   return out;
+}
+
+/**
+ * A model's prices when they depend neither on the moment (no dated or time-of-day conditions) nor on
+ * the request's size (no tiers): most models. Frozen, shared by every request; null otherwise.
+ */
+const fixedPrices = new WeakMap<CatalogueModel, FlatPrices | null>();
+
+function fixedPricesOf(m: CatalogueModel): FlatPrices | null {
+  const prices = m.single.models[0]?.prices;
+  if (prices === undefined || Array.isArray(prices)) return null;
+  const out: FlatPrices = {};
+  for (const [k, v] of Object.entries(prices)) {
+    if (typeof v === 'number') out[k] = v;
+    else if (v !== undefined && v !== null) return null;
+  }
+  return Object.freeze(out);
 }
 
 /** The catalogue's models of a gateway provider (for `GET /v1/models`); empty when it has none. */

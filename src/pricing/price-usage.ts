@@ -1,4 +1,4 @@
-import { catalogueModel, pricesAt, type FlatPrices } from './catalogue.js';
+import { catalogueModel, pricesAt, type CatalogueModel, type FlatPrices } from './catalogue.js';
 import { PRICE_KEYS, type PricingTerms } from './price-config.js';
 import { readTokenUsage, type TokenUsage } from './token-usage.js';
 
@@ -81,17 +81,36 @@ export function priceUsage(input: PriceInput): RequestPrice {
   if (!tokens) return FREE;
   const multiplier = input.terms?.multiplier ?? 1;
   const terms = input.model === undefined ? undefined : input.terms?.models?.get(input.model);
-  const candidates = [terms?.baseModel, input.answeredModel, input.model].filter((m): m is string => typeof m === 'string' && m.length > 0);
-  let found;
-  for (const m of candidates) if ((found = catalogueModel(input.provider, m))) break;
+  let found = terms?.baseModel ? catalogueModel(input.provider, terms.baseModel) : undefined;
+  if (!found && input.answeredModel) found = catalogueModel(input.provider, input.answeredModel);
+  if (!found && input.model) found = catalogueModel(input.provider, input.model);
   const catalogue = found ? pricesAt(found, tokens.input, input.at) : undefined;
   if (!catalogue && !terms?.override) {
     if (tokens.reportedCost === undefined) return { cost: 0, unitPrices: null, tokens };
     return { cost: tokens.reportedCost * multiplier, unitPrices: { multiplier, source: 'provider' }, tokens };
   }
+  if (catalogue && !terms?.override && Object.isFrozen(catalogue)) {
+    // The catalogue's fixed prices (most models): their unit prices are built once per multiplier.
+    const unitPrices = fixedUnitPrices(catalogue, found!, multiplier);
+    return { cost: costOf(tokens, catalogue) * multiplier, unitPrices, tokens };
+  }
   const prices: FlatPrices = { ...catalogue, ...(terms?.override as FlatPrices | undefined) };
   const unitPrices: UnitPrices = { ...pick(prices), multiplier, source: terms?.override ? 'pricing_config' : 'catalogue', ...(found ? { catalogue_model: found.modelId } : {}) };
   return { cost: costOf(tokens, prices) * multiplier, unitPrices, tokens };
+}
+
+/** Unit prices of a catalogue model's fixed (frozen, shared) prices, by multiplier: frozen and shared too. */
+const fixedUnits = new WeakMap<FlatPrices, Map<number, UnitPrices>>();
+
+function fixedUnitPrices(catalogue: FlatPrices, found: CatalogueModel, multiplier: number): UnitPrices {
+  let byMultiplier = fixedUnits.get(catalogue);
+  if (!byMultiplier) fixedUnits.set(catalogue, (byMultiplier = new Map()));
+  let unitPrices = byMultiplier.get(multiplier);
+  if (!unitPrices) {
+    unitPrices = Object.freeze({ ...pick(catalogue), multiplier, source: 'catalogue' as const, catalogue_model: found.modelId });
+    if (byMultiplier.size < 64) byMultiplier.set(multiplier, unitPrices);
+  }
+  return unitPrices;
 }
 
 /**

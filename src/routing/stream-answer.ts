@@ -1,4 +1,5 @@
-import { SseDecoder } from '../lib/sse.js';
+import { SseDecoder, type SseEvent } from '../lib/sse.js';
+import { FramesMentioning } from './sse-frames.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import { isObject, tryParseJson } from '../lib/json.js';
@@ -54,8 +55,9 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
-    const decoder = this.passthrough && this.observers.some((o) => o.onChunk) ? new SseDecoder() : undefined;
     const parseAll = this.observers.some((o) => o.onChunk && !o.usageOnly);
+    // Observers of `usage` only: just the frames whose bytes mention "usage" are decoded (most chunks are not).
+    const decoder = this.passthrough && this.observers.some((o) => o.onChunk) ? (parseAll ? new SseDecoder() : new FramesMentioning('"usage"')) : undefined;
     const holdDone = this.passthrough && this.framing.done !== null && this.observers.some((o) => o.beforeEnd);
     const stripper = this.passthrough && this.stripUsageFrames && !this.includeUsage ? new UsageFrameStripper() : undefined;
     let failure: GatewayError | undefined;
@@ -114,7 +116,7 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
     }
   }
 
-  private notify(events: ReturnType<SseDecoder['push']>, parseAll: boolean): void {
+  private notify(events: SseEvent[], parseAll: boolean): void {
     for (const ev of events) {
       if (ev.data === '[DONE]') continue;
       if (!parseAll && !mayHaveUsage(ev.data)) continue;

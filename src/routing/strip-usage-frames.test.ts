@@ -29,6 +29,13 @@ describe('UsageFrameStripper', () => {
     expect(run([crlf(content), crlf(usage), crlf(done)])).toBe(crlf(content) + crlf(done));
   });
 
+  it('drops a usage frame between blank lines of mixed line endings, and keeps frames that only mention usage', () => {
+    const mixed = content.replace(/\n\n$/, '\n\r\n') + usage.replace(/\n\n$/, '\r\n\n') + done;
+    expect(run([mixed])).toBe(content.replace(/\n\n$/, '\n\r\n') + done);
+    const mention = 'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"\\"usage\\""}}]}\n\n';
+    expect(run([mention + usage + mention])).toBe(mention + mention);
+  });
+
   it('passes an unterminated tail through at the end', () => {
     expect(run([content, 'data: {"partial"'])).toBe(content + 'data: {"partial"');
   });

@@ -1,14 +1,8 @@
 import { isObject, tryParseJson } from '../lib/json.js';
+import { frameEnd, frameStart, lastFrameEnd } from './sse-frames.js';
 
-const LF_LF = Buffer.from('\n\n');
-const CRLF_CRLF = Buffer.from('\r\n\r\n');
-
-/** The end (exclusive, after its blank line) of the last complete SSE frame in `buf`, or 0. */
-function lastFrameEnd(buf: Buffer): number {
-  const lf = buf.lastIndexOf(LF_LF);
-  const crlf = buf.lastIndexOf(CRLF_CRLF);
-  return Math.max(lf < 0 ? 0 : lf + 2, crlf < 0 ? 0 : crlf + 4);
-}
+const USAGE = Buffer.from('"usage"');
+const NOTHING = new Uint8Array(0);
 
 /** Whether one SSE frame is an OpenAI usage-only chunk (`choices: []` and a `usage` object). */
 function isUsageFrame(frame: string): boolean {
@@ -34,13 +28,24 @@ export class UsageFrameStripper {
   push(bytes: Uint8Array): Uint8Array {
     const buf = this.held.length ? Buffer.concat([this.held, bytes]) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
     const end = lastFrameEnd(buf);
-    this.held = Buffer.from(buf.subarray(end));
-    if (end === 0) return new Uint8Array(0);
+    this.held = end === buf.length ? Buffer.alloc(0) : Buffer.from(buf.subarray(end));
+    if (end === 0) return NOTHING;
     const complete = buf.subarray(0, end);
-    if (!complete.includes('"usage"')) return complete;
-    const text = complete.toString('utf8');
-    const frames = text.split(/(?<=\r?\n\r?\n)/);
-    return Buffer.from(frames.filter((f) => !isUsageFrame(f)).join(''));
+    // Only the frames that mention "usage" are decoded; the bytes around a dropped frame are kept as they are.
+    let kept: Buffer[] | undefined;
+    let from = 0;
+    for (let at = complete.indexOf(USAGE); at >= 0; at = complete.indexOf(USAGE, at)) {
+      const start = frameStart(complete, at);
+      const stop = frameEnd(complete, at);
+      if (isUsageFrame(complete.toString('utf8', start, stop))) {
+        (kept ??= []).push(complete.subarray(from, start));
+        from = stop;
+      }
+      at = stop;
+    }
+    if (!kept) return complete;
+    kept.push(complete.subarray(from));
+    return Buffer.concat(kept);
   }
 
   /** The bytes still held at the end of the stream (an unterminated last frame), unchanged. */

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { SseDecoder } from '../lib/sse.js';
+import { FramesMentioning, frameEnd, frameStart, lastFrameEnd } from './sse-frames.js';
+
+const content = 'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"hi"}}],"usage":null}\n\n';
+const usage = 'data: {"id":"c1","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}\n\n';
+const plain = 'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"é"}}]}\n\n';
+const done = 'data: [DONE]\n\n';
+
+function scan(parts: Array<string | Buffer>, needle = '"usage"'): string[] {
+  const f = new FramesMentioning(needle);
+  return parts.flatMap((p) => f.push(typeof p === 'string' ? Buffer.from(p) : p)).map((e) => e.data);
+}
+
+describe('SSE frame bounds', () => {
+  it('finds blank lines of every line-ending pair', () => {
+    for (const eol of ['\n\n', '\r\n\r\n', '\n\r\n', '\r\n\n']) {
+      const text = `data: a${eol}data: b${eol}data: c`;
+      const b = Buffer.from(text);
+      const firstEnd = text.indexOf(eol) + eol.length;
+      expect(frameEnd(b, 0)).toBe(firstEnd);
+      expect(frameStart(b, firstEnd + 3)).toBe(firstEnd);
+      expect(frameStart(b, 3)).toBe(0);
+      expect(lastFrameEnd(b)).toBe(text.lastIndexOf(eol) + eol.length);
+    }
+    expect(lastFrameEnd(Buffer.from('data: a\ndata: b\n'))).toBe(0);
+    expect(frameEnd(Buffer.from('data: a\n'), 0)).toBe(8);
+  });
+});
+
+describe('FramesMentioning', () => {
+  it('gives the events of the frames that mention the needle, as the full decoder reads them', () => {
+    const all = content + plain + usage + done;
+    const expected = new SseDecoder()
+      .push(Buffer.from(all))
+      .map((e) => e.data)
+      .filter((d) => d.includes('"usage"'));
+    expect(scan([all])).toEqual(expected);
+    expect(scan([...Buffer.from(all)].map((byte) => Buffer.from([byte])))).toEqual(expected);
+    expect(scan([all.slice(0, 40), all.slice(40, 200), all.slice(200)])).toEqual(expected);
+  });
+
+  it('reads CRLF frames and multi-line data, and never a frame that is not complete', () => {
+    const crlf = 'data: {"choices":[],\r\ndata: "usage":{"total_tokens":4}}\r\n\r\n';
+    expect(scan([crlf])).toEqual(['{"choices":[],\n"usage":{"total_tokens":4}}']);
+    expect(scan(['data: {"usage":{"total_tokens":4}}\n'])).toEqual([]);
+  });
+
+  it('decodes everything from the point a frame grows past 64 KiB without ending', () => {
+    const huge = `data: {"usage":{"total_tokens":4},"pad":"${'x'.repeat(70 * 1024)}"}`;
+    const f = new FramesMentioning('"usage"');
+    expect(f.push(Buffer.from(huge))).toEqual([]);
+    expect(f.push(Buffer.from('\r\r:\r')).map((e) => e.data)).toEqual([huge.slice(6)]);
+  });
+});
