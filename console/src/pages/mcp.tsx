@@ -1,11 +1,87 @@
-import { api, unwrap } from '../api/client';
+import { useState } from 'preact/hooks';
+import { api, messageOf, unwrap } from '../api/client';
 import type { AnswerOf, BodyOf } from '../api/types';
 import { ResourceList } from '../components/resource-list';
-import { Badge, Hints, Time } from '../components/ui';
+import { Badge, DataTable, ErrorBanner, Hints, Pager, Time } from '../components/ui';
 import { useLoad } from '../lib/use-load';
 
 type McpIntegration = AnswerOf<'/v1/mcp-integrations/{id}', 'get'>;
 type McpServer = AnswerOf<'/v1/mcp-servers/{id}', 'get'>;
+
+const CONNECTIONS_PAGE = 50;
+
+/**
+ * The per-user OAuth connections of a server whose integration is `auth_type: oauth`
+ * (`GET /v1/mcp-servers/{id}/connections`, paged on the server): who is connected and until when;
+ * "Revoke" removes one (`DELETE …/connections?user_id=`); "Connect" asks for the signed-in user's
+ * authorization URL (`POST …/connect`) to open at the upstream's authorization server.
+ */
+function McpConnections({ server }: { server: McpServer }) {
+  const [page, setPage] = useState(0);
+  const [failure, setFailure] = useState<string>();
+  const [authorizationUrl, setAuthorizationUrl] = useState<string>();
+  const connections = useLoad(
+    () => unwrap(api.GET('/v1/mcp-servers/{id}/connections', { params: { path: { id: server.id }, query: { current_page: page, page_size: CONNECTIONS_PAGE } } })),
+    [server.id, page],
+  );
+  const revoke = async (userId: string) => {
+    setFailure(undefined);
+    try {
+      await unwrap(api.DELETE('/v1/mcp-servers/{id}/connections', { params: { path: { id: server.id }, query: { user_id: userId } } }));
+      connections.reload();
+    } catch (err) {
+      setFailure(messageOf(err));
+    }
+  };
+  const connect = async () => {
+    setFailure(undefined);
+    try {
+      setAuthorizationUrl((await unwrap(api.POST('/v1/mcp-servers/{id}/connect', { params: { path: { id: server.id } } }))).authorization_url);
+    } catch (err) {
+      setFailure(messageOf(err));
+    }
+  };
+  return (
+    <div data-testid="mcp-connections">
+      <ErrorBanner error={connections.error ?? failure} />
+      <p class="row-form">
+        <button type="button" onClick={connect}>
+          Connect my account
+        </button>
+        {authorizationUrl && (
+          <a href={authorizationUrl} target="_blank" rel="noopener noreferrer">
+            Open the authorization page
+          </a>
+        )}
+      </p>
+      {connections.value && (
+        <>
+          <DataTable
+            caption={`Connections to ${server.name}`}
+            rows={connections.value.data}
+            rowKey={(c) => c.user_id}
+            empty="Nobody has connected yet."
+            columns={[
+              { label: 'User', cell: (c) => <code>{c.user_id}</code> },
+              { label: 'State', cell: (c) => <Badge tone={c.connected ? 'ok' : 'warn'}>{c.connected ? 'connected' : 'expired'}</Badge> },
+              { label: 'Connected', cell: (c) => <Time value={c.connected_at} /> },
+              { label: 'Token expires', cell: (c) => (c.expires_at ? <Time value={c.expires_at} /> : '—') },
+              {
+                label: 'Actions',
+                cell: (c) => (
+                  <button type="button" class="danger" onClick={() => revoke(c.user_id)} aria-label={`revoke ${c.user_id}`}>
+                    Revoke
+                  </button>
+                ),
+              },
+            ]}
+          />
+          <Pager page={page} pageSize={CONNECTIONS_PAGE} total={connections.value.total} onPage={setPage} />
+        </>
+      )}
+    </div>
+  );
+}
 
 const list = (tools: string[] | undefined) => (tools && tools.length ? tools.join(', ') : '—');
 
@@ -96,6 +172,8 @@ export function McpServersPage() {
       ]}
       template={{ name: 'Linear', mcp_integration_id: first ?? '<integration id or slug>', tools: { allow: [], deny: ['delete_issue'] }, default_user_access: 'allow' }}
       editable={(s) => ({ name: s.name, mcp_integration_id: s.mcp_integration_id, tools: s.tools, default_user_access: s.default_user_access })}
+      extra={(s) => <McpConnections server={s} />}
+      extraLabel="Connections"
     />
   );
 }

@@ -231,6 +231,23 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     await writeJson('MCP server (JSON)', { ...edited, default_user_access: 'allow' }, 'Save');
     await server.locator('.badge', { hasText: 'allow' }).waitFor();
     await shot('mcp-servers');
+
+    // Connections: a server whose integration does not use OAuth says so; an OAuth one lists its (no) connections.
+    await server.getByRole('button', { name: 'Connections' }).click();
+    await page.getByTestId('mcp-connections').getByRole('alert').filter({ hasText: 'does not use per-user OAuth' }).waitFor();
+    await nav('MCP integrations');
+    await writeJson('MCP integration (JSON)', { name: 'Tracker OAuth', slug: 'tracker-oauth', url: 'http://127.0.0.1:9/mcp', transport: 'http', auth_type: 'oauth', oauth: { client_id: 'console-client', scopes: ['tools'] } }, 'Create');
+    await page.locator('table tbody tr', { hasText: 'Tracker OAuth' }).waitFor();
+    await nav('MCP servers');
+    await writeJson('MCP server (JSON)', { name: 'OAuth tools', slug: 'oauth-tools', mcp_integration_id: 'tracker-oauth' }, 'Create');
+    const oauthServer = page.locator('table tbody tr', { hasText: 'OAuth tools' });
+    await oauthServer.waitFor();
+    await oauthServer.getByRole('button', { name: 'Connections' }).click();
+    const panel = page.getByTestId('mcp-connections');
+    await panel.locator('caption', { hasText: 'Connections to OAuth tools' }).waitFor();
+    expect(await panel.textContent()).toContain('Nobody has connected yet.');
+    expect(await panel.getByRole('alert').count()).toBe(0);
+    await shot('mcp-connections');
   });
 
   it('creates an agent server and views its card, read from the agent through the gateway', async () => {
