@@ -6,15 +6,21 @@ type CompileQuery = Parameters<NonNullable<Driver['savepoint']>>[2];
 /** What PostgreSQL stores instead of U+0000, which its text type cannot hold. */
 const NUL_REPLACEMENT = '\uFFFD';
 
+/** Whether a parameter holds U+0000: a string, or a string element of an array (`unnest` batch writes). */
 function hasNul(parameters: readonly unknown[]): boolean {
-  for (const p of parameters) if (typeof p === 'string' && p.includes('\u0000')) return true;
+  for (const p of parameters) {
+    if (typeof p === 'string' && p.includes('\u0000')) return true;
+    if (Array.isArray(p) && p.some((e) => typeof e === 'string' && e.includes('\u0000'))) return true;
+  }
   return false;
 }
 
-/** The query with U+0000 in its string parameters replaced by U+FFFD (the query itself when none has one). */
+const clean = (v: unknown): unknown => (typeof v === 'string' ? v.replaceAll('\u0000', NUL_REPLACEMENT) : v);
+
+/** The query with U+0000 in its string parameters (and their arrays' strings) replaced by U+FFFD (the query itself when none has one). */
 function withoutNul(query: CompiledQuery): CompiledQuery {
   if (!hasNul(query.parameters)) return query;
-  const parameters = query.parameters.map((p) => (typeof p === 'string' ? p.replaceAll('\u0000', NUL_REPLACEMENT) : p));
+  const parameters = query.parameters.map((p) => (Array.isArray(p) ? p.map(clean) : clean(p)));
   return { ...query, parameters };
 }
 
