@@ -6,7 +6,7 @@ import { randomId } from '../../../src/lib/ids.js';
 /**
  * SCIM 2.0 (control-plane.md §5) over HTTP: tokens, discovery, request sequences shaped exactly as
  * Okta and Microsoft Entra send them (memberships checked after each step), group-to-workspace
- * mappings and their role rules, deactivation revoking sessions and keys, and bad input answered in
+ * mappings and their role rules, deactivation revoking sessions, keys and MCP connections, and bad input answered in
  * the SCIM error shape.
  */
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -175,6 +175,10 @@ describe('SCIM 2.0', () => {
     const { key, cookie } = await credentials(userId, engineering);
     expect((await callAs(gw, key, 'GET', '/v1/configs')).status).toBe(200);
     expect(await sessionStatus(cookie)).toBe(200);
+    // An upstream MCP OAuth connection of the user (section 9): deactivation removes it with the keys and sessions.
+    const db = gw.gateway.deps.store.db;
+    const orgId = (await db.selectFrom('users').select('organisation_id').where('id', '=', userId).executeTakeFirstOrThrow()).organisation_id;
+    await db.insertInto('mcp_connections').values({ id: randomId(12), organisation_id: orgId, mcp_integration_id: 'mcp-int-okta', user_id: userId, access_token_ciphertext: 'sealed-a', refresh_token_ciphertext: 'sealed-r', expires_at: null, scopes: '', connected_at: 1, updated_at: 1 }).execute();
     const deactivated = await scim('PATCH', `/Users/${userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { active: false } }] });
     expect(deactivated.status, JSON.stringify(deactivated.body)).toBe(200);
     expect(deactivated.body.active).toBe(false);
@@ -183,6 +187,7 @@ describe('SCIM 2.0', () => {
     expect(await sessionStatus(cookie)).toBe(401);
     const revokedKeys = await gw.gateway.deps.store.db.selectFrom('api_keys').select('status').where('user_id', '=', userId).execute();
     expect(revokedKeys.map((k) => k.status)).toEqual(['revoked']);
+    expect(await db.selectFrom('mcp_connections').select('id').where('user_id', '=', userId).execute()).toEqual([]);
     const audit = await admin('GET', `/v1/audit-logs?action=user.deactivate`);
     expect(audit.body.data[0]).toMatchObject({ actor: { type: 'scim', id: tokenId }, resource_id: userId });
   });
