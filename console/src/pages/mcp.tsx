@@ -136,9 +136,11 @@ export function McpIntegrationsPage() {
 export function McpServersPage() {
   const integrations = useLoad(() => unwrap(api.GET('/v1/mcp-integrations', { params: { query: { page_size: 100 } } })), []);
   const first = integrations.value?.data[0]?.slug;
+  // The editor's template names the first integration: mount the list once they are known, so a
+  // late answer never replaces what the user has started typing.
+  if (integrations.loading && !integrations.value && !integrations.error) return <p role="status" class="muted">Loading MCP integrations…</p>;
   return (
     <ResourceList<McpServer>
-      key={first ?? ''}
       title="MCP servers"
       noun="MCP server"
       intro={

@@ -124,7 +124,7 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     await page.locator('table tbody tr', { hasText: name }).waitFor();
     await shot('api-keys-created');
     await page.getByRole('button', { name: 'Done' }).click();
-    expect(await page.getByTestId('new-key').count()).toBe(0);
+    await expect.poll(() => page.getByTestId('new-key').count()).toBe(0);
 
     await page.getByRole('button', { name: `rotate ${name}` }).click();
     await page.locator('input[name=transition]').fill('45');
@@ -162,8 +162,9 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     const path = page.getByTestId('json-error-path');
     await path.waitFor();
     expect(await path.textContent()).toContain('retry.attempts');
-    const selected = await page.evaluate<string>(`(() => { const t = document.querySelector('form[aria-label="config editor"] textarea'); return t.value.slice(t.selectionStart, t.selectionEnd); })()`);
-    expect(selected).toBe('9');
+    // The editor selects the offending value in an effect, just after the error is painted.
+    const selected = () => page.evaluate<string>(`(() => { const t = document.querySelector('form[aria-label="config editor"] textarea'); return t.value.slice(t.selectionStart, t.selectionEnd); })()`);
+    await expect.poll(selected).toBe('9');
     await shot('config-validation-error');
 
     await editor.fill(JSON.stringify({ strategy: { mode: 'fallback' }, retry: { attempts: 3 }, targets: [{ provider: 'openai', api_key: 'sk-fake' }] }, null, 2));
@@ -192,7 +193,7 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
   it('creates a secret reference from its manager template and tests it: the fingerprint, never the value', async () => {
     await nav('Secret references');
     await page.getByLabel('Start from').selectOption('HashiCorp Vault (token)');
-    expect(await page.getByLabel('secret reference (JSON)').inputValue()).toContain('"manager_type": "hashicorp_vault"');
+    await expect.poll(() => page.getByLabel('secret reference (JSON)').inputValue()).toContain('"manager_type": "hashicorp_vault"');
     // Bad auth_config: the gateway's JSON path is shown and selected.
     await writeJson('secret reference (JSON)', { name: 'Vault OpenAI', slug: 'vault-openai', manager_type: 'hashicorp_vault', auth_config: { vault_addr: vault.origin }, secret_path: 'llm/openai', secret_key: 'api_key' }, 'Create');
     expect(await page.getByTestId('json-error-path').textContent()).toBe('auth_config.role_id');
@@ -227,6 +228,7 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     expect(await server.textContent()).toContain('/v1/mcp/tracker-tools/mcp');
     // Edit in place: the list shows the change without a reload of the page.
     await server.getByRole('button', { name: 'edit Tracker tools' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).waitFor();
     const edited = JSON.parse(await page.getByLabel('MCP server (JSON)').inputValue()) as Record<string, unknown>;
     await writeJson('MCP server (JSON)', { ...edited, default_user_access: 'allow' }, 'Save');
     await server.locator('.badge', { hasText: 'allow' }).waitFor();
@@ -239,6 +241,7 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     await writeJson('MCP integration (JSON)', { name: 'Tracker OAuth', slug: 'tracker-oauth', url: 'http://127.0.0.1:9/mcp', transport: 'http', auth_type: 'oauth', oauth: { client_id: 'console-client', scopes: ['tools'] } }, 'Create');
     await page.locator('table tbody tr', { hasText: 'Tracker OAuth' }).waitFor();
     await nav('MCP servers');
+    await page.locator('p.muted code', { hasText: 'tracker-oauth' }).waitFor();
     await writeJson('MCP server (JSON)', { name: 'OAuth tools', slug: 'oauth-tools', mcp_integration_id: 'tracker-oauth' }, 'Create');
     const oauthServer = page.locator('table tbody tr', { hasText: 'OAuth tools' });
     await oauthServer.waitFor();
@@ -292,7 +295,7 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     expect(scim.status).toBe(200);
     await page.getByRole('button', { name: 'Done' }).click();
     const tokens = page.getByRole('region', { name: 'SCIM tokens' });
-    expect(await tokens.locator('tbody tr').count()).toBe(1);
+    await expect.poll(() => tokens.locator('tbody tr').count()).toBe(1);
     await page.getByLabel('SCIM group name').fill('Engineering');
     await page.getByLabel('Role').selectOption('manager');
     await page.getByRole('button', { name: 'Map group' }).click();
@@ -373,6 +376,8 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
       const res = await page.goto(`${gw.url}/console/`);
       expect(res!.headers()['content-security-policy']).toContain("default-src 'self'");
       await page.locator('input[name=api_key]').waitFor();
+      // The mark is set by an effect, which runs just after the screen is painted.
+      await page.waitForFunction(() => performance.getEntriesByName('console:sign-in').length > 0);
       loads.push(await page.evaluate(() => performance.getEntriesByName('console:sign-in')[0]!.startTime));
     }
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: false });
