@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { SseDecoder } from '../lib/sse.js';
-import { FramesMentioning, frameEnd, frameStart, lastFrameEnd } from './sse-frames.js';
+import { FramesMentioning, frameEnd, frameStart, indexOfQuoted, lastFrameEnd, memberIsNull } from './sse-frames.js';
 
 const content = 'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"hi"}}],"usage":null}\n\n';
 const usage = 'data: {"id":"c1","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}\n\n';
 const plain = 'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"é"}}]}\n\n';
 const done = 'data: [DONE]\n\n';
 
-function scan(parts: Array<string | Buffer>, needle = '"usage"'): string[] {
-  const f = new FramesMentioning(needle);
+function scan(parts: Array<string | Buffer>, needle = '"usage"', skipNull = false): string[] {
+  const f = new FramesMentioning(needle, skipNull);
   return parts.flatMap((p) => f.push(typeof p === 'string' ? Buffer.from(p) : p)).map((e) => e.data);
 }
 
@@ -51,5 +51,41 @@ describe('FramesMentioning', () => {
     const f = new FramesMentioning('"usage"');
     expect(f.push(Buffer.from(huge))).toEqual([]);
     expect(f.push(Buffer.from('\r\r:\r')).map((e) => e.data)).toEqual([huge.slice(6)]);
+  });
+});
+
+describe('mentions followed by null', () => {
+  const at = (text: string) => [Buffer.from(text), text.indexOf('"usage"'), 7] as const;
+
+  it('are `"usage"` then a colon and null on the same line, spaces allowed', () => {
+    expect(memberIsNull(...at('{"usage":null}'))).toBe(true);
+    expect(memberIsNull(...at('{"usage" :\tnull}'))).toBe(true);
+    expect(memberIsNull(...at('{"usage":{"total_tokens":4}}'))).toBe(false);
+    expect(memberIsNull(...at('{"usage":nul'))).toBe(false);
+    expect(memberIsNull(...at('{"usage":\ndata: null}'))).toBe(false);
+    expect(memberIsNull(...at('{"usage"'))).toBe(false);
+    expect(memberIsNull(...at('["usage", null]'))).toBe(false);
+  });
+
+  it('are passed over by a scanner that skips them: only frames with a value are decoded', () => {
+    const spaced = 'data: {"choices":[{"delta":{"content":"a"}}], "usage" : null}\n\n';
+    const both = 'data: {"x":{"usage":null},"usage":{"total_tokens":9}}\n\n';
+    const crlf = 'data: {"choices":[],\r\ndata: "usage":\r\ndata: {"total_tokens":4}}\r\n\r\n';
+    const all = content + spaced + plain + usage + both + crlf + done;
+    const expected = [usage, both, crlf].map((f) => new SseDecoder().push(Buffer.from(f))[0]!.data);
+    expect(scan([all], '"usage"', true)).toEqual(expected);
+    expect(scan([...Buffer.from(all)].map((byte) => Buffer.from([byte])), '"usage"', true)).toEqual(expected);
+    expect(scan([all.slice(0, 70), all.slice(70, 231), all.slice(231)], '"usage"', true)).toEqual(expected);
+  });
+});
+
+describe('indexOfQuoted', () => {
+  it('finds a quoted name as indexOf does, from a given index', () => {
+    const needle = Buffer.from('"usage"');
+    const tail = needle.subarray(1);
+    for (const text of ['"usage"', 'usage" "usage"', 'x"usag "usage":1,"usage":2', 'no usage" here', '', '"', 'susage"usage""usage"']) {
+      const b = Buffer.from(text);
+      for (let from = 0; from <= b.length; from++) expect(indexOfQuoted(b, needle, tail, from), `${text} from ${from}`).toBe(b.indexOf(needle, from));
+    }
   });
 });

@@ -44,6 +44,40 @@ export function lastFrameEnd(buf: Uint8Array): number {
   return 0;
 }
 
+const SPACE = 0x20;
+const TAB = 0x09;
+const COLON = 0x3a;
+const NULL_BYTES = Buffer.from('null');
+
+/**
+ * Whether the JSON member name of `nameLength` bytes at `at` (e.g. `"usage"`) is followed, on the same
+ * line, by `: null`: such a mention holds nothing to read (OpenAI streams with `include_usage` carry
+ * `"usage":null` in every chunk but the last), so its frame need not be decoded. Anything else —
+ * an object, or a value on the next `data:` line — counts as a mention.
+ */
+export function memberIsNull(buf: Uint8Array, at: number, nameLength: number): boolean {
+  let i = at + nameLength;
+  while (buf[i] === SPACE || buf[i] === TAB) i++;
+  if (buf[i] !== COLON) return false;
+  i++;
+  while (buf[i] === SPACE || buf[i] === TAB) i++;
+  for (let k = 0; k < 4; k++) if (buf[i + k] !== NULL_BYTES[k]) return false;
+  return true;
+}
+
+/**
+ * The first index at or after `from` of `needle` in `buf`, or -1, for a needle whose first byte is
+ * common in the text (the quote of a JSON member name, `"usage"`): the rest of the needle is searched
+ * for (its first byte, `u`, is rare in JSON; a search led by `"` stops at every quote of every chunk)
+ * and the byte before it checked.
+ */
+export function indexOfQuoted(buf: Buffer, needle: Buffer, tail: Buffer, from = 0): number {
+  for (let i = buf.indexOf(tail, from + 1); i >= 0; i = buf.indexOf(tail, i + 1)) {
+    if (buf[i - 1] === needle[0]) return i - 1;
+  }
+  return -1;
+}
+
 /** Bytes held for an unterminated frame beyond which the scanner hands the stream to the full decoder. */
 const MAX_HELD = 64 * 1024;
 
@@ -58,11 +92,21 @@ const MAX_HELD = 64 * 1024;
  */
 export class FramesMentioning {
   private readonly needle: Buffer;
+  private readonly tail: Buffer;
   private held: Buffer = EMPTY;
   private full?: SseDecoder;
 
-  constructor(needle: string) {
+  /**
+   * @param needle the bytes a frame must hold to be decoded.
+   * @param skipNull a mention followed by `: null` does not count (see {@link memberIsNull}): for a
+   *   needle that is a member name whose `null` value the reader ignores.
+   */
+  constructor(
+    needle: string,
+    private readonly skipNull = false,
+  ) {
     this.needle = Buffer.from(needle);
+    this.tail = this.needle.subarray(1);
   }
 
   push(bytes: Uint8Array): SseEvent[] {
@@ -72,12 +116,16 @@ export class FramesMentioning {
     const end = lastFrameEnd(buf);
     this.held = end === buf.length ? EMPTY : Buffer.from(buf.subarray(end));
     let events = NO_EVENTS;
-    for (let at = end > 0 ? buf.indexOf(this.needle) : -1; at >= 0 && at < end; ) {
+    for (let at = end > 0 ? this.find(buf, 0) : -1; at >= 0 && at < end; ) {
+      if (this.skipNull && memberIsNull(buf, at, this.needle.length)) {
+        at = this.find(buf, at + this.needle.length);
+        continue;
+      }
       const start = frameStart(buf, at);
       const stop = frameEnd(buf, at, end);
       const found = new SseDecoder().push(buf.subarray(start, stop));
       events = events === NO_EVENTS ? found : events.concat(found);
-      at = buf.indexOf(this.needle, stop);
+      at = this.find(buf, stop);
     }
     if (this.held.length > MAX_HELD) {
       this.full = new SseDecoder();
@@ -86,5 +134,9 @@ export class FramesMentioning {
       return events === NO_EVENTS ? rest : events.concat(rest);
     }
     return events;
+  }
+
+  private find(buf: Buffer, from: number): number {
+    return this.needle.length > 1 ? indexOfQuoted(buf, this.needle, this.tail, from) : buf.indexOf(this.needle, from);
   }
 }

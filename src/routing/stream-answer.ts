@@ -57,7 +57,7 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
   async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
     const parseAll = this.observers.some((o) => o.onChunk && !o.usageOnly);
     // Observers of `usage` only: just the frames whose bytes mention "usage" are decoded (most chunks are not).
-    const decoder = this.passthrough && this.observers.some((o) => o.onChunk) ? (parseAll ? new SseDecoder() : new FramesMentioning('"usage"')) : undefined;
+    const decoder = this.passthrough && this.observers.some((o) => o.onChunk) ? (parseAll ? new SseDecoder() : new FramesMentioning('"usage"', true)) : undefined;
     const holdDone = this.passthrough && this.framing.done !== null && this.observers.some((o) => o.beforeEnd);
     const stripper = this.passthrough && this.stripUsageFrames && !this.includeUsage ? new UsageFrameStripper() : undefined;
     let failure: GatewayError | undefined;

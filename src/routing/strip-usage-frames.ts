@@ -1,7 +1,8 @@
 import { isObject, tryParseJson } from '../lib/json.js';
-import { frameEnd, frameStart, lastFrameEnd } from './sse-frames.js';
+import { frameEnd, frameStart, indexOfQuoted, lastFrameEnd, memberIsNull } from './sse-frames.js';
 
 const USAGE = Buffer.from('"usage"');
+const USAGE_TAIL = USAGE.subarray(1);
 const NOTHING = new Uint8Array(0);
 
 /** Whether one SSE frame is an OpenAI usage-only chunk (`choices: []` and a `usage` object). */
@@ -19,7 +20,8 @@ function isUsageFrame(frame: string): boolean {
 /**
  * Drops the usage-only chunk from an OpenAI-framed byte stream whose usage the gateway asked for on the
  * client's behalf (`addsStreamUsage`); every other byte passes unchanged. Bytes are held only up to
- * the end of the last complete frame, and only frames that mention `"usage"` are parsed.
+ * the end of the last complete frame, and only frames that mention `"usage"` with a value other than
+ * `null` are parsed.
  */
 export class UsageFrameStripper {
   private held: Buffer = Buffer.alloc(0);
@@ -34,7 +36,12 @@ export class UsageFrameStripper {
     // Only the frames that mention "usage" are decoded; the bytes around a dropped frame are kept as they are.
     let kept: Buffer[] | undefined;
     let from = 0;
-    for (let at = complete.indexOf(USAGE); at >= 0; at = complete.indexOf(USAGE, at)) {
+    for (let at = indexOfQuoted(complete, USAGE, USAGE_TAIL); at >= 0; at = indexOfQuoted(complete, USAGE, USAGE_TAIL, at)) {
+      // `"usage":null` (every chunk but the usage one): not a usage frame, nothing to decode.
+      if (memberIsNull(complete, at, USAGE.length)) {
+        at += USAGE.length;
+        continue;
+      }
       const start = frameStart(complete, at);
       const stop = frameEnd(complete, at);
       if (isUsageFrame(complete.toString('utf8', start, stop))) {
