@@ -114,6 +114,8 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
  */
 class CompletedJson implements CompletedRequest {
   readonly status: number;
+  /** `usage` once read (the metrics, the price and the request log each ask): `null` before. */
+  private readUsage: Usage | undefined | null = null;
 
   constructor(
     readonly outcome: Outcome,
@@ -125,8 +127,11 @@ class CompletedJson implements CompletedRequest {
   }
 
   get usage(): Usage | undefined {
-    const usage = this.json.member('usage');
-    return isObject(usage) ? (usage as unknown as Usage) : undefined;
+    if (this.readUsage === null) {
+      const usage = this.json.member('usage');
+      this.readUsage = isObject(usage) ? (usage as unknown as Usage) : undefined;
+    }
+    return this.readUsage;
   }
 
   get responseBody(): unknown {

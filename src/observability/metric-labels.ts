@@ -59,12 +59,13 @@ export class SeriesCap<L extends string> {
   private readonly seen = new Set<string>();
   private readonly overflow: Record<L, string>;
   /**
-   * The answer already given for a raw label set (keyed by its values joined with NUL; sets with a NUL
-   * in a value are not remembered, their key would be ambiguous). An answer never changes: a series once
-   * admitted stays, and the cap is never lowered. At most 4 × `max` entries, so raw values sent by
-   * clients cannot grow it; beyond that, answers are computed each time.
+   * The answer already given for a raw label set, as a tree of maps: one level per label name, keyed by
+   * the raw value (no key string is built per lookup, and two sets can never be confused). An answer
+   * never changes: a series once admitted stays, and the cap is never lowered. At most 4 × `max`
+   * answers, so raw values sent by clients cannot grow it; beyond that, answers are computed each time.
    */
-  private readonly answers = new Map<string, Record<L, string>>();
+  private readonly answers = new Map<string, unknown>();
+  private remembered = 0;
 
   constructor(
     private readonly names: readonly L[],
@@ -74,23 +75,33 @@ export class SeriesCap<L extends string> {
   }
 
   /**
-   * The labels to record `labels` under (values cleaned). A label set seen before costs one string
-   * join and one map lookup, and returns the same object every time (the hot path allocates nothing).
+   * The labels to record `labels` under (values cleaned). A label set seen before costs one map lookup
+   * per label and returns the same object every time (the hot path allocates nothing).
    */
   admit(labels: Record<L, string>): Record<L, string> {
-    let raw = '';
-    let ambiguous = false;
-    for (const n of this.names) {
-      const v = labels[n];
-      if (v.includes('\u0000')) ambiguous = true;
-      raw += v + '\u0000';
+    const names = this.names;
+    if (names.length === 0) return this.overflow;
+    let node: unknown = this.answers;
+    for (let i = 0; i < names.length; i++) {
+      node = (node as Map<string, unknown>).get(labels[names[i]!]);
+      if (node === undefined) return this.remember(labels);
     }
-    if (!ambiguous) {
-      const known = this.answers.get(raw);
-      if (known !== undefined) return known;
-    }
+    return node as Record<L, string>;
+  }
+
+  private remember(labels: Record<L, string>): Record<L, string> {
     const answer = this.compute(labels);
-    if (!ambiguous && this.answers.size < this.max * 4) this.answers.set(raw, answer);
+    if (this.remembered >= this.max * 4 || this.names.length === 0) return answer;
+    const names = this.names;
+    let node = this.answers;
+    for (let i = 0; i < names.length - 1; i++) {
+      const v = labels[names[i]!];
+      let next = node.get(v) as Map<string, unknown> | undefined;
+      if (next === undefined) node.set(v, (next = new Map()));
+      node = next;
+    }
+    node.set(labels[names[names.length - 1]!], answer);
+    this.remembered++;
     return answer;
   }
 

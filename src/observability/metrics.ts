@@ -1,6 +1,7 @@
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import { KnownModels, SeriesCap, statusLabel } from './metric-labels.js';
 import { LeanCounter, LeanHistogram } from './lean-metrics.js';
+import { StringTree } from '../lib/string-tree.js';
 
 /** Hard series cap per metric: beyond it, new label sets are recorded with every label `other`. */
 export const MAX_SERIES = 500;
@@ -74,7 +75,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  private readonly genAiLabelSets = new Map<string, GenAiLabelSets>();
+  private readonly genAiLabelSets = new StringTree<GenAiLabelSets>();
   private readonly genAiSeries = new SeriesCap<GenAiLabel>([...GEN_AI_LABELS, 'gen_ai_token_type', 'error_type'], MAX_SERIES);
   private readonly tokenUsage = new LeanHistogram(
     'gen_ai_client_token_usage',
@@ -134,11 +135,10 @@ export class Metrics {
    * cap is never lowered).
    */
   private genAiLabels(operation: string, provider: string, model: string, errorType: string): GenAiLabelSets {
-    const key = `${operation}\u0000${provider}\u0000${model}\u0000${errorType}`;
-    let sets = this.genAiLabelSets.get(key);
+    let sets = this.genAiLabelSets.get(operation, provider, model, errorType);
     if (sets !== undefined) return sets;
     sets = { operation, provider, model, errorType, input: undefined, output: undefined, duration: undefined, cost: undefined };
-    if (this.genAiLabelSets.size < MAX_SERIES * 4) this.genAiLabelSets.set(key, sets);
+    if (this.genAiLabelSets.size < MAX_SERIES * 4) this.genAiLabelSets.set(sets, operation, provider, model, errorType);
     return sets;
   }
 
