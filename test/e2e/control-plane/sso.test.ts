@@ -3,51 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startTestIssuer, type TestIssuer } from '../../fakes/oidc/issuer.js';
+import { CookieJar, formOf, go } from '../../fakes/oidc/browser.js';
 import { FakeClock } from '../../../src/lib/clock.js';
 import { randomId } from '../../../src/lib/ids.js';
 
 type Json = Record<string, any>;
-
-/** A browser-like cookie jar for one site: keeps what `Set-Cookie` sets, drops what it clears. */
-class CookieJar {
-  readonly cookies = new Map<string, string>();
-
-  take(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1);
-      if (!value || /max-age=0/i.test(line) || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-
-  header(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-  }
-}
-
-/** fetch without following redirects, sending and keeping `jar`'s cookies. */
-async function go(jar: CookieJar, url: string, init: RequestInit = {}): Promise<Response> {
-  const headers = new Headers(init.headers);
-  if (jar.cookies.size) headers.set('cookie', jar.header());
-  const res = await fetch(url, { ...init, headers, redirect: 'manual' });
-  jar.take(res);
-  return res;
-}
-
-/** The fields of the one form on an HTML page (action, hidden and pre-filled inputs). */
-function formOf(html: string): { action: string; fields: Record<string, string> } {
-  const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-  if (!action) throw new Error(`no form in page: ${html.slice(0, 300)}`);
-  const fields: Record<string, string> = {};
-  for (const m of html.matchAll(/<input[^>]*>/g)) {
-    const name = /name="([^"]+)"/.exec(m[0])?.[1];
-    if (name) fields[name] = /value="([^"]*)"/.exec(m[0])?.[1] ?? '';
-  }
-  return { action: action.replace(/&amp;/g, '&'), fields };
-}
 
 describe('SSO (OpenID Connect) with a real identity provider', () => {
   let gw: TestGateway;

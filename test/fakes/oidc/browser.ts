@@ -6,7 +6,7 @@ export class CookieJar {
     for (const line of res.headers.getSetCookie()) {
       const [pair] = line.split(';');
       const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq);
+      const name = pair!.slice(0, eq).trim();
       const value = pair!.slice(eq + 1);
       if (!value || /max-age=0/i.test(line) || /expires=Thu, 01 Jan 1970/i.test(line)) this.cookies.delete(name);
       else this.cookies.set(name, value);
