@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { ApiError, messageOf, type ErrorBody } from '../api/client';
 import { JsonEditor, parseJson } from './json-editor';
-import { ErrorBanner, Field, PageHeader, Section, submit, type Column } from './ui';
+import { ConfirmRow, ErrorBanner, Field, PageHeader, Section, submit, type Column } from './ui';
 import { PagedTable, usePaged, type PageQuery } from './paged-list';
 import { useApp } from '../session';
 
@@ -103,14 +103,7 @@ export function ResourceList<T extends { id: string; name?: string | null }>({
     label: 'Actions',
     cell: (row) =>
       removing === row.id ? (
-        <span class="row-form">
-          <button type="button" class="danger" onClick={() => remove(row)}>
-            Confirm delete
-          </button>
-          <button type="button" onClick={() => setRemoving(undefined)}>
-            Cancel
-          </button>
-        </span>
+        <ConfirmRow label="Confirm delete" onConfirm={() => remove(row)} onCancel={() => setRemoving(undefined)} />
       ) : (
         <span class="row-form">
           {canEdit && (

@@ -114,6 +114,20 @@ export function Time({ value }: { value: string | null | undefined }) {
   );
 }
 
+/** The second step of a destructive row action: the confirming button and Cancel. */
+export function ConfirmRow({ label, onConfirm, onCancel }: { label: string; onConfirm(): void; onCancel(): void }) {
+  return (
+    <span class="row-form">
+      <button type="button" class="danger" onClick={onConfirm}>
+        {label}
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </span>
+  );
+}
+
 /** A status pill. */
 export function Badge({ tone, children }: { tone: 'ok' | 'warn' | 'bad' | 'neutral'; children: ComponentChildren }) {
   return <span class={`badge ${tone}`}>{children}</span>;

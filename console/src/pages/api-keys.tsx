@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, messageOf, unwrap } from '../api/client';
 import type { ApiKey } from '../api/types';
-import { Badge, DataTable, ErrorBanner, Field, PageHeader, Pager, Section, Time, submit } from '../components/ui';
+import { Badge, ConfirmRow, DataTable, ErrorBanner, Field, PageHeader, Pager, Section, Time, submit } from '../components/ui';
 import { useLoad } from '../lib/use-load';
 import { ShownOnce } from '../components/shown-once';
 import { useApp } from '../session';
@@ -112,14 +112,7 @@ export function ApiKeysPage() {
                       </button>
                     </form>
                   ) : revoking === k.id ? (
-                    <span class="row-form">
-                      <button type="button" class="danger" onClick={() => revoke(k)}>
-                        Confirm revoke
-                      </button>
-                      <button type="button" onClick={() => setRevoking(undefined)}>
-                        Cancel
-                      </button>
-                    </span>
+                    <ConfirmRow label="Confirm revoke" onConfirm={() => revoke(k)} onCancel={() => setRevoking(undefined)} />
                   ) : (
                     <span class="row-form">
                       <button type="button" onClick={() => setRotating(k.id)} aria-label={`rotate ${k.name}`}>

@@ -4,7 +4,7 @@ import type { AnswerOf } from '../api/types';
 import { PagedTable, usePaged } from '../components/paged-list';
 import { SettingsEditor } from '../components/settings-editor';
 import { ShownOnce } from '../components/shown-once';
-import { ErrorBanner, Field, Section, Time, submit } from '../components/ui';
+import { ConfirmRow, ErrorBanner, Field, Section, Time, submit } from '../components/ui';
 import { useApp } from '../session';
 
 type Sso = AnswerOf<'/v1/organisation/sso', 'get'>;
@@ -116,14 +116,7 @@ export function ScimSettings() {
             label: 'Actions',
             cell: (t) =>
               revoking === t.id ? (
-                <span class="row-form">
-                  <button type="button" class="danger" onClick={() => revoke(t.id)}>
-                    Confirm revoke
-                  </button>
-                  <button type="button" onClick={() => setRevoking(undefined)}>
-                    Cancel
-                  </button>
-                </span>
+                <ConfirmRow label="Confirm revoke" onConfirm={() => revoke(t.id)} onCancel={() => setRevoking(undefined)} />
               ) : (
                 <button type="button" class="danger" onClick={() => setRevoking(t.id)} aria-label={`revoke ${t.token_hint}`}>
                   Revoke
