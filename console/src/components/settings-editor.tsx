@@ -47,8 +47,13 @@ export function SettingsEditor<T extends { last_updated_at?: string }>({
   const [other, setOther] = useState<string>();
   const [status, setStatus] = useState<string>();
   const [confirming, setConfirming] = useState(false);
+  // What the form shows, with its text: set together once an answer arrives, so the editor never
+  // appears empty and then has a late answer replace what the user started typing.
+  const [shown, setShown] = useState<typeof current.value>();
   useEffect(() => {
-    if (current.value) setText(JSON.stringify(current.value.on ? editable(current.value.value) : example, null, 2));
+    if (!current.value) return;
+    setText(JSON.stringify(current.value.on ? editable(current.value.value) : example, null, 2));
+    setShown(current.value);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [current.value]);
 
@@ -76,12 +81,12 @@ export function SettingsEditor<T extends { last_updated_at?: string }>({
     <Section title={title} id={id}>
       <ErrorBanner error={current.error ?? other} />
       {children}
-      {current.value && (
+      {shown && (
         <>
           <p>
-            {current.value.on ? (
+            {shown.on ? (
               <>
-                On · last changed <Time value={current.value.value.last_updated_at} />
+                On · last changed <Time value={shown.value.last_updated_at} />
               </>
             ) : (
               offText
@@ -91,9 +96,9 @@ export function SettingsEditor<T extends { last_updated_at?: string }>({
             <JsonEditor label={`${title} (JSON)`} value={text} onInput={setText} error={error} rows={12} />
             <div class="actions">
               <button type="submit" class="primary">
-                {current.value.on ? 'Save' : 'Turn on'}
+                {shown.on ? 'Save' : 'Turn on'}
               </button>
-              {current.value.on &&
+              {shown.on &&
                 (confirming ? (
                   <>
                     <button type="button" class="danger" onClick={() => run(remove, 'Turned off.')}>
