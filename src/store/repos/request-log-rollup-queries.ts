@@ -2,7 +2,7 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
 import { mergeStored, percentilesOf, addTo, type Histogram } from '../../lib/latency-histogram.js';
-import { filteredRows, type LogViewer, type RequestLogFilter } from './request-logs.js';
+import { filteredRows, whereDimensions, type LogViewer, type RequestLogFilter } from './request-logs.js';
 import { BUCKETS_MS, type HistogramDim } from './request-log-rollups.js';
 
 /** Whole buckets of one width to read from the rollups: those starting in [from, to). */
@@ -105,13 +105,7 @@ function segmentWhere(s: RollupSegment): RawBuilder<boolean> {
 function cubeRows(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter, segment: RollupSegment) {
   let q = db.selectFrom('request_log_rollups').where('organisation_id', '=', scope.organisationId).where(segmentWhere(segment)).where('workspace_id', 'in', [...scope.workspaceIds]);
   if (viewer.visibility.rows === 'own') q = q.where('user_id', '=', viewer.userId ?? '\u0000');
-  if (f.status !== undefined) q = q.where('status', '=', f.status);
-  if (f.model !== undefined) q = q.where('model', '=', f.model);
-  if (f.provider !== undefined) q = q.where('provider', '=', f.provider);
-  if (f.apiKeyId !== undefined) q = q.where('api_key_id', '=', f.apiKeyId);
-  if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
-  if (f.cacheStatus !== undefined) q = q.where('cache_status', '=', f.cacheStatus);
-  return q;
+  return whereDimensions(q, f);
 }
 
 const SUM_NAMES = ['requests', 'errors', 'cache_hits', 'cost', 'total_tokens', 'prompt_tokens', 'completion_tokens', 'latency_sum', 'first_seen', 'last_seen'] as const;

@@ -1,6 +1,6 @@
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Store } from '../store.js';
-import type { Database, RequestLogsTable } from '../schema.js';
+import type { Database, RequestLogRollupsTable, RequestLogsTable } from '../schema.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
 import { rollupRowsOf, sqliteRollupWriter, writeRollupsPostgres } from './request-log-rollups.js';
 
@@ -115,18 +115,29 @@ function metadataValue(pg: boolean, key: string) {
   return pg ? sql<string>`(metadata::jsonb ->> ${key})` : sql<string>`json_extract(metadata, ${'$.' + JSON.stringify(key)})`;
 }
 
+/**
+ * The filter's conditions on the columns the request log and its rollups share (status, model,
+ * provider, API key, user, cache status), each value a bound parameter.
+ */
+export function whereDimensions<T extends 'request_logs' | 'request_log_rollups', O>(q: SelectQueryBuilder<Database, T, O>, f: RequestLogFilter): SelectQueryBuilder<Database, T, O> {
+  // A column of both tables (checked here), compared with a bound value.
+  const equal = (column: keyof RequestLogsTable & keyof RequestLogRollupsTable, value: string | number) => sql<boolean>`${sql.ref(column)} = ${value}`;
+  if (f.status !== undefined) q = q.where(equal('status', f.status));
+  if (f.model !== undefined) q = q.where(equal('model', f.model));
+  if (f.provider !== undefined) q = q.where(equal('provider', f.provider));
+  if (f.apiKeyId !== undefined) q = q.where(equal('api_key_id', f.apiKeyId));
+  if (f.userId !== undefined) q = q.where(equal('user_id', f.userId));
+  if (f.cacheStatus !== undefined) q = q.where(equal('cache_status', f.cacheStatus));
+  return q;
+}
+
 /** The visible rows narrowed by the filter (every value a bound parameter). */
 export function filteredRows(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter) {
   let q = visibleRows(db, scope, viewer);
   if (f.traceId !== undefined) q = q.where('trace_id', '=', f.traceId);
   if (f.startTime !== undefined) q = q.where('created_at', '>=', f.startTime);
   if (f.endTime !== undefined) q = q.where('created_at', '<', f.endTime);
-  if (f.status !== undefined) q = q.where('status', '=', f.status);
-  if (f.model !== undefined) q = q.where('model', '=', f.model);
-  if (f.provider !== undefined) q = q.where('provider', '=', f.provider);
-  if (f.apiKeyId !== undefined) q = q.where('api_key_id', '=', f.apiKeyId);
-  if (f.userId !== undefined) q = q.where('user_id', '=', f.userId);
-  if (f.cacheStatus !== undefined) q = q.where('cache_status', '=', f.cacheStatus);
+  q = whereDimensions(q, f);
   if (f.metadata?.length) {
     const pg = onPostgres(db);
     for (const [key, value] of f.metadata) q = q.where(sql<boolean>`${metadataValue(pg, key)} = ${value}`);
