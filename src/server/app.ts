@@ -25,6 +25,7 @@ import { installRouteGuard } from '../control-plane/resource/route-guard.js';
 import { documentRoute } from './openapi/document-route.js';
 import { registerConsole } from '../console/serve-console.js';
 import { startRequestSpan } from './request-span.js';
+import { lazyRouteSchemas } from './lazy-route-schemas.js';
 
 /** Served without a credential: probes, the OpenAPI document, and console login (its body carries the key). */
 const PUBLIC = ['/health', '/metrics', '/openapi.json', '/v1/auth/login'];
@@ -36,8 +37,16 @@ const PUBLIC = ['/health', '/metrics', '/openapi.json', '/v1/auth/login'];
  */
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   redactGatewayKeyPrefix(deps.settings.apiKeyPrefix);
+  // Bodies are validated strictly (a string is not a number); query strings and params are coerced.
+  const strict = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, strict: false });
+  const lenient = new Ajv({ coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false, strict: false });
+  addFormats.default(strict);
+  addFormats.default(lenient);
+  // Each route's validators and serializers are compiled on its first request (lazy-route-schemas.ts).
+  const schemas = lazyRouteSchemas((httpPart) => (httpPart === 'body' ? strict : lenient));
   const app = Fastify({
     logger: false,
+    schemaController: schemas.schemaController,
     bodyLimit: deps.settings.bodyLimitBytes,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
@@ -45,12 +54,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     frameworkErrors,
     clientErrorHandler,
   });
-  // Bodies are validated strictly (a string is not a number); query strings and params are coerced.
-  const strict = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, strict: false });
-  const lenient = new Ajv({ coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false, strict: false });
-  addFormats.default(strict);
-  addFormats.default(lenient);
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : lenient).compile(schema));
+  app.setValidatorCompiler(schemas.validatorCompiler);
+  schemas.adopt(app);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

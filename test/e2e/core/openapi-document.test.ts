@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway } from '../../helpers/gateway.js';
+import { compileRouteSchemasNow } from '../../../src/server/lazy-route-schemas.js';
 
 type Json = Record<string, any>;
 
@@ -83,4 +84,31 @@ describe('GET /openapi.json', () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as Json).error.param).toBe('provider');
   });
+
+  it('compiles every route schema (they compile on first use, so a broken one would surface only then)', () => {
+    expect(compileRouteSchemasNow(gw.gateway.app)).toBeGreaterThan(500);
+  });
 });
+
+describe('route schemas compiled on first use', () => {
+  it('validates and serialises a route never called before: a bad body gets the validation error, a good one its answer', async () => {
+    const gw = await startGateway();
+    try {
+      const bad = await gw.fetch('/v1/workspaces', { method: 'POST', body: JSON.stringify({ name: 7 }) });
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as Json).error.message).toMatch(/name/);
+      const good = await gw.fetch('/v1/workspaces', { method: 'POST', body: JSON.stringify({ name: 'Lazy' }) });
+      expect(good.status).toBe(201);
+      const made = (await good.json()) as Json;
+      expect(made.name).toBe('Lazy');
+      const list = await gw.fetch('/v1/workspaces?limit=abc');
+      expect(list.status).toBe(400);
+      const page = await gw.fetch('/v1/workspaces');
+      expect(page.status).toBe(200);
+      expect(JSON.stringify(await page.json())).toContain(made.id);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
