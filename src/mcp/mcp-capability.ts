@@ -4,10 +4,10 @@ import { Type } from 'typebox';
 import { principalOfKey } from '../kernel/principal.js';
 import type { Capability } from '../gateway/capability.js';
 import type { GatewayDeps } from '../gateway/deps.js';
-import { McpGateway } from './mcp-gateway.js';
+import type { McpGateway } from './mcp-gateway.js';
 import { mcpSection } from './mcp-section.js';
-import { MCP_OAUTH_CALLBACK_PATH } from './oauth/connect-flow.js';
-import { upstreamOAuth } from './oauth/upstream-oauth.js';
+import { MCP_OAUTH_CALLBACK_PATH } from './oauth/oauth-constants.js';
+import { closeLoadedUpstreamOAuth, loadUpstreamOAuth } from './oauth/load-upstream-oauth.js';
 
 /** Largest JSON-RPC body a client may POST (a tool call's arguments). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -18,15 +18,15 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
  * JSON is a JSON-RPC parse error (-32700) and a wrong content type a 415, as the transport specifies,
  * rather than the admin API's error shape.
  */
-function registerRoutes(app: FastifyInstance, gateway: McpGateway): void {
+function registerRoutes(app: FastifyInstance, gateway: () => Promise<McpGateway>): void {
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
     const config = { permission: 'mcp.invoke' as const };
     const schema = { tags: ['mcp'], summary: 'MCP Streamable HTTP endpoint of an MCP server' };
-    scope.post('/v1/mcp/:slug/mcp', { config, schema }, (request, reply) => gateway.post(request, reply));
-    scope.get('/v1/mcp/:slug/mcp', { config, schema }, (request, reply) => gateway.get(request, reply));
-    scope.delete('/v1/mcp/:slug/mcp', { config, schema }, (request, reply) => gateway.delete(request, reply));
+    scope.post('/v1/mcp/:slug/mcp', { config, schema }, async (request, reply) => (await gateway()).post(request, reply));
+    scope.get('/v1/mcp/:slug/mcp', { config, schema }, async (request, reply) => (await gateway()).get(request, reply));
+    scope.delete('/v1/mcp/:slug/mcp', { config, schema }, async (request, reply) => (await gateway()).delete(request, reply));
   });
 }
 
@@ -50,7 +50,7 @@ function registerCallback(app: FastifyInstance, deps: GatewayDeps): void {
     { config: { public: true }, schema: { querystring: CallbackQuery, tags: ['mcp'], summary: "Finish a user's OAuth connection to an MCP server's upstream (the authorization server's redirect)", security: [], response: { 200: ConnectionAnswer, '4xx': ErrorBody, '5xx': ErrorBody } } },
     async (request) => {
       const caller = request.gw.key ? principalOfKey(request.gw.key).userId : undefined;
-      const { connection, serverId } = await upstreamOAuth(deps).flow.finish(request, request.query, caller);
+      const { connection, serverId } = await (await loadUpstreamOAuth()).upstreamOAuth(deps).flow.finish(request, request.query, caller);
       deps.logger.info({ server_id: serverId, user_id: connection.user_id }, 'MCP OAuth connection stored');
       return { object: 'mcp_connection' as const, server_id: serverId, user_id: connection.user_id, connected: true, connected_at: new Date(connection.connected_at).toISOString(), expires_at: connection.expires_at === null ? null : new Date(connection.expires_at).toISOString() };
     },
@@ -64,18 +64,21 @@ function registerCallback(app: FastifyInstance, deps: GatewayDeps): void {
 export const mcpCapability: Capability = {
   name: 'mcp',
   create() {
-    let gateway: McpGateway | undefined;
+    // The endpoint's module (the MCP SDK's transports and schemas, zod) is loaded on the first MCP request.
+    let gateway: Promise<McpGateway> | undefined;
+    let deps: GatewayDeps | undefined;
     return {
       sections: [mcpSection],
       publicPaths: [MCP_OAUTH_CALLBACK_PATH],
       optionalAuthPaths: [MCP_OAUTH_CALLBACK_PATH],
-      routes(app, deps: GatewayDeps) {
-        gateway = new McpGateway(deps);
-        registerRoutes(app, gateway);
-        registerCallback(app, deps);
+      routes(app, gatewayDeps: GatewayDeps) {
+        deps = gatewayDeps;
+        registerRoutes(app, () => (gateway ??= import('./mcp-gateway.js').then((m) => new m.McpGateway(gatewayDeps))));
+        registerCallback(app, gatewayDeps);
       },
       async close() {
-        await gateway?.close();
+        if (gateway) await (await gateway).close();
+        if (deps) await closeLoadedUpstreamOAuth(deps);
       },
     };
   },

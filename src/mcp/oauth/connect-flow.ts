@@ -9,9 +9,9 @@ import { insertMcpOAuthState, takeMcpOAuthState } from '../../store/repos/mcp-oa
 import { insertAuditEntry } from '../../store/repos/audit-logs.js';
 import type { McpRoute } from '../mcp-section.js';
 import { reasonOf, type UpstreamDiscovery } from './upstream-discovery.js';
+import { MCP_OAUTH_CALLBACK_PATH } from './oauth-constants.js';
 
 /** Where the upstream's authorization server sends the user back (register it as the client's redirect URI). */
-export const MCP_OAUTH_CALLBACK_PATH = '/v1/mcp/oauth/callback';
 
 /** How long an authorization URL may be completed. */
 export const AUTHORIZATION_TTL_MS = 10 * 60 * 1000;

@@ -8,9 +8,9 @@ import { deleteMcpConnectionHolding, getMcpConnection, replaceMcpConnectionToken
 import type { McpRoute } from '../mcp-section.js';
 import type { ConnectFlow } from './connect-flow.js';
 import { reasonOf, type UpstreamDiscovery } from './upstream-discovery.js';
+import { REFRESH_AHEAD_MS } from './oauth-constants.js';
 
 /** An access token expiring within this is refreshed before use. */
-export const REFRESH_AHEAD_MS = 60_000;
 
 /** Longest a refresh may hold its cross-replica lock (and a replica wait for another's refresh). */
 const LOCK_MS = 15_000;

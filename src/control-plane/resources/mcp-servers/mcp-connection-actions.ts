@@ -4,8 +4,8 @@ import { holds } from '../../../kernel/principal.js';
 import { narrowTo } from '../../../kernel/tenant-scope.js';
 import { assertAccess } from '../../../mcp/mcp-context.js';
 import type { McpRoute } from '../../../mcp/mcp-section.js';
-import { REFRESH_AHEAD_MS } from '../../../mcp/oauth/connection-tokens.js';
-import { upstreamOAuth } from '../../../mcp/oauth/upstream-oauth.js';
+import { REFRESH_AHEAD_MS } from '../../../mcp/oauth/oauth-constants.js';
+import { loadUpstreamOAuth } from '../../../mcp/oauth/load-upstream-oauth.js';
 import { deleteMcpConnection, getMcpIntegration, listMcpConnectionsOfWorkspace, type McpConnection, type McpServer } from '../../../store/repos/mcp.js';
 import { defineAction, type ResourceContext } from '../../resource/define-resource.js';
 import { ListAnswer, iso } from '../../resource/paging.js';
@@ -50,7 +50,7 @@ export const connectAction = defineAction<McpServer, never, typeof ConnectAnswer
     const userId = ctx.principal.userId;
     if (userId === null) throw new GatewayError('invalid_request', "Upstream OAuth connections are per user: call connect with a user's key, session or JWT, not a service key.");
     assertAccess(route, ctx.principal);
-    const out = await upstreamOAuth(ctx.deps).flow.start(route, userId, ctx.request);
+    const out = await (await loadUpstreamOAuth()).upstreamOAuth(ctx.deps).flow.start(route, userId, ctx.request);
     return { answer: { authorization_url: out.authorization_url, expires_at: iso(out.expires_at)! } };
   },
 });
