@@ -147,7 +147,8 @@ async function startTarget(kind, fakeUrl) {
     if (kind === 'production') {
       // As run.mjs's production instance: request log on, default log level, traces exported to a local receiver.
       otlp ??= await startOtlpReceiver();
-      extraEnv = { ...extraEnv, GATEWAY_REQUEST_LOG: 'true', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url };
+      // BENCH_PROD_ENV (JSON) changes its settings, as in run.mjs: e.g. request log and tracing off to measure the key and policies alone.
+      extraEnv = { ...extraEnv, GATEWAY_REQUEST_LOG: 'true', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, ...JSON.parse(env.BENCH_PROD_ENV || '{}') };
     }
   }
   const svc = await startService({ name: kind, command: 'valgrind', args, env: extraEnv, cwd: ROOT, readyUrl: `http://127.0.0.1:${port}/health`, timeoutMs: 300_000 });

@@ -95,3 +95,23 @@ describe('policy group_by', () => {
     expect(anon1).not.toBe(key(g));
   });
 });
+
+describe('counter keys remembered per compiled policy', () => {
+  it('gives each group value its own key, the same one each time, and the key built without the memo', () => {
+    const p = compilePolicy(policy({ group_by: [{ key: 'api_key' }] }));
+    const a = counterKey(p, { ...facts, apiKeyId: 'key-a' });
+    const b = counterKey(p, { ...facts, apiKeyId: 'key-b' });
+    expect(a).not.toBe(b);
+    expect(counterKey(p, { ...facts, apiKeyId: 'key-a' })).toBe(a);
+    // A fresh compile of the same policy (no memo yet) builds the same key.
+    expect(counterKey(compilePolicy(policy({ group_by: [{ key: 'api_key' }] })), { ...facts, apiKeyId: 'key-a' })).toBe(a);
+  });
+
+  it('keeps answering correctly past the memo bound (it starts over)', () => {
+    const p = compilePolicy(policy({ group_by: [{ key: 'model' }] }));
+    const first = counterKey(p, { ...facts, model: 'm-0' });
+    for (let i = 1; i <= 10_001; i++) counterKey(p, { ...facts, model: `m-${i}` });
+    expect(counterKey(p, { ...facts, model: 'm-0' })).toBe(first);
+    expect(counterKey(p, { ...facts, model: 'm-10001' })).not.toBe(first);
+  });
+});

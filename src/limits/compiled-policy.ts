@@ -72,10 +72,36 @@ export function matchesPolicy(p: Pick<CompiledPolicy, 'conditions'>, f: RequestF
  * group-by values (a missing value counts as the empty string, so such requests share one bucket).
  */
 export function counterKey(p: CompiledPolicy, f: RequestFacts): string {
+  if (p.groupBy.length !== 1) return buildCounterKey(p, f);
+  // One group-by key (the usual policy): the key per value is remembered on the compiled policy.
+  return memoByValue(counterKeys, p, factOf(p.groupBy[0]!, f) ?? '', () => buildCounterKey(p, f));
+}
+
+function buildCounterKey(p: CompiledPolicy, f: RequestFacts): string {
   const base = `${p.id}:${p.type}:${p.unit}`;
   if (p.groupBy.length === 0) return base;
   const values = p.groupBy.map((k) => factOf(k, f) ?? '');
   return `${base}:${groupHash(JSON.stringify(values))}`;
+}
+
+const counterKeys = new WeakMap<object, Map<string, string>>();
+/** Values remembered per compiled policy at most (a policy grouped by something unbounded, say a metadata value). */
+const MEMO_PER_POLICY = 10_000;
+
+/**
+ * `make()`'s answer for `value` under `policy`, remembered in `memo` (a compiled policy is replaced when
+ * its stored one changes, so the memo goes with it); past `MEMO_PER_POLICY` values it starts over.
+ */
+export function memoByValue(memo: WeakMap<object, Map<string, string>>, policy: object, value: string, make: () => string): string {
+  let byValue = memo.get(policy);
+  if (byValue === undefined) memo.set(policy, (byValue = new Map()));
+  let out = byValue.get(value);
+  if (out === undefined) {
+    if (byValue.size >= MEMO_PER_POLICY) byValue.clear();
+    out = make();
+    byValue.set(value, out);
+  }
+  return out;
 }
 
 /** Recent group-by hashes: a gateway sees few distinct groups (keys, models), and SHA-256 per request showed in profiles. */

@@ -1,5 +1,5 @@
 import type { UsageLimitPolicy, UsageLimitType } from '../store/repos/usage-limit-policies.js';
-import { compileConditions, factOf } from './compiled-policy.js';
+import { compileConditions, factOf, memoByValue } from './compiled-policy.js';
 import type { RequestFacts } from './request-facts.js';
 import { usageWindow, type ResetSchedule, type UsageWindow } from './usage-window.js';
 
@@ -62,6 +62,13 @@ export function currentWindow(p: CompiledUsagePolicy, now: number): UsageWindow 
  */
 export function groupOf(p: CompiledUsagePolicy, f: RequestFacts): string {
   if (p.groupBy.length === 0) return '{}';
+  if (p.groupBy.length === 1) return memoByValue(groups, p, factOf(p.groupBy[0]!, f) ?? '', () => buildGroup(p, f));
+  return buildGroup(p, f);
+}
+
+const groups = new WeakMap<object, Map<string, string>>();
+
+function buildGroup(p: CompiledUsagePolicy, f: RequestFacts): string {
   const g: Record<string, string> = {};
   for (const k of p.groupBy) g[k] = factOf(k, f) ?? '';
   return JSON.stringify(g);

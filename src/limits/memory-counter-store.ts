@@ -9,7 +9,8 @@ const SWEEP_EVERY_MS = 60_000;
  * once a minute of the clock.
  */
 export class MemoryCounterStore implements RateCounterStore {
-  private readonly counters = new Map<string, { count: number; resetAt: number }>();
+  /** Counter key → window start → count (nested: no key string built per request). */
+  private readonly counters = new Map<string, Map<number, { count: number; resetAt: number }>>();
   private lastSweep: number;
 
   constructor(private readonly clock: Clock) {
@@ -21,8 +22,7 @@ export class MemoryCounterStore implements RateCounterStore {
     this.sweep(now);
     const slots = entries.map((e) => {
       const w = windowOf(now, e.windowMs);
-      const key = `${e.key}:${w.start}`;
-      return { key, resetAt: w.resetAt, count: this.counters.get(key)?.count ?? 0 };
+      return { key: e.key, start: w.start, resetAt: w.resetAt, count: this.counters.get(e.key)?.get(w.start)?.count ?? 0 };
     });
     const admitted = entries.every((e, i) => (e.cost > 0 ? slots[i]!.count + e.cost <= e.limit : slots[i]!.count < e.limit));
     if (admitted) {
@@ -30,7 +30,7 @@ export class MemoryCounterStore implements RateCounterStore {
         if (e.cost <= 0) return;
         const s = slots[i]!;
         s.count += e.cost;
-        this.counters.set(s.key, { count: s.count, resetAt: s.resetAt });
+        this.slot(s.key, s.start, s.resetAt).count = s.count;
       });
     }
     return { admitted, readings: slots.map((s) => ({ count: s.count, resetAt: s.resetAt })) };
@@ -41,9 +41,7 @@ export class MemoryCounterStore implements RateCounterStore {
     for (const a of additions) {
       if (a.amount <= 0) continue;
       const w = windowOf(now, a.windowMs);
-      const key = `${a.key}:${w.start}`;
-      const cur = this.counters.get(key);
-      this.counters.set(key, { count: (cur?.count ?? 0) + a.amount, resetAt: w.resetAt });
+      this.slot(a.key, w.start, w.resetAt).count += a.amount;
     }
   }
 
@@ -54,6 +52,18 @@ export class MemoryCounterStore implements RateCounterStore {
   private sweep(now: number): void {
     if (now - this.lastSweep < SWEEP_EVERY_MS) return;
     this.lastSweep = now;
-    for (const [k, v] of this.counters) if (v.resetAt <= now) this.counters.delete(k);
+    for (const [key, byStart] of this.counters) {
+      for (const [start, v] of byStart) if (v.resetAt <= now) byStart.delete(start);
+      if (byStart.size === 0) this.counters.delete(key);
+    }
+  }
+
+  /** The counter of `key` in the window starting at `start` (made at 0). */
+  private slot(key: string, start: number, resetAt: number): { count: number; resetAt: number } {
+    let byStart = this.counters.get(key);
+    if (!byStart) this.counters.set(key, (byStart = new Map()));
+    let slot = byStart.get(start);
+    if (!slot) byStart.set(start, (slot = { count: 0, resetAt }));
+    return slot;
   }
 }

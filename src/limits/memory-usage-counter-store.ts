@@ -14,7 +14,8 @@ const SWEEP_EVERY_MS = 60_000;
  * requests of the process are admitted exactly by the rule. Windows are dropped a day after they end.
  */
 export class MemoryUsageCounterStore implements UsageCounterStore {
-  private readonly windows = new Map<string, Window>();
+  /** Policy id → window start → window (nested: no key string built per request). */
+  private readonly windows = new Map<string, Map<number, Window>>();
   private lastSweep: number;
 
   constructor(private readonly clock: Clock) {
@@ -47,12 +48,12 @@ export class MemoryUsageCounterStore implements UsageCounterStore {
   }
 
   async groups(policyId: string, windowStart: number): Promise<GroupUsage[]> {
-    const w = this.windows.get(`${policyId}:${windowStart}`);
+    const w = this.windows.get(policyId)?.get(windowStart);
     return w ? [...w.groups].map(([group, used]) => ({ group, used })) : [];
   }
 
   async reset(policyId: string, windowStart: number, group: string): Promise<void> {
-    const w = this.windows.get(`${policyId}:${windowStart}`);
+    const w = this.windows.get(policyId)?.get(windowStart);
     w?.groups.delete(group);
     w?.alerted.delete(group);
   }
@@ -62,11 +63,12 @@ export class MemoryUsageCounterStore implements UsageCounterStore {
   }
 
   private window(policyId: string, windowStart: number, resetAt: number | null): Window {
-    const key = `${policyId}:${windowStart}`;
-    let w = this.windows.get(key);
+    let byStart = this.windows.get(policyId);
+    if (!byStart) this.windows.set(policyId, (byStart = new Map()));
+    let w = byStart.get(windowStart);
     if (!w) {
       w = { groups: new Map(), alerted: new Set(), expiresAt: resetAt === null ? Infinity : resetAt + USAGE_TTL_GRACE_MS };
-      this.windows.set(key, w);
+      byStart.set(windowStart, w);
     }
     return w;
   }
@@ -75,6 +77,9 @@ export class MemoryUsageCounterStore implements UsageCounterStore {
     const now = this.clock.now();
     if (now - this.lastSweep < SWEEP_EVERY_MS) return;
     this.lastSweep = now;
-    for (const [k, w] of this.windows) if (w.expiresAt <= now) this.windows.delete(k);
+    for (const [policyId, byStart] of this.windows) {
+      for (const [start, w] of byStart) if (w.expiresAt <= now) byStart.delete(start);
+      if (byStart.size === 0) this.windows.delete(policyId);
+    }
   }
 }

@@ -44,8 +44,19 @@ export function providerBeforeRouting(dp: DataPlaneRequest, snapshot: RuntimeSna
   return [...names][0];
 }
 
-/** Reads the facts of a request for policy matching. */
+/** The facts of each request, read once for all its limit hooks (rate and usage limits), per snapshot. */
+const readFacts = new WeakMap<DataPlaneRequest, { snapshot: RuntimeSnapshot; facts: RequestFacts }>();
+
+/** Reads the facts of a request for policy matching (once per request and snapshot). */
 export function requestFacts(dp: DataPlaneRequest, snapshot: RuntimeSnapshot): RequestFacts {
+  const read = readFacts.get(dp);
+  if (read !== undefined && read.snapshot === snapshot) return read.facts;
+  const facts = factsOf(dp, snapshot);
+  readFacts.set(dp, { snapshot, facts });
+  return facts;
+}
+
+function factsOf(dp: DataPlaneRequest, snapshot: RuntimeSnapshot): RequestFacts {
   return {
     workspaceId: dp.ctx.workspaceId,
     workspaceSlug: snapshot.workspacesById.get(dp.ctx.workspaceId)?.slug,
