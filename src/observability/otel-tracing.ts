@@ -12,12 +12,6 @@ const headerGetter: TextMapGetter<Record<string, string | string[] | undefined>>
   get: (carrier, key) => carrier[key.toLowerCase()],
 };
 
-function clean(attributes: SpanAttributes | undefined): Attributes {
-  const out: Attributes = {};
-  if (attributes) for (const [k, v] of Object.entries(attributes)) if (v !== undefined) out[k] = v;
-  return out;
-}
-
 /** A `GatewaySpan` over an SDK span. */
 class OtelSpan implements GatewaySpan {
   private ended = false;
@@ -34,11 +28,12 @@ class OtelSpan implements GatewaySpan {
 
   child(name: string, kind: 'internal' | 'client', attributes?: SpanAttributes): GatewaySpan {
     const parent = trace.setSpan(ROOT_CONTEXT, this.span);
-    return new OtelSpan(this.tracer, this.tracer.startSpan(name, { kind: KINDS[kind], attributes: clean(attributes) }, parent), this.captureContent);
+    return new OtelSpan(this.tracer, this.tracer.startSpan(name, { kind: KINDS[kind], attributes }, parent), this.captureContent);
   }
 
   set(attributes: SpanAttributes): void {
-    this.span.setAttributes(clean(attributes));
+    // The SDK skips undefined values itself (`setAttribute` returns on `value == null`): no copy without them.
+    this.span.setAttributes(attributes);
   }
 
   fail(code: string, message?: string): void {
@@ -70,7 +65,7 @@ export function createOtelTracing(options: TracingOptions): Tracing {
     captureContent: options.captureContent,
     startRequest(name, headers, attributes) {
       const parent = propagator.extract(ROOT_CONTEXT, headers, headerGetter);
-      return new OtelSpan(tracer, tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: clean(attributes) }, parent), options.captureContent);
+      return new OtelSpan(tracer, tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent), options.captureContent);
     },
     async shutdown() {
       await provider.shutdown();
