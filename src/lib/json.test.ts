@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { UNKNOWN_MEMBER, topLevelMember } from './json.js';
+import { UNKNOWN_MEMBER, topLevelMember, topLevelMembers } from './json.js';
+import { JsonAnswer } from '../routing/outcome.js';
 
 const b = (s: string) => Buffer.from(s, 'utf8');
 
@@ -30,5 +31,25 @@ describe('topLevelMember', () => {
     expect(topLevelMember(b('{"usage":{"a":1}'), 'usage')).toBe(UNKNOWN_MEMBER);
     expect(topLevelMember(b('{"usage" {"a":1}}'), 'usage')).toBe(UNKNOWN_MEMBER);
     expect(topLevelMember(b('not json'), 'usage')).toBe(UNKNOWN_MEMBER);
+  });
+});
+
+describe('topLevelMembers', () => {
+  it('reads several members in one walk, in the order asked, as topLevelMember reads each', () => {
+    const text = JSON.stringify({ id: 'c-1', model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { content: '"id": 2' } }], usage: { total_tokens: 5 }, id2: 3 });
+    expect(topLevelMembers(b(text), ['usage', 'id', 'missing', 'choices'])).toEqual([{ total_tokens: 5 }, 'c-1', undefined, [{ index: 0, finish_reason: 'stop', message: { content: '"id": 2' } }]]);
+    expect(topLevelMembers(b('{"a":1,"a":2}'), ['a'])).toEqual([2]);
+    expect(topLevelMembers(b('{}'), ['a', 'b'])).toEqual([undefined, undefined]);
+    expect(topLevelMembers(b('{"a":1'), ['a'])).toBe(UNKNOWN_MEMBER);
+  });
+
+  it('is what a JsonAnswer reads its members with: each read once, forgotten when the answer is replaced', () => {
+    const answer = new JsonAnswer({ raw: b('{"id":"x","usage":{"total_tokens":2}}') });
+    expect(answer.members(['id', 'usage'])).toEqual(['x', { total_tokens: 2 }]);
+    expect(answer.member('usage')).toBe(answer.member('usage'));
+    answer.replace({ id: 'y' });
+    expect(answer.members(['id', 'usage'])).toEqual(['y', undefined]);
+    const unwalkable = new JsonAnswer({ raw: b('{"us\\u0061ge":{"a":1}}') });
+    expect(unwalkable.member('usage')).toEqual({ a: 1 });
   });
 });

@@ -41,42 +41,63 @@ export const UNKNOWN_MEMBER: unique symbol = Symbol('unknown member');
  * `UNKNOWN_MEMBER` when the text is not a plain object it can walk.
  */
 export function topLevelMember(bytes: Uint8Array, name: string): unknown {
+  const found = topLevelMembers(bytes, [name]);
+  return found === UNKNOWN_MEMBER ? found : found[0];
+}
+
+/**
+ * The values of several top-level members in one walk over the bytes (`topLevelMember` for each name, in
+ * the order of `names`; undefined for an absent one), or `UNKNOWN_MEMBER` when the text cannot be walked.
+ */
+export function topLevelMembers(bytes: Uint8Array, names: readonly string[]): unknown[] | typeof UNKNOWN_MEMBER {
   const n = bytes.length;
   let i = skipWs(bytes, 0);
   if (bytes[i] !== 0x7b) return UNKNOWN_MEMBER;
   i = skipWs(bytes, i + 1);
-  if (bytes[i] === 0x7d) return undefined;
-  let found: [number, number] | undefined;
-  for (;;) {
-    if (bytes[i] !== 0x22) return UNKNOWN_MEMBER;
-    const keyStart = i + 1;
-    let k = keyStart;
-    while (k < n && bytes[k] !== 0x22) {
-      if (bytes[k] === 0x5c) return UNKNOWN_MEMBER; // an escaped key: let JSON.parse decide
-      k++;
+  const found: Array<[number, number] | undefined> = new Array(names.length);
+  if (bytes[i] !== 0x7d) {
+    for (;;) {
+      if (bytes[i] !== 0x22) return UNKNOWN_MEMBER;
+      const keyStart = i + 1;
+      let k = keyStart;
+      while (k < n && bytes[k] !== 0x22) {
+        if (bytes[k] === 0x5c) return UNKNOWN_MEMBER; // an escaped key: let JSON.parse decide
+        k++;
+      }
+      if (k >= n) return UNKNOWN_MEMBER;
+      let which = -1;
+      for (let j = 0; j < names.length; j++) {
+        if (k - keyStart === names[j]!.length && sameAscii(bytes, keyStart, names[j]!)) {
+          which = j;
+          break;
+        }
+      }
+      i = skipWs(bytes, k + 1);
+      if (bytes[i] !== 0x3a) return UNKNOWN_MEMBER;
+      const valueStart = skipWs(bytes, i + 1);
+      const valueEnd = skipValue(bytes, valueStart);
+      if (valueEnd < 0) return UNKNOWN_MEMBER;
+      if (which >= 0) found[which] = [valueStart, valueEnd];
+      i = skipWs(bytes, valueEnd);
+      if (bytes[i] === 0x2c) {
+        i = skipWs(bytes, i + 1);
+        continue;
+      }
+      if (bytes[i] !== 0x7d) return UNKNOWN_MEMBER;
+      break;
     }
-    if (k >= n) return UNKNOWN_MEMBER;
-    const isName = k - keyStart === name.length && sameAscii(bytes, keyStart, name);
-    i = skipWs(bytes, k + 1);
-    if (bytes[i] !== 0x3a) return UNKNOWN_MEMBER;
-    const valueStart = skipWs(bytes, i + 1);
-    const valueEnd = skipValue(bytes, valueStart);
-    if (valueEnd < 0) return UNKNOWN_MEMBER;
-    if (isName) found = [valueStart, valueEnd];
-    i = skipWs(bytes, valueEnd);
-    if (bytes[i] === 0x2c) {
-      i = skipWs(bytes, i + 1);
-      continue;
+  }
+  const values: unknown[] = new Array(names.length);
+  for (let j = 0; j < names.length; j++) {
+    const at = found[j];
+    if (!at) continue;
+    try {
+      values[j] = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + at[0], at[1] - at[0]).toString('utf8'));
+    } catch {
+      return UNKNOWN_MEMBER;
     }
-    if (bytes[i] !== 0x7d) return UNKNOWN_MEMBER;
-    break;
   }
-  if (!found) return undefined;
-  try {
-    return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + found[0], found[1] - found[0]).toString('utf8'));
-  } catch {
-    return UNKNOWN_MEMBER;
-  }
+  return values;
 }
 
 /** Whether the bytes at `at` are `name`'s characters (compared code by code: no string is built per key). */

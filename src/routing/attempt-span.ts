@@ -53,12 +53,15 @@ function recordAnswer(span: GatewaySpan, answer: { id?: unknown; model?: unknown
   if (span.captureContent && choices.length) span.set({ 'gen_ai.output.messages': JSON.stringify(choices.map((c) => c.message ?? c.delta ?? null)) });
 }
 
+/** The members of a JSON answer its attempt span records (read in one walk of the bytes, `usage` kept for the metrics). */
+const ANSWER_MEMBERS = ['id', 'model', 'choices', 'usage'] as const;
+
 /** Ends an attempt span with its answer: at once for a JSON answer, at the stream's end for a stream. */
 export function endAttemptSpan(span: GatewaySpan, outcome: Outcome): void {
   span.set({ 'http.response.status_code': outcome.status, 'gen_ai.response.model': outcome.model });
   if (outcome.json) {
-    const json = outcome.json;
-    recordAnswer(span, { id: json.member('id'), model: json.member('model'), choices: json.member('choices'), usage: json.member('usage') });
+    const [id, model, choices, usage] = outcome.json.members(ANSWER_MEMBERS);
+    recordAnswer(span, { id, model, choices, usage });
     span.end();
     return;
   }

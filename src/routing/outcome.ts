@@ -1,5 +1,5 @@
 import type { StreamAnswer } from './stream-answer.js';
-import { UNKNOWN_MEMBER, isObject, topLevelMember } from '../lib/json.js';
+import { UNKNOWN_MEMBER, isObject, topLevelMembers } from '../lib/json.js';
 import type { PricingTerms } from '../pricing/price-config.js';
 
 /** Values of `x-gateway-cache-status` (decisions.md). */
@@ -12,6 +12,8 @@ export type CacheStatus = 'HIT' | 'SEMANTIC HIT' | 'MISS' | 'REFRESH' | 'DISABLE
 export class JsonAnswer {
   private rawBytes?: Buffer;
   private parsed?: unknown;
+  /** Top-level members already read from the bytes (each walk of the bytes reads the whole object). */
+  private read?: Map<string, unknown>;
 
   constructor(init: { raw: Buffer } | { value: unknown }) {
     if ('raw' in init) this.rawBytes = init.raw;
@@ -29,12 +31,25 @@ export class JsonAnswer {
    * still bytes; falls back to `value` when the bytes cannot be walked.
    */
   member(name: string): unknown {
+    return this.members([name])[0];
+  }
+
+  /**
+   * Several top-level members (in the order of `names`), read from the bytes in one walk for those not
+   * read before; from the value when it is parsed or the bytes cannot be walked.
+   */
+  members(names: readonly string[]): unknown[] {
     if (this.parsed === undefined && this.rawBytes) {
-      const found = topLevelMember(this.rawBytes, name);
-      if (found !== UNKNOWN_MEMBER) return found;
+      const read = (this.read ??= new Map());
+      const missing = names.filter((n) => !read.has(n));
+      const found = missing.length ? topLevelMembers(this.rawBytes, missing) : [];
+      if (found !== UNKNOWN_MEMBER) {
+        missing.forEach((n, i) => read.set(n, found[i]));
+        return names.map((n) => read.get(n));
+      }
     }
     const value = this.value;
-    return isObject(value) ? value[name] : undefined;
+    return names.map((n) => (isObject(value) ? value[n] : undefined));
   }
 
   /** The answer's bytes (serialised on first use when it was mapped). */
@@ -47,6 +62,7 @@ export class JsonAnswer {
   replace(value: unknown): void {
     this.parsed = value;
     this.rawBytes = undefined;
+    this.read = undefined;
   }
 }
 
