@@ -41,9 +41,13 @@ export const UNKNOWN_MEMBER: unique symbol = Symbol('unknown member');
  * `UNKNOWN_MEMBER` when the text is not a plain object it can walk.
  */
 export function topLevelMember(bytes: Uint8Array, name: string): unknown {
-  const found = topLevelMembers(bytes, [name]);
+  ONE[0] = name;
+  const found = topLevelMembers(bytes, ONE);
   return found === UNKNOWN_MEMBER ? found : found[0];
 }
+
+/** The names array of `topLevelMember` (reused: it is read only during the synchronous walk). */
+const ONE: string[] = [''];
 
 /**
  * The values of several top-level members in one walk over the bytes (`topLevelMember` for each name, in

@@ -1,5 +1,5 @@
 import type { StreamAnswer } from './stream-answer.js';
-import { UNKNOWN_MEMBER, isObject, topLevelMembers } from '../lib/json.js';
+import { UNKNOWN_MEMBER, isObject, topLevelMember, topLevelMembers } from '../lib/json.js';
 import type { PricingTerms } from '../pricing/price-config.js';
 
 /** Values of `x-gateway-cache-status` (decisions.md). */
@@ -31,7 +31,16 @@ export class JsonAnswer {
    * still bytes; falls back to `value` when the bytes cannot be walked.
    */
   member(name: string): unknown {
-    return this.members([name])[0];
+    if (this.parsed === undefined && this.rawBytes) {
+      if (this.read?.has(name)) return this.read.get(name);
+      const found = topLevelMember(this.rawBytes, name);
+      if (found !== UNKNOWN_MEMBER) {
+        (this.read ??= new Map()).set(name, found);
+        return found;
+      }
+    }
+    const value = this.value;
+    return isObject(value) ? value[name] : undefined;
   }
 
   /**
