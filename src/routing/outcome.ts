@@ -28,7 +28,8 @@ export class JsonAnswer {
 
   /**
    * One top-level member of the answer (e.g. `usage`), without parsing the whole answer when it is
-   * still bytes; falls back to `value` when the bytes cannot be walked.
+   * still bytes; falls back to `value` when the bytes cannot be walked. `members` for one name, without
+   * the arrays it builds (this one is on every request's path: the metrics read `usage`).
    */
   member(name: string): unknown {
     if (this.parsed === undefined && this.rawBytes) {

@@ -14,8 +14,10 @@ const pendingByApp = new WeakMap<FastifyInstance, Pending[]>();
  * ~20 MB of heap and ~45 MB of RSS for the process's lifetime, and the old generation V8 sizes from the live
  * heap grows with them under load. Compiled lazily, a route pays its compilation once, on its first request.
  *
- * `compilers(ajvFor)`: the Fastify option (`schemaController`) and the validator compiler to install; the
- * serializers are Fastify's own (`@fastify/fast-json-stringify-compiler`, the same options), only deferred.
+ * Answers the Fastify option (`schemaController`) and the validator compiler to install (`ajvFor` picks the
+ * Ajv instance of a request part), and `adopt(app)` to make the app's deferrals reachable by
+ * `compileRouteSchemasNow`; the serializers are Fastify's own (`@fastify/fast-json-stringify-compiler`, the
+ * same options), only deferred.
  */
 export function lazyRouteSchemas(ajvFor: (httpPart: string | undefined) => Ajv): {
   schemaController: NonNullable<FastifyServerOptions['schemaController']>;

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { COLUMNS, defaultOf, rowValues, type RequestLogRow } from './request-logs.js';
+import { COLUMNS, rowValues, type RequestLogRow } from './request-logs.js';
+
+/** What a column a row leaves out holds: 0 for the token details (migration 0024), 1 for `rolled_up`, else null. */
+const defaultOf = (column: string): number | null => (column === 'rolled_up' ? 1 : ['cached_tokens', 'cache_write_tokens', 'reasoning_tokens'].includes(column) ? 0 : null);
 
 /** What the INSERT binds for a row: each column's value, or its default when the row leaves it out. */
 const expected = (row: Partial<RequestLogRow>) => COLUMNS.map((c) => row[c] ?? defaultOf(c));

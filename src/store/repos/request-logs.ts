@@ -15,16 +15,11 @@ export const COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof RequestLogRow>;
 
 /**
- * What a column a row leaves out holds (the token details are NOT NULL, default 0, as in migration
- * 0024; `rolled_up` is 1: the batch's rollups are written with it); others null.
- */
-const ZERO_DEFAULT: ReadonlySet<string> = new Set(['cached_tokens', 'cache_write_tokens', 'reasoning_tokens']);
-export const defaultOf = (column: string): number | null => (column === 'rolled_up' ? 1 : ZERO_DEFAULT.has(column) ? 0 : null);
-
-/**
- * A row's values in `COLUMNS` order, defaults filled (`defaultOf`). Written out by name rather than read
- * with `row[column]` in a loop: a computed key over 34 columns is a megamorphic keyed load per value (it
- * showed in profiles of the request log); a test checks the order against `COLUMNS`.
+ * A row's values in `COLUMNS` order. A column the row leaves out is null, except the token details (NOT
+ * NULL, default 0, as in migration 0024) and `rolled_up` (1: the batch's rollups are written with it).
+ * Written out by name rather than read with `row[column]` in a loop: a computed key over 34 columns is a
+ * megamorphic keyed load per value (it showed in profiles of the request log); a test checks the order
+ * against `COLUMNS` and the defaults.
  */
 export function rowValues(r: RequestLogRow, out: unknown[], at: number): void {
   out[at] = r.id ?? null; out[at + 1] = r.organisation_id ?? null; out[at + 2] = r.workspace_id ?? null; out[at + 3] = r.api_key_id ?? null; out[at + 4] = r.user_id ?? null;
