@@ -101,7 +101,24 @@ function tracingOf(env: NodeJS.ProcessEnv): TracingOptions | undefined {
   const base = httpUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   const endpoint = httpUrl(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
   if (!endpoint) return undefined;
-  return { endpoint, captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT === 'true', scheduleDelayMs: timeout(env.OTEL_BSP_SCHEDULE_DELAY, 1000) };
+  return {
+    endpoint,
+    protocol: otlpProtocol(env),
+    captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT === 'true',
+    scheduleDelayMs: timeout(env.OTEL_BSP_SCHEDULE_DELAY, 1000),
+  };
+}
+
+/**
+ * The OTLP encoding of the trace export (`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`):
+ * `http/protobuf` (the OpenTelemetry default) or `http/json`; `grpc` is not supported.
+ */
+function otlpProtocol(env: NodeJS.ProcessEnv): TracingOptions['protocol'] {
+  const name = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const value = env[name];
+  if (!value || value === 'http/protobuf') return 'http/protobuf';
+  if (value === 'http/json') return 'http/json';
+  throw new Error(`${name}: expected 'http/protobuf' or 'http/json' (gRPC is not supported), got '${value}'`);
 }
 
 /** Reads settings; throws with a clear message on a malformed value. */

@@ -28,6 +28,8 @@ export interface GatewaySpan {
 export interface TracingOptions {
   /** Full URL of the OTLP/HTTP traces endpoint. */
   endpoint: string;
+  /** The export's encoding: binary protobuf (the OpenTelemetry default) or JSON. */
+  protocol: 'http/protobuf' | 'http/json';
   captureContent: boolean;
   /** Wait before exporting a batch of ended spans, ms. */
   scheduleDelayMs: number;

@@ -35,15 +35,19 @@ describe('OpenTelemetry traces', () => {
   const chat = (gw: TestGateway, headers: Record<string, string>) =>
     gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config(), ...headers }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a secret plan' }], max_tokens: 20 }) });
 
-  it('a request joins the incoming traceparent: SERVER, routing, and a CLIENT span per attempt with the GenAI attributes', async () => {
-    const gw = await start({});
-    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+  it.each([
+    ['http/protobuf (the default)', {}, 'application/x-protobuf', '4bf92f3577b34da6a3ce929d0e0e4736'],
+    ['http/json', { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, 'application/json', '5cf92f3577b34da6a3ce929d0e0e4737'],
+  ])('over %s, a request joins the incoming traceparent: SERVER, routing, and a CLIENT span per attempt with the GenAI attributes', async (_, env, contentType, traceId) => {
+    const gw = await start(env);
+    const exportsBefore = receiver.contentTypes.length;
     const parent = '00f067aa0ba902b7';
     const res = await chat(gw, { traceparent: `00-${traceId}-${parent}-01` });
     expect(res.status).toBe(200);
     const answer = (await res.json()) as { id: string; model: string; choices: Array<{ finish_reason: string }>; usage: { prompt_tokens: number; completion_tokens: number } };
     expect(res.headers.get('x-gateway-trace-id')).toBe(traceId);
     const spans = await receiver.trace(traceId, 4);
+    expect(new Set(receiver.contentTypes.slice(exportsBefore))).toEqual(new Set([contentType]));
     const server = spans.find((s) => s.kind === SPAN_KIND.SERVER)!;
     expect(server).toMatchObject({ name: 'POST /v1/chat/completions', parentSpanId: parent });
     expect(server.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 200 });

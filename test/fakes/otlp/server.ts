@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { decodeTraceExport } from './trace-proto.js';
 
 /** A span as received, attributes decoded from OTLP/JSON's `AnyValue`s. */
 export interface ReceivedSpan {
@@ -33,11 +34,14 @@ function attributes(list: Array<{ key: string; value: AnyValue }> | undefined): 
 }
 
 /**
- * An in-process OTLP/HTTP receiver (JSON encoding, `POST /v1/traces`), as a collector would be: it
- * decodes each export request and keeps every span with its resource attributes.
+ * An in-process OTLP/HTTP receiver (`POST /v1/traces`, `application/x-protobuf` or `application/json`),
+ * as a collector would be: it decodes each export request and keeps every span with its resource
+ * attributes, and the content type of each export.
  */
 export class FakeOtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
+  /** The `content-type` of each export received, in order. */
+  readonly contentTypes: string[] = [];
   private server?: Server;
 
   /** Base URL (`OTEL_EXPORTER_OTLP_ENDPOINT`). */
@@ -48,11 +52,21 @@ export class FakeOtlpReceiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        if (req.method !== 'POST' || req.url !== '/v1/traces' || !String(req.headers['content-type']).includes('json')) {
+        const type = String(req.headers['content-type']);
+        const json = type === 'application/json';
+        if (req.method !== 'POST' || req.url !== '/v1/traces' || !(json || type === 'application/x-protobuf')) {
           res.writeHead(415).end();
           return;
         }
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        this.contentTypes.push(type);
+        const bytes = Buffer.concat(chunks);
+        let body;
+        try {
+          body = json ? JSON.parse(bytes.toString('utf8')) : decodeTraceExport(bytes);
+        } catch {
+          res.writeHead(400).end();
+          return;
+        }
         for (const rs of body.resourceSpans ?? []) {
           const resource = attributes(rs.resource?.attributes);
           for (const ss of rs.scopeSpans ?? []) {
@@ -61,7 +75,8 @@ export class FakeOtlpReceiver {
             }
           }
         }
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        // An empty ExportTraceServiceResponse in the request's encoding.
+        res.writeHead(200, { 'content-type': type }).end(json ? '{}' : '');
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));

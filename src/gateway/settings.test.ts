@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { readSettings } from './settings.js';
+
+describe('tracing settings', () => {
+  const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318/' };
+
+  it('exports to <endpoint>/v1/traces over http/protobuf unless a protocol says otherwise', () => {
+    expect(readSettings({}).tracing).toBeUndefined();
+    expect(readSettings(endpoint).tracing).toMatchObject({ endpoint: 'http://127.0.0.1:4318/v1/traces', protocol: 'http/protobuf', scheduleDelayMs: 1000 });
+    expect(readSettings({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).tracing?.protocol).toBe('http/json');
+    // The traces-specific variable wins over the general one, as in the OpenTelemetry SDKs.
+    expect(readSettings({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }).tracing?.protocol).toBe('http/protobuf');
+  });
+
+  it('refuses a protocol it cannot speak, naming the variable', () => {
+    expect(() => readSettings({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL: expected 'http\/protobuf' or 'http\/json' \(gRPC is not supported\), got 'grpc'/);
+    expect(() => readSettings({ ...endpoint, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'json' })).toThrow(/OTEL_EXPORTER_OTLP_TRACES_PROTOCOL/);
+  });
+});
