@@ -15,7 +15,9 @@
  * BENCH_INSTR_TARGETS (`floor,ours`; `production` adds our production instance: request log, OTel export to a local
  * receiver, a workspace-user key, a rate-limit and a usage-limit policy, as run.mjs's production scenario), BENCH_INSTR_IDLE_S (10 s idle per target: its background timer work per second,
  * subtracted from each round's main-thread work), BENCH_INSTR_DIST (another build of ours, default dist/), BENCH_INSTR_KEEP=1 keeps the callgrind dumps in
- * bench/results/callgrind/ for `callgrind_annotate --inclusive=yes <file>`.
+ * bench/results/callgrind/ for `callgrind_annotate --inclusive=yes <file>`. BENCH_INSTR_SIM=1 also simulates the caches and
+ * branch predictors (`--cache-sim=yes --branch-sim=yes`, about twice as slow) and adds a table of misses and mispredicted
+ * branches per request: machine-independent figures for what makes one instruction cost more time than another.
  * Output: Markdown on stdout and in bench/results/instructions-latest.md. Not a timed test; `npm test`
  * never runs it.
  */
@@ -41,6 +43,7 @@ const ONLY = new Set((env.BENCH_INSTR_SCENARIOS ?? 'chat,stream').split(','));
 const TARGETS = (env.BENCH_INSTR_TARGETS ?? 'floor,ours').split(',');
 const ROUNDS = num('BENCH_INSTR_ROUNDS', 3);
 const KEEP = Boolean(env.BENCH_INSTR_KEEP);
+const SIM = Boolean(env.BENCH_INSTR_SIM);
 /** Seconds of idle measurement per target (its background work per second is subtracted from the rounds). */
 const IDLE_S = num('BENCH_INSTR_IDLE_S', 10);
 /** Another build of ours (e.g. a copy of an older commit's dist/ inside this checkout, so it finds node_modules). */
@@ -92,13 +95,21 @@ async function drive(pool, call, stream, count) {
   await Promise.all(Array.from({ length: CONNECTIONS }, one));
 }
 
-/** The total Ir of dump number `part` of `pid` (callgrind writes it shortly after `-d` returns). */
+/**
+ * The total Ir of dump number `part` of `pid` (callgrind writes it shortly after `-d` returns), and every
+ * event's total by name (`Ir`, and with BENCH_INSTR_SIM `I1mr`, `D1mr`, `Bcm` ...).
+ */
 async function dumpTotal(dir, prefix, pid, part) {
   const file = join(dir, `${prefix}.${pid}.${part}`);
   for (let waited = 0; ; waited += 100) {
     const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
-    const m = /^totals:\s*(\d+)/m.exec(text);
-    if (m) return { total: Number(m[1]), file };
+    const m = /^totals:\s*([\d ]+)/m.exec(text);
+    if (m) {
+      const names = (/^events:\s*(.*)$/m.exec(text)?.[1] ?? 'Ir').trim().split(/\s+/);
+      const values = m[1].trim().split(/\s+/).map(Number);
+      const events = Object.fromEntries(names.map((n, i) => [n, values[i] ?? 0]));
+      return { total: events.Ir ?? values[0], events, file };
+    }
     if (waited > 120_000) throw new Error(`callgrind wrote no dump ${file}`);
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -110,22 +121,30 @@ async function dumpTotal(dir, prefix, pid, part) {
  * of requests under valgrind's slowness); `gc` is the garbage collector, on the main thread
  * (`Heap::CollectGarbage`, incremental marking steps) and on the worker threads (concurrent marking,
  * sweeping, parallel scavenging: everything the workers do but compile); `work` is the rest of the main
- * thread (JavaScript, builtins, Node, llhttp, libuv, libc): the figure a code change moves.
+ * thread (JavaScript, builtins, Node, llhttp, libuv, libc): the figure a code change moves. Instructions
+ * (`Ir`); `workEvents` is the main thread's share of every event of the dump (`events`: the dump's totals).
  */
-function kinds(file, total) {
-  const r = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 << 20 });
+function kinds(file, events) {
+  const names = Object.keys(events);
+  const r = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', `--show=${names.join(',')}`, '--sort=Ir', file], { encoding: 'utf8', maxBuffer: 256 << 20 });
+  const rows = [];
+  for (const line of r.stdout.split('\n')) {
+    const m = /^((?:\s*[\d,]+ \(\s*[\d.]+%\))+)\s+(.*)$/.exec(line);
+    if (m) rows.push({ values: [...m[1].matchAll(/([\d,]+) \(/g)].map((x) => Number(x[1].replaceAll(',', ''))), name: m[2] });
+  }
+  /** Every event of the function matching `pattern` with the most instructions (zeros when none does). */
   const inclusive = (pattern) => {
-    let n = 0;
-    for (const line of r.stdout.split('\n')) {
-      const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
-      if (m && pattern.test(m[2])) n = Math.max(n, Number(m[1].replaceAll(',', '')));
-    }
-    return n;
+    let best;
+    for (const row of rows) if (pattern.test(row.name) && (!best || row.values[0] > best.values[0])) best = row;
+    return names.map((_, i) => best?.values[i] ?? 0);
   };
+  const add = (a, b) => a.map((x, i) => x + b[i]);
   const workers = inclusive(/node::\(anonymous namespace\)::PlatformWorkerThread\(/);
   const compiler = inclusive(/OptimizingCompileDispatcher::CompileTask::RunInternal\(/);
-  const mainGc = inclusive(/v8::internal::Heap::CollectGarbage\(/) + inclusive(/v8::internal::IncrementalMarking::Step\(/) + inclusive(/v8::internal::Heap::StartIncrementalMarking\(/);
-  return { compiler, gc: workers - compiler + mainGc, work: total - workers - mainGc };
+  const mainGc = add(add(inclusive(/v8::internal::Heap::CollectGarbage\(/), inclusive(/v8::internal::IncrementalMarking::Step\(/)), inclusive(/v8::internal::Heap::StartIncrementalMarking\(/));
+  const work = names.map((n, i) => events[n] - workers[i] - mainGc[i]);
+  const ir = names.indexOf('Ir');
+  return { compiler: compiler[ir], gc: workers[ir] - compiler[ir] + mainGc[ir], work: work[ir], workEvents: Object.fromEntries(names.map((n, i) => [n, work[i]])) };
 }
 
 function median(xs) {
@@ -136,7 +155,7 @@ function median(xs) {
 async function startTarget(kind, fakeUrl) {
   const port = await freePort();
   const prefix = `callgrind.${kind}`;
-  const valgrind = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(work, prefix)}.%p`];
+  const valgrind = ['--tool=callgrind', '--instr-atstart=no', ...(SIM ? ['--cache-sim=yes', '--branch-sim=yes'] : []), `--callgrind-out-file=${join(work, prefix)}.%p`];
   let args;
   let extraEnv = {};
   if (kind === 'floor') args = [...valgrind, process.execPath, join(BENCH, 'floor-proxy.mjs'), String(port), fakeUrl];
@@ -203,8 +222,8 @@ try {
         await new Promise((r) => setTimeout(r, IDLE_S * 1000));
         callgrindControl(target, '-d');
         const idleS = (Date.now() - t0) / 1000;
-        const { total, file } = await dumpTotal(work, target.prefix, target.svc.pid, ++target.dumps);
-        target.idleWorkPerS = kinds(file, total).work / idleS;
+        const { events, file } = await dumpTotal(work, target.prefix, target.svc.pid, ++target.dumps);
+        target.idleWorkPerS = kinds(file, events).work / idleS;
         log(`${kind} idle: ${Math.round(target.idleWorkPerS).toLocaleString('en-US')} main-thread instructions per second of background work`);
       }
       const rounds = [];
@@ -214,11 +233,13 @@ try {
         await drive(pool, call, Boolean(scenario.stream), N);
         callgrindControl(target, '-d');
         const seconds = (Date.now() - t0) / 1000;
-        const { total, file } = await dumpTotal(work, target.prefix, target.svc.pid, ++target.dumps);
+        const { total, events, file } = await dumpTotal(work, target.prefix, target.svc.pid, ++target.dumps);
         log(`${kind} ${scenario.name} round ${round}: ${N} requests, ${total} instructions (${seconds.toFixed(1)} s under valgrind)`);
-        const k = kinds(file, total);
+        const k = kinds(file, events);
         const background = Math.min(k.work, target.idleWorkPerS * seconds);
-        rounds.push({ total: total / N, work: (k.work - background) / N, rawWork: k.work / N, background: background / N, gc: k.gc / N, compiler: k.compiler / N });
+        const perRequest = (...names) => names.reduce((sum, n) => sum + (k.workEvents[n] ?? 0), 0) / N;
+        const sim = SIM ? { i1: perRequest('I1mr'), d1: perRequest('D1mr', 'D1mw'), ll: perRequest('ILmr', 'DLmr', 'DLmw'), branches: perRequest('Bc', 'Bi'), mispredicted: perRequest('Bcm', 'Bim') } : undefined;
+        rounds.push({ total: total / N, work: (k.work - background) / N, rawWork: k.work / N, background: background / N, gc: k.gc / N, compiler: k.compiler / N, sim });
         if (KEEP) {
           const keepDir = join(BENCH, 'results/callgrind');
           mkdirSync(keepDir, { recursive: true });
@@ -226,7 +247,9 @@ try {
         }
       }
       const pick = (key) => median(rounds.map((x) => x[key]));
-      rows.push({ target: kind, scenario: scenario.name, rounds, total: pick('total'), work: pick('work'), rawWork: pick('rawWork'), background: pick('background'), gc: pick('gc'), compiler: pick('compiler') });
+      const pickSim = (key) => median(rounds.map((x) => x.sim[key]));
+      const sim = SIM ? { i1: pickSim('i1'), d1: pickSim('d1'), ll: pickSim('ll'), branches: pickSim('branches'), mispredicted: pickSim('mispredicted') } : undefined;
+      rows.push({ target: kind, scenario: scenario.name, rounds, total: pick('total'), work: pick('work'), rawWork: pick('rawWork'), background: pick('background'), gc: pick('gc'), compiler: pick('compiler'), sim });
     }
     await pool.close();
   }
@@ -255,6 +278,20 @@ for (const r of rows) {
   lines.push(
     `| ${r.scenario} | ${r.target} | ${fmt(r.total)} | ${ratio(r.total, f?.total)} | ${fmt(r.work)} | ${ratio(r.work, f?.work)} | ${fmt(r.rawWork)} | ${fmt(r.background)} | ${fmt(r.gc)} | ${fmt(r.compiler)} | ${r.rounds.map((x) => fmt(x.total)).join(', ')} |`,
   );
+}
+if (SIM) {
+  lines.push(
+    '',
+    "Simulated caches and branch predictors (valgrind's defaults: the host's L1 and last-level cache sizes), the main thread without the GC (timers included), per request (medians):",
+    '',
+    '| Scenario | Target | I1 misses | × floor | D1 misses | × floor | LL misses | × floor | branches | mispredicted | × floor |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  );
+  for (const r of rows) {
+    const f = rows.find((x) => x.target === 'floor' && x.scenario === r.scenario)?.sim;
+    const s = r.sim;
+    lines.push(`| ${r.scenario} | ${r.target} | ${fmt(s.i1)} | ${ratio(s.i1, f?.i1)} | ${fmt(s.d1)} | ${ratio(s.d1, f?.d1)} | ${fmt(s.ll)} | ${ratio(s.ll, f?.ll)} | ${fmt(s.branches)} | ${fmt(s.mispredicted)} | ${ratio(s.mispredicted, f?.mispredicted)} |`);
+  }
 }
 const report = lines.join('\n') + '\n';
 mkdirSync(join(BENCH, 'results'), { recursive: true });
