@@ -18,6 +18,8 @@
  * bench/results/callgrind/ for `callgrind_annotate --inclusive=yes <file>`. BENCH_INSTR_SIM=1 also simulates the caches and
  * branch predictors (`--cache-sim=yes --branch-sim=yes`, about twice as slow) and adds a table of misses and mispredicted
  * branches per request: machine-independent figures for what makes one instruction cost more time than another.
+ * BENCH_INSTR_NODE_ARGS: extra node arguments for both targets (`--perf-basic-prof`: dumps whose JavaScript
+ * bench/callgrind-names.mjs can name).
  * Output: Markdown on stdout and in bench/results/instructions-latest.md. Not a timed test; `npm test`
  * never runs it.
  */
@@ -158,10 +160,11 @@ async function startTarget(kind, fakeUrl) {
   const valgrind = ['--tool=callgrind', '--instr-atstart=no', ...(SIM ? ['--cache-sim=yes', '--branch-sim=yes'] : []), `--callgrind-out-file=${join(work, prefix)}.%p`];
   let args;
   let extraEnv = {};
-  if (kind === 'floor') args = [...valgrind, process.execPath, join(BENCH, 'floor-proxy.mjs'), String(port), fakeUrl];
+  const nodeArgs = env.BENCH_INSTR_NODE_ARGS ? env.BENCH_INSTR_NODE_ARGS.split(' ') : [];
+  if (kind === 'floor') args = [...valgrind, process.execPath, ...nodeArgs, join(BENCH, 'floor-proxy.mjs'), String(port), fakeUrl];
   else {
     const dataDir = mkdtempSync(join(work, 'data-'));
-    args = [...valgrind, process.execPath, join(DIST, 'main.js')];
+    args = [...valgrind, process.execPath, ...nodeArgs, join(DIST, 'main.js')];
     extraEnv = { PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey, GATEWAY_REQUEST_LOG: 'false', LOG_LEVEL: 'warn' };
     if (kind === 'production') {
       // As run.mjs's production instance: request log on, default log level, traces exported to a local receiver.
