@@ -99,7 +99,7 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
       if (isObject(chunk.usage)) usage = chunk.usage as unknown as Usage;
     },
     onEnd: (ok, error) => {
-      recordCompletion(deps, dp, { status: ok ? outcome.status : (error?.status ?? 500), outcome, error, trace, usage, latencyMs: Date.now() - ctx.startedAt, ...(chunks ? { responseBody: { chunks } } : {}) });
+      recordCompletion(deps, dp, { status: ok ? outcome.status : (error?.status ?? 500), outcome, error, trace, usage, latencyMs: Date.now() - ctx.startedAt, responseBody: chunks ? { chunks } : undefined });
     },
   });
   return sendEventStream(reply, outcome.status, stream);

@@ -42,13 +42,15 @@ export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: 
     // Priced here, after the answer, from memoised catalogue lookups (the usage-limit hook reads the same price).
     const price = priceOfRequest(done, dp.ctx.startedAt);
     if (done.trace.provider !== undefined) {
+      // Plain literals on this path (no conditional spreads: a spread inside a literal builds it property by property).
       deps.metrics.observeGenAi({
         operation: genAiOperationName(dp.endpoint),
         provider,
         model,
-        ...(usage ? { inputTokens: usage.prompt_tokens ?? 0, outputTokens: usage.completion_tokens ?? 0 } : {}),
+        inputTokens: usage ? (usage.prompt_tokens ?? 0) : undefined,
+        outputTokens: usage ? (usage.completion_tokens ?? 0) : undefined,
         seconds: done.latencyMs / 1000,
-        ...(done.error ? { errorType: done.error.publicCode ?? done.error.code } : {}),
+        errorType: done.error ? (done.error.publicCode ?? done.error.code) : undefined,
         cost: price.cost,
       });
     }
@@ -62,6 +64,7 @@ export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: 
     if (!deps.settings.requestLog) return;
     const u = usage;
     const t = price.tokens;
+    const bodies = logsBodies(deps.runtime.current, dp.ctx);
     deps.logs.push({
       id: timeOrderedId('log_'),
       organisation_id: dp.ctx.organisationId,
@@ -95,7 +98,9 @@ export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: 
       // Serialised by the writer, in its batch (not here, on the request path).
       attempts: done.trace.attempts,
       ttfb_ms: done.trace.answeredAt === undefined ? null : done.trace.answeredAt - dp.ctx.startedAt,
-      ...(logsBodies(deps.runtime.current, dp.ctx) ? { request_body: dp.body, response_body: done.responseBody ?? null } : {}),
+      request_body: bodies ? dp.body : undefined,
+      response_body: bodies ? (done.responseBody ?? null) : undefined,
+
     });
   } catch (err) {
     deps.logger.warn({ err }, 'request accounting failed');

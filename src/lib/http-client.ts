@@ -1,8 +1,9 @@
+import type { EventEmitter } from 'node:events';
 import { Agent, errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error.js';
 import { tryParseJson } from './json.js';
-import { LazyAbort, signalOf, type AbortSource } from './lazy-abort.js';
+import { LazyAbort, type AbortSource } from './lazy-abort.js';
 import { OutboundPolicy } from './outbound-policy.js';
 
 /** One upstream HTTP call. */
@@ -113,7 +114,8 @@ export class HttpClient {
         method: req.method,
         headers: req.headers,
         body: req.body ?? undefined,
-        signal: req.signal ? signalOf(req.signal) : undefined,
+        // A lazy abort goes to undici as the EventEmitter it accepts as a signal (no AbortSignal made).
+        signal: req.signal instanceof LazyAbort ? (req.signal as unknown as EventEmitter) : req.signal,
         headersTimeout: req.headersTimeout ?? this.opts.headersTimeoutMs,
         bodyTimeout: req.bodyTimeout ?? this.opts.bodyTimeoutMs,
       });

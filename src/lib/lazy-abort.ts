@@ -31,11 +31,30 @@ export class LazyAbort {
   /** Calls `fn` once when aborted (never if it already was); returns the function that unregisters it. */
   onAbort(fn: () => void): () => void {
     (this.listeners ??= []).push(fn);
-    return () => {
-      const list = this.listeners;
-      const i = list ? list.indexOf(fn) : -1;
-      if (i >= 0) list!.splice(i, 1);
-    };
+    return () => this.removeListener('abort', fn);
+  }
+
+  /*
+   * The `abort` event as an EventEmitter has it: undici's `request` takes an EventEmitter as its
+   * `signal` (it reads `aborted` and `reason`, and listens with `once('abort')`), so a streamed upstream
+   * call is given the switch itself instead of a real AbortSignal (creating one costs ~16k instructions
+   * per request in Node 20: its prototype is set after construction; bench/README.md). Abort happens
+   * once, so `on` and `once` are the same.
+   */
+  on(event: 'abort', fn: () => void): this {
+    if (event === 'abort') (this.listeners ??= []).push(fn);
+    return this;
+  }
+
+  once(event: 'abort', fn: () => void): this {
+    return this.on(event, fn);
+  }
+
+  removeListener(event: 'abort', fn: () => void): this {
+    const list = this.listeners;
+    const i = event === 'abort' && list ? list.indexOf(fn) : -1;
+    if (i >= 0) list!.splice(i, 1);
+    return this;
   }
 }
 

@@ -118,8 +118,18 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
     }
     // The request's price, as its log row records it (a stream without usage: priced from the estimate).
     const cost = spent && l.reserved.some((r) => r.policy.type === 'cost') ? priceOfRequest(done, dp.ctx.startedAt, done.usage === undefined ? usage : undefined).cost : 0;
+    // Each settlement one plain literal (a spread of the reservation plus three members went through V8's runtime per request).
     const settlements = l.reserved
-      .map((r) => ({ ...r.entry, id: r.policy.id, delta: (spent || r.policy.type === 'requests' ? settledAmount(r.policy.type, cost, tokens) : 0) - r.entry.amount, alertAt: r.policy.alertAt }))
+      .map(({ policy, entry: e }) => ({
+        policyId: e.policyId,
+        windowStart: e.windowStart,
+        resetAt: e.resetAt,
+        group: e.group,
+        limit: e.limit,
+        id: policy.id,
+        delta: (spent || policy.type === 'requests' ? settledAmount(policy.type, cost, tokens) : 0) - e.amount,
+        alertAt: policy.alertAt,
+      }))
       .filter((s) => s.delta !== 0 || s.alertAt !== null);
     if (spent) {
       for (const r of l.reserved) {

@@ -67,7 +67,6 @@ export async function callTarget(call: TargetCall, signal: AbortSource, deps: Ca
     const text = await res.body.text().catch(() => '');
     throw providerError(call, res.status, text, res.headers);
   }
-  const base = { status: res.status, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: 'DISABLED' as const, headers: {} };
   if (!call.endpoint.createStreamMapper) {
     res.body.destroy();
     throw new GatewayError('invalid_request', `Provider '${call.adapter.name}' cannot stream ${call.input.endpoint}.`, { param: 'stream' });
@@ -95,7 +94,9 @@ export async function callTarget(call: TargetCall, signal: AbortSource, deps: Ca
     },
   };
   const includeUsage = isObject(call.input.body.stream_options) && call.input.body.stream_options.include_usage === true;
-  return { ...base, stream: new StreamAnswer(source, includeUsage, passthrough, framing, call.endpoint.addsStreamUsage === true), model: modelOf(call.body) };
+  const stream = new StreamAnswer(source, includeUsage, passthrough, framing, call.endpoint.addsStreamUsage === true);
+  // One literal, as the JSON outcomes above (a spread of a shared part would add `stream` and `model` through the runtime).
+  return { status: res.status, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: 'DISABLED', headers: {}, stream, model: modelOf(call.body) };
 }
 
 /** Config keys of a target whose values are credentials (`api_key`, `cloud1_secret_access_key`, `cloud1_session_token`, ...). */
