@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UNKNOWN_MEMBER, topLevelMember, topLevelMembers } from './json.js';
+import { UNKNOWN_MEMBER, topLevelBounds, topLevelMember, topLevelMembers } from './json.js';
 import { JsonAnswer } from '../routing/outcome.js';
 
 const b = (s: string) => Buffer.from(s, 'utf8');
@@ -41,6 +41,18 @@ describe('topLevelMembers', () => {
     expect(topLevelMembers(b('{"a":1,"a":2}'), ['a'])).toEqual([2]);
     expect(topLevelMembers(b('{}'), ['a', 'b'])).toEqual([undefined, undefined]);
     expect(topLevelMembers(b('{"a":1'), ['a'])).toBe(UNKNOWN_MEMBER);
+  });
+
+  it('topLevelBounds: where the values lie, without parsing them (the last of duplicates)', () => {
+    const text = '{"choices": [ ], "usage":{"t":1}, "n": -2, "usage" : [3]}';
+    const found = topLevelBounds(b(text), ['usage', 'choices', 'n', 'missing']);
+    expect(found).not.toBe(UNKNOWN_MEMBER);
+    const [usage, choices, n, missing] = found as Array<[number, number] | undefined>;
+    expect(text.slice(...usage!)).toBe('[3]');
+    expect(text.slice(...choices!)).toBe('[ ]');
+    expect(text.slice(...n!)).toBe('-2');
+    expect(missing).toBeUndefined();
+    expect(topLevelBounds(b('{"a":[1}'), ['a'])).toBe(UNKNOWN_MEMBER);
   });
 
   it('is what a JsonAnswer reads its members with: each read once, forgotten when the answer is replaced', () => {

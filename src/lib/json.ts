@@ -54,6 +54,29 @@ const ONE: string[] = [''];
  * the order of `names`; undefined for an absent one), or `UNKNOWN_MEMBER` when the text cannot be walked.
  */
 export function topLevelMembers(bytes: Uint8Array, names: readonly string[]): unknown[] | typeof UNKNOWN_MEMBER {
+  const found = topLevelBounds(bytes, names);
+  if (found === UNKNOWN_MEMBER) return found;
+  const values: unknown[] = new Array(names.length);
+  for (let j = 0; j < names.length; j++) {
+    const at = found[j];
+    if (!at) continue;
+    try {
+      values[j] = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + at[0], at[1] - at[0]).toString('utf8'));
+    } catch {
+      return UNKNOWN_MEMBER;
+    }
+  }
+  return values;
+}
+
+/**
+ * Where the values of top-level members lie in the bytes of a JSON object (`[start, end)` per name, in the
+ * order of `names`; undefined for an absent one; the last of duplicates), found in one walk without
+ * parsing any value, or `UNKNOWN_MEMBER` when the text cannot be walked (as `topLevelMembers`). The walk
+ * checks the object's structure (keys, colons, commas, balanced brackets, closed strings), not that every
+ * value is valid JSON.
+ */
+export function topLevelBounds(bytes: Uint8Array, names: readonly string[]): Array<[number, number] | undefined> | typeof UNKNOWN_MEMBER {
   const n = bytes.length;
   let i = skipWs(bytes, 0);
   if (bytes[i] !== 0x7b) return UNKNOWN_MEMBER;
@@ -91,17 +114,7 @@ export function topLevelMembers(bytes: Uint8Array, names: readonly string[]): un
       break;
     }
   }
-  const values: unknown[] = new Array(names.length);
-  for (let j = 0; j < names.length; j++) {
-    const at = found[j];
-    if (!at) continue;
-    try {
-      values[j] = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + at[0], at[1] - at[0]).toString('utf8'));
-    } catch {
-      return UNKNOWN_MEMBER;
-    }
-  }
-  return values;
+  return found;
 }
 
 /** Whether the bytes at `at` are `name`'s characters (compared code by code: no string is built per key). */

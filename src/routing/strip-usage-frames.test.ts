@@ -39,4 +39,21 @@ describe('UsageFrameStripper', () => {
   it('passes an unterminated tail through at the end', () => {
     expect(run([content, 'data: {"partial"'])).toBe(content + 'data: {"partial"');
   });
+
+  it('reads a one-line frame without parsing it and a several-line frame by parsing it: the same frames dropped', () => {
+    const spaced = 'data:   {"id":"c1", "choices": [ ], "usage": {"total_tokens": 4}, "x": "}"}\n\n';
+    const withEvent = 'event: chunk\nid: 7\n' + usage;
+    const twoLines = 'data: {"id":"c1","choices":[],\ndata: "usage":{"total_tokens":4}}\n\n';
+    const escapedKey = 'data: {"id":"c1","ch\\u006fices":[],"choices":[],"usage":{"total_tokens":4}}\n\n';
+    expect(run([content + spaced + withEvent + twoLines + escapedKey + done])).toBe(content + done);
+    // Not usage-only: choices not empty, usage not an object, choices missing, malformed.
+    const kept = [
+      'data: {"id":"c1","choices":[{"index":0}],"usage":{"total_tokens":4}}\n\n',
+      'data: {"id":"c1","choices":[],"usage":[1]}\n\n',
+      'data: {"id":"c1","usage":{"total_tokens":4}}\n\n',
+      'data: {"id":"c1","choices":[],"usage":{"total_tokens":4}\n\n',
+      'data: {"id":"c1","choices":[],"usage":{"total_tokens":4}}\ndata: {"second":"object"}\n\n',
+    ];
+    expect(run([kept.join('') + done])).toBe(kept.join('') + done);
+  });
 });
