@@ -10,7 +10,7 @@
  * speed or what else runs on the machine, so a regression shows on any machine; the ratio to the
  * floor is the figure to watch. The fake upstream and the load generator run outside valgrind.
  *
- * Settings (environment): BENCH_INSTR_N (1000 requests per round), BENCH_INSTR_ROUNDS (3), BENCH_INSTR_WARMUP (3000),
+ * Settings (environment): BENCH_INSTR_N (1000 requests per round), BENCH_INSTR_ROUNDS (3), BENCH_INSTR_WARMUP (6000),
  * BENCH_INSTR_CONNECTIONS (8 concurrent requests), BENCH_INSTR_SCENARIOS (`chat,stream`),
  * BENCH_INSTR_TARGETS (`floor,ours`; `production` adds our production instance: request log, OTel export to a local
  * receiver, a workspace-user key, a rate-limit and a usage-limit policy, as run.mjs's production scenario), BENCH_INSTR_IDLE_S (10 s idle per target: its background timer work per second,
@@ -39,7 +39,7 @@ const ROOT = dirname(BENCH);
 const env = process.env;
 const num = (name, dflt) => (env[name] ? Number(env[name]) : dflt);
 const N = num('BENCH_INSTR_N', 1000);
-const WARMUP = num('BENCH_INSTR_WARMUP', 3000);
+const WARMUP = num('BENCH_INSTR_WARMUP', 6000);
 const CONNECTIONS = num('BENCH_INSTR_CONNECTIONS', 8);
 const ONLY = new Set((env.BENCH_INSTR_SCENARIOS ?? 'chat,stream').split(','));
 const TARGETS = (env.BENCH_INSTR_TARGETS ?? 'floor,ours').split(',');
