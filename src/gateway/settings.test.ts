@@ -17,3 +17,14 @@ describe('tracing settings', () => {
     expect(() => readSettings({ ...endpoint, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'json' })).toThrow(/OTEL_EXPORTER_OTLP_TRACES_PROTOCOL/);
   });
 });
+
+describe('request log settings', () => {
+  it('writes batches every 250 ms unless GATEWAY_REQUEST_LOG_FLUSH_MS says otherwise', () => {
+    expect(readSettings({}).requestLogFlushMs).toBe(250);
+    expect(readSettings({ GATEWAY_REQUEST_LOG_FLUSH_MS: '5000' }).requestLogFlushMs).toBe(5000);
+  });
+
+  it('refuses a flush interval that is not a whole number of milliseconds in range', () => {
+    for (const bad of ['0', '-5', '1.5', 'soon']) expect(() => readSettings({ GATEWAY_REQUEST_LOG_FLUSH_MS: bad })).toThrow(/Expected a timeout of 1 to/);
+  });
+});

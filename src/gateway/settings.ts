@@ -27,6 +27,8 @@ export interface Settings {
   logLevel: string;
   /** Write a request log row per request. */
   requestLog: boolean;
+  /** Longest time a request-log row waits in memory before its batch is written, ms (`GATEWAY_REQUEST_LOG_FLUSH_MS`, default 250; a batch of 500 rows is written at once). */
+  requestLogFlushMs: number;
   /** GATEWAY_ALERT_WEBHOOK_URL: where usage-limit alerts are POSTed (docs/usage-limits.md); none when unset. */
   alertWebhookUrl?: string;
   /** In-process answer cache bound, bytes (`GATEWAY_CACHE_MAX_BYTES`, default 64 MiB). */
@@ -142,6 +144,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     retryBaseMs: int(env.GATEWAY_RETRY_BASE_MS, 100),
     logLevel: env.LOG_LEVEL || 'info',
     requestLog: env.GATEWAY_REQUEST_LOG !== 'false',
+    requestLogFlushMs: timeout(env.GATEWAY_REQUEST_LOG_FLUSH_MS, 250),
     alertWebhookUrl: httpUrl(env.GATEWAY_ALERT_WEBHOOK_URL, 'GATEWAY_ALERT_WEBHOOK_URL'),
     cacheMaxBytes: int(env.GATEWAY_CACHE_MAX_BYTES, 64 * 1024 * 1024),
     semanticCacheEmbeddingModel: env.SEMANTIC_CACHE_EMBEDDING_MODEL || 'text-embedding-3-small',

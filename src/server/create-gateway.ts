@@ -144,7 +144,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     clock,
     logger,
     metrics,
-    logs: new RequestLogWriter((rows) => insertRequestLogs(store, rows), logger, {}, (rows) => metrics.requestLogDropped.inc(rows)),
+    logs: new RequestLogWriter((rows) => insertRequestLogs(store, rows), logger, { flushMs: settings.requestLogFlushMs }, (rows) => metrics.requestLogDropped.inc(rows)),
     hooks: parts.flatMap((p) => p.hooks ?? []),
     lifecycle: { closing: false },
     publicPaths: parts.flatMap((p) => p.publicPaths ?? []),
