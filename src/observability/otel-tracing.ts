@@ -12,6 +12,16 @@ const headerGetter: TextMapGetter<Record<string, string | string[] | undefined>>
   get: (carrier, key) => carrier[key.toLowerCase()],
 };
 
+/**
+ * A span just started, with its first attributes. Set on the span rather than given to `startSpan`: the SDK
+ * copies and checks attributes given there twice (before and after the sampler; the built-in samplers do not read them) and
+ * a third time as it stores them; `setAttributes` checks and stores them once.
+ */
+function started(span: Span, attributes: SpanAttributes | undefined): Span {
+  if (attributes) span.setAttributes(attributes);
+  return span;
+}
+
 /** A `GatewaySpan` over an SDK span. */
 class OtelSpan implements GatewaySpan {
   private ended = false;
@@ -28,7 +38,7 @@ class OtelSpan implements GatewaySpan {
 
   child(name: string, kind: 'internal' | 'client', attributes?: SpanAttributes): GatewaySpan {
     const parent = trace.setSpan(ROOT_CONTEXT, this.span);
-    return new OtelSpan(this.tracer, this.tracer.startSpan(name, { kind: KINDS[kind], attributes }, parent), this.captureContent);
+    return new OtelSpan(this.tracer, started(this.tracer.startSpan(name, { kind: KINDS[kind] }, parent), attributes), this.captureContent);
   }
 
   set(attributes: SpanAttributes): void {
@@ -89,7 +99,7 @@ export async function createOtelTracing(options: TracingOptions): Promise<Tracin
     captureContent: options.captureContent,
     startRequest(name, headers, attributes) {
       const parent = propagator.extract(ROOT_CONTEXT, headers, headerGetter);
-      return new OtelSpan(tracer, tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent), options.captureContent);
+      return new OtelSpan(tracer, started(tracer.startSpan(name, { kind: SpanKind.SERVER }, parent), attributes), options.captureContent);
     },
     async shutdown() {
       await provider.shutdown();
