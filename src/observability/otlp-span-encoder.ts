@@ -1,6 +1,5 @@
-import type { Attributes, HrTime } from '@opentelemetry/api';
+import type { Attributes, HrTime, Link, SpanContext } from '@opentelemetry/api';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
-import type { Link } from '@opentelemetry/api';
 
 /**
  * Encodes finished spans as an OTLP `ExportTraceServiceRequest` in protobuf (opentelemetry-proto's
@@ -283,9 +282,8 @@ function spanFlags(traceFlags: number, isRemote: boolean | undefined): number {
   return (traceFlags & 0xff) | 0x100 | (isRemote ? 0x200 : 0);
 }
 
-function encodeSpan(span: ReadableSpan): void {
-  const s = begin(2);
-  const ctx = span.spanContext();
+/** A span's or a link's first three fields, alike in both messages: trace_id (1), span_id (2), trace_state (3, when set). */
+function contextIds(ctx: SpanContext): void {
   tag(1, 2);
   hexBytes(ctx.traceId);
   tag(2, 2);
@@ -295,6 +293,12 @@ function encodeSpan(span: ReadableSpan): void {
     tag(3, 2);
     string(traceState);
   }
+}
+
+function encodeSpan(span: ReadableSpan): void {
+  const s = begin(2);
+  const ctx = span.spanContext();
+  contextIds(ctx);
   const parent = span.parentSpanContext;
   if (parent?.spanId) {
     tag(4, 2);
@@ -356,15 +360,7 @@ function encodeEvent(event: TimedEvent): void {
 function encodeLink(link: Link): void {
   const l = begin(1);
   const ctx = link.context;
-  tag(1, 2);
-  hexBytes(ctx.traceId);
-  tag(2, 2);
-  hexBytes(ctx.spanId);
-  const traceState = ctx.traceState?.serialize();
-  if (traceState) {
-    tag(3, 2);
-    string(traceState);
-  }
+  contextIds(ctx);
   if (link.attributes) attributes(link.attributes, 4);
   tag(5, 0);
   varint(link.droppedAttributesCount || 0);
