@@ -100,7 +100,6 @@ export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: 
       ttfb_ms: done.trace.answeredAt === undefined ? null : done.trace.answeredAt - dp.ctx.startedAt,
       request_body: bodies ? dp.body : undefined,
       response_body: bodies ? (done.responseBody ?? null) : undefined,
-
     });
   } catch (err) {
     deps.logger.warn({ err }, 'request accounting failed');

@@ -123,7 +123,8 @@ function sameAscii(b: Uint8Array, at: number, name: string): boolean {
   return true;
 }
 
-function skipWs(b: Uint8Array, i: number): number {
+/** The index of the first byte at or after `i` that is not JSON whitespace (space, tab, CR, LF). */
+export function skipWs(b: Uint8Array, i: number): number {
   while (i < b.length && (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09)) i++;
   return i;
 }

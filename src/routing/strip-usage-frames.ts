@@ -1,4 +1,4 @@
-import { UNKNOWN_MEMBER, isObject, topLevelBounds, tryParseJson } from '../lib/json.js';
+import { UNKNOWN_MEMBER, isObject, skipWs, topLevelBounds, tryParseJson } from '../lib/json.js';
 import { frameEnd, frameStart, indexOfQuoted, lastFrameEnd, memberIsNull } from './sse-frames.js';
 
 const USAGE = Buffer.from('"usage"');
@@ -25,7 +25,7 @@ function isUsageFrame(buf: Buffer, start: number, stop: number): boolean {
   return parsedIsUsageFrame(buf.toString('utf8', start, stop));
 }
 
-/** The value of the frame's only `data:` line (leading whitespace dropped), or undefined when it has none or several. */
+/** The value of the frame's only `data:` line, or undefined when it has none or several. */
 function singleDataLine(buf: Buffer, start: number, stop: number): Buffer | undefined {
   let value: Buffer | undefined;
   for (let line = start; line < stop; ) {
@@ -35,9 +35,8 @@ function singleDataLine(buf: Buffer, start: number, stop: number): Buffer | unde
     if (end > line && buf[end - 1] === 0x0d) end--;
     if (end - line >= DATA.length && buf.compare(DATA, 0, DATA.length, line, line + DATA.length) === 0) {
       if (value) return undefined;
-      let from = line + DATA.length;
-      while (from < end && (buf[from] === 0x20 || buf[from] === 0x09)) from++;
-      value = buf.subarray(from, end);
+      // Leading whitespace stays: the walk over the value skips it.
+      value = buf.subarray(line + DATA.length, end);
     }
     line = next;
   }
@@ -47,8 +46,7 @@ function singleDataLine(buf: Buffer, start: number, stop: number): Buffer | unde
 /** Whether `b[from, to)` is `[]` (whitespace inside allowed). */
 function isEmptyArray(b: Uint8Array, from: number, to: number): boolean {
   if (b[from] !== 0x5b) return false;
-  let i = from + 1;
-  while (i < to && (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09)) i++;
+  const i = skipWs(b, from + 1);
   return b[i] === 0x5d && i === to - 1;
 }
 
