@@ -1,4 +1,4 @@
-import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, sql, type MigrationResult } from 'kysely';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database } from './schema.js';
@@ -46,9 +46,9 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     ...(opts.kind === 'postgres' && opts.schema ? { migrationTableSchema: opts.schema } : {}),
   });
   let { error, results } = await migrator.migrateToLatest();
-  // Kysely introspects tables of every schema; a schema dropped meanwhile by someone else (another
-  // gateway's tests, an operator) makes that one query fail. Nothing was applied then: try again.
-  for (let attempt = 0; error && attempt < 3 && isOtherSchemaGone(error, opts); attempt++) {
+  // Kysely introspects tables of every schema; a schema, table or column dropped meanwhile by someone else
+  // (another gateway's tests, an operator) makes that one query fail. Nothing was applied then: try again.
+  for (let attempt = 0; error && attempt < 3 && isOtherSchemaChange(error, results, opts); attempt++) {
     await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
     ({ error, results } = await migrator.migrateToLatest());
   }
@@ -60,10 +60,18 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
   return { db, dialect: opts.kind, sqlite: sqlite?.raw, close: () => db.destroy() };
 }
 
-function isOtherSchemaGone(error: unknown, opts: StoreOptions): boolean {
+/**
+ * Whether a failed migration run failed in Kysely's introspection of the catalog because another schema changed
+ * under it (nothing of ours was applied; a retry reads the catalog again): a schema or a table of another schema
+ * gone, or a column dropped meanwhile (`pg_get_serial_sequence` on a column that no longer exists; the message
+ * names no schema, so it counts only when no migration of ours failed: the error came before any ran).
+ */
+export function isOtherSchemaChange(error: unknown, results: readonly MigrationResult[] | undefined, opts: StoreOptions): boolean {
+  if (opts.kind !== 'postgres') return false;
   const message = String((error as Error)?.message ?? '');
+  if (/column "[^"]+" of relation "[^"]+" does not exist/.test(message)) return !results?.some((r) => r.status === 'Error');
   const m = message.match(/schema "([^"]+)" does not exist/) ?? message.match(/relation "([^".]+)\.[^"]+" does not exist/);
-  return opts.kind === 'postgres' && m !== null && m[1] !== (opts.schema ?? 'public');
+  return m !== null && m[1] !== (opts.schema ?? 'public');
 }
 
 /** The better-sqlite3 database handle type. */
