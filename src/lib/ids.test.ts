@@ -14,6 +14,19 @@ describe('ids', () => {
     expect(uuid()).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it('makes version 4 UUIDs that do not repeat, across pool refills, each its own string', () => {
+    const seen = new Set<string>();
+    const nibbles = new Set<string>();
+    for (let i = 0; i < 1000; i++) {
+      const id = uuid();
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      seen.add(id);
+      nibbles.add(id[0]!);
+    }
+    expect(seen.size).toBe(1000);
+    expect(nibbles.size).toBe(16);
+  });
+
   it('makes time-ordered ids whose text sorts by creation time and does not repeat within a millisecond', () => {
     const t = Date.UTC(2026, 10, 21);
     const ids = [timeOrderedId('log_', t + 1000), timeOrderedId('log_', t), timeOrderedId('log_', t + 1), timeOrderedId('log_', t + 36 ** 3)];

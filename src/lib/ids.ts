@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
@@ -33,7 +33,39 @@ export function timeOrderedId(prefix: string, nowMs = Date.now()): string {
   return prefix + Math.max(0, Math.floor(nowMs)).toString(36).padStart(9, '0') + randomId(15);
 }
 
-/** A UUID v4 (policies, workspaces, keys). */
+/** Random bytes for `uuid`, 128 ids' worth at a time (as Node's own `randomUUID` pools them). */
+const UUID_POOL = Buffer.alloc(16 * 128);
+let uuidOffset = UUID_POOL.length;
+/** The 36 characters of the id being written. */
+const UUID_TEXT = Buffer.alloc(36);
+/** Two hexadecimal digits (character codes) per byte value. */
+const HEX_PAIRS = new Uint8Array(512);
+for (let v = 0; v < 256; v++) {
+  const pair = v.toString(16).padStart(2, '0');
+  HEX_PAIRS[2 * v] = pair.charCodeAt(0);
+  HEX_PAIRS[2 * v + 1] = pair.charCodeAt(1);
+}
+
+/**
+ * A random UUID v4 (request ids, policies, workspaces, keys). Written into a buffer and read back as one
+ * flat string: Node's `randomUUID` joins 20 pieces, a string V8 must flatten wherever it is read by
+ * character (every response carries one as `x-gateway-request-id`, whose value Node checks with a
+ * regular expression: ~2,000 instructions per request more, measured with callgrind).
+ */
 export function uuid(): string {
-  return randomUUID();
+  if (uuidOffset === UUID_POOL.length) {
+    randomFillSync(UUID_POOL);
+    uuidOffset = 0;
+  }
+  let out = 0;
+  for (let i = 0; i < 16; i++) {
+    let v = UUID_POOL[uuidOffset + i]!;
+    if (i === 6) v = (v & 0x0f) | 0x40; // version 4
+    else if (i === 8) v = (v & 0x3f) | 0x80; // RFC 9562 variant
+    if (i === 4 || i === 6 || i === 8 || i === 10) UUID_TEXT[out++] = 0x2d;
+    UUID_TEXT[out++] = HEX_PAIRS[2 * v]!;
+    UUID_TEXT[out++] = HEX_PAIRS[2 * v + 1]!;
+  }
+  uuidOffset += 16;
+  return UUID_TEXT.toString('latin1', 0, 36);
 }

@@ -34,6 +34,46 @@ describe('topLevelMember', () => {
   });
 });
 
+describe('topLevelMember from the end (the usage block after the choices)', () => {
+  it('reads the last member from the end when only scalars follow it, as JSON.parse would', () => {
+    expect(topLevelMember(b('{"usage":{"a":1},"s":"x\\"y\\\\","n":-1.5e3,"t":true,"z":null}'), 'usage')).toEqual({ a: 1 });
+    expect(topLevelMember(b('{"id":"x", "usage" : "u" , "x" : 1 }\n'), 'usage')).toBe('u');
+    expect(topLevelMember(b('{"usage": 12 }'), 'usage')).toBe(12);
+    expect(topLevelMember(b('{"usage":{"a":1},"kind":"usage"}'), 'usage')).toEqual({ a: 1 });
+    expect(topLevelMember(b('{"usage":[1,{"b":"}"}]}'), 'usage')).toEqual([1, { b: '}' }]);
+  });
+
+  it('walks the whole object when the last "usage" text is not the top-level member', () => {
+    expect(topLevelMember(b('{"usage":{"a":1},"choices":[{"usage":{"b":2}}]}'), 'usage')).toEqual({ a: 1 });
+    expect(topLevelMember(b('{"a":{"usage":{"t":1}},"c":2}'), 'usage')).toBeUndefined();
+    expect(topLevelMember(b('{"a":{"b":1,"usage":{"t":1}},"c":2}'), 'usage')).toBeUndefined();
+    expect(topLevelMember(b('{"c":"say \\"usage","usage":{"t":1}}'), 'usage')).toEqual({ t: 1 });
+    expect(topLevelMember(b('{"usage":{"a":1},"us\\u0061ge":{"b":2}}'), 'usage')).toBe(UNKNOWN_MEMBER);
+    expect(topLevelMember(b('{"x":1, "usage":{"a":1}'), 'usage')).toBe(UNKNOWN_MEMBER);
+  });
+
+  it('agrees with JSON.parse on generated answers', () => {
+    let seed = 7;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const scalar = (): unknown => [() => rnd(1000) - 500, () => 'str "usage": {' + rnd(9), () => null, () => true, () => 1.5e-3][rnd(5)]!();
+    const value = (depth: number): unknown => {
+      if (depth > 2 || rnd(3) === 0) return scalar();
+      if (rnd(2) === 0) return [value(depth + 1), value(depth + 1)];
+      const o: Record<string, unknown> = {};
+      for (let k = rnd(4); k > 0; k--) o[['usage', 'a', 'b'][rnd(3)]!] = value(depth + 1);
+      return o;
+    };
+    for (let n = 0; n < 500; n++) {
+      const o: Record<string, unknown> = {};
+      for (let k = rnd(6); k > 0; k--) o[['usage', 'id', 'choices', 'n'][rnd(4)]!] = value(0);
+      for (const text of [JSON.stringify(o), JSON.stringify(o, null, rnd(3))]) expect(topLevelMember(b(text), 'usage')).toEqual(o.usage);
+    }
+  });
+});
+
 describe('topLevelMembers', () => {
   it('reads several members in one walk, in the order asked, as topLevelMember reads each', () => {
     const text = JSON.stringify({ id: 'c-1', model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { content: '"id": 2' } }], usage: { total_tokens: 5 }, id2: 3 });
@@ -63,5 +103,7 @@ describe('topLevelMembers', () => {
     expect(answer.members(['id', 'usage'])).toEqual(['y', undefined]);
     const unwalkable = new JsonAnswer({ raw: b('{"us\\u0061ge":{"a":1}}') });
     expect(unwalkable.member('usage')).toEqual({ a: 1 });
+    // An upstream's malformed body passes through as it came; its members are unknown, not an exception on the accounting path.
+    expect(new JsonAnswer({ raw: b('{"usage":{"a":1}') }).member('usage')).toBeUndefined();
   });
 });

@@ -41,9 +41,91 @@ export const UNKNOWN_MEMBER: unique symbol = Symbol('unknown member');
  * `UNKNOWN_MEMBER` when the text is not a plain object it can walk.
  */
 export function topLevelMember(bytes: Uint8Array, name: string): unknown {
+  const at = lastMemberBounds(bytes, name);
+  if (at) {
+    try {
+      return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + at[0], at[1] - at[0]).toString('utf8'));
+    } catch {
+      // Not a value after all: walk the whole object.
+    }
+  }
   ONE[0] = name;
   const found = topLevelMembers(bytes, ONE);
   return found === UNKNOWN_MEMBER ? found : found[0];
+}
+
+/** `"name"` as bytes, per member name asked for (names come from the code: a handful). */
+const QUOTED_NAMES = new Map<string, Buffer>();
+
+/**
+ * Where the value of the member `name` lies when it is the object's last member of that name and only
+ * scalar members follow it (OpenAI's `usage`, followed by `service_tier` and `system_fingerprint`), found
+ * from the end without walking what comes before it: a search for `"name"` from the end (native), then a
+ * walk back from the closing brace over the scalar members after it. Undefined when it cannot tell (no
+ * such text, a nested value or an escaped key after it, anything unexpected): the caller walks the whole
+ * object then. A value ending in a bracket is taken to run from after the colon to that bracket; the
+ * caller's `JSON.parse` of that text proves it one value, hence the member's own (a nested `"name"` key
+ * would leave its enclosing brackets in that text). The text before the member is not checked.
+ */
+function lastMemberBounds(b: Uint8Array, name: string): [number, number] | undefined {
+  let needle = QUOTED_NAMES.get(name);
+  if (!needle) QUOTED_NAMES.set(name, (needle = Buffer.from(`"${name}"`)));
+  const key = (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.length)).lastIndexOf(needle);
+  if (key <= 0 || b[key - 1] === 0x5c) return undefined;
+  let i = skipWs(b, key + needle.length);
+  if (b[i] !== 0x3a) return undefined;
+  const start = skipWs(b, i + 1);
+  let p = skipWsBack(b, b.length - 1);
+  if (b[p] !== 0x7d) return undefined;
+  p = skipWsBack(b, p - 1);
+  for (;;) {
+    // `p` is the last byte of a member's value.
+    if (p < start) return undefined;
+    const c = b[p]!;
+    let valueStart: number;
+    if (c === 0x7d || c === 0x5d) return [start, p + 1];
+    if (c === 0x22) {
+      valueStart = openingQuote(b, p);
+      if (valueStart < 0) return undefined;
+    } else {
+      valueStart = p;
+      while (valueStart > start && isScalarByte(b[valueStart - 1]!)) valueStart--;
+    }
+    if (valueStart === start) return [start, p + 1];
+    // Before the value: a colon, then a key without escapes, then a comma.
+    i = skipWsBack(b, valueStart - 1);
+    if (b[i] !== 0x3a) return undefined;
+    i = skipWsBack(b, i - 1);
+    if (b[i] !== 0x22) return undefined;
+    const keyStart = openingQuote(b, i);
+    if (keyStart <= start) return undefined;
+    for (let k = keyStart + 1; k < i; k++) if (b[k] === 0x5c) return undefined;
+    i = skipWsBack(b, keyStart - 1);
+    if (b[i] !== 0x2c) return undefined;
+    p = skipWsBack(b, i - 1);
+  }
+}
+
+/** The index of the quote opening the string whose closing quote is at `end`, or -1. */
+function openingQuote(b: Uint8Array, end: number): number {
+  for (let q = end - 1; q >= 0; q--) {
+    if (b[q] !== 0x22) continue;
+    let slashes = 0;
+    while (q - 1 - slashes >= 0 && b[q - 1 - slashes] === 0x5c) slashes++;
+    if (slashes % 2 === 0) return q;
+  }
+  return -1;
+}
+
+/** Bytes of a number, `true`, `false` or `null`. */
+function isScalarByte(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x7a) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x45;
+}
+
+/** The index of the last byte at or before `i` that is not JSON whitespace (-1 when there is none). */
+function skipWsBack(b: Uint8Array, i: number): number {
+  while (i >= 0 && (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09)) i--;
+  return i;
 }
 
 /** The names array of `topLevelMember` (reused: it is read only during the synchronous walk). */

@@ -29,7 +29,8 @@ export class JsonAnswer {
   /**
    * One top-level member of the answer (e.g. `usage`), without parsing the whole answer when it is
    * still bytes; falls back to `value` when the bytes cannot be walked. `members` for one name, without
-   * the arrays it builds (this one is on every request's path: the metrics read `usage`).
+   * the arrays it builds (this one is on every request's path: the metrics read `usage`). Undefined
+   * when the answer is not JSON at all (an upstream's malformed body, passed through as it came).
    */
   member(name: string): unknown {
     if (this.parsed === undefined && this.rawBytes) {
@@ -40,7 +41,12 @@ export class JsonAnswer {
         return found;
       }
     }
-    const value = this.value;
+    let value: unknown;
+    try {
+      value = this.value;
+    } catch {
+      return undefined;
+    }
     return isObject(value) ? value[name] : undefined;
   }
 

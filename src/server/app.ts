@@ -1,6 +1,6 @@
+import { uuid } from '../lib/ids.js';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import { randomUUID } from 'node:crypto';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -50,7 +50,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     bodyLimit: deps.settings.bodyLimitBytes,
     return503OnClosing: false,
     forceCloseConnections: 'idle',
-    genReqId: () => randomUUID(),
+    genReqId: uuid,
     frameworkErrors,
     clientErrorHandler,
   });
@@ -90,7 +90,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     const span = deps.tracing && request.url.startsWith('/v1/') ? startRequestSpan(deps.tracing, request, reply) : undefined;
     const own = typeof incomingTrace === 'string' && incomingTrace.length > 0 && incomingTrace.length <= 128 ? incomingTrace : undefined;
     // Traced: a request that joined a trace (`traceparent`), or named none of its own, is known by the OpenTelemetry trace id.
-    const traceId = span && (request.headers.traceparent !== undefined || own === undefined) ? span.traceId : (own ?? randomUUID());
+    // Untraced and unnamed: its trace is this request alone, named by the request's id (a second random id per request bought nothing).
+    const traceId = span && (request.headers.traceparent !== undefined || own === undefined) ? span.traceId : (own ?? request.id);
     // No tenant yet: only authentication sets the organisation and workspace, from the key.
     request.gw = new HttpRequestContext(request.id, traceId, Date.now());
     if (span) request.gw.span = span;
