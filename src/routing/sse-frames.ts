@@ -78,6 +78,16 @@ export function indexOfQuoted(buf: Buffer, needle: Buffer, tail: Buffer, from = 
   return -1;
 }
 
+/** Whether a frame's JSON text may hold a `"usage"` member whose value is an object (`"usage":null` does not). */
+export function mayHaveUsage(data: string): boolean {
+  for (let at = data.indexOf('"usage"'); at >= 0; at = data.indexOf('"usage"', at + 7)) {
+    let i = at + 7;
+    while (i < data.length && (data[i] === ' ' || data[i] === ':' || data[i] === '\n' || data[i] === '\r' || data[i] === '\t')) i++;
+    if (data[i] === '{') return true;
+  }
+  return false;
+}
+
 /** Bytes held for an unterminated frame beyond which the scanner hands the stream to the full decoder. */
 const MAX_HELD = 64 * 1024;
 

@@ -1,5 +1,5 @@
 import { SseDecoder, type SseEvent } from '../lib/sse.js';
-import { FramesMentioning } from './sse-frames.js';
+import { FramesMentioning, mayHaveUsage } from './sse-frames.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import { isObject, tryParseJson } from '../lib/json.js';
@@ -56,10 +56,12 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
 
   async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
     const parseAll = this.observers.some((o) => o.onChunk && !o.usageOnly);
-    // Observers of `usage` only: just the frames whose bytes mention "usage" are decoded (most chunks are not).
-    const decoder = this.passthrough && this.observers.some((o) => o.onChunk) ? (parseAll ? new SseDecoder() : new FramesMentioning('"usage"', true)) : undefined;
+    const observed = this.passthrough && this.observers.some((o) => o.onChunk);
+    // Observers of `usage` only: just the frames whose bytes mention "usage" are decoded (most chunks are not);
+    // when the usage frame is also stripped, the stripper decodes those frames for both.
+    const stripper = this.passthrough && this.stripUsageFrames && !this.includeUsage ? new UsageFrameStripper(observed && !parseAll ? (chunk) => this.tell(chunk) : undefined) : undefined;
+    const decoder = observed ? (parseAll ? new SseDecoder() : stripper ? undefined : new FramesMentioning('"usage"', true)) : undefined;
     const holdDone = this.passthrough && this.framing.done !== null && this.observers.some((o) => o.beforeEnd);
-    const stripper = this.passthrough && this.stripUsageFrames && !this.includeUsage ? new UsageFrameStripper() : undefined;
     let failure: GatewayError | undefined;
     let ended = false;
     const end = (ok: boolean, error?: GatewayError) => {
@@ -121,20 +123,15 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
       if (ev.data === '[DONE]') continue;
       if (!parseAll && !mayHaveUsage(ev.data)) continue;
       const value = tryParseJson(ev.data);
-      if (isObject(value)) for (const o of this.observers) o.onChunk?.(value);
+      if (isObject(value)) this.tell(value);
     }
+  }
+
+  private tell(chunk: Record<string, unknown>): void {
+    for (const o of this.observers) o.onChunk?.(chunk);
   }
 }
 
-/** Whether a frame's JSON text may hold a `"usage"` member whose value is an object (`"usage":null` does not). */
-function mayHaveUsage(data: string): boolean {
-  for (let at = data.indexOf('"usage"'); at >= 0; at = data.indexOf('"usage"', at + 7)) {
-    let i = at + 7;
-    while (i < data.length && (data[i] === ' ' || data[i] === ':' || data[i] === '\n' || data[i] === '\r' || data[i] === '\t')) i++;
-    if (data[i] === '{') return true;
-  }
-  return false;
-}
 
 function isUsageOnly(chunk: Record<string, unknown>): boolean {
   return Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage !== undefined && chunk.usage !== null;

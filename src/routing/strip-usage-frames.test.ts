@@ -6,11 +6,20 @@ const finish = 'data: {"id":"c1","choices":[{"index":0,"delta":{},"finish_reason
 const usage = 'data: {"id":"c1","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}\n\n';
 const done = 'data: [DONE]\n\n';
 
+/** The stripper's output; run with and without observers of `usage`, which must drop the same frames. */
 function run(parts: string[]): string {
-  const s = new UsageFrameStripper();
+  const [plain] = runWith(parts, false);
+  const [observed] = runWith(parts, true);
+  expect(observed).toBe(plain);
+  return plain;
+}
+
+function runWith(parts: string[], observe: boolean): [string, Array<Record<string, unknown>>] {
+  const seen: Array<Record<string, unknown>> = [];
+  const s = new UsageFrameStripper(observe ? (chunk) => seen.push(chunk) : undefined);
   const out: Buffer[] = parts.map((p) => Buffer.from(s.push(Buffer.from(p))));
   out.push(Buffer.from(s.end()));
-  return Buffer.concat(out).toString('utf8');
+  return [Buffer.concat(out).toString('utf8'), seen];
 }
 
 describe('UsageFrameStripper', () => {
@@ -55,5 +64,17 @@ describe('UsageFrameStripper', () => {
       'data: {"id":"c1","choices":[],"usage":{"total_tokens":4}}\ndata: {"second":"object"}\n\n',
     ];
     expect(run([kept.join('') + done])).toBe(kept.join('') + done);
+  });
+
+  it('hands the observers of usage each parsed chunk whose usage is an object, the frames it drops and keeps alike', () => {
+    const kept = 'data: {"id":"c1","choices":[{"index":0}],"usage":{"total_tokens":5}}\n\n';
+    const [out, seen] = runWith([content + finish + usage.slice(0, 40), usage.slice(40) + kept + done], true);
+    expect(out).toBe(content + finish + kept + done);
+    expect(seen).toEqual([JSON.parse(usage.slice(6)), JSON.parse(kept.slice(6))]);
+    // Lines ending with a bare carriage return have no frame end the stripper finds: all is held, and read at the end.
+    const cr = (content + usage).replace(/\n/g, '\r');
+    const [crOut, crSeen] = runWith([cr], true);
+    expect(crOut).toBe(cr);
+    expect(crSeen).toEqual([JSON.parse(usage.slice(6))]);
   });
 });

@@ -1,5 +1,6 @@
 import { UNKNOWN_MEMBER, isObject, skipWs, topLevelBounds, tryParseJson } from '../lib/json.js';
-import { frameEnd, frameStart, indexOfQuoted, lastFrameEnd, memberIsNull } from './sse-frames.js';
+import { SseDecoder } from '../lib/sse.js';
+import { frameEnd, frameStart, indexOfQuoted, lastFrameEnd, mayHaveUsage, memberIsNull } from './sse-frames.js';
 
 const USAGE = Buffer.from('"usage"');
 const USAGE_TAIL = USAGE.subarray(1);
@@ -58,7 +59,11 @@ function parsedIsUsageFrame(frame: string): boolean {
     .filter((l) => l.startsWith('data:'))
     .map((l) => l.slice(5).trimStart())
     .join('\n');
-  const v = tryParseJson(data);
+  return isUsageOnlyChunk(tryParseJson(data));
+}
+
+/** Whether a parsed chunk is usage-only (`choices: []` and a `usage` object). */
+function isUsageOnlyChunk(v: unknown): boolean {
   return isObject(v) && Array.isArray(v.choices) && v.choices.length === 0 && isObject(v.usage);
 }
 
@@ -66,10 +71,33 @@ function parsedIsUsageFrame(frame: string): boolean {
  * Drops the usage-only chunk from an OpenAI-framed byte stream whose usage the gateway asked for on the
  * client's behalf (`addsStreamUsage`); every other byte passes unchanged. Bytes are held only up to
  * the end of the last complete frame, and only frames that mention `"usage"` with a value other than
- * `null` are parsed.
+ * `null` are read.
+ *
+ * With `onUsageChunk` (the stream's observers of `usage`), those frames are decoded and parsed once, for
+ * both: the observers get each parsed chunk whose `usage` may be an object (as `FramesMentioning` would
+ * hand them), and the parsed value tells whether the frame is dropped. The stream is then searched for
+ * `"usage"` once, not twice. Without it, a one-line frame is judged by a walk over its bytes.
  */
 export class UsageFrameStripper {
   private held: Buffer = Buffer.alloc(0);
+
+  constructor(private readonly onUsageChunk?: (chunk: Record<string, unknown>) => void) {}
+
+  /** Whether the frame `buf[start, stop)` is usage-only, telling the observers of the chunks it parses. */
+  private judge(buf: Buffer, start: number, stop: number): boolean {
+    const notify = this.onUsageChunk;
+    if (!notify) return isUsageFrame(buf, start, stop);
+    const events = new SseDecoder().push(buf.subarray(start, stop));
+    let usageOnly = false;
+    for (const ev of events) {
+      if (ev.data === '[DONE]') continue;
+      const value = tryParseJson(ev.data);
+      if (!isObject(value)) continue;
+      if (mayHaveUsage(ev.data)) notify(value);
+      usageOnly = events.length === 1 && isUsageOnlyChunk(value);
+    }
+    return usageOnly;
+  }
 
   /** Feeds upstream bytes; returns the bytes to send now (possibly empty). */
   push(bytes: Uint8Array): Uint8Array {
@@ -89,7 +117,7 @@ export class UsageFrameStripper {
       }
       const start = frameStart(complete, at);
       const stop = frameEnd(complete, at);
-      if (isUsageFrame(complete, start, stop)) {
+      if (this.judge(complete, start, stop)) {
         (kept ??= []).push(complete.subarray(from, start));
         from = stop;
       }
@@ -100,10 +128,23 @@ export class UsageFrameStripper {
     return Buffer.concat(kept);
   }
 
-  /** The bytes still held at the end of the stream (an unterminated last frame), unchanged. */
+  /**
+   * The bytes still held at the end of the stream (an unterminated last frame; all of a stream whose
+   * lines end with a bare carriage return, which has no frame end this class finds), unchanged. Its
+   * events are read in full for the observers of `usage`.
+   */
   end(): Uint8Array {
     const rest = this.held;
     this.held = Buffer.alloc(0);
+    const notify = this.onUsageChunk;
+    if (notify && rest.length > 0) {
+      const decoder = new SseDecoder();
+      for (const ev of [...decoder.push(rest), ...decoder.end()]) {
+        if (ev.data === '[DONE]' || !mayHaveUsage(ev.data)) continue;
+        const value = tryParseJson(ev.data);
+        if (isObject(value)) notify(value);
+      }
+    }
     return rest;
   }
 }
