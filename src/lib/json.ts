@@ -44,7 +44,7 @@ export function topLevelMember(bytes: Uint8Array, name: string): unknown {
   const at = lastMemberBounds(bytes, name);
   if (at) {
     try {
-      return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + at[0], at[1] - at[0]).toString('utf8'));
+      return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + at[1], at[2] - at[1]).toString('utf8'));
     } catch {
       // Not a value after all: walk the whole object.
     }
@@ -58,7 +58,7 @@ export function topLevelMember(bytes: Uint8Array, name: string): unknown {
 const QUOTED_NAMES = new Map<string, Buffer>();
 
 /**
- * Where the value of the member `name` lies when it is the object's last member of that name and only
+ * Where the member `name` lies (`[key, start, end)`: its key's opening quote, then its value) when it is the object's last member of that name and only
  * scalar members follow it (OpenAI's `usage`, followed by `service_tier` and `system_fingerprint`), found
  * from the end without walking what comes before it: a search for `"name"` from the end (native), then a
  * walk back from the closing brace over the scalar members after it. Undefined when it cannot tell (no
@@ -67,7 +67,7 @@ const QUOTED_NAMES = new Map<string, Buffer>();
  * caller's `JSON.parse` of that text proves it one value, hence the member's own (a nested `"name"` key
  * would leave its enclosing brackets in that text). The text before the member is not checked.
  */
-function lastMemberBounds(b: Uint8Array, name: string): [number, number] | undefined {
+export function lastMemberBounds(b: Uint8Array, name: string): [number, number, number] | undefined {
   let needle = QUOTED_NAMES.get(name);
   if (!needle) QUOTED_NAMES.set(name, (needle = Buffer.from(`"${name}"`)));
   const key = (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.length)).lastIndexOf(needle);
@@ -83,7 +83,7 @@ function lastMemberBounds(b: Uint8Array, name: string): [number, number] | undef
     if (p < start) return undefined;
     const c = b[p]!;
     let valueStart: number;
-    if (c === 0x7d || c === 0x5d) return [start, p + 1];
+    if (c === 0x7d || c === 0x5d) return [key, start, p + 1];
     if (c === 0x22) {
       valueStart = openingQuote(b, p);
       if (valueStart < 0) return undefined;
@@ -91,7 +91,7 @@ function lastMemberBounds(b: Uint8Array, name: string): [number, number] | undef
       valueStart = p;
       while (valueStart > start && isScalarByte(b[valueStart - 1]!)) valueStart--;
     }
-    if (valueStart === start) return [start, p + 1];
+    if (valueStart === start) return [key, start, p + 1];
     // Before the value: a colon, then a key without escapes, then a comma.
     i = skipWsBack(b, valueStart - 1);
     if (b[i] !== 0x3a) return undefined;
@@ -123,7 +123,7 @@ function isScalarByte(c: number): boolean {
 }
 
 /** The index of the last byte at or before `i` that is not JSON whitespace (-1 when there is none). */
-function skipWsBack(b: Uint8Array, i: number): number {
+export function skipWsBack(b: Uint8Array, i: number): number {
   while (i >= 0 && (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09)) i--;
   return i;
 }

@@ -11,7 +11,9 @@ export interface StreamObserver {
   onChunk?(chunk: Record<string, unknown>): void;
   /**
    * `onChunk` only looks at chunks whose `usage` is an object: a passthrough stream then parses only
-   * the frames whose text has `"usage"` followed by `{` (when no other observer needs every chunk).
+   * the frames whose text has `"usage"` followed by `{` (when no other observer needs every chunk). Such
+   * an observer reads `usage` alone (or Anthropic's `message.usage`): OpenAI's usage-only chunk may be
+   * handed as its `choices` and `usage` only (`UsageFrameStripper`).
    */
   usageOnly?: boolean;
   /**

@@ -70,7 +70,21 @@ describe('UsageFrameStripper', () => {
     const kept = 'data: {"id":"c1","choices":[{"index":0}],"usage":{"total_tokens":5}}\n\n';
     const [out, seen] = runWith([content + finish + usage.slice(0, 40), usage.slice(40) + kept + done], true);
     expect(out).toBe(content + finish + kept + done);
-    expect(seen).toEqual([JSON.parse(usage.slice(6)), JSON.parse(kept.slice(6))]);
+    // The usage-only chunk read from its end: its choices and usage alone; another frame parsed whole.
+    const usageOnly = { choices: [], usage: JSON.parse(usage.slice(6)).usage };
+    expect(seen).toEqual([usageOnly, JSON.parse(kept.slice(6))]);
+    // Usage-only frames all: read from the end with spaces too; parsed whole when the end cannot tell (several lines,
+    // a member after usage, an escaped key, another member between choices and usage).
+    const odd = [
+      'data: { "id" : "c1" , "choices" : [ ] , "usage" : { "total_tokens" : 4 } }\n\n',
+      'data: {"id":"c1","choices":[],\ndata: "usage":{"total_tokens":4}}\n\n',
+      'data: {"id":"c1","choices":[],"usage":{"total_tokens":4},"x":1}\n\n',
+      'data: {"id":"c1","ch\\u006fices":[],"usage":{"total_tokens":4}}\n\n',
+      'data: {"choices":[],"x":[],"usage":{"total_tokens":4}}\n\n',
+    ];
+    const [oddOut, oddSeen] = runWith([odd.join('') + done], true);
+    expect(oddOut).toBe(done);
+    expect(oddSeen).toEqual([{ choices: [], usage: { total_tokens: 4 } }, { id: 'c1', choices: [], usage: { total_tokens: 4 } }, { id: 'c1', choices: [], usage: { total_tokens: 4 }, x: 1 }, { id: 'c1', choices: [], usage: { total_tokens: 4 } }, { choices: [], x: [], usage: { total_tokens: 4 } }]);
     // Lines ending with a bare carriage return have no frame end the stripper finds: all is held, and read at the end.
     const cr = (content + usage).replace(/\n/g, '\r');
     const [crOut, crSeen] = runWith([cr], true);
