@@ -74,8 +74,8 @@ export async function callTarget(call: TargetCall, signal: AbortSource, deps: Ca
   const passthrough = call.passthrough && !call.strict;
   const framing = streamFramingOf(call.input.endpoint);
   const transcoder = passthrough ? call.endpoint.createStreamTranscoder?.(call.body, ctx) : undefined;
-  const upstreamItems = transcoder ? transcodedItems(res.body, transcoder) : passthrough ? rawItems(res.body, framing) : mappedItems(res.body, call.endpoint.createStreamMapper(call.body, ctx), call);
-  const items = guardStream(upstreamItems, signal, call.adapter.name);
+  const guard: StreamGuard = { signal, provider: call.adapter.name };
+  const items = transcoder ? transcodedItems(res.body, transcoder, guard) : passthrough ? rawItems(res.body, framing, guard) : mappedItems(res.body, call.endpoint.createStreamMapper(call.body, ctx), call, guard);
   const iterator = items[Symbol.asyncIterator]();
   const first = await iterator.next();
   const source: AsyncIterable<StreamItem> = {
@@ -118,42 +118,60 @@ function modelOf(body: Record<string, unknown>): string | undefined {
   return typeof body.model === 'string' ? body.model : undefined;
 }
 
-/** Turns failures while reading a stream into catalogue errors: a timeout (408) or an upstream that died (502). */
-async function* guardStream(items: AsyncIterable<StreamItem>, signal: { aborted: boolean; reason: unknown }, provider: string): AsyncGenerator<StreamItem> {
-  try {
-    yield* items;
-  } catch (err) {
-    if (err instanceof GatewayError) throw err;
-    if (signal.aborted && signal.reason instanceof Error && signal.reason.message === 'request timeout') {
-      throw new GatewayError('request_timeout', 'The answer did not complete within the request timeout.', { provider });
-    }
-    if (signal.aborted) throw new GatewayError('client_closed_request', undefined, { provider });
-    throw new GatewayError('provider_error', `The provider's stream broke off: ${(err as Error).message ?? 'connection lost'}`, { provider, status: 502 });
-  }
+/** What a stream's failures are told apart by: the call's abort signal and the provider's name. */
+interface StreamGuard {
+  signal: { aborted: boolean; reason: unknown };
+  provider: string;
 }
 
-async function* rawItems(body: AsyncIterable<Uint8Array>, framing: StreamFraming): AsyncGenerator<StreamItem> {
+/**
+ * A failure while reading a stream as a catalogue error: a timeout (408), the client gone (499) or an
+ * upstream that died (502). Each stream source below catches its own failures with it: a generator
+ * wrapping the source only for that cost an async-generator step per chunk.
+ */
+function streamFailure(err: unknown, { signal, provider }: StreamGuard): GatewayError {
+  if (err instanceof GatewayError) return err;
+  if (signal.aborted && signal.reason instanceof Error && signal.reason.message === 'request timeout') {
+    return new GatewayError('request_timeout', 'The answer did not complete within the request timeout.', { provider });
+  }
+  if (signal.aborted) return new GatewayError('client_closed_request', undefined, { provider });
+  return new GatewayError('provider_error', `The provider's stream broke off: ${(err as Error).message ?? 'connection lost'}`, { provider, status: 502 });
+}
+
+async function* rawItems(body: AsyncIterable<Uint8Array>, framing: StreamFraming, guard: StreamGuard): AsyncGenerator<StreamItem> {
   // The last 32 bytes of the stream, decoded once at the end (chunks are not reused, holding one is safe).
   let last: Uint8Array = new Uint8Array(0);
-  for await (const chunk of body) {
-    last = chunk.length >= 32 || last.length === 0 ? chunk : Buffer.concat([last.subarray(-32), chunk]).subarray(-32);
-    yield chunk;
+  try {
+    for await (const chunk of body) {
+      last = chunk.length >= 32 || last.length === 0 ? chunk : Buffer.concat([last.subarray(-32), chunk]).subarray(-32);
+      yield chunk;
+    }
+  } catch (err) {
+    throw streamFailure(err, guard);
   }
   const tail = Buffer.from(last.buffer, last.byteOffset, last.length).subarray(-32).toString('latin1');
   if (!framing.complete(tail)) throw new GatewayError('provider_error', 'The provider closed the stream before it was complete.', { status: 502 });
 }
 
 /** Upstream bytes re-framed by the provider's transcoder; its `end()` checks the stream completed. */
-async function* transcodedItems(body: AsyncIterable<Uint8Array>, transcoder: StreamMapper<Uint8Array>): AsyncGenerator<StreamItem> {
-  for await (const chunk of body) yield* transcoder.push(chunk);
-  yield* transcoder.end();
+async function* transcodedItems(body: AsyncIterable<Uint8Array>, transcoder: StreamMapper<Uint8Array>, guard: StreamGuard): AsyncGenerator<StreamItem> {
+  try {
+    for await (const chunk of body) yield* transcoder.push(chunk);
+    yield* transcoder.end();
+  } catch (err) {
+    throw streamFailure(err, guard);
+  }
 }
 
-async function* mappedItems(body: AsyncIterable<Uint8Array>, mapper: StreamMapper<unknown>, call: TargetCall): AsyncGenerator<StreamItem> {
-  for await (const chunk of body) {
-    for (const out of mapper.push(chunk)) yield prepare(out, call);
+async function* mappedItems(body: AsyncIterable<Uint8Array>, mapper: StreamMapper<unknown>, call: TargetCall, guard: StreamGuard): AsyncGenerator<StreamItem> {
+  try {
+    for await (const chunk of body) {
+      for (const out of mapper.push(chunk)) yield prepare(out, call);
+    }
+    for (const out of mapper.end()) yield prepare(out, call);
+  } catch (err) {
+    throw streamFailure(err, guard);
   }
-  for (const out of mapper.end()) yield prepare(out, call);
 }
 
 function prepare(chunk: unknown, call: TargetCall): Record<string, unknown> {
