@@ -17,7 +17,7 @@ const GatewayHeaders = Type.Object({
   'x-gateway-virtual-key': Type.Optional(Type.String({ description: 'Id of a stored provider credential.' })),
   'x-gateway-custom-host': Type.Optional(Type.String({ description: 'Base URL of a privately hosted, provider-compatible server.' })),
   'x-gateway-metadata': Type.Optional(Type.String({ description: 'JSON object of string values, read by conditional routing, rate-limit conditions, guardrails and logs.' })),
-  'x-gateway-trace-id': Type.Optional(Type.String({ description: 'Trace id (generated when absent, at most 128 characters).' })),
+  'x-gateway-trace-id': Type.Optional(Type.String({ description: 'Trace id (at most 128 characters). When absent: the OpenTelemetry trace id with tracing on, else the request id.' })),
   'x-gateway-span-id': Type.Optional(Type.String({ description: 'Span id, recorded in the request log.' })),
   'x-gateway-parent-span-id': Type.Optional(Type.String({ description: 'Parent span id, recorded in the request log.' })),
   'x-gateway-span-name': Type.Optional(Type.String({ description: 'Span name, recorded in the request log.' })),
@@ -29,7 +29,7 @@ const GatewayHeaders = Type.Object({
 /** The routing headers of a data-plane answer. */
 const ANSWER_HEADERS = {
   'x-gateway-request-id': { type: 'string', description: 'Id of this request.' },
-  'x-gateway-trace-id': { type: 'string', description: 'The trace id (the request\'s or a generated one).' },
+  'x-gateway-trace-id': { type: 'string', description: 'The trace id: the request\'s own, the OpenTelemetry trace\'s, or (untraced, none given) the request id.' },
   'x-gateway-provider': { type: 'string', description: 'The provider that answered.' },
   'x-gateway-last-used-option-index': { type: 'string', description: 'Path of the target that answered, e.g. `config.targets[1]`.' },
   'x-gateway-retry-attempt-count': { type: 'string', description: 'Retries made on the target that answered.' },
