@@ -1,4 +1,4 @@
-import { randomBytes, randomFillSync } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 
@@ -6,15 +6,22 @@ const POOL_SIZE = 8192;
 let pool = randomBytes(POOL_SIZE);
 let offset = 0;
 
-/** A random id of `length` alphanumerics, drawn from a pooled buffer of secure random bytes. */
-export function randomId(length = 24): string {
-  if (offset + length > POOL_SIZE) {
+/** Where `n` unused secure random bytes begin in `pool` (refilled when used up); at most `POOL_SIZE`. */
+function takeRandom(n: number): number {
+  if (offset + n > POOL_SIZE) {
     pool = randomBytes(POOL_SIZE);
     offset = 0;
   }
+  const at = offset;
+  offset += n;
+  return at;
+}
+
+/** A random id of `length` alphanumerics, drawn from a pooled buffer of secure random bytes. */
+export function randomId(length = 24): string {
+  const at = takeRandom(length);
   let out = '';
-  for (let i = 0; i < length; i++) out += ALPHABET[pool[offset + i]! % ALPHABET.length];
-  offset += length;
+  for (let i = 0; i < length; i++) out += ALPHABET[pool[at + i]! % ALPHABET.length];
   return out;
 }
 
@@ -33,9 +40,6 @@ export function timeOrderedId(prefix: string, nowMs = Date.now()): string {
   return prefix + Math.max(0, Math.floor(nowMs)).toString(36).padStart(9, '0') + randomId(15);
 }
 
-/** Random bytes for `uuid`, 128 ids' worth at a time (as Node's own `randomUUID` pools them). */
-const UUID_POOL = Buffer.alloc(16 * 128);
-let uuidOffset = UUID_POOL.length;
 /** The 36 characters of the id being written. */
 const UUID_TEXT = Buffer.alloc(36);
 /** Two hexadecimal digits (character codes) per byte value. */
@@ -53,19 +57,15 @@ for (let v = 0; v < 256; v++) {
  * regular expression: ~2,000 instructions per request more, measured with callgrind).
  */
 export function uuid(): string {
-  if (uuidOffset === UUID_POOL.length) {
-    randomFillSync(UUID_POOL);
-    uuidOffset = 0;
-  }
+  const at = takeRandom(16);
   let out = 0;
   for (let i = 0; i < 16; i++) {
-    let v = UUID_POOL[uuidOffset + i]!;
+    let v = pool[at + i]!;
     if (i === 6) v = (v & 0x0f) | 0x40; // version 4
     else if (i === 8) v = (v & 0x3f) | 0x80; // RFC 9562 variant
     if (i === 4 || i === 6 || i === 8 || i === 10) UUID_TEXT[out++] = 0x2d;
     UUID_TEXT[out++] = HEX_PAIRS[2 * v]!;
     UUID_TEXT[out++] = HEX_PAIRS[2 * v + 1]!;
   }
-  uuidOffset += 16;
   return UUID_TEXT.toString('latin1', 0, 36);
 }
