@@ -58,9 +58,9 @@ export function topLevelMember(bytes: Uint8Array, name: string): unknown {
 const QUOTED_NAMES = new Map<string, Buffer>();
 
 /**
- * Where the member `name` lies (`[key, start, end)`: its key's opening quote, then its value) when it is the object's last member of that name and only
- * scalar members follow it (OpenAI's `usage`, followed by `service_tier` and `system_fingerprint`), found
- * from the end without walking what comes before it: a search for `"name"` from the end (native), then a
+ * Where the member `name` lies (`[key, start, end)`: its key's opening quote, then its value) when it is
+ * the object's last member of that name and only scalar members follow it (OpenAI's `usage`, followed by
+ * `service_tier` and `system_fingerprint`), found from the end without walking what comes before it: a search for `"name"` from the end (native), then a
  * walk back from the closing brace over the scalar members after it. Undefined when it cannot tell (no
  * such text, a nested value or an escaped key after it, anything unexpected): the caller walks the whole
  * object then. A value ending in a bracket is taken to run from after the colon to that bracket; the

@@ -134,7 +134,6 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
   }
 }
 
-
 function isUsageOnly(chunk: Record<string, unknown>): boolean {
   return Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage !== undefined && chunk.usage !== null;
 }
