@@ -13,6 +13,8 @@ export interface ReceivedSpan {
   attributes: Record<string, unknown>;
   status: { code?: number; message?: string };
   resource: Record<string, unknown>;
+  /** The `content-type` of the export that carried it (`application/x-protobuf` or `application/json`). */
+  contentType: string;
 }
 
 /** OTLP span kinds. */
@@ -36,12 +38,10 @@ function attributes(list: Array<{ key: string; value: AnyValue }> | undefined): 
 /**
  * An in-process OTLP/HTTP receiver (`POST /v1/traces`, `application/x-protobuf` or `application/json`),
  * as a collector would be: it decodes each export request and keeps every span with its resource
- * attributes, and the content type of each export.
+ * attributes and the content type of the export that carried it.
  */
 export class FakeOtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
-  /** The `content-type` of each export received, in order. */
-  readonly contentTypes: string[] = [];
   private server?: Server;
 
   /** Base URL (`OTEL_EXPORTER_OTLP_ENDPOINT`). */
@@ -58,7 +58,6 @@ export class FakeOtlpReceiver {
           res.writeHead(415).end();
           return;
         }
-        this.contentTypes.push(type);
         const bytes = Buffer.concat(chunks);
         let body;
         try {
@@ -71,7 +70,7 @@ export class FakeOtlpReceiver {
           const resource = attributes(rs.resource?.attributes);
           for (const ss of rs.scopeSpans ?? []) {
             for (const s of ss.spans ?? []) {
-              this.spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, kind: s.kind, attributes: attributes(s.attributes), status: s.status ?? {}, resource });
+              this.spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, kind: s.kind, attributes: attributes(s.attributes), status: s.status ?? {}, resource, contentType: type });
             }
           }
         }
