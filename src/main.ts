@@ -1,6 +1,6 @@
-import { readSettings } from './gateway/settings.js';
-import { createGateway } from './server/create-gateway.js';
-import { createLogger } from './observability/logger.js';
+// V8 settings that must hold before the gateway's modules are even loaded (v8-heap-settings.ts): the
+// rest is imported from `main()`, after this module has run.
+import './server/v8-heap-settings.js';
 
 /**
  * Composition root: read the environment, build the gateway, listen, and drain on SIGTERM/SIGINT
@@ -8,6 +8,11 @@ import { createLogger } from './observability/logger.js';
  * GATEWAY_SHUTDOWN_TIMEOUT_MS).
  */
 async function main(): Promise<void> {
+  const [{ readSettings }, { createGateway }, { createLogger }] = await Promise.all([
+    import('./gateway/settings.js'),
+    import('./server/create-gateway.js'),
+    import('./observability/logger.js'),
+  ]);
   const settings = readSettings();
   const logger = createLogger(settings.logLevel);
   const gateway = await createGateway(settings, { logger });
