@@ -121,6 +121,29 @@ describe('encodeTraceExport', () => {
     expect(Buffer.from(first).equals(copy)).toBe(true);
   });
 
+  it('writes remembered string attributes as the SDK serializer does, and stops remembering a name with many values', () => {
+    const batch = (from: number) =>
+      spansOf('ai-gateway', (p) => {
+        const tracer = p.getTracer('ai-gateway');
+        for (let i = from; i < from + 60; i++) {
+          tracer
+            .startSpan(`chat m${i % 3}`, {
+              kind: SpanKind.CLIENT,
+              attributes: {
+                'gen_ai.operation.name': 'chat',
+                'gen_ai.request.model': `m${i % 3}`,
+                'gateway.request.id': `req-${i}`,
+                'gateway.note': i % 2 ? 'é ünïcode' : 'ascii',
+                'gen_ai.usage.input_tokens': i,
+              },
+            })
+            .end();
+        }
+      });
+    // The first batch fills the memory (and passes 32 request ids), the second is written from it.
+    for (const spans of [batch(0), batch(60), batch(0)]) expect(ours(spans).equals(reference(spans))).toBe(true);
+  });
+
   it('encodes nothing to an empty request', () => {
     expect(ours([]).equals(reference([]))).toBe(true);
     expect(ours([])).toHaveLength(0);

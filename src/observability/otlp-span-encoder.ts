@@ -270,11 +270,62 @@ function keyValue(key: string, value: unknown): void {
 function attributes(attrs: Attributes, field: number): void {
   for (const key in attrs) {
     if (!Object.prototype.hasOwnProperty.call(attrs, key)) continue;
+    const value = attrs[key];
+    if (field === SPAN_ATTRIBUTES && typeof value === 'string') {
+      const whole = encodedAttribute(key, value);
+      if (whole) {
+        room(whole.length);
+        buf.set(whole, pos);
+        pos += whole.length;
+        continue;
+      }
+    }
     tag(field, 2);
     const kv = begin(1);
-    keyValue(key, attrs[key]);
+    keyValue(key, value);
     end(kv, 1);
   }
+}
+
+/** `Span.attributes`: the field whose string attributes are remembered encoded. */
+const SPAN_ATTRIBUTES = 9;
+/** Distinct string values remembered per attribute name; a name with more (ids, paths) is written each time. */
+const VALUES_PER_KEY = 32;
+/** Attribute names remembered at most (the gateway's spans name a few dozen). */
+const MAX_KEYS = 512;
+
+/**
+ * Span attributes with a string value, encoded whole (field tag, length, `KeyValue`) by name and value. Most of a
+ * request's span attributes repeat from request to request (`gen_ai.operation.name: chat`, the provider, the
+ * model, the route, the method): copying their bytes replaces a character-by-character write of the name and the
+ * value (the encoder's largest cost per request, bench/README.md). A name that takes more than `VALUES_PER_KEY`
+ * values (a request id, a URL path) is marked `null` and always written out; memory stays bounded either way.
+ */
+const encodedAttributes = new Map<string, Map<string, Uint8Array> | null>();
+
+/** The bytes of span attribute `key: value` as `attributes` writes them, remembered; undefined when not remembered. */
+function encodedAttribute(key: string, value: string): Uint8Array | undefined {
+  let values = encodedAttributes.get(key);
+  if (values === null) return undefined;
+  if (values === undefined) {
+    if (encodedAttributes.size >= MAX_KEYS) return undefined;
+    encodedAttributes.set(key, (values = new Map()));
+  }
+  const known = values.get(value);
+  if (known !== undefined) return known;
+  if (values.size >= VALUES_PER_KEY) {
+    encodedAttributes.set(key, null);
+    return undefined;
+  }
+  const start = pos;
+  tag(SPAN_ATTRIBUTES, 2);
+  const kv = begin(1);
+  keyValue(key, value);
+  end(kv, 1);
+  const bytes = Uint8Array.prototype.slice.call(buf, start, pos);
+  pos = start;
+  values.set(value, bytes);
+  return bytes;
 }
 
 /** `Span.flags`: the trace flags, "has is_remote" (0x100) and "is remote" (0x200) of the parent context. */
