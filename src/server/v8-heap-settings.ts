@@ -4,17 +4,18 @@ import v8 from 'node:v8';
 export const PRETENURING_FLAG = 'allocation-site-pretenuring';
 
 /**
- * Whether the operator chose V8's allocation-site pretenuring themselves (`--allocation-site-pretenuring`
- * or `--no-allocation-site-pretenuring` on node's command line or in `NODE_OPTIONS`): then their choice stands.
+ * Whether the operator chose V8's allocation-site pretenuring themselves (`--allocation-site-pretenuring` or
+ * `--no-allocation-site-pretenuring` on node's command line; Node refuses the flag in `NODE_OPTIONS`): then
+ * their choice stands.
  */
-export function operatorChosePretenuring(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
-  return execArgv.some((a) => a.includes(PRETENURING_FLAG)) || (nodeOptions ?? '').includes(PRETENURING_FLAG);
+export function operatorChosePretenuring(execArgv: readonly string[]): boolean {
+  return execArgv.some((a) => a.includes(PRETENURING_FLAG));
 }
 
 /**
  * Turns off V8's allocation-site pretenuring for this process, unless the operator chose it; returns whether
  * it did. `main.ts` imports this module alone and the gateway's modules only after it ran: Node's module loader
- * allocates too, and while it loads the gateway's ~1,500 modules V8 would otherwise tenure some of its literals.
+ * allocates too, and while it loads the gateway's modules V8 would otherwise tenure some of its literals.
  *
  * Why: V8 watches each object and array literal; when ~85% of a literal's objects survive a young-generation
  * collection it allocates that literal's later objects straight in the old generation. Start-up (migrations,
@@ -26,8 +27,8 @@ export function operatorChosePretenuring(execArgv: readonly string[], nodeOption
  * collections twice as long, the old generation filling with garbage between full collections; without
  * pretenuring ours promotes what the floor does, with more requests per second and a lower memory high-water.
  */
-export function disablePretenuring(execArgv: readonly string[] = process.execArgv, nodeOptions = process.env.NODE_OPTIONS): boolean {
-  if (operatorChosePretenuring(execArgv, nodeOptions)) return false;
+export function disablePretenuring(execArgv: readonly string[] = process.execArgv): boolean {
+  if (operatorChosePretenuring(execArgv)) return false;
   v8.setFlagsFromString(`--no-${PRETENURING_FLAG}`);
   return true;
 }
