@@ -5,6 +5,7 @@ import { genAiOperationName } from '../observability/gen-ai-names.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import type { CompletedRequest, DataPlaneRequest } from '../gateway/data-plane-hook.js';
 import { priceOfRequest } from '../gateway/request-price.js';
+import { unitPricesJson } from '../pricing/price-usage.js';
 
 const SPAN_HEADERS = [
   ['x-gateway-span-id', 'span_id'],
@@ -91,7 +92,7 @@ export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: 
       error: done.error ? JSON.stringify(done.error.toBody().error) : null,
       hook_results: dp.locals.hookResults === undefined ? null : JSON.stringify(dp.locals.hookResults),
       created_at: dp.ctx.startedAt,
-      unit_prices: price.unitPrices ? JSON.stringify(price.unitPrices) : null,
+      unit_prices: price.unitPrices ? unitPricesJson(price.unitPrices) : null,
       cached_tokens: t?.cacheRead ?? 0,
       cache_write_tokens: t?.cacheWrite ?? 0,
       reasoning_tokens: t?.reasoning ?? 0,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { calcPrice } from '@pydantic/genai-prices';
 import { catalogueContextWindow, catalogueModel, catalogueModelsOf } from './catalogue.js';
-import { listPrice, priceUsage } from './price-usage.js';
+import { listPrice, priceUsage, unitPricesJson } from './price-usage.js';
 import { readTokenUsage } from './token-usage.js';
 
 const AT = Date.UTC(2026, 0, 15);
@@ -76,6 +76,24 @@ describe('priceUsage', () => {
     const usage = { prompt_tokens: 1_000_000, completion_tokens: 0, total_tokens: 1_000_000 };
     expect(priceUsage({ provider: 'openai', model: 'gpt-4o', answeredModel: 'gpt-4o-mini-2024-07-18', usage, at: AT }).unitPrices?.catalogue_model).toBe('gpt-4o-mini');
     expect(priceUsage({ provider: 'openai', model: 'gpt-4o', answeredModel: 'unknown-deployment', usage, at: AT }).unitPrices?.catalogue_model).toBe('gpt-4o');
+  });
+});
+
+describe('unitPricesJson', () => {
+  it('writes what JSON.stringify writes, once for the shared prices of a fixed-price model', () => {
+    const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
+    const a = priceUsage({ provider: 'openai', model: 'gpt-4o-mini', usage, at: AT }).unitPrices!;
+    const b = priceUsage({ provider: 'openai', model: 'gpt-4o-mini', usage: { ...usage, prompt_tokens: 99 }, at: AT }).unitPrices!;
+    // A fixed-price model's unit prices are one frozen object; their text is remembered.
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(b).toBe(a);
+    expect(unitPricesJson(a)).toBe(JSON.stringify(a));
+    expect(JSON.parse(unitPricesJson(b))).toEqual(JSON.parse(JSON.stringify(b)));
+    // Unit prices built for one request (an override here) are written each time, as they are.
+    const own = { input_mtok: 0.1, output_mtok: 0.3, multiplier: 2, source: 'pricing_config' as const };
+    expect(unitPricesJson(own)).toBe(JSON.stringify(own));
+    own.input_mtok = 0.2;
+    expect(unitPricesJson(own)).toBe(JSON.stringify(own));
   });
 });
 

@@ -113,6 +113,21 @@ function fixedUnitPrices(catalogue: FlatPrices, found: CatalogueModel, multiplie
   return unitPrices;
 }
 
+/** The JSON of shared (frozen) unit prices, remembered: the same text for every request priced by them. */
+const unitPricesTexts = new WeakMap<UnitPrices, string>();
+
+/**
+ * Unit prices as the request log stores them (`JSON.stringify`). The frozen unit prices most requests share
+ * (a catalogue model's fixed prices, `fixedUnitPrices`) are written once: writing a price turns each double into
+ * its shortest decimal text, several thousand CPU instructions per request for the same few numbers.
+ */
+export function unitPricesJson(unitPrices: UnitPrices): string {
+  if (!Object.isFrozen(unitPrices)) return JSON.stringify(unitPrices);
+  let text = unitPricesTexts.get(unitPrices);
+  if (text === undefined) unitPricesTexts.set(unitPrices, (text = JSON.stringify(unitPrices)));
+  return text;
+}
+
 /**
  * The list price of a model (for `GET /v1/models`): its unit prices now, at the base tier, with the
  * integration's override and multiplier; undefined when neither the catalogue nor an override prices it.
