@@ -1,6 +1,8 @@
+import { disablePretenuring } from './server/v8-heap-settings.js';
+
 // V8 settings that must hold before the gateway's modules are even loaded (v8-heap-settings.ts): the
-// rest is imported from `main()`, after this module has run.
-import './server/v8-heap-settings.js';
+// rest is imported from `main()`, after this has run.
+disablePretenuring();
 
 /**
  * Composition root: read the environment, build the gateway, listen, and drain on SIGTERM/SIGINT

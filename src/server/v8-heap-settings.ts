@@ -14,8 +14,8 @@ export function operatorChosePretenuring(execArgv: readonly string[]): boolean {
 
 /**
  * Turns off V8's allocation-site pretenuring for this process, unless the operator chose it; returns whether
- * it did. `main.ts` imports this module alone and the gateway's modules only after it ran: Node's module loader
- * allocates too, and while it loads the gateway's modules V8 would otherwise tenure some of its literals.
+ * it did. `main.ts` calls it before it imports the gateway's modules: Node's module loader allocates too, and
+ * while it loads the gateway's modules V8 would otherwise tenure some of its literals.
  *
  * Why: V8 watches each object and array literal; when ~85% of a literal's objects survive a young-generation
  * collection it allocates that literal's later objects straight in the old generation. Start-up (migrations,
@@ -32,5 +32,3 @@ export function disablePretenuring(execArgv: readonly string[] = process.execArg
   v8.setFlagsFromString(`--no-${PRETENURING_FLAG}`);
   return true;
 }
-
-disablePretenuring();
