@@ -280,11 +280,16 @@ function attributes(attrs: Attributes, field: number): void {
         continue;
       }
     }
-    tag(field, 2);
-    const kv = begin(1);
-    keyValue(key, value);
-    end(kv, 1);
+    attribute(field, key, value);
   }
+}
+
+/** One attribute as field `field`: tag, length, `KeyValue`. */
+function attribute(field: number, key: string, value: unknown): void {
+  tag(field, 2);
+  const kv = begin(1);
+  keyValue(key, value);
+  end(kv, 1);
 }
 
 /** `Span.attributes`: the field whose string attributes are remembered encoded. */
@@ -318,10 +323,7 @@ function encodedAttribute(key: string, value: string): Uint8Array | undefined {
     return undefined;
   }
   const start = pos;
-  tag(SPAN_ATTRIBUTES, 2);
-  const kv = begin(1);
-  keyValue(key, value);
-  end(kv, 1);
+  attribute(SPAN_ATTRIBUTES, key, value);
   const bytes = Uint8Array.prototype.slice.call(buf, start, pos);
   pos = start;
   values.set(value, bytes);
