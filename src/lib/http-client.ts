@@ -5,6 +5,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { tryParseJson } from './json.js';
 import { LazyAbort, type AbortSource } from './lazy-abort.js';
 import { OutboundPolicy } from './outbound-policy.js';
+import { UpstreamBody, type StreamedHead } from './upstream-body.js';
 
 /** One upstream HTTP call. */
 export interface UpstreamRequest {
@@ -25,6 +26,12 @@ export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Dispatcher.ResponseData['body'];
+  /** The URL called (for error messages, which show only its origin). */
+  url: string;
+}
+
+/** A streamed upstream answer (see `HttpClient.sendStreamed`): iterate `body` once. */
+export interface StreamedResponse extends StreamedHead {
   /** The URL called (for error messages, which show only its origin). */
   url: string;
 }
@@ -124,6 +131,38 @@ export class HttpClient {
         throw redirectRefused(res.statusCode, res.headers, req.url, provider);
       }
       return { status: res.statusCode, headers: res.headers, body: res.body, url: req.url };
+    } catch (err) {
+      throw toUpstreamError(err, req.url, provider);
+    }
+  }
+
+  /**
+   * `send` for a body read as it arrives (streamed answers): the same errors until the headers arrived,
+   * and a body that is a plain async iterable over undici's handler callbacks instead of a Readable
+   * (`UpstreamBody`: backpressure, abort on early exit; a failure while reading is thrown by the read).
+   */
+  async sendStreamed(req: UpstreamRequest, provider?: string): Promise<StreamedResponse> {
+    try {
+      const { origin, path } = splitUrl(req.url);
+      const head = await new Promise<StreamedHead>((resolve, reject) => {
+        this.agentFor(origin).dispatch(
+          {
+            origin,
+            path,
+            method: req.method,
+            headers: req.headers,
+            body: (req.body ?? undefined) as Dispatcher.DispatchOptions['body'],
+            headersTimeout: req.headersTimeout ?? this.opts.headersTimeoutMs,
+            bodyTimeout: req.bodyTimeout ?? this.opts.bodyTimeoutMs,
+          },
+          new UpstreamBody(req.signal, resolve, reject) as unknown as Dispatcher.DispatchHandler,
+        );
+      });
+      if (isRedirect(head.status)) {
+        head.body.destroy();
+        throw redirectRefused(head.status, head.headers, req.url, provider);
+      }
+      return { status: head.status, headers: head.headers, body: head.body, url: req.url };
     } catch (err) {
       throw toUpstreamError(err, req.url, provider);
     }

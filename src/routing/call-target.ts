@@ -61,7 +61,7 @@ export async function callTarget(call: TargetCall, signal: AbortSource, deps: Ca
     if (call.strict) value = pickCommonFields(call.input.endpoint, value);
     return { status: res.status, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: 'DISABLED', headers: {}, json: new JsonAnswer({ value }), model: isObject(value) && typeof value.model === 'string' ? value.model : modelOf(call.body) };
   }
-  const res = await deps.http.send(upstream, call.adapter.name);
+  const res = await deps.http.sendStreamed(upstream, call.adapter.name);
   deps.observeUpstream?.(call.adapter.name, res.status, (performance.now() - started) / 1000);
   if (res.status < 200 || res.status >= 300) {
     const text = await res.body.text().catch(() => '');

@@ -1,0 +1,141 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpClient } from './http-client.js';
+import { LazyAbort } from './lazy-abort.js';
+
+/** A local upstream whose answers the tests script per path. */
+let server: Server;
+let base = '';
+const closed: string[] = [];
+const routes = new Map<string, (res: ServerResponse) => void>();
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    res.on('close', () => {
+      if (!res.writableFinished) closed.push(req.url ?? '');
+    });
+    routes.get(req.url ?? '')?.(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+const http = new HttpClient({ outbound: undefined });
+const get = (path: string, signal?: LazyAbort) => http.sendStreamed({ url: `${base}${path}`, method: 'GET', headers: {}, signal });
+const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+async function readAll(body: AsyncIterable<Uint8Array>): Promise<{ text: string; reads: number }> {
+  let text = '';
+  let reads = 0;
+  for await (const chunk of body) {
+    reads++;
+    text += Buffer.from(chunk).toString('utf8');
+  }
+  return { text, reads };
+}
+
+describe('HttpClient.sendStreamed (UpstreamBody)', () => {
+  it('yields every byte in order, the chunks of one socket read as one, and ends', async () => {
+    routes.set('/burst', (res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let i = 0; i < 20; i++) res.write(`data: ${i}\n\n`);
+      setTimeout(() => res.end('data: [DONE]\n\n'), 10);
+    });
+    const res = await get('/burst');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('text/event-stream');
+    const { text, reads } = await readAll(res.body);
+    expect(text).toBe(`${Array.from({ length: 20 }, (_, i) => `data: ${i}\n\n`).join('')}data: [DONE]\n\n`);
+    expect(reads).toBeLessThan(20);
+  });
+
+  it('stops reading the socket while the reader is behind, and resumes (a body far above 64 KiB arrives whole)', async () => {
+    const piece = 'x'.repeat(16 * 1024);
+    let writes = 0;
+    routes.set('/large', (res) => {
+      res.writeHead(200);
+      const pump = () => {
+        while (writes < 256) {
+          writes++;
+          if (!res.write(piece)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+    const res = await get('/large');
+    await tick();
+    // 4 MiB offered; unread, the gateway side takes 64 KiB plus what the sockets buffer, and the server waits for drain.
+    expect(writes).toBeLessThan(256);
+    const { text } = await readAll(res.body);
+    expect(text.length).toBe(256 * piece.length);
+  });
+
+  it('leaving the loop early aborts the upstream call', async () => {
+    routes.set('/endless', (res) => {
+      res.writeHead(200);
+      const timer = setInterval(() => res.write('data: more\n\n'), 5);
+      res.on('close', () => clearInterval(timer));
+    });
+    const res = await get('/endless');
+    for await (const chunk of res.body) {
+      expect(chunk.length).toBeGreaterThan(0);
+      break;
+    }
+    await tick();
+    expect(closed).toContain('/endless');
+    await expect(res.body.next()).rejects.toThrow();
+  });
+
+  it('throws a failure after the headers from the next read (the upstream reset the connection)', async () => {
+    routes.set('/reset', (res) => {
+      res.writeHead(200);
+      res.write('data: 1\n\n');
+      setTimeout(() => res.socket?.destroy(), 10);
+    });
+    const res = await get('/reset');
+    await expect(readAll(res.body)).rejects.toThrow();
+  });
+
+  it('an abort of the lazy switch ends a read in progress with its reason, and one before the call fails the call', async () => {
+    routes.set('/slow', (res) => {
+      res.writeHead(200);
+      res.write('data: 1\n\n');
+    });
+    const abort = new LazyAbort();
+    const res = await get('/slow', abort);
+    const reader = res.body[Symbol.asyncIterator]();
+    expect((await reader.next()).done).toBe(false);
+    const pending = reader.next();
+    const reason = new Error('client closed the connection');
+    abort.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    await tick();
+    expect(closed).toContain('/slow');
+
+    const early = new LazyAbort();
+    early.abort(new Error('gone before the call'));
+    await expect(get('/slow', early)).rejects.toThrow('gone before the call');
+  });
+
+  it('text() reads the rest of an error body', async () => {
+    routes.set('/error', (res) => {
+      res.writeHead(429, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"slow down"}}');
+    });
+    const res = await get('/error');
+    expect(res.status).toBe(429);
+    expect(JSON.parse(await res.body.text())).toEqual({ error: { message: 'slow down' } });
+  });
+
+  it('refuses a redirect and reaches nobody for a refused connection', async () => {
+    routes.set('/moved', (res) => {
+      res.writeHead(302, { location: 'http://elsewhere.example/' });
+      res.end();
+    });
+    await expect(get('/moved')).rejects.toMatchObject({ code: 'provider_error' });
+    await expect(http.sendStreamed({ url: 'http://127.0.0.1:1/', method: 'GET', headers: {} })).rejects.toMatchObject({ code: 'provider_unreachable' });
+  });
+});
