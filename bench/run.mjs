@@ -72,7 +72,7 @@ async function startOurs(name, extraEnv) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
   tmpDirs.push(dataDir);
-  const profile = env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${join(BENCH, 'results/profiles')}`] : [];
+  const profile = profileArgs();
   try {
     const svc = await startService({
       name,
@@ -92,13 +92,18 @@ async function startOurs(name, extraEnv) {
   }
 }
 
+/** `--cpu-prof` arguments for our gateway and the floor when BENCH_PROFILE is set (profiles named by process id). */
+function profileArgs() {
+  return env.BENCH_PROFILE ? [`--cpu-prof`, `--cpu-prof-dir=${join(BENCH, 'results/profiles')}`] : [];
+}
+
 /** The floor (bench/floor-proxy.mjs): Fastify + undici forwarding to the fake, no gateway logic. */
 async function startFloor(fakeUrl) {
   const port = await freePort();
   const svc = await startService({
     name: 'floor',
     command: process.execPath,
-    args: [join(BENCH, 'floor-proxy.mjs'), String(port), fakeUrl],
+    args: [...profileArgs(), join(BENCH, 'floor-proxy.mjs'), String(port), fakeUrl],
     core: 1,
     pin: PIN,
     readyUrl: `http://127.0.0.1:${port}/health`,

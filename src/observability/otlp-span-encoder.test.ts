@@ -67,6 +67,13 @@ describe('encodeTraceExport', () => {
             accents: 'héllo wörld',
             emoji: 'tool 🔧 call',
             lone: 'bad \ud800 surrogate',
+            // Each side of the encoder's thresholds (16 characters copied by hand, 42 written after a one-byte length).
+            sixteen: 'abcdefghijklmnop',
+            seventeen: 'abcdefghijklmnopq',
+            fortyTwoWide: 'é'.repeat(42),
+            fortyThreeWide: 'é'.repeat(43),
+            longLone: `${'x'.repeat(30)}\udc00${'y'.repeat(30)}`,
+            uuid: '571428b1-2ec4-49ca-9f99-85b66944bba9',
             long,
             huge,
             zero: 0,

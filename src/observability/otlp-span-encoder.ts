@@ -152,27 +152,49 @@ function end(start: number, reserve: number): void {
   buf[at] = v;
 }
 
-/** A length-delimited UTF-8 string: ASCII copied character by character, anything else through `Buffer.write`. */
+/** Strings up to this length are copied character by character; longer ones are written natively (a JS loop costs ~19 instructions per byte). */
+const SHORT_STRING = 16;
+
+/**
+ * A length-delimited UTF-8 string. Short ASCII strings are copied character by character; longer strings
+ * (and any with a character past ASCII) are written by `Buffer.write`: when their UTF-8 form fits a one-byte
+ * length (at most 42 UTF-16 units, 3 bytes each), straight after a one-byte length, else measured first.
+ * A lone surrogate becomes U+FFFD, as with TextEncoder.
+ */
 function string(s: string): void {
   const n = s.length;
-  room(n + 5);
-  const start = pos;
-  varint(n);
-  let p = pos;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c > 0x7f) {
-      // Not ASCII: the length in bytes differs (a lone surrogate becomes U+FFFD, as with TextEncoder).
-      pos = start;
-      const bytes = Buffer.byteLength(s, 'utf8');
-      varint(bytes);
-      room(bytes);
-      pos += buf.write(s, pos, bytes, 'utf8');
-      return;
+  if (n <= SHORT_STRING) {
+    room(n + 1);
+    const start = pos;
+    let p = pos + 1;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 0x7f) {
+        pos = start;
+        return longString(s);
+      }
+      buf[p++] = c;
     }
-    buf[p++] = c;
+    buf[start] = n;
+    pos = p;
+    return;
   }
-  pos = p;
+  longString(s);
+}
+
+function longString(s: string): void {
+  const n = s.length;
+  if (n <= 42) {
+    room(1 + 3 * n);
+    const written = buf.write(s, pos + 1, 'utf8');
+    buf[pos] = written;
+    pos += 1 + written;
+    return;
+  }
+  const bytes = Buffer.byteLength(s, 'utf8');
+  varint(bytes);
+  room(bytes);
+  pos += buf.write(s, pos, bytes, 'utf8');
 }
 
 function hexDigit(c: number): number {
@@ -180,11 +202,15 @@ function hexDigit(c: number): number {
   return c <= 57 ? c - 48 : c >= 97 ? c - 87 : c - 55;
 }
 
-/** A hex id (trace or span id) as length-delimited bytes. */
+/** A hex id (trace or span id) as length-delimited bytes: decoded natively; digit by digit when it is not all hex (as the reference serializer reads it). */
 function hexBytes(hex: string): void {
   const n = hex.length >>> 1;
   varint(n);
   room(n);
+  if (buf.write(hex, pos, n, 'hex') === n) {
+    pos += n;
+    return;
+  }
   for (let i = 0; i < n; i++) buf[pos++] = (hexDigit(hex.charCodeAt(2 * i)) << 4) | hexDigit(hex.charCodeAt(2 * i + 1));
 }
 

@@ -5,11 +5,12 @@ import type { Clock } from '../lib/clock.js';
 import { isObject } from '../lib/json.js';
 import { redactSecrets } from '../lib/redact-secrets.js';
 import { signalOf, type AbortSource } from '../lib/lazy-abort.js';
-import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderTarget, StreamMapper } from '../providers/provider.js';
+import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderTarget } from '../providers/provider.js';
 import { pickCommonFields } from '../spec/pick-common-fields.js';
+import { FirstReplayed, mappedItems, RawItems, transcodedItems, type StreamGuard } from './stream-sources.js';
 import { JsonAnswer, type Outcome } from './outcome.js';
 import { StreamAnswer, type StreamItem } from './stream-answer.js';
-import { streamFramingOf, type StreamFraming } from './stream-framing.js';
+import { streamFramingOf } from './stream-framing.js';
 import type { RouteInput } from './route-input.js';
 
 /** Everything one call to one target needs. */
@@ -41,7 +42,9 @@ export interface CallDeps {
  */
 export async function callTarget(call: TargetCall, signal: AbortSource, deps: CallDeps): Promise<Outcome> {
   const ctx: CallContext = new TargetCallContext(call.target, call.input.stream, signal, deps);
-  const built = await call.endpoint.buildRequest(call.body, ctx);
+  const building = call.endpoint.buildRequest(call.body, ctx);
+  // Most providers build synchronously: no await (and no microtask turn) for them.
+  const built = building instanceof Promise ? await building : building;
   const upstream = { url: built.url, method: built.method, headers: built.headers, body: built.body, signal };
   const started = performance.now();
   if (!call.input.stream) {
@@ -75,24 +78,12 @@ export async function callTarget(call: TargetCall, signal: AbortSource, deps: Ca
   const framing = streamFramingOf(call.input.endpoint);
   const transcoder = passthrough ? call.endpoint.createStreamTranscoder?.(call.body, ctx) : undefined;
   const guard: StreamGuard = { signal, provider: call.adapter.name };
-  const items = transcoder ? transcodedItems(res.body, transcoder, guard) : passthrough ? rawItems(res.body, framing, guard) : mappedItems(res.body, call.endpoint.createStreamMapper(call.body, ctx), call, guard);
-  const iterator = items[Symbol.asyncIterator]();
-  const first = await iterator.next();
-  const source: AsyncIterable<StreamItem> = {
-    [Symbol.asyncIterator]: () => {
-      let sentFirst = false;
-      return {
-        next: () => {
-          if (!sentFirst) {
-            sentFirst = true;
-            return Promise.resolve(first);
-          }
-          return iterator.next();
-        },
-        return: (v?: unknown) => iterator.return?.(v) ?? Promise.resolve({ done: true, value: undefined }),
-      };
-    },
-  };
+  const items: AsyncIterator<StreamItem> = transcoder
+    ? transcodedItems(res.body, transcoder, guard)
+    : passthrough
+      ? new RawItems(res.body, framing, guard)
+      : mappedItems(res.body, call.endpoint.createStreamMapper(call.body, ctx), call.strict ? call.input.endpoint : undefined, guard);
+  const source = new FirstReplayed(items, await items.next());
   const includeUsage = isObject(call.input.body.stream_options) && call.input.body.stream_options.include_usage === true;
   const stream = new StreamAnswer(source, includeUsage, passthrough, framing, call.endpoint.addsStreamUsage === true);
   // One literal, as the JSON outcomes above (a spread of a shared part would add `stream` and `model` through the runtime).
@@ -116,67 +107,6 @@ function providerError(call: TargetCall, status: number, text: string, headers: 
 
 function modelOf(body: Record<string, unknown>): string | undefined {
   return typeof body.model === 'string' ? body.model : undefined;
-}
-
-/** What a stream's failures are told apart by: the call's abort signal and the provider's name. */
-interface StreamGuard {
-  signal: { aborted: boolean; reason: unknown };
-  provider: string;
-}
-
-/**
- * A failure while reading a stream as a catalogue error: a timeout (408), the client gone (499) or an
- * upstream that died (502). Each stream source below catches its own failures with it: a generator
- * wrapping the source only for that cost an async-generator step per chunk.
- */
-function streamFailure(err: unknown, { signal, provider }: StreamGuard): GatewayError {
-  if (err instanceof GatewayError) return err;
-  if (signal.aborted && signal.reason instanceof Error && signal.reason.message === 'request timeout') {
-    return new GatewayError('request_timeout', 'The answer did not complete within the request timeout.', { provider });
-  }
-  if (signal.aborted) return new GatewayError('client_closed_request', undefined, { provider });
-  return new GatewayError('provider_error', `The provider's stream broke off: ${(err as Error).message ?? 'connection lost'}`, { provider, status: 502 });
-}
-
-async function* rawItems(body: AsyncIterable<Uint8Array>, framing: StreamFraming, guard: StreamGuard): AsyncGenerator<StreamItem> {
-  // The last 32 bytes of the stream, decoded once at the end (chunks are not reused, holding one is safe).
-  let last: Uint8Array = new Uint8Array(0);
-  try {
-    for await (const chunk of body) {
-      last = chunk.length >= 32 || last.length === 0 ? chunk : Buffer.concat([last.subarray(-32), chunk]).subarray(-32);
-      yield chunk;
-    }
-  } catch (err) {
-    throw streamFailure(err, guard);
-  }
-  const tail = Buffer.from(last.buffer, last.byteOffset, last.length).subarray(-32).toString('latin1');
-  if (!framing.complete(tail)) throw new GatewayError('provider_error', 'The provider closed the stream before it was complete.', { status: 502 });
-}
-
-/** Upstream bytes re-framed by the provider's transcoder; its `end()` checks the stream completed. */
-async function* transcodedItems(body: AsyncIterable<Uint8Array>, transcoder: StreamMapper<Uint8Array>, guard: StreamGuard): AsyncGenerator<StreamItem> {
-  try {
-    for await (const chunk of body) yield* transcoder.push(chunk);
-    yield* transcoder.end();
-  } catch (err) {
-    throw streamFailure(err, guard);
-  }
-}
-
-async function* mappedItems(body: AsyncIterable<Uint8Array>, mapper: StreamMapper<unknown>, call: TargetCall, guard: StreamGuard): AsyncGenerator<StreamItem> {
-  try {
-    for await (const chunk of body) {
-      for (const out of mapper.push(chunk)) yield prepare(out, call);
-    }
-    for (const out of mapper.end()) yield prepare(out, call);
-  } catch (err) {
-    throw streamFailure(err, guard);
-  }
-}
-
-function prepare(chunk: unknown, call: TargetCall): Record<string, unknown> {
-  const value = call.strict ? pickCommonFields(call.input.endpoint, chunk) : chunk;
-  return value as Record<string, unknown>;
 }
 
 /** The CallContext of one call: a lazy abort becomes a real signal only if the provider reads it (side calls: token exchanges). */

@@ -19,6 +19,11 @@ export class CustomHostGuard {
     this.policy = policy instanceof OutboundPolicy ? policy : new OutboundPolicy({ trusted: policy });
   }
 
+  /** Whether the URL was vetted and allowed within the last minute: no promise, for the request path (else call `check`). */
+  passes(rawUrl: string): boolean {
+    return this.verdicts.get(rawUrl) === true;
+  }
+
   /** Resolves when the URL may be called; throws 400 otherwise. */
   async check(rawUrl: string): Promise<void> {
     const cached = this.verdicts.get(rawUrl);

@@ -9,7 +9,7 @@ import type { RouteInput } from './route-input.js';
 import { matchesQuery } from './conditional-query.js';
 import { CircuitBreaker, isCircuitOpen } from './circuit-breaker.js';
 import { callTarget, type TargetCall } from './call-target.js';
-import { resolveTarget, type TargetResolverDeps } from './resolve-target.js';
+import { resolveTarget, type ResolvedTarget, type TargetResolverDeps } from './resolve-target.js';
 import { retryDelayMs, shouldRetry } from './retry-policy.js';
 import type { CustomHostGuard } from './custom-host-guard.js';
 import { endAttemptSpan, failAttemptSpan, startAttemptSpan } from './attempt-span.js';
@@ -63,18 +63,27 @@ export class Router {
     return this.deps.circuits.peek(leaf.leaf.identity, leaf.cb);
   }
 
-  private async run(node: CompiledNode, input: RouteInput, trace: RouteTrace): Promise<Outcome> {
-    switch (node.mode) {
-      case 'leaf':
-        return this.leaf(node, input, trace);
-      case 'single':
-        return this.run(node.children[0]!, input, trace);
-      case 'conditional':
-        return this.run(await this.pickConditional(node, input), input, trace);
-      case 'loadbalance':
-        return this.loadbalance(node, input, trace);
-      case 'fallback':
-        return this.fallback(node, input, trace);
+  /**
+   * Not `async`: a leaf's promise is handed on as it is (an async function returning another promise
+   * costs a promise and two more microtask turns per layer, on every request). A synchronous throw
+   * becomes a rejection.
+   */
+  private run(node: CompiledNode, input: RouteInput, trace: RouteTrace): Promise<Outcome> {
+    try {
+      switch (node.mode) {
+        case 'leaf':
+          return this.leaf(node, input, trace);
+        case 'single':
+          return this.run(node.children[0]!, input, trace);
+        case 'conditional':
+          return this.pickConditional(node, input).then((child) => this.run(child, input, trace));
+        case 'loadbalance':
+          return this.loadbalance(node, input, trace);
+        case 'fallback':
+          return this.fallback(node, input, trace);
+      }
+    } catch (err) {
+      return Promise.reject(err);
     }
   }
 
@@ -136,11 +145,21 @@ export class Router {
     throw last ?? new GatewayError('circuit_open', undefined, { publicCode: 'circuit_open' });
   }
 
-  private async leaf(node: CompiledNode, input: RouteInput, trace: RouteTrace, secretsRefreshed = false): Promise<Outcome> {
-    const { adapter, target, model, pricing, secretRefs } = resolveTarget(node, input, this.deps);
-    const endpoint = adapter.endpoints[input.endpoint];
-    if (!endpoint) throw new GatewayError('invalid_request', `Provider '${adapter.name}' does not support ${input.endpoint}.`, { param: 'provider' });
-    if (target.customHost) await this.deps.hostGuard.check(target.customHost);
+  /** A leaf: its target resolved and checked, then its interceptors around its retry loop. Not `async` (see `run`). */
+  private leaf(node: CompiledNode, input: RouteInput, trace: RouteTrace, secretsRefreshed = false): Promise<Outcome> {
+    const resolved = resolveTarget(node, input, this.deps);
+    const endpoint = resolved.adapter.endpoints[input.endpoint];
+    if (!endpoint) throw new GatewayError('invalid_request', `Provider '${resolved.adapter.name}' does not support ${input.endpoint}.`, { param: 'provider' });
+    const host = resolved.target.customHost;
+    // A host already vetted is known without a promise; a new one is checked (and its verdict remembered) first.
+    if (host && !this.deps.hostGuard.passes(host)) {
+      return this.deps.hostGuard.check(host).then(() => this.callLeaf(node, input, trace, resolved, endpoint, secretsRefreshed));
+    }
+    return this.callLeaf(node, input, trace, resolved, endpoint, secretsRefreshed);
+  }
+
+  private callLeaf(node: CompiledNode, input: RouteInput, trace: RouteTrace, resolved: ResolvedTarget, endpoint: NonNullable<ProviderAdapter['endpoints'][keyof ProviderAdapter['endpoints']]>, secretsRefreshed: boolean): Promise<Outcome> {
+    const { adapter, target, model, pricing, secretRefs } = resolved;
     const overridden = node.overrideParams ? { ...input.body, ...node.overrideParams } : input.body;
     // A `@slug/` model prefix is dropped (an override's model still wins).
     const body = model !== undefined && !(typeof node.overrideParams?.model === 'string') ? { ...overridden, model } : overridden;
@@ -161,17 +180,16 @@ export class Router {
     trace.pricing = pricing;
     const interceptors = this.deps.interceptors;
     const dispatch = (i: number): Promise<Outcome> => (i < interceptors.length ? interceptors[i]!(call, () => dispatch(i + 1)) : this.attempts(call, adapter, trace));
-    if (!secretRefs || secretsRefreshed || !this.deps.refreshSecrets) return dispatch(0);
-    try {
-      return await dispatch(0);
-    } catch (err) {
-      // A credential filled from a secret manager was refused: it may have been rotated there. Fetch the
-      // references anew once and try the target again with what they hold now.
+    const answer = dispatch(0);
+    if (!secretRefs || secretsRefreshed || !this.deps.refreshSecrets) return answer;
+    // A credential filled from a secret manager was refused: it may have been rotated there. Fetch the
+    // references anew once and try the target again with what they hold now.
+    return answer.catch(async (err: unknown) => {
       const g = toGatewayError(err);
       if (g.provider === undefined || (g.status !== 401 && g.status !== 403) || clientAborted(input)) throw g;
-      await this.deps.refreshSecrets(secretRefs);
+      await this.deps.refreshSecrets!(secretRefs);
       return this.leaf(node, input, trace, true);
-    }
+    });
   }
 
   /** The retry loop of one leaf, with its circuit breaker and per-attempt timeout. */

@@ -67,12 +67,21 @@ function withSecrets(vk: ResolvedVirtualKey, deps: TargetResolverDeps, workspace
 /** Headers never forwarded to a provider, whatever `forward_headers` says. */
 const NEVER_FORWARD = /^(x-gateway-|x-forwarded-|host$|connection$|content-length$|transfer-encoding$|keep-alive$|upgrade$|te$|trailer$|proxy-)/;
 
+/** A leaf's provider, the target it calls, and what the call needs besides. */
+export interface ResolvedTarget {
+  adapter: ProviderAdapter;
+  target: ProviderTarget;
+  model?: string;
+  pricing?: PricingTerms;
+  secretRefs?: readonly string[];
+}
+
 /**
  * Resolves a leaf into the provider adapter and the target it calls: config keys first, then a
  * virtual key (config `virtual_key`, provider `@slug`, or `x-gateway-virtual-key`), then the request's
  * `x-gateway-provider` / `Authorization` / `x-gateway-custom-host` headers.
  */
-export function resolveTarget(node: CompiledNode, input: RouteInput, deps: TargetResolverDeps): { adapter: ProviderAdapter; target: ProviderTarget; model?: string; pricing?: PricingTerms; secretRefs?: readonly string[] } {
+export function resolveTarget(node: CompiledNode, input: RouteInput, deps: TargetResolverDeps): ResolvedTarget {
   const leaf = node.leaf!;
   let providerName = leaf.provider;
   let vkRef = leaf.virtualKey;
