@@ -54,8 +54,12 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
   };
   const trace: RouteTrace = { retries: 0, attempts: [] };
   const abort = new LazyAbort();
+  // One listener for both ends of the response ('close' follows 'finish' within a tick): a client that
+  // left aborts the upstream call; a JSON answer sent whole is accounted for (`finished`, set below).
+  let finished: (() => void) | undefined;
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort(new Error('client closed the connection'));
+    else if (finished) finished();
   });
   let outcome: Outcome;
   try {
@@ -82,11 +86,11 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
   if (outcome.json) {
     const json = outcome.json;
     if (outcome.extra) json.replace({ ...(json.value as object), ...outcome.extra });
-    reply.raw.once('finish', () => {
+    finished = () => {
       const latencyMs = Date.now() - ctx.startedAt;
       // `usage` is read from the answer only when someone asks (the request log, a tokens policy).
       recordCompletion(deps, dp, new CompletedJson(outcome, json, trace, latencyMs));
-    });
+    };
     const payload = options.shapeJson ? Buffer.from(JSON.stringify(options.shapeJson({ status: outcome.status, headers: stringHeaders(reply.getHeaders()), body: json.value }))) : json.bytes;
     return reply.code(outcome.status).header('content-type', 'application/json').send(payload);
   }

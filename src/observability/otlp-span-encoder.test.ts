@@ -67,9 +67,10 @@ describe('encodeTraceExport', () => {
             accents: 'héllo wörld',
             emoji: 'tool 🔧 call',
             lone: 'bad \ud800 surrogate',
-            // Each side of the encoder's thresholds (16 characters copied by hand, 42 written after a one-byte length).
-            sixteen: 'abcdefghijklmnop',
-            seventeen: 'abcdefghijklmnopq',
+            // Each side of the encoder's thresholds (48 characters copied by hand, 42 written after a one-byte length).
+            fortyEight: 'a'.repeat(48),
+            fortyNine: 'b'.repeat(49),
+            accentLate: `${'c'.repeat(47)}é`,
             fortyTwoWide: 'é'.repeat(42),
             fortyThreeWide: 'é'.repeat(43),
             longLone: `${'x'.repeat(30)}\udc00${'y'.repeat(30)}`,
