@@ -75,6 +75,21 @@ describe('topLevelMember from the end (the usage block after the choices)', () =
 });
 
 describe('topLevelMembers', () => {
+  it('walks strings of every length, with escaped quotes and backslashes on either side of the hand-scanned bytes, as JSON.parse reads them', () => {
+    let seed = 11;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const text = () => `${'x'.repeat(rnd(40))}${['"', '\\', '\\"', '\\\\', ''][rnd(5)]}${'y'.repeat(rnd(40))}`;
+    for (let n = 0; n < 500; n++) {
+      const o: Record<string, unknown> = {};
+      for (let k = rnd(6); k > 0; k--) o[['id', 'choices', 'usage', text()][rnd(4)]!] = rnd(2) ? text() : [{ [text()]: text() }, text()];
+      const wanted = ['id', 'choices', 'usage'];
+      expect(topLevelMembers(b(JSON.stringify(o)), wanted)).toEqual(wanted.map((k) => o[k]));
+    }
+  });
+
   it('reads several members in one walk, in the order asked, as topLevelMember reads each', () => {
     const text = JSON.stringify({ id: 'c-1', model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { content: '"id": 2' } }], usage: { total_tokens: 5 }, id2: 3 });
     expect(topLevelMembers(b(text), ['usage', 'id', 'missing', 'choices'])).toEqual([{ total_tokens: 5 }, 'c-1', undefined, [{ index: 0, finish_reason: 'stop', message: { content: '"id": 2' } }]]);
