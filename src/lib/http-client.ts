@@ -6,6 +6,7 @@ import { tryParseJson } from './json.js';
 import { LazyAbort, type AbortSource } from './lazy-abort.js';
 import { OutboundPolicy } from './outbound-policy.js';
 import { UpstreamBody, type StreamedHead } from './upstream-body.js';
+import { AbortableHandler } from './abortable-handler.js';
 
 /** One upstream HTTP call. */
 export interface UpstreamRequest {
@@ -253,17 +254,13 @@ function splitUrl(url: string): { origin: string; path: string } {
  * An undici dispatch handler that collects the body into one Buffer (no body stream, no async
  * resource), with the client's abort signal wired like undici's `request` does it.
  */
-class BufferingHandler {
-  private abortFn: ((err: Error) => void) | null = null;
-  private reason: Error | null = null;
+class BufferingHandler extends AbortableHandler {
   private status = 0;
   private headers: Record<string, string | string[] | undefined> = {};
   private headersAt = 0;
   private chunks: Buffer[] = [];
   private length = 0;
   private settled = false;
-  private readonly onAbort: (() => void) | null = null;
-  private unsubscribe: (() => void) | null = null;
 
   constructor(
     private readonly req: UpstreamRequest,
@@ -271,24 +268,7 @@ class BufferingHandler {
     private readonly resolve: (r: BufferedResponse) => void,
     private readonly reject: (err: unknown) => void,
   ) {
-    const signal = req.signal;
-    if (signal?.aborted) this.reason = (signal.reason as Error) ?? new undiciErrors.RequestAbortedError();
-    else if (signal) {
-      this.onAbort = () => {
-        this.reason = (signal.reason as Error) ?? new undiciErrors.RequestAbortedError();
-        this.abortFn?.(this.reason);
-      };
-      if (signal instanceof LazyAbort) this.unsubscribe = signal.onAbort(this.onAbort);
-      else signal.addEventListener('abort', this.onAbort, { once: true });
-    }
-  }
-
-  onConnect(abort: (err: Error) => void): void {
-    if (this.reason) {
-      abort(this.reason);
-      return;
-    }
-    this.abortFn = abort;
+    super(req.signal);
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
@@ -331,10 +311,6 @@ class BufferingHandler {
     else this.reject(toUpstreamError(err, this.req.url, this.provider, 'body'));
   }
 
-  private detach(): void {
-    if (this.unsubscribe) this.unsubscribe();
-    else if (this.onAbort) (this.req.signal as AbortSignal).removeEventListener('abort', this.onAbort);
-  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { errors as undiciErrors, util as undiciUtil } from 'undici';
-import { LazyAbort, type AbortSource } from './lazy-abort.js';
+import type { AbortSource } from './lazy-abort.js';
+import { AbortableHandler } from './abortable-handler.js';
 
 /** Bytes queued unread before reading the upstream socket pauses (a Readable's default high-water mark). */
 const HIGH_WATER_MARK = 64 * 1024;
@@ -25,7 +26,7 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
  * `text()` reads what is left as UTF-8. A failure after the headers (reset, body timeout, abort) is
  * thrown by the next read, as undici raised it.
  */
-export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array> {
+export class UpstreamBody extends AbortableHandler implements AsyncIterable<Uint8Array>, AsyncIterator<Uint8Array> {
   private queue: Buffer[] = [];
   private queued = 0;
   /** `done`: the upstream completed; `failed`: `error` is set; `open` while bytes may still come. */
@@ -35,33 +36,16 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
   private resumeFn: (() => void) | null = null;
   private paused = false;
   private flushing = false;
-  private abortFn: ((err: Error) => void) | null = null;
-  private reason: Error | null = null;
-  private unsubscribe: (() => void) | null = null;
-  private readonly onAbort: (() => void) | null = null;
 
   constructor(
-    private readonly signal: AbortSource | undefined,
+    signal: AbortSource | undefined,
     private resolveHead: ((head: StreamedHead) => void) | null,
     private rejectHead: ((err: unknown) => void) | null,
   ) {
-    if (signal?.aborted) this.reason = abortReason(signal);
-    else if (signal) {
-      this.onAbort = () => this.abortWith(abortReason(signal));
-      if (signal instanceof LazyAbort) this.unsubscribe = signal.onAbort(this.onAbort);
-      else signal.addEventListener('abort', this.onAbort, { once: true });
-    }
+    super(signal);
   }
 
-  // ---- undici's dispatch handler ----
-
-  onConnect(abort: (err: Error) => void): void {
-    if (this.reason) {
-      abort(this.reason);
-      return;
-    }
-    this.abortFn = abort;
-  }
+  // ---- undici's dispatch handler (onConnect: AbortableHandler) ----
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     if (statusCode < 200) return true;
@@ -176,20 +160,9 @@ export class UpstreamBody implements AsyncIterable<Uint8Array>, AsyncIterator<Ui
     return Buffer.concat(parts).toString('utf8');
   }
 
-  private abortWith(reason: Error): void {
-    this.reason = reason;
-    // undici's abort calls onError at once; not connected yet, onConnect aborts with the reason.
-    this.abortFn?.(reason);
+  /** Aborts the call; undici's abort calls onError at once (not connected yet, onConnect aborts), and a reader waiting now hears it either way. */
+  protected override abortWith(reason: Error): void {
+    super.abortWith(reason);
     if (this.state === 'open') this.onError(reason);
   }
-
-  private detach(): void {
-    if (this.unsubscribe) this.unsubscribe();
-    else if (this.onAbort) (this.signal as AbortSignal).removeEventListener('abort', this.onAbort);
-    this.unsubscribe = null;
-  }
-}
-
-function abortReason(signal: AbortSource): Error {
-  return (signal.reason as Error) ?? new undiciErrors.RequestAbortedError();
 }
