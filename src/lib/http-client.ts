@@ -145,20 +145,7 @@ export class HttpClient {
   async sendStreamed(req: UpstreamRequest, provider?: string): Promise<StreamedResponse> {
     try {
       const { origin, path } = splitUrl(req.url);
-      const head = await new Promise<StreamedHead>((resolve, reject) => {
-        this.agentFor(origin).dispatch(
-          {
-            origin,
-            path,
-            method: req.method,
-            headers: req.headers,
-            body: (req.body ?? undefined) as Dispatcher.DispatchOptions['body'],
-            headersTimeout: req.headersTimeout ?? this.opts.headersTimeoutMs,
-            bodyTimeout: req.bodyTimeout ?? this.opts.bodyTimeoutMs,
-          },
-          new UpstreamBody(req.signal, resolve, reject) as unknown as Dispatcher.DispatchHandler,
-        );
-      });
+      const head = await new Promise<StreamedHead>((resolve, reject) => this.dispatch(req, origin, path, new UpstreamBody(req.signal, resolve, reject)));
       if (isRedirect(head.status)) {
         head.body.destroy();
         throw redirectRefused(head.status, head.headers, req.url, provider);
@@ -184,20 +171,24 @@ export class HttpClient {
         reject(toUpstreamError(err, req.url, provider));
         return;
       }
-      const handler = new BufferingHandler(req, provider, resolve, reject);
-      this.agentFor(target.origin).dispatch(
-        {
-          origin: target.origin,
-          path: target.path,
-          method: req.method,
-          headers: req.headers,
-          body: (req.body ?? undefined) as Dispatcher.DispatchOptions['body'],
-          headersTimeout: req.headersTimeout ?? this.opts.headersTimeoutMs,
-          bodyTimeout: req.bodyTimeout ?? this.opts.bodyTimeoutMs,
-        },
-        handler as unknown as Dispatcher.DispatchHandler,
-      );
+      this.dispatch(req, target.origin, target.path, new BufferingHandler(req, provider, resolve, reject));
     });
+  }
+
+  /** Dispatches `req` to `origin` with one of the client's own handlers (its timeouts defaulted as `send` does). */
+  private dispatch(req: UpstreamRequest, origin: string, path: string, handler: AbortableHandler): void {
+    this.agentFor(origin).dispatch(
+      {
+        origin,
+        path,
+        method: req.method,
+        headers: req.headers,
+        body: (req.body ?? undefined) as Dispatcher.DispatchOptions['body'],
+        headersTimeout: req.headersTimeout ?? this.opts.headersTimeoutMs,
+        bodyTimeout: req.bodyTimeout ?? this.opts.bodyTimeoutMs,
+      },
+      handler as unknown as Dispatcher.DispatchHandler,
+    );
   }
 
   /**
@@ -310,7 +301,6 @@ class BufferingHandler extends AbortableHandler {
     else if (this.status < 200 || this.status >= 300) this.resolve({ status: this.status, headers: this.headers, body: Buffer.alloc(0), headersAt: this.headersAt });
     else this.reject(toUpstreamError(err, this.req.url, this.provider, 'body'));
   }
-
 }
 
 /**

@@ -75,7 +75,7 @@ describe('topLevelMember from the end (the usage block after the choices)', () =
 });
 
 describe('topLevelMembers', () => {
-  it('walks strings of every length, with escaped quotes and backslashes on either side of the hand-scanned bytes, as JSON.parse reads them', () => {
+  it('walks strings of every length, with escaped quotes and backslashes anywhere in them, as JSON.parse reads them', () => {
     let seed = 11;
     const rnd = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2147483648;

@@ -145,7 +145,10 @@ export class Router {
     throw last ?? new GatewayError('circuit_open', undefined, { publicCode: 'circuit_open' });
   }
 
-  /** A leaf: its target resolved and checked, then its interceptors around its retry loop. Not `async` (see `run`). */
+  /**
+   * A leaf: its target resolved and checked, then its interceptors around its retry loop. Not `async` (see
+   * `run`, which turns a synchronous throw of this one, an unknown provider or endpoint, into a rejection).
+   */
   private leaf(node: CompiledNode, input: RouteInput, trace: RouteTrace, secretsRefreshed = false): Promise<Outcome> {
     const resolved = resolveTarget(node, input, this.deps);
     const endpoint = resolved.adapter.endpoints[input.endpoint];
