@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { prefixedId, randomId, timeOrderedId, uuid } from './ids.js';
+import { prefixedId, randomHex, randomId, timeOrderedId, uuid } from './ids.js';
 
 describe('ids', () => {
   it('makes prefixed alphanumeric ids that do not repeat, across pool refills', () => {
@@ -34,5 +34,20 @@ describe('ids', () => {
     expect([...ids].sort()).toEqual([ids[1], ids[2], ids[0], ids[3]]);
     const same = new Set(Array.from({ length: 1000 }, () => timeOrderedId('log_', t)));
     expect(same.size).toBe(1000);
+  });
+
+  it('makes random hex ids of 8 and 16 bytes that do not repeat, across pool refills, each its own string', () => {
+    const seen = new Set<string>();
+    const digits = new Set<string>();
+    for (let i = 0; i < 1000; i++) {
+      const trace = randomHex(16);
+      const span = randomHex(8);
+      expect(trace).toMatch(/^[0-9a-f]{32}$/);
+      expect(span).toMatch(/^[0-9a-f]{16}$/);
+      seen.add(trace).add(span);
+      for (const c of trace) digits.add(c);
+    }
+    expect(seen.size).toBe(2000);
+    expect(digits.size).toBe(16);
   });
 });

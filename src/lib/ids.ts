@@ -69,3 +69,20 @@ export function uuid(): string {
   }
   return UUID_TEXT.toString('latin1', 0, 36);
 }
+
+/** The text of the hex id being written (16 bytes at most: a trace id). */
+const HEX_TEXT = Buffer.alloc(32);
+
+/**
+ * `bytes` secure random bytes as lower-case hex (OpenTelemetry trace ids: 16, span ids: 8), drawn from the
+ * pooled buffer and read back as one flat string (as `uuid`). At most 16 bytes.
+ */
+export function randomHex(bytes: number): string {
+  const at = takeRandom(bytes);
+  for (let i = 0; i < bytes; i++) {
+    const v = pool[at + i]!;
+    HEX_TEXT[2 * i] = HEX_PAIRS[2 * v]!;
+    HEX_TEXT[2 * i + 1] = HEX_PAIRS[2 * v + 1]!;
+  }
+  return HEX_TEXT.toString('latin1', 0, 2 * bytes);
+}

@@ -1,62 +1,20 @@
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, TraceFlags, isSpanContextValid, trace, type SpanContext, type TextMapGetter } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, SamplingDecision } from '@opentelemetry/sdk-trace-base';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+// The SDK's own reading of OTEL_TRACES_SAMPLER(_ARG) and of the span limits, OTEL_SPAN_ATTRIBUTE_* then OTEL_ATTRIBUTE_*
+// (what its BasicTracerProvider is configured from).
+import { loadDefaultConfig } from '@opentelemetry/sdk-trace-base/build/src/config.js';
+import { reconfigureLimits } from '@opentelemetry/sdk-trace-base/build/src/utility.js';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import type { GatewaySpan, SpanAttributes, Tracing, TracingOptions } from './tracing.js';
-
-const KINDS = { internal: SpanKind.INTERNAL, client: SpanKind.CLIENT } as const;
+import { randomHex } from '../lib/ids.js';
+import { OtelSpan, UnsampledSpan, type SpanSink } from './otel-span.js';
+import type { Tracing, TracingOptions } from './tracing.js';
 
 const headerGetter: TextMapGetter<Record<string, string | string[] | undefined>> = {
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => carrier[key.toLowerCase()],
 };
-
-/**
- * A span just started, with its first attributes. Set on the span rather than given to `startSpan`: the SDK
- * copies and checks attributes given there twice (before and after the sampler; the built-in samplers do not read them) and
- * a third time as it stores them; `setAttributes` checks and stores them once.
- */
-function started(span: Span, attributes: SpanAttributes | undefined): Span {
-  if (attributes) span.setAttributes(attributes);
-  return span;
-}
-
-/** A `GatewaySpan` over an SDK span. */
-class OtelSpan implements GatewaySpan {
-  private ended = false;
-
-  constructor(
-    private readonly tracer: Tracer,
-    private readonly span: Span,
-    readonly captureContent: boolean,
-  ) {}
-
-  get traceId(): string {
-    return this.span.spanContext().traceId;
-  }
-
-  child(name: string, kind: 'internal' | 'client', attributes?: SpanAttributes): GatewaySpan {
-    const parent = trace.setSpan(ROOT_CONTEXT, this.span);
-    return new OtelSpan(this.tracer, started(this.tracer.startSpan(name, { kind: KINDS[kind] }, parent), attributes), this.captureContent);
-  }
-
-  set(attributes: SpanAttributes): void {
-    // The SDK skips undefined values itself (`setAttribute` returns on `value == null`): no copy without them.
-    this.span.setAttributes(attributes);
-  }
-
-  fail(code: string, message?: string): void {
-    this.span.setAttribute('error.type', code);
-    this.span.setStatus({ code: SpanStatusCode.ERROR, ...(message ? { message } : {}) });
-  }
-
-  end(): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.span.end();
-  }
-}
 
 /**
  * The OTLP/HTTP exporter of `options.protocol`, only its own modules loaded. Protobuf is the default: the
@@ -86,23 +44,46 @@ async function exporterOf(options: TracingOptions): Promise<SpanExporter> {
  * The OpenTelemetry tracer of the gateway: spans exported in batches over OTLP/HTTP (protobuf or JSON,
  * `options.protocol`) to `options.endpoint`, resource `service.name=ai-gateway`. An incoming W3C
  * `traceparent` makes the request's SERVER span a child of the caller's span (same trace id).
+ *
+ * The spans are the gateway's own (`OtelSpan`, otel-span.ts: the SDK's span cost more than the rest of the
+ * tracing); what happens to them is the SDK's: its sampler from `OTEL_TRACES_SAMPLER` decides per request (on
+ * the SERVER span; its children follow), its `BatchSpanProcessor` queues, batches and exports them, its
+ * propagator reads `traceparent` and `tracestate`, its span limits apply.
  */
 export async function createOtelTracing(options: TracingOptions): Promise<Tracing> {
   const exporter = await exporterOf(options);
-  const provider = new BasicTracerProvider({
+  const sampler = loadDefaultConfig().sampler;
+  const limits = reconfigureLimits({}).spanLimits ?? {};
+  const processor = new BatchSpanProcessor(exporter, { scheduledDelayMillis: options.scheduleDelayMs });
+  const sink: SpanSink = {
     resource: resourceFromAttributes({ 'service.name': 'ai-gateway' }),
-    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: options.scheduleDelayMs })],
-  });
-  const tracer = provider.getTracer('ai-gateway');
+    scope: { name: 'ai-gateway' },
+    processor,
+    captureContent: options.captureContent,
+    attributeCountLimit: limits.attributeCountLimit ?? 128,
+    attributeValueLengthLimit: limits.attributeValueLengthLimit ?? Infinity,
+  };
   const propagator = new W3CTraceContextPropagator();
   return {
     captureContent: options.captureContent,
     startRequest(name, headers, attributes) {
-      const parent = propagator.extract(ROOT_CONTEXT, headers, headerGetter);
-      return new OtelSpan(tracer, started(tracer.startSpan(name, { kind: SpanKind.SERVER }, parent), attributes), options.captureContent);
+      let context = ROOT_CONTEXT;
+      let parent: SpanContext | undefined;
+      if (headers.traceparent !== undefined) {
+        context = propagator.extract(ROOT_CONTEXT, headers, headerGetter);
+        parent = trace.getSpanContext(context);
+        if (parent && !isSpanContextValid(parent)) parent = undefined;
+      }
+      const traceId = parent ? parent.traceId : randomHex(16);
+      const sampled = sampler.shouldSample(context, traceId, name, SpanKind.SERVER, attributes as never, []);
+      if (sampled.decision !== SamplingDecision.RECORD_AND_SAMPLED) return new UnsampledSpan(traceId, options.captureContent);
+      const span = new OtelSpan(sink, name, SpanKind.SERVER, { traceId, spanId: randomHex(8), traceFlags: TraceFlags.SAMPLED, traceState: sampled.traceState ?? parent?.traceState }, parent);
+      span.set(attributes);
+      if (sampled.attributes) span.set(sampled.attributes as never);
+      return span;
     },
     async shutdown() {
-      await provider.shutdown();
+      await processor.shutdown();
     },
   };
 }

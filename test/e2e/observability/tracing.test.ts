@@ -87,6 +87,31 @@ describe('OpenTelemetry traces', () => {
     expect(((await logs.json()) as { total: number }).total).toBe(1);
   });
 
+  it('follows the sampler: a caller\'s unsampled traceparent and OTEL_TRACES_SAMPLER=always_off export nothing, the trace id is kept', async () => {
+    const gw = await start({});
+    const unsampledTrace = '6cf92f3577b34da6a3ce929d0e0e4738';
+    const skipped = await chat(gw, { traceparent: `00-${unsampledTrace}-00f067aa0ba902b7-00` });
+    expect(skipped.status).toBe(200);
+    await skipped.json();
+    expect(skipped.headers.get('x-gateway-trace-id')).toBe(unsampledTrace);
+    // A sampled request after it: once its spans arrived, the unsampled one's would have too.
+    const sampled = await chat(gw, {});
+    await sampled.json();
+    expect(await receiver.trace(sampled.headers.get('x-gateway-trace-id')!, 4)).toHaveLength(4);
+    expect(receiver.spans.filter((s) => s.traceId === unsampledTrace)).toHaveLength(0);
+
+    // The SDK reads its sampler from the process environment when the tracer starts.
+    process.env.OTEL_TRACES_SAMPLER = 'always_off';
+    const off = await start({}).finally(() => delete process.env.OTEL_TRACES_SAMPLER);
+    const res = await chat(off, {});
+    expect(res.status).toBe(200);
+    await res.json();
+    const own = res.headers.get('x-gateway-trace-id')!;
+    expect(own).toMatch(/^[0-9a-f]{32}$/);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.spans.filter((s) => s.traceId === own)).toHaveLength(0);
+  });
+
   it('records message contents only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true; streamed usage lands on the CLIENT span', async () => {
     const gw = await start({ OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: 'true' });
     const res = await chat(gw, {});
