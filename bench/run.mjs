@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
@@ -64,8 +64,11 @@ const tmpDirs = [];
 /** The OTLP/HTTP receiver the production instance exports its traces to (started with that scenario). */
 let otlp;
 
+/** The build of ours to run: `dist/`, or `BENCH_DIST` (another build, e.g. of an older commit in a worktree, for A/B runs). */
+const DIST = process.env.BENCH_DIST ? resolve(process.env.BENCH_DIST) : join(ROOT, 'dist');
+
 async function startOurs(name, extraEnv) {
-  if (!existsSync(join(ROOT, 'dist/main.js'))) {
+  if (!existsSync(join(DIST, 'main.js'))) {
     notes.push(`${name}: dist/main.js does not exist (gateway not built yet), skipped.`);
     return null;
   }
@@ -77,7 +80,7 @@ async function startOurs(name, extraEnv) {
     const svc = await startService({
       name,
       command: process.execPath,
-      args: [...profile, join(ROOT, 'dist/main.js')],
+      args: [...profile, join(DIST, 'main.js')],
       env: { PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey, ...extraEnv },
       cwd: ROOT,
       core: 1,

@@ -3,6 +3,7 @@ import { STORE_KINDS, type StoreHandle } from '../../../test/helpers/stores.js';
 import { insertRequestLogs, type RequestLogRow } from './request-logs.js';
 import { RETENTION_BUCKETS_PER_STATEMENT, backfillRollups, deleteRollupBucketsBefore, rollupRowsOf } from './request-log-rollups.js';
 import { randomId } from '../../lib/ids.js';
+import { binOf } from '../../lib/latency-histogram.js';
 import type { Store } from '../store.js';
 
 const T = Date.parse('2026-03-02T00:00:00.000Z');
@@ -98,3 +99,43 @@ for (const kind of STORE_KINDS) {
     });
   });
 }
+
+describe('rollupRowsOf', () => {
+  /** Each row added on its own to its bucket of each width, its dimensions and each dimension's histogram: what the rollups must hold. */
+  function rowByRow(rows: RequestLogRow[]) {
+    const cube = new Map<string, Record<string, unknown> & { requests: number; errors: number; cache_hits: number; cost: number; total_tokens: number; prompt_tokens: number; completion_tokens: number; latency_sum: number; first_seen: number; last_seen: number }>();
+    const latency = new Map<string, { row: Record<string, unknown>; requests: number; latency_sum: number; bins: Record<string, number> }>();
+    const dims = ['all', 'endpoint', 'provider', 'model', 'status', 'api_key_id', 'config_id', 'prompt_id'] as const;
+    for (const r of rows) {
+      const bin = r.latency_ms >= 1 ? binOf(r.latency_ms) : 0;
+      for (const width of [MIN, HOUR, DAY]) {
+        const bucket_start = r.created_at - (r.created_at % width);
+        const d = { organisation_id: r.organisation_id, bucket_ms: width, bucket_start, workspace_id: r.workspace_id, api_key_id: r.api_key_id ?? '', user_id: r.user_id ?? '', endpoint: r.endpoint, provider: r.provider ?? '', model: r.model ?? '', status: r.status, cache_status: r.cache_status ?? '', config_id: r.config_id ?? '', prompt_id: r.prompt_id ?? '' };
+        const key = JSON.stringify(d);
+        const c = cube.get(key) ?? { ...d, requests: 0, errors: 0, cache_hits: 0, cost: 0, total_tokens: 0, prompt_tokens: 0, completion_tokens: 0, latency_sum: 0, first_seen: Infinity, last_seen: -Infinity };
+        c.requests++; c.errors += r.status >= 400 ? 1 : 0; c.cache_hits += r.cache_status === 'HIT' ? 1 : 0; c.cost += r.cost; c.total_tokens += r.total_tokens;
+        c.prompt_tokens += r.prompt_tokens; c.completion_tokens += r.completion_tokens; c.latency_sum += r.latency_ms;
+        c.first_seen = Math.min(c.first_seen, r.created_at); c.last_seen = Math.max(c.last_seen, r.created_at);
+        cube.set(key, c);
+        for (const dim of dims) {
+          const value = dim === 'all' ? '' : String(d[dim]);
+          const lkey = JSON.stringify([r.organisation_id, width, dim, bucket_start, r.workspace_id, value]);
+          const l = latency.get(lkey) ?? { row: { organisation_id: r.organisation_id, bucket_ms: width, dim, bucket_start, workspace_id: r.workspace_id, dim_value: value }, requests: 0, latency_sum: 0, bins: {} };
+          l.requests++; l.latency_sum += r.latency_ms; l.bins[bin] = (l.bins[bin] ?? 0) + 1;
+          latency.set(lkey, l);
+        }
+      }
+    }
+    return normalise({ cube: [...cube.values()], latency: [...latency.values()].map((l) => ({ ...l.row, requests: l.requests, latency_sum: l.latency_sum, hist: JSON.stringify(l.bins) })) });
+  }
+
+  it('adds up every row into the cube and histograms of each width, as row-by-row addition does, in key order', () => {
+    // A batch of the log: many rows alike within a minute (one key, one model), and rows of every kind.
+    const alike = rowsOf('org-a', 300, T - 5 * MIN, 10 * MIN).map((r) => ({ ...r, workspace_id: 'ws-a', api_key_id: 'key-0', user_id: null, provider: 'openai', model: 'gpt-4o', cache_status: 'MISS', prompt_id: null }));
+    const rows = [...alike, ...rowsOf('org-a', 400, T - 90 * MIN, 5 * HOUR), ...rowsOf('org-b', 50, T - DAY, 2 * DAY)];
+    const rollups = rollupRowsOf(rows);
+    expect(normalise(rollups as never)).toEqual(rowByRow(rows));
+    const keys = rollups.cube.map((c) => [c.organisation_id, c.bucket_ms, c.bucket_start, c.workspace_id].join('\u0001'));
+    expect(keys).toEqual([...keys].sort());
+  });
+});

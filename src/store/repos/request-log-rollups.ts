@@ -50,52 +50,85 @@ const isHit = (cacheStatus: string | null) => cacheStatus === 'HIT' || cacheStat
 const byKey = <T extends { key: string }>(a: T, b: T) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 const SEP = '\u0001';
 
+/** The rows of one minute, workspace and combination of dimensions, added up (the first pass of `rollupRowsOf`). */
+interface MinuteGroup {
+  minute: number;
+  /** The cube row of the group's minute (its sums are the group's). */
+  cube: RequestLogRollupsTable;
+  /** The dimension values of the histograms, in `HISTOGRAM_DIMS` order. */
+  values: string[];
+  /** Latency bin → rows. */
+  bins: Map<number, number>;
+}
+
 /**
  * Adds up request-log rows into rollup rows for every bucket width (absent dimension values become
- * ''), in one pass: per row, one key per width for its bucket and workspace, one for its combination
- * of dimensions, and a histogram bin per dimension value.
+ * ''). A batch of the log holds many rows of few kinds, so the rows are first added up per minute,
+ * workspace and combination of dimensions (one key and one map lookup per row); those groups are then
+ * added into each width's cube rows and into the latency histogram of each dimension value.
  */
 export function rollupRowsOf(rows: readonly RollupSource[]): RollupRows {
-  const buckets = new Map<string, BucketAcc>();
-  const values: string[] = new Array(HISTOGRAM_DIMS.length);
+  const minutes = new Map<string, MinuteGroup>();
+  const minuteMs = BUCKETS_MS[0];
   for (const r of rows) {
     const createdAt = Number(r.created_at);
+    const minute = createdAt - (((createdAt % minuteMs) + minuteMs) % minuteMs);
     const api_key_id = r.api_key_id ?? '', user_id = r.user_id ?? '', provider = r.provider ?? '', model = r.model ?? '';
     const cache_status = r.cache_status ?? '', config_id = r.config_id ?? '', prompt_id = r.prompt_id ?? '';
-    const dimsKey = [api_key_id, user_id, r.endpoint, provider, model, r.status, cache_status, config_id, prompt_id].join(SEP);
-    values[0] = ''; values[1] = r.endpoint; values[2] = provider; values[3] = model; values[4] = String(r.status); values[5] = api_key_id; values[6] = config_id; values[7] = prompt_id;
-    const bin = binOf(r.latency_ms);
-    const cost = Number(r.cost);
+    const key = `${r.organisation_id}${SEP}${minute}${SEP}${r.workspace_id}${SEP}${api_key_id}${SEP}${user_id}${SEP}${r.endpoint}${SEP}${provider}${SEP}${model}${SEP}${r.status}${SEP}${cache_status}${SEP}${config_id}${SEP}${prompt_id}`;
     const errors = r.status >= 400 ? 1 : 0;
     const hits = isHit(r.cache_status) ? 1 : 0;
+    const cost = Number(r.cost);
+    const bin = binOf(r.latency_ms);
+    const g = minutes.get(key);
+    if (g) {
+      const c = g.cube;
+      c.requests += 1; c.errors += errors; c.cache_hits += hits; c.cost += cost; c.total_tokens += r.total_tokens; c.prompt_tokens += r.prompt_tokens;
+      c.completion_tokens += r.completion_tokens; c.latency_sum += r.latency_ms;
+      if (createdAt < c.first_seen) c.first_seen = createdAt;
+      if (createdAt > c.last_seen) c.last_seen = createdAt;
+      g.bins.set(bin, (g.bins.get(bin) ?? 0) + 1);
+    } else {
+      minutes.set(key, {
+        minute,
+        cube: {
+          organisation_id: r.organisation_id, bucket_ms: minuteMs, bucket_start: minute, workspace_id: r.workspace_id, api_key_id, user_id, endpoint: r.endpoint, provider, model, status: r.status,
+          cache_status, config_id, prompt_id, requests: 1, errors, cache_hits: hits, cost, total_tokens: r.total_tokens, prompt_tokens: r.prompt_tokens,
+          completion_tokens: r.completion_tokens, latency_sum: r.latency_ms, first_seen: createdAt, last_seen: createdAt,
+        },
+        values: ['', r.endpoint, provider, model, String(r.status), api_key_id, config_id, prompt_id],
+        bins: new Map([[bin, 1]]),
+      });
+    }
+  }
+  const buckets = new Map<string, BucketAcc>();
+  for (const g of minutes.values()) {
+    const m = g.cube;
+    const dimsKey = [m.api_key_id, m.user_id, m.endpoint, m.provider, m.model, m.status, m.cache_status, m.config_id, m.prompt_id].join(SEP);
     for (const width of BUCKETS_MS) {
-      const bucket_start = createdAt - (((createdAt % width) + width) % width);
-      const key = `${r.organisation_id}${SEP}${width}${SEP}${bucket_start}${SEP}${r.workspace_id}`;
+      const bucket_start = g.minute - (((g.minute % width) + width) % width);
+      const key = `${m.organisation_id}${SEP}${width}${SEP}${bucket_start}${SEP}${m.workspace_id}`;
       let b = buckets.get(key);
       if (!b) {
-        b = { key, organisation_id: r.organisation_id, bucket_ms: width, bucket_start, workspace_id: r.workspace_id, cube: new Map(), latency: HISTOGRAM_DIMS.map(() => new Map()) };
+        b = { key, organisation_id: m.organisation_id, bucket_ms: width, bucket_start, workspace_id: m.workspace_id, cube: new Map(), latency: HISTOGRAM_DIMS.map(() => new Map()) };
         buckets.set(key, b);
       }
       const c = b.cube.get(dimsKey);
       if (c) {
-        c.requests += 1; c.errors += errors; c.cache_hits += hits; c.cost += cost; c.total_tokens += r.total_tokens; c.prompt_tokens += r.prompt_tokens;
-        c.completion_tokens += r.completion_tokens; c.latency_sum += r.latency_ms;
-        if (createdAt < c.first_seen) c.first_seen = createdAt;
-        if (createdAt > c.last_seen) c.last_seen = createdAt;
+        c.requests += m.requests; c.errors += m.errors; c.cache_hits += m.cache_hits; c.cost += m.cost; c.total_tokens += m.total_tokens; c.prompt_tokens += m.prompt_tokens;
+        c.completion_tokens += m.completion_tokens; c.latency_sum += m.latency_sum;
+        if (m.first_seen < c.first_seen) c.first_seen = m.first_seen;
+        if (m.last_seen > c.last_seen) c.last_seen = m.last_seen;
       } else {
-        b.cube.set(dimsKey, {
-          organisation_id: r.organisation_id, bucket_ms: width, bucket_start, workspace_id: r.workspace_id, api_key_id, user_id, endpoint: r.endpoint, provider, model, status: r.status,
-          cache_status, config_id, prompt_id, requests: 1, errors, cache_hits: hits, cost, total_tokens: r.total_tokens, prompt_tokens: r.prompt_tokens,
-          completion_tokens: r.completion_tokens, latency_sum: r.latency_ms, first_seen: createdAt, last_seen: createdAt,
-        });
+        b.cube.set(dimsKey, { ...m, bucket_ms: width, bucket_start });
       }
-      for (let d = 0; d < values.length; d++) {
-        const m = b.latency[d]!;
-        let acc = m.get(values[d]!);
-        if (!acc) m.set(values[d]!, (acc = { requests: 0, latency_sum: 0, bins: {} }));
-        acc.requests += 1;
-        acc.latency_sum += r.latency_ms;
-        acc.bins[bin] = (acc.bins[bin] ?? 0) + 1;
+      for (let d = 0; d < g.values.length; d++) {
+        const latency = b.latency[d]!;
+        let acc = latency.get(g.values[d]!);
+        if (!acc) latency.set(g.values[d]!, (acc = { requests: 0, latency_sum: 0, bins: {} }));
+        acc.requests += m.requests;
+        acc.latency_sum += m.latency_sum;
+        for (const [bin, n] of g.bins) acc.bins[bin] = (acc.bins[bin] ?? 0) + n;
       }
     }
   }
