@@ -37,7 +37,9 @@ const NO_EVENTS: TimedEvent[] = [];
  * the count and length limits); the gateway's spans have no events and no links.
  */
 export class OtelSpan implements GatewaySpan, ReadableSpan {
-  readonly attributes: Attributes = {};
+  /** The attributes' names in the order first set, and their values (the encoder reads these two; see `attributes`). */
+  readonly attributeKeys: string[] = [];
+  readonly attributeValues: AttributeValue[] = [];
   droppedAttributesCount = 0;
   status: SpanStatus = UNSET;
   ended = false;
@@ -45,7 +47,6 @@ export class OtelSpan implements GatewaySpan, ReadableSpan {
   readonly events = NO_EVENTS;
   readonly droppedEventsCount = 0;
   readonly droppedLinksCount = 0;
-  private count = 0;
   private readonly startAt = performance.now();
   private endAt = 0;
 
@@ -67,6 +68,17 @@ export class OtelSpan implements GatewaySpan, ReadableSpan {
 
   get captureContent(): boolean {
     return this.sink.captureContent;
+  }
+
+  /**
+   * The attributes as one object (what the SDK's JSON exporter reads). Kept as two arrays rather than an object:
+   * written by name, an object of a dozen dotted names is a megamorphic keyed store per attribute and a for-in
+   * with a keyed load per name when encoded.
+   */
+  get attributes(): Attributes {
+    const out: Attributes = {};
+    for (let i = 0; i < this.attributeKeys.length; i++) out[this.attributeKeys[i]!] = this.attributeValues[i];
+    return out;
   }
 
   get resource(): Resource {
@@ -122,15 +134,19 @@ export class OtelSpan implements GatewaySpan, ReadableSpan {
   private put(key: string, value: SpanAttributeValue): void {
     const t = typeof value;
     if (key.length === 0 || (t !== 'string' && t !== 'number' && t !== 'boolean' && !isAttributeValue(value))) return;
-    const attrs = this.attributes;
-    if (attrs[key] === undefined) {
-      if (this.count >= this.sink.attributeCountLimit) {
-        this.droppedAttributesCount++;
-        return;
-      }
-      this.count++;
+    const v = this.sink.attributeValueLengthLimit === Infinity ? value : cut(value, this.sink.attributeValueLengthLimit);
+    const keys = this.attributeKeys;
+    const at = keys.indexOf(key);
+    if (at >= 0) {
+      this.attributeValues[at] = v;
+      return;
     }
-    attrs[key] = this.sink.attributeValueLengthLimit === Infinity ? value : cut(value, this.sink.attributeValueLengthLimit);
+    if (keys.length >= this.sink.attributeCountLimit) {
+      this.droppedAttributesCount++;
+      return;
+    }
+    keys.push(key);
+    this.attributeValues.push(v);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Attributes, HrTime, Link, SpanContext } from '@opentelemetry/api';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
+import { OtelSpan } from './otel-span.js';
 
 /**
  * Encodes finished spans as an OTLP `ExportTraceServiceRequest` in protobuf (opentelemetry-proto's
@@ -123,8 +124,15 @@ function varint(value: number): void {
   buf[pos++] = low;
 }
 
+/** A field's key: one byte written directly for the fields below 16 (all but `Span.flags`), else a varint. */
 function tag(field: number, wireType: number): void {
-  varint((field << 3) | wireType);
+  const key = (field << 3) | wireType;
+  if (key < 0x80) {
+    if (pos >= buf.length) room(1);
+    buf[pos++] = key;
+    return;
+  }
+  varint(key);
 }
 
 /** Starts a length-delimited message: `reserve` bytes kept for its length, where its bytes begin returned. */
@@ -295,18 +303,28 @@ function keyValue(key: string, value: unknown): void {
 function attributes(attrs: Attributes, field: number): void {
   for (const key in attrs) {
     if (!Object.prototype.hasOwnProperty.call(attrs, key)) continue;
-    const value = attrs[key];
-    if (field === SPAN_ATTRIBUTES && typeof value === 'string') {
-      const whole = encodedAttribute(key, value);
-      if (whole) {
-        room(whole.length);
-        buf.set(whole, pos);
-        pos += whole.length;
-        continue;
-      }
-    }
-    attribute(field, key, value);
+    if (field === SPAN_ATTRIBUTES) spanAttribute(key, attrs[key]);
+    else attribute(field, key, attrs[key]);
   }
+}
+
+/** A span's attributes given as names and values (`OtelSpan`'s arrays), in their order. */
+function attributeList(keys: readonly string[], values: readonly unknown[]): void {
+  for (let i = 0; i < keys.length; i++) spanAttribute(keys[i]!, values[i]);
+}
+
+/** One span attribute: its remembered bytes when the value is a string seen before, else written out. */
+function spanAttribute(key: string, value: unknown): void {
+  if (typeof value === 'string') {
+    const whole = encodedAttribute(key, value);
+    if (whole) {
+      room(whole.length);
+      buf.set(whole, pos);
+      pos += whole.length;
+      return;
+    }
+  }
+  attribute(SPAN_ATTRIBUTES, key, value);
 }
 
 /** One attribute as field `field`: tag, length, `KeyValue`. */
@@ -393,7 +411,8 @@ function encodeSpan(span: ReadableSpan): void {
   hrTime(span.startTime);
   tag(8, 1);
   hrTime(span.endTime);
-  if (span.attributes) attributes(span.attributes, 9);
+  if (span instanceof OtelSpan) attributeList(span.attributeKeys, span.attributeValues);
+  else if (span.attributes) attributes(span.attributes, SPAN_ATTRIBUTES);
   tag(10, 0);
   varint(span.droppedAttributesCount);
   for (const event of span.events) {
