@@ -10,36 +10,43 @@ import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 
 const REQUESTS = 171;
 
-function gatewaySpans() {
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ 'service.name': 'ai-gateway' }), spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const tracer = provider.getTracer('ai-gateway');
-  for (let i = 0; i < REQUESTS; i++) {
-    const server = tracer.startSpan('POST /v1/chat/completions', {
-      kind: SpanKind.SERVER,
-      attributes: { 'http.request.method': 'POST', 'http.route': '/v1/chat/completions', 'url.path': '/v1/chat/completions', 'gateway.request.id': crypto.randomUUID() },
-    });
-    const routing = tracer.startSpan('routing', { kind: SpanKind.INTERNAL, attributes: { 'gateway.endpoint': 'chat', 'gateway.target.path': 'config', 'gen_ai.provider.name': 'openai' } }, trace.setSpan(ROOT_CONTEXT, server));
-    const client = tracer.startSpan(
-      'chat gpt-4o-mini',
-      {
-        kind: SpanKind.CLIENT,
-        attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.request.max_tokens': 64, 'gateway.target.path': 'config', 'gateway.retry.attempt': 0 },
-      },
-      trace.setSpan(ROOT_CONTEXT, routing),
-    );
-    client.setAttributes({
+/**
+ * The attributes the gateway sets on a chat request's spans (request `i` of a batch), in the order it sets them:
+ * the SERVER span's at start and at the answer, the routing span's at start and at the end, the CLIENT span's at
+ * start and with the answer. Shared by the span builders here and in `spans.mjs`.
+ */
+export function chatRequestAttributes(i) {
+  return {
+    server: { 'http.request.method': 'POST', 'http.route': '/v1/chat/completions', 'url.path': '/v1/chat/completions', 'gateway.request.id': crypto.randomUUID() },
+    serverEnd: { 'http.response.status_code': 200 },
+    routing: { 'gateway.endpoint': 'chat', 'gateway.target.path': 'config', 'gen_ai.provider.name': 'openai' },
+    routingEnd: { 'gateway.attempts': 1, 'gateway.retries': 0 },
+    client: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.request.max_tokens': 64, 'gateway.target.path': 'config', 'gateway.retry.attempt': 0 },
+    answer: {
       'http.response.status_code': 200,
       'gen_ai.response.model': 'gpt-4o-mini-2024-07-18',
       'gen_ai.response.id': `chatcmpl-${String(i).padStart(29, '0')}`,
       'gen_ai.response.finish_reasons': ['stop'],
       'gen_ai.usage.input_tokens': 19,
       'gen_ai.usage.output_tokens': 31,
-    });
+    },
+  };
+}
+
+function gatewaySpans() {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ 'service.name': 'ai-gateway' }), spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const tracer = provider.getTracer('ai-gateway');
+  for (let i = 0; i < REQUESTS; i++) {
+    const a = chatRequestAttributes(i);
+    const server = tracer.startSpan('POST /v1/chat/completions', { kind: SpanKind.SERVER, attributes: a.server });
+    const routing = tracer.startSpan('routing', { kind: SpanKind.INTERNAL, attributes: a.routing }, trace.setSpan(ROOT_CONTEXT, server));
+    const client = tracer.startSpan('chat gpt-4o-mini', { kind: SpanKind.CLIENT, attributes: a.client }, trace.setSpan(ROOT_CONTEXT, routing));
+    client.setAttributes(a.answer);
     client.end();
-    routing.setAttributes({ 'gateway.attempts': 1, 'gateway.retries': 0 });
+    routing.setAttributes(a.routingEnd);
     routing.end();
-    server.setAttribute('http.response.status_code', 200);
+    server.setAttributes(a.serverEnd);
     server.end();
   }
   return exporter.getFinishedSpans();
@@ -50,22 +57,16 @@ function gatewayOtelSpans(OtelSpan, randomHex) {
   const ended = [];
   const sink = { resource: resourceFromAttributes({ 'service.name': 'ai-gateway' }), scope: { name: 'ai-gateway' }, processor: { onEnd: (s) => ended.push(s) }, captureContent: false, attributeCountLimit: 128, attributeValueLengthLimit: Infinity };
   for (let i = 0; i < REQUESTS; i++) {
+    const a = chatRequestAttributes(i);
     const server = new OtelSpan(sink, 'POST /v1/chat/completions', SpanKind.SERVER, { traceId: randomHex(16), spanId: randomHex(8), traceFlags: 1 }, undefined);
-    server.set({ 'http.request.method': 'POST', 'http.route': '/v1/chat/completions', 'url.path': '/v1/chat/completions', 'gateway.request.id': crypto.randomUUID() });
-    const routing = server.child('routing', 'internal', { 'gateway.endpoint': 'chat', 'gateway.target.path': 'config', 'gen_ai.provider.name': 'openai' });
-    const client = routing.child('chat gpt-4o-mini', 'client', { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.request.max_tokens': 64, 'gateway.target.path': 'config', 'gateway.retry.attempt': 0 });
-    client.set({
-      'http.response.status_code': 200,
-      'gen_ai.response.model': 'gpt-4o-mini-2024-07-18',
-      'gen_ai.response.id': `chatcmpl-${String(i).padStart(29, '0')}`,
-      'gen_ai.response.finish_reasons': ['stop'],
-      'gen_ai.usage.input_tokens': 19,
-      'gen_ai.usage.output_tokens': 31,
-    });
+    server.set(a.server);
+    const routing = server.child('routing', 'internal', a.routing);
+    const client = routing.child('chat gpt-4o-mini', 'client', a.client);
+    client.set(a.answer);
     client.end();
-    routing.set({ 'gateway.attempts': 1, 'gateway.retries': 0 });
+    routing.set(a.routingEnd);
     routing.end();
-    server.set({ 'http.response.status_code': 200 });
+    server.set(a.serverEnd);
     server.end();
   }
   return ended;
