@@ -127,6 +127,14 @@ module.exports = {
       to: { path: ['\\.test\\.ts$', '^test/', '(^|/)test-support\\.ts$'] },
     },
     {
+      name: 'heavy-libraries-loaded-on-first-use',
+      severity: 'error',
+      comment:
+        "tldts, openid-client, scim-patch and the A2A SDK (through src/agents/a2a-methods.ts) serve SSO settings, sign-ins, MCP OAuth, SCIM PATCH and agent calls only: they are loaded where used, with await import(), not statically (each holds ~0.5-1 MB of heap in every gateway from start; bench/README.md, session 12).",
+      from: { path: '^src/', pathNot: ['^src/agents/a2a-methods\\.ts$', ...TESTS] },
+      to: { path: ['node_modules/(tldts|openid-client|scim-patch|@a2a-js/sdk)/', '^src/agents/a2a-methods\\.ts$'], dynamic: false, dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'not-to-unresolvable',
       severity: 'error',
       comment: 'An import that resolves to nothing.',

@@ -19,7 +19,7 @@ import { recordCompletion } from '../data-plane/record-completion.js';
 import { sendEventStream } from '../data-plane/send-event-stream.js';
 import type { AgentServer } from '../store/repos/agent-servers.js';
 import { AGENT_SERVERS_SECTION, agentKey, type AgentServersSection } from './agent-servers-section.js';
-import { METHOD_NAMES, kindOf, versionOf, type A2AVersion } from './a2a-methods.js';
+import type { A2AVersion } from './a2a-methods.js';
 import { RPC, idOf, rpcError, type JsonRpcError, type JsonRpcId } from './jsonrpc.js';
 import { skillOfParams, taskIdOfResult, taskIdsOfParams } from './read-task-ids.js';
 import type { TaskOwners } from './task-owners.js';
@@ -190,6 +190,8 @@ async function forward(c: Call, body: Record<string, unknown>, stream: boolean):
  * stream chunk by chunk; every call is logged.
  */
 async function proxyCall(deps: GatewayDeps, owners: TaskOwners, guard: CustomHostGuard, request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply): Promise<FastifyReply | void> {
+  // The A2A SDK (~1 MB of heap) is loaded by the first agent call, not with the gateway.
+  const { METHOD_NAMES, kindOf, versionOf } = await import('./a2a-methods.js');
   const ctx = request.gw;
   const slug = request.params.slug;
   const server = sectionOf<AgentServersSection>(deps.runtime.current, AGENT_SERVERS_SECTION)?.bySlug.get(agentKey(ctx.workspaceId, slug));

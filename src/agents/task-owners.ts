@@ -15,21 +15,27 @@ export interface TaskOwners {
   ownerOf(serverId: string, taskId: string): Promise<string | undefined>;
 }
 
-/** In-process owners (one replica, no Redis): at most `max` tasks, the oldest forgotten first. */
+/**
+ * In-process owners (one replica, no Redis): at most `max` tasks, the oldest forgotten first. The LRU is built
+ * at the first task recorded: lru-cache allocates its arrays for `max` entries up front (4.4 MB for 100,000 with
+ * a TTL), which a gateway that never relays an agent task would carry for nothing.
+ */
 export class MemoryTaskOwners implements TaskOwners {
-  private readonly owners: LRUCache<string, string>;
+  private owners: LRUCache<string, string> | undefined;
 
-  constructor(max = 100_000, ttlMs = TASK_OWNER_TTL_MS) {
-    this.owners = new LRUCache({ max, ttl: ttlMs });
-  }
+  constructor(
+    private readonly max = 100_000,
+    private readonly ttlMs = TASK_OWNER_TTL_MS,
+  ) {}
 
   async record(serverId: string, taskId: string, owner: string): Promise<void> {
+    const owners = (this.owners ??= new LRUCache({ max: this.max, ttl: this.ttlMs }));
     const key = `${serverId}:${taskId}`;
-    if (!this.owners.has(key)) this.owners.set(key, owner);
+    if (!owners.has(key)) owners.set(key, owner);
   }
 
   async ownerOf(serverId: string, taskId: string): Promise<string | undefined> {
-    return this.owners.get(`${serverId}:${taskId}`);
+    return this.owners?.get(`${serverId}:${taskId}`);
   }
 }
 

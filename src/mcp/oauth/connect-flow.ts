@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { sha256Hex } from '../../lib/hash.js';
@@ -55,6 +55,7 @@ export class ConnectFlow {
 
   /** An authorization URL for `userId` to connect to the upstream of `route`, and when it stops working. */
   async start(route: McpRoute, userId: string, request: FastifyRequest): Promise<{ authorization_url: string; expires_at: number }> {
+    const oidc = await import('openid-client');
     const auth = await this.discovery.of(route.integration);
     const state = oidc.randomState();
     const verifier = oidc.randomPKCECodeVerifier();
@@ -92,6 +93,7 @@ export class ConnectFlow {
    * The connection and its audit row (`mcp_server.connect`, actor the user) are written in one transaction.
    */
   async finish(request: FastifyRequest, query: CallbackQuery, callerUserId: string | null | undefined): Promise<{ connection: McpConnection; serverId: string }> {
+    const oidc = await import('openid-client');
     if (!query.state) throw badCallback('The MCP OAuth callback carries no state.', 'state');
     const now = this.deps.clock.now();
     const stateHash = sha256Hex(query.state);
@@ -110,7 +112,7 @@ export class ConnectFlow {
     const current = new URL(pending.redirect_uri);
     for (const [k, v] of Object.entries(query)) if (typeof v === 'string') current.searchParams.set(k, v);
     const verifier = this.deps.secrets.decrypt(pending.code_verifier_ciphertext, verifierContext(stateHash));
-    let tokens: oidc.TokenEndpointResponse;
+    let tokens: Oidc.TokenEndpointResponse;
     try {
       tokens = await oidc.authorizationCodeGrant(auth.config, current, { pkceCodeVerifier: verifier, expectedState: query.state }, pending.resource ? { resource: pending.resource } : undefined);
     } catch (e) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import type { Principal } from '../../kernel/principal.js';
@@ -142,10 +142,11 @@ export class ConnectionTokens {
    * `invalid_token`…) removes the connection unless another refresh already replaced it.
    */
   private async refreshOnce(route: McpRoute, c: McpConnection, userId: string, request: FastifyRequest): Promise<McpConnection> {
+    const oidc = await import('openid-client');
     const db = this.deps.store.db;
     const auth = await this.discovery.of(route.integration);
     const refreshToken = this.deps.secrets.decrypt(c.refresh_token_ciphertext, `${c.id}:refresh`);
-    let tokens: oidc.TokenEndpointResponse;
+    let tokens: Oidc.TokenEndpointResponse;
     try {
       tokens = await oidc.refreshTokenGrant(auth.config, refreshToken, auth.resource ? { resource: auth.resource } : undefined);
     } catch (e) {

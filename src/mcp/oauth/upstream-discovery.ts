@@ -1,4 +1,4 @@
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
 import { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import { checkResourceAllowed } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
 import { GatewayError } from '../../errors/gateway-error.js';
@@ -13,7 +13,7 @@ const TTL_MS = 60 * 60 * 1000;
 /** What the connect flow and refreshes need of an upstream's authorization server. */
 export interface UpstreamAuthorization {
   /** openid-client's configuration: the server's metadata, the integration's client, the guarded fetch. */
-  config: oidc.Configuration;
+  config: Oidc.Configuration;
   /** The RFC 8707 resource indicator sent with authorization and token requests (the MCP server's URL). */
   resource: string;
   /** Scopes asked for, space-separated ('' for none). */
@@ -72,6 +72,7 @@ export class UpstreamDiscovery {
   }
 
   private async discover(i: McpIntegration): Promise<UpstreamAuthorization> {
+    const oidc = await import('openid-client');
     const clientId = i.oauth.client_id;
     if (!clientId) throw new GatewayError('conflict', `MCP integration '${i.slug}' has no oauth.client_id: set the client the gateway is registered as at the upstream's authorization server.`, { param: 'oauth.client_id' });
     const fetchFn = this.fetcher.fetchFor();
@@ -103,7 +104,7 @@ export class UpstreamDiscovery {
     const secret = i.oauth_secret_ciphertext ? this.secrets.decrypt(i.oauth_secret_ciphertext, `${i.id}:oauth`) : undefined;
     const methods = metadata.token_endpoint_auth_methods_supported;
     const auth = secret === undefined ? oidc.None() : methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post') ? oidc.ClientSecretPost(secret) : oidc.ClientSecretBasic(secret);
-    const config = new oidc.Configuration(metadata as unknown as oidc.ServerMetadata, clientId, undefined, auth);
+    const config = new oidc.Configuration(metadata as unknown as Oidc.ServerMetadata, clientId, undefined, auth);
     config[oidc.customFetch] = (url, options) => fetchFn(url, options as RequestInit);
     config.timeout = 10;
     // Plain http only to hosts trusted by TRUSTED_CUSTOM_HOSTS (a local authorization server); openid-client refuses it otherwise.

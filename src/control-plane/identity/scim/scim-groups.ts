@@ -97,7 +97,7 @@ export async function patchGroup(call: ScimCall, id: string, body: unknown) {
     const g = await load(db, call, id);
     // Members as bare `{value}` objects: Entra removes members by a value list that names only `value`.
     const current = await present(db, call, g);
-    const patched = applyPatch({ ...current, members: (current.members ?? []).map((m) => ({ value: m.value })) }, body);
+    const patched = await applyPatch({ ...current, members: (current.members ?? []).map((m) => ({ value: m.value })) }, body);
     const input = readGroup(patched);
     await apply(db, call, g, { ...input, members: input.members ?? [] }, 'update');
     return present(db, call, await load(db, call, id));

@@ -95,7 +95,7 @@ export async function patchUser(call: ScimCall, id: string, body: unknown) {
   return scimWrite(call, async (db) => {
     const u = await load(db, call, id);
     // `groups` and `meta` are read-only: readUser ignores them in the patched copy.
-    const input = readUser(applyPatch(await present(db, call, u), body));
+    const input = readUser(await applyPatch(await present(db, call, u), body));
     await apply(db, call, u, input);
     return present(db, call, await load(db, call, id));
   });

@@ -1,4 +1,4 @@
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import type { OutboundPolicy } from '../../../lib/outbound-policy.js';
 import type { SecretBox } from '../../../lib/secret-box.js';
@@ -11,7 +11,7 @@ const TTL_MS = 60 * 60 * 1000;
 interface Entry {
   version: string;
   until: number;
-  config: Promise<oidc.Configuration>;
+  config: Promise<Oidc.Configuration>;
 }
 
 /**
@@ -30,7 +30,7 @@ export class OidcClients {
   ) {}
 
   /** The configuration of `s` (discovered once, then cached). 502 `provider_unreachable` when discovery fails. */
-  async configOf(s: SsoSettingsRecord): Promise<oidc.Configuration> {
+  async configOf(s: SsoSettingsRecord): Promise<Oidc.Configuration> {
     const version = `${s.issuer}\n${s.client_id}\n${s.updated_at}`;
     const hit = this.entries.get(s.organisation_id);
     if (hit && hit.version === version && hit.until > this.now()) return hit.config;
@@ -42,7 +42,8 @@ export class OidcClients {
     return config;
   }
 
-  private async discover(s: SsoSettingsRecord): Promise<oidc.Configuration> {
+  private async discover(s: SsoSettingsRecord): Promise<Oidc.Configuration> {
+    const oidc = await import('openid-client');
     await checkIdentityUrl(this.outbound, s.issuer, 'issuer');
     const secret = this.secrets.decrypt(s.client_secret, ssoSecretContext(s.organisation_id));
     const auth = s.token_endpoint_auth_method === 'client_secret_post' ? oidc.ClientSecretPost(secret) : oidc.ClientSecretBasic(secret);

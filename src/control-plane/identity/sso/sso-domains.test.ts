@@ -3,9 +3,9 @@ import { GatewayError } from '../../../errors/gateway-error.js';
 import { checkSsoDomains, domainOfEmail } from './sso-domains.js';
 import { ssoScopes } from './sso-login-routes.js';
 
-function paramOf(f: () => unknown): string | null | undefined {
+async function paramOf(f: () => Promise<unknown>): Promise<string | null | undefined> {
   try {
-    f();
+    await f();
   } catch (e) {
     expect(e).toBeInstanceOf(GatewayError);
     return (e as GatewayError).param;
@@ -14,21 +14,21 @@ function paramOf(f: () => unknown): string | null | undefined {
 }
 
 describe('SSO email domains', () => {
-  it('accepts allow_subdomains only on a registrable root domain (public-suffix aware)', () => {
-    expect(checkSsoDomains([{ domain: 'Example.CO.UK', allow_subdomains: true }, { domain: 'eu.example.com' }])).toEqual([
+  it('accepts allow_subdomains only on a registrable root domain (public-suffix aware)', async () => {
+    expect(await checkSsoDomains([{ domain: 'Example.CO.UK', allow_subdomains: true }, { domain: 'eu.example.com' }])).toEqual([
       { domain: 'example.co.uk', allow_subdomains: true },
       { domain: 'eu.example.com', allow_subdomains: false },
     ]);
-    expect(paramOf(() => checkSsoDomains([{ domain: 'example.com' }, { domain: 'eu.example.co.uk', allow_subdomains: true }]))).toBe('domains[1].allow_subdomains');
-    expect(paramOf(() => checkSsoDomains([{ domain: 'a.github.io' }, { domain: 'b.a.github.io', allow_subdomains: true }]))).toBe('domains[1].allow_subdomains');
+    expect(await paramOf(() => checkSsoDomains([{ domain: 'example.com' }, { domain: 'eu.example.co.uk', allow_subdomains: true }]))).toBe('domains[1].allow_subdomains');
+    expect(await paramOf(() => checkSsoDomains([{ domain: 'a.github.io' }, { domain: 'b.a.github.io', allow_subdomains: true }]))).toBe('domains[1].allow_subdomains');
   });
 
-  it('refuses public suffixes, IP addresses, malformed names and repeats', () => {
-    expect(paramOf(() => checkSsoDomains([{ domain: 'co.uk' }]))).toBe('domains[0].domain');
-    expect(paramOf(() => checkSsoDomains([{ domain: '10.0.0.1' }]))).toBe('domains[0].domain');
-    expect(paramOf(() => checkSsoDomains([{ domain: 'a..b' }]))).toBe('domains[0].domain');
-    expect(paramOf(() => checkSsoDomains([{ domain: 'user@example.com' }]))).toBe('domains[0].domain');
-    expect(paramOf(() => checkSsoDomains([{ domain: 'example.com' }, { domain: 'EXAMPLE.com' }]))).toBe('domains[1].domain');
+  it('refuses public suffixes, IP addresses, malformed names and repeats', async () => {
+    expect(await paramOf(() => checkSsoDomains([{ domain: 'co.uk' }]))).toBe('domains[0].domain');
+    expect(await paramOf(() => checkSsoDomains([{ domain: '10.0.0.1' }]))).toBe('domains[0].domain');
+    expect(await paramOf(() => checkSsoDomains([{ domain: 'a..b' }]))).toBe('domains[0].domain');
+    expect(await paramOf(() => checkSsoDomains([{ domain: 'user@example.com' }]))).toBe('domains[0].domain');
+    expect(await paramOf(() => checkSsoDomains([{ domain: 'example.com' }, { domain: 'EXAMPLE.com' }]))).toBe('domains[1].domain');
   });
 
   it('matches an email to its domain, subdomains only under a root allowing them', () => {

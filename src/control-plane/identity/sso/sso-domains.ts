@@ -1,13 +1,14 @@
-import { parse } from 'tldts';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import type { SsoDomain } from '../../../store/repos/sso.js';
 
 /**
  * Checks and normalises the email domains of the SSO settings: each a host name (lowercased, no
  * duplicates); `allow_subdomains: true` only on a registrable root domain, public-suffix aware
- * (`example.co.uk` yes, `eu.example.co.uk` no). 400 naming `domains[i]…`.
+ * (`example.co.uk` yes, `eu.example.co.uk` no). 400 naming `domains[i]…`. The public-suffix list (`tldts`,
+ * ~1 MB of heap) is loaded at the first check, not with the gateway: only SSO settings writes need it.
  */
-export function checkSsoDomains(domains: ReadonlyArray<{ domain: string; allow_subdomains?: boolean }>): SsoDomain[] {
+export async function checkSsoDomains(domains: ReadonlyArray<{ domain: string; allow_subdomains?: boolean }>): Promise<SsoDomain[]> {
+  const { parse } = await import('tldts');
   const seen = new Set<string>();
   return domains.map((d, i) => {
     const domain = d.domain.trim().toLowerCase().replace(/\.$/, '');

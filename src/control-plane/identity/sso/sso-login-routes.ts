@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { sha256Hex } from '../../../lib/hash.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
@@ -74,6 +74,7 @@ export function registerSsoLoginRoutes(app: FastifyInstance, deps: GatewayDeps):
       const s = await settingsForEmail(deps, email);
       if (!s) throw new GatewayError('forbidden', `SSO is not configured for the domain of '${email}'.`, { param: 'email' });
       const config = await clients.configOf(s);
+      const oidc = await import('openid-client');
       const state = oidc.randomState();
       const nonce = oidc.randomNonce();
       const verifier = oidc.randomPKCECodeVerifier();
@@ -106,6 +107,7 @@ export function registerSsoLoginRoutes(app: FastifyInstance, deps: GatewayDeps):
       const s = await getSsoSettings(deps.store.db, login.organisation_id);
       if (!s) throw new GatewayError('forbidden', 'SSO was turned off for this organisation.');
       const config = await clients.configOf(s);
+      const oidc = await import('openid-client');
       const current = new URL(request.url, login.redirect_uri);
       let claims: Record<string, unknown>;
       try {

@@ -104,7 +104,7 @@ export function registerSsoSettingsRoutes(app: FastifyInstance, deps: GatewayDep
       if (issuer.protocol !== 'https:' && issuer.protocol !== 'http:') throw new GatewayError('invalid_request', 'issuer must be an https URL.', { param: 'issuer' });
       if (issuer.search || issuer.hash) throw new GatewayError('invalid_request', 'issuer must have no query or fragment.', { param: 'issuer' });
       await checkIdentityUrl(deps.http.outbound, body.issuer, 'issuer');
-      const domains = checkSsoDomains(body.domains);
+      const domains = await checkSsoDomains(body.domains);
       const now = deps.clock.now();
       const saved = await deps.store.db.transaction().execute(async (trx) => {
         const before = await getSsoSettings(trx, principal.organisationId);
