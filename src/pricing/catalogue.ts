@@ -1,5 +1,15 @@
+import { createRequire } from 'node:module';
 import { LRUCache } from 'lru-cache';
-import { calcPrice, findProvider, TieredPrices, type ModelInfo, type ModelPrice, type Provider } from '@pydantic/genai-prices';
+import type * as GenaiPrices from '@pydantic/genai-prices';
+import type { ModelInfo, ModelPrice, Provider } from '@pydantic/genai-prices';
+
+/**
+ * The package's CommonJS build (`require` resolves to it): the same version and data as its ES module build,
+ * minified, so it holds 1.8 MB of heap where the ES module build holds 3.3 MB (its unminified source, kept by V8
+ * as a two-byte string for its em dashes, is 1.7 MB alone); measured in bench/README.md, session 12.
+ */
+const { calcPrice, findProvider, TieredPrices } = createRequire(import.meta.url)('@pydantic/genai-prices') as typeof GenaiPrices;
+type TieredPrices = GenaiPrices.TieredPrices;
 
 /**
  * The model catalogue: `@pydantic/genai-prices` (prices per unit, context windows, model-name

@@ -3,7 +3,7 @@ import { FramesMentioning, mayHaveUsage } from './sse-frames.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
 import { isObject, tryParseJson } from '../lib/json.js';
-import { streamFramingOf, type StreamFraming } from './stream-framing.js';
+import { UpstreamStreamError, streamFramingOf, type StreamFraming } from './stream-framing.js';
 import { UsageFrameStripper } from './strip-usage-frames.js';
 
 /** Watches a stream's chunks as they pass (usage accounting, cache fill, guardrails, logs). */
@@ -109,7 +109,8 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
         failure = toGatewayError(err);
       }
       if (failure) {
-        yield this.framing.error(failure);
+        // An upstream's own error frame has reached the client already: a second would be read as another failure.
+        if (!(failure instanceof UpstreamStreamError)) yield this.framing.error(failure);
         end(false, failure);
         return;
       }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StreamAnswer, type StreamItem } from './stream-answer.js';
-import { streamFramingOf } from './stream-framing.js';
+import { UpstreamStreamError, streamFramingOf } from './stream-framing.js';
+import { ByteTail, RawItems } from './stream-sources.js';
 import { GatewayError } from '../errors/gateway-error.js';
 
 async function* items(list: StreamItem[], fail?: GatewayError): AsyncGenerator<StreamItem> {
@@ -47,5 +48,49 @@ describe('stream framing', () => {
     expect(streamFramingOf('messages').complete('{"type":"content_block_stop"}\n\n')).toBe(false);
     expect(streamFramingOf('chat').complete('data: [DONE]\n\n')).toBe(true);
     expect(streamFramingOf('responses').complete('data: {"type":"message_stop"}')).toBe(false);
+  });
+
+  it("recognises a passed-through Messages stream that ended on the upstream's error event", () => {
+    const error = (type: string, message: string) => `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`;
+    const messages = streamFramingOf('messages');
+    const found = messages.upstreamError(`{"type":"content_block_delta"}\n\n${error('overloaded_error', 'Overloaded')}`);
+    expect(found).toBeInstanceOf(UpstreamStreamError);
+    expect(found).toMatchObject({ code: 'provider_error', status: 502, message: 'The provider ended its stream with an error event (overloaded_error: Overloaded).' });
+    expect(messages.upstreamError(error('api_error', 'x').replaceAll('\n', '\r\n'))?.message).toContain('api_error: x');
+    // The last event is not an error, or its name line is not in the tail, or the name is only like it.
+    expect(messages.upstreamError(`${error('api_error', 'x')}event: content_block_delta\ndata: {}\n\n`)).toBeUndefined();
+    expect(messages.upstreamError(`data: {"type":"error","error":{}}\n\n`)).toBeUndefined();
+    expect(messages.upstreamError(`event: errors\ndata: {}\n\n`)).toBeUndefined();
+    expect(messages.upstreamError(`xevent: error\ndata: {}\n\n`)).toBeUndefined();
+    expect(messages.upstreamError(`event: error\ndata: not json\n\n`)?.message).toContain('(error: no message)');
+    expect(streamFramingOf('chat').upstreamError(error('api_error', 'x'))).toBeUndefined();
+  });
+
+  it('passes the upstream error event on once, and reports the stream failed', async () => {
+    const frames = [`event: message_start\ndata: ${JSON.stringify(start)}\n\n`, 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error",', '"message":"Busy"}}\n\n'];
+    const body = (async function* () {
+      for (const f of frames) yield Buffer.from(f);
+    })();
+    const guard = { signal: { aborted: false, reason: undefined }, provider: 'anthropic' };
+    const raw = new RawItems(body, streamFramingOf('messages'), guard);
+    const s = new StreamAnswer({ [Symbol.asyncIterator]: () => raw }, false, true, streamFramingOf('messages'));
+    const ended: Array<[boolean, string | undefined]> = [];
+    s.observe({ onEnd: (ok, err) => ended.push([ok, err?.message]) });
+    expect(await collect(s)).toBe(frames.join(''));
+    expect(ended).toEqual([[false, 'The provider ended its stream with an error event (overloaded_error: Busy).']]);
+  });
+
+  it('keeps the last n bytes of a byte stream across chunks of any size', () => {
+    const all = 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(3);
+    for (const n of [1, 5, 32]) {
+      for (const size of [1, 3, 7, 40]) {
+        const tail = new ByteTail(n);
+        expect(tail.text()).toBe('');
+        for (let i = 0; i < all.length; i += size) {
+          tail.push(Buffer.from(all.slice(i, i + size)));
+          expect(tail.text()).toBe(all.slice(0, i + size).slice(-n));
+        }
+      }
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { SSE_DONE, sseData, sseEvent } from '../lib/sse.js';
-import type { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { isObject, tryParseJson } from '../lib/json.js';
 import type { ProviderEndpointKind } from '../providers/provider.js';
 
 /**
@@ -14,16 +15,46 @@ export interface StreamFraming {
   readonly done: Uint8Array | null;
   /** The frame that reports a failure after the first byte. */
   error(err: GatewayError): Uint8Array;
-  /** Whether the last bytes (up to 32) of a passed-through stream show that it completed. */
+  /** How many of a passed-through stream's last bytes `complete` and `upstreamError` read. */
+  readonly tailBytes: number;
+  /** Whether the last bytes (`tailBytes`) of a passed-through stream show that it completed. */
   complete(tail: string): boolean;
+  /**
+   * The failure a passed-through stream that did not complete reported itself in this framing's own error
+   * frame, as its last frame (the client has read it: the gateway adds none); undefined when it did not.
+   */
+  upstreamError(tail: string): UpstreamStreamError | undefined;
 }
+
+/** A failure the upstream reported inside a passed-through stream, in the framing the client reads. */
+export class UpstreamStreamError extends GatewayError {}
 
 const OPENAI_FRAMING: StreamFraming = {
   frame: sseData,
   done: SSE_DONE,
   error: (err) => sseData(err.toBody()),
+  tailBytes: 32,
   complete: (tail) => tail.includes('[DONE]'),
+  upstreamError: () => undefined,
 };
+
+/**
+ * The last event of a Messages stream's tail when it is an `error` event, as the error it reports: the name
+ * line must lie in the tail (an error whose data runs past `tailBytes` is not recognised, and the gateway's own
+ * error frame follows it).
+ */
+function messagesError(tail: string): UpstreamStreamError | undefined {
+  const at = tail.lastIndexOf('event:');
+  if (at < 0 || (at > 0 && tail[at - 1] !== '\n' && tail[at - 1] !== '\r')) return undefined;
+  const lines = tail.slice(at).split(/\r\n|\r|\n/);
+  if (lines[0]!.slice(6).trim() !== 'error') return undefined;
+  const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(l[5] === ' ' ? 6 : 5)).join('\n');
+  const parsed = tryParseJson(data);
+  const error = isObject(parsed) && isObject(parsed.error) ? parsed.error : undefined;
+  const type = typeof error?.type === 'string' ? error.type : 'error';
+  const message = typeof error?.message === 'string' ? error.message : 'no message';
+  return new UpstreamStreamError('provider_error', `The provider ended its stream with an error event (${type}: ${message}).`, { status: 502 });
+}
 
 /**
  * The Messages API's framing: `event: <type>` + `data: <json>`, no `[DONE]`; an error is
@@ -34,7 +65,9 @@ const MESSAGES_FRAMING: StreamFraming = {
   frame: (item) => sseEvent(typeof item.type === 'string' ? item.type : 'message', item),
   done: null,
   error: (err) => sseEvent('error', { type: 'error', error: err.toBody().error }),
+  tailBytes: 1024,
   complete: (tail) => tail.includes('message_stop'),
+  upstreamError: messagesError,
 };
 
 /** The framing of a stream answering `endpoint`. */

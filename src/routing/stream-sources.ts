@@ -24,24 +24,25 @@ export function streamFailure(err: unknown, { signal, provider }: StreamGuard): 
   return new GatewayError('provider_error', `The provider's stream broke off: ${(err as Error).message ?? 'connection lost'}`, { provider, status: 502 });
 }
 
-const EMPTY = new Uint8Array(0);
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
 
 /**
  * A passthrough stream's items: the upstream bytes as they come, their failures as catalogue errors,
- * and at the end a check that the stream was complete (its framing's closing frame among its last 32
- * bytes). A plain iterator rather than an async generator: one `then` per chunk instead of a generator
- * step and an await.
+ * and at the end a check that the stream was complete (its framing's closing frame among its last
+ * `tailBytes` bytes); one that ended on its own error frame fails with that error, which the client has read.
+ * A plain iterator rather than an async generator: one `then` per chunk instead of a generator step and an await.
  */
 export class RawItems implements AsyncIterator<StreamItem> {
-  /** The last 32 bytes of the stream, decoded once at the end (chunks are not reused, holding one is safe). */
-  private last: Uint8Array = EMPTY;
+  /** The last chunks, as few as cover `tailBytes` (chunks are not reused: holding them is safe), decoded once at the end. */
+  private readonly tail: ByteTail;
 
   constructor(
     private readonly body: AsyncIterator<Uint8Array>,
     private readonly framing: StreamFraming,
     private readonly guard: StreamGuard,
-  ) {}
+  ) {
+    this.tail = new ByteTail(framing.tailBytes);
+  }
 
   next(): Promise<IteratorResult<StreamItem>> {
     return this.body.next().then(this.step, this.fail);
@@ -53,20 +54,45 @@ export class RawItems implements AsyncIterator<StreamItem> {
 
   private readonly step = (r: IteratorResult<Uint8Array>): IteratorResult<StreamItem> => {
     if (r.done !== true) {
-      const chunk = r.value;
-      const last = this.last;
-      this.last = chunk.length >= 32 || last.length === 0 ? chunk : Buffer.concat([last.subarray(-32), chunk]).subarray(-32);
+      this.tail.push(r.value);
       return r;
     }
-    const last = this.last;
-    const tail = Buffer.from(last.buffer, last.byteOffset, last.length).subarray(-32).toString('latin1');
-    if (!this.framing.complete(tail)) throw new GatewayError('provider_error', 'The provider closed the stream before it was complete.', { status: 502 });
+    const tail = this.tail.text();
+    if (!this.framing.complete(tail)) throw this.framing.upstreamError(tail) ?? new GatewayError('provider_error', 'The provider closed the stream before it was complete.', { status: 502 });
     return r;
   };
 
   private readonly fail = (err: unknown): never => {
     throw streamFailure(err, this.guard);
   };
+}
+
+/** The last `n` bytes of a byte stream, kept as references to the fewest last chunks that hold them. */
+export class ByteTail {
+  private chunks: Uint8Array[] = [];
+  private length = 0;
+
+  constructor(private readonly n: number) {}
+
+  push(chunk: Uint8Array): void {
+    const chunks = this.chunks;
+    if (chunk.length >= this.n) {
+      if (chunks.length === 1) chunks[0] = chunk;
+      else this.chunks = [chunk];
+      this.length = chunk.length;
+      return;
+    }
+    chunks.push(chunk);
+    this.length += chunk.length;
+    while (this.length - chunks[0]!.length >= this.n) this.length -= chunks.shift()!.length;
+  }
+
+  /** The last `n` bytes (fewer when the stream was shorter), as Latin-1 text. */
+  text(): string {
+    const chunks = this.chunks;
+    const all = chunks.length === 1 ? Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.length) : Buffer.concat(chunks, this.length);
+    return all.subarray(Math.max(0, all.length - this.n)).toString('latin1');
+  }
 }
 
 /** Upstream bytes re-framed by the provider's transcoder; its `end()` checks the stream completed. */

@@ -242,5 +242,14 @@ describe('POST /v1/messages natively on Bedrock and Vertex AI (Anthropic SDK thr
       const stream = client(config()).messages.stream({ model: 'claude-sonnet-4-20250514', max_tokens: 100, messages: [{ role: 'user', content: 'x' }] });
       await expect(stream.finalMessage()).rejects.toThrow(/Overloaded right now/);
     });
+
+    it("adds no error event of its own after the provider's, and logs the stream as failed", async () => {
+      anthropic.failStreamWithErrorEvent({ afterFrames: 2, message: 'Overloaded right now' });
+      const res = await post(config(), { model: 'claude-sonnet-4-20250514', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'x' }] }, { 'x-gateway-trace-id': 'trace-anthropic-error-event' });
+      const text = await res.text();
+      expect(text.match(/event: error/g)).toHaveLength(1);
+      expect(text.trimEnd().endsWith('"message":"Overloaded right now"}}')).toBe(true);
+      expect(await logOf('trace-anthropic-error-event')).toMatchObject({ status: 502, error: { code: 'provider_error', message: 'The provider ended its stream with an error event (overloaded_error: Overloaded right now).' } });
+    });
   });
 });
