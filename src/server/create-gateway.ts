@@ -34,6 +34,7 @@ import { rollupBackfillJob } from '../observability/rollup-backfill.js';
 import { loadTracing } from '../observability/load-tracing.js';
 import { KeyUsage } from '../control-plane/resources/api-keys/key-usage.js';
 import { scheduledRotationJob } from '../control-plane/resources/api-keys/scheduled-rotation.js';
+import { pruneSessionsJob } from '../control-plane/identity/prune-sessions.js';
 
 /** How often key last-use times are written at most: every 5 s, or the scheduler's interval when shorter. */
 const LAST_USED_FLUSH_MS = 5_000;
@@ -162,6 +163,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
   scheduler.add(scheduledRotationJob({ store, runtime, secrets, apiKeyPrefix: settings.apiKeyPrefix, now }, settings.schedulerIntervalMs));
   const lastUsed = keyUsage.job(store, now, Math.min(LAST_USED_FLUSH_MS, settings.schedulerIntervalMs));
   scheduler.add(lastUsed);
+  scheduler.add(pruneSessionsJob(store.db, now, settings.schedulerIntervalMs));
   if (settings.logRetentionDays > 0) scheduler.add(logRetentionJob(store.db, settings.logRetentionDays, now, settings.schedulerIntervalMs));
   const backfill = rollupBackfillJob(store, settings.schedulerIntervalMs);
   scheduler.add(backfill);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import { STORE_KINDS, type StoreHandle } from '../../../test/helpers/stores.js';
-import { insertMcpOAuthState, takeMcpOAuthState, type McpOAuthState } from '../repos/mcp-oauth-states.js';
+import { MAX_PENDING_PER_USER_AND_SERVER, insertMcpOAuthState, takeMcpOAuthState, type McpOAuthState } from '../repos/mcp-oauth-states.js';
 import { down, up } from './0029-mcp-oauth-states.js';
 
 let handle: StoreHandle | undefined;
@@ -27,5 +27,19 @@ describe.each(STORE_KINDS)('0029-mcp-oauth-states ($name)', (kind) => {
     await insertMcpOAuthState(db, state('d', 5000), 60);
     expect((await db.selectFrom('mcp_oauth_states').select('state_hash').execute()).map((r) => r.state_hash)).toEqual(['d']);
     await expect(insertMcpOAuthState(db, state('d', 5000), 60)).rejects.toThrow();
+  });
+
+  it('keeps only the newest pending authorizations of a user for a server', async () => {
+    handle = await kind.open();
+    const db = handle.store.db;
+    const state = (hash: string, user: string, server: string, at: number): McpOAuthState => ({ state_hash: hash, organisation_id: 'o', workspace_id: 'w', server_id: server, mcp_integration_id: 'i', user_id: user, code_verifier_ciphertext: 'sealed', redirect_uri: 'http://127.0.0.1/v1/mcp/oauth/callback', resource: '', created_at: at, expires_at: at + 600_000 });
+    await insertMcpOAuthState(db, state('other-user', 'v', 's', 1), 1);
+    await insertMcpOAuthState(db, state('other-server', 'u', 't', 1), 1);
+    for (let i = 0; i < MAX_PENDING_PER_USER_AND_SERVER + 3; i++) await insertMcpOAuthState(db, state(`u-s-${i}`, 'u', 's', 10 + i), 10 + i);
+    const left = (await db.selectFrom('mcp_oauth_states').select('state_hash').execute()).map((r) => r.state_hash).sort();
+    const newest = Array.from({ length: MAX_PENDING_PER_USER_AND_SERVER }, (_, i) => `u-s-${i + 3}`);
+    expect(left).toEqual(['other-server', 'other-user', ...newest].sort());
+    expect(await takeMcpOAuthState(db, 'u-s-0', 20)).toBeUndefined();
+    expect(await takeMcpOAuthState(db, 'u-s-3', 20)).toMatchObject({ user_id: 'u', server_id: 's' });
   });
 });

@@ -3,7 +3,8 @@ import { STORE_KINDS, type StoreHandle } from '../../../test/helpers/stores.js';
 import { uuid } from '../../lib/ids.js';
 import { ensureDefaultTenant } from './organisations.js';
 import { deleteUser, insertUser } from './users.js';
-import { insertSession, listLiveSessionsPage, revokeSession, revokeUserSessions } from './sessions.js';
+import { deleteEndedSessions, insertSession, listLiveSessionsPage, revokeSession, revokeUserSessions } from './sessions.js';
+import { pruneSessionsJob } from '../../control-plane/identity/prune-sessions.js';
 import { sessionsSection } from '../../runtime/sessions-section.js';
 import { isUniqueViolation } from '../store.js';
 
@@ -24,6 +25,21 @@ describe.each(STORE_KINDS)('sessions repository and section on $name', (kind) =>
   });
   afterAll(async () => {
     await h?.dispose();
+  });
+
+  it('the scheduled prune deletes every user’s ended sessions (expired or revoked), in batches, and keeps the live ones', async () => {
+    const [a, b] = [await newUser(), await newUser()];
+    const ended = [session(a, now - 7_200_000), session(b, now - 7_200_000), session(b, now - 3_600_000)];
+    const revoked = session(a);
+    const live = [session(a), session(b, now - 3_599_000)];
+    for (const s of [...ended, revoked, ...live]) await h.store.db.insertInto('sessions').values(s).execute();
+    expect(await revokeSession(h.store.db, orgId, revoked.id, now)).toBe(true);
+    const mine = () => h.store.db.selectFrom('sessions').select('id').where('user_id', 'in', [a, b]).execute().then((rows) => rows.map((r) => r.id).sort());
+    expect(await deleteEndedSessions(h.store.db, now, 1)).toBe(1);
+    expect(await mine()).toHaveLength(5);
+    await pruneSessionsJob(h.store.db, () => now, 60_000).run();
+    expect(await mine()).toEqual(live.map((s) => s.id).sort());
+    expect(await deleteEndedSessions(h.store.db, now, 1000)).toBe(0);
   });
 
   it('a login removes the user’s ended sessions (expired or revoked) and keeps the live ones; token hashes are unique', async () => {

@@ -18,6 +18,21 @@ export async function insertSession(db: Kysely<Database>, s: SessionRecord): Pro
   await db.insertInto('sessions').values(s).execute();
 }
 
+/**
+ * Deletes every session that has ended (expired by `now`, or revoked), of every user, at most `limit` per call;
+ * answers how many. The scheduled prune (`pruneSessionsJob`) calls it, so the sessions of users who never sign in
+ * again do not stay in the table, nor in every replica's runtime snapshot, for good.
+ */
+export async function deleteEndedSessions(db: Kysely<Database>, now: number, limit: number): Promise<number> {
+  const ended = db
+    .selectFrom('sessions')
+    .select('id')
+    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('revoked_at', 'is not', null)]))
+    .limit(limit);
+  const r = await db.deleteFrom('sessions').where('id', 'in', ended).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
 /** Revokes one live session of the organisation; false when there is none (already revoked or unknown). */
 export async function revokeSession(db: Kysely<Database>, organisationId: string, id: string, now: number): Promise<boolean> {
   const r = await db.updateTable('sessions').set({ revoked_at: now }).where('id', '=', id).where('organisation_id', '=', organisationId).where('revoked_at', 'is', null).executeTakeFirst();

@@ -1,0 +1,27 @@
+import type { Kysely } from 'kysely';
+import type { ScheduledJob } from '../../lib/scheduler.js';
+import type { Database } from '../../store/schema.js';
+import { deleteEndedSessions } from '../../store/repos/sessions.js';
+
+/** Sessions deleted per statement of the prune. */
+export const PRUNE_BATCH_ROWS = 1000;
+/** Statements per run at most (the rest waits for the next run). */
+export const PRUNE_BATCHES_PER_RUN = 50;
+
+/**
+ * Deletes the console sessions that have ended (expired or revoked) in bounded batches, yielding between them.
+ * A sign-in also removes its user's ended sessions; this job removes those of users who do not sign in again.
+ * Every replica runs it; a delete is idempotent. The audit log keeps the sign-ins and revocations.
+ */
+export function pruneSessionsJob(db: Kysely<Database>, now: () => number, everyMs: number): ScheduledJob {
+  return {
+    name: 'console-session-prune',
+    everyMs,
+    async run() {
+      for (let budget = PRUNE_BATCHES_PER_RUN; budget > 0; budget--) {
+        if ((await deleteEndedSessions(db, now(), PRUNE_BATCH_ROWS)) < PRUNE_BATCH_ROWS) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+  };
+}
