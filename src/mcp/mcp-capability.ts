@@ -74,6 +74,10 @@ export const mcpCapability: Capability = {
       routes(app, gatewayDeps: GatewayDeps) {
         deps = gatewayDeps;
         registerRoutes(app, () => (gateway ??= import('./mcp-gateway.js').then((m) => new m.McpGateway(gatewayDeps))));
+        // Before the server waits for its requests to finish: open session streams (GET) would hold it until their clients leave.
+        app.addHook('preClose', async () => {
+          if (gateway) (await gateway).endSessionStreams();
+        });
         registerCallback(app, gatewayDeps);
       },
       async close() {

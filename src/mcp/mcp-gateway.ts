@@ -99,6 +99,8 @@ function connectionRequiredAnswer(messages: unknown[], err: GatewayError): Respo
 export class McpGateway {
   private readonly fetcher: UpstreamFetch;
   private readonly links = new Map<string, Promise<SseLink>>();
+  /** The open session streams (GET) of this replica, by the abort that ends each. */
+  private readonly sessionStreams = new Set<AbortController>();
   private lastSweep = 0;
   private readonly oauth: UpstreamOAuth;
 
@@ -168,7 +170,11 @@ export class McpGateway {
     if (session instanceof Response) return void (await reply.send(session));
     if (route.integration.transport !== 'http') return void (await reply.send(rpcErrorResponse(405, RPC.serverError, 'This MCP server has no session stream (its upstream uses the SSE transport).')));
     const abort = new AbortController();
-    reply.raw.once('close', () => abort.abort());
+    this.sessionStreams.add(abort);
+    reply.raw.once('close', () => {
+      this.sessionStreams.delete(abort);
+      abort.abort();
+    });
     let upstream = await relayEventStream(this.fetcher, await targetOf(this.deps, route, bearer), stateOf(session), abort.signal);
     // An `oauth` upstream refusing the user's token: one renewal and one retry, as for POST (never a 401 to the client).
     if (upstream instanceof Response && upstream.status === 401 && bearer !== undefined && principal.userId !== null) {
@@ -203,6 +209,16 @@ export class McpGateway {
       this.deps.logger.warn({ err: String(err), server: route.server.slug }, 'MCP upstream session did not end cleanly');
     }
     await reply.code(200).send();
+  }
+
+  /**
+   * Ends this replica's open session streams (at shutdown, before the server waits for its requests): a
+   * session stream carries no request and lasts as long as the client keeps it, so the server would wait for
+   * it; the client opens it again (on another replica). Their upstream streams are aborted with them.
+   */
+  endSessionStreams(): void {
+    for (const abort of this.sessionStreams) abort.abort();
+    this.sessionStreams.clear();
   }
 
   /** Closes the upstream connections of this replica. */
