@@ -19,6 +19,11 @@ export interface ResourceContext {
   /** The write's transaction (for writes), or the store (for reads). Use it for every query. */
   readonly db: Kysely<Database>;
   readonly now: number;
+  /**
+   * Work a write starts once its transaction has committed (never for one rolled back), outside the transaction:
+   * a call to another system the write should be followed by. The answer does not wait for it; a failure is logged.
+   */
+  afterCommit(task: () => Promise<void>): void;
 }
 
 /**

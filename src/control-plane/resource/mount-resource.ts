@@ -36,7 +36,9 @@ function contextOf(deps: GatewayDeps, request: FastifyRequest, workspaceRequest:
   const fromPath = pathWorkspace === undefined ? undefined : (request.params as Record<string, string | undefined>)[pathWorkspace];
   const requested = fromPath ?? requestedWorkspace(workspaceRequest);
   const scope = tenantScope(principal, deps.runtime.current, requested);
-  return {
+  const tasks: Array<() => Promise<void>> = [];
+  const ctx: ResourceContext = {
+    afterCommit: (task) => void tasks.push(task),
     deps,
     request,
     principal,
@@ -48,6 +50,22 @@ function contextOf(deps: GatewayDeps, request: FastifyRequest, workspaceRequest:
       return requested !== undefined ? scope.workspaceIds[0]! : (principal.workspaceId ?? request.gw.workspaceId);
     },
   };
+  afterCommitTasks.set(ctx, tasks);
+  return ctx;
+}
+
+/** The tasks a request's writes asked to start after their commit (`ResourceContext.afterCommit`), by the request's context. */
+const afterCommitTasks = new WeakMap<ResourceContext, Array<() => Promise<void>>>();
+
+/** Starts the after-commit tasks of `ctx` (each once), logging a failure. */
+function startAfterCommit(ctx: ResourceContext): void {
+  const tasks = afterCommitTasks.get(ctx);
+  if (!tasks?.length) return;
+  for (const task of tasks.splice(0)) {
+    void Promise.resolve()
+      .then(task)
+      .catch((err: unknown) => ctx.deps.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'work after a control-plane write failed'));
+  }
 }
 
 /**
@@ -74,6 +92,8 @@ async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: st
       return result;
     });
   } catch (err) {
+    // Rolled back: what was to follow the commit must not run.
+    afterCommitTasks.get(ctx)?.splice(0);
     if (isUniqueViolation(err)) {
       if (res.unique) throw new GatewayError('conflict', res.unique.message, { param: res.unique.param });
       throw new GatewayError('conflict', `A ${res.noun.one.replace(/^an? /, '')} with this slug already exists in this workspace.`, { param: 'slug' });
@@ -81,6 +101,7 @@ async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: st
     throw err;
   }
   if (publishes) await ctx.deps.runtime.committed(changes);
+  startAfterCommit(ctx);
   return out;
 }
 

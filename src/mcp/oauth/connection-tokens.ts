@@ -5,6 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import type { Principal } from '../../kernel/principal.js';
 import { deleteMcpConnectionHolding, getMcpConnection, replaceMcpConnectionTokens, type McpConnection } from '../../store/repos/mcp.js';
+import type { McpIntegration } from '../../store/repos/mcp.js';
 import type { McpRoute } from '../mcp-section.js';
 import type { ConnectFlow } from './connect-flow.js';
 import { reasonOf, type UpstreamDiscovery } from './upstream-discovery.js';
@@ -50,6 +51,33 @@ export class ConnectionTokens {
     private readonly discovery: UpstreamDiscovery,
     private readonly flow: ConnectFlow,
   ) {}
+
+  /**
+   * Asks the authorization server to revoke a removed connection's tokens (RFC 7009), the refresh token
+   * first (revoking it ends the grant at most servers), then the access token; answers how many it revoked.
+   * Nothing when the server publishes no `revocation_endpoint`. A refusal of one token (an access token the
+   * server cannot revoke, say a JWT: `unsupported_token_type`) does not keep the other from being revoked;
+   * an unreachable server throws (the caller logs it: the connection is gone from the gateway either way).
+   */
+  async revokeUpstream(integration: McpIntegration, c: McpConnection): Promise<number> {
+    const auth = await this.discovery.of(integration);
+    if (!auth.config.serverMetadata().revocation_endpoint) return 0;
+    const oidc = await import('openid-client');
+    const tokens: Array<[string, 'refresh_token' | 'access_token']> = [];
+    if (c.refresh_token_ciphertext) tokens.push([this.deps.secrets.decrypt(c.refresh_token_ciphertext, `${c.id}:refresh`), 'refresh_token']);
+    tokens.push([this.deps.secrets.decrypt(c.access_token_ciphertext, `${c.id}:access`), 'access_token']);
+    let revoked = 0;
+    for (const [token, hint] of tokens) {
+      try {
+        await oidc.tokenRevocation(auth.config, token, { token_type_hint: hint });
+        revoked++;
+      } catch (e) {
+        if (!(e instanceof oidc.ResponseBodyError)) throw new GatewayError('provider_unreachable', `The upstream's authorization server could not revoke the ${hint}: ${reasonOf(e)}`);
+        this.deps.logger.info({ server: integration.slug, hint, error: e.error }, 'MCP OAuth token revocation refused by the authorization server');
+      }
+    }
+    return revoked;
+  }
 
   /** The access token to send upstream for `principal` (undefined for routes that are not `oauth`). */
   async bearer(route: McpRoute, principal: Principal, request: FastifyRequest): Promise<string | undefined> {

@@ -237,9 +237,23 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     const noUser = await admin('DELETE', `/v1/mcp-servers/${serverId}/connections`);
     expect(noUser.status).toBe(400);
     expect(noUser.body.error.param).toBe('user_id');
+    const bobs = await gw.gateway.deps.store.db.selectFrom('mcp_connections').selectAll().where('user_id', '=', bob.id).executeTakeFirstOrThrow();
+    const bobsRefresh = gw.gateway.deps.secrets.decrypt(bobs.refresh_token_ciphertext, `${bobs.id}:refresh`);
+    const grantsRevoked = up.revokedGrants;
     const byService = await admin('DELETE', `/v1/mcp-servers/${serverId}/connections?user_id=${bob.id}`);
     expect(byService.status, JSON.stringify(byService.body)).toBe(200);
     expect(byService.body).toEqual({ object: 'mcp_connection', user_id: bob.id, deleted: true });
+    // After the commit the authorization server revokes the refresh token (RFC 7009), which ends the grant; it
+    // refuses to revoke the JWT access token (structured tokens cannot be revoked there), which changes nothing.
+    await expect.poll(() => up.revokedGrants, { timeout: 5000 }).toBe(grantsRevoked + 1);
+    await expect.poll(() => up.refusedRevocations.at(-1), { timeout: 5000 }).toBe('unsupported_token_type');
+    const refresh = await fetch(`${up.issuer}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${up.clientId}:${up.clientSecret}`).toString('base64')}` },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: bobsRefresh }),
+    });
+    expect(refresh.status).toBe(400);
+    expect(((await refresh.json()) as { error: string }).error).toBe('invalid_grant');
     expect((await admin('DELETE', `/v1/mcp-servers/${serverId}/connections?user_id=${bob.id}`)).status).toBe(404);
     expect((await connectionRequired(bob.key)).code).toBe('mcp_connection_required');
 

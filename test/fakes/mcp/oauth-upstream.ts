@@ -12,8 +12,9 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
  * with jose against the server's JWKS) and advertises RFC 9728 protected-resource metadata (in its 401's
  * `WWW-Authenticate` and at `/.well-known/oauth-protected-resource/mcp`); and that authorization server,
  * `oidc-provider` with resource indicators (JWT access tokens for the MCP server, `accessTokenTtl`
- * seconds), refresh tokens rotated on every use (a refresh token used twice revokes the grant), and its
- * development login and consent forms.
+ * seconds), refresh tokens rotated on every use (a refresh token used twice revokes the grant), RFC 7009
+ * revocation (a refresh token revoked ends its grant; a JWT access token is refused as `unsupported_token_type`),
+ * and its development login and consent forms.
  */
 export interface OAuthUpstream {
   /** The MCP endpoint (`http://127.0.0.1:<port>/mcp`), the protected resource. */
@@ -27,6 +28,10 @@ export interface OAuthUpstream {
   refused: number;
   /** Refresh grants the authorization server answered successfully. */
   refreshes: number;
+  /** Grants ended by a token revocation (RFC 7009: revoking a refresh token revokes its grant). */
+  revokedGrants: number;
+  /** Revocation requests the authorization server refused (a JWT access token cannot be revoked: `unsupported_token_type`). */
+  refusedRevocations: string[];
   /** Tokens the MCP server refuses once each, on their next POST, as if revoked. */
   refuseOnce: Set<string>;
   /** Tokens refused once each on their next GET (the session stream). */
@@ -63,13 +68,14 @@ export async function startOAuthUpstream(redirectUri: string, opts: { accessToke
   const rs = await listen((q, s) => mcpHandler(q, s));
   const mcpUrl = `${rs.url}/mcp`;
   const metadataUrl = `${rs.url}/.well-known/oauth-protected-resource/mcp`;
-  const up: OAuthUpstream = { mcpUrl, issuer: as.url, clientId: 'mcp-gateway', clientSecret: `as-secret-${Math.random().toString(36).slice(2)}`, accepted: [], refused: 0, refreshes: 0, refuseOnce: new Set(), refuseGetOnce: new Set(), close: async () => undefined };
+  const up: OAuthUpstream = { mcpUrl, issuer: as.url, clientId: 'mcp-gateway', clientSecret: `as-secret-${Math.random().toString(36).slice(2)}`, accepted: [], refused: 0, refreshes: 0, revokedGrants: 0, refusedRevocations: [], refuseOnce: new Set(), refuseGetOnce: new Set(), close: async () => undefined };
   const provider = new Provider(as.url, {
     clients: [{ client_id: up.clientId, client_secret: up.clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }],
     scopes: ['tools'],
     cookies: { keys: ['oauth-upstream-cookie-key-0123456789'] },
     features: {
       devInteractions: { enabled: true },
+      revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => mcpUrl,
@@ -83,6 +89,8 @@ export async function startOAuthUpstream(redirectUri: string, opts: { accessToke
       return { accountId: id, claims: async () => ({ sub: id }) };
     },
   });
+  provider.on('grant.revoked', () => up.revokedGrants++);
+  provider.on('revocation.error', (_ctx: unknown, err: unknown) => void up.refusedRevocations.push((err as { error?: string }).error ?? 'error'));
   provider.on('grant.success', (ctx: { oidc?: { params?: { grant_type?: string } } }) => {
     if (ctx.oidc?.params?.grant_type === 'refresh_token') up.refreshes++;
   });

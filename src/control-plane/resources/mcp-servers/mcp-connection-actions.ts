@@ -6,7 +6,7 @@ import { assertAccess } from '../../../mcp/mcp-context.js';
 import type { McpRoute } from '../../../mcp/mcp-section.js';
 import { REFRESH_AHEAD_MS } from '../../../mcp/oauth/oauth-constants.js';
 import { loadUpstreamOAuth } from '../../../mcp/oauth/load-upstream-oauth.js';
-import { deleteMcpConnection, getMcpIntegration, listMcpConnectionsOfWorkspace, type McpConnection, type McpServer } from '../../../store/repos/mcp.js';
+import { deleteMcpConnection, getMcpConnection, getMcpIntegration, listMcpConnectionsOfWorkspace, type McpConnection, type McpServer } from '../../../store/repos/mcp.js';
 import { defineAction, type ResourceContext } from '../../resource/define-resource.js';
 import { ListAnswer, iso } from '../../resource/paging.js';
 
@@ -81,7 +81,8 @@ export const listConnectionsAction = defineAction<McpServer, never, ReturnType<t
  * `DELETE /v1/mcp-servers/{id}/connections?user_id=` (scope `mcp.invoke`): revokes one connection. A user
  * principal revokes only its own (`user_id` omitted or its own; another is 403); a service key must name
  * `user_id` (400) and hold `mcp_servers.write` (403), and the user must be a member of the server's
- * workspace. 404 when there is no such connection. Audited; the runtime snapshot is not involved.
+ * workspace. 404 when there is no such connection. Audited; the runtime snapshot is not involved. After the
+ * commit the upstream's authorization server is asked to revoke the connection's tokens (RFC 7009), in the background.
  */
 export const revokeConnectionAction = defineAction<McpServer, never, typeof Revoked, typeof RevokeQuery>({
   verb: 'revoke_connection',
@@ -106,7 +107,12 @@ export const revokeConnectionAction = defineAction<McpServer, never, typeof Revo
       userId = query.user_id;
     }
     const member = await ctx.db.selectFrom('workspace_members').select('user_id').where('workspace_id', '=', s.workspace_id).where('user_id', '=', userId).executeTakeFirst();
-    if (!member || !(await deleteMcpConnection(ctx.db, route.integration.id, userId))) throw new GatewayError('not_found', `No MCP connection of user '${userId}' to MCP server '${s.slug}'.`, { param: 'user_id' });
+    const connection = member && (await getMcpConnection(ctx.db, route.integration.id, userId));
+    if (!connection || !(await deleteMcpConnection(ctx.db, route.integration.id, userId))) throw new GatewayError('not_found', `No MCP connection of user '${userId}' to MCP server '${s.slug}'.`, { param: 'user_id' });
+    // Once the removal is committed: the upstream's authorization server revokes the tokens too (RFC 7009), when it can.
+    ctx.afterCommit(async () => {
+      await (await loadUpstreamOAuth()).upstreamOAuth(ctx.deps).tokens.revokeUpstream(route.integration, connection);
+    });
     return { answer: { object: 'mcp_connection' as const, user_id: userId, deleted: true }, details: { user_id: userId } };
   },
 });
