@@ -8,6 +8,7 @@ import type { CompiledNode } from '../routing/compiled-config.js';
 import type { JsonAnswer, Outcome, RouteTrace } from '../routing/outcome.js';
 import type { StreamAnswer } from '../routing/stream-answer.js';
 import type { Usage } from '../spec/chat.js';
+import type { RequestPrice } from '../pricing/price-usage.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import type { CompletedRequest, DataPlaneRequest } from '../gateway/data-plane-hook.js';
 import { requestDefaults } from './request-defaults.js';
@@ -103,7 +104,7 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
       if (isObject(chunk.usage)) usage = chunk.usage as unknown as Usage;
     },
     onEnd: (ok, error) => {
-      recordCompletion(deps, dp, { status: ok ? outcome.status : (error?.status ?? 500), outcome, error, trace, usage, latencyMs: Date.now() - ctx.startedAt, responseBody: chunks ? { chunks } : undefined });
+      recordCompletion(deps, dp, { status: ok ? outcome.status : (error?.status ?? 500), outcome, error, trace, usage, latencyMs: Date.now() - ctx.startedAt, responseBody: chunks ? { chunks } : undefined, price: undefined });
     },
   });
   return sendEventStream(reply, outcome.status, stream);
@@ -120,6 +121,7 @@ class CompletedJson implements CompletedRequest {
   readonly status: number;
   /** `usage` once read (the metrics, the price and the request log each ask): `null` before. */
   private readUsage: Usage | undefined | null = null;
+  price: RequestPrice | undefined = undefined;
 
   constructor(
     readonly outcome: Outcome,

@@ -5,6 +5,7 @@ import type { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from './request-context.js';
 import type { Usage } from '../spec/chat.js';
 import type { HeaderTarget } from '../routing/route-input.js';
+import type { RequestPrice } from '../pricing/price-usage.js';
 
 /** What a data-plane request calls: a provider endpoint, or an agent (`/v1/agents/{slug}`). */
 export type DataPlaneEndpoint = ProviderEndpointKind | 'agents';
@@ -41,6 +42,8 @@ export interface CompletedRequest {
   latencyMs: number;
   /** The answer's body for the request log (read only when the workspace logs bodies): a JSON answer's value, or `{chunks}` of a stream. */
   readonly responseBody?: unknown;
+  /** The request's price once computed (`priceOfRequest` keeps it here for its other readers). */
+  price?: RequestPrice;
 }
 
 /**
