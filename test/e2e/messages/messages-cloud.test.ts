@@ -206,6 +206,8 @@ describe('POST /v1/messages natively on Bedrock and Vertex AI (Anthropic SDK thr
     });
 
     it('ends a stream that breaks off with an Anthropic error event', async () => {
+      // A call first, so the gateway holds a Vertex token: the fault goes to the next request the fake gets, which must be the stream.
+      expect((await post(vertexConfig(), { model: VERTEX_CLAUDE, max_tokens: 10, messages: [{ role: 'user', content: 'warm up' }] })).status).toBe(200);
       vertex.fail({ dieAfterChunks: 3 });
       const res = await post(vertexConfig(), { model: VERTEX_CLAUDE, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'will die' }] });
       const frames = framesOf(await res.text());
