@@ -3,7 +3,7 @@
  * beside the SDK's serializer, on the same 171 requests' spans (SERVER, routing, CLIENT each, the attributes
  * a chat request carries: 513 spans, about one full batch of the batch span processor).
  */
-import { ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
@@ -37,18 +37,7 @@ function gatewaySpans() {
   const exporter = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ 'service.name': 'ai-gateway' }), spanProcessors: [new SimpleSpanProcessor(exporter)] });
   const tracer = provider.getTracer('ai-gateway');
-  for (let i = 0; i < REQUESTS; i++) {
-    const a = chatRequestAttributes(i);
-    const server = tracer.startSpan('POST /v1/chat/completions', { kind: SpanKind.SERVER, attributes: a.server });
-    const routing = tracer.startSpan('routing', { kind: SpanKind.INTERNAL, attributes: a.routing }, trace.setSpan(ROOT_CONTEXT, server));
-    const client = tracer.startSpan('chat gpt-4o-mini', { kind: SpanKind.CLIENT, attributes: a.client }, trace.setSpan(ROOT_CONTEXT, routing));
-    client.setAttributes(a.answer);
-    client.end();
-    routing.setAttributes(a.routingEnd);
-    routing.end();
-    server.setAttributes(a.serverEnd);
-    server.end();
-  }
+  for (let i = 0; i < REQUESTS; i++) sdkChatSpans(tracer, chatRequestAttributes(i));
   return exporter.getFinishedSpans();
 }
 
@@ -56,20 +45,38 @@ function gatewaySpans() {
 function gatewayOtelSpans(OtelSpan, randomHex) {
   const ended = [];
   const sink = { resource: resourceFromAttributes({ 'service.name': 'ai-gateway' }), scope: { name: 'ai-gateway' }, processor: { onEnd: (s) => ended.push(s) }, captureContent: false, attributeCountLimit: 128, attributeValueLengthLimit: Infinity };
-  for (let i = 0; i < REQUESTS; i++) {
-    const a = chatRequestAttributes(i);
-    const server = new OtelSpan(sink, 'POST /v1/chat/completions', SpanKind.SERVER, { traceId: randomHex(16), spanId: randomHex(8), traceFlags: 1 }, undefined);
-    server.set(a.server);
-    const routing = server.child('routing', 'internal', a.routing);
-    const client = routing.child('chat gpt-4o-mini', 'client', a.client);
-    client.set(a.answer);
-    client.end();
-    routing.set(a.routingEnd);
-    routing.end();
-    server.set(a.serverEnd);
-    server.end();
-  }
+  for (let i = 0; i < REQUESTS; i++) otelChatSpans(OtelSpan, randomHex, sink, chatRequestAttributes(i));
   return ended;
+}
+
+/** One chat request's three spans (SERVER, routing, CLIENT) through the SDK's tracer, set and ended as the gateway did. */
+export function sdkChatSpans(tracer, a) {
+  const server = tracer.startSpan('POST /v1/chat/completions', { kind: SpanKind.SERVER });
+  server.setAttributes(a.server);
+  const routing = tracer.startSpan('routing', { kind: SpanKind.INTERNAL }, trace.setSpan(ROOT_CONTEXT, server));
+  routing.setAttributes(a.routing);
+  const client = tracer.startSpan('chat gpt-4o-mini', { kind: SpanKind.CLIENT }, trace.setSpan(ROOT_CONTEXT, routing));
+  client.setAttributes(a.client);
+  client.setAttributes(a.answer);
+  client.end();
+  routing.setAttributes(a.routingEnd);
+  routing.end();
+  server.setAttributes(a.serverEnd);
+  server.end();
+}
+
+/** The same spans through the gateway's `OtelSpan` (its class and `randomHex` from dist/), ended into `sink`. */
+export function otelChatSpans(OtelSpan, randomHex, sink, a) {
+  const server = new OtelSpan(sink, 'POST /v1/chat/completions', SpanKind.SERVER, { traceId: randomHex(16), spanId: randomHex(8), traceFlags: TraceFlags.SAMPLED }, undefined);
+  server.set(a.server);
+  const routing = server.child('routing', 'internal', a.routing);
+  const client = routing.child('chat gpt-4o-mini', 'client', a.client);
+  client.set(a.answer);
+  client.end();
+  routing.set(a.routingEnd);
+  routing.end();
+  server.set(a.serverEnd);
+  server.end();
 }
 
 /** Registers the encoding tasks; `dist` imports a module from the built gateway. */
