@@ -1,4 +1,4 @@
-import { SSE_DONE, sseData, sseEvent } from '../lib/sse.js';
+import { SSE_DONE, SseDecoder, sseData, sseEvent } from '../lib/sse.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { isObject, tryParseJson } from '../lib/json.js';
 import type { ProviderEndpointKind } from '../providers/provider.js';
@@ -39,28 +39,23 @@ const OPENAI_FRAMING: StreamFraming = {
 };
 
 /**
- * The last event of a Messages stream's tail when it is an `error` event, as the error it reports: the name
- * line must lie in the tail (an error whose data runs past `tailBytes` is not recognised, and the gateway's own
- * error frame follows it).
+ * The last event of a Messages stream's tail when it is an `error` event, as the error it reports. The tail may
+ * begin inside an earlier event; the project's SSE parser ignores such a partial first line. The error event's
+ * name line must lie in the tail (an error whose data runs past `tailBytes` is not recognised, and the gateway's
+ * own error frame follows it).
  */
 function messagesError(tail: string): UpstreamStreamError | undefined {
-  const at = tail.lastIndexOf('event:');
-  if (at < 0 || (at > 0 && tail[at - 1] !== '\n' && tail[at - 1] !== '\r')) return undefined;
-  const lines = tail.slice(at).split(/\r\n|\r|\n/);
-  if (lines[0]!.slice(6).trim() !== 'error') return undefined;
-  const data = lines.filter((l) => l.startsWith('data:')).map((l) => l.slice(l[5] === ' ' ? 6 : 5)).join('\n');
-  const parsed = tryParseJson(data);
+  const decoder = new SseDecoder();
+  const events = decoder.push(tail);
+  const last = decoder.end().at(-1) ?? events.at(-1);
+  if (last?.event !== 'error') return undefined;
+  const parsed = tryParseJson(last.data);
   const error = isObject(parsed) && isObject(parsed.error) ? parsed.error : undefined;
   const type = typeof error?.type === 'string' ? error.type : 'error';
   const message = typeof error?.message === 'string' ? error.message : 'no message';
   return new UpstreamStreamError('provider_error', `The provider ended its stream with an error event (${type}: ${message}).`, { status: 502 });
 }
 
-/**
- * The Messages API's framing: `event: <type>` + `data: <json>`, no `[DONE]`; an error is
- * `event: error` with `{"type": "error", "error": {…}}` (the gateway's error fields), as Anthropic clients read it.
- * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming#error-events
- */
 const MESSAGES_FRAMING: StreamFraming = {
   frame: (item) => sseEvent(typeof item.type === 'string' ? item.type : 'message', item),
   done: null,
