@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Scheduler } from './scheduler.js';
+import { Scheduler, inBatches } from './scheduler.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -47,5 +47,28 @@ describe('Scheduler', () => {
 
   it('refuses a job without a positive interval', () => {
     expect(() => new Scheduler(() => {}).add({ name: 'x', everyMs: 0, run: async () => {} })).toThrow(/positive/);
+  });
+});
+
+describe('inBatches', () => {
+  it('runs batches until one is short or the budget is spent, yielding between them, and answers the budget left', async () => {
+    const sizes = [10, 10, 4, 10];
+    let runs = 0;
+    expect(await inBatches(async () => sizes[runs++]!, 10, 5)).toBe(2);
+    expect(runs).toBe(3);
+    runs = 0;
+    expect(await inBatches(async () => sizes[runs++]!, 10, 2)).toBe(0);
+    expect(runs).toBe(2);
+    runs = 0;
+    expect(await inBatches(async () => sizes[runs++]!, 10, 0)).toBe(0);
+    expect(runs).toBe(0);
+    // Between two batches the event loop turns: an immediate queued during the first runs before the second.
+    const order: string[] = [];
+    await inBatches(async () => {
+      order.push('batch');
+      if (order.length === 1) setImmediate(() => order.push('immediate'));
+      return 10;
+    }, 10, 2);
+    expect(order).toEqual(['batch', 'immediate', 'batch']);
   });
 });

@@ -8,6 +8,20 @@ export interface ScheduledJob {
 }
 
 /**
+ * Runs `batch` (one bounded statement that answers how many rows it handled) until a run handles fewer than
+ * `full` rows or `budget` runs are spent, yielding to the event loop between runs so requests are served
+ * meanwhile; answers the budget left (jobs that share one budget over several kinds of batch pass it on).
+ */
+export async function inBatches(batch: () => Promise<number>, full: number, budget: number): Promise<number> {
+  while (budget > 0) {
+    budget--;
+    if ((await batch()) < full) break;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return budget;
+}
+
+/**
  * Runs background jobs (scheduled key rotations, flushing key last-use times; later usage-limit
  * resets and retention) on timers that never keep the process alive. A job never overlaps itself: its
  * next run is timed from the end of the previous one. A failed run is reported to `onError` and the

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { deleteRequestLogsBefore } from '../store/repos/request-logs.js';
 import { BUCKETS_MS, RETENTION_BUCKETS_PER_STATEMENT, deleteRollupBucketsBefore } from '../store/repos/request-log-rollups.js';
-import type { ScheduledJob } from '../lib/scheduler.js';
+import { inBatches, type ScheduledJob } from '../lib/scheduler.js';
 
 /** Rows per delete statement of the retention job. */
 export const RETENTION_BATCH_ROWS = 5000;
@@ -23,20 +23,10 @@ export function logRetentionJob(db: Kysely<Database>, retentionDays: number, now
     everyMs,
     async run() {
       const before = now() - retentionDays * 86_400_000;
-      let budget = RETENTION_BATCHES_PER_RUN;
-      const yieldNow = () => new Promise((resolve) => setImmediate(resolve));
-      while (budget-- > 0) {
-        if ((await deleteRequestLogsBefore(db, before, RETENTION_BATCH_ROWS)) < RETENTION_BATCH_ROWS) break;
-        await yieldNow();
-      }
+      let budget = await inBatches(() => deleteRequestLogsBefore(db, before, RETENTION_BATCH_ROWS), RETENTION_BATCH_ROWS, RETENTION_BATCHES_PER_RUN);
       const organisations = await db.selectFrom('organisations').select('id').execute();
       for (const { id } of organisations) {
-        for (const width of BUCKETS_MS) {
-          while (budget-- > 0) {
-            if ((await deleteRollupBucketsBefore(db, id, width, before)) < RETENTION_BUCKETS_PER_STATEMENT) break;
-            await yieldNow();
-          }
-        }
+        for (const width of BUCKETS_MS) budget = await inBatches(() => deleteRollupBucketsBefore(db, id, width, before), RETENTION_BUCKETS_PER_STATEMENT, budget);
       }
     },
   };

@@ -1,6 +1,6 @@
 import type { Store } from '../store/store.js';
 import { BACKFILL_BATCH_ROWS, backfillRollups } from '../store/repos/request-log-rollups.js';
-import type { ScheduledJob } from '../lib/scheduler.js';
+import { inBatches, type ScheduledJob } from '../lib/scheduler.js';
 
 /** Batches per run at most (the rest waits for the next run): 500,000 rows. */
 export const BACKFILL_BATCHES_PER_RUN = 250;
@@ -17,10 +17,7 @@ export function rollupBackfillJob(store: Store, everyMs: number, batchRows = BAC
     name: 'request-log-rollup-backfill',
     everyMs,
     async run() {
-      for (let i = 0; i < BACKFILL_BATCHES_PER_RUN; i++) {
-        if ((await backfillRollups(store, batchRows)) < batchRows) return;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      await inBatches(() => backfillRollups(store, batchRows), batchRows, BACKFILL_BATCHES_PER_RUN);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ScheduledJob } from '../../lib/scheduler.js';
+import { inBatches, type ScheduledJob } from '../../lib/scheduler.js';
 import type { Database } from '../../store/schema.js';
 import { deleteEndedSessions } from '../../store/repos/sessions.js';
 
@@ -18,10 +18,7 @@ export function pruneSessionsJob(db: Kysely<Database>, now: () => number, everyM
     name: 'console-session-prune',
     everyMs,
     async run() {
-      for (let budget = PRUNE_BATCHES_PER_RUN; budget > 0; budget--) {
-        if ((await deleteEndedSessions(db, now(), PRUNE_BATCH_ROWS)) < PRUNE_BATCH_ROWS) break;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      await inBatches(() => deleteEndedSessions(db, now(), PRUNE_BATCH_ROWS), PRUNE_BATCH_ROWS, PRUNE_BATCHES_PER_RUN);
     },
   };
 }

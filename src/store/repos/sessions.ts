@@ -1,20 +1,21 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database, SessionsTable } from '../schema.js';
 import type { RuntimePage, Store } from '../store.js';
 
 /** A console session row (the token's hash, never the token). */
 export type SessionRecord = SessionsTable;
 
+/** A session that has ended by `at`: expired, or revoked. */
+function endedBy(at: number) {
+  return (eb: ExpressionBuilder<Database, 'sessions'>) => eb.or([eb('expires_at', '<=', at), eb('revoked_at', 'is not', null)]);
+}
+
 /**
  * Inserts a session. The user's earlier sessions that have ended (expired or revoked) are removed
  * first, so a user's rows stay few; the audit log keeps the history.
  */
 export async function insertSession(db: Kysely<Database>, s: SessionRecord): Promise<void> {
-  await db
-    .deleteFrom('sessions')
-    .where('user_id', '=', s.user_id)
-    .where((eb) => eb.or([eb('expires_at', '<=', s.created_at), eb('revoked_at', 'is not', null)]))
-    .execute();
+  await db.deleteFrom('sessions').where('user_id', '=', s.user_id).where(endedBy(s.created_at)).execute();
   await db.insertInto('sessions').values(s).execute();
 }
 
@@ -24,11 +25,7 @@ export async function insertSession(db: Kysely<Database>, s: SessionRecord): Pro
  * again do not stay in the table, nor in every replica's runtime snapshot, for good.
  */
 export async function deleteEndedSessions(db: Kysely<Database>, now: number, limit: number): Promise<number> {
-  const ended = db
-    .selectFrom('sessions')
-    .select('id')
-    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('revoked_at', 'is not', null)]))
-    .limit(limit);
+  const ended = db.selectFrom('sessions').select('id').where(endedBy(now)).limit(limit);
   const r = await db.deleteFrom('sessions').where('id', 'in', ended).executeTakeFirst();
   return Number(r.numDeletedRows);
 }
