@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { startGateway, type TestGateway } from '../../helpers/gateway.js';
+import { sql } from 'kysely';
+import { TEST_STORE, startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startOAuthUpstream, type OAuthUpstream } from '../../fakes/mcp/oauth-upstream.js';
 import { authorizeAs } from '../../fakes/oidc/browser.js';
 import { callAs, insertWorkspace } from '../tenancy/tenant-helpers.js';
@@ -262,6 +263,44 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     expect((await connectionRequired(alice.key)).authorization_url).toContain(up.issuer);
     const audit = await gw.gateway.deps.store.db.selectFrom('audit_logs').selectAll().where('action', '=', 'mcp_server.revoke_connection').execute();
     expect(audit).toHaveLength(2);
+  });
+
+  it('a revoke whose transaction rolls back keeps the connection and never revokes upstream (after-commit work is dropped)', async () => {
+    await connectAs(bob, 'bob-account');
+    const db = gw.gateway.deps.store.db;
+    const pg = TEST_STORE === 'postgres';
+    // The audit row of the revoke is refused by the store, after the action deleted the row and asked for its
+    // after-commit revocation: the transaction rolls back.
+    if (pg) {
+      await sql.raw(`create function refuse_revoke_audit() returns trigger language plpgsql as $$ begin if new.action = 'mcp_server.revoke_connection' then raise exception 'audit refused by the test'; end if; return new; end $$`).execute(db);
+      await sql.raw('create trigger refuse_revoke_audit before insert on audit_logs for each row execute function refuse_revoke_audit()').execute(db);
+    } else {
+      await sql.raw(`create trigger refuse_revoke_audit before insert on audit_logs when new.action = 'mcp_server.revoke_connection' begin select raise(abort, 'audit refused by the test'); end`).execute(db);
+    }
+    const audited = () => db.selectFrom('audit_logs').select('id').where('action', '=', 'mcp_server.revoke_connection').execute().then((r) => r.length);
+    const auditedBefore = await audited();
+    const grantsRevoked = up.revokedGrants;
+    const refusedRevocations = up.refusedRevocations.length;
+    try {
+      const failed = await admin('DELETE', `/v1/mcp-servers/${serverId}/connections?user_id=${bob.id}`);
+      expect(failed.status, JSON.stringify(failed.body)).toBe(500);
+      expect(failed.body.error.type).toBeTypeOf('string');
+    } finally {
+      await sql.raw('drop trigger refuse_revoke_audit' + (pg ? ' on audit_logs' : '')).execute(db);
+      if (pg) await sql.raw('drop function refuse_revoke_audit()').execute(db);
+    }
+    // Still connected, nothing audited, and no revocation reached the authorization server.
+    expect(await db.selectFrom('mcp_connections').select('id').where('user_id', '=', bob.id).executeTakeFirst()).toBeDefined();
+    expect(await audited()).toBe(auditedBefore);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(up.revokedGrants).toBe(grantsRevoked);
+    expect(up.refusedRevocations.length).toBe(refusedRevocations);
+    const c = await client(bob.key);
+    expect(await whoami(c)).toBe('bob-account');
+    await c.close();
+    // The same revoke, committed, revokes upstream.
+    expect((await admin('DELETE', `/v1/mcp-servers/${serverId}/connections?user_id=${bob.id}`)).status).toBe(200);
+    await expect.poll(() => up.revokedGrants, { timeout: 5000 }).toBe(grantsRevoked + 1);
   });
 
   it('connect is refused for a service key and for a server without OAuth', async () => {
