@@ -580,6 +580,7 @@ export interface Database {
   sso_logins: SsoLoginsTable;
   mcp_connections: McpConnectionsTable;
   mcp_oauth_states: McpOAuthStatesTable;
+  mcp_oauth_clients: McpOAuthClientsTable;
 }
 
 export type { Generated };
@@ -596,6 +597,22 @@ export interface McpConnectionsTable {
   scopes: string;
   connected_at: number;
   updated_at: number;
+  /** The registered client the tokens were issued to (migration 0032); null: the integration's own `oauth.client_id`. */
+  oauth_client_id: string | null;
+}
+
+/** Clients the gateway registered at MCP upstreams' authorization servers (RFC 7591, migration 0032): secrets sealed. */
+export interface McpOAuthClientsTable {
+  id: string;
+  organisation_id: string;
+  mcp_integration_id: string;
+  issuer: string;
+  redirect_uri: string;
+  client_id: string;
+  client_secret_ciphertext: string;
+  token_endpoint_auth_method: string;
+  secret_expires_at: number | null;
+  created_at: number;
 }
 
 /** Pending upstream authorizations of MCP per-user OAuth (migration 0029): found by the state's hash, taken once. */

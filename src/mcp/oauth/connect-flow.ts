@@ -56,11 +56,12 @@ export class ConnectFlow {
   /** An authorization URL for `userId` to connect to the upstream of `route`, and when it stops working. */
   async start(route: McpRoute, userId: string, request: FastifyRequest): Promise<{ authorization_url: string; expires_at: number }> {
     const oidc = await import('openid-client');
-    const auth = await this.discovery.of(route.integration);
+    const redirectUri = this.callbackUrl(request);
+    // Without a configured client id, the first connect through this redirect URI registers the gateway (RFC 7591).
+    const auth = await this.discovery.of(route.integration, { redirectUri, register: true });
     const state = oidc.randomState();
     const verifier = oidc.randomPKCECodeVerifier();
     const stateHash = sha256Hex(state);
-    const redirectUri = this.callbackUrl(request);
     const now = this.deps.clock.now();
     const expiresAt = now + AUTHORIZATION_TTL_MS;
     await insertMcpOAuthState(
@@ -108,7 +109,7 @@ export class ConnectFlow {
     if (!server || !integration || integration.id !== pending.mcp_integration_id || integration.auth_type !== 'oauth') {
       throw new GatewayError('conflict', 'The MCP server or its integration changed since this authorization began: connect again.');
     }
-    const auth = await this.discovery.of(integration);
+    const auth = await this.discovery.of(integration, { redirectUri: pending.redirect_uri });
     const current = new URL(pending.redirect_uri);
     for (const [k, v] of Object.entries(query)) if (typeof v === 'string') current.searchParams.set(k, v);
     const verifier = this.deps.secrets.decrypt(pending.code_verifier_ciphertext, verifierContext(stateHash));
@@ -132,6 +133,7 @@ export class ConnectFlow {
       scopes: tokens.scope ?? auth.scope,
       connected_at: now,
       updated_at: now,
+      oauth_client_id: auth.registeredClientId,
     };
     await this.deps.store.db.transaction().execute(async (trx) => {
       await saveMcpConnection(trx, connection);

@@ -60,7 +60,7 @@ export class ConnectionTokens {
    * an unreachable server throws (the caller logs it: the connection is gone from the gateway either way).
    */
   async revokeUpstream(integration: McpIntegration, c: McpConnection): Promise<number> {
-    const auth = await this.discovery.of(integration);
+    const auth = await this.discovery.of(integration, { clientId: c.oauth_client_id });
     if (!auth.config.serverMetadata().revocation_endpoint) return 0;
     const oidc = await import('openid-client');
     const tokens: Array<[string, 'refresh_token' | 'access_token']> = [];
@@ -172,7 +172,7 @@ export class ConnectionTokens {
   private async refreshOnce(route: McpRoute, c: McpConnection, userId: string, request: FastifyRequest): Promise<McpConnection> {
     const oidc = await import('openid-client');
     const db = this.deps.store.db;
-    const auth = await this.discovery.of(route.integration);
+    const auth = await this.discovery.of(route.integration, { clientId: c.oauth_client_id });
     const refreshToken = this.deps.secrets.decrypt(c.refresh_token_ciphertext, `${c.id}:refresh`);
     let tokens: Oidc.TokenEndpointResponse;
     try {

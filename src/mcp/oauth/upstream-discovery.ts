@@ -1,10 +1,14 @@
 import type * as Oidc from 'openid-client';
-import { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { Kysely } from 'kysely';
+import { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams, registerClient } from '@modelcontextprotocol/sdk/client/auth.js';
 import { checkResourceAllowed } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
 import { GatewayError } from '../../errors/gateway-error.js';
+import { uuid } from '../../lib/ids.js';
 import type { OutboundPolicy } from '../../lib/outbound-policy.js';
 import type { SecretBox } from '../../lib/secret-box.js';
+import type { Database } from '../../store/schema.js';
 import type { McpIntegration } from '../../store/repos/mcp.js';
+import { findMcpOAuthClient, getMcpOAuthClient, replaceMcpOAuthClient, saveMcpOAuthClient, type McpOAuthClient } from '../../store/repos/mcp-oauth-clients.js';
 import type { UpstreamFetch } from '../upstream-fetch.js';
 
 /** How long a discovered configuration is reused (a change of the integration rediscovers at once). */
@@ -12,19 +16,38 @@ const TTL_MS = 60 * 60 * 1000;
 
 /** What the connect flow and refreshes need of an upstream's authorization server. */
 export interface UpstreamAuthorization {
-  /** openid-client's configuration: the server's metadata, the integration's client, the guarded fetch. */
+  /** openid-client's configuration: the server's metadata, the client, the guarded fetch. */
   config: Oidc.Configuration;
   /** The RFC 8707 resource indicator sent with authorization and token requests (the MCP server's URL). */
   resource: string;
   /** Scopes asked for, space-separated ('' for none). */
+  scope: string;
+  /** The client the gateway registered at the server (RFC 7591); null when the integration names its `oauth.client_id`. */
+  registeredClientId: string | null;
+}
+
+/**
+ * Which client acts, for an integration without `oauth.client_id` (ignored otherwise): the one registered
+ * for a redirect URI (`register`: registered now when there is none: a connect), or the one a connection's
+ * tokens were issued to.
+ */
+export type ClientChoice = { redirectUri: string; register?: boolean } | { clientId: string | null };
+
+/** What discovery found about an integration's authorization server. */
+interface ServerInfo {
+  metadata: NonNullable<Awaited<ReturnType<typeof discoverAuthorizationServerMetadata>>>;
+  resource: string;
   scope: string;
 }
 
 interface Entry {
   version: number;
   until: number;
-  value: Promise<UpstreamAuthorization>;
+  value: Promise<ServerInfo>;
 }
+
+/** The display name the gateway registers under. */
+const CLIENT_NAME = 'AI gateway (MCP)';
 
 /** Why a discovery or token request failed, without a token or secret (openid-client's and its causes' messages). */
 export function reasonOf(e: unknown): string {
@@ -45,9 +68,13 @@ export function reasonOf(e: unknown): string {
  * server it lists (or `oauth.authorization_server` when set, which overrides it; or the upstream's
  * origin when there is no metadata); then that server's RFC 8414 or OpenID Connect metadata. The
  * metadata's `resource` must be the upstream's URL, and the server must support PKCE S256. Every URL
- * goes through the MCP upstream fetch (custom-host guard and the outbound policy's connector). The
- * result is an openid-client configuration with the integration's client (secret opened from the
- * secret box), cached per integration for an hour; a failure is not cached.
+ * goes through the MCP upstream fetch (custom-host guard and the outbound policy's connector). What it
+ * finds is cached per integration for an hour; a failure is not cached.
+ *
+ * The client: the integration's `oauth.client_id` (its secret opened from the secret box); without one,
+ * the client the gateway registers at the server's `registration_endpoint` (RFC 7591, the MCP SDK's
+ * `registerClient`) at a user's first connect, one per redirect URI, stored with its secret sealed and
+ * shared by every replica (`mcp_oauth_clients`).
  */
 export class UpstreamDiscovery {
   private readonly entries = new Map<string, Entry>();
@@ -57,10 +84,93 @@ export class UpstreamDiscovery {
     private readonly outbound: OutboundPolicy,
     private readonly secrets: SecretBox,
     private readonly now: () => number,
+    private readonly db: Kysely<Database>,
   ) {}
 
-  /** The authorization of `i` (discovered once, then cached). 502 `provider_unreachable` when discovery fails. */
-  async of(i: McpIntegration): Promise<UpstreamAuthorization> {
+  /**
+   * The authorization of `i` for the client `client` names. 502 `provider_unreachable` when discovery or a
+   * registration fails; 409 `conflict` when the integration has no client and none can be registered.
+   */
+  async of(i: McpIntegration, client: ClientChoice = { clientId: null }): Promise<UpstreamAuthorization> {
+    const server = await this.server(i);
+    const oidc = await import('openid-client');
+    if (i.oauth.client_id) {
+      const secret = i.oauth_secret_ciphertext ? this.secrets.decrypt(i.oauth_secret_ciphertext, `${i.id}:oauth`) : undefined;
+      const methods = server.metadata.token_endpoint_auth_methods_supported;
+      const auth = secret === undefined ? oidc.None() : methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post') ? oidc.ClientSecretPost(secret) : oidc.ClientSecretBasic(secret);
+      return { config: this.configuration(oidc, server, i.oauth.client_id, auth), resource: server.resource, scope: server.scope, registeredClientId: null };
+    }
+    const registered = await this.registeredClient(i, server, client);
+    const secret = registered.client_secret_ciphertext ? this.secrets.decrypt(registered.client_secret_ciphertext, `${registered.id}:client`) : '';
+    const method = registered.token_endpoint_auth_method;
+    const auth = method === 'none' ? oidc.None() : method === 'client_secret_post' ? oidc.ClientSecretPost(secret) : oidc.ClientSecretBasic(secret);
+    return { config: this.configuration(oidc, server, registered.client_id, auth), resource: server.resource, scope: server.scope, registeredClientId: registered.client_id };
+  }
+
+  private configuration(oidc: typeof Oidc, server: ServerInfo, clientId: string, auth: Oidc.ClientAuth): Oidc.Configuration {
+    const config = new oidc.Configuration(server.metadata as unknown as Oidc.ServerMetadata, clientId, undefined, auth);
+    const fetchFn = this.fetcher.fetchFor();
+    config[oidc.customFetch] = (url, options) => fetchFn(url, options as RequestInit);
+    config.timeout = 10;
+    // Plain http only to hosts trusted by TRUSTED_CUSTOM_HOSTS (a local authorization server); openid-client refuses it otherwise.
+    const issuer = new URL(server.metadata.issuer);
+    if (issuer.protocol === 'http:' && this.outbound.trusts(issuer.hostname)) oidc.allowInsecureRequests(config);
+    return config;
+  }
+
+  /** The client registered for `i` as `client` asks, registering one when asked to and there is none (or its secret expired). */
+  private async registeredClient(i: McpIntegration, server: ServerInfo, client: ClientChoice): Promise<McpOAuthClient> {
+    const issuer = server.metadata.issuer;
+    if ('clientId' in client) {
+      const found = client.clientId === null ? undefined : await getMcpOAuthClient(this.db, i.id, client.clientId);
+      if (!found) throw new GatewayError('conflict', `The OAuth client of MCP integration '${i.slug}' changed since this connection was made: connect again.`, { param: 'oauth.client_id' });
+      return found;
+    }
+    const found = await findMcpOAuthClient(this.db, i.id, issuer, client.redirectUri);
+    const usable = found && (found.secret_expires_at === null || found.secret_expires_at > this.now());
+    if (usable) return found;
+    if (!client.register) throw new GatewayError('conflict', `The gateway's registration at the authorization server of MCP integration '${i.slug}' changed since this authorization began: connect again.`);
+    if (!server.metadata.registration_endpoint) {
+      throw new GatewayError('conflict', `MCP integration '${i.slug}' has no oauth.client_id, and its authorization server '${issuer}' offers no dynamic client registration (no registration_endpoint in its metadata): set oauth.client_id (and client_secret) to the client registered there for the gateway.`, { param: 'oauth.client_id' });
+    }
+    const supported = server.metadata.token_endpoint_auth_methods_supported;
+    // A confidential client (the gateway keeps a secret safely), as the server allows; a public client with PKCE otherwise.
+    const asked = !supported || supported.includes('client_secret_basic') ? 'client_secret_basic' : supported.includes('client_secret_post') ? 'client_secret_post' : 'none';
+    let info: Awaited<ReturnType<typeof registerClient>>;
+    try {
+      info = await registerClient(issuer, {
+        metadata: server.metadata,
+        clientMetadata: { client_name: CLIENT_NAME, redirect_uris: [client.redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: asked },
+        ...(server.scope ? { scope: server.scope } : {}),
+        fetchFn: this.fetcher.fetchFor(),
+      });
+    } catch (e) {
+      if (e instanceof GatewayError) throw e;
+      throw new GatewayError('provider_unreachable', `The dynamic client registration of the gateway at the authorization server of MCP integration '${i.slug}' failed: ${reasonOf(e)}`);
+    }
+    const method = info.token_endpoint_auth_method ?? (info.client_secret ? 'client_secret_basic' : 'none');
+    if (!['client_secret_basic', 'client_secret_post', 'none'].includes(method) || (method !== 'none' && !info.client_secret)) {
+      throw new GatewayError('provider_unreachable', `The authorization server of MCP integration '${i.slug}' registered the gateway with the client authentication '${method}'${method !== 'none' && !info.client_secret ? ' but no client_secret' : ''}, which the gateway does not use.`);
+    }
+    const id = uuid();
+    const row: McpOAuthClient = {
+      id,
+      organisation_id: i.organisation_id,
+      mcp_integration_id: i.id,
+      issuer,
+      redirect_uri: client.redirectUri,
+      client_id: info.client_id,
+      client_secret_ciphertext: method !== 'none' && info.client_secret ? this.secrets.encrypt(info.client_secret, `${id}:client`) : '',
+      token_endpoint_auth_method: method,
+      secret_expires_at: info.client_secret_expires_at ? info.client_secret_expires_at * 1000 : null,
+      created_at: this.now(),
+    };
+    // Two replicas registering at once: the first stored wins, and both use it.
+    return found ? replaceMcpOAuthClient(this.db, found.id, row) : saveMcpOAuthClient(this.db, row);
+  }
+
+  /** What discovery found for `i` (discovered once, then cached). */
+  private server(i: McpIntegration): Promise<ServerInfo> {
     const hit = this.entries.get(i.id);
     if (hit && hit.version === i.updated_at && hit.until > this.now()) return hit.value;
     const value = this.discover(i);
@@ -71,10 +181,7 @@ export class UpstreamDiscovery {
     return value;
   }
 
-  private async discover(i: McpIntegration): Promise<UpstreamAuthorization> {
-    const oidc = await import('openid-client');
-    const clientId = i.oauth.client_id;
-    if (!clientId) throw new GatewayError('conflict', `MCP integration '${i.slug}' has no oauth.client_id: set the client the gateway is registered as at the upstream's authorization server.`, { param: 'oauth.client_id' });
+  private async discover(i: McpIntegration): Promise<ServerInfo> {
     const fetchFn = this.fetcher.fetchFor();
     const failed = (what: string, e?: unknown) => new GatewayError('provider_unreachable', `Upstream OAuth discovery of MCP integration '${i.slug}' failed: ${what}${e === undefined ? '' : `: ${reasonOf(e)}`}`);
     let challenge: { resourceMetadataUrl?: URL; scope?: string } = {};
@@ -101,15 +208,7 @@ export class UpstreamDiscovery {
     }
     if (!metadata) throw failed(`authorization server '${issuer}' publishes no RFC 8414 or OpenID Connect metadata`);
     if (!(metadata.code_challenge_methods_supported ?? []).includes('S256')) throw failed(`authorization server '${issuer}' does not announce PKCE S256 (code_challenge_methods_supported)`);
-    const secret = i.oauth_secret_ciphertext ? this.secrets.decrypt(i.oauth_secret_ciphertext, `${i.id}:oauth`) : undefined;
-    const methods = metadata.token_endpoint_auth_methods_supported;
-    const auth = secret === undefined ? oidc.None() : methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post') ? oidc.ClientSecretPost(secret) : oidc.ClientSecretBasic(secret);
-    const config = new oidc.Configuration(metadata as unknown as Oidc.ServerMetadata, clientId, undefined, auth);
-    config[oidc.customFetch] = (url, options) => fetchFn(url, options as RequestInit);
-    config.timeout = 10;
-    // Plain http only to hosts trusted by TRUSTED_CUSTOM_HOSTS (a local authorization server); openid-client refuses it otherwise.
-    if (new URL(metadata.issuer).protocol === 'http:' && this.outbound.trusts(new URL(metadata.issuer).hostname)) oidc.allowInsecureRequests(config);
     const scopes = i.oauth.scopes?.length ? i.oauth.scopes : challenge.scope ? challenge.scope.split(' ') : (prm?.scopes_supported ?? []);
-    return { config, resource: prm?.resource ?? i.url, scope: scopes.join(' ') };
+    return { metadata, resource: prm?.resource ?? i.url, scope: scopes.join(' ') };
   }
 }

@@ -26,7 +26,7 @@ export function upstreamOAuth(deps: GatewayDeps): UpstreamOAuth {
   let held = instances.get(deps);
   if (!held) {
     const fetcher = new UpstreamFetch(deps.http.outbound);
-    const discovery = new UpstreamDiscovery(fetcher, deps.http.outbound, deps.secrets, () => deps.clock.now());
+    const discovery = new UpstreamDiscovery(fetcher, deps.http.outbound, deps.secrets, () => deps.clock.now(), deps.store.db);
     const flow = new ConnectFlow(deps, discovery);
     held = { fetcher, discovery, flow, tokens: new ConnectionTokens(deps, discovery, flow) };
     instances.set(deps, held);

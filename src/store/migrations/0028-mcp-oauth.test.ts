@@ -4,6 +4,7 @@ import { STORE_KINDS, type StoreHandle } from '../../../test/helpers/stores.js';
 import { ensureDefaultTenant } from '../repos/organisations.js';
 import { deleteMcpConnection, deleteMcpIntegration, deleteUserMcpConnections, getMcpConnection, listMcpConnections, listMcpServersWithIntegrations, replaceMcpConnectionTokens, saveMcpConnection, type McpConnection } from '../repos/mcp.js';
 import { down, up } from './0028-mcp-oauth.js';
+import * as m0032 from './0032-mcp-oauth-clients.js';
 
 let handle: StoreHandle | undefined;
 afterEach(async () => {
@@ -17,8 +18,11 @@ describe.each(STORE_KINDS)('0028-mcp-oauth ($name)', (kind) => {
     const store = handle.store;
     const db = store.db;
     const t = await ensureDefaultTenant(store, 1);
+    // 0032 changes 0028's connections table: down in reverse order, then up again.
+    await m0032.down(db as unknown as Kysely<unknown>);
     await down(db as unknown as Kysely<unknown>);
     await up(db as unknown as Kysely<unknown>);
+    await m0032.up(db as unknown as Kysely<unknown>);
     await db
       .insertInto('mcp_integrations')
       .values({ id: 'i-1', organisation_id: t.organisation.id, workspace_id: null, name: 'i', slug: 'i', url: 'http://127.0.0.1/mcp', transport: 'http', auth_type: 'oauth', headers_ciphertext: '', header_hints: '{}', oauth: '{"client_id":"c","scopes":["a","b"]}', oauth_secret_ciphertext: 'sealed', created_at: 1, updated_at: 1 })
@@ -27,7 +31,7 @@ describe.each(STORE_KINDS)('0028-mcp-oauth ($name)', (kind) => {
     const [loaded] = await listMcpServersWithIntegrations(store);
     expect(loaded?.integration).toMatchObject({ auth_type: 'oauth', oauth: { client_id: 'c', scopes: ['a', 'b'] }, oauth_secret_ciphertext: 'sealed' });
 
-    const conn = (id: string, userId: string, connectedAt: number): McpConnection => ({ id, organisation_id: t.organisation.id, mcp_integration_id: 'i-1', user_id: userId, access_token_ciphertext: `a-${id}`, refresh_token_ciphertext: `r-${id}`, expires_at: 10_000_000_000_000, scopes: 'a b', connected_at: connectedAt, updated_at: connectedAt });
+    const conn = (id: string, userId: string, connectedAt: number): McpConnection => ({ id, organisation_id: t.organisation.id, mcp_integration_id: 'i-1', user_id: userId, access_token_ciphertext: `a-${id}`, refresh_token_ciphertext: `r-${id}`, expires_at: 10_000_000_000_000, scopes: 'a b', connected_at: connectedAt, updated_at: connectedAt, oauth_client_id: null });
     await saveMcpConnection(db, conn('c-1', 'u-1', 1));
     await saveMcpConnection(db, conn('c-2', 'u-2', 2));
     // A second connect of the same user replaces the first.

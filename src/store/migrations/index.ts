@@ -30,6 +30,7 @@ import * as m0028 from './0028-mcp-oauth.js';
 import * as m0029 from './0029-mcp-oauth-states.js';
 import * as m0030 from './0030-header-secret-mappings.js';
 import * as m0031 from './0031-request-log-rollups.js';
+import * as m0032 from './0032-mcp-oauth-clients.js';
 
 /**
  * Every migration, in order. One set for SQLite and PostgreSQL. A capability adds its file and one
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0029-mcp-oauth-states': m0029,
   '0030-header-secret-mappings': m0030,
   '0031-request-log-rollups': m0031,
+  '0032-mcp-oauth-clients': m0032,
 };
 
 /** Static provider (no directory scanning, so the build output needs nothing beside it). */

@@ -136,7 +136,7 @@ export async function updateMcpIntegration(db: Kysely<Database>, scope: TenantSc
 /** Deletes an MCP integration of the scope (the caller checked that no server uses it). */
 export async function deleteMcpIntegration(db: Kysely<Database>, scope: TenantScope, i: McpIntegration): Promise<void> {
   assertInScope(scope, i.organisation_id, i.workspace_id);
-  await db.deleteFrom('mcp_connections').where('mcp_integration_id', '=', i.id).execute();
+  await deleteMcpConnectionsOfIntegration(db, i.id);
   await db.deleteFrom('mcp_integrations').where('id', '=', i.id).where('organisation_id', '=', scope.organisationId).execute();
 }
 
@@ -269,6 +269,8 @@ export interface McpConnection {
   scopes: string;
   connected_at: number;
   updated_at: number;
+  /** The client the gateway registered at the authorization server (RFC 7591) and got the tokens as; null: the integration's `oauth.client_id`. */
+  oauth_client_id: string | null;
 }
 
 function connectionFromRow(r: McpConnectionsTable): McpConnection {
@@ -339,7 +341,11 @@ export async function deleteUserMcpConnections(db: Kysely<Database>, organisatio
   await db.deleteFrom('mcp_connections').where('user_id', '=', userId).where('organisation_id', '=', organisationId).execute();
 }
 
-/** Drops every connection to an integration (the integration is deleted or its OAuth settings change). */
+/**
+ * Drops every connection to an integration and the clients the gateway registered for it (the integration
+ * is deleted, or its OAuth settings or URL change: a new registration follows at the next connect).
+ */
 export async function deleteMcpConnectionsOfIntegration(db: Kysely<Database>, integrationId: string): Promise<void> {
   await db.deleteFrom('mcp_connections').where('mcp_integration_id', '=', integrationId).execute();
+  await db.deleteFrom('mcp_oauth_clients').where('mcp_integration_id', '=', integrationId).execute();
 }

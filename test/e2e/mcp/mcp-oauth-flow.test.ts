@@ -8,6 +8,7 @@ import { TEST_STORE, startGateway, type TestGateway } from '../../helpers/gatewa
 import { startOAuthUpstream, type OAuthUpstream } from '../../fakes/mcp/oauth-upstream.js';
 import { authorizeAs } from '../../fakes/oidc/browser.js';
 import { callAs, insertWorkspace } from '../tenancy/tenant-helpers.js';
+import { mcpUser } from './mcp-user.js';
 import { FakeClock } from '../../../src/lib/clock.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { isSealed } from '../../../src/lib/secret-box.js';
@@ -32,14 +33,6 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
   let bob: { id: string; key: string };
   const admin = (method: string, path: string, body?: unknown) => callAs(gw, gw.adminKey, method, path, body);
   const callback = () => `${gw.url}/v1/mcp/oauth/callback`;
-
-  async function user(email: string): Promise<{ id: string; key: string }> {
-    const u = await admin('POST', '/v1/users', { email, workspaces: [{ id: 'default', role: 'member' }] });
-    expect(u.status, JSON.stringify(u.body)).toBe(201);
-    const k = await admin('POST', '/v1/api-keys', { name: email, type: 'workspace-user', user_id: u.body.id, scopes: ['mcp.invoke', 'mcp_servers.read'] });
-    expect(k.status, JSON.stringify(k.body)).toBe(201);
-    return { id: u.body.id, key: k.body.key };
-  }
 
   async function client(key: string): Promise<Client> {
     const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/oauth-tools/mcp`), { requestInit: { headers: { 'x-gateway-api-key': key } } });
@@ -87,8 +80,8 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     const server = await admin('POST', '/v1/mcp-servers', { name: 'OAuth tools', slug: 'oauth-tools', mcp_integration_id: 'oauth-tools-up' });
     expect(server.status, JSON.stringify(server.body)).toBe(201);
     serverId = server.body.id;
-    alice = await user('alice-oauth@example.com');
-    bob = await user('bob-oauth@example.com');
+    alice = await mcpUser(gw, 'alice-oauth@example.com');
+    bob = await mcpUser(gw, 'bob-oauth@example.com');
   });
   afterAll(async () => {
     await gw?.close();

@@ -34,7 +34,7 @@ describe('MCP gateway: per-user upstream OAuth', () => {
     const deps = gw.gateway.deps;
     const integration = await deps.store.db.selectFrom('mcp_integrations').select(['id', 'organisation_id']).where('slug', '=', 'oauth-up').executeTakeFirstOrThrow();
     const id = uuid();
-    await saveMcpConnection(deps.store.db, { id, organisation_id: integration.organisation_id, mcp_integration_id: integration.id, user_id: user, access_token_ciphertext: deps.secrets.encrypt(USER_TOKEN, `${id}:access`), refresh_token_ciphertext: '', expires_at: expiresAt, scopes: 'tools', connected_at: Date.now(), updated_at: Date.now() });
+    await saveMcpConnection(deps.store.db, { id, organisation_id: integration.organisation_id, mcp_integration_id: integration.id, user_id: user, access_token_ciphertext: deps.secrets.encrypt(USER_TOKEN, `${id}:access`), refresh_token_ciphertext: '', expires_at: expiresAt, scopes: 'tools', connected_at: Date.now(), updated_at: Date.now(), oauth_client_id: null });
   }
 
   beforeAll(async () => {

@@ -14,7 +14,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
  * `oidc-provider` with resource indicators (JWT access tokens for the MCP server, `accessTokenTtl`
  * seconds), refresh tokens rotated on every use (a refresh token used twice revokes the grant), RFC 7009
  * revocation (a refresh token revoked ends its grant; a JWT access token is refused as `unsupported_token_type`),
- * and its development login and consent forms.
+ * open RFC 7591 dynamic client registration when asked (`registration`), and its development login and consent forms.
  */
 export interface OAuthUpstream {
   /** The MCP endpoint (`http://127.0.0.1:<port>/mcp`), the protected resource. */
@@ -32,6 +32,8 @@ export interface OAuthUpstream {
   revokedGrants: number;
   /** Revocation requests the authorization server refused (a JWT access token cannot be revoked: `unsupported_token_type`). */
   refusedRevocations: string[];
+  /** Clients registered dynamically (RFC 7591), when registration is on. */
+  registrations: number;
   /** Tokens the MCP server refuses once each, on their next POST, as if revoked. */
   refuseOnce: Set<string>;
   /** Tokens refused once each on their next GET (the session stream). */
@@ -61,14 +63,14 @@ function mcpServerFor(subject: string): McpServer {
 }
 
 /** Starts both on 127.0.0.1; the client's redirect URI is `redirectUri` (the gateway's callback). */
-export async function startOAuthUpstream(redirectUri: string, opts: { accessTokenTtl?: number } = {}): Promise<OAuthUpstream> {
+export async function startOAuthUpstream(redirectUri: string, opts: { accessTokenTtl?: number; registration?: boolean } = {}): Promise<OAuthUpstream> {
   let asHandler: (req: IncomingMessage, res: ServerResponse) => void = (_q, s) => s.writeHead(503).end();
   let mcpHandler: (req: IncomingMessage, res: ServerResponse) => void = (_q, s) => s.writeHead(503).end();
   const as = await listen((q, s) => asHandler(q, s));
   const rs = await listen((q, s) => mcpHandler(q, s));
   const mcpUrl = `${rs.url}/mcp`;
   const metadataUrl = `${rs.url}/.well-known/oauth-protected-resource/mcp`;
-  const up: OAuthUpstream = { mcpUrl, issuer: as.url, clientId: 'mcp-gateway', clientSecret: `as-secret-${Math.random().toString(36).slice(2)}`, accepted: [], refused: 0, refreshes: 0, revokedGrants: 0, refusedRevocations: [], refuseOnce: new Set(), refuseGetOnce: new Set(), close: async () => undefined };
+  const up: OAuthUpstream = { mcpUrl, issuer: as.url, clientId: 'mcp-gateway', clientSecret: `as-secret-${Math.random().toString(36).slice(2)}`, accepted: [], refused: 0, refreshes: 0, revokedGrants: 0, refusedRevocations: [], registrations: 0, refuseOnce: new Set(), refuseGetOnce: new Set(), close: async () => undefined };
   const provider = new Provider(as.url, {
     clients: [{ client_id: up.clientId, client_secret: up.clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }],
     scopes: ['tools'],
@@ -76,6 +78,7 @@ export async function startOAuthUpstream(redirectUri: string, opts: { accessToke
     features: {
       devInteractions: { enabled: true },
       revocation: { enabled: true },
+      registration: { enabled: opts.registration === true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => mcpUrl,
@@ -90,6 +93,7 @@ export async function startOAuthUpstream(redirectUri: string, opts: { accessToke
     },
   });
   provider.on('grant.revoked', () => up.revokedGrants++);
+  provider.on('registration_create.success', () => up.registrations++);
   provider.on('revocation.error', (_ctx: unknown, err: unknown) => void up.refusedRevocations.push((err as { error?: string }).error ?? 'error'));
   provider.on('grant.success', (ctx: { oidc?: { params?: { grant_type?: string } } }) => {
     if (ctx.oidc?.params?.grant_type === 'refresh_token') up.refreshes++;

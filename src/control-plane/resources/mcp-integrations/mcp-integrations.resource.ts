@@ -19,7 +19,7 @@ const Url = Type.String({ minLength: 1, maxLength: 2048 });
 const OAuthInput = Type.Object(
   {
     authorization_server: Type.Optional(Url),
-    client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+    client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: "The client registered for the gateway at the authorization server. Left out: the gateway registers itself there at the first connect (RFC 7591), when the server's metadata has a registration_endpoint." })),
     client_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
     scopes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }), { maxItems: 50 })),
   },
