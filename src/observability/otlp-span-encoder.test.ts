@@ -114,6 +114,22 @@ describe('encodeTraceExport', () => {
     expect(decoded.resourceSpans).toHaveLength(2);
   });
 
+  it('writes ids of interleaved, repeated and upper-case trace ids, and repeated attribute names of every value kind, as the SDK serializer does', () => {
+    const parentOf = (traceId: string, spanId: string) => trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true });
+    const ids = ['0af7651916cd43dd8448eb211c80319c', 'ABCDEF0123456789ABCDEF0123456789', '0af7651916cd43dd8448eb211c80319c', 'abcdef0123456789abcdef0123456789'];
+    const spans = spansOf('ai-gateway', (p) => {
+      const tracer = p.getTracer('ai-gateway');
+      for (let round = 0; round < 3; round++) {
+        for (const [i, traceId] of ids.entries()) {
+          const values = [i, i % 2 === 0, `v${round}`, [i, round], 0.5 * i];
+          tracer.startSpan(`s${i}`, { attributes: { 'gen_ai.usage.input_tokens': values[round % values.length] as never, 'http.response.status_code': 200 + i, [`k${i}`]: i } }, parentOf(traceId, 'B7AD6B7169203331')).end();
+        }
+      }
+    });
+    expect(spans).toHaveLength(12);
+    expect(ours(spans).equals(reference(spans))).toBe(true);
+  });
+
   it('grows past its first buffer for a large batch and keeps each export its own', () => {
     const many = spansOf('ai-gateway', (p) => {
       const tracer = p.getTracer('ai-gateway');
