@@ -62,6 +62,11 @@ for (const kind of STORE_KINDS) {
       const duplicate = [...rowsOf(org, 5, T, MIN), first[0]!];
       await expect(insertRequestLogs(h.store, duplicate)).rejects.toThrow();
       expect(await rollupsOf(h.store, org)).toEqual(stored);
+      // A duplicate in the middle of a multi-row INSERT (rows 0-31 go in one statement on SQLite): the rows before it go too.
+      const wide = rowsOf(org, 39, T, MIN);
+      wide.splice(20, 0, second[7]!);
+      await expect(insertRequestLogs(h.store, wide)).rejects.toThrow();
+      expect(await rollupsOf(h.store, org)).toEqual(stored);
       const logged = await h.store.db.selectFrom('request_logs').select((eb) => eb.fn.countAll<number>().as('n')).where('organisation_id', '=', org).where('rolled_up', '=', 1).executeTakeFirst();
       expect(Number(logged?.n)).toBe(500);
     });

@@ -39,12 +39,16 @@ const sqliteInserts = new WeakMap<object, (rows: RequestLogRow[]) => void>();
 
 /**
  * One transaction per batch: multi-row INSERTs with positional parameters, then single rows for the
- * rest, then the batch's analytics rollups.
+ * rest, then the batch's analytics rollups. The INSERTs are `or fail`: with the default (`abort`) a
+ * multi-row INSERT inside a transaction makes SQLite keep a statement journal to undo that statement
+ * alone, and past 64 KiB it spills to a temporary file (about one 4 KiB write per logged request under
+ * load, seen with strace); with `fail` there is none, and a refused row still rolls the whole batch back
+ * (the transaction throws), which is all the writer needs.
  */
 function sqliteInsert(db: NonNullable<Store['sqlite']>): (rows: RequestLogRow[]) => void {
   const writeRollups = sqliteRollupWriter(db);
   const row = `(${COLUMNS.map(() => '?').join(', ')})`;
-  const prefix = `insert into request_logs (${COLUMNS.join(', ')}) values `;
+  const prefix = `insert or fail into request_logs (${COLUMNS.join(', ')}) values `;
   const one = db.prepare(prefix + row);
   const many = db.prepare(prefix + Array.from({ length: SQLITE_ROWS_PER_INSERT }, () => row).join(', '));
   const params: unknown[] = new Array(SQLITE_ROWS_PER_INSERT * COLUMNS.length);
