@@ -56,6 +56,11 @@ export function textOfChoices(choices: unknown): string {
 export class StreamTextTally {
   private parts: string[] = [];
   usage?: Usage;
+  /**
+   * Whether the text is read (a tokens policy estimates from it when the stream has no usage): without
+   * it the tally needs the usage chunk alone, and a passthrough stream parses no other chunk for it.
+   */
+  needsText = false;
 
   push(chunk: Record<string, unknown>): void {
     if (isObject(chunk.usage)) this.usage = chunk.usage as unknown as Usage;

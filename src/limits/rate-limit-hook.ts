@@ -75,6 +75,7 @@ export function createRateLimitHook(deps: RateLimitHookDeps): DataPlaneHook {
       const tokens = matched.filter((m) => m.policy.type === 'tokens');
       if (tokens.length === 0) return;
       const tally = new StreamTextTally();
+      tally.needsText = true;
       deps.tallies.set(dp.headers, tally);
       dp.locals[LOCALS] = { tokens, tally } satisfies LimitLocals;
     };

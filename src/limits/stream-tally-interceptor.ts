@@ -2,9 +2,10 @@ import type { LeafInterceptor } from '../routing/execute.js';
 import type { StreamTextTally } from './estimate-tokens.js';
 
 /**
- * Lets the rate-limit hook see the chunks of a streamed answer: when the request has a tally (it
- * matched a tokens policy), the answering target's stream is observed into it. Keyed by the request's
- * headers object, which the hook (`dp.headers`) and the router (`call.input.headers`) share.
+ * Lets the limit hooks see the chunks of a streamed answer: when the request has a tally (it matched a
+ * tokens rate limit or a usage limit), the answering target's stream is observed into it: every chunk
+ * when the tally's text is read (a tokens policy), else the usage chunk alone. Keyed by the request's
+ * headers object, which the hooks (`dp.headers`) and the router (`call.input.headers`) share.
  */
 export function createStreamTallyInterceptor(tallies: WeakMap<object, StreamTextTally>): LeafInterceptor {
   return (call, next) => {
@@ -12,7 +13,7 @@ export function createStreamTallyInterceptor(tallies: WeakMap<object, StreamText
     if (!tallies.has(call.input.headers)) return next();
     return next().then((outcome) => {
       const tally = tallies.get(call.input.headers);
-      if (tally && outcome.stream) outcome.stream.observe({ onChunk: (chunk) => tally.push(chunk) });
+      if (tally && outcome.stream) outcome.stream.observe({ usageOnly: !tally.needsText, onChunk: (chunk) => tally.push(chunk) });
       return outcome;
     });
   };

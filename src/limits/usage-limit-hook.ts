@@ -103,6 +103,7 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
       throw usageRefusal(refusing.length ? refusing : reserved.map((r) => r.policy), now);
     }
     const tally = deps.tallies.get(dp.headers) ?? new StreamTextTally();
+    if (reserved.some((r) => r.policy.type === 'tokens')) tally.needsText = true;
     deps.tallies.set(dp.headers, tally);
     const organisationId = snapshot.workspacesById.get(dp.ctx.workspaceId)?.organisation_id ?? '';
     dp.locals[LOCALS] = { reserved, tally, organisationId } satisfies UsageLocals;

@@ -56,6 +56,9 @@ function recordAnswer(span: GatewaySpan, answer: { id?: unknown; model?: unknown
 /** The members of a JSON answer its attempt span records (read in one walk of the bytes, `usage` kept for the metrics). */
 const ANSWER_MEMBERS = ['id', 'model', 'choices', 'usage'] as const;
 
+/** The members of a streamed chunk its attempt span reads, besides `usage` and the first chunk's `id` and `model`. */
+const CHUNK_MEMBERS = ['finish_reason'] as const;
+
 /** Ends an attempt span with its answer: at once for a JSON answer, at the stream's end for a stream. */
 export function endAttemptSpan(span: GatewaySpan, outcome: Outcome): void {
   span.set({ 'http.response.status_code': outcome.status, 'gen_ai.response.model': outcome.model });
@@ -71,6 +74,8 @@ export function endAttemptSpan(span: GatewaySpan, outcome: Outcome): void {
   }
   const seen: { id?: unknown; model?: unknown; usage?: unknown; choices: Array<Record<string, unknown>> } = { choices: [] };
   outcome.stream.observe({
+    // The first chunk (id, model), the usage chunk and the chunks that finish a choice: a passthrough stream parses only those.
+    chunksWith: CHUNK_MEMBERS,
     onChunk: (chunk) => {
       seen.id ??= chunk.id;
       seen.model ??= chunk.model;

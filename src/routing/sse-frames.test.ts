@@ -54,6 +54,28 @@ describe('FramesMentioning', () => {
   });
 });
 
+describe('FramesMentioning with several needles and the first frame', () => {
+  const finish = 'data: {"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}\n\n';
+  const nullFinish = 'data: {"id":"c1","choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}],"usage":null}\n\n';
+  const both = 'data: {"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"length"}],"usage":{"total_tokens":4}}\n\n';
+  const data = (frame: string) => new SseDecoder().push(Buffer.from(frame))[0]!.data;
+
+  function pick(parts: string[]): string[] {
+    const f = new FramesMentioning(['"usage"', '"finish_reason"'], true, true);
+    return parts.flatMap((p) => f.push(Buffer.from(p))).map((e) => e.data);
+  }
+
+  it('gives the first event, then each frame mentioning any needle once, in stream order', () => {
+    const all = ': keep-alive\n\n' + nullFinish + plain + nullFinish + finish + usage + both + done;
+    const expected = [nullFinish, finish, usage, both].map(data);
+    expect(pick([all])).toEqual(expected);
+    expect(pick([...all].map((c) => c))).toEqual(expected);
+    expect(pick([all.slice(0, 50), all.slice(50, 300), all.slice(300)])).toEqual(expected);
+    // The first frame counts once even when it mentions a needle.
+    expect(pick([finish + plain + usage])).toEqual([finish, usage].map(data));
+  });
+});
+
 describe('mentions followed by null', () => {
   const at = (text: string) => [Buffer.from(text), text.indexOf('"usage"'), 7] as const;
 

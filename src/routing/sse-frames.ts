@@ -91,32 +91,43 @@ export function mayHaveUsage(data: string): boolean {
 /** Bytes held for an unterminated frame beyond which the scanner hands the stream to the full decoder. */
 const MAX_HELD = 64 * 1024;
 
+/** A needle's bytes, and its bytes after the first (what `indexOfQuoted` searches for). */
+interface Needle {
+  bytes: Buffer;
+  tail: Buffer;
+}
+
 /**
- * The SSE events of a passthrough byte stream whose frames mention `needle` (e.g. `"usage"`): each
- * chunk is searched for it as bytes, and only the frames holding it are decoded and parsed (by
- * {@link SseDecoder}, so their fields read exactly as the full decoder reads them). Bytes after the last
- * complete frame wait for the next chunk. Events of frames that do not mention `needle` are never
- * produced: an observer of `usage` only (`StreamObserver.usageOnly`) needs no others. A stream that
- * holds more than 64 KiB without a frame end (bare carriage-return line endings, one huge frame) is
- * decoded in full from then on.
+ * The SSE events of a passthrough byte stream whose frames mention one of `needles` (e.g. `"usage"`),
+ * and optionally its first event: each chunk is searched for the needles as bytes, and only the frames
+ * holding one are decoded and parsed (by {@link SseDecoder}, so their fields read exactly as the full
+ * decoder reads them), each once and in stream order. Bytes after the last complete frame wait for the
+ * next chunk. Events of other frames are never produced: an observer of `usage` only
+ * (`StreamObserver.usageOnly`) or of a few members (`StreamObserver.chunksWith`) needs no others. A
+ * stream that holds more than 64 KiB without a frame end (bare carriage-return line endings, one huge
+ * frame) is decoded in full from then on.
  */
 export class FramesMentioning {
-  private readonly needle: Buffer;
-  private readonly tail: Buffer;
+  private readonly needles: Needle[];
   private held: Buffer = EMPTY;
   private full?: SseDecoder;
 
   /**
-   * @param needle the bytes a frame must hold to be decoded.
-   * @param skipNull a mention followed by `: null` does not count (see {@link memberIsNull}): for a
-   *   needle that is a member name whose `null` value the reader ignores.
+   * @param needles the bytes a frame must hold one of to be decoded (a string: one needle).
+   * @param skipNull a mention followed by `: null` does not count (see {@link memberIsNull}): for
+   *   needles that are member names whose `null` value the reader ignores.
+   * @param first also decode frames from the stream's start until one yields an event (the first chunk,
+   *   whatever it mentions).
    */
   constructor(
-    needle: string,
+    needles: string | readonly string[],
     private readonly skipNull = false,
+    private first = false,
   ) {
-    this.needle = Buffer.from(needle);
-    this.tail = this.needle.subarray(1);
+    this.needles = (typeof needles === 'string' ? [needles] : needles).map((n) => {
+      const bytes = Buffer.from(n);
+      return { bytes, tail: bytes.subarray(1) };
+    });
   }
 
   push(bytes: Uint8Array): SseEvent[] {
@@ -126,27 +137,52 @@ export class FramesMentioning {
     const end = lastFrameEnd(buf);
     this.held = end === buf.length ? EMPTY : Buffer.from(buf.subarray(end));
     let events = NO_EVENTS;
-    for (let at = end > 0 ? this.find(buf, 0) : -1; at >= 0 && at < end; ) {
-      if (this.skipNull && memberIsNull(buf, at, this.needle.length)) {
-        at = this.find(buf, at + this.needle.length);
-        continue;
+    if (end > 0) {
+      // The first frames come first (they start the bytes), decoded until one yields an event.
+      // Arrays only once a frame is found: most chunks of a stream mention no needle.
+      let taken: number[] | undefined;
+      for (let at = 0; this.first && at < end; ) {
+        const stop = frameEnd(buf, at, end);
+        events = new SseDecoder().push(buf.subarray(at, stop));
+        if (events.length) this.first = false;
+        (taken ??= []).push(at);
+        at = stop;
       }
-      const start = frameStart(buf, at);
-      const stop = frameEnd(buf, at, end);
-      const found = new SseDecoder().push(buf.subarray(start, stop));
-      events = events === NO_EVENTS ? found : events.concat(found);
-      at = this.find(buf, stop);
+      // Then the frames mentioning a needle, each once ([start, stop) pairs), in stream order.
+      let frames: Array<[number, number]> | undefined;
+      for (const needle of this.needles) {
+        for (let at = this.find(buf, needle, 0); at >= 0 && at < end; ) {
+          if (this.skipNull && memberIsNull(buf, at, needle.bytes.length)) {
+            at = this.find(buf, needle, at + needle.bytes.length);
+            continue;
+          }
+          const start = frameStart(buf, at);
+          const stop = frameEnd(buf, at, end);
+          if (!taken?.includes(start)) {
+            (taken ??= []).push(start);
+            (frames ??= []).push([start, stop]);
+          }
+          at = this.find(buf, needle, stop);
+        }
+      }
+      if (frames) {
+        if (frames.length > 1) frames.sort((x, y) => x[0] - y[0]);
+        for (const [start, stop] of frames) {
+          const found = new SseDecoder().push(buf.subarray(start, stop));
+          events = events.length === 0 ? found : events.concat(found);
+        }
+      }
     }
     if (this.held.length > MAX_HELD) {
       this.full = new SseDecoder();
       const rest = this.full.push(this.held);
       this.held = EMPTY;
-      return events === NO_EVENTS ? rest : events.concat(rest);
+      return events.length === 0 ? rest : events.concat(rest);
     }
     return events;
   }
 
-  private find(buf: Buffer, from: number): number {
-    return this.needle.length > 1 ? indexOfQuoted(buf, this.needle, this.tail, from) : buf.indexOf(this.needle, from);
+  private find(buf: Buffer, needle: Needle, from: number): number {
+    return needle.bytes.length > 1 ? indexOfQuoted(buf, needle.bytes, needle.tail, from) : buf.indexOf(needle.bytes, from);
   }
 }

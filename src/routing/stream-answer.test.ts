@@ -46,6 +46,43 @@ describe('StreamAnswer', () => {
     expect(all).toEqual([withNull, usage]);
   });
 
+  it('hands a chunksWith observer the first chunk, the chunks with those members and the usage chunk, each once, with or without the usage frame stripped', async () => {
+    const first = { ...chunk('a'), usage: null };
+    const middle = [chunk('b'), chunk('c'), { ...chunk('d'), choices: [{ index: 0, delta: { content: 'say "finish_reason"' }, finish_reason: null }] }];
+    const last = { ...chunk(''), choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] };
+    const both = { ...last, usage: usage.usage };
+    for (const [frames, wanted] of [
+      [[first, ...middle, last, usage], [first, last, usage]],
+      [[first, ...middle, both], [first, both]],
+    ] as const) {
+      const raw = frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join('') + 'data: [DONE]\n\n';
+      const bytes = Buffer.from(raw);
+      for (const strip of [false, true]) {
+        for (const split of [[bytes], [...bytes].map((b) => Buffer.from([b])), [bytes.subarray(0, 90), bytes.subarray(90, 400), bytes.subarray(400)]]) {
+          const picked: unknown[] = [];
+          const usageSeen: unknown[] = [];
+          const s = new StreamAnswer(items(split), false, true, undefined, strip);
+          s.observe({ chunksWith: ['finish_reason'], onChunk: (c) => picked.push(c) });
+          s.observe({ usageOnly: true, onChunk: (c) => usageSeen.push(c) });
+          const out = await collect(s);
+          expect(picked).toEqual(wanted);
+          // The usage-only observer may be handed more, but the usage chunk once.
+          expect(usageSeen.filter((c) => (c as { usage?: unknown }).usage !== null && (c as { usage?: unknown }).usage !== undefined)).toEqual([wanted.at(-1)]);
+          if (!strip || frames.at(-1) === both) expect(out).toBe(raw);
+          else expect(out).toBe(raw.replace(`data: ${JSON.stringify(usage)}\n\n`, ''));
+        }
+      }
+    }
+    // An observer of every chunk makes every frame parsed, for all.
+    const raw = `data: ${JSON.stringify(chunk('a'))}\n\ndata: ${JSON.stringify(chunk('b'))}\n\n`;
+    const picked: unknown[] = [];
+    const t = new StreamAnswer(items([Buffer.from(raw)]), false, true);
+    t.observe({ chunksWith: ['finish_reason'], onChunk: (c) => picked.push(c) });
+    t.observe({ onChunk: () => undefined });
+    await collect(t);
+    expect(picked).toEqual([chunk('a'), chunk('b')]);
+  });
+
   it('passes raw bytes through unchanged and parses them only for observers', async () => {
     const raw = `data: ${JSON.stringify(chunk('x'))}\n\ndata: [DONE]\n\n`;
     const bytes = Buffer.from(raw);

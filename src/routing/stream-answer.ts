@@ -17,6 +17,14 @@ export interface StreamObserver {
    */
   usageOnly?: boolean;
   /**
+   * `onChunk` only looks at the stream's first chunk, at chunks whose `usage` is an object and at chunks
+   * holding one of these members with a value other than `null` (member names, e.g. `finish_reason`):
+   * a passthrough stream then parses those frames alone (found as bytes), unless another observer needs
+   * every chunk. Such an observer may also be handed other chunks, and the usage chunk as `usageOnly`
+   * observers get it.
+   */
+  chunksWith?: readonly string[];
+  /**
    * Called once the upstream finished cleanly, before the closing frame. Returning a GatewayError
    * replaces `[DONE]` with that error frame (an output guardrail that denies).
    */
@@ -57,12 +65,15 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
-    const parseAll = this.observers.some((o) => o.onChunk && !o.usageOnly);
+    const parseAll = this.observers.some((o) => o.onChunk && !o.usageOnly && !o.chunksWith);
     const observed = this.passthrough && this.observers.some((o) => o.onChunk);
     // Observers of `usage` only: just the frames whose bytes mention "usage" are decoded (most chunks are not);
-    // when the usage frame is also stripped, the stripper decodes those frames for both.
-    const stripper = this.passthrough && this.stripUsageFrames && !this.includeUsage ? new UsageFrameStripper(observed && !parseAll ? (chunk) => this.tell(chunk) : undefined) : undefined;
-    const decoder = observed ? (parseAll ? new SseDecoder() : stripper ? undefined : new FramesMentioning('"usage"', true)) : undefined;
+    // when the usage frame is also stripped, the stripper decodes those frames for both. Observers of a few
+    // members: the first frame and the frames mentioning `usage` or those members are decoded (the stripper
+    // then only judges the usage frame, so that no chunk is told twice).
+    const members = parseAll ? undefined : chunksWithOf(this.observers);
+    const stripper = this.passthrough && this.stripUsageFrames && !this.includeUsage ? new UsageFrameStripper(observed && !parseAll && !members ? (chunk) => this.tell(chunk) : undefined) : undefined;
+    const decoder = observed ? (parseAll ? new SseDecoder() : members ? new FramesMentioning(members, true, true) : stripper ? undefined : new FramesMentioning('"usage"', true)) : undefined;
     const holdDone = this.passthrough && this.framing.done !== null && this.observers.some((o) => o.beforeEnd);
     let failure: GatewayError | undefined;
     let ended = false;
@@ -75,7 +86,7 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
         for await (const raw of this.source) {
           let item = raw;
           if (item instanceof Uint8Array) {
-            if (decoder) this.notify(decoder.push(item), parseAll);
+            if (decoder) this.notify(decoder.push(item), parseAll || members !== undefined);
             if (stripper) {
               item = stripper.push(item);
               if (item.length === 0) continue;
@@ -121,10 +132,11 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
     }
   }
 
-  private notify(events: SseEvent[], parseAll: boolean): void {
+  /** Tells the observers the decoded chunks; `any`: every chunk decoded is wanted, else only those with a `usage` object. */
+  private notify(events: SseEvent[], any: boolean): void {
     for (const ev of events) {
       if (ev.data === '[DONE]') continue;
-      if (!parseAll && !mayHaveUsage(ev.data)) continue;
+      if (!any && !mayHaveUsage(ev.data)) continue;
       const value = tryParseJson(ev.data);
       if (isObject(value)) this.tell(value);
     }
@@ -137,4 +149,15 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
 
 function isUsageOnly(chunk: Record<string, unknown>): boolean {
   return Array.isArray(chunk.choices) && chunk.choices.length === 0 && chunk.usage !== undefined && chunk.usage !== null;
+}
+
+/** The quoted member names the `chunksWith` observers look for, `"usage"` first; undefined when there are none. */
+function chunksWithOf(observers: readonly StreamObserver[]): string[] | undefined {
+  let names: string[] | undefined;
+  for (const o of observers) {
+    if (!o.onChunk || !o.chunksWith) continue;
+    names ??= ['"usage"'];
+    for (const m of o.chunksWith) if (!names.includes(`"${m}"`)) names.push(`"${m}"`);
+  }
+  return names;
 }

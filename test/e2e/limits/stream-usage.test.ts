@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { randomId } from '../../../src/lib/ids.js';
 import { createLimitsCapability } from '../../../src/limits/limits-capability.js';
+import { estimateTokens } from '../../../src/limits/estimate-tokens.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { reply, startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 
@@ -72,6 +73,40 @@ describe('streamed usage through an OpenAI-compatible provider', () => {
     expect(await used(id)).toBe(tokens);
     // The token rate limit counted the provider's figure, not an estimate.
     expect(counted).toEqual([tokens]);
+  });
+
+  it('settles a cost policy from the usage chunk alone (catalogue price of gpt-4o), with or without the chunk stripped', async () => {
+    for (const extra of [{}, { stream_options: { include_usage: true } }]) {
+      caseId = randomId(10);
+      const res = await gw.fetch('/v1/policies/usage-limits', { method: 'POST', body: JSON.stringify({ type: 'cost', credit_limit: 100, conditions: [{ key: 'metadata.case', value: caseId }] }) });
+      expect(res.status).toBe(201);
+      const id = ((await res.json()) as Json).id;
+      const b = body(extra);
+      await stream(b);
+      const r = reply(b);
+      expect(await used(id)).toBeCloseTo((r.promptTokens * 2.5 + r.completionTokens * 10) / 1e6, 12);
+    }
+  });
+
+  it('estimates the tokens of a stream that carries no usage from its text (a tokens usage policy alone reads every chunk)', async () => {
+    const silent = await startFakeOpenAI({ apiKey: 'sk-good', noStreamUsage: true });
+    try {
+      const id = await usagePolicy();
+      const b = body();
+      const res = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-gateway-api-key': gw.adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': silent.url, authorization: 'Bearer sk-good', 'x-gateway-metadata': JSON.stringify({ case: caseId }) },
+        body: JSON.stringify(b),
+      });
+      const before = settled;
+      expect(await res.text()).not.toMatch(/"usage":\{/);
+      for (let i = 0; i < 200 && settled === before; i++) await new Promise((r) => setTimeout(r, 5));
+      const content = reply(b).content!;
+      expect(await used(id)).toBe(await estimateTokens(b, content));
+      expect(await used(id)).toBeGreaterThan(await estimateTokens(b, ''));
+    } finally {
+      await silent.close();
+    }
   });
 
   it('keeps the stream byte for byte when the client asked for usage', async () => {

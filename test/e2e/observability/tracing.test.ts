@@ -126,6 +126,16 @@ describe('OpenTelemetry traces', () => {
     await stream.text();
     const client = (await receiver.trace(streamTrace, 3)).find((s) => s.kind === SPAN_KIND.CLIENT)!;
     expect(client.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': expect.any(Number), 'gen_ai.usage.output_tokens': expect.any(Number), 'gen_ai.response.finish_reasons': ['stop'] });
+
+    // A passthrough stream whose client did not ask for usage: the span reads the first chunk, the finishing one
+    // and the usage chunk the gateway asked for (and strips), without parsing the chunks between.
+    const plain = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }) }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tell me more words' }], stream: true }) });
+    const plainTrace = plain.headers.get('x-gateway-trace-id')!;
+    const text = await plain.text();
+    expect(text).not.toMatch(/"usage":\{/);
+    const first = JSON.parse(text.slice(text.indexOf('data: ') + 6, text.indexOf('\n')));
+    const spanOf = (await receiver.trace(plainTrace, 3)).find((s) => s.kind === SPAN_KIND.CLIENT)!;
+    expect(spanOf.attributes).toMatchObject({ 'gen_ai.response.id': first.id, 'gen_ai.response.model': first.model, 'gen_ai.usage.input_tokens': expect.any(Number), 'gen_ai.usage.output_tokens': expect.any(Number), 'gen_ai.response.finish_reasons': ['stop'] });
   });
 
   it('a cache lookup span answers a HIT without a CLIENT span; guardrails get their own span', async () => {

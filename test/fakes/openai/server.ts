@@ -29,6 +29,8 @@ export interface FakeOpenAIOptions {
   costPerToken?: number;
   /** When set, chat usage reports these cached prompt tokens and reasoning tokens (parts of the prompt and completion counts). */
   usageDetails?: { cachedTokens: number; reasoningTokens: number };
+  /** When set, chat streams never carry a usage chunk, even with `stream_options.include_usage` (as some OpenAI-compatible servers do). */
+  noStreamUsage?: boolean;
 }
 
 export class FakeOpenAI extends FakeServer {
@@ -178,7 +180,7 @@ async function chat(opts: FakeOpenAIOptions, req: RecordedRequest, res: ServerRe
     for (const piece of (r.content ?? '').split(/(?<= )/)) frames.push(frame([{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }]));
   }
   frames.push(frame([{ index: 0, delta: {}, logprobs: null, finish_reason: finish }]));
-  if (body.stream_options?.include_usage) frames.push(frame([], { usage: usage(r, opts) }));
+  if (body.stream_options?.include_usage && !opts.noStreamUsage) frames.push(frame([], { usage: usage(r, opts) }));
   frames.push('data: [DONE]\n\n');
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
   await writeFrames(res, frames, fault, opts.frameDelayMs);
