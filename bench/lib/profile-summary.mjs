@@ -3,6 +3,11 @@
  * Summarises a V8 `.cpuprofile` (from `node --cpu-prof`): self time by function and by file/package.
  *
  *   node bench/lib/profile-summary.mjs <file.cpuprofile> [top=25]
+ *   node bench/lib/profile-summary.mjs --diff <a.cpuprofile> <requests a> <b.cpuprofile> <requests b> [top=40]
+ *
+ * `--diff` compares two profiles per request (self time of each function divided by the requests each
+ * process served, idle time left out), largest increase from a to b first: e.g. the bare and the
+ * production instance of one `BENCH_PROFILE=1` run (requests: RPS × (duration + warm-up) + probes).
  */
 import { readFileSync } from 'node:fs';
 
@@ -33,8 +38,30 @@ export function summarizeProfile(profile) {
   return { totalMs: total / 1000, functions: top(fn), files: top(file) };
 }
 
+/** Self microseconds per request by function in b minus a, largest increase first, with both sides' totals. */
+export function diffProfiles(a, requestsA, b, requestsB) {
+  const perRequest = (s, n) => new Map(s.functions.filter((f) => !f.name.startsWith('(idle)')).map((f) => [f.name, (f.ms * 1000) / n]));
+  const A = perRequest(summarizeProfile(a), requestsA);
+  const B = perRequest(summarizeProfile(b), requestsB);
+  const rows = [...new Set([...A.keys(), ...B.keys()])].map((name) => ({ name, a: A.get(name) ?? 0, b: B.get(name) ?? 0 }));
+  rows.sort((x, y) => y.b - y.a - (x.b - x.a));
+  const sum = (m) => [...m.values()].reduce((t, v) => t + v, 0);
+  return { totalA: sum(A), totalB: sum(B), rows };
+}
+
 const isMain = process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href;
-if (isMain) {
+if (isMain && process.argv[2] === '--diff') {
+  const [pa, na, pb, nb, n = '40'] = process.argv.slice(3);
+  if (!pb || !(Number(na) > 0) || !(Number(nb) > 0)) {
+    console.error('usage: node bench/lib/profile-summary.mjs --diff <a.cpuprofile> <requests a> <b.cpuprofile> <requests b> [top]');
+    process.exit(2);
+  }
+  const load = (p) => JSON.parse(readFileSync(p, 'utf8'));
+  const d = diffProfiles(load(pa), Number(na), load(pb), Number(nb));
+  const us = (x) => x.toFixed(2).padStart(8);
+  console.log(`self µs per request, idle left out: a ${d.totalA.toFixed(1)}, b ${d.totalB.toFixed(1)}\n\n       a        b    b - a  function`);
+  for (const r of d.rows.slice(0, Number(n))) console.log(`${us(r.a)} ${us(r.b)} ${us(r.b - r.a)}  ${r.name}`);
+} else if (isMain) {
   const [path, n = '25'] = process.argv.slice(2);
   if (!path) {
     console.error('usage: node bench/lib/profile-summary.mjs <file.cpuprofile> [top]');
