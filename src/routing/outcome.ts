@@ -1,5 +1,5 @@
 import type { StreamAnswer } from './stream-answer.js';
-import { UNKNOWN_MEMBER, isObject, topLevelMember, topLevelMembers } from '../lib/json.js';
+import { UNKNOWN_MEMBER, isObject, topLevelMember } from '../lib/json.js';
 import type { PricingTerms } from '../pricing/price-config.js';
 
 /** Values of `x-gateway-cache-status` (decisions.md). */
@@ -28,8 +28,8 @@ export class JsonAnswer {
 
   /**
    * One top-level member of the answer (e.g. `usage`), without parsing the whole answer when it is
-   * still bytes; falls back to `value` when the bytes cannot be walked. `members` for one name, without
-   * the arrays it builds (this one is on every request's path: the metrics read `usage`). Undefined
+   * still bytes; falls back to `value` when the bytes cannot be walked (this one is on every request's
+   * path: the metrics read `usage`); the value once parsed (a traced request's span parses it). Undefined
    * when the answer is not JSON at all (an upstream's malformed body, passed through as it came).
    */
   member(name: string): unknown {
@@ -48,24 +48,6 @@ export class JsonAnswer {
       return undefined;
     }
     return isObject(value) ? value[name] : undefined;
-  }
-
-  /**
-   * Several top-level members (in the order of `names`), read from the bytes in one walk for those not
-   * read before; from the value when it is parsed or the bytes cannot be walked.
-   */
-  members(names: readonly string[]): unknown[] {
-    if (this.parsed === undefined && this.rawBytes) {
-      const read = (this.read ??= new Map());
-      const missing = names.filter((n) => !read.has(n));
-      const found = missing.length ? topLevelMembers(this.rawBytes, missing) : [];
-      if (found !== UNKNOWN_MEMBER) {
-        missing.forEach((n, i) => read.set(n, found[i]));
-        return names.map((n) => read.get(n));
-      }
-    }
-    const value = this.value;
-    return names.map((n) => (isObject(value) ? value[n] : undefined));
   }
 
   /** The answer's bytes (serialised on first use when it was mapped). */

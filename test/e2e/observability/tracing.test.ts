@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeAgent } from '../../fakes/a2a/agent-server.js';
@@ -85,6 +87,13 @@ describe('OpenTelemetry traces', () => {
     expect(ownSpans.find((s) => s.kind === SPAN_KIND.SERVER)!.parentSpanId).toBe('');
     const logs = await gw.fetch(`/v1/logs?trace_id=${own}`);
     expect(((await logs.json()) as { total: number }).total).toBe(1);
+
+    // SERVER spans are named by method and route pattern; url.path is the path without its query, also for a path no route matches.
+    const byPath = (path: string) => receiver.spans.find((s) => s.kind === SPAN_KIND.SERVER && s.attributes['url.path'] === path);
+    expect((await gw.fetch('/v1/no-such-thing?x=1')).status).toBe(404);
+    for (let i = 0; i < 200 && !(byPath('/v1/logs') && byPath('/v1/no-such-thing')); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(byPath('/v1/logs')).toMatchObject({ name: 'GET /v1/logs', attributes: { 'http.route': '/v1/logs', 'http.request.method': 'GET' } });
+    expect(byPath('/v1/no-such-thing')).toMatchObject({ name: 'GET /v1/no-such-thing', attributes: { 'http.route': '/v1/no-such-thing', 'http.response.status_code': 404 } });
   });
 
   it('follows the sampler: a caller\'s unsampled traceparent and OTEL_TRACES_SAMPLER=always_off export nothing, the trace id is kept', async () => {
@@ -136,6 +145,24 @@ describe('OpenTelemetry traces', () => {
     const first = JSON.parse(text.slice(text.indexOf('data: ') + 6, text.indexOf('\n')));
     const spanOf = (await receiver.trace(plainTrace, 3)).find((s) => s.kind === SPAN_KIND.CLIENT)!;
     expect(spanOf.attributes).toMatchObject({ 'gen_ai.response.id': first.id, 'gen_ai.response.model': first.model, 'gen_ai.usage.input_tokens': expect.any(Number), 'gen_ai.usage.output_tokens': expect.any(Number), 'gen_ai.response.finish_reasons': ['stop'] });
+  });
+
+  it('a 200 answer that is not JSON passes through as it came; its CLIENT span ends without the answer\'s attributes', async () => {
+    const broken = '{"id":"chatcmpl-broken","choices":[{"message":';
+    const upstream = createServer((_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(broken));
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    try {
+      const gw = await start({});
+      const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+      const res = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-any', custom_host: url }) }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe(broken);
+      const client = (await receiver.trace(res.headers.get('x-gateway-trace-id')!, 3)).find((s) => s.kind === SPAN_KIND.CLIENT)!;
+      expect(client.attributes['http.response.status_code']).toBe(200);
+      expect(client.attributes['gen_ai.response.id']).toBeUndefined();
+    } finally {
+      await new Promise((r) => upstream.close(r));
+    }
   });
 
   it('a cache lookup span answers a HIT without a CLIENT span; guardrails get their own span', async () => {
