@@ -328,10 +328,13 @@ function anyValue(value: unknown): void {
   }
 }
 
-/** A `KeyValue`'s fields: key (1), value (2). */
-function keyValue(key: string, value: unknown): void {
-  tag(1, 2);
-  string(key);
+/** A `KeyValue`'s fields: key (1), value (2); the key copied from `encodedName` (`encodedKey`) when given. */
+function keyValue(key: string, value: unknown, encodedName?: Uint8Array): void {
+  if (encodedName) copyIn(encodedName);
+  else {
+    tag(1, 2);
+    string(key);
+  }
   tag(2, 2);
   const v = begin(1);
   anyValue(value);
@@ -361,27 +364,24 @@ function spanAttribute(key: string, value: unknown): void {
       return;
     }
   }
-  const name = encodedKey(key);
-  if (!name) {
-    attribute(SPAN_ATTRIBUTES, key, value);
-    return;
-  }
-  tag(SPAN_ATTRIBUTES, 2);
+  attribute(SPAN_ATTRIBUTES, key, value, encodedKey(key));
+}
+
+/** One attribute as field `field`: tag, length, `KeyValue` (its key from `encodedName` when given). */
+function attribute(field: number, key: string, value: unknown, encodedName?: Uint8Array): void {
+  tag(field, 2);
   const kv = begin(1);
-  copyIn(name);
-  tag(2, 2);
-  const v = begin(1);
-  anyValue(value);
-  end(v, 1);
+  keyValue(key, value, encodedName);
   end(kv, 1);
 }
 
-/** One attribute as field `field`: tag, length, `KeyValue`. */
-function attribute(field: number, key: string, value: unknown): void {
-  tag(field, 2);
-  const kv = begin(1);
-  keyValue(key, value);
-  end(kv, 1);
+/** The bytes `write` appends, kept as their own copy; the buffer is left as it was (nothing written). */
+function encodedBy(write: () => void): Uint8Array {
+  const start = pos;
+  write();
+  const bytes = Uint8Array.prototype.slice.call(buf, start, pos);
+  pos = start;
+  return bytes;
 }
 
 /** `Span.attributes`: the field whose string attributes are remembered encoded. */
@@ -414,10 +414,7 @@ function encodedAttribute(key: string, value: string): Uint8Array | undefined {
     encodedAttributes.set(key, null);
     return undefined;
   }
-  const start = pos;
-  attribute(SPAN_ATTRIBUTES, key, value);
-  const bytes = Uint8Array.prototype.slice.call(buf, start, pos);
-  pos = start;
+  const bytes = encodedBy(() => attribute(SPAN_ATTRIBUTES, key, value));
   values.set(value, bytes);
   return bytes;
 }
@@ -432,11 +429,10 @@ const encodedKeys = new Map<string, Uint8Array>();
 function encodedKey(key: string): Uint8Array | undefined {
   const known = encodedKeys.get(key);
   if (known !== undefined || encodedKeys.size >= MAX_KEYS) return known;
-  const start = pos;
-  tag(1, 2);
-  string(key);
-  const bytes = Uint8Array.prototype.slice.call(buf, start, pos);
-  pos = start;
+  const bytes = encodedBy(() => {
+    tag(1, 2);
+    string(key);
+  });
   encodedKeys.set(key, bytes);
   return bytes;
 }

@@ -53,7 +53,6 @@ function recordAnswer(span: GatewaySpan, answer: { id?: unknown; model?: unknown
   if (span.captureContent && choices.length) span.set({ 'gen_ai.output.messages': JSON.stringify(choices.map((c) => c.message ?? c.delta ?? null)) });
 }
 
-
 /** The members of a streamed chunk its attempt span reads, besides `usage` and the first chunk's `id` and `model`. */
 const CHUNK_MEMBERS = ['finish_reason'] as const;
 
@@ -63,12 +62,7 @@ export function endAttemptSpan(span: GatewaySpan, outcome: Outcome): void {
   if (outcome.json) {
     // The answer parsed once (the metrics' `usage` then reads the parsed value): a walk of the bytes and a parse
     // of each of four members cost more (measured: ~6.4 against ~3.8 µs with the usage read after it).
-    let answer: unknown;
-    try {
-      answer = outcome.json.value;
-    } catch {
-      answer = undefined; // an upstream's malformed body, passed through as it came
-    }
+    const answer = outcome.json.valueIfJson();
     recordAnswer(span, isObject(answer) ? answer : {});
     span.end();
     return;

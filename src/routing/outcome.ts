@@ -41,13 +41,17 @@ export class JsonAnswer {
         return found;
       }
     }
-    let value: unknown;
+    const value = this.valueIfJson();
+    return isObject(value) ? value[name] : undefined;
+  }
+
+  /** `value`, or undefined when the answer is not JSON (an upstream's malformed body, passed through as it came). */
+  valueIfJson(): unknown {
     try {
-      value = this.value;
+      return this.value;
     } catch {
       return undefined;
     }
-    return isObject(value) ? value[name] : undefined;
   }
 
   /** The answer's bytes (serialised on first use when it was mapped). */
