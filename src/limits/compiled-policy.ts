@@ -74,7 +74,7 @@ export function matchesPolicy(p: Pick<CompiledPolicy, 'conditions'>, f: RequestF
 export function counterKey(p: CompiledPolicy, f: RequestFacts): string {
   if (p.groupBy.length !== 1) return buildCounterKey(p, f);
   // One group-by key (the usual policy): the key per value is remembered on the compiled policy.
-  return memoByValue(counterKeys, p, factOf(p.groupBy[0]!, f) ?? '', () => buildCounterKey(p, f));
+  return memoByValue(counterKeys, p, factOf(p.groupBy[0]!, f) ?? '', buildCounterKey, f);
 }
 
 function buildCounterKey(p: CompiledPolicy, f: RequestFacts): string {
@@ -89,16 +89,16 @@ const counterKeys = new WeakMap<object, Map<string, string>>();
 const MEMO_PER_POLICY = 10_000;
 
 /**
- * `make()`'s answer for `value` under `policy`, remembered in `memo` (a compiled policy is replaced when
+ * `make(policy, f)`'s answer for `value` under `policy` (no closure per call), remembered in `memo` (a compiled policy is replaced when
  * its stored one changes, so the memo goes with it); past `MEMO_PER_POLICY` values it starts over.
  */
-export function memoByValue(memo: WeakMap<object, Map<string, string>>, policy: object, value: string, make: () => string): string {
+export function memoByValue<P extends object>(memo: WeakMap<object, Map<string, string>>, policy: P, value: string, make: (p: P, f: RequestFacts) => string, f: RequestFacts): string {
   let byValue = memo.get(policy);
   if (byValue === undefined) memo.set(policy, (byValue = new Map()));
   let out = byValue.get(value);
   if (out === undefined) {
     if (byValue.size >= MEMO_PER_POLICY) byValue.clear();
-    out = make();
+    out = make(policy, f);
     byValue.set(value, out);
   }
   return out;

@@ -9,6 +9,8 @@ export interface CompiledUsagePolicy {
   name: string | null;
   workspaceId: string;
   type: UsageLimitType;
+  /** `counterIdOf(id, type)`, built once. */
+  counterId: string;
   limit: number;
   alertAt: number | null;
   conditions: ReadonlyMap<string, ReadonlySet<string>>;
@@ -39,6 +41,7 @@ export function compileUsagePolicy(p: UsageLimitPolicy, now: number): CompiledUs
     name: p.name,
     workspaceId: p.workspace_id,
     type: p.type,
+    counterId: counterIdOf(p.id, p.type),
     limit: p.credit_limit,
     alertAt: p.alert_threshold,
     conditions: compileConditions(p.conditions),
@@ -62,7 +65,7 @@ export function currentWindow(p: CompiledUsagePolicy, now: number): UsageWindow 
  */
 export function groupOf(p: CompiledUsagePolicy, f: RequestFacts): string {
   if (p.groupBy.length === 0) return '{}';
-  if (p.groupBy.length === 1) return memoByValue(groups, p, factOf(p.groupBy[0]!, f) ?? '', () => buildGroup(p, f));
+  if (p.groupBy.length === 1) return memoByValue(groups, p, factOf(p.groupBy[0]!, f) ?? '', buildGroup, f);
   return buildGroup(p, f);
 }
 

@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock.js';
-import { windowOf, type AdmitResult, type CounterAddition, type CounterEntry, type RateCounterStore } from './counter-store.js';
+import { windowOf, type AdmitResult, type CounterAddition, type CounterEntry, type CounterReading, type RateCounterStore } from './counter-store.js';
 
 const SWEEP_EVERY_MS = 60_000;
 
@@ -20,20 +20,26 @@ export class MemoryCounterStore implements RateCounterStore {
   async admit(entries: readonly CounterEntry[]): Promise<AdmitResult> {
     const now = this.clock.now();
     this.sweep(now);
-    const slots = entries.map((e) => {
+    // Loops, not map/every/forEach with closures: this runs on every request a policy matches.
+    const slots: Array<{ key: string; start: number; resetAt: number; count: number }> = [];
+    let admitted = true;
+    for (const e of entries) {
       const w = windowOf(now, e.windowMs);
-      return { key: e.key, start: w.start, resetAt: w.resetAt, count: this.counters.get(e.key)?.get(w.start)?.count ?? 0 };
-    });
-    const admitted = entries.every((e, i) => (e.cost > 0 ? slots[i]!.count + e.cost <= e.limit : slots[i]!.count < e.limit));
-    if (admitted) {
-      entries.forEach((e, i) => {
-        if (e.cost <= 0) return;
-        const s = slots[i]!;
-        s.count += e.cost;
-        this.slot(s.key, s.start, s.resetAt).count = s.count;
-      });
+      const count = this.counters.get(e.key)?.get(w.start)?.count ?? 0;
+      slots.push({ key: e.key, start: w.start, resetAt: w.resetAt, count });
+      if (e.cost > 0 ? count + e.cost > e.limit : count >= e.limit) admitted = false;
     }
-    return { admitted, readings: slots.map((s) => ({ count: s.count, resetAt: s.resetAt })) };
+    const readings: CounterReading[] = [];
+    for (let i = 0; i < slots.length; i++) {
+      const s = slots[i]!;
+      const cost = entries[i]!.cost;
+      if (admitted && cost > 0) {
+        s.count += cost;
+        this.slot(s.key, s.start, s.resetAt).count = s.count;
+      }
+      readings.push({ count: s.count, resetAt: s.resetAt });
+    }
+    return { admitted, readings };
   }
 
   async add(additions: readonly CounterAddition[]): Promise<void> {

@@ -24,27 +24,37 @@ export class MemoryUsageCounterStore implements UsageCounterStore {
 
   async reserve(entries: readonly UsageReservation[]): Promise<{ admitted: boolean; used: number[] }> {
     this.sweep();
-    const wins = entries.map((e) => this.window(e.policyId, e.windowStart, e.resetAt));
-    const used = entries.map((e, i) => wins[i]!.groups.get(e.group) ?? 0);
-    const admitted = entries.every((e, i) => (e.strict ? used[i]! + e.amount <= e.limit : used[i]! < e.limit));
+    // Loops, not map/every/forEach with closures: this runs on every request a policy matches.
+    const wins: Window[] = [];
+    const used: number[] = [];
+    let admitted = true;
+    for (const e of entries) {
+      const w = this.window(e.policyId, e.windowStart, e.resetAt);
+      const u = w.groups.get(e.group) ?? 0;
+      wins.push(w);
+      used.push(u);
+      if (e.strict ? u + e.amount > e.limit : u >= e.limit) admitted = false;
+    }
     if (admitted) {
-      entries.forEach((e, i) => {
-        used[i] = used[i]! + e.amount;
-        wins[i]!.groups.set(e.group, used[i]!);
-      });
+      for (let i = 0; i < entries.length; i++) {
+        used[i] = used[i]! + entries[i]!.amount;
+        wins[i]!.groups.set(entries[i]!.group, used[i]!);
+      }
     }
     return { admitted, used };
   }
 
   async settle(entries: readonly UsageSettlement[]): Promise<SettleResult[]> {
-    return entries.map((e) => {
+    const results: SettleResult[] = [];
+    for (const e of entries) {
       const w = this.window(e.policyId, e.windowStart, e.resetAt);
       const used = (w.groups.get(e.group) ?? 0) + e.delta;
       w.groups.set(e.group, used);
       const alert = e.alertAt !== null && used >= e.alertAt && !w.alerted.has(e.group);
       if (alert) w.alerted.add(e.group);
-      return { used, alert };
-    });
+      results.push({ used, alert });
+    }
+    return results;
   }
 
   async groups(policyId: string, windowStart: number): Promise<GroupUsage[]> {

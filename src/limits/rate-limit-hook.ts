@@ -6,7 +6,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { sectionOf, type RuntimeSnapshot } from '../runtime/snapshot.js';
 import type { CompletedRequest, DataPlaneHook, DataPlaneRequest } from '../gateway/data-plane-hook.js';
 import { counterKey, matchesPolicy, type CompiledPolicy } from './compiled-policy.js';
-import type { RateCounterStore } from './counter-store.js';
+import type { CounterEntry, RateCounterStore } from './counter-store.js';
 import { StreamTextTally, estimateTokens, textOfChoices, totalTokensOf } from './estimate-tokens.js';
 import { rateLimitHeaders, refusal, tightest, type PolicyReading } from './rate-limit-headers.js';
 import { RATE_LIMIT_SECTION, type RateLimitSection } from './rate-limit-section.js';
@@ -66,32 +66,47 @@ export function createRateLimitHook(deps: RateLimitHookDeps): DataPlaneHook {
     deps.onCounted?.(tokens);
   }
 
+  /** The request's tokens policies and their tally, for `after` (none matched: nothing to keep). */
+  function track(dp: DataPlaneRequest, matched: readonly Matched[]): void {
+    let tokens: Matched[] | undefined;
+    for (const m of matched) if (m.policy.type === 'tokens') (tokens ??= []).push(m);
+    if (tokens === undefined) return;
+    const tally = new StreamTextTally();
+    tally.needsText = true;
+    deps.tallies.set(dp.headers, tally);
+    dp.locals[LOCALS] = { tokens, tally } satisfies LimitLocals;
+  }
+
   /** Matches the request against the workspace's policies, counts it, sets the headers or refuses it. */
   async function enforce(dp: DataPlaneRequest, snapshot: RuntimeSnapshot, policies: readonly CompiledPolicy[]): Promise<void> {
     const facts = requestFacts(dp, snapshot);
-    const matched: Matched[] = policies.filter((p) => matchesPolicy(p, facts)).map((policy) => ({ policy, key: counterKey(policy, facts) }));
+    // Loops, not filter/map chains: this runs on every request of a workspace with policies.
+    const matched: Matched[] = [];
+    const entries: CounterEntry[] = [];
+    for (const policy of policies) {
+      if (!matchesPolicy(policy, facts)) continue;
+      const key = counterKey(policy, facts);
+      matched.push({ policy, key });
+      entries.push({ key, windowMs: policy.windowMs, limit: policy.value, cost: policy.type === 'requests' ? 1 : 0 });
+    }
     if (matched.length === 0) return;
-    const track = () => {
-      const tokens = matched.filter((m) => m.policy.type === 'tokens');
-      if (tokens.length === 0) return;
-      const tally = new StreamTextTally();
-      tally.needsText = true;
-      deps.tallies.set(dp.headers, tally);
-      dp.locals[LOCALS] = { tokens, tally } satisfies LimitLocals;
-    };
     let result;
     try {
-      result = await deps.counters.admit(matched.map((m) => ({ key: m.key, windowMs: m.policy.windowMs, limit: m.policy.value, cost: m.policy.type === 'requests' ? 1 : 0 })));
+      result = await deps.counters.admit(entries);
     } catch (err) {
       degraded(err);
-      track();
+      track(dp, matched);
       return;
     }
     const now = deps.clock.now();
-    const readings: PolicyReading[] = matched.map((m, i) => ({ policy: m.policy, ...result.readings[i]! }));
+    const readings: PolicyReading[] = [];
+    for (let i = 0; i < matched.length; i++) {
+      const r = result.readings[i]!;
+      readings.push({ policy: matched[i]!.policy, count: r.count, resetAt: r.resetAt });
+    }
     if (!result.admitted) throw refusal(readings, now);
     Object.assign(dp.responseHeaders, rateLimitHeaders(tightest(readings), now));
-    track();
+    track(dp, matched);
   }
   return {
     name: 'rate-limits',

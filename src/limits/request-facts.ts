@@ -44,15 +44,20 @@ export function providerBeforeRouting(dp: DataPlaneRequest, snapshot: RuntimeSna
   return [...names][0];
 }
 
-/** The facts of each request, read once for all its limit hooks (rate and usage limits), per snapshot. */
-const readFacts = new WeakMap<DataPlaneRequest, { snapshot: RuntimeSnapshot; facts: RequestFacts }>();
+/** Where a request's facts are kept for its other limit hook (a slot of `dp.locals`: no WeakMap entry per request for the GC to trace). */
+const FACTS = 'requestFacts';
+
+interface ReadFacts {
+  snapshot: RuntimeSnapshot;
+  facts: RequestFacts;
+}
 
 /** Reads the facts of a request for policy matching (once per request and snapshot). */
 export function requestFacts(dp: DataPlaneRequest, snapshot: RuntimeSnapshot): RequestFacts {
-  const read = readFacts.get(dp);
+  const read = dp.locals[FACTS] as ReadFacts | undefined;
   if (read !== undefined && read.snapshot === snapshot) return read.facts;
   const facts = factsOf(dp, snapshot);
-  readFacts.set(dp, { snapshot, facts });
+  dp.locals[FACTS] = { snapshot, facts } satisfies ReadFacts;
   return facts;
 }
 

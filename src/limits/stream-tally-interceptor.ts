@@ -9,8 +9,9 @@ import type { StreamTextTally } from './estimate-tokens.js';
  */
 export function createStreamTallyInterceptor(tallies: WeakMap<object, StreamTextTally>): LeafInterceptor {
   return (call, next) => {
-    // The hook sets the tally before routing: a request without one needs nothing from us.
-    if (!tallies.has(call.input.headers)) return next();
+    // The hook sets the tally before routing: a request without one needs nothing from us, nor one
+    // that is not streamed (its usage is read from the JSON answer; no promise step per call for it).
+    if (!call.input.stream || !tallies.has(call.input.headers)) return next();
     return next().then((outcome) => {
       const tally = tallies.get(call.input.headers);
       if (tally && outcome.stream) outcome.stream.observe({ usageOnly: !tally.needsText, onChunk: (chunk) => tally.push(chunk) });

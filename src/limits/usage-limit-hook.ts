@@ -8,11 +8,11 @@ import { sectionOf, type RuntimeSnapshot } from '../runtime/snapshot.js';
 import type { CompletedRequest, DataPlaneHook, DataPlaneRequest } from '../gateway/data-plane-hook.js';
 import { priceOfRequest } from '../gateway/request-price.js';
 import { matchesPolicy } from './compiled-policy.js';
-import { counterIdOf, currentWindow, groupOf, type CompiledUsagePolicy } from './compiled-usage-policy.js';
+import { currentWindow, groupOf, type CompiledUsagePolicy } from './compiled-usage-policy.js';
 import { StreamTextTally, estimateTokens, textOfChoices, totalTokensOf } from './estimate-tokens.js';
 import { requestFacts } from './request-facts.js';
 import { reserveAmount, settledAmount } from './usage-amount.js';
-import type { UsageCounterStore, UsageReservation } from './usage-counter-store.js';
+import type { UsageCounterStore, UsageReservation, UsageSettlement } from './usage-counter-store.js';
 import { USAGE_LIMIT_SECTION, type UsageLimitSection } from './usage-limit-section.js';
 import type { UsageAlert } from './usage-alerts.js';
 
@@ -80,20 +80,32 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
     deps.logger.warn({ err: (err as Error)?.message ?? String(err) }, 'usage-limit counters unreachable; requests are admitted without usage limits (fail open)');
   };
 
+  // One pair of callbacks for every settlement (a .catch().finally() chain was two more promises and a closure per request).
+  const settled = () => deps.onSettled?.();
+  const settleFailed = (err: unknown) => {
+    degraded(err);
+    deps.onSettled?.();
+  };
+
   async function enforce(dp: DataPlaneRequest, snapshot: RuntimeSnapshot, policies: readonly CompiledUsagePolicy[]): Promise<void> {
     const facts = requestFacts(dp, snapshot);
     const now = deps.clock.now();
     const reserved: Reserved[] = [];
+    const entries: UsageReservation[] = [];
+    let tokens = false;
     for (const policy of policies) {
       if (!matchesPolicy(policy, facts)) continue;
       const w = currentWindow(policy, now);
       const amount = policy.type === 'cost' ? (learnedCost.get(policy.id) ?? 0) : reserveAmount(policy.type, dp.body);
-      reserved.push({ policy, entry: { policyId: counterIdOf(policy.id, policy.type), windowStart: w.start, resetAt: w.resetAt, group: groupOf(policy, facts), limit: policy.limit, amount, strict: policy.type === 'requests' } });
+      const entry: UsageReservation = { policyId: policy.counterId, windowStart: w.start, resetAt: w.resetAt, group: groupOf(policy, facts), limit: policy.limit, amount, strict: policy.type === 'requests' };
+      reserved.push({ policy, entry });
+      entries.push(entry);
+      if (policy.type === 'tokens') tokens = true;
     }
     if (reserved.length === 0) return;
     let result;
     try {
-      result = await deps.counters.reserve(reserved.map((r) => r.entry));
+      result = await deps.counters.reserve(entries);
     } catch (err) {
       degraded(err);
       return;
@@ -103,7 +115,7 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
       throw usageRefusal(refusing.length ? refusing : reserved.map((r) => r.policy), now);
     }
     const tally = deps.tallies.get(dp.headers) ?? new StreamTextTally();
-    if (reserved.some((r) => r.policy.type === 'tokens')) tally.needsText = true;
+    if (tokens) tally.needsText = true;
     deps.tallies.set(dp.headers, tally);
     const organisationId = snapshot.workspacesById.get(dp.ctx.workspaceId)?.organisation_id ?? '';
     dp.locals[LOCALS] = { reserved, tally, organisationId } satisfies UsageLocals;
@@ -113,26 +125,26 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
     const outcome = done.outcome;
     const spent = outcome !== undefined && outcome.cacheStatus !== 'HIT' && outcome.cacheStatus !== 'SEMANTIC HIT';
     const usage = done.usage ?? l.tally.usage;
+    let hasTokens = false;
+    let hasCost = false;
+    for (const r of l.reserved) {
+      if (r.policy.type === 'tokens') hasTokens = true;
+      else if (r.policy.type === 'cost') hasCost = true;
+    }
     let tokens = 0;
-    if (spent && l.reserved.some((r) => r.policy.type === 'tokens')) {
+    if (spent && hasTokens) {
       tokens = totalTokensOf(usage) ?? (await estimateTokens(dp.body, outcome.stream ? l.tally.text : textOfChoices(isObject(outcome.json?.value) ? (outcome.json.value as Record<string, unknown>).choices : undefined)));
     }
     // The request's price, as its log row records it (a stream without usage: priced from the estimate).
-    const cost = spent && l.reserved.some((r) => r.policy.type === 'cost') ? priceOfRequest(done, dp.ctx.startedAt, done.usage === undefined ? usage : undefined).cost : 0;
+    const cost = spent && hasCost ? priceOfRequest(done, dp.ctx.startedAt, done.usage === undefined ? usage : undefined).cost : 0;
     // Each settlement one plain literal (a spread of the reservation plus three members went through V8's runtime per request).
-    const settlements = l.reserved
-      .map(({ policy, entry: e }) => ({
-        policyId: e.policyId,
-        windowStart: e.windowStart,
-        resetAt: e.resetAt,
-        group: e.group,
-        limit: e.limit,
-        id: policy.id,
-        delta: (spent || policy.type === 'requests' ? settledAmount(policy.type, cost, tokens) : 0) - e.amount,
-        alertAt: policy.alertAt,
-      }))
-      .filter((s) => s.delta !== 0 || s.alertAt !== null);
-    if (spent) {
+    const settlements: Array<UsageSettlement & { id: string; limit: number }> = [];
+    for (const { policy, entry: e } of l.reserved) {
+      const delta = (spent || policy.type === 'requests' ? settledAmount(policy.type, cost, tokens) : 0) - e.amount;
+      if (delta === 0 && policy.alertAt === null) continue;
+      settlements.push({ policyId: e.policyId, windowStart: e.windowStart, resetAt: e.resetAt, group: e.group, limit: e.limit, id: policy.id, delta, alertAt: policy.alertAt });
+    }
+    if (spent && hasCost) {
       for (const r of l.reserved) {
         if (r.policy.type !== 'cost') continue;
         const prev = learnedCost.get(r.policy.id);
@@ -141,7 +153,8 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
     }
     const results = await deps.counters.settle(settlements);
     const now = deps.clock.now();
-    for (const [i, res] of results.entries()) {
+    for (let i = 0; i < results.length; i++) {
+      const res = results[i]!;
       if (!res.alert) continue;
       const s = settlements[i]!;
       await deps.alert({
@@ -171,9 +184,7 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
       const l = dp.locals[LOCALS] as UsageLocals | undefined;
       if (!l) return;
       deps.tallies.delete(dp.headers);
-      settle(dp, done, l)
-        .catch(degraded)
-        .finally(() => deps.onSettled?.());
+      settle(dp, done, l).then(settled, settleFailed);
     },
   };
 }
