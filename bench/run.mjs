@@ -27,7 +27,7 @@ if (WANTS_REFERENCE && !existsSync(REF_START)) {
 
 const { canPin, freePort, startService, statusMb, sampleRss, machineBusyTicks, processTicks } = await import('./lib/procs.mjs');
 const { runAutocannon, runStreamLoad, sequentialProbe } = await import('./lib/load.mjs');
-const { renderReport } = await import('./lib/report.mjs');
+const { pairedSummary, renderReport } = await import('./lib/report.mjs');
 const { summarize, memoryGrowth } = await import('./lib/stats.mjs');
 const { SCENARIOS, CHAT_BODY, STREAM_BODY } = await import('./lib/scenarios.mjs');
 const { startOtlpReceiver } = await import('./lib/otlp-receiver.mjs');
@@ -38,9 +38,18 @@ const env = process.env;
 const num = (name, dflt) => (env[name] !== undefined && env[name] !== '' ? Number(env[name]) : dflt);
 const DURATION = num('BENCH_DURATION', 10);
 const WARMUP = num('BENCH_WARMUP', 2);
+/**
+ * Seconds of load a gateway gets before its first measured run (on top of WARMUP). V8 compiles a process's hot code
+ * while it serves: under chat @32 on one core the floor reached its steady CPU per request after ~3 s of load, ours
+ * after ~9 s (272 → 174 → 132 µs per request in 3 s slices, then flat; bench/README.md, "Session 14"), so a 2 s
+ * warm-up measured ours while it was still compiling.
+ */
+const FIRST_WARMUP = num('BENCH_FIRST_WARMUP', 15);
 const CONNECTIONS = (env.BENCH_CONNECTIONS ?? '32,128').split(',').map(Number);
 const PROBE_N = num('BENCH_PROBE_N', 2000);
 const SOAK = num('BENCH_SOAK', 0);
+const PAIRS = num('BENCH_PAIRS', 5);
+const PAIR_S = num('BENCH_PAIR_S', 4);
 const ONLY = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',')) : null;
 const TARGETS = new Set((env.BENCH_TARGETS ?? 'direct,floor,ours,reference').split(','));
 const PIN = !env.BENCH_NO_PIN && canPin(cpus().length);
@@ -63,6 +72,8 @@ const services = [];
 const tmpDirs = [];
 /** The OTLP/HTTP receiver the production instance exports its traces to (started with that scenario). */
 let otlp;
+/** The production instance, once its scenario started it (the interleaved pairs compare it with bare). */
+let production;
 
 /** The build of ours to run: `dist/`, or `BENCH_DIST` (another build, e.g. of an older commit in a worktree, for A/B runs). */
 const DIST = process.env.BENCH_DIST ? resolve(process.env.BENCH_DIST) : join(ROOT, 'dist');
@@ -151,11 +162,18 @@ async function check(scenario, target, call) {
   return null;
 }
 
+/** The gateways that had their first warm-up. */
+const warmed = new Set();
+
 async function measure(scenario, conns, target, call) {
   const run = async (seconds) =>
     scenario.stream
       ? runStreamLoad({ ...call, connections: conns, durationS: seconds })
       : runAutocannon({ url: call.origin + call.path, connections: conns, duration: seconds, headers: call.headers, body: call.body });
+  if (FIRST_WARMUP > 0 && target.svc && !warmed.has(target.svc)) {
+    warmed.add(target.svc);
+    await run(FIRST_WARMUP);
+  }
   if (WARMUP > 0) await run(WARMUP);
   const pid = target.svc?.pid;
   const rss = pid ? sampleRss(pid) : null;
@@ -177,6 +195,57 @@ async function measure(scenario, conns, target, call) {
   };
 }
 
+/** One slice of load on `target`: answered requests, wall seconds, the gateway's CPU seconds. */
+async function slice(scenario, target, call, seconds) {
+  const pid = target.svc.pid;
+  const at = Date.now();
+  const cpu = processTicks(pid);
+  const r = scenario.stream
+    ? await runStreamLoad({ ...call, connections: 32, durationS: seconds })
+    : await runAutocannon({ url: call.origin + call.path, connections: 32, duration: seconds, headers: call.headers, body: call.body });
+  return { requests: r.requests, seconds: (Date.now() - at) / 1000, cpuS: (processTicks(pid) - cpu) / HZ };
+}
+
+/**
+ * Issue 25's ratios measured interleaved (BENCH_PAIRS rounds of BENCH_PAIR_S seconds per side, 32 connections):
+ * chat and streams, ours against the floor; chat, production against bare. Each round runs the two sides back to
+ * back, in alternating order, so a machine whose speed drifts over the run (this kind of VM swings by 2× within
+ * minutes) moves both sides alike; the sequential runs above measure each target minutes apart.
+ */
+async function pairedRuns(targets, fakeUrl) {
+  const floor = targets.find((t) => t.kind === 'floor' && t.svc);
+  const ours = targets.find((t) => t.kind === 'ours' && t.svc);
+  const chat = SCENARIOS.find((s) => s.name === 'chat');
+  const stream = SCENARIOS.find((s) => s.name === 'stream');
+  const comparisons = [];
+  if (floor && ours) {
+    comparisons.push({ name: 'chat @32: ours / floor', scenario: chat, a: floor, b: ours });
+    comparisons.push({ name: 'stream @32: ours / floor', scenario: stream, a: floor, b: ours });
+  }
+  if (ours && production) comparisons.push({ name: 'production @32: production / bare', scenario: chat, a: ours, b: production });
+  const out = [];
+  for (const c of comparisons) {
+    if (ONLY && !ONLY.has(c.scenario.name) && !(c.b === production && ONLY.has('production'))) continue;
+    log(`interleaved: ${c.name}, ${PAIRS} rounds of ${PAIR_S} s per side`);
+    const callA = c.scenario.call(c.a, fakeUrl);
+    const callB = c.scenario.call(c.b, fakeUrl);
+    const rounds = [];
+    for (let i = 0; i < PAIRS; i++) {
+      if (i % 2 === 0) {
+        const a = await slice(c.scenario, c.a, callA, PAIR_S);
+        const b = await slice(c.scenario, c.b, callB, PAIR_S);
+        rounds.push({ a, b });
+      } else {
+        const b = await slice(c.scenario, c.b, callB, PAIR_S);
+        const a = await slice(c.scenario, c.a, callA, PAIR_S);
+        rounds.push({ a, b });
+      }
+    }
+    out.push({ name: c.name, sliceS: PAIR_S, rounds, summary: pairedSummary(rounds) });
+  }
+  return out;
+}
+
 function meta() {
   const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim();
   const version = (pkg) => (existsSync(join(BENCH, `node_modules/${pkg}/package.json`)) ? JSON.parse(readFileSync(join(BENCH, `node_modules/${pkg}/package.json`), 'utf8')).version : 'not installed');
@@ -187,7 +256,7 @@ function meta() {
     machine: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,
     node: process.version,
     pinning: PIN ? 'taskset: gateways on core 1; load generator and fake upstream on core 0' : 'none (taskset missing or one CPU)',
-    'duration per run': `${DURATION} s after ${WARMUP} s warm-up`,
+    'duration per run': `${DURATION} s after ${WARMUP} s warm-up (and ${FIRST_WARMUP} s of load before a gateway's first run)`,
     'unloaded probe': `${PROBE_N} sequential requests after 200 warm-up`,
     reference: `@portkey-ai/gateway ${refVersion} with @hono/node-server ${nodeServer}`,
     'our commit': git || 'unknown',
@@ -213,7 +282,10 @@ async function loadRuns(targets, fakeUrl) {
           notes.push(`production: skipped — ${why}.`);
           await prod.svc.stop();
           services.splice(services.indexOf(prod.svc), 1);
-        } else runTargets = [prod];
+        } else {
+          runTargets = [prod];
+          production = prod;
+        }
       }
     }
     for (const target of runTargets) {
@@ -312,6 +384,7 @@ async function main() {
     report.soak = await soak(target, fakeUrl);
   } else {
     report.load = await loadRuns(targets, fakeUrl);
+    if (PAIRS > 0) report.paired = await pairedRuns(targets, fakeUrl);
     report.probes = await probes(targets, fakeUrl);
   }
   const foreign = foreignCpu(start);

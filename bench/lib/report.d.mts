@@ -57,6 +57,24 @@ export interface SoakResult {
   samples: number[];
   growth: { grows: boolean; firstPeak: number; lastPeak: number; change: number; enoughSamples: boolean };
 }
+export interface PairSlice {
+  requests: number;
+  seconds: number;
+  cpuS: number;
+}
+export interface PairedSummary {
+  a: { rps: number; cpuUsPerReq: number };
+  b: { rps: number; cpuUsPerReq: number };
+  rpsRatio: number;
+  cpuRatio: number;
+  perRound?: { min: number; median: number; max: number };
+}
+export interface PairedComparison {
+  name: string;
+  sliceS: number;
+  rounds: Array<{ a: PairSlice; b: PairSlice }>;
+  summary: PairedSummary;
+}
 export interface Report {
   meta: Record<string, string | number | boolean>;
   load: LoadRow[];
@@ -64,6 +82,7 @@ export interface Report {
   memory: MemoryRow[];
   notes: string[];
   soak?: SoakResult;
+  paired?: PairedComparison[];
 }
 export interface TargetVerdict {
   name: string;
@@ -80,4 +99,6 @@ export function fmtCpuUs(us: number | undefined): string;
 export function fmtRatio(ours: number | undefined, ref: number | undefined): string;
 export function markdownTable(headers: string[], rows: Array<Array<string | number>>): string;
 export function evaluateTargets(report: Report): TargetVerdict[];
+export function pairedSummary(rounds: Array<{ a: PairSlice; b: PairSlice }>): PairedSummary;
+export function evaluateIssue25(report: Report): TargetVerdict[];
 export function renderReport(report: Report): string;

@@ -144,6 +144,84 @@ export function evaluateTargets(report) {
   return out;
 }
 
+/**
+ * One interleaved comparison (`bench/run.mjs`, BENCH_PAIRS): slices of load alternating between `a` and `b`
+ * (a, b, then b, a, ...), each slice's answered requests, wall seconds and gateway CPU seconds. Totals over
+ * all slices, and the spread of the per-round ratios of `b` to `a` (each round's two slices ran back to back,
+ * so a machine that speeds up or slows down between rounds moves both).
+ * @param {Array<{ a: { requests: number, seconds: number, cpuS: number }, b: { requests: number, seconds: number, cpuS: number } }>} rounds
+ */
+export function pairedSummary(rounds) {
+  const total = (side) => {
+    let requests = 0;
+    let seconds = 0;
+    let cpuS = 0;
+    for (const r of rounds) {
+      requests += r[side].requests;
+      seconds += r[side].seconds;
+      cpuS += r[side].cpuS;
+    }
+    return { rps: seconds > 0 ? requests / seconds : NaN, cpuUsPerReq: requests > 0 ? (cpuS * 1e6) / requests : NaN };
+  };
+  const a = total('a');
+  const b = total('b');
+  const perRound = rounds
+    .filter((r) => r.a.requests > 0 && r.b.requests > 0)
+    .map((r) => r.b.requests / r.b.seconds / (r.a.requests / r.a.seconds))
+    .sort((x, y) => x - y);
+  return {
+    a,
+    b,
+    rpsRatio: b.rps / a.rps,
+    cpuRatio: b.cpuUsPerReq / a.cpuUsPerReq,
+    perRound: perRound.length ? { min: perRound[0], median: summarize(perRound).p50, max: perRound[perRound.length - 1] } : undefined,
+  };
+}
+
+/**
+ * Issue 25's targets on one run: the ratios to the floor (and production to bare) from the interleaved pairs
+ * when the run has them, else from the load rows; unloaded added P50 and RSS from the probes and load rows.
+ */
+export function evaluateIssue25(report) {
+  const load = index(report.load);
+  const get = (s, c, t) => load.get(key(s, c, t));
+  const pair = (name) => report.paired?.find((p) => p.name === name);
+  const pct = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)}%` : '—');
+  const x = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '—');
+  const source = (p) => (p ? ` (interleaved, ${p.rounds.length} rounds; per round ${pct(p.summary.perRound?.min)}–${pct(p.summary.perRound?.max)})` : ' (sequential runs)');
+  const ratio = (name, scenario, aTarget, bTarget, bScenario = scenario) => {
+    const p = pair(name);
+    if (p) return { rps: p.summary.rpsRatio, cpu: p.summary.cpuRatio, note: source(p) };
+    const a = get(scenario, 32, aTarget);
+    const b = get(bScenario, 32, bTarget);
+    return { rps: a && b ? b.rps / a.rps : NaN, cpu: a && b ? b.cpuUsPerReq / a.cpuUsPerReq : NaN, note: source(undefined) };
+  };
+  const out = [];
+  const chat = ratio('chat @32: ours / floor', 'chat', 'floor', 'ours');
+  out.push({ name: 'chat @32 ≥ 85% of the floor\'s RPS', value: `${pct(chat.rps)}${chat.note}`, pass: Number.isFinite(chat.rps) ? chat.rps >= 0.85 : undefined });
+  out.push({ name: 'chat @32 ≤ 1.2× the floor\'s CPU per request', value: x(chat.cpu), pass: Number.isFinite(chat.cpu) ? chat.cpu <= 1.2 : undefined });
+  const stream = ratio('stream @32: ours / floor', 'stream', 'floor', 'ours');
+  out.push({ name: 'stream @32 ≥ 75% of the floor\'s RPS', value: `${pct(stream.rps)}${stream.note}`, pass: Number.isFinite(stream.rps) ? stream.rps >= 0.75 : undefined });
+  const probe = (name, target) => report.probes.find((p) => p.probe === name && p.target === target);
+  const direct = probe('chat sequential', 'direct');
+  const ours = probe('chat sequential', 'ours');
+  const floor = probe('chat sequential', 'floor');
+  out.push({
+    name: 'unloaded added P50 ≤ the floor\'s + 0.1 ms',
+    value: direct && ours && floor ? `${fmtAdded(ours.p50, direct.p50)} (floor ${fmtAdded(floor.p50, direct.p50)})` : '—',
+    pass: direct && ours && floor ? ours.p50 - floor.p50 <= 0.1 : undefined,
+  });
+  const rss = ['stream', 'chat'].map((s) => ({ s, ours: get(s, 128, 'ours')?.rssPeakMb, floor: get(s, 128, 'floor')?.rssPeakMb })).filter((r) => r.ours > 0 && r.floor > 0);
+  out.push({
+    name: 'RSS high-water at 128 connections ≤ 1.5× the floor\'s',
+    value: rss.length ? rss.map((r) => `${r.s} ${x(r.ours / r.floor)}`).join(', ') : '—',
+    pass: rss.length ? rss.every((r) => r.ours <= 1.5 * r.floor) : undefined,
+  });
+  const prod = ratio('production @32: production / bare', 'chat', 'ours', 'ours', 'production');
+  out.push({ name: 'production @32 ≥ 75% of bare chat RPS', value: `${pct(prod.rps)}${prod.note}`, pass: Number.isFinite(prod.rps) ? prod.rps >= 0.75 : undefined });
+  return out;
+}
+
 const verdict = (pass) => (pass === undefined ? 'not measured' : pass ? 'PASS' : 'MISS');
 
 /**
@@ -231,6 +309,31 @@ export function renderReport(report) {
       `${s.target}, ${s.conns} connections, ${s.seconds} s after ${s.warmupS ?? 0} s warm-up, ${fmtRps(s.rps)} RPS, ${s.errors} errors. RSS every ${s.intervalS} s (MB): ${s.samples.map((v) => v.toFixed(0)).join(', ')}. ` +
         `Peak of the first third ${fmtMb(s.growth.firstPeak)} MB, of the last third ${fmtMb(s.growth.lastPeak)} MB: ${s.growth.grows ? 'GROWS' : 'no growth'}.`,
     );
+  }
+
+  if (report.paired?.length > 0) {
+    parts.push('## Interleaved pairs');
+    parts.push(
+      'Slices of load alternating between two targets (a, b, then b, a, ...) at 32 connections, so a machine whose speed drifts during the run moves both sides alike. ' +
+        'Totals over all slices; the per-round ratio is b/a of each round\'s two back-to-back slices.',
+    );
+    const rows = report.paired.map((p) => [
+      p.name,
+      `${p.rounds.length} × ${p.sliceS} s`,
+      fmtRps(p.summary.a.rps),
+      fmtRps(p.summary.b.rps),
+      `${(100 * p.summary.rpsRatio).toFixed(0)}%`,
+      p.summary.perRound ? `${(100 * p.summary.perRound.min).toFixed(0)}% / ${(100 * p.summary.perRound.median).toFixed(0)}% / ${(100 * p.summary.perRound.max).toFixed(0)}%` : '—',
+      fmtCpuUs(p.summary.a.cpuUsPerReq),
+      fmtCpuUs(p.summary.b.cpuUsPerReq),
+      `${p.summary.cpuRatio.toFixed(2)}×`,
+    ]);
+    parts.push(markdownTable(['Comparison (a / b)', 'Slices per side', 'a RPS', 'b RPS', 'b / a RPS', 'per round min / median / max', 'a µs/req', 'b µs/req', 'b / a CPU per request'], rows));
+  }
+
+  if (report.load.length > 0 || report.paired?.length > 0) {
+    parts.push('## Issue 25 targets');
+    parts.push(markdownTable(['Target', 'Measured', 'Verdict'], evaluateIssue25(report).map((t) => [t.name, t.value, verdict(t.pass)])));
   }
 
   const targets = evaluateTargets(report);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { memoryGrowth, percentile, summarize } from '../../bench/lib/stats.mjs';
-import { evaluateTargets, fmtAdded, fmtMs, fmtRatio, fmtRps, markdownTable, renderReport, rowFromAutocannon, type Report } from '../../bench/lib/report.mjs';
+import { evaluateIssue25, evaluateTargets, fmtAdded, fmtMs, fmtRatio, fmtRps, markdownTable, pairedSummary, renderReport, rowFromAutocannon, type Report } from '../../bench/lib/report.mjs';
 
 describe('percentile (nearest rank)', () => {
   const sorted = Array.from({ length: 100 }, (_, i) => i + 1);
@@ -132,5 +132,76 @@ describe('report', () => {
     expect(memoryGrowth([80, 82, 81, 83, 82, 84]).grows).toBe(false);
     expect(memoryGrowth([80, 82, 90, 95, 110, 120]).grows).toBe(true);
     expect(memoryGrowth([80]).enoughSamples).toBe(false);
+  });
+});
+
+describe('interleaved pairs and issue 25', () => {
+  const slice = (requests: number, seconds: number, cpuS: number) => ({ requests, seconds, cpuS });
+  // Round 1: the machine fast (a 10,000 RPS, b 8,000); round 2: slow (a 5,000, b 4,500); round 3: in between.
+  const rounds = [
+    { a: slice(40_000, 4, 3.6), b: slice(32_000, 4, 3.84) },
+    { a: slice(20_000, 4, 3.6), b: slice(18_000, 4, 3.78) },
+    { a: slice(28_000, 4, 3.64), b: slice(24_000, 4, 3.84) },
+  ];
+
+  it('totals each side over its slices and spreads the per-round ratios', () => {
+    const s = pairedSummary(rounds);
+    expect(s.a.rps).toBeCloseTo(88_000 / 12, 6);
+    expect(s.b.rps).toBeCloseTo(74_000 / 12, 6);
+    expect(s.rpsRatio).toBeCloseTo(74 / 88, 6);
+    expect(s.a.cpuUsPerReq).toBeCloseTo((10.84 * 1e6) / 88_000, 6);
+    expect(s.cpuRatio).toBeCloseTo(((11.46 * 1e6) / 74_000) / ((10.84 * 1e6) / 88_000), 6);
+    expect(s.perRound?.min).toBeCloseTo(0.8, 6);
+    expect(s.perRound?.median).toBeCloseTo(24 / 28, 6);
+    expect(s.perRound?.max).toBeCloseTo(0.9, 6);
+  });
+
+  it('leaves out a round where a side answered nothing, and has no spread without rounds', () => {
+    expect(pairedSummary([...rounds, { a: slice(0, 4, 0.1), b: slice(10, 4, 0.1) }]).perRound?.min).toBeCloseTo(0.8, 6);
+    expect(pairedSummary([]).perRound).toBeUndefined();
+    expect(pairedSummary([]).rpsRatio).toBeNaN();
+  });
+
+  const base: Report = {
+    meta: { date: '2026-01-01' },
+    load: [
+      { scenario: 'chat', conns: 32, target: 'floor', rps: 10_000, p50: 2, p99: 5, errors: 0, cpuUsPerReq: 90 },
+      { scenario: 'chat', conns: 32, target: 'ours', rps: 4_000, p50: 5, p99: 20, errors: 0, cpuUsPerReq: 250 },
+      { scenario: 'chat', conns: 128, target: 'floor', rps: 10_000, p50: 9, p99: 20, errors: 0, rssPeakMb: 110 },
+      { scenario: 'chat', conns: 128, target: 'ours', rps: 4_000, p50: 30, p99: 60, errors: 0, rssPeakMb: 150 },
+      { scenario: 'stream', conns: 32, target: 'floor', rps: 8_000, p50: 3, p99: 9, errors: 0 },
+      { scenario: 'stream', conns: 32, target: 'ours', rps: 6_400, p50: 5, p99: 12, errors: 0 },
+      { scenario: 'stream', conns: 128, target: 'floor', rps: 8_000, p50: 12, p99: 30, errors: 0, rssPeakMb: 100 },
+      { scenario: 'stream', conns: 128, target: 'ours', rps: 6_000, p50: 20, p99: 40, errors: 0, rssPeakMb: 160 },
+      { scenario: 'production', directScenario: 'chat', conns: 32, target: 'ours', rps: 3_200, p50: 9, p99: 30, errors: 0 },
+    ],
+    probes: [
+      { probe: 'chat sequential', target: 'direct', n: 2000, p50: 0.1, p99: 0.3 },
+      { probe: 'chat sequential', target: 'floor', n: 2000, p50: 0.4, p99: 0.8 },
+      { probe: 'chat sequential', target: 'ours', n: 2000, p50: 0.45, p99: 0.9 },
+    ],
+    memory: [],
+    notes: [],
+  };
+
+  it('judges the targets from the sequential rows when the run has no pairs', () => {
+    const t = Object.fromEntries(evaluateIssue25(base).map((v) => [v.name, v]));
+    expect(t["chat @32 ≥ 85% of the floor's RPS"]).toMatchObject({ value: '40% (sequential runs)', pass: false });
+    expect(t["chat @32 ≤ 1.2× the floor's CPU per request"]).toMatchObject({ value: '2.78×', pass: false });
+    expect(t["stream @32 ≥ 75% of the floor's RPS"]).toMatchObject({ value: '80% (sequential runs)', pass: true });
+    expect(t["unloaded added P50 ≤ the floor's + 0.1 ms"]).toMatchObject({ value: '+0.350 (floor +0.300)', pass: true });
+    expect(t["RSS high-water at 128 connections ≤ 1.5× the floor's"]).toMatchObject({ value: 'stream 1.60×, chat 1.36×', pass: false });
+    expect(t['production @32 ≥ 75% of bare chat RPS']).toMatchObject({ value: '80% (sequential runs)', pass: true });
+  });
+
+  it('prefers the interleaved pairs, renders them and their verdicts', () => {
+    const withPairs: Report = { ...base, paired: [{ name: 'chat @32: ours / floor', sliceS: 4, rounds, summary: pairedSummary(rounds) }] };
+    const t = Object.fromEntries(evaluateIssue25(withPairs).map((v) => [v.name, v]));
+    expect(t["chat @32 ≥ 85% of the floor's RPS"]).toMatchObject({ value: '84% (interleaved, 3 rounds; per round 80%–90%)', pass: false });
+    expect(t["chat @32 ≤ 1.2× the floor's CPU per request"]).toMatchObject({ value: '1.26×', pass: false });
+    const md = renderReport(withPairs);
+    expect(md).toContain('## Interleaved pairs');
+    expect(md).toContain('| chat @32: ours / floor | 3 × 4 s | 7,333 | 6,167 | 84% | 80% / 86% / 90% | 123 | 155 | 1.26× |');
+    expect(md).toContain("| chat @32 ≥ 85% of the floor's RPS | 84% (interleaved, 3 rounds; per round 80%–90%) | MISS |");
   });
 });
