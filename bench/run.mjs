@@ -165,11 +165,15 @@ async function check(scenario, target, call) {
 /** The gateways that had their first warm-up. */
 const warmed = new Set();
 
+/** `seconds` of the scenario's closed-loop load on `call` with `conns` connections (streams read to their end). */
+function runLoad(scenario, call, conns, seconds) {
+  return scenario.stream
+    ? runStreamLoad({ ...call, connections: conns, durationS: seconds })
+    : runAutocannon({ url: call.origin + call.path, connections: conns, duration: seconds, headers: call.headers, body: call.body });
+}
+
 async function measure(scenario, conns, target, call) {
-  const run = async (seconds) =>
-    scenario.stream
-      ? runStreamLoad({ ...call, connections: conns, durationS: seconds })
-      : runAutocannon({ url: call.origin + call.path, connections: conns, duration: seconds, headers: call.headers, body: call.body });
+  const run = (seconds) => runLoad(scenario, call, conns, seconds);
   if (FIRST_WARMUP > 0 && target.svc && !warmed.has(target.svc)) {
     warmed.add(target.svc);
     await run(FIRST_WARMUP);
@@ -200,9 +204,7 @@ async function slice(scenario, target, call, seconds) {
   const pid = target.svc.pid;
   const at = Date.now();
   const cpu = processTicks(pid);
-  const r = scenario.stream
-    ? await runStreamLoad({ ...call, connections: 32, durationS: seconds })
-    : await runAutocannon({ url: call.origin + call.path, connections: 32, duration: seconds, headers: call.headers, body: call.body });
+  const r = await runLoad(scenario, call, 32, seconds);
   return { requests: r.requests, seconds: (Date.now() - at) / 1000, cpuS: (processTicks(pid) - cpu) / HZ };
 }
 

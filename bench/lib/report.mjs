@@ -79,6 +79,9 @@ export function markdownTable(headers, rows) {
 
 const key = (scenario, conns, target) => `${scenario}\u0000${conns}\u0000${target}`;
 
+/** The unloaded probe `name` of `target` in a report. */
+const probeOf = (report, name, target) => report.probes.find((p) => p.probe === name && p.target === target);
+
 function index(load) {
   const m = new Map();
   for (const r of load) m.set(key(r.scenario, r.conns, r.target), r);
@@ -92,7 +95,7 @@ function index(load) {
 export function evaluateTargets(report) {
   const load = index(report.load);
   const get = (s, c, t) => load.get(key(s, c, t));
-  const probe = (name, target) => report.probes.find((p) => p.probe === name && p.target === target);
+  const probe = (name, target) => probeOf(report, name, target);
   const out = [];
   const ours32 = get('chat', 32, 'ours');
   const ref32 = get('chat', 32, 'reference');
@@ -186,8 +189,8 @@ export function evaluateIssue25(report) {
   const load = index(report.load);
   const get = (s, c, t) => load.get(key(s, c, t));
   const pair = (name) => report.paired?.find((p) => p.name === name);
-  const pct = (x) => (Number.isFinite(x) ? `${(100 * x).toFixed(0)}%` : '—');
-  const x = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : '—');
+  const pct = fmtPct;
+  const x = (v) => fmtRatio(v, 1);
   const source = (p) => (p ? ` (interleaved, ${p.rounds.length} rounds; per round ${pct(p.summary.perRound?.min)}–${pct(p.summary.perRound?.max)})` : ' (sequential runs)');
   const ratio = (name, scenario, aTarget, bTarget, bScenario = scenario) => {
     const p = pair(name);
@@ -202,10 +205,9 @@ export function evaluateIssue25(report) {
   out.push({ name: 'chat @32 ≤ 1.2× the floor\'s CPU per request', value: x(chat.cpu), pass: Number.isFinite(chat.cpu) ? chat.cpu <= 1.2 : undefined });
   const stream = ratio('stream @32: ours / floor', 'stream', 'floor', 'ours');
   out.push({ name: 'stream @32 ≥ 75% of the floor\'s RPS', value: `${pct(stream.rps)}${stream.note}`, pass: Number.isFinite(stream.rps) ? stream.rps >= 0.75 : undefined });
-  const probe = (name, target) => report.probes.find((p) => p.probe === name && p.target === target);
-  const direct = probe('chat sequential', 'direct');
-  const ours = probe('chat sequential', 'ours');
-  const floor = probe('chat sequential', 'floor');
+  const direct = probeOf(report, 'chat sequential', 'direct');
+  const ours = probeOf(report, 'chat sequential', 'ours');
+  const floor = probeOf(report, 'chat sequential', 'floor');
   out.push({
     name: 'unloaded added P50 ≤ the floor\'s + 0.1 ms',
     value: direct && ours && floor ? `${fmtAdded(ours.p50, direct.p50)} (floor ${fmtAdded(floor.p50, direct.p50)})` : '—',
@@ -214,7 +216,7 @@ export function evaluateIssue25(report) {
   const rss = ['stream', 'chat'].map((s) => ({ s, ours: get(s, 128, 'ours')?.rssPeakMb, floor: get(s, 128, 'floor')?.rssPeakMb })).filter((r) => r.ours > 0 && r.floor > 0);
   out.push({
     name: 'RSS high-water at 128 connections ≤ 1.5× the floor\'s',
-    value: rss.length ? rss.map((r) => `${r.s} ${x(r.ours / r.floor)}`).join(', ') : '—',
+    value: rss.length ? rss.map((r) => `${r.s} ${fmtRatio(r.ours, r.floor)}`).join(', ') : '—',
     pass: rss.length ? rss.every((r) => r.ours <= 1.5 * r.floor) : undefined,
   });
   const prod = ratio('production @32: production / bare', 'chat', 'ours', 'ours', 'production');
@@ -322,11 +324,11 @@ export function renderReport(report) {
       `${p.rounds.length} × ${p.sliceS} s`,
       fmtRps(p.summary.a.rps),
       fmtRps(p.summary.b.rps),
-      `${(100 * p.summary.rpsRatio).toFixed(0)}%`,
-      p.summary.perRound ? `${(100 * p.summary.perRound.min).toFixed(0)}% / ${(100 * p.summary.perRound.median).toFixed(0)}% / ${(100 * p.summary.perRound.max).toFixed(0)}%` : '—',
+      fmtPct(p.summary.rpsRatio),
+      p.summary.perRound ? [p.summary.perRound.min, p.summary.perRound.median, p.summary.perRound.max].map(fmtPct).join(' / ') : '—',
       fmtCpuUs(p.summary.a.cpuUsPerReq),
       fmtCpuUs(p.summary.b.cpuUsPerReq),
-      `${p.summary.cpuRatio.toFixed(2)}×`,
+      fmtRatio(p.summary.b.cpuUsPerReq, p.summary.a.cpuUsPerReq),
     ]);
     parts.push(markdownTable(['Comparison (a / b)', 'Slices per side', 'a RPS', 'b RPS', 'b / a RPS', 'per round min / median / max', 'a µs/req', 'b µs/req', 'b / a CPU per request'], rows));
   }
