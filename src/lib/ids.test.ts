@@ -50,4 +50,25 @@ describe('ids', () => {
     expect(seen.size).toBe(2000);
     expect(digits.size).toBe(16);
   });
+
+  it('writes the clock of a time-ordered id as base-36 digits, 9 at least, after any prefix', () => {
+    for (const t of [0, 1, 35, 36, Date.UTC(2026, 10, 28, 16, 30), 36 ** 9 - 1, 36 ** 9, 36 ** 10 + 5, 1234.9]) {
+      const id = timeOrderedId('log_', t);
+      const digits = Math.floor(t).toString(36).padStart(9, '0');
+      expect(id.slice(0, 4 + digits.length)).toBe(`log_${digits}`);
+      expect(id.slice(4 + digits.length)).toMatch(/^[A-Za-z0-9]{15}$/);
+    }
+    expect(timeOrderedId('', 36)).toMatch(/^000000010[A-Za-z0-9]{15}$/);
+    expect(timeOrderedId('log_', -5)).toMatch(/^log_000000000[A-Za-z0-9]{15}$/);
+    // A prefix past ASCII is kept as it is.
+    expect(timeOrderedId('journal-é_', 36)).toMatch(/^journal-é_000000010[A-Za-z0-9]{15}$/);
+    expect(prefixedId('ф-', 10)).toMatch(/^ф-[A-Za-z0-9]{10}$/);
+  });
+
+  it('makes ids of any length up to the random pool, each read back whole after a longer one', () => {
+    expect(randomId(100)).toMatch(/^[A-Za-z0-9]{100}$/);
+    expect(prefixedId('a'.repeat(80) + '-', 70)).toMatch(/^a{80}-[A-Za-z0-9]{70}$/);
+    expect(randomId(5)).toMatch(/^[A-Za-z0-9]{5}$/);
+    expect(prefixedId('file-')).toMatch(/^file-[A-Za-z0-9]{24}$/);
+  });
 });
