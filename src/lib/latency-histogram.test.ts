@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addTo, binOf, mergeStored, percentilesOf, valueOfBin, type Histogram } from './latency-histogram.js';
+import { addTo, binOf, mergeHistogramTexts, mergeStored, percentilesOf, valueOfBin, type Histogram } from './latency-histogram.js';
 
 /** Nearest-rank percentile of sorted values. */
 const exact = (sorted: number[], p: number) => sorted[Math.ceil((p * sorted.length) / 100) - 1]!;
@@ -49,5 +49,42 @@ describe('latency histogram', () => {
     mergeStored(merged, text);
     expect(merged.get(binOf(1))).toBe(4);
     expect(percentilesOf(new Map(), [50])).toEqual([null]);
+  });
+
+  describe('mergeHistogramTexts (the SQLite rollup upsert)', () => {
+    it('adds two stored histograms bin by bin, bins in ascending order', () => {
+      expect(mergeHistogramTexts('{"3":2,"10":1}', '{"2":5,"10":4,"123":1}')).toBe('{"2":5,"3":2,"10":5,"123":1}');
+      expect(mergeHistogramTexts('{}', '{"7":1}')).toBe('{"7":1}');
+      expect(mergeHistogramTexts('{"0":9007199254740}', '{}')).toBe('{"0":9007199254740}');
+      // What JSON.stringify writes for the same sums.
+      const a: Record<number, number> = { 1: 1, 40: 3, 400: 2 };
+      const b: Record<number, number> = { 40: 1, 2: 8 };
+      expect(JSON.parse(mergeHistogramTexts(JSON.stringify(a), JSON.stringify(b)))).toEqual({ 1: 1, 2: 8, 40: 4, 400: 2 });
+    });
+
+    it('reads the other forms a stored histogram can take (spaces, key order of SQL, counts as strings)', () => {
+      // SQLite's json_group_object of an earlier writer grouped bins as text: "10" before "2".
+      expect(mergeHistogramTexts('{"10":1,"2":3}', '{"2":1}')).toBe('{"2":4,"10":1}');
+      expect(mergeHistogramTexts('{ "5": 1, "6": "2" }', '{"6":1}')).toBe('{"5":1,"6":3}');
+      expect(mergeHistogramTexts('{"5":1.5}', '{"5":1}')).toBe('{"5":2.5}');
+    });
+
+    it('counts what is not a JSON object as empty, and a text it gave up on half-way adds nothing twice', () => {
+      for (const bad of [null, undefined, 42, '', 'not json', '[1,2]', 'null', '{"1":1', '{"a":1}', '{"-1":2}']) {
+        expect(mergeHistogramTexts(bad, '{"4":1}')).toBe('{"4":1}');
+        expect(mergeHistogramTexts('{"4":1}', bad)).toBe('{"4":1}');
+      }
+      // Read by characters up to the malformed entry, then through JSON.parse: the first entries count once.
+      expect(mergeHistogramTexts('{"1":1,"2":2,"3":x}', '{"1":1}')).toBe('{"1":1}');
+      expect(mergeHistogramTexts('{"1":1, "2":2}', '{"1":1}')).toBe('{"1":2,"2":2}');
+    });
+
+    it('keeps a bin of zero once, and bins past the dense range in order after the others', () => {
+      expect(mergeHistogramTexts('{"8":0}', '{"8":3}')).toBe('{"8":3}');
+      expect(mergeHistogramTexts('{"8":0}', '{}')).toBe('{"8":0}');
+      expect(mergeHistogramTexts('{"50000":1,"3":1}', '{"4096":2,"4095":1}')).toBe('{"3":1,"4095":1,"4096":2,"50000":1}');
+      // Nothing is left over for the next merge.
+      expect(mergeHistogramTexts('{"1":1}', '{}')).toBe('{"1":1}');
+    });
   });
 });

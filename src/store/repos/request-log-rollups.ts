@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, RequestLogLatencyTable, RequestLogRollupsTable, RequestLogsTable } from '../schema.js';
 import type { Store, SqliteHandle } from '../store.js';
-import { binOf } from '../../lib/latency-histogram.js';
+import { binOf, mergeHistogramTexts } from '../../lib/latency-histogram.js';
 
 /** The bucket widths of the rollups, finest first: a minute, an hour, a day (UTC). */
 export const BUCKETS_MS = [60_000, 3_600_000, 86_400_000] as const;
@@ -158,10 +158,13 @@ function cubeUpsert(pg: boolean): string {
   return `on conflict (${CUBE_KEY.join(', ')}) do update set ${sums.join(', ')}, first_seen = ${min}(request_log_rollups.first_seen, excluded.first_seen), last_seen = ${max}(request_log_rollups.last_seen, excluded.last_seen)`;
 }
 
+/** The SQL function the SQLite writer merges stored histograms with (`mergeHistogramTexts`, registered on its connection). */
+const SQLITE_MERGE_HISTOGRAMS = 'gateway_merge_histograms';
+
 function latencyUpsert(pg: boolean): string {
   const merged = pg
     ? `(select jsonb_object_agg(k, n)::text from (select key as k, sum(value::bigint) as n from (select * from jsonb_each_text(request_log_latency.hist::jsonb) union all select * from jsonb_each_text(excluded.hist::jsonb)) u group by key) m)`
-    : `(select json_group_object(k, n) from (select key as k, sum(value) as n from (select key, value from json_each(request_log_latency.hist) union all select key, value from json_each(excluded.hist)) group by key))`;
+    : `${SQLITE_MERGE_HISTOGRAMS}(request_log_latency.hist, excluded.hist)`;
   return `on conflict (${LATENCY_KEY.join(', ')}) do update set requests = request_log_latency.requests + excluded.requests, latency_sum = request_log_latency.latency_sum + excluded.latency_sum, hist = ${merged}`;
 }
 
@@ -174,6 +177,7 @@ const sqliteWriters = new WeakMap<object, (rollups: RollupRows) => void>();
 export function sqliteRollupWriter(db: SqliteHandle): (rollups: RollupRows) => void {
   let write = sqliteWriters.get(db);
   if (write) return write;
+  db.function(SQLITE_MERGE_HISTOGRAMS, { deterministic: true }, mergeHistogramTexts);
   const cube = db.prepare(`insert into request_log_rollups (${CUBE_COLUMNS.join(', ')}) values (${CUBE_COLUMNS.map(() => '?').join(', ')}) ${cubeUpsert(false)}`);
   const latency = db.prepare(`insert into request_log_latency (${LATENCY_COLUMNS.join(', ')}) values (${LATENCY_COLUMNS.map(() => '?').join(', ')}) ${latencyUpsert(false)}`);
   write = (rollups) => {
