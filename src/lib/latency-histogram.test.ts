@@ -86,5 +86,19 @@ describe('latency histogram', () => {
       // Nothing is left over for the next merge.
       expect(mergeHistogramTexts('{"1":1}', '{}')).toBe('{"1":1}');
     });
+
+    it('writes histograms of any size, and counts that are not whole as JavaScript writes them', () => {
+      const a: Record<number, number> = {};
+      const b: Record<number, number> = {};
+      for (let bin = 0; bin < 3000; bin++) a[bin] = 1_000_000_000 + bin;
+      for (let bin = 2000; bin < 5000; bin += 3) b[bin] = 7;
+      const merged = mergeHistogramTexts(JSON.stringify(a), JSON.stringify(b));
+      expect(merged.length).toBeGreaterThan(16 * 1024);
+      const want: Record<number, number> = { ...a };
+      for (const [bin, n] of Object.entries(b)) want[Number(bin)] = (want[Number(bin)] ?? 0) + n;
+      expect(merged).toBe(JSON.stringify(want));
+      expect(mergeHistogramTexts('{"3": 0.25}', '{"3":1,"9":2}')).toBe('{"3":1.25,"9":2}');
+      expect(mergeHistogramTexts('{"3": -4}', '{"3":1}')).toBe('{"3":-3}');
+    });
   });
 });

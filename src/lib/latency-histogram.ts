@@ -51,16 +51,17 @@ const DENSE_BINS = 4096;
 /** Counts per bin of the histogram `mergeHistogramTexts` is adding up, the bins below `DENSE_BINS` it touched, the others. */
 const mergeCounts = new Float64Array(DENSE_BINS);
 const mergeTouched = new Uint8Array(DENSE_BINS);
-const mergeBins: number[] = [];
+/** The lowest and highest dense bin touched (the written text walks the bins between them in order: no sort). */
+let mergeLow = DENSE_BINS;
+let mergeHigh = -1;
 const mergeSparse = new Map<number, number>();
 
 /** Adds `count` to `bin` of the histogram being merged. */
 function addToMerge(bin: number, count: number): void {
   if (bin < DENSE_BINS) {
-    if (mergeTouched[bin] === 0) {
-      mergeTouched[bin] = 1;
-      mergeBins.push(bin);
-    }
+    mergeTouched[bin] = 1;
+    if (bin < mergeLow) mergeLow = bin;
+    if (bin > mergeHigh) mergeHigh = bin;
     mergeCounts[bin]! += count;
   } else mergeSparse.set(bin, (mergeSparse.get(bin) ?? 0) + count);
 }
@@ -133,20 +134,55 @@ function addStoredJson(text: string): void {
 export function mergeHistogramTexts(a: unknown, b: unknown): string {
   if (typeof a === 'string' && !addStoredText(a)) addStoredJson(a);
   if (typeof b === 'string' && !addStoredText(b)) addStoredJson(b);
-  mergeBins.sort((x, y) => x - y);
-  let out = '{';
-  for (let k = 0; k < mergeBins.length; k++) {
-    const bin = mergeBins[k]!;
-    out += `${k === 0 ? '' : ','}"${bin}":${mergeCounts[bin]}`;
+  mergeText[0] = 0x7b;
+  let at = 1;
+  for (let bin = mergeLow; bin <= mergeHigh; bin++) {
+    if (mergeTouched[bin] === 0) continue;
+    at = writeEntry(at, bin, mergeCounts[bin]!);
     mergeCounts[bin] = 0;
     mergeTouched[bin] = 0;
   }
-  mergeBins.length = 0;
+  mergeLow = DENSE_BINS;
+  mergeHigh = -1;
   if (mergeSparse.size > 0) {
-    for (const bin of [...mergeSparse.keys()].sort((x, y) => x - y)) out += `${out.length === 1 ? '' : ','}"${bin}":${mergeSparse.get(bin)}`;
+    for (const bin of [...mergeSparse.keys()].sort((x, y) => x - y)) at = writeEntry(at, bin, mergeSparse.get(bin)!);
     mergeSparse.clear();
   }
-  return out + '}';
+  mergeText[at++] = 0x7d;
+  return mergeText.toString('latin1', 0, at);
+}
+
+/** The text `mergeHistogramTexts` writes (grown as needed). */
+let mergeText = Buffer.alloc(16 * 1024);
+
+/** Writes `,"<bin>":<count>` (no comma first) at `at` of `mergeText`; returns where it ends. */
+function writeEntry(at: number, bin: number, count: number): number {
+  // A bin has 9 digits at most, a whole count 16; any other count is written as JavaScript writes it.
+  const countText = Number.isSafeInteger(count) && count >= 0 ? undefined : String(count);
+  if (mergeText.length < at + 32 + (countText?.length ?? 0)) {
+    const grown = Buffer.alloc(2 * mergeText.length + (countText?.length ?? 0));
+    mergeText.copy(grown, 0, 0, at);
+    mergeText = grown;
+  }
+  const text = mergeText;
+  if (at > 1) text[at++] = 0x2c;
+  text[at++] = 0x22;
+  at = writeDigits(text, at, bin);
+  text[at++] = 0x22;
+  text[at++] = 0x3a;
+  if (countText === undefined) return writeDigits(text, at, count);
+  return at + text.write(countText, at, 'latin1');
+}
+
+/** The decimal digits of the whole number `n` (≥ 0) at `at`; returns where they end. */
+function writeDigits(text: Buffer, at: number, n: number): number {
+  let digits = 1;
+  for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  for (let i = at + digits - 1; i >= at; i--) {
+    text[i] = 0x30 + (n % 10);
+    n = Math.floor(n / 10);
+  }
+  return at + digits;
 }
 
 /**
