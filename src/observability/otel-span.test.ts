@@ -56,6 +56,21 @@ describe('OtelSpan', () => {
     for (const id of [r!.spanId, c!.spanId]) expect(id).toMatch(/^[0-9a-f]{16}$/);
   });
 
+  it('is written on the epoch clock exactly as the SDK serializer writes its start and end times, whatever the reading', () => {
+    const sink = sinkOf();
+    const readings = [0, 0.0004, 0.0005, 1, 999.9999996, 999.9999994, 1000, 12_345.678_901_2, 86_400_000.123_456_7, 3.6e9 + 0.999_999_9];
+    for (let i = 0; i < 200; i++) readings.push(Math.random() * 1e7);
+    const open = server(sink);
+    for (const reading of readings) {
+      const span = server(sink);
+      Object.assign(span, { startAt: reading });
+      span.end();
+      span.endAt = reading + 0.5;
+    }
+    const spans = [...sink.ended, open];
+    expect(Buffer.from(encodeTraceExport(spans)).equals(Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!))).toBe(true);
+  });
+
   it('times itself from start to end, on the epoch clock', () => {
     const sink = sinkOf();
     const before = Date.now();

@@ -47,8 +47,10 @@ export class OtelSpan implements GatewaySpan, ReadableSpan {
   readonly events = NO_EVENTS;
   readonly droppedEventsCount = 0;
   readonly droppedLinksCount = 0;
-  private readonly startAt = performance.now();
-  private endAt = 0;
+  /** `performance.now()` when the span started (the encoder writes it on the epoch clock without making an `HrTime`). */
+  readonly startAt = performance.now();
+  /** `performance.now()` when the span ended (0 while open). */
+  endAt = 0;
 
   constructor(
     private readonly sink: SpanSink,

@@ -268,14 +268,37 @@ function fixed32(v: number): void {
   buf[pos++] = (v >>> 24) & 0xff;
 }
 
-/** An `HrTime` (seconds, nanoseconds) as nanoseconds since the epoch, fixed64, without leaving 53-bit integers. */
+/** An `HrTime` (seconds, nanoseconds) as nanoseconds since the epoch, fixed64. */
 function hrTime(t: HrTime): void {
-  const seconds = t[0];
+  epochNanos(t[0], t[1]);
+}
+
+/** Seconds and nanoseconds since the epoch as nanoseconds, fixed64, without leaving 53-bit integers. */
+function epochNanos(seconds: number, nanos: number): void {
   const low16 = (seconds & 0xffff) * 1e9;
   const high = ((seconds / 0x10000) >>> 0) * 1e9;
-  const low32 = (low16 >>> 0) + (((high & 0xffff) * 0x10000) >>> 0) + t[1];
+  const low32 = (low16 >>> 0) + (((high & 0xffff) * 0x10000) >>> 0) + nanos;
   fixed32(low32 >>> 0);
   fixed32((Math.floor(low16 / 0x100000000) + ((high / 0x10000) >>> 0) + Math.floor(low32 / 0x100000000)) >>> 0);
+}
+
+/** The process's time origin (`performance.timeOrigin`) in whole seconds and nanoseconds, as `@opentelemetry/core`'s `hrTime` splits it. */
+const ORIGIN_SECONDS = Math.trunc(performance.timeOrigin / 1000);
+const ORIGIN_NANOS = Math.round((performance.timeOrigin % 1000) * 1e6);
+
+/**
+ * A `performance.now()` reading as nanoseconds since the epoch, fixed64: the same value as `@opentelemetry/core`'s
+ * `hrTime(reading)` (origin and reading each split into seconds and rounded nanoseconds, then added), which is what
+ * `OtelSpan.startTime` and `endTime` return, without its three arrays per call.
+ */
+function perfTime(reading: number): void {
+  let seconds = ORIGIN_SECONDS + Math.trunc(reading / 1000);
+  let nanos = ORIGIN_NANOS + Math.round((reading % 1000) * 1e6);
+  if (nanos >= 1e9) {
+    nanos -= 1e9;
+    seconds += 1;
+  }
+  epochNanos(seconds, nanos);
 }
 
 const MIN_INT64 = -(2 ** 63);
@@ -472,11 +495,17 @@ function encodeSpan(span: ReadableSpan): void {
     varint(span.kind + 1);
   }
   tag(7, 1);
-  hrTime(span.startTime);
-  tag(8, 1);
-  hrTime(span.endTime);
-  if (span instanceof OtelSpan) attributeList(span.attributeKeys, span.attributeValues);
-  else if (span.attributes) attributes(span.attributes, SPAN_ATTRIBUTES);
+  if (span instanceof OtelSpan) {
+    perfTime(span.startAt);
+    tag(8, 1);
+    perfTime(span.ended ? span.endAt : span.startAt);
+    attributeList(span.attributeKeys, span.attributeValues);
+  } else {
+    hrTime(span.startTime);
+    tag(8, 1);
+    hrTime(span.endTime);
+    if (span.attributes) attributes(span.attributes, SPAN_ATTRIBUTES);
+  }
   tag(10, 0);
   varint(span.droppedAttributesCount);
   for (const event of span.events) {
