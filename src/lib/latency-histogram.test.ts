@@ -99,6 +99,11 @@ describe('latency histogram', () => {
       expect(merged).toBe(JSON.stringify(want));
       expect(mergeHistogramTexts('{"3": 0.25}', '{"3":1,"9":2}')).toBe('{"3":1.25,"9":2}');
       expect(mergeHistogramTexts('{"3": -4}', '{"3":1}')).toBe('{"3":-3}');
+      // Bins as large as a number holds exactly, at the end of a full buffer.
+      const wide: Record<string, number> = {};
+      for (let bin = 0; bin < 1638; bin++) wide[bin] = 1;
+      const big = Number.MAX_SAFE_INTEGER;
+      expect(JSON.parse(mergeHistogramTexts(JSON.stringify(wide), `{ "${big}": ${big} }`))).toEqual({ ...wide, [big]: big });
     });
   });
 });

@@ -157,9 +157,9 @@ let mergeText = Buffer.alloc(16 * 1024);
 
 /** Writes `,"<bin>":<count>` (no comma first) at `at` of `mergeText`; returns where it ends. */
 function writeEntry(at: number, bin: number, count: number): number {
-  // A bin has 9 digits at most, a whole count 16; any other count is written as JavaScript writes it.
+  // A bin and a whole count have 16 digits at most; any other count is written as JavaScript writes it.
   const countText = Number.isSafeInteger(count) && count >= 0 ? undefined : String(count);
-  if (mergeText.length < at + 32 + (countText?.length ?? 0)) {
+  if (mergeText.length < at + 40 + (countText?.length ?? 0)) {
     const grown = Buffer.alloc(2 * mergeText.length + (countText?.length ?? 0));
     mergeText.copy(grown, 0, 0, at);
     mergeText = grown;
