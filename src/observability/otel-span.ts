@@ -49,8 +49,8 @@ export class OtelSpan implements GatewaySpan, ReadableSpan {
   readonly droppedLinksCount = 0;
   /** `performance.now()` when the span started (the encoder writes it on the epoch clock without making an `HrTime`). */
   readonly startAt = performance.now();
-  /** `performance.now()` when the span ended (0 while open). */
-  endAt = 0;
+  /** `performance.now()` when the span ended; its start while it is open (exporters read ended spans only). */
+  endAt = this.startAt;
 
   constructor(
     private readonly sink: SpanSink,
@@ -97,7 +97,7 @@ export class OtelSpan implements GatewaySpan, ReadableSpan {
 
   /** The end time (the start time while the span is open: exporters only read ended spans). */
   get endTime(): HrTime {
-    return hrTime(this.ended ? this.endAt : this.startAt);
+    return hrTime(this.endAt);
   }
 
   get duration(): HrTime {

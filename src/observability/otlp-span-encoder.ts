@@ -498,7 +498,7 @@ function encodeSpan(span: ReadableSpan): void {
   if (span instanceof OtelSpan) {
     perfTime(span.startAt);
     tag(8, 1);
-    perfTime(span.ended ? span.endAt : span.startAt);
+    perfTime(span.endAt);
     attributeList(span.attributeKeys, span.attributeValues);
   } else {
     hrTime(span.startTime);
