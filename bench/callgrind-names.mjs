@@ -9,6 +9,7 @@
  *   BENCH_INSTR_NODE_ARGS=--perf-basic-prof BENCH_INSTR_KEEP=1 node bench/instructions.mjs
  *   node bench/callgrind-names.mjs bench/results/callgrind/ours-chat-1.callgrind /tmp/perf-<pid>.map [--requests 1000] [--top 60]
  *   node bench/callgrind-names.mjs <dump> <map> --callers 'StringAdd|skipValue'
+ *   node bench/callgrind-names.mjs <dump> <map> --callees '^JS get usage '
  *
  * The pid is the gateway's (valgrind runs node in its own process: the map of the target started
  * under valgrind). Code V8 moved or freed and reused shows under the last function the map placed there.
@@ -18,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 
 const [file, mapFile, ...rest] = process.argv.slice(2);
 if (!file || !mapFile) {
-  console.error('usage: node bench/callgrind-names.mjs <callgrind dump> <perf map> [--requests N] [--top N] [--callers <regex>]');
+  console.error('usage: node bench/callgrind-names.mjs <callgrind dump> <perf map> [--requests N] [--top N] [--callers <regex>] [--callees <regex>]');
   process.exit(2);
 }
 const option = (name, dflt) => {
@@ -28,6 +29,7 @@ const option = (name, dflt) => {
 const requests = Number(option('--requests', 1000));
 const top = Number(option('--top', 60));
 const callers = option('--callers');
+const callees = option('--callees');
 
 // Later lines of the map describe code placed over earlier code: search the newest first.
 const ranges = readFileSync(mapFile, 'utf8')
@@ -70,6 +72,28 @@ if (callers) {
     }
     if (fn || line.trim() === '') arcs = [];
   }
+} else if (callees) {
+  // --tree=calling: each function's line (`*`) is followed by the lines of what it calls (`>`), with the cost of each call arc.
+  const pattern = new RegExp(callees);
+  let current;
+  const print = () => {
+    if (!current) return;
+    console.log(`${perRequest(current.n)} ${current.name} (inclusive, per request), calls:`);
+    for (const [who, n] of [...current.to].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${perRequest(n)} ${who}`);
+    current = undefined;
+  };
+  for (const line of annotate(['--tree=calling', '--inclusive=yes']).split('\n')) {
+    const fn = /^\s*([\d,]+) \([^)]*\)\s+\*\s+(.*)$/.exec(line);
+    if (fn) {
+      print();
+      if (pattern.test(nameOf(fn[2]))) current = { n: number(fn[1]), name: nameOf(fn[2]), to: new Map() };
+      continue;
+    }
+    const arc = /^\s*([\d,]+) \([^)]*\)\s+>\s+(.*)$/.exec(line);
+    if (arc && current) current.to.set(nameOf(arc[2]), (current.to.get(nameOf(arc[2])) ?? 0) + number(arc[1]));
+    else if (line.trim() === '') print();
+  }
+  print();
 } else {
   const self = new Map();
   let total = 0;

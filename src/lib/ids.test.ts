@@ -52,12 +52,13 @@ describe('ids', () => {
   });
 
   it('writes the clock of a time-ordered id as base-36 digits, 9 at least, after any prefix', () => {
-    for (const t of [0, 1, 35, 36, Date.UTC(2026, 10, 28, 16, 30), 36 ** 9 - 1, 36 ** 9, 36 ** 10 + 5, 1234.9]) {
+    for (const t of [0, 1, 35, 36, 36 ** 4 - 1, 36 ** 4, 36 ** 4 + 1, 36 ** 5 - 1, Date.UTC(2026, 10, 28, 16, 30), 36 ** 9 - 1, 36 ** 9, 36 ** 10 + 5, 2 ** 31 * 36 ** 4 - 1, 2 ** 31 * 36 ** 4 + 7, Number.MAX_SAFE_INTEGER, 1234.9]) {
       const id = timeOrderedId('log_', t);
       const digits = Math.floor(t).toString(36).padStart(9, '0');
       expect(id.slice(0, 4 + digits.length)).toBe(`log_${digits}`);
       expect(id.slice(4 + digits.length)).toMatch(/^[A-Za-z0-9]{15}$/);
     }
+    expect(timeOrderedId('', 2 ** 60).slice(0, 11)).toBe(Number.MAX_SAFE_INTEGER.toString(36));
     expect(timeOrderedId('', 36)).toMatch(/^000000010[A-Za-z0-9]{15}$/);
     expect(timeOrderedId('log_', -5)).toMatch(/^log_000000000[A-Za-z0-9]{15}$/);
     // A prefix past ASCII is kept as it is.

@@ -69,23 +69,36 @@ export function prefixedId(prefix: string, length = 24): string {
   return text.toString('latin1', 0, at + length);
 }
 
+/** 36^4: a time-ordered id's last four clock digits are the clock modulo this. */
+const LOW_DIGITS_SPAN = 36 ** 4;
+
 /**
  * A prefixed id whose text sorts by creation time: 9 base-36 digits of the millisecond clock (more after
  * the year 5138), then 15 random alphanumerics (24 characters after the prefix, like `prefixedId`). Rows
  * keyed by such ids are appended at the end of the primary-key index instead of at random places in it
  * (request log inserts on SQLite: about 18 µs per row with random ids, 5 µs with these). One flat string,
- * written into a buffer (as `randomId`).
+ * written into a buffer (as `randomId`). A clock past 2^53 ms (after the year 287,000) is written as 2^53 - 1.
  */
 export function timeOrderedId(prefix: string, nowMs = Date.now()): string {
-  let t = Math.max(0, Math.floor(nowMs));
+  const t = Math.min(Math.max(0, Math.floor(nowMs)), Number.MAX_SAFE_INTEGER);
   let digits = 9;
   for (let rest = Math.floor(t / 36 ** 9); rest > 0; rest = Math.floor(rest / 36)) digits++;
   const text = idText(prefix.length + digits + 15);
   const at = writePrefix(text, prefix);
   if (at < 0) return prefix + timeOrderedId('', nowMs);
-  for (let i = at + digits - 1; i >= at; i--) {
-    text[i] = BASE36_CODES[t % 36]!;
-    t = Math.floor(t / 36);
+  // The clock (past 2^31 ms) as its last four digits and the rest, each written from an integer V8 divides as one
+  // (a double's `%` and division by 36 per digit took ~1,000 instructions per id, callgrind).
+  let high = Math.floor(t / LOW_DIGITS_SPAN);
+  let low = t - high * LOW_DIGITS_SPAN;
+  let i = at + digits - 1;
+  for (const lowEnd = i - 4; i > lowEnd; i--) {
+    text[i] = BASE36_CODES[low % 36]!;
+    low = (low / 36) | 0;
+  }
+  // `high` is below 2^53 / 36^4 (< 2^33): after one division by 36 it is a small integer.
+  for (; i >= at; i--) {
+    text[i] = BASE36_CODES[high % 36]!;
+    high = (high / 36) | 0;
   }
   writeRandom(text, at + digits, 15);
   return text.toString('latin1', 0, at + digits + 15);
