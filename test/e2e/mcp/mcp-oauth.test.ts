@@ -22,19 +22,19 @@ describe('MCP gateway: per-user upstream OAuth', () => {
   let userKey: string;
   const admin = (method: string, path: string, body?: unknown) => callAs(gw, gw.adminKey, method, path, body);
 
-  async function connect(key: string): Promise<Client> {
-    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/oauth-srv/mcp`), { requestInit: { headers: { 'x-gateway-api-key': key } } });
+  async function connect(key: string, server = 'oauth-srv'): Promise<Client> {
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/${server}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': key } } });
     const client = new Client({ name: 'oauth-test', version: '1.0.0' });
     await client.connect(transport);
     return client;
   }
 
   /** A user's connection as the connect flow stores it: the access token sealed with its row's context. */
-  async function storeConnection(user: string, expiresAt: number | null): Promise<void> {
+  async function storeConnection(user: string, expiresAt: number | null, token = USER_TOKEN, slug = 'oauth-up'): Promise<void> {
     const deps = gw.gateway.deps;
-    const integration = await deps.store.db.selectFrom('mcp_integrations').select(['id', 'organisation_id']).where('slug', '=', 'oauth-up').executeTakeFirstOrThrow();
+    const integration = await deps.store.db.selectFrom('mcp_integrations').select(['id', 'organisation_id']).where('slug', '=', slug).executeTakeFirstOrThrow();
     const id = uuid();
-    await saveMcpConnection(deps.store.db, { id, organisation_id: integration.organisation_id, mcp_integration_id: integration.id, user_id: user, access_token_ciphertext: deps.secrets.encrypt(USER_TOKEN, `${id}:access`), refresh_token_ciphertext: '', expires_at: expiresAt, scopes: 'tools', connected_at: Date.now(), updated_at: Date.now(), oauth_client_id: null });
+    await saveMcpConnection(deps.store.db, { id, organisation_id: integration.organisation_id, mcp_integration_id: integration.id, user_id: user, access_token_ciphertext: deps.secrets.encrypt(token, `${id}:access`), refresh_token_ciphertext: '', expires_at: expiresAt, scopes: 'tools', connected_at: Date.now(), updated_at: Date.now(), oauth_client_id: null });
   }
 
   beforeAll(async () => {
@@ -132,5 +132,34 @@ describe('MCP gateway: per-user upstream OAuth', () => {
     expect(await getMcpConnection(gw.gateway.deps.store.db, integration.id, other.body.id)).toBeDefined();
     expect((await admin('DELETE', `/v1/users/${other.body.id}`)).status).toBe(200);
     expect(await getMcpConnection(gw.gateway.deps.store.db, integration.id, other.body.id)).toBeUndefined();
+  });
+
+  it("over an upstream speaking HTTP+SSE, each user's stream and messages carry that user's own token, never a gateway key, and one user's stream is not another's", async () => {
+    const created = await admin('POST', '/v1/mcp-integrations', { name: 'OAuth SSE upstream', slug: 'oauth-sse', url: `${fake.url}/sse`, transport: 'sse', auth_type: 'oauth', oauth: { client_id: 'gateway-client', client_secret: CLIENT_SECRET, scopes: ['tools'] } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await admin('POST', '/v1/mcp-servers', { name: 'OAuth SSE', slug: 'oauth-sse-srv', mcp_integration_id: 'oauth-sse' })).status).toBe(201);
+    const users: Array<{ key: string; token: string }> = [];
+    for (const name of ['sse-a', 'sse-b']) {
+      const user = await admin('POST', '/v1/users', { email: `mcp-oauth-${name}@example.com`, workspaces: [{ id: 'default', role: 'member' }] });
+      const key = await admin('POST', '/v1/api-keys', { name, type: 'workspace-user', user_id: user.body.id, scopes: ['mcp.invoke'] });
+      expect(key.status, JSON.stringify(key.body)).toBe(201);
+      const token = `${name}-access-token-0123456789abcdef`;
+      await storeConnection(user.body.id, Date.now() + 3_600_000, token, 'oauth-sse');
+      users.push({ key: key.body.key, token });
+    }
+    for (const { key, token } of users) {
+      const before = fake.headers.length;
+      const client = await connect(key, 'oauth-sse-srv');
+      expect((await client.callTool({ name: 'echo', arguments: { text: token.slice(0, 5) } })).content).toEqual([{ type: 'text', text: JSON.stringify({ text: token.slice(0, 5) }) }]);
+      await client.close();
+      const sent = fake.headers.slice(before);
+      // The stream (GET) and at least initialize, initialized and the call (POSTs) reached the upstream.
+      expect(sent.filter((h) => h.accept?.includes('text/event-stream')).length).toBeGreaterThan(0);
+      expect(sent.length).toBeGreaterThanOrEqual(4);
+      for (const h of sent) {
+        expect(h.authorization).toBe(`Bearer ${token}`);
+        for (const u of users) expect(JSON.stringify(h)).not.toContain(u.key);
+      }
+    }
   });
 });
