@@ -1,6 +1,6 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest, type JSONRPCResponse } from '@modelcontextprotocol/sdk/types.js';
 import type { McpTransport } from '../store/repos/mcp.js';
 import type { UpstreamFetch } from './upstream-fetch.js';
@@ -30,6 +30,28 @@ export class UpstreamFailure extends Error {
   ) {
     super(message);
   }
+}
+
+/** An upstream's refusal of a message posted to its HTTP+SSE endpoint, with the HTTP status as `code` (as the SDK's stream errors carry it). */
+class PostRefused extends Error {
+  constructor(
+    readonly code: number,
+    text: string,
+  ) {
+    super(`Error POSTing to endpoint (HTTP ${code})${text ? `: ${text.slice(0, 200)}` : ''}`);
+  }
+}
+
+/**
+ * `fetch` for an SSE transport that turns a refused POST into a `PostRefused`: the SDK's own error for it says the
+ * status only in its message, and a 401 must be told apart to renew a user's OAuth token.
+ */
+function statusKeeping(fetch: FetchLike): FetchLike {
+  return async (url, init) => {
+    const res = await fetch(url, init);
+    if (init?.method !== 'POST' || res.ok) return res;
+    throw new PostRefused(res.status, await res.text().catch(() => ''));
+  };
 }
 
 /** How long after an answer stream's last byte its answer may still be parsed out of it. */
@@ -133,7 +155,7 @@ export class SseLink {
 
   /** Opens the SSE stream (resolves once the upstream named its message endpoint). */
   static async open(fetcher: UpstreamFetch, target: UpstreamTarget): Promise<SseLink> {
-    const transport = new SSEClientTransport(new URL(target.url), { requestInit: { headers: target.headers }, fetch: fetcher.fetchFor() });
+    const transport = new SSEClientTransport(new URL(target.url), { requestInit: { headers: target.headers }, fetch: statusKeeping(fetcher.fetchFor()) });
     try {
       await transport.start();
     } catch (err) {
@@ -157,6 +179,9 @@ export class SseLink {
     }
     const id = message.id;
     const answer = new Promise<JSONRPCResponse>((resolve, reject) => this.pending.set(id, { resolve, reject, relay }));
+    // A failed send rejects the answer too (the transport reports the error before it throws it), and then the answer
+    // is never awaited: without this, that rejection went unhandled and ended the process.
+    answer.catch(() => undefined);
     const timer = setTimeout(() => this.settleFailed(id, new UpstreamFailure(`The upstream MCP server did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s.`)), UPSTREAM_TIMEOUT_MS);
     const onAbort = () => this.settleFailed(id, new UpstreamFailure('The client closed the connection.'));
     signal?.addEventListener('abort', onAbort, { once: true });

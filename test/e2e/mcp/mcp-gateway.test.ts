@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -241,6 +243,42 @@ describe('MCP gateway', () => {
     expect((await client.callTool({ name: 'echo', arguments: { text: 'over sse' } })).content).toEqual([{ type: 'text', text: JSON.stringify({ text: 'over sse' }) }]);
     expect((await client.readResource({ uri: 'fake://readme' })).contents[0]).toMatchObject({ text: 'hello resource' });
     await client.close();
+  });
+
+  it('an SSE upstream that refuses a posted message gets its status in a JSON-RPC error, and the gateway keeps serving', async () => {
+    // Opens the stream and names its message endpoint, then answers every posted message 500. The transport reports
+    // such a failure to the link before throwing it; that once left a rejected answer unhandled, which ended the process.
+    const refusing = createServer((req, res) => {
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        res.write('event: endpoint\ndata: /messages?sessionId=s1\n\n');
+        return;
+      }
+      req.resume();
+      res.writeHead(500, { 'content-type': 'text/plain' }).end('upstream broke');
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const stray: unknown[] = [];
+    const onStray = (reason: unknown) => void stray.push(reason);
+    process.on('unhandledRejection', onStray);
+    try {
+      const url = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/sse`;
+      expect((await admin('POST', '/v1/mcp-integrations', { name: 'SSE refusing', slug: 'sse-refusing-up', url, transport: 'sse' })).status).toBe(201);
+      expect((await admin('POST', '/v1/mcp-servers', { name: 'SSE refusing', slug: 'sse-refusing', mcp_integration_id: 'sse-refusing-up' })).status).toBe(201);
+      const init = await post('sse-refusing', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+      expect(init.status).toBe(200);
+      expect(init.json).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: expect.stringContaining('HTTP 500') } });
+      // No rejection was left unhandled (in the gateway's own process it would have ended it), and the gateway still answers.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(stray).toEqual([]);
+      const { client } = await connect('legacy');
+      expect((await client.callTool({ name: 'echo', arguments: { text: 'still up' } })).content).toEqual([{ type: 'text', text: JSON.stringify({ text: 'still up' }) }]);
+      await client.close();
+    } finally {
+      process.off('unhandledRejection', onStray);
+      refusing.closeAllConnections();
+      await new Promise((resolve) => refusing.close(resolve));
+    }
   });
 
   it('another workspace sees neither the server nor its sessions; default_user_access deny keeps users out', async () => {

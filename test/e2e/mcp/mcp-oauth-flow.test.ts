@@ -34,8 +34,8 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
   const admin = (method: string, path: string, body?: unknown) => callAs(gw, gw.adminKey, method, path, body);
   const callback = () => `${gw.url}/v1/mcp/oauth/callback`;
 
-  async function client(key: string): Promise<Client> {
-    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/oauth-tools/mcp`), { requestInit: { headers: { 'x-gateway-api-key': key } } });
+  async function client(key: string, server = 'oauth-tools'): Promise<Client> {
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/${server}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': key } } });
     const c = new Client({ name: 'oauth-flow-test', version: '1.0.0' });
     await c.connect(transport);
     return c;
@@ -191,6 +191,30 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     expect(up.refused).toBe(before.refused + 1);
     expect(up.refreshes).toBe(before.refreshes + 1);
     expect(up.accepted.at(-1)).not.toBe(current);
+  });
+
+  it("over an upstream speaking HTTP+SSE: connects for that resource, calls with the user's token, and a posted message refused with 401 renews the token once and reopens the stream", async () => {
+    const integration = await admin('POST', '/v1/mcp-integrations', { name: 'OAuth SSE tools', slug: 'oauth-sse-up', url: up.sseUrl, transport: 'sse', auth_type: 'oauth', oauth: { client_id: up.clientId, client_secret: up.clientSecret } });
+    expect(integration.status, JSON.stringify(integration.body)).toBe(201);
+    const server = await admin('POST', '/v1/mcp-servers', { name: 'OAuth SSE tools', slug: 'oauth-sse', mcp_integration_id: 'oauth-sse-up' });
+    expect(server.status, JSON.stringify(server.body)).toBe(201);
+    const started = await callAs(gw, alice.key, 'POST', `/v1/mcp-servers/${server.body.id}/connect`);
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(new URL(started.body.authorization_url).searchParams.get('resource')).toBe(up.sseUrl);
+    const connected = await fetch(await authorizeAs(started.body.authorization_url, 'alice-account', callback()));
+    expect(connected.status, await connected.text()).toBe(200);
+    const c = await client(alice.key, 'oauth-sse');
+    expect(await whoami(c)).toBe('alice-account');
+    const current = up.accepted.at(-1)!;
+    const before = { refreshes: up.refreshes, refused: up.refused, accepted: up.accepted.length };
+    up.refuseOnce.add(current);
+    expect(await whoami(c)).toBe('alice-account');
+    expect(up.refused).toBe(before.refused + 1);
+    expect(up.refreshes).toBe(before.refreshes + 1);
+    const renewed = up.accepted.slice(before.accepted);
+    expect(renewed.length).toBeGreaterThanOrEqual(2);
+    for (const token of renewed) expect(token).not.toBe(current);
+    await c.close();
   });
 
   it('a refresh the authorization server refuses removes the connection and asks for a new one', async () => {

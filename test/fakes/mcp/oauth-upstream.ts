@@ -4,13 +4,15 @@ import Provider from 'oidc-provider';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 /**
  * An OAuth-protected upstream MCP server for tests: an SDK `McpServer` (stateless Streamable HTTP at
- * `/mcp`) that accepts only JWT access tokens of its authorization server for its own resource (verified
+ * `/mcp`; the older HTTP+SSE transport at `/sse`, its messages posted to `/messages`, a resource of its own)
+ * that accepts only JWT access tokens of its authorization server for its own resource (verified
  * with jose against the server's JWKS) and advertises RFC 9728 protected-resource metadata (in its 401's
- * `WWW-Authenticate` and at `/.well-known/oauth-protected-resource/mcp`); and that authorization server,
+ * `WWW-Authenticate` and at `/.well-known/oauth-protected-resource/mcp` or `/sse`); and that authorization server,
  * `oidc-provider` with resource indicators (JWT access tokens for the MCP server, `accessTokenTtl`
  * seconds), refresh tokens rotated on every use (a refresh token used twice revokes the grant), RFC 7009
  * revocation (a refresh token revoked ends its grant; a JWT access token is refused as `unsupported_token_type`),
@@ -19,6 +21,8 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 export interface OAuthUpstream {
   /** The MCP endpoint (`http://127.0.0.1:<port>/mcp`), the protected resource. */
   mcpUrl: string;
+  /** The HTTP+SSE endpoint (`http://127.0.0.1:<port>/sse`), a protected resource of its own (its messages go to `/messages`). */
+  sseUrl: string;
   issuer: string;
   clientId: string;
   clientSecret: string;
@@ -69,8 +73,8 @@ export async function startOAuthUpstream(redirectUri: string, opts: { accessToke
   const as = await listen((q, s) => asHandler(q, s));
   const rs = await listen((q, s) => mcpHandler(q, s));
   const mcpUrl = `${rs.url}/mcp`;
-  const metadataUrl = `${rs.url}/.well-known/oauth-protected-resource/mcp`;
-  const up: OAuthUpstream = { mcpUrl, issuer: as.url, clientId: 'mcp-gateway', clientSecret: `as-secret-${Math.random().toString(36).slice(2)}`, accepted: [], refused: 0, refreshes: 0, revokedGrants: 0, refusedRevocations: [], registrations: 0, refuseOnce: new Set(), refuseGetOnce: new Set(), close: async () => undefined };
+  const sseUrl = `${rs.url}/sse`;
+  const up: OAuthUpstream = { mcpUrl, sseUrl, issuer: as.url, clientId: 'mcp-gateway', clientSecret: `as-secret-${Math.random().toString(36).slice(2)}`, accepted: [], refused: 0, refreshes: 0, revokedGrants: 0, refusedRevocations: [], registrations: 0, refuseOnce: new Set(), refuseGetOnce: new Set(), close: async () => undefined };
   const provider = new Provider(as.url, {
     clients: [{ client_id: up.clientId, client_secret: up.clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }],
     scopes: ['tools'],
@@ -83,7 +87,7 @@ export async function startOAuthUpstream(redirectUri: string, opts: { accessToke
         enabled: true,
         defaultResource: () => mcpUrl,
         useGrantedResource: () => true,
-        getResourceServerInfo: () => ({ scope: 'tools', audience: mcpUrl, accessTokenTTL: opts.accessTokenTtl ?? 3600, accessTokenFormat: 'jwt' }),
+        getResourceServerInfo: (_ctx: unknown, resource: string) => ({ scope: 'tools', audience: resource === sseUrl ? sseUrl : mcpUrl, accessTokenTTL: opts.accessTokenTtl ?? 3600, accessTokenFormat: 'jwt' }),
       },
     },
     issueRefreshToken: () => true,
@@ -100,27 +104,52 @@ export async function startOAuthUpstream(redirectUri: string, opts: { accessToke
   });
   asHandler = provider.callback();
   const jwks = createRemoteJWKSet(new URL(`${as.url}/jwks`));
+  /** The HTTP+SSE sessions by id (a session's messages are posted with its id in the query). */
+  const sseSessions = new Map<string, SSEServerTransport>();
   mcpHandler = (req, res) => {
     void (async () => {
-      if (req.url === '/.well-known/oauth-protected-resource/mcp') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource: mcpUrl, authorization_servers: [as.url], scopes_supported: ['tools'], bearer_methods_supported: ['header'] }));
+      const path = (req.url ?? '').split('?')[0]!;
+      const metadata = /^\/\.well-known\/oauth-protected-resource\/(mcp|sse)$/.exec(path);
+      if (metadata) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource: metadata[1] === 'sse' ? sseUrl : mcpUrl, authorization_servers: [as.url], scopes_supported: ['tools'], bearer_methods_supported: ['header'] }));
         return;
       }
-      if (!req.url?.startsWith('/mcp')) return void res.writeHead(404).end();
+      const overSse = path === '/sse' || path === '/messages';
+      if (path !== '/mcp' && !overSse) return void res.writeHead(404).end();
+      const resource = overSse ? sseUrl : mcpUrl;
       const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       let subject: string | undefined;
       if (token && !(req.method === 'POST' ? up.refuseOnce : up.refuseGetOnce).delete(token)) {
-        subject = await jwtVerify(token, jwks, { issuer: as.url, audience: mcpUrl }).then(
+        subject = await jwtVerify(token, jwks, { issuer: as.url, audience: resource }).then(
           (v) => v.payload.sub,
           () => undefined,
         );
       }
       if (!token || subject === undefined) {
         up.refused++;
+        const metadataUrl = `${rs.url}/.well-known/oauth-protected-resource/${overSse ? 'sse' : 'mcp'}`;
         res.writeHead(401, { 'www-authenticate': `Bearer error="invalid_token", resource_metadata="${metadataUrl}"`, 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_token' }));
         return;
       }
       up.accepted.push(token);
+      if (path === '/sse') {
+        if (req.method !== 'GET') return void res.writeHead(405, { allow: 'GET' }).end();
+        const transport = new SSEServerTransport('/messages', res);
+        sseSessions.set(transport.sessionId, transport);
+        const server = mcpServerFor(subject);
+        res.on('close', () => {
+          sseSessions.delete(transport.sessionId);
+          void server.close();
+        });
+        await server.connect(transport);
+        return;
+      }
+      if (path === '/messages') {
+        const transport = req.method === 'POST' ? sseSessions.get(new URL(req.url ?? '', 'http://x').searchParams.get('sessionId') ?? '') : undefined;
+        if (!transport) return void res.writeHead(404).end('unknown session');
+        await transport.handlePostMessage(req, res);
+        return;
+      }
       // Stateless: no session stream to offer (an SDK client then polls nothing and holds no GET open).
       if (req.method !== 'POST') return void res.writeHead(405, { allow: 'POST' }).end();
       const chunks: Buffer[] = [];
