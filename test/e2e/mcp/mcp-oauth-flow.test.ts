@@ -193,7 +193,7 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     expect(up.accepted.at(-1)).not.toBe(current);
   });
 
-  it("over an upstream speaking HTTP+SSE: connects for that resource, calls with the user's token, and a posted message refused with 401 renews the token once and reopens the stream", async () => {
+  it("over an upstream speaking HTTP+SSE: connects for that resource, calls with the user's token, and a posted message or a stream refused with 401 renews the token once and reopens the stream", async () => {
     const integration = await admin('POST', '/v1/mcp-integrations', { name: 'OAuth SSE tools', slug: 'oauth-sse-up', url: up.sseUrl, transport: 'sse', auth_type: 'oauth', oauth: { client_id: up.clientId, client_secret: up.clientSecret } });
     expect(integration.status, JSON.stringify(integration.body)).toBe(201);
     const server = await admin('POST', '/v1/mcp-servers', { name: 'OAuth SSE tools', slug: 'oauth-sse', mcp_integration_id: 'oauth-sse-up' });
@@ -215,6 +215,16 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     expect(renewed.length).toBeGreaterThanOrEqual(2);
     for (const token of renewed) expect(token).not.toBe(current);
     await c.close();
+    // A new session opens its own stream: that GET refused with 401 renews once too.
+    const latest = up.accepted.at(-1)!;
+    const again = { refreshes: up.refreshes, refused: up.refused };
+    up.refuseGetOnce.add(latest);
+    const d = await client(alice.key, 'oauth-sse');
+    expect(await whoami(d)).toBe('alice-account');
+    expect(up.refused).toBe(again.refused + 1);
+    expect(up.refreshes).toBe(again.refreshes + 1);
+    expect(up.accepted.at(-1)).not.toBe(latest);
+    await d.close();
   });
 
   it('a refresh the authorization server refuses removes the connection and asks for a new one', async () => {
