@@ -67,6 +67,20 @@ describe('request log writer', () => {
     expect(h.written).toHaveLength(1000 - h.writer.dropped);
   });
 
+  it('drops a row whose body cannot be serialised, counts it and writes the rest; the flush does not throw', async () => {
+    const h = harness();
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    h.writer.push(row('a'));
+    h.writer.push({ ...row('big'), request_body: { n: 1n } });
+    h.writer.push({ ...row('loop'), response_body: cyclic });
+    h.writer.push(row('d'));
+    await expect(h.writer.flush()).resolves.toBeUndefined();
+    expect(h.written).toEqual(['a', 'd']);
+    expect(h.writer.dropped).toBe(2);
+    expect(h.dropped()).toBe(2);
+  });
+
   it('drops only the row the store refuses, not its batch', async () => {
     const h = harness();
     h.state.refuse.add('bad');

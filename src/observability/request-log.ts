@@ -117,7 +117,8 @@ export class RequestLogWriter {
 
   /** Writes a batch; returns the rows left unwritten because the store is unreachable. */
   private async write(queued: QueuedLogRow[]): Promise<QueuedLogRow[]> {
-    const batch = queued.map(serialiseLogRow);
+    const batch = this.serialise(queued);
+    if (batch.length === 0) return [];
     try {
       await this.insert(batch);
       return [];
@@ -134,6 +135,22 @@ export class RequestLogWriter {
       }
     }
     return [];
+  }
+
+  /**
+   * The rows as stored; a row whose values cannot be serialised (a body holding a `BigInt` or a cycle: a bug where it
+   * was built) is dropped and counted, not thrown: the flush runs on a timer, where a throw would end the process.
+   */
+  private serialise(queued: QueuedLogRow[]): RequestLogRow[] {
+    const batch: RequestLogRow[] = [];
+    for (const row of queued) {
+      try {
+        batch.push(serialiseLogRow(row));
+      } catch (err) {
+        this.drop(1, err);
+      }
+    }
+    return batch;
   }
 
   private unreachable(err: unknown, rows: QueuedLogRow[]): QueuedLogRow[] {
