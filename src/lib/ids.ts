@@ -86,8 +86,8 @@ export function timeOrderedId(prefix: string, nowMs = Date.now()): string {
   const text = idText(prefix.length + digits + 15);
   const at = writePrefix(text, prefix);
   if (at < 0) return prefix + timeOrderedId('', nowMs);
-  // The clock (past 2^31 ms) as its last four digits and the rest, each written from an integer V8 divides as one
-  // (a double's `%` and division by 36 per digit took ~1,000 instructions per id, callgrind).
+  // The clock is a double past 2^31: split into its last four digits and the rest, its digits are cut from integers
+  // V8 divides as such (a double's `%` and division by 36 per digit took ~1,000 instructions per id, callgrind).
   let high = Math.floor(t / LOW_DIGITS_SPAN);
   let low = t - high * LOW_DIGITS_SPAN;
   let i = at + digits - 1;
