@@ -265,11 +265,17 @@ export class McpGateway {
       } else {
         answer = await this.withRenewal(
           ctx,
-          async () => {
-            const link = targetOf(this.deps, ctx.route, ctx.bearer).then((t) => SseLink.open(this.fetcher, t));
-            this.links.set(id, link);
-            return (await link).exchange(message, relay, ctx.signal);
-          },
+          async () =>
+            this.retryRefusedSecrets(
+              ctx,
+              await targetOf(this.deps, ctx.route, ctx.bearer),
+              async (t) => {
+                const link = SseLink.open(this.fetcher, t);
+                this.links.set(id, link);
+                return (await link).exchange(message, relay, ctx.signal);
+              },
+              () => this.dropLink(id),
+            ),
           () => this.dropLink(id),
         );
       }
@@ -383,8 +389,7 @@ export class McpGateway {
       async () => {
         const target = await targetOf(this.deps, ctx.route, ctx.bearer);
         if (target.transport === 'http') return (await this.retryRefusedSecrets(ctx, target, (t) => exchangeOverHttp(this.fetcher, t, stateOf(session), message, relay, ctx.signal))).answer;
-        const link = await this.sseLink(session, target);
-        return link.exchange(message, relay, ctx.signal);
+        return this.retryRefusedSecrets(ctx, target, async (t) => (await this.sseLink(session, t)).exchange(message, relay, ctx.signal), () => this.dropLink(session.id));
       },
       () => this.dropLink(session.id),
     );
@@ -412,17 +417,20 @@ export class McpGateway {
   }
 
   /**
-   * Runs one Streamable HTTP exchange; when the upstream refuses (401, 403) headers filled from the
-   * integration's secret mappings, fetches those references anew once and runs it again with what they
-   * hold now (a credential rotated in its secret manager). The refused request never ran upstream.
+   * Runs one upstream exchange (Streamable HTTP, or a message on an SSE stream); when the upstream refuses
+   * (401, 403) headers filled from the integration's secret mappings, fetches those references anew once and
+   * runs it again with what they hold now (a credential rotated in its secret manager), after `beforeRetry`
+   * (an SSE stream opened with the old headers is dropped: the retry opens a new one). The refused request
+   * never ran upstream.
    */
-  private async retryRefusedSecrets<T>(ctx: PostContext, target: UpstreamTarget, run: (t: UpstreamTarget) => Promise<T>): Promise<T> {
+  private async retryRefusedSecrets<T>(ctx: PostContext, target: UpstreamTarget, run: (t: UpstreamTarget) => Promise<T>, beforeRetry?: () => void): Promise<T> {
     try {
       return await run(target);
     } catch (err) {
       const mappings = ctx.route.integration.secret_mappings;
       if (!(err instanceof UpstreamFailure) || (err.status !== 401 && err.status !== 403) || mappings.length === 0) throw err;
       await refreshMappedSecrets(this.deps, mappings);
+      beforeRetry?.();
       return run(await targetOf(this.deps, ctx.route, ctx.bearer));
     }
   }

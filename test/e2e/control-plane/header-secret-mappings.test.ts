@@ -16,6 +16,7 @@ const AGENT_TOKEN = 'agent-upstream-token-from-vault-0002';
 const STATIC_VALUE = 'static-header-value-0003';
 const ROTATED = 'agent-token-rotated-in-vault-0004';
 const MCP_ROTATED = 'mcp-token-rotated-in-vault-0005';
+const SSE_ROTATED = 'mcp-token-rotated-again-in-vault-0006';
 
 /** A fetch that authenticates to the gateway with `key`. */
 function keyed(key: string): typeof fetch {
@@ -123,6 +124,42 @@ describe('header secret_mappings on /v1/mcp-integrations and /v1/agent-servers',
     // Leaving auth_type headers drops both.
     const none = await admin('PUT', '/v1/mcp-integrations/mapped-up', { auth_type: 'none' });
     expect(none.body).toMatchObject({ auth_type: 'none', headers: {}, secret_mappings: [] });
+  });
+
+  it('MCP over HTTP+SSE: the stream and the posted messages carry the mapped header; a message refused with 401 after a rotation re-resolves once and reopens the stream', async () => {
+    const created = await admin('POST', '/v1/mcp-integrations', {
+      name: 'Mapped SSE upstream',
+      slug: 'mapped-sse-up',
+      url: `${mcp.url}/sse`,
+      transport: 'sse',
+      secret_mappings: [{ target_field: 'headers.authorization', secret_reference_id: 'vault-mcp', value_format: 'Bearer {{secret}}' }],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await admin('POST', '/v1/mcp-servers', { name: 'Mapped SSE', slug: 'mapped-sse', mcp_integration_id: 'mapped-sse-up' })).status).toBe(201);
+    const current = `Bearer ${(vault.options.secrets['secret/mcp/upstream'] as { token: string }).token}`;
+    const client = new Client({ name: 'mappings-sse-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/mapped-sse/mcp`), { requestInit: { headers: { 'x-gateway-api-key': invoker } } }));
+    const before = mcp.headers.length;
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'sse' } })).content).toEqual([{ type: 'text', text: JSON.stringify({ text: 'sse' }) }]);
+    for (const h of mcp.headers.slice(before)) expect(h.authorization).toBe(current);
+
+    // Rotated while the stream is open: the next message is refused (401); the gateway fetches the reference anew,
+    // opens a new stream with it (replaying the session's initialize) and sends the message there, once.
+    vault.options.secrets['secret/mcp/upstream'] = { token: SSE_ROTATED };
+    mcp.requiredAuthorization = `Bearer ${SSE_ROTATED}`;
+    try {
+      const calls = mcp.calls.length;
+      const refusedAt = mcp.headers.length;
+      expect((await client.callTool({ name: 'echo', arguments: { text: 'after rotation' } })).content).toEqual([{ type: 'text', text: JSON.stringify({ text: 'after rotation' }) }]);
+      expect(mcp.calls.length).toBe(calls + 1);
+      const sent = mcp.headers.slice(refusedAt);
+      expect(sent[0]!.authorization).toBe(current);
+      expect(sent.slice(1).every((h) => h.authorization === `Bearer ${SSE_ROTATED}`)).toBe(true);
+      expect(sent.some((h) => h.accept?.includes('text/event-stream'))).toBe(true);
+      await client.close();
+    } finally {
+      mcp.requiredAuthorization = undefined;
+    }
   });
 
   it('A2A: the card fetch and the JSON-RPC proxy (an SDK agent, an SDK client) send the mapped header from a JSON secret; a 401 re-resolves once', async () => {
@@ -236,6 +273,6 @@ describe('header secret_mappings on /v1/mcp-integrations and /v1/agent-servers',
     answers.push((await admin('GET', '/v1/logs?page_size=100')).body, (await admin('GET', '/v1/audit-logs?page_size=100')).body);
     const everything = JSON.stringify([answers, logs, audit, logLines, await db.selectFrom('mcp_integrations').selectAll().execute(), await db.selectFrom('agent_servers').selectAll().execute()]);
     expect(logLines.length).toBeGreaterThan(0);
-    for (const secret of [MCP_TOKEN, MCP_ROTATED, AGENT_TOKEN, ROTATED, STATIC_VALUE, VAULT_TOKEN]) expect(everything).not.toContain(secret);
+    for (const secret of [MCP_TOKEN, MCP_ROTATED, SSE_ROTATED, AGENT_TOKEN, ROTATED, STATIC_VALUE, VAULT_TOKEN]) expect(everything).not.toContain(secret);
   });
 });

@@ -32,7 +32,7 @@ export interface FakeMcp {
   initializations: number;
   /** The tools listed (a test may add a duplicate). */
   tools: Tool[];
-  /** When set, a request to `/mcp` without exactly this `Authorization` is answered 401 (tests set it while running). */
+  /** When set, a request to `/mcp`, `/sse` or `/messages` without exactly this `Authorization` is answered 401 (tests set it while running). */
   requiredAuthorization?: string;
   /** Sends `notifications/tools/list_changed` to every open session (on its session stream). */
   announceToolsChanged(): Promise<void>;
@@ -118,6 +118,10 @@ export async function startFakeMcp(): Promise<FakeMcp> {
         transport.onclose = () => transport.sessionId && streams.delete(transport.sessionId);
         await serve().connect(transport);
         return transport.handleRequest(req, res);
+      }
+      if ((path === '/sse' || path === '/messages') && fake.requiredAuthorization !== undefined && req.headers.authorization !== fake.requiredAuthorization) {
+        res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized' }));
+        return;
       }
       if (path === '/sse' && req.method === 'GET') {
         const transport = new SSEServerTransport('/messages', res);
