@@ -96,11 +96,11 @@ export async function startFakeMcp(): Promise<FakeMcp> {
     fake.headers.push(req.headers);
     const path = (req.url ?? '').split('?')[0];
     (async () => {
+      if ((path === '/mcp' || path === '/sse' || path === '/messages') && fake.requiredAuthorization !== undefined && req.headers.authorization !== fake.requiredAuthorization) {
+        res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized' }));
+        return;
+      }
       if (path === '/mcp') {
-        if (fake.requiredAuthorization !== undefined && req.headers.authorization !== fake.requiredAuthorization) {
-          res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized' }));
-          return;
-        }
         const sid = req.headers['mcp-session-id'];
         const existing = typeof sid === 'string' ? streams.get(sid) : undefined;
         if (existing) return existing.handleRequest(req, res);
@@ -118,10 +118,6 @@ export async function startFakeMcp(): Promise<FakeMcp> {
         transport.onclose = () => transport.sessionId && streams.delete(transport.sessionId);
         await serve().connect(transport);
         return transport.handleRequest(req, res);
-      }
-      if ((path === '/sse' || path === '/messages') && fake.requiredAuthorization !== undefined && req.headers.authorization !== fake.requiredAuthorization) {
-        res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized' }));
-        return;
       }
       if (path === '/sse' && req.method === 'GET') {
         const transport = new SSEServerTransport('/messages', res);
