@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UNKNOWN_MEMBER, topLevelBounds, topLevelMember, topLevelMembers } from './json.js';
+import { UNKNOWN_MEMBER, lastMemberBounds, topLevelBounds, topLevelMember, topLevelMembers } from './json.js';
 import { JsonAnswer } from '../routing/outcome.js';
 
 const b = (s: string) => Buffer.from(s, 'utf8');
@@ -40,7 +40,20 @@ describe('topLevelMember from the end (the usage block after the choices)', () =
     expect(topLevelMember(b('{"id":"x", "usage" : "u" , "x" : 1 }\n'), 'usage')).toBe('u');
     expect(topLevelMember(b('{"usage": 12 }'), 'usage')).toBe(12);
     expect(topLevelMember(b('{"usage":{"a":1},"kind":"usage"}'), 'usage')).toEqual({ a: 1 });
+    expect(topLevelMember(b('{"usage":{"a":1},"kind":"say \\"usage\\""}'), 'usage')).toEqual({ a: 1 });
+    expect(topLevelMember(b('{"usage":{"a":1},"usage":2}'), 'usage')).toBe(2);
     expect(topLevelMember(b('{"usage":[1,{"b":"}"}]}'), 'usage')).toEqual([1, { b: '}' }]);
+  });
+
+  it('finds the member from the end wherever its key lies (the search back for the key at every alignment)', () => {
+    for (let n = 0; n < 40; n++) {
+      const usage = { a: 'u'.repeat(n), usag: 'usage ', b: [n] };
+      const text = JSON.stringify({ id: 'x'.repeat(n % 9), usage, s: 'x' });
+      const at = lastMemberBounds(b(text), 'usage');
+      expect(at, text).toBeDefined();
+      expect(JSON.parse(text.slice(at![1], at![2]))).toEqual(usage);
+      expect(text.slice(at![0], at![1])).toBe('"usage":');
+    }
   });
 
   it('walks the whole object when the last "usage" text is not the top-level member', () => {
