@@ -28,4 +28,15 @@ describe('GenAI metrics', () => {
     expect(line(`gen_ai_client_operation_duration_seconds_count{${labels},error_type="none"}`)).toMatch(/ 1$/);
     expect(text).toMatch(/gen_ai_client_operation_duration_seconds_count\{gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="[^"]+",error_type="provider_authentication_error"\} 1/);
   });
+
+  it("counts the Responses API's input and output tokens (its usage names them input_tokens and output_tokens)", async () => {
+    const client = gw.openai({ 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }) });
+    const answer = await client.responses.create({ model: 'gpt-4.1-mini', input: 'count these tokens too' });
+    expect(answer.usage!.input_tokens).toBeGreaterThan(0);
+    const text = await (await fetch(`${gw.url}/metrics`)).text();
+    const line = (prefix: string) => text.split('\n').find((l) => l.startsWith(prefix));
+    const labels = 'gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="gpt-4.1-mini"';
+    expect(line(`gen_ai_client_token_usage_sum{${labels},gen_ai_token_type="input"}`)).toBe(`gen_ai_client_token_usage_sum{${labels},gen_ai_token_type="input"} ${answer.usage!.input_tokens}`);
+    expect(line(`gen_ai_client_token_usage_sum{${labels},gen_ai_token_type="output"}`)).toBe(`gen_ai_client_token_usage_sum{${labels},gen_ai_token_type="output"} ${answer.usage!.output_tokens}`);
+  });
 });
