@@ -15,13 +15,14 @@ import { getBatch, insertBatch, listBatches, transitionBatch } from '../store/re
 import { getFile } from '../store/repos/files.js';
 import { captureRoute } from './capture-route.js';
 import { seconds, TERMINAL, viewBatch } from './batch-view.js';
+import { StringEnum } from '../spec/string-enum.js';
 
 const tags = ['batches'];
 const CreateBody = Type.Object(
   {
     input_file_id: Type.String({ minLength: 1, maxLength: 128 }),
-    completion_window: Type.Union([Type.Literal('immediate'), Type.Literal('24h')]),
-    endpoint: Type.Union(BATCH_ENDPOINTS.map((e) => Type.Literal(e))),
+    completion_window: StringEnum(['immediate', '24h']),
+    endpoint: StringEnum(BATCH_ENDPOINTS),
     metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
     output_expires_after: Type.Optional(Type.Unknown()),
   },

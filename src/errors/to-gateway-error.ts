@@ -22,7 +22,10 @@ export function toGatewayError(err: unknown): GatewayError {
     const missing = first?.params && typeof first.params.missingProperty === 'string' ? `.${first.params.missingProperty}` : '';
     const extra = first?.params && typeof first.params.additionalProperty === 'string' ? `.${first.params.additionalProperty}` : '';
     const param = `${where}${missing}${extra}`;
-    return new GatewayError('invalid_request', `${param}: ${first?.message ?? 'invalid value'}`, { param });
+    // An enum's failure names what it allows: "must be equal to one of the allowed values (user, assistant)".
+    const allowed = first?.params?.allowedValues;
+    const listed = Array.isArray(allowed) ? ` (${allowed.join(', ')})` : '';
+    return new GatewayError('invalid_request', `${param}: ${first?.message ?? 'invalid value'}${listed}`, { param });
   }
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

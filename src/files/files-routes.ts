@@ -11,13 +11,14 @@ import { GatewayFiles, isGatewayFileId, toFileObject } from './gateway-files.js'
 import { multipartForward, type IncomingPart } from './multipart-forward.js';
 import { resolveResourceTarget, ResourceForwarder, type ResourceTarget } from './provider-resource.js';
 import { intQuery, rawQuery, strQuery } from './query-params.js';
+import { StringEnum } from '../spec/string-enum.js';
 
 const tags = ['files'];
 const FileIdParams = Type.Object({ file_id: Type.String({ minLength: 1, maxLength: 128 }) });
 const ListQuery = Type.Object({
   after: Type.Optional(Type.String()),
   limit: Type.Optional(Type.String({ description: 'integer 1..10000, default 10000' })),
-  order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+  order: Type.Optional(StringEnum(['asc', 'desc'])),
   purpose: Type.Optional(Type.String()),
 });
 

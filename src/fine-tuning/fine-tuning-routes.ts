@@ -6,6 +6,7 @@ import { resolveResourceTarget, type ResourceForwarder, type ResourceTarget } fr
 import { intQuery, rawQuery } from '../files/query-params.js';
 import { checkMetadata } from '../batches/batches-routes.js';
 import type { GatewayDeps } from '../gateway/deps.js';
+import { StringEnum } from '../spec/string-enum.js';
 
 const tags = ['fine-tuning'];
 const Wandb = Type.Object(
@@ -14,7 +15,7 @@ const Wandb = Type.Object(
 );
 const Integration = Type.Object({ type: Type.Literal('wandb'), wandb: Wandb }, { additionalProperties: false });
 const MethodObject = Type.Object(
-  { type: Type.Union([Type.Literal('supervised'), Type.Literal('dpo'), Type.Literal('reinforcement')]) },
+  { type: StringEnum(['supervised', 'dpo', 'reinforcement']) },
   { additionalProperties: true },
 );
 const CreateBody = Type.Object(

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { StringEnum } from '../spec/string-enum.js';
 
 const Block = Type.Object({ type: Type.String({ minLength: 1 }) }, { additionalProperties: true });
 const Content = Type.Union([Type.String(), Type.Array(Block)]);
@@ -12,7 +13,7 @@ export const MessagesBody = Type.Object(
   {
     model: Type.String({ minLength: 1 }),
     max_tokens: Type.Integer({ minimum: 1 }),
-    messages: Type.Array(Type.Object({ role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]), content: Content }, { additionalProperties: false }), { minItems: 1 }),
+    messages: Type.Array(Type.Object({ role: StringEnum(['user', 'assistant']), content: Content }, { additionalProperties: false }), { minItems: 1 }),
     system: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.Literal('text'), text: Type.String() }, { additionalProperties: true }))])),
     stop_sequences: Type.Optional(Type.Array(Type.String())),
     stream: Type.Optional(Type.Boolean()),
@@ -20,8 +21,8 @@ export const MessagesBody = Type.Object(
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     top_k: Type.Optional(Type.Integer({ minimum: 0 })),
     tools: Type.Optional(Type.Array(Type.Object({ name: Type.String({ minLength: 1 }) }, { additionalProperties: true }))),
-    tool_choice: Type.Optional(Type.Object({ type: Type.Union(['auto', 'any', 'tool', 'none'].map((t) => Type.Literal(t))) }, { additionalProperties: true })),
-    thinking: Type.Optional(Type.Object({ type: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]), budget_tokens: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: true })),
+    tool_choice: Type.Optional(Type.Object({ type: StringEnum(['auto', 'any', 'tool', 'none']) }, { additionalProperties: true })),
+    thinking: Type.Optional(Type.Object({ type: StringEnum(['enabled', 'disabled']), budget_tokens: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: true })),
     metadata: Type.Optional(Type.Object({ user_id: Type.Optional(Type.String()) }, { additionalProperties: true })),
   },
   { additionalProperties: true },

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { GatewayError } from '../errors/gateway-error.js';
 import { isObject } from '../lib/json.js';
+import { StringEnum } from '../spec/string-enum.js';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -13,11 +14,11 @@ export const METADATA_LIMITS = { pairs: 16, keyLength: 64, valueLength: 512 } as
 const Item = Type.Object({ type: Type.Optional(Type.String()), role: Type.Optional(Type.String()) }, { additionalProperties: true });
 const Tool = Type.Object({ type: Type.String({ minLength: 1 }) }, { additionalProperties: true });
 const ToolChoice = Type.Union([Type.Literal('none'), Type.Literal('auto'), Type.Literal('required'), Type.Object({ type: Type.String() }, { additionalProperties: true })]);
-const Effort = Nullable(Type.Union(['minimal', 'low', 'medium', 'high'].map((v) => Type.Literal(v))));
-const Summary = Nullable(Type.Union(['auto', 'concise', 'detailed'].map((v) => Type.Literal(v))));
+const Effort = Nullable(StringEnum(['minimal', 'low', 'medium', 'high']));
+const Summary = Nullable(StringEnum(['auto', 'concise', 'detailed']));
 const Format = Type.Object(
   {
-    type: Type.Union([Type.Literal('text'), Type.Literal('json_object'), Type.Literal('json_schema')]),
+    type: StringEnum(['text', 'json_object', 'json_schema']),
     name: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9_-]{1,64}$' })),
     schema: Type.Optional(Type.Object({}, { additionalProperties: true })),
     strict: Type.Optional(Nullable(Type.Boolean())),
@@ -42,7 +43,7 @@ export const ResponsesBody = Type.Object(
     previous_response_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
     stream: Type.Optional(Nullable(Type.Boolean())),
     max_output_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 16 }))),
-    truncation: Type.Optional(Nullable(Type.Union([Type.Literal('auto'), Type.Literal('disabled')]))),
+    truncation: Type.Optional(Nullable(StringEnum(['auto', 'disabled']))),
     metadata: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
     store: Type.Optional(Nullable(Type.Boolean())),
     temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),

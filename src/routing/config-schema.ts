@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { MAX_TIMEOUT_MS } from '../lib/timeouts.js';
 import { allProviderSettings } from '../providers/registry.js';
+import { StringEnum } from '../spec/string-enum.js';
 
 /**
  * The config object's structural schema (gateway-spec.md, "Config object"), unknown keys rejected at
@@ -50,7 +51,7 @@ const StatusCodes = Type.Array(Type.Integer({ minimum: 100, maximum: 599 }));
 
 export const StrategySchema = Type.Object(
   {
-    mode: Type.Union([Type.Literal('single'), Type.Literal('loadbalance'), Type.Literal('fallback'), Type.Literal('conditional')]),
+    mode: StringEnum(['single', 'loadbalance', 'fallback', 'conditional']),
     conditions: Type.Optional(Type.Array(Type.Object({ query: Type.Object({}), then: Type.String() }, { additionalProperties: false }))),
     default: Type.Optional(Type.String()),
     on_status_codes: Type.Optional(StatusCodes),
@@ -59,7 +60,7 @@ export const StrategySchema = Type.Object(
 );
 
 export const CacheSchema = Type.Object(
-  { mode: Type.Union([Type.Literal('simple'), Type.Literal('semantic')]), max_age: Type.Optional(Type.Integer({ minimum: 1 })) },
+  { mode: StringEnum(['simple', 'semantic']), max_age: Type.Optional(Type.Integer({ minimum: 1 })) },
   { additionalProperties: false },
 );
 

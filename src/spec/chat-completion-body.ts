@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
+import { StringEnum } from './string-enum.js';
 
 const Message = Type.Object(
   {
-    role: Type.Union(['system', 'developer', 'user', 'assistant', 'tool', 'function'].map((r) => Type.Literal(r))),
+    role: StringEnum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
     content: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })), Type.Null()])),
   },
   { additionalProperties: true },

@@ -127,6 +127,14 @@ describe('bad inputs get the decisions.md error shape', () => {
     expect((await res.json() as any).error.message).toContain('messages');
   });
 
+  it('a message with an unknown role → 400 naming the message and the roles allowed', async () => {
+    const res = await post('{"messages":[{"role":"user","content":"x"},{"role":"assistant","content":"y"},{"role":"boss","content":"z"}]}');
+    expect(res.status).toBe(400);
+    const error = ((await res.json()) as { error: { param: string; message: string } }).error;
+    expect(error.param).toBe('body.messages.2.role');
+    expect(error.message).toBe('body.messages.2.role: must be equal to one of the allowed values (system, developer, user, assistant, tool, function)');
+  });
+
   it('unknown provider → 400', async () => {
     const res = await post('{"messages":[{"role":"user","content":"x"}]}', { 'x-gateway-provider': 'nope' });
     expect(res.status).toBe(400);

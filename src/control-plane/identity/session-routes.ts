@@ -21,6 +21,7 @@ import { iso } from '../resource/paging.js';
 import { OrganisationRoleSchema, WorkspaceRoleSchema } from '../resources/users/users.resource.js';
 import { clearedCookies, sessionCookies } from './session-cookies.js';
 import { liveSession } from './session-principal.js';
+import { StringEnum } from '../../spec/string-enum.js';
 
 const LoginBody = Type.Object({ api_key: Type.String({ minLength: 1, maxLength: 512 }) }, { additionalProperties: false });
 const SessionAnswer = Type.Object({
@@ -28,7 +29,7 @@ const SessionAnswer = Type.Object({
   id: Type.String(),
   user: Type.Object({ id: Type.String(), email: Type.String(), name: Type.Union([Type.String(), Type.Null()]), role: OrganisationRoleSchema }),
   organisation: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() }),
-  workspaces: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String(), status: Type.Union([Type.Literal('active'), Type.Literal('archived')]), role: WorkspaceRoleSchema })),
+  workspaces: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String(), status: StringEnum(['active', 'archived']), role: WorkspaceRoleSchema })),
   created_at: Type.String(),
   expires_at: Type.String(),
 });

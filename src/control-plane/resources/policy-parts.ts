@@ -3,13 +3,14 @@ import type { Kysely } from 'kysely';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
 import type { Database } from '../../store/schema.js';
+import { StringEnum } from '../../spec/string-enum.js';
 
 /**
  * What the rate-limit and usage-limit policy resources share: the schemas of their common fields and
  * their lifecycle (ids are lower-cased UUIDs; `DELETE` archives and answers the archived policy; an
  * archived policy is read with `?status=archived` and cannot change).
  */
-export const PolicyStatus = Type.Union([Type.Literal('active'), Type.Literal('archived')]);
+export const PolicyStatus = StringEnum(['active', 'archived']);
 export const PolicyName = Type.Union([Type.String({ maxLength: 200 }), Type.Null()]);
 export const PolicyConditions = Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }), value: Type.String({ maxLength: 512 }) }, { additionalProperties: false }), { maxItems: 32 });
 export const PolicyGroupBy = Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }), { maxItems: 8 });

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { urlSetting, type ProviderSettings } from '../provider-settings.js';
+import { StringEnum } from '../../spec/string-enum.js';
 
 /**
  * Azure AI Foundry's settings: the endpoint (serverless, managed compute or a Foundry resource), its
@@ -11,7 +12,7 @@ export const AZURE_AI_SETTINGS: ProviderSettings = {
   cloud3_deployment_name: urlSetting('cloud3_deployment_name'),
   cloud3_endpoint_name: urlSetting('cloud3_endpoint_name'),
   cloud3_api_version: urlSetting('cloud3_api_version'),
-  cloud3_deployment_type: Type.Union([Type.Literal('serverless'), Type.Literal('managed')]),
+  cloud3_deployment_type: StringEnum(['serverless', 'managed']),
   cloud3_resource_name: urlSetting('cloud3_resource_name'),
   cloud3_model_name: Type.String(),
 };

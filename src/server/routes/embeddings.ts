@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { handleDataPlane } from '../../data-plane/handle-data-plane.js';
+import { StringEnum } from '../../spec/string-enum.js';
 
 const TokenArray = Type.Array(Type.Integer());
 
@@ -9,7 +10,7 @@ export const EmbeddingsBody = Type.Object(
   {
     input: Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 }), TokenArray, Type.Array(TokenArray)]),
     model: Type.Optional(Type.String()),
-    encoding_format: Type.Optional(Type.Union([Type.Literal('float'), Type.Literal('base64')])),
+    encoding_format: Type.Optional(StringEnum(['float', 'base64'])),
     dimensions: Type.Optional(Type.Integer({ minimum: 1 })),
     user: Type.Optional(Type.String()),
   },

@@ -3,11 +3,10 @@ import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { handleDataPlane } from '../../data-plane/handle-data-plane.js';
+import { StringEnum } from '../../spec/string-enum.js';
 
 const OLDER_SIZES = ['256x256', '512x512', '1024x1024'];
 const NEWER_SIZES = ['1024x1024', '1792x1024', '1024x1792'];
-/** A string enum (one `enum` keyword, so a failure lists the allowed values). */
-const literals = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] });
 
 /**
  * Per-model rules of the specification. The older model is `dall-e-2` (also when `model` is absent,
@@ -32,10 +31,10 @@ export const ImageGenerationBody = Type.Object(
     prompt: Type.String({ minLength: 1, maxLength: 4000 }),
     model: Type.Optional(Type.String({ minLength: 1 })),
     n: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
-    quality: Type.Optional(literals(['standard', 'hd'])),
-    response_format: Type.Optional(literals(['url', 'b64_json'])),
-    size: Type.Optional(literals([...OLDER_SIZES, ...NEWER_SIZES.slice(1)])),
-    style: Type.Optional(literals(['vivid', 'natural'])),
+    quality: Type.Optional(StringEnum(['standard', 'hd'])),
+    response_format: Type.Optional(StringEnum(['url', 'b64_json'])),
+    size: Type.Optional(StringEnum([...OLDER_SIZES, ...NEWER_SIZES.slice(1)])),
+    style: Type.Optional(StringEnum(['vivid', 'natural'])),
     user: Type.Optional(Type.String()),
   },
   { additionalProperties: true, allOf: PER_MODEL },

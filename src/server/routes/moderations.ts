@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_MODERATION_MODEL, MODERATION_MODELS, type ModerationModel } from '../../spec/moderations.js';
+import { DEFAULT_MODERATION_MODEL, MODERATION_MODELS } from '../../spec/moderations.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { handleDataPlane } from '../../data-plane/handle-data-plane.js';
+import { StringEnum } from '../../spec/string-enum.js';
 
 /**
  * The moderations body as the specification states it: `input` a string (required), `model` one of
@@ -11,7 +12,7 @@ import { handleDataPlane } from '../../data-plane/handle-data-plane.js';
 export const ModerationBody = Type.Object(
   {
     input: Type.String(),
-    model: Type.Optional(Type.Unsafe<ModerationModel>({ type: 'string', enum: [...MODERATION_MODELS], default: DEFAULT_MODERATION_MODEL })),
+    model: Type.Optional(StringEnum(MODERATION_MODELS, { default: DEFAULT_MODERATION_MODEL })),
   },
   { additionalProperties: true },
 );

@@ -12,6 +12,7 @@ import { ErrorAnswer } from '../../resource/mount-resource.js';
 import { iso } from '../../resource/paging.js';
 import { checkIdentityUrl } from '../outbound-url.js';
 import { JWT_SECTION } from './jwt-section.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
 /** Asymmetric JWS algorithms a JWT may be signed with (`none` and shared-secret HMAC never). */
 export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
@@ -24,7 +25,7 @@ const JwtSettingsBody = Type.Object(
     jwks: Type.Optional(Type.Object({ keys: Type.Array(Jwk, { minItems: 1, maxItems: 100 }) }, { additionalProperties: false })),
     issuer: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     audience: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-    algorithms: Type.Optional(Type.Array(Type.Union(JWT_ALGORITHMS.map((a) => Type.Literal(a))), { minItems: 1, maxItems: JWT_ALGORITHMS.length, uniqueItems: true })),
+    algorithms: Type.Optional(Type.Array(StringEnum(JWT_ALGORITHMS), { minItems: 1, maxItems: JWT_ALGORITHMS.length, uniqueItems: true })),
   },
   { additionalProperties: false },
 );

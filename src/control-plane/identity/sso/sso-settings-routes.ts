@@ -11,9 +11,10 @@ import { iso } from '../../resource/paging.js';
 import { credentialHint } from '../../resources/integrations/integration-input.js';
 import { checkIdentityUrl } from '../outbound-url.js';
 import { checkSsoDomains } from './sso-domains.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
-const AuthMethod = Type.Union([Type.Literal('client_secret_basic'), Type.Literal('client_secret_post')]);
-const DefaultRole = Type.Union([Type.Literal('admin'), Type.Literal('member')]);
+const AuthMethod = StringEnum(['client_secret_basic', 'client_secret_post']);
+const DefaultRole = StringEnum(['admin', 'member']);
 const Scope = Type.String({ minLength: 1, maxLength: 128, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' });
 const SsoBody = Type.Object(
   {

@@ -12,6 +12,7 @@ import { ErrorAnswer } from '../../resource/mount-resource.js';
 import { PageQuery, iso, pageOf } from '../../resource/paging.js';
 import { LogFilterQuery, METADATA_QUERY, filterOf, type LogFilterInput } from '../logs/log-filter.js';
 import { retentionStart } from '../logs/retention.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
 const DAY_MS = 86_400_000;
 /** Default range of analytics: the last 7 days. */
@@ -28,12 +29,12 @@ const GroupsQuery = Type.Object(
     ...PageQuery,
     columns: Type.Optional(Type.String({ maxLength: 1000 })),
     order_by: Type.Optional(Type.String({ maxLength: 64 })),
-    order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+    order: Type.Optional(StringEnum(['asc', 'desc'])),
   },
   { additionalProperties: false, patternProperties: METADATA_QUERY },
 );
 const GraphQuery = Type.Object(
-  { ...FilterMembers, interval: Type.Optional(Type.Union([Type.Literal('minute'), Type.Literal('hour'), Type.Literal('day')])) },
+  { ...FilterMembers, interval: Type.Optional(StringEnum(['minute', 'hour', 'day'])) },
   { additionalProperties: false, patternProperties: METADATA_QUERY },
 );
 const GroupsAnswer = Type.Object({ object: Type.Literal('list'), total: Type.Integer(), data: Type.Array(Type.Record(Type.String(), Type.Unknown())) });

@@ -1,13 +1,14 @@
 import { Type } from 'typebox';
 import { IsoTime } from '../../resource/paging.js';
 import { InlineUsageLimitAnswer, InlineUsageLimits } from '../usage-limit-policies/inline-usage-limits.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
-const KeyType = Type.Union([Type.Literal('organisation-service'), Type.Literal('workspace-service'), Type.Literal('workspace-user')]);
+const KeyType = StringEnum(['organisation-service', 'workspace-service', 'workspace-user']);
 const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0 }), Type.Null()]);
 /** `rotation_policy`: a schedule (`rotation_period`, or a one-off `next_rotation_at` in the future) and the transition of its rotations. */
 const RotationPolicy = Type.Object(
   {
-    rotation_period: Type.Optional(Type.Union([Type.Literal('weekly'), Type.Literal('monthly')])),
+    rotation_period: Type.Optional(StringEnum(['weekly', 'monthly'])),
     next_rotation_at: Type.Optional(Type.String({ format: 'date-time' })),
     key_transition_period_ms: Type.Optional(Type.Integer({ minimum: 30 * 60 * 1000 })),
   },
@@ -74,10 +75,10 @@ export const ApiKeyAnswer = Type.Object({
   workspace_id: Type.Union([Type.String(), Type.Null()]),
   user_id: Type.Union([Type.String(), Type.Null()]),
   scopes: Type.Array(Type.String()),
-  status: Type.Union([Type.Literal('active'), Type.Literal('revoked')]),
+  status: StringEnum(['active', 'revoked']),
   key_hint: Type.String(),
   /** `api`: made by `POST /v1/api-keys`; `auto`: made when its user joined the workspace. */
-  creation_mode: Type.Union([Type.Literal('api'), Type.Literal('auto')]),
+  creation_mode: StringEnum(['api', 'auto']),
   expires_at: IsoTime,
   /** As set, with `next_rotation_at`: when the schedule rotates the key next (null when never). */
   rotation_policy: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),

@@ -10,6 +10,7 @@ import { Slug } from '../../resource/slug.js';
 import { checkConfigurations, checkCustomHost, checkProvider, checkSecretMappings, credentialHint, sealConfigurations } from './integration-input.js';
 import { integrationModelsActions, integrationWorkspacesAction } from './integration-actions.js';
 import { checkMappedReferences } from './check-secret-mappings.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
 const Settings = Type.Record(Type.String(), Type.Unknown());
 const SecretMappingSchema = Type.Object(
@@ -17,7 +18,7 @@ const SecretMappingSchema = Type.Object(
     target_field: Type.String({ minLength: 1 }),
     secret_reference_id: Type.String({ minLength: 1 }),
     secret_key: Type.Optional(Type.String({ minLength: 1 })),
-    value_format: Type.Optional(Type.Union([Type.Literal('string'), Type.Literal('json')])),
+    value_format: Type.Optional(StringEnum(['string', 'json'])),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import type { RequestLogFilter } from '../../../store/repos/request-logs.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
 /** An ISO 8601 time or Unix seconds. */
 const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0 })]);
@@ -18,7 +19,7 @@ export const LogFilterQuery = {
   provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   api_key_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   user_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  cache_status: Type.Optional(Type.Union(CACHE_STATUSES.map((s) => Type.Literal(s)))),
+  cache_status: Type.Optional(StringEnum(CACHE_STATUSES)),
 };
 
 /** `metadata.<key>` query members: a string each (the key is checked by `filterOf`). */

@@ -11,9 +11,10 @@ import type { HeaderSecretMapping } from '../../../store/repos/secret-references
 import { checkCustomHost, credentialHint } from '../integrations/integration-input.js';
 import { HeaderSecretMappings, checkHeaderMappings } from '../secret-references/header-secret-mappings.js';
 import { assertMayWriteMcpIntegration, checkHeaders, headerNameProblem } from './mcp-integration-input.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
-const Transport = Type.Union([Type.Literal('http'), Type.Literal('sse')]);
-const AuthType = Type.Union([Type.Literal('none'), Type.Literal('headers'), Type.Literal('oauth')]);
+const Transport = StringEnum(['http', 'sse']);
+const AuthType = StringEnum(['none', 'headers', 'oauth']);
 const Headers = Type.Record(Type.String(), Type.String({ maxLength: 8192 }), { maxProperties: 50 });
 const Url = Type.String({ minLength: 1, maxLength: 2048 });
 const OAuthInput = Type.Object(

@@ -8,10 +8,11 @@ import { defineResource, type ResourceContext } from '../../resource/define-reso
 import { IsoTime, iso } from '../../resource/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';
 import { connectAction, listConnectionsAction, revokeConnectionAction } from './mcp-connection-actions.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
 const ToolName = Type.String({ minLength: 1, maxLength: 128 });
 const Tools = Type.Object({ allow: Type.Optional(Type.Array(ToolName, { maxItems: 1000 })), deny: Type.Optional(Type.Array(ToolName, { maxItems: 1000 })) }, { additionalProperties: false });
-const Access = Type.Union([Type.Literal('allow'), Type.Literal('deny')]);
+const Access = StringEnum(['allow', 'deny']);
 
 const CreateMcpServer = Type.Object(
   {

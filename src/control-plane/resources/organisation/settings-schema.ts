@@ -1,5 +1,6 @@
 import { Type, type TSchema } from 'typebox';
 import { MIN_SESSION_TTL, SETTINGS, SETTING_KEYS, WORKSPACE_SETTING_KEYS, type SettingKey, type SettingType } from '../../../kernel/settings.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
 /** The schema of one setting's value, by its type in the catalogue. */
 function valueSchema(type: SettingType): TSchema {
@@ -36,7 +37,7 @@ export const WorkspaceSettings = settingsObject(WORKSPACE_SETTING_KEYS);
 /** The organisation's whole settings as answered (every key, stored or default). */
 export const OrganisationSettingsAnswer = Type.Record(Type.String(), Type.Unknown());
 
-const Source = Type.Union([Type.Literal('workspace'), Type.Literal('organisation'), Type.Literal('default')]);
+const Source = StringEnum(['workspace', 'organisation', 'default']);
 
 /** `GET /v1/workspaces/{id}/effective-settings` answer. */
 export const EffectiveSettingsAnswer = Type.Object({

@@ -6,9 +6,10 @@ import { RATE_LIMIT_SECTION } from '../../../limits/rate-limit-section.js';
 import { defineResource } from '../../resource/define-resource.js';
 import { ConditionsAnswer, GroupByAnswer, PolicyConditions, PolicyGroupBy, PolicyId, PolicyName, PolicyReadQuery, PolicyStatus, policyLifecycle } from '../policy-parts.js';
 import { IsoTime, iso } from '../../resource/paging.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
-const PolicyType = Type.Union([Type.Literal('requests'), Type.Literal('tokens')]);
-const Unit = Type.Union([Type.Literal('rpm'), Type.Literal('rph'), Type.Literal('rpd'), Type.Literal('rpw')]);
+const PolicyType = StringEnum(['requests', 'tokens']);
+const Unit = StringEnum(['rpm', 'rph', 'rpd', 'rpw']);
 const Value = Type.Integer({ minimum: 0, maximum: 1e15 });
 
 const CreatePolicy = Type.Object(

@@ -11,8 +11,9 @@ import { actsAsOrganisationAdmin, requireOrganisationAdmin } from '../../resourc
 import { IsoTime, iso } from '../../resource/paging.js';
 import { Slug } from '../../resource/slug.js';
 import { checkCustomHost } from '../integrations/integration-input.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
-const Manager = Type.Union([Type.Literal('aws_sm'), Type.Literal('azure_kv'), Type.Literal('hashicorp_vault')]);
+const Manager = StringEnum(['aws_sm', 'azure_kv', 'hashicorp_vault']);
 // Validated by hand per manager type (checkAuthConfig), to name `auth_config.<field>`.
 const Auth = Type.Record(Type.String(), Type.Unknown());
 const Workspaces = Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000 });

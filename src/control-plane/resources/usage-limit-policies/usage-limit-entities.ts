@@ -7,13 +7,14 @@ import { usageWindow } from '../../../limits/usage-window.js';
 import type { UsageLimitPolicy } from '../../../store/repos/usage-limit-policies.js';
 import { defineAction, type ResourceContext } from '../../resource/define-resource.js';
 import { IsoTime } from '../../resource/paging.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
 const Group = Type.Record(Type.String(), Type.String());
 const Entity = Type.Object({
   group: Group,
   used: Type.Number(),
   credit_limit: Type.Number(),
-  status: Type.Union([Type.Literal('active'), Type.Literal('exhausted')]),
+  status: StringEnum(['active', 'exhausted']),
   window_started_at: IsoTime,
   next_reset_at: Type.Union([IsoTime, Type.Null()]),
 });

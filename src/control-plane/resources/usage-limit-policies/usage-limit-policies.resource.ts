@@ -9,6 +9,7 @@ import { listEntities, resetEntity } from './usage-limit-entities.js';
 import { managedBy } from './inline-usage-limits.js';
 import { usageLimitPatch } from './usage-limit-fields.js';
 import { Amount, Days, LimitFieldsAnswer, LimitType, Nullable, Reset, ResetAt, presentLimitFields } from './usage-limit-schemas.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
 
 const CreatePolicy = Type.Object(
@@ -49,7 +50,7 @@ const ListItem = Type.Object({
   group_by: GroupByAnswer,
   status: PolicyStatus,
   /** The API key or workspace whose inline `usage_limits` made this policy (null: made here). */
-  managed_by: Type.Union([Type.Object({ type: Type.Union([Type.Literal('api_key'), Type.Literal('workspace')]), id: Type.String() }), Type.Null()]),
+  managed_by: Type.Union([Type.Object({ type: StringEnum(['api_key', 'workspace']), id: Type.String() }), Type.Null()]),
   workspace_id: Type.String(),
   organisation_id: Type.String(),
   created_at: IsoTime,

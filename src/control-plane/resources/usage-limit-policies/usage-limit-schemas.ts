@@ -3,11 +3,12 @@ import { scheduleOf } from '../../../limits/compiled-usage-policy.js';
 import { usageWindow } from '../../../limits/usage-window.js';
 import type { UsageLimitPolicy } from '../../../store/repos/usage-limit-policies.js';
 import { IsoTime, iso } from '../../resource/paging.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
 /** `cost` (US dollars), `tokens` (total tokens) or `requests`. */
-export const LimitType = Type.Union([Type.Literal('cost'), Type.Literal('tokens'), Type.Literal('requests')]);
+export const LimitType = StringEnum(['cost', 'tokens', 'requests']);
 /** A calendar reset: Monday 00:00 UTC or the 1st 00:00 UTC. */
-export const Reset = Type.Union([Type.Literal('weekly'), Type.Literal('monthly')]);
+export const Reset = StringEnum(['weekly', 'monthly']);
 /** A positive amount of the policy's type. */
 export const Amount = Type.Number({ exclusiveMinimum: 0, maximum: 1e15 });
 /** A reset every N days. */

@@ -11,11 +11,12 @@ import { deleteUser, getUser, insertMember, insertUser, listUsers, updateUser, t
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
 import { iso } from '../../resource/paging.js';
 import { actsAsOrganisationAdmin, tenantScope } from '../../resource/authorize.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
 /** An organisation role. */
-export const OrganisationRoleSchema = Type.Union([Type.Literal(ORGANISATION_ROLES[0]), Type.Literal(ORGANISATION_ROLES[1]), Type.Literal(ORGANISATION_ROLES[2])]);
+export const OrganisationRoleSchema = StringEnum(ORGANISATION_ROLES);
 /** A workspace role. */
-export const WorkspaceRoleSchema = Type.Union([Type.Literal(WORKSPACE_ROLES[0]), Type.Literal(WORKSPACE_ROLES[1]), Type.Literal(WORKSPACE_ROLES[2])]);
+export const WorkspaceRoleSchema = StringEnum(WORKSPACE_ROLES);
 const Email = Type.String({ minLength: 3, maxLength: 320, pattern: '^[^\\s@]+@[^\\s@]+$' });
 const Membership = Type.Object({ id: Type.String({ minLength: 1 }), role: WorkspaceRoleSchema }, { additionalProperties: false });
 
@@ -28,7 +29,7 @@ const UpdateUser = Type.Object(
     email: Type.Optional(Email),
     name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()])),
     role: Type.Optional(OrganisationRoleSchema),
-    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('deactivated')])),
+    status: Type.Optional(StringEnum(['active', 'deactivated'])),
   },
   { additionalProperties: false },
 );
@@ -38,7 +39,7 @@ const UserAnswer = Type.Object({
   email: Type.String(),
   name: Type.Union([Type.String(), Type.Null()]),
   role: OrganisationRoleSchema,
-  status: Type.Union([Type.Literal('active'), Type.Literal('deactivated')]),
+  status: StringEnum(['active', 'deactivated']),
   workspaces: Type.Array(Type.Object({ id: Type.String(), role: WorkspaceRoleSchema })),
   created_at: Type.String(),
   last_updated_at: Type.String(),

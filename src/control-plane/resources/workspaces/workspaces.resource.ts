@@ -15,6 +15,7 @@ import { ApiKeyDefaults } from '../api-keys/api-key-schemas.js';
 import { EffectiveSettingsAnswer, WorkspaceSettings } from '../organisation/settings-schema.js';
 import { InlineUsageLimitAnswer, InlineUsageLimits, replaceInlineUsageLimits, withInlineUsageLimits, type InlineOwner, type InlineUsageLimitView } from '../usage-limit-policies/inline-usage-limits.js';
 import { USAGE_LIMIT_SECTION } from '../../../limits/usage-limit-section.js';
+import { StringEnum } from '../../../spec/string-enum.js';
 
 const Metadata = Type.Record(Type.String(), Type.String());
 const Description = Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]);
@@ -49,7 +50,7 @@ const WorkspaceAnswer = Type.Object({
   name: Type.String(),
   slug: Type.String(),
   description: Type.Union([Type.String(), Type.Null()]),
-  status: Type.Union([Type.Literal('active'), Type.Literal('archived')]),
+  status: StringEnum(['active', 'archived']),
   metadata: Type.Record(Type.String(), Type.Unknown()),
   settings: Type.Record(Type.String(), Type.Unknown()),
   defaults: Type.Union([ApiKeyDefaults, Type.Null()]),
