@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import { StringEnum } from '../spec/string-enum.js';
+import { StringOrArray } from '../spec/string-or-array.js';
 
 const Block = Type.Object({ type: Type.String({ minLength: 1 }) }, { additionalProperties: true });
-const Content = Type.Union([Type.String(), Type.Array(Block)]);
+const Content = StringOrArray(Block);
 
 /**
  * The `POST /v1/messages` body: the members the gateway reads, with the Messages API's bounds;

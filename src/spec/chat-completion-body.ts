@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import { StringEnum } from './string-enum.js';
+import { StringOrArray } from './string-or-array.js';
 
 const Message = Type.Object(
   {
     role: StringEnum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
-    content: Type.Optional(Type.Union([Type.String(), Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true })), Type.Null()])),
+    content: Type.Optional(StringOrArray(Type.Object({ type: Type.String() }, { additionalProperties: true }), { nullable: true })),
   },
   { additionalProperties: true },
 );

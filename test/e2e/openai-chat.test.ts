@@ -135,6 +135,15 @@ describe('bad inputs get the decisions.md error shape', () => {
     expect(error.message).toBe('body.messages.2.role: must be equal to one of the allowed values (system, developer, user, assistant, tool, function)');
   });
 
+  it('a content part that is not an object → 400 naming that part; a content of the wrong type names the types', async () => {
+    const part = await post('{"messages":[{"role":"user","content":[{"type":"text","text":"x"},5]}]}');
+    expect(part.status).toBe(400);
+    expect(((await part.json()) as { error: { param: string; message: string } }).error).toMatchObject({ param: 'body.messages.0.content.1', message: 'body.messages.0.content.1: must be object' });
+    const wrong = await post('{"messages":[{"role":"assistant","content":null},{"role":"user","content":7}]}');
+    expect(wrong.status).toBe(400);
+    expect(((await wrong.json()) as { error: { param: string; message: string } }).error).toMatchObject({ param: 'body.messages.1.content', message: 'body.messages.1.content: must be string,array,null' });
+  });
+
   it('unknown provider → 400', async () => {
     const res = await post('{"messages":[{"role":"user","content":"x"}]}', { 'x-gateway-provider': 'nope' });
     expect(res.status).toBe(400);
