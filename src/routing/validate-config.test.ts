@@ -51,6 +51,13 @@ describe('validateConfig', () => {
     expect(errorOf({ strategy: { mode: 'fallback', extra: 1 }, targets: [{ virtual_key: 'a' }] }).message).toContain('config.strategy.extra');
   });
 
+  it('names what a fixed set allows', () => {
+    const e = errorOf({ strategy: { mode: 'roundrobin' }, targets: [{ virtual_key: 'a' }] });
+    expect(e.message).toBe('Invalid config: config.strategy.mode must be one of single, loadbalance, fallback, conditional');
+    expect(e.param).toBe('config.strategy.mode');
+    expect(errorOf({ provider: 'openai', api_key: 'k', cache: { mode: 'fuzzy' } }).message).toBe('Invalid config: config.cache.mode must be one of simple, semantic');
+  });
+
   it('names the first offending key in nested targets', () => {
     const e = errorOf({ strategy: { mode: 'fallback' }, targets: [{ strategy: { mode: 'loadbalance' }, targets: [{ virtual_key: 'a', retry: { attempts: 9 } }] }] });
     expect(e.message).toContain('config.targets[0].targets[0].retry.attempts');

@@ -69,6 +69,8 @@ function shapeError(errors: ErrorObject[]): GatewayError {
   } else if (best.keyword === 'required') {
     path += keySuffix(String(best.params.missingProperty));
     message = 'is required';
+  } else if (best.keyword === 'enum' && Array.isArray(best.params.allowedValues)) {
+    message = `must be one of ${best.params.allowedValues.join(', ')}`;
   } else if (best.keyword === 'anyOf' || best.keyword === 'const') {
     message = 'has a value that is not allowed';
   }

@@ -102,6 +102,10 @@ describe('/v1/integrations', () => {
       expect(res.body.error.param, JSON.stringify(res.body)).toContain(param);
       expect(res.body.error.message).not.toBe('');
     }
+    // A configuration of a fixed set names the set.
+    const deployment = await admin('POST', '/v1/integrations', { name: 'x', ai_provider_id: 'azure-ai', configurations: { cloud3_deployment_type: 'dedicated' } });
+    expect(deployment.status).toBe(400);
+    expect(deployment.body.error).toMatchObject({ param: 'configurations.cloud3_deployment_type', message: 'configurations.cloud3_deployment_type must be equal to one of the allowed values (serverless, managed).' });
     expect(await count()).toBe(before);
     expect((await admin('GET', '/v1/integrations/fresh-slug')).status).toBe(404);
 

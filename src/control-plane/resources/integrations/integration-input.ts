@@ -51,7 +51,9 @@ export function checkConfigurations(provider: string, configurations: Record<str
     throw invalid(`configurations.${key}`, `Unknown configuration key '${key}' for provider '${provider}'.`);
   }
   const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
-  throw invalid(`configurations.${path}`, `configurations.${path} ${e.message ?? 'is invalid'}.`);
+  const allowed = (e.params as { allowedValues?: unknown }).allowedValues;
+  const listed = Array.isArray(allowed) ? ` (${allowed.join(', ')})` : '';
+  throw invalid(`configurations.${path}`, `configurations.${path} ${e.message ?? 'is invalid'}${listed}.`);
 }
 
 /**
