@@ -184,6 +184,16 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     await shot('policies');
   });
 
+  /**
+   * Waits for the JSON editor (`label`) to select the value its error names: it does so in an effect just after the
+   * error is painted, and a `fill` started before it would have its select-all replaced by that selection, then type
+   * over the selected part only (the next submit then sends broken JSON).
+   */
+  const refusedValueSelected = (label: string) =>
+    expect
+      .poll(() => page.evaluate<boolean>(`(() => { const t = document.activeElement; return t instanceof HTMLTextAreaElement && t.closest('label')?.querySelector('span')?.textContent === ${JSON.stringify(label)} && t.selectionEnd > t.selectionStart; })()`))
+      .toBe(true);
+
   /** Replaces the JSON editor's text (`label`) and submits its form with `button`. */
   const writeJson = async (label: string, body: unknown, button: string) => {
     await page.getByLabel(label).fill(JSON.stringify(body, null, 2));
@@ -197,6 +207,7 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     // Bad auth_config: the gateway's JSON path is shown and selected.
     await writeJson('secret reference (JSON)', { name: 'Vault OpenAI', slug: 'vault-openai', manager_type: 'hashicorp_vault', auth_config: { vault_addr: vault.origin }, secret_path: 'llm/openai', secret_key: 'api_key' }, 'Create');
     expect(await page.getByTestId('json-error-path').textContent()).toBe('auth_config.role_id');
+    await refusedValueSelected('secret reference (JSON)');
     await writeJson('secret reference (JSON)', { name: 'Vault OpenAI', slug: 'vault-openai', manager_type: 'hashicorp_vault', auth_config: { vault_addr: vault.origin, token: 'hvs.console-token-1' }, secret_path: 'llm/openai', secret_key: 'api_key' }, 'Create');
     const row = page.locator('table tbody tr', { hasText: 'Vault OpenAI' });
     await row.waitFor();
@@ -222,6 +233,7 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     await page.locator('p.muted code', { hasText: 'tracker' }).waitFor();
     await writeJson('MCP server (JSON)', { name: 'Tracker tools', slug: 'tracker-tools', mcp_integration_id: 'tracker', tools: { allow: ['search'], deny: ['search'] }, default_user_access: 'deny' }, 'Create');
     expect(await page.getByTestId('json-error-path').textContent()).toBe('tools.deny[0]');
+    await refusedValueSelected('MCP server (JSON)');
     await writeJson('MCP server (JSON)', { name: 'Tracker tools', slug: 'tracker-tools', mcp_integration_id: 'tracker', tools: { deny: ['delete_issue'] }, default_user_access: 'deny' }, 'Create');
     const server = page.locator('table tbody tr', { hasText: 'Tracker tools' });
     await server.waitFor();
@@ -275,6 +287,7 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     await page.getByLabel('Single sign-on (JSON)').fill(JSON.stringify(sso, null, 2));
     await page.getByRole('form', { name: 'Single sign-on settings' }).getByRole('button', { name: 'Turn on' }).click();
     expect(await page.getByTestId('json-error-path').textContent()).toMatch(/^domains\[0\]/);
+    await refusedValueSelected('Single sign-on (JSON)');
     await page.getByLabel('Single sign-on (JSON)').fill(JSON.stringify({ ...sso, domains: [{ domain: 'example.com', allow_subdomains: true }] }, null, 2));
     await page.getByRole('form', { name: 'Single sign-on settings' }).getByRole('button', { name: 'Turn on' }).click();
     await page.getByRole('form', { name: 'Single sign-on settings' }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
