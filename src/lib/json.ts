@@ -131,16 +131,11 @@ export function lastMemberBounds(b: Uint8Array, name: string): [number, number, 
     const keyStart = openingQuote(b, i);
     if (keyStart <= 0) return undefined;
     for (let k = keyStart + 1; k < i; k++) if (b[k] === 0x5c) return undefined;
-    if (i + 1 - keyStart === needle.bytes.length && sameBytes(b, keyStart, needle.bytes)) return [keyStart, valueStart, p + 1];
+    if (i - keyStart - 1 === name.length && sameAscii(b, keyStart + 1, name)) return [keyStart, valueStart, p + 1];
     i = skipWsBack(b, keyStart - 1);
     if (b[i] !== 0x2c) return undefined;
     p = skipWsBack(b, i - 1);
   }
-}
-
-function sameBytes(b: Uint8Array, at: number, bytes: Buffer): boolean {
-  for (let k = 0; k < bytes.length; k++) if (b[at + k] !== bytes[k]) return false;
-  return true;
 }
 
 /** The index of the quote opening the string whose closing quote is at `end`, or -1. */
