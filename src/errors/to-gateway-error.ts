@@ -9,6 +9,15 @@ interface FastifyLikeError {
 }
 
 /**
+ * Ajv's message for one schema failure (`fallback` when it has none); an enum's failure names what it allows:
+ * "must be equal to one of the allowed values (user, assistant)".
+ */
+export function schemaFailureMessage(e: { message?: string; params?: Record<string, unknown> } | undefined, fallback: string): string {
+  const allowed = e?.params?.allowedValues;
+  return `${e?.message ?? fallback}${Array.isArray(allowed) ? ` (${allowed.join(', ')})` : ''}`;
+}
+
+/**
  * Turns any thrown value (ours, Fastify's, Node's HTTP parser errors, a network error) into a
  * GatewayError. The one place that knows Fastify's and Node's own error codes, so every failure
  * leaves in the decisions.md shape.
@@ -22,10 +31,7 @@ export function toGatewayError(err: unknown): GatewayError {
     const missing = first?.params && typeof first.params.missingProperty === 'string' ? `.${first.params.missingProperty}` : '';
     const extra = first?.params && typeof first.params.additionalProperty === 'string' ? `.${first.params.additionalProperty}` : '';
     const param = `${where}${missing}${extra}`;
-    // An enum's failure names what it allows: "must be equal to one of the allowed values (user, assistant)".
-    const allowed = first?.params?.allowedValues;
-    const listed = Array.isArray(allowed) ? ` (${allowed.join(', ')})` : '';
-    return new GatewayError('invalid_request', `${param}: ${first?.message ?? 'invalid value'}${listed}`, { param });
+    return new GatewayError('invalid_request', `${param}: ${schemaFailureMessage(first, 'invalid value')}`, { param });
   }
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

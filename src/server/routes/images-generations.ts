@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
+import { schemaFailureMessage } from '../../errors/to-gateway-error.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { handleDataPlane } from '../../data-plane/handle-data-plane.js';
 import { StringEnum } from '../../spec/string-enum.js';
@@ -47,9 +48,7 @@ function formatImageError(errors: FastifySchemaValidationError[], dataVar: strin
   const param = `${dataVar}${first.instancePath.replace(/\//g, '.')}${missing}`;
   const rule = /^#\/allOf\/(\d)\//.exec(first.schemaPath ?? '');
   const model = rule ? (rule[1] === '0' ? "model 'dall-e-2' (the default when model is absent)" : "model 'dall-e-3'") : undefined;
-  let message = first.keyword === 'false schema' ? 'is not supported' : (first.message ?? 'invalid value');
-  const allowed = first.params.allowedValues;
-  if (Array.isArray(allowed)) message += ` (${allowed.join(', ')})`;
+  let message = first.keyword === 'false schema' ? 'is not supported' : schemaFailureMessage(first, 'invalid value');
   if (first.keyword === 'const') message = `must be ${JSON.stringify(first.params.allowedValue)}`;
   return new GatewayError('invalid_request', `${param}: ${message}${model ? ` for ${model}` : ''}`, { param });
 }

@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Type } from 'typebox';
 import { GatewayError } from '../../../errors/gateway-error.js';
+import { schemaFailureMessage } from '../../../errors/to-gateway-error.js';
 import { providerSettings } from '../../../providers/registry.js';
 import { CustomHostGuard } from '../../../routing/custom-host-guard.js';
 import type { OutboundPolicy } from '../../../lib/outbound-policy.js';
@@ -51,9 +52,7 @@ export function checkConfigurations(provider: string, configurations: Record<str
     throw invalid(`configurations.${key}`, `Unknown configuration key '${key}' for provider '${provider}'.`);
   }
   const path = e.instancePath.replace(/^\//, '').replace(/\//g, '.');
-  const allowed = (e.params as { allowedValues?: unknown }).allowedValues;
-  const listed = Array.isArray(allowed) ? ` (${allowed.join(', ')})` : '';
-  throw invalid(`configurations.${path}`, `configurations.${path} ${e.message ?? 'is invalid'}${listed}.`);
+  throw invalid(`configurations.${path}`, `configurations.${path} ${schemaFailureMessage(e, 'is invalid')}.`);
 }
 
 /**
