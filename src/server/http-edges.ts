@@ -16,10 +16,13 @@ export function installJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const schema = request.routeOptions.schema?.body;
-    if (body === '' && (schema === undefined || Type.IsOptional(schema as TSchema))) {
-      done(null, undefined);
-      return;
+    // Only an empty body asks for the route's schema: `routeOptions` is a getter that builds an object per call.
+    if (body === '') {
+      const schema = request.routeOptions.schema?.body;
+      if (schema === undefined || Type.IsOptional(schema as TSchema)) {
+        done(null, undefined);
+        return;
+      }
     }
     parse(request, body as string, done);
   });
