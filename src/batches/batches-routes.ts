@@ -16,6 +16,7 @@ import { getFile } from '../store/repos/files.js';
 import { captureRoute } from './capture-route.js';
 import { seconds, TERMINAL, viewBatch } from './batch-view.js';
 import { StringEnum } from '../spec/string-enum.js';
+import { Nullable } from '../spec/nullable.js';
 
 const tags = ['batches'];
 const CreateBody = Type.Object(
@@ -23,7 +24,7 @@ const CreateBody = Type.Object(
     input_file_id: Type.String({ minLength: 1, maxLength: 128 }),
     completion_window: StringEnum(['immediate', '24h']),
     endpoint: StringEnum(BATCH_ENDPOINTS),
-    metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
+    metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.String()))),
     output_expires_after: Type.Optional(Type.Unknown()),
   },
   { additionalProperties: false },

@@ -7,10 +7,11 @@ import { intQuery, rawQuery } from '../files/query-params.js';
 import { checkMetadata } from '../batches/batches-routes.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import { StringEnum } from '../spec/string-enum.js';
+import { Nullable } from '../spec/nullable.js';
 
 const tags = ['fine-tuning'];
 const Wandb = Type.Object(
-  { project: Type.String({ minLength: 1 }), name: Type.Optional(Type.Union([Type.String(), Type.Null()])), entity: Type.Optional(Type.Union([Type.String(), Type.Null()])), tags: Type.Optional(Type.Array(Type.String())) },
+  { project: Type.String({ minLength: 1 }), name: Type.Optional(Nullable(Type.String())), entity: Type.Optional(Nullable(Type.String())), tags: Type.Optional(Type.Array(Type.String())) },
   { additionalProperties: false },
 );
 const Integration = Type.Object({ type: Type.Literal('wandb'), wandb: Wandb }, { additionalProperties: false });
@@ -24,11 +25,11 @@ const CreateBody = Type.Object(
     training_file: Type.String({ minLength: 1 }),
     suffix: Type.String({ minLength: 1, maxLength: 64 }),
     method: MethodObject,
-    validation_file: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
-    integrations: Type.Optional(Type.Union([Type.Array(Integration, { maxItems: 5 }), Type.Null()])),
-    seed: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 2147483647 }), Type.Null()])),
+    validation_file: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
+    integrations: Type.Optional(Nullable(Type.Array(Integration, { maxItems: 5 }))),
+    seed: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 2147483647 }))),
     hyperparameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-    metadata: Type.Optional(Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()])),
+    metadata: Type.Optional(Nullable(Type.Record(Type.String(), Type.String()))),
   },
   { additionalProperties: false },
 );

@@ -8,6 +8,7 @@ import type { McpGateway } from './mcp-gateway.js';
 import { mcpSection } from './mcp-section.js';
 import { MCP_OAUTH_CALLBACK_PATH } from './oauth/oauth-constants.js';
 import { closeLoadedUpstreamOAuth, loadUpstreamOAuth } from './oauth/load-upstream-oauth.js';
+import { Nullable } from '../spec/nullable.js';
 
 /** Largest JSON-RPC body a client may POST (a tool call's arguments). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -34,9 +35,9 @@ const CallbackQuery = Type.Object(
   { state: Type.Optional(Type.String({ maxLength: 2048 })), code: Type.Optional(Type.String({ maxLength: 4096 })), error: Type.Optional(Type.String({ maxLength: 256 })), error_description: Type.Optional(Type.String({ maxLength: 2048 })) },
   { additionalProperties: Type.String({ maxLength: 2048 }) },
 );
-const ErrorBody = Type.Object({ error: Type.Object({ message: Type.String(), type: Type.String(), param: Type.Union([Type.String(), Type.Null()]), code: Type.Union([Type.String(), Type.Null()]) }) });
+const ErrorBody = Type.Object({ error: Type.Object({ message: Type.String(), type: Type.String(), param: Nullable(Type.String()), code: Nullable(Type.String()) }) });
 /** A user's connection as the callback and `GET /v1/mcp-servers/{id}/connections` show it (never a token). */
-export const ConnectionAnswer = Type.Object({ object: Type.Literal('mcp_connection'), server_id: Type.String(), user_id: Type.String(), connected: Type.Boolean(), connected_at: Type.String(), expires_at: Type.Union([Type.String(), Type.Null()]) });
+export const ConnectionAnswer = Type.Object({ object: Type.Literal('mcp_connection'), server_id: Type.String(), user_id: Type.String(), connected: Type.Boolean(), connected_at: Type.String(), expires_at: Nullable(Type.String()) });
 
 /**
  * `GET /v1/mcp/oauth/callback`: where the upstream's authorization server sends the user back. Public

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { GatewayError } from '../errors/gateway-error.js';
 import { ChatCompletionBody } from '../spec/chat-completion-body.js';
+import { Nullable } from '../spec/nullable.js';
 
 const { messages: _messages, ...checked } = ChatCompletionBody.properties;
 
@@ -12,7 +13,7 @@ const { messages: _messages, ...checked } = ChatCompletionBody.properties;
  */
 export const HYPERPARAMETERS: Record<string, TSchema> = {
   ...checked,
-  logit_bias: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Number()), Type.Null()])),
+  logit_bias: Type.Optional(Nullable(Type.Record(Type.String(), Type.Number()))),
   logprobs: Type.Optional(Type.Boolean()),
   top_logprobs: Type.Optional(Type.Integer({ minimum: 0, maximum: 20 })),
   seed: Type.Optional(Type.Integer()),

@@ -1,9 +1,8 @@
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 import { GatewayError } from '../errors/gateway-error.js';
 import { isObject } from '../lib/json.js';
 import { StringEnum } from '../spec/string-enum.js';
-
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+import { Nullable } from '../spec/nullable.js';
 
 /** `include` values the specification allows (GET /v1/responses/{id}); the same list is accepted on create and input_items. */
 export const ALLOWED_INCLUDES: readonly string[] = ['file_search_call.results', 'message.input_image.image_url', 'computer_call_output.output.image_url'];

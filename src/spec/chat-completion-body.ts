@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { StringEnum } from './string-enum.js';
 import { StringOrArray } from './string-or-array.js';
+import { Nullable } from './nullable.js';
 
 const Message = Type.Object(
   {
@@ -29,7 +30,7 @@ export const ChatCompletionBody = Type.Object(
     frequency_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
     stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 }), Type.Null()])),
     tools: Type.Optional(Type.Array(Type.Object({ type: Type.String() }, { additionalProperties: true }))),
-    stream_options: Type.Optional(Type.Union([Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: true }), Type.Null()])),
+    stream_options: Type.Optional(Nullable(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: true }))),
   },
   { additionalProperties: true },
 );

@@ -22,12 +22,13 @@ import { OrganisationRoleSchema, WorkspaceRoleSchema } from '../resources/users/
 import { clearedCookies, sessionCookies } from './session-cookies.js';
 import { liveSession } from './session-principal.js';
 import { StringEnum } from '../../spec/string-enum.js';
+import { Nullable } from '../../spec/nullable.js';
 
 const LoginBody = Type.Object({ api_key: Type.String({ minLength: 1, maxLength: 512 }) }, { additionalProperties: false });
 const SessionAnswer = Type.Object({
   object: Type.Literal('session'),
   id: Type.String(),
-  user: Type.Object({ id: Type.String(), email: Type.String(), name: Type.Union([Type.String(), Type.Null()]), role: OrganisationRoleSchema }),
+  user: Type.Object({ id: Type.String(), email: Type.String(), name: Nullable(Type.String()), role: OrganisationRoleSchema }),
   organisation: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() }),
   workspaces: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String(), status: StringEnum(['active', 'archived']), role: WorkspaceRoleSchema })),
   created_at: Type.String(),

@@ -9,10 +9,11 @@ import { principalOf, tenantScope } from './authorize.js';
 import { writeAudit } from './audit.js';
 import { ListAnswer, PageQuery, pageOf } from './paging.js';
 import type { Resource, ResourceContext, WriteResult } from './define-resource.js';
+import { Nullable } from '../../spec/nullable.js';
 
 /** The decisions.md error body, as every admin route documents its failures. */
 export const ErrorAnswer = Type.Object(
-  { error: Type.Object({ message: Type.String(), type: Type.String(), param: Type.Union([Type.String(), Type.Null()]), code: Type.Union([Type.String(), Type.Null()]) }, { additionalProperties: true }) },
+  { error: Type.Object({ message: Type.String(), type: Type.String(), param: Nullable(Type.String()), code: Nullable(Type.String()) }, { additionalProperties: true }) },
   { additionalProperties: true },
 );
 

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { Nullable } from '../../spec/nullable.js';
 
 /** Query members of every admin list (control-plane.md: `current_page` from 0, `page_size` 1–100, default 50). */
 export const PageQuery = {
@@ -23,4 +24,4 @@ export function iso(ms: number | null | undefined): string | null {
 }
 
 /** Schema of an ISO time or null. */
-export const IsoTime = Type.Union([Type.String(), Type.Null()]);
+export const IsoTime = Nullable(Type.String());

@@ -4,6 +4,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
 import type { Database } from '../../store/schema.js';
 import { StringEnum } from '../../spec/string-enum.js';
+import { Nullable } from '../../spec/nullable.js';
 
 /**
  * What the rate-limit and usage-limit policy resources share: the schemas of their common fields and
@@ -11,7 +12,7 @@ import { StringEnum } from '../../spec/string-enum.js';
  * archived policy is read with `?status=archived` and cannot change).
  */
 export const PolicyStatus = StringEnum(['active', 'archived']);
-export const PolicyName = Type.Union([Type.String({ maxLength: 200 }), Type.Null()]);
+export const PolicyName = Nullable(Type.String({ maxLength: 200 }));
 export const PolicyConditions = Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }), value: Type.String({ maxLength: 512 }) }, { additionalProperties: false }), { maxItems: 32 });
 export const PolicyGroupBy = Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }), { maxItems: 8 });
 export const PolicyReadQuery = Type.Object({ status: Type.Optional(PolicyStatus) }, { additionalProperties: false });

@@ -1,4 +1,5 @@
 import { Type, type TSchema } from 'typebox';
+import { Nullable } from '../../spec/nullable.js';
 
 /**
  * The answers of the data-plane routes as the OpenAPI document shows them: the members every client
@@ -14,7 +15,7 @@ const ChatCompletion = Type.Object(
     object: Type.Literal('chat.completion'),
     created: Type.Integer(),
     model: Type.String(),
-    choices: Type.Array(Type.Object({ index: Type.Integer(), message: Type.Object({ role: Type.Literal('assistant'), content: Type.Union([Type.String(), Type.Null()]) }, open), finish_reason: Type.Union([Type.String(), Type.Null()]) }, open)),
+    choices: Type.Array(Type.Object({ index: Type.Integer(), message: Type.Object({ role: Type.Literal('assistant'), content: Nullable(Type.String()) }, open), finish_reason: Nullable(Type.String()) }, open)),
     usage: Type.Optional(Usage),
   },
   { ...open, description: 'A chat completion (OpenAI schema); with `stream: true`, `chat.completion.chunk` events ending with `data: [DONE]`.' },
@@ -43,7 +44,7 @@ const Message = Type.Object(
     role: Type.Literal('assistant'),
     model: Type.String(),
     content: Type.Array(Type.Object({ type: Type.String() }, open)),
-    stop_reason: Type.Union([Type.String(), Type.Null()]),
+    stop_reason: Nullable(Type.String()),
     usage: Type.Object({ input_tokens: Type.Integer(), output_tokens: Type.Integer() }, open),
   },
   { ...open, description: 'A message (Anthropic Messages API); with `stream: true`, named events from `message_start` to `message_stop`.' },

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import { handleDataPlane } from '../../data-plane/handle-data-plane.js';
+import { Nullable } from '../../spec/nullable.js';
 
 const TokenArray = Type.Array(Type.Integer());
 
@@ -16,14 +17,14 @@ export const CompletionBody = Type.Object(
     frequency_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
     presence_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
     logit_bias: Type.Optional(Type.Record(Type.String(), Type.Number({ minimum: -100, maximum: 100 }))),
-    logprobs: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 5 }), Type.Null()])),
-    max_tokens: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
+    logprobs: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 5 }))),
+    max_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 0 }))),
     n: Type.Optional(Type.Integer({ minimum: 1, maximum: 128 })),
     seed: Type.Optional(Type.Integer()),
     stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 }), Type.Null()])),
     stream: Type.Optional(Type.Boolean()),
-    stream_options: Type.Optional(Type.Union([Type.Object({ include_usage: Type.Optional(Type.Boolean()) }), Type.Null()])),
-    suffix: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    stream_options: Type.Optional(Nullable(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }))),
+    suffix: Type.Optional(Nullable(Type.String())),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     user: Type.Optional(Type.String()),

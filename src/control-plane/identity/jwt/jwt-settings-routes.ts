@@ -13,6 +13,7 @@ import { iso } from '../../resource/paging.js';
 import { checkIdentityUrl } from '../outbound-url.js';
 import { JWT_SECTION } from './jwt-section.js';
 import { StringEnum } from '../../../spec/string-enum.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 /** Asymmetric JWS algorithms a JWT may be signed with (`none` and shared-secret HMAC never). */
 export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
@@ -31,10 +32,10 @@ const JwtSettingsBody = Type.Object(
 );
 const JwtSettingsAnswer = Type.Object({
   object: Type.Literal('jwt_settings'),
-  jwks_url: Type.Union([Type.String(), Type.Null()]),
-  jwks: Type.Union([Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }), Type.Null()]),
-  issuer: Type.Union([Type.String(), Type.Null()]),
-  audience: Type.Union([Type.String(), Type.Null()]),
+  jwks_url: Nullable(Type.String()),
+  jwks: Nullable(Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) })),
+  issuer: Nullable(Type.String()),
+  audience: Nullable(Type.String()),
   algorithms: Type.Array(Type.String()),
   created_at: Type.String(),
   last_updated_at: Type.String(),

@@ -9,11 +9,12 @@ import { checkCustomHost } from '../integrations/integration-input.js';
 import { sealHeaders } from '../../../lib/sealed-values.js';
 import { HeaderSecretMappings, checkHeaderMappings } from '../secret-references/header-secret-mappings.js';
 import { checkHeaders, checkSkills, headerNameProblem } from './agent-server-input.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048 });
 const Headers = Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.String({ maxLength: 8192 }), { maxProperties: 50 });
 const SkillId = Type.String({ minLength: 1, maxLength: 256 });
-const Skills = Type.Object({ allow: Type.Optional(Type.Union([Type.Array(SkillId, { maxItems: 500 }), Type.Null()])) }, { additionalProperties: false });
+const Skills = Type.Object({ allow: Type.Optional(Nullable(Type.Array(SkillId, { maxItems: 500 }))) }, { additionalProperties: false });
 
 const CreateAgentServer = Type.Object(
   {
@@ -45,7 +46,7 @@ const AgentServerAnswer = Type.Object({
   url: Type.String(),
   headers: Type.Record(Type.String(), Type.String(), { description: 'Header name → masked hint of its value (values are write-only).' }),
   secret_mappings: HeaderSecretMappings,
-  skills: Type.Object({ allow: Type.Union([Type.Array(Type.String()), Type.Null()]) }),
+  skills: Type.Object({ allow: Nullable(Type.Array(Type.String())) }),
   workspace_id: Type.String(),
   organisation_id: Type.String(),
   created_at: IsoTime,

@@ -13,6 +13,7 @@ import { PageQuery, iso, pageOf } from '../../resource/paging.js';
 import { LogFilterQuery, METADATA_QUERY, filterOf, type LogFilterInput } from '../logs/log-filter.js';
 import { retentionStart } from '../logs/retention.js';
 import { StringEnum } from '../../../spec/string-enum.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 const DAY_MS = 86_400_000;
 /** Default range of analytics: the last 7 days. */
@@ -44,7 +45,7 @@ const GraphAnswer = Type.Object({
   interval: Type.String(),
   start_time: Type.String(),
   end_time: Type.String(),
-  data_points: Type.Array(Type.Object({ timestamp: Type.String(), value: Type.Union([Type.Number(), Type.Null()]) }, { additionalProperties: true })),
+  data_points: Type.Array(Type.Object({ timestamp: Type.String(), value: Nullable(Type.Number()) }, { additionalProperties: true })),
   summary: Type.Record(Type.String(), Type.Unknown()),
 });
 

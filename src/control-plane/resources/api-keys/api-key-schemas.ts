@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { IsoTime } from '../../resource/paging.js';
 import { InlineUsageLimitAnswer, InlineUsageLimits } from '../usage-limit-policies/inline-usage-limits.js';
 import { StringEnum } from '../../../spec/string-enum.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 const KeyType = StringEnum(['organisation-service', 'workspace-service', 'workspace-user']);
 const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0 }), Type.Null()]);
@@ -35,9 +36,9 @@ export const CreateApiKey = Type.Object(
     user_id: Type.Optional(Type.String({ minLength: 1 })),
     scopes: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     expires_at: Type.Optional(Time),
-    rotation_policy: Type.Optional(Type.Union([RotationPolicy, Type.Null()])),
+    rotation_policy: Type.Optional(Nullable(RotationPolicy)),
     metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
-    defaults: Type.Optional(Type.Union([ApiKeyDefaults, Type.Null()])),
+    defaults: Type.Optional(Nullable(ApiKeyDefaults)),
     /** Budgets of this key alone: each entry is a usage-limit policy on `api_key = <this key>` (docs/usage-limits.md). */
     usage_limits: Type.Optional(InlineUsageLimits),
   },
@@ -50,9 +51,9 @@ export const UpdateApiKey = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     scopes: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     expires_at: Type.Optional(Time),
-    rotation_policy: Type.Optional(Type.Union([RotationPolicy, Type.Null()])),
+    rotation_policy: Type.Optional(Nullable(RotationPolicy)),
     metadata: Type.Optional(Type.Record(Type.String(), Type.String())),
-    defaults: Type.Optional(Type.Union([ApiKeyDefaults, Type.Null()])),
+    defaults: Type.Optional(Nullable(ApiKeyDefaults)),
     /** Budgets of this key alone: each entry is a usage-limit policy on `api_key = <this key>` (docs/usage-limits.md). */
     usage_limits: Type.Optional(InlineUsageLimits),
   },
@@ -72,8 +73,8 @@ export const ApiKeyAnswer = Type.Object({
   name: Type.String(),
   type: KeyType,
   organisation_id: Type.String(),
-  workspace_id: Type.Union([Type.String(), Type.Null()]),
-  user_id: Type.Union([Type.String(), Type.Null()]),
+  workspace_id: Nullable(Type.String()),
+  user_id: Nullable(Type.String()),
   scopes: Type.Array(Type.String()),
   status: StringEnum(['active', 'revoked']),
   key_hint: Type.String(),
@@ -81,13 +82,13 @@ export const ApiKeyAnswer = Type.Object({
   creation_mode: StringEnum(['api', 'auto']),
   expires_at: IsoTime,
   /** As set, with `next_rotation_at`: when the schedule rotates the key next (null when never). */
-  rotation_policy: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+  rotation_policy: Nullable(Type.Record(Type.String(), Type.Unknown())),
   /** Until when the value before the last rotation still works (null: no transition). */
   key_transition_expires_at: IsoTime,
   /** When the key last authenticated a request (written every few seconds; null: never). */
   last_used_at: IsoTime,
   metadata: Type.Record(Type.String(), Type.Unknown()),
-  defaults: Type.Union([ApiKeyDefaults, Type.Null()]),
+  defaults: Nullable(ApiKeyDefaults),
   /** The key's inline usage limits: the policies its `usage_limits` made, with their ids and windows. */
   usage_limits: Type.Array(InlineUsageLimitAnswer),
   created_at: IsoTime,

@@ -7,6 +7,7 @@ import type { GatewayDeps } from '../../../gateway/deps.js';
 import { principalOf, tenantScope } from '../../resource/authorize.js';
 import { ErrorAnswer } from '../../resource/mount-resource.js';
 import { ListAnswer, PageQuery, iso, pageOf } from '../../resource/paging.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0 })]);
 const Query = Type.Object(
@@ -25,13 +26,13 @@ const Entry = Type.Object({
   id: Type.String(),
   created_at: Type.String(),
   organisation_id: Type.String(),
-  workspace_id: Type.Union([Type.String(), Type.Null()]),
-  actor: Type.Object({ type: Type.String(), id: Type.Union([Type.String(), Type.Null()]) }),
+  workspace_id: Nullable(Type.String()),
+  actor: Type.Object({ type: Type.String(), id: Nullable(Type.String()) }),
   action: Type.String(),
   resource_type: Type.String(),
-  resource_id: Type.Union([Type.String(), Type.Null()]),
-  request_id: Type.Union([Type.String(), Type.Null()]),
-  client_ip: Type.Union([Type.String(), Type.Null()]),
+  resource_id: Nullable(Type.String()),
+  request_id: Nullable(Type.String()),
+  client_ip: Nullable(Type.String()),
   details: Type.Record(Type.String(), Type.Unknown()),
 });
 

@@ -11,6 +11,7 @@ import { checkConfigurations, checkCustomHost, checkProvider, checkSecretMapping
 import { integrationModelsActions, integrationWorkspacesAction } from './integration-actions.js';
 import { checkMappedReferences } from './check-secret-mappings.js';
 import { StringEnum } from '../../../spec/string-enum.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 const Settings = Type.Record(Type.String(), Type.Unknown());
 const SecretMappingSchema = Type.Object(
@@ -44,7 +45,7 @@ const UpdateIntegration = Type.Object(
     key: Type.Optional(Type.String()),
     configurations: Type.Optional(Settings),
     secret_mappings: Type.Optional(Type.Array(SecretMappingSchema, { maxItems: 50 })),
-    pricing_adjustments: Type.Optional(Type.Union([PricingAdjustments, Type.Null()])),
+    pricing_adjustments: Type.Optional(Nullable(PricingAdjustments)),
   },
   { additionalProperties: false },
 );
@@ -54,11 +55,11 @@ const IntegrationAnswer = Type.Object({
   slug: Type.String(),
   name: Type.String(),
   ai_provider_id: Type.String(),
-  key_hint: Type.Union([Type.String(), Type.Null()]),
+  key_hint: Nullable(Type.String()),
   configurations: Settings,
-  workspace_id: Type.Union([Type.String(), Type.Null()]),
+  workspace_id: Nullable(Type.String()),
   secret_mappings: Type.Array(SecretMappingSchema),
-  pricing_adjustments: Type.Union([PricingAdjustments, Type.Null()]),
+  pricing_adjustments: Nullable(PricingAdjustments),
   status: Type.String(),
   created_at: IsoTime,
   last_updated_at: IsoTime,

@@ -4,8 +4,7 @@ import { retentionStart } from './retention.js';
 import { LogFilterQuery, METADATA_QUERY, filterOf, type LogFilterInput } from './log-filter.js';
 import { defineResource } from '../../resource/define-resource.js';
 import { iso } from '../../resource/paging.js';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+import { Nullable } from '../../../spec/nullable.js';
 
 const LogQuery = Type.Object(LogFilterQuery, { additionalProperties: false, patternProperties: METADATA_QUERY });
 

@@ -12,6 +12,7 @@ import { checkCustomHost, credentialHint } from '../integrations/integration-inp
 import { HeaderSecretMappings, checkHeaderMappings } from '../secret-references/header-secret-mappings.js';
 import { assertMayWriteMcpIntegration, checkHeaders, headerNameProblem } from './mcp-integration-input.js';
 import { StringEnum } from '../../../spec/string-enum.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 const Transport = StringEnum(['http', 'sse']);
 const AuthType = StringEnum(['none', 'headers', 'oauth']);
@@ -69,8 +70,8 @@ const McpIntegrationAnswer = Type.Object({
   auth_type: AuthType,
   headers: Type.Record(Type.String(), Type.String()),
   secret_mappings: HeaderSecretMappings,
-  oauth: Type.Union([OAuthAnswer, Type.Null()]),
-  workspace_id: Type.Union([Type.String(), Type.Null()]),
+  oauth: Nullable(OAuthAnswer),
+  workspace_id: Nullable(Type.String()),
   created_at: IsoTime,
   last_updated_at: IsoTime,
 });

@@ -8,6 +8,7 @@ import { deletePrompt, getPrompt, getPromptVersion, listPrompts, type PromptKind
 import { parsePromptRef, selectVersion } from '../../../prompts/prompt-ref.js';
 import type { ScopedRepo } from '../../resource/define-resource.js';
 import { IsoTime, iso } from '../../resource/paging.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 /** A prompt or partial at one of its versions: what the prompts resources load, write and present. */
 export interface PromptAt {
@@ -22,18 +23,18 @@ export const LABEL: Record<PromptKind, string> = { prompt: 'prompt', partial: 'p
 export const ID_PARAM: Record<PromptKind, string> = { prompt: 'promptId', partial: 'partialId' };
 
 /** The members of a prompt or partial answer (and of a versions list item) that only prompts have. */
-const PromptOnly = { parameters: Type.Record(Type.String(), Type.Unknown()), model: Type.Union([Type.String(), Type.Null()]), metadata: Type.Record(Type.String(), Type.Unknown()) };
-const Nullable = Type.Union([Type.String(), Type.Null()]);
+const PromptOnly = { parameters: Type.Record(Type.String(), Type.Unknown()), model: Nullable(Type.String()), metadata: Type.Record(Type.String(), Type.Unknown()) };
+const NullableString = Nullable(Type.String());
 const Head = { id: Type.String(), name: Type.String(), slug: Type.String(), organisation_id: Type.String(), workspace_id: Type.String(), published_version: Type.Integer(), latest_version: Type.Integer(), version: Type.Integer(), string: Type.String() };
-const Tail = { version_description: Nullable, version_created_at: IsoTime, created_at: IsoTime, updated_at: IsoTime };
+const Tail = { version_description: NullableString, version_created_at: IsoTime, created_at: IsoTime, updated_at: IsoTime };
 
 /** A prompt at one version, as every prompt route answers it. */
-export const PromptAnswer = Type.Object({ ...Head, object: Type.Literal('prompt'), ...PromptOnly, virtual_key: Nullable, provider: Nullable, ...Tail });
+export const PromptAnswer = Type.Object({ ...Head, object: Type.Literal('prompt'), ...PromptOnly, virtual_key: NullableString, provider: NullableString, ...Tail });
 /** A partial at one version. */
 export const PartialAnswer = Type.Object({ ...Head, object: Type.Literal('prompt_partial'), ...Tail });
 
 const VersionHead = { version: Type.Integer(), published: Type.Boolean(), string: Type.String() };
-const VersionTail = { version_description: Nullable, created_at: IsoTime };
+const VersionTail = { version_description: NullableString, created_at: IsoTime };
 /** The versions list of a prompt (newest first). */
 export const PromptVersions = Type.Object({ object: Type.Literal('list'), data: Type.Array(Type.Object({ ...VersionHead, ...PromptOnly, ...VersionTail })), total: Type.Integer() });
 /** The versions list of a partial (newest first). */

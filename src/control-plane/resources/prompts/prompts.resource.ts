@@ -10,6 +10,7 @@ import { defineResource } from '../../resource/define-resource.js';
 import { Slug, slugify } from '../../resource/slug.js';
 import { ID_PARAM, PromptAnswer, PromptVersions, insertUnique, presentPrompt, promptAt, promptRepo } from './prompt-record.js';
 import { makeDefaultAction, versionsAction } from './prompt-actions.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 const Metadata = Type.Record(Type.String(), Type.Unknown());
 const Credential = {
@@ -35,7 +36,7 @@ const UpdatePrompt = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     string: Type.Optional(Type.String({ minLength: 1 })),
     parameters: Type.Optional(SavedParameters),
-    model: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
+    model: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
     metadata: Type.Optional(Metadata),
     version_description: Type.Optional(Type.String()),
     patch: Type.Optional(Type.Boolean({ description: 'Back-fill `string`, `parameters`, `metadata` and `model` the body lacks from the latest version.' })),

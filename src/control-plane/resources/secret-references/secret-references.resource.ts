@@ -12,6 +12,7 @@ import { IsoTime, iso } from '../../resource/paging.js';
 import { Slug } from '../../resource/slug.js';
 import { checkCustomHost } from '../integrations/integration-input.js';
 import { StringEnum } from '../../../spec/string-enum.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 const Manager = StringEnum(['aws_sm', 'azure_kv', 'hashicorp_vault']);
 // Validated by hand per manager type (checkAuthConfig), to name `auth_config.<field>`.
@@ -35,7 +36,7 @@ const UpdateReference = Type.Object(
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     auth_config: Type.Optional(Auth),
     secret_path: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-    secret_key: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Null()])),
+    secret_key: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 256 }))),
     allow_all_workspaces: Type.Optional(Type.Boolean()),
     allowed_workspaces: Type.Optional(Workspaces),
   },
@@ -49,14 +50,14 @@ const ReferenceAnswer = Type.Object({
   manager_type: Type.String(),
   auth_config: Type.Record(Type.String(), Type.String()),
   secret_path: Type.String(),
-  secret_key: Type.Union([Type.String(), Type.Null()]),
+  secret_key: Nullable(Type.String()),
   allow_all_workspaces: Type.Boolean(),
   allowed_workspaces: Type.Array(Type.String()),
   status: Type.String(),
   created_at: IsoTime,
   last_updated_at: IsoTime,
 });
-const TestAnswer = Type.Object({ ok: Type.Boolean(), fingerprint: Type.Union([Type.String(), Type.Null()]), error: Type.Optional(Type.String()) });
+const TestAnswer = Type.Object({ ok: Type.Boolean(), fingerprint: Nullable(Type.String()), error: Type.Optional(Type.String()) });
 
 function present(r: SecretReference) {
   return {

@@ -8,7 +8,8 @@ import type { Database } from '../../../store/schema.js';
 import { archiveOwnedUsageLimitPolicies, insertUsageLimitPolicy, listOwnedUsageLimitPolicies, type UsageLimitPolicy } from '../../../store/repos/usage-limit-policies.js';
 import type { ResourceContext } from '../../resource/define-resource.js';
 import { usageLimitPatch } from './usage-limit-fields.js';
-import { Amount, Days, LimitFieldsAnswer, LimitType, Nullable, Reset, ResetAt, presentLimitFields } from './usage-limit-schemas.js';
+import { Amount, Days, LimitFieldsAnswer, LimitType, Reset, ResetAt, presentLimitFields } from './usage-limit-schemas.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 /** What can carry inline `usage_limits`: an API key (of a workspace) or a workspace. */
 export interface InlineOwner {

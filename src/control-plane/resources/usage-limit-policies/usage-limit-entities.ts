@@ -8,6 +8,7 @@ import type { UsageLimitPolicy } from '../../../store/repos/usage-limit-policies
 import { defineAction, type ResourceContext } from '../../resource/define-resource.js';
 import { IsoTime } from '../../resource/paging.js';
 import { StringEnum } from '../../../spec/string-enum.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 const Group = Type.Record(Type.String(), Type.String());
 const Entity = Type.Object({
@@ -16,7 +17,7 @@ const Entity = Type.Object({
   credit_limit: Type.Number(),
   status: StringEnum(['active', 'exhausted']),
   window_started_at: IsoTime,
-  next_reset_at: Type.Union([IsoTime, Type.Null()]),
+  next_reset_at: Nullable(IsoTime),
 });
 const EntityList = Type.Object({ object: Type.Literal('list'), data: Type.Array(Entity), total: Type.Integer() });
 const NoBody = Type.Object({}, { additionalProperties: false });

@@ -8,9 +8,9 @@ import { IsoTime, iso } from '../../resource/paging.js';
 import { listEntities, resetEntity } from './usage-limit-entities.js';
 import { managedBy } from './inline-usage-limits.js';
 import { usageLimitPatch } from './usage-limit-fields.js';
-import { Amount, Days, LimitFieldsAnswer, LimitType, Nullable, Reset, ResetAt, presentLimitFields } from './usage-limit-schemas.js';
+import { Amount, Days, LimitFieldsAnswer, LimitType, Reset, ResetAt, presentLimitFields } from './usage-limit-schemas.js';
+import { Nullable } from '../../../spec/nullable.js';
 import { StringEnum } from '../../../spec/string-enum.js';
-
 
 const CreatePolicy = Type.Object(
   {

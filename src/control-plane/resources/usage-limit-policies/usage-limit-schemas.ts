@@ -1,9 +1,10 @@
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 import { scheduleOf } from '../../../limits/compiled-usage-policy.js';
 import { usageWindow } from '../../../limits/usage-window.js';
 import type { UsageLimitPolicy } from '../../../store/repos/usage-limit-policies.js';
 import { IsoTime, iso } from '../../resource/paging.js';
 import { StringEnum } from '../../../spec/string-enum.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 /** `cost` (US dollars), `tokens` (total tokens) or `requests`. */
 export const LimitType = StringEnum(['cost', 'tokens', 'requests']);
@@ -15,18 +16,15 @@ export const Amount = Type.Number({ exclusiveMinimum: 0, maximum: 1e15 });
 export const Days = Type.Integer({ minimum: 1, maximum: 365 });
 /** An ISO 8601 date or date-time, normalised to 00:00 UTC of its day. */
 export const ResetAt = Type.String({ minLength: 10, maxLength: 40 });
-/** `t` or null. */
-export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-
 /** The limit's own fields in answers (of a policy and of an inline limit), its current window included. */
 export const LimitFieldsAnswer = Type.Object({
   type: LimitType,
   credit_limit: Type.Number(),
-  alert_threshold: Type.Union([Type.Number(), Type.Null()]),
-  periodic_reset: Type.Union([Reset, Type.Null()]),
-  periodic_reset_days: Type.Union([Type.Integer(), Type.Null()]),
-  next_usage_reset_at: Type.Union([IsoTime, Type.Null()]),
-  last_reset_at: Type.Union([IsoTime, Type.Null()]),
+  alert_threshold: Nullable(Type.Number()),
+  periodic_reset: Nullable(Reset),
+  periodic_reset_days: Nullable(Type.Integer()),
+  next_usage_reset_at: Nullable(IsoTime),
+  last_reset_at: Nullable(IsoTime),
 });
 
 /**

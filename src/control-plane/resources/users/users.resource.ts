@@ -12,6 +12,7 @@ import { defineResource, type ResourceContext } from '../../resource/define-reso
 import { iso } from '../../resource/paging.js';
 import { actsAsOrganisationAdmin, tenantScope } from '../../resource/authorize.js';
 import { StringEnum } from '../../../spec/string-enum.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 /** An organisation role. */
 export const OrganisationRoleSchema = StringEnum(ORGANISATION_ROLES);
@@ -27,7 +28,7 @@ const CreateUser = Type.Object(
 const UpdateUser = Type.Object(
   {
     email: Type.Optional(Email),
-    name: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()])),
+    name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
     role: Type.Optional(OrganisationRoleSchema),
     status: Type.Optional(StringEnum(['active', 'deactivated'])),
   },
@@ -37,7 +38,7 @@ const UserAnswer = Type.Object({
   id: Type.String(),
   object: Type.Literal('user'),
   email: Type.String(),
-  name: Type.Union([Type.String(), Type.Null()]),
+  name: Nullable(Type.String()),
   role: OrganisationRoleSchema,
   status: StringEnum(['active', 'deactivated']),
   workspaces: Type.Array(Type.Object({ id: Type.String(), role: WorkspaceRoleSchema })),

@@ -8,6 +8,7 @@ import { getIntegration } from '../../../store/repos/integrations.js';
 import { IsoTime, iso } from '../../resource/paging.js';
 import { Slug } from '../../resource/slug.js';
 import { maskCredentialSettings, sealCredentialSettings } from '../../../lib/credential-settings.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 /**
  * A `config` of an update with each credential that comes back as its hint (an answer sent back
@@ -40,7 +41,7 @@ const VirtualKeyAnswer = Type.Object({
   name: Type.String(),
   slug: Type.String(),
   provider: Type.String(),
-  integration_id: Type.Union([Type.String(), Type.Null()]),
+  integration_id: Nullable(Type.String()),
   workspace_id: Type.String(),
   status: Type.String(),
   config: Settings,

@@ -7,13 +7,14 @@ import { defineResource, type ResourceContext } from '../../resource/define-reso
 import { iso } from '../../resource/paging.js';
 import { WorkspaceRoleSchema } from '../users/users.resource.js';
 import { autoCreateUserKey } from '../api-keys/auto-create-key.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 const MemberAnswer = Type.Object({
   object: Type.Literal('workspace_member'),
   workspace_id: Type.String(),
   user_id: Type.String(),
   email: Type.String(),
-  name: Type.Union([Type.String(), Type.Null()]),
+  name: Nullable(Type.String()),
   role: WorkspaceRoleSchema,
   created_at: Type.String(),
 });

@@ -16,9 +16,10 @@ import { EffectiveSettingsAnswer, WorkspaceSettings } from '../organisation/sett
 import { InlineUsageLimitAnswer, InlineUsageLimits, replaceInlineUsageLimits, withInlineUsageLimits, type InlineOwner, type InlineUsageLimitView } from '../usage-limit-policies/inline-usage-limits.js';
 import { USAGE_LIMIT_SECTION } from '../../../limits/usage-limit-section.js';
 import { StringEnum } from '../../../spec/string-enum.js';
+import { Nullable } from '../../../spec/nullable.js';
 
 const Metadata = Type.Record(Type.String(), Type.String());
-const Description = Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]);
+const Description = Nullable(Type.String({ maxLength: 2000 }));
 const CreateWorkspace = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
@@ -26,7 +27,7 @@ const CreateWorkspace = Type.Object(
     description: Type.Optional(Description),
     metadata: Type.Optional(Metadata),
     settings: Type.Optional(WorkspaceSettings),
-    defaults: Type.Optional(Type.Union([ApiKeyDefaults, Type.Null()])),
+    defaults: Type.Optional(Nullable(ApiKeyDefaults)),
     /** Budgets of the whole workspace: each entry is a usage-limit policy on `workspace_id = <this workspace>` (docs/usage-limits.md). */
     usage_limits: Type.Optional(InlineUsageLimits),
   },
@@ -38,7 +39,7 @@ const UpdateWorkspace = Type.Object(
     description: Type.Optional(Description),
     metadata: Type.Optional(Metadata),
     settings: Type.Optional(WorkspaceSettings),
-    defaults: Type.Optional(Type.Union([ApiKeyDefaults, Type.Null()])),
+    defaults: Type.Optional(Nullable(ApiKeyDefaults)),
     usage_limits: Type.Optional(InlineUsageLimits),
     status: Type.Optional(Type.Literal('active')),
   },
@@ -49,11 +50,11 @@ const WorkspaceAnswer = Type.Object({
   object: Type.Literal('workspace'),
   name: Type.String(),
   slug: Type.String(),
-  description: Type.Union([Type.String(), Type.Null()]),
+  description: Nullable(Type.String()),
   status: StringEnum(['active', 'archived']),
   metadata: Type.Record(Type.String(), Type.Unknown()),
   settings: Type.Record(Type.String(), Type.Unknown()),
-  defaults: Type.Union([ApiKeyDefaults, Type.Null()]),
+  defaults: Nullable(ApiKeyDefaults),
   /** The workspace's inline usage limits: the policies its `usage_limits` made. */
   usage_limits: Type.Array(InlineUsageLimitAnswer),
   created_at: Type.String(),
