@@ -48,8 +48,8 @@ describe.each(STORE_KINDS)('0028-mcp-oauth ($name)', (kind) => {
     expect(await replaceMcpConnectionTokens(db, 'c-3', 'a-c-3', { ...next, access_token_ciphertext: 'a-other' })).toBe(false);
     expect(await getMcpConnection(db, 'i-1', 'u-1')).toMatchObject({ access_token_ciphertext: 'a-new', refresh_token_ciphertext: 'r-new', expires_at: 5 });
 
-    expect(await deleteMcpConnection(db, 'i-1', 'u-2')).toBe(true);
-    expect(await deleteMcpConnection(db, 'i-1', 'u-2')).toBe(false);
+    expect(await deleteMcpConnection(db, 'i-1', 'u-2')).toMatchObject({ user_id: 'u-2', mcp_integration_id: 'i-1', connected_at: expect.any(Number) });
+    expect(await deleteMcpConnection(db, 'i-1', 'u-2')).toBeUndefined();
     await deleteUserMcpConnections(db, 'another-organisation', 'u-1');
     expect(await getMcpConnection(db, 'i-1', 'u-1')).toBeDefined();
     await deleteUserMcpConnections(db, t.organisation.id, 'u-1');

@@ -330,10 +330,10 @@ export async function deleteMcpConnectionHolding(db: Kysely<Database>, id: strin
   await db.deleteFrom('mcp_connections').where('id', '=', id).where('access_token_ciphertext', '=', access).execute();
 }
 
-/** Revokes one user's connection to an integration; true when there was one. */
-export async function deleteMcpConnection(db: Kysely<Database>, integrationId: string, userId: string): Promise<boolean> {
-  const r = await db.deleteFrom('mcp_connections').where('mcp_integration_id', '=', integrationId).where('user_id', '=', userId).executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
+/** Revokes one user's connection to an integration, in one statement; the connection removed, or undefined when there was none. */
+export async function deleteMcpConnection(db: Kysely<Database>, integrationId: string, userId: string): Promise<McpConnection | undefined> {
+  const row = await db.deleteFrom('mcp_connections').where('mcp_integration_id', '=', integrationId).where('user_id', '=', userId).returningAll().executeTakeFirst();
+  return row && connectionFromRow(row);
 }
 
 /** Revokes every MCP connection of a user of the organisation (deactivation, deletion). */

@@ -6,7 +6,7 @@ import { assertAccess } from '../../../mcp/mcp-context.js';
 import type { McpRoute } from '../../../mcp/mcp-section.js';
 import { REFRESH_AHEAD_MS } from '../../../mcp/oauth/oauth-constants.js';
 import { loadUpstreamOAuth } from '../../../mcp/oauth/load-upstream-oauth.js';
-import { deleteMcpConnection, getMcpConnection, getMcpIntegration, listMcpConnectionsOfWorkspace, type McpConnection, type McpServer } from '../../../store/repos/mcp.js';
+import { deleteMcpConnection, getMcpIntegration, listMcpConnectionsOfWorkspace, type McpConnection, type McpServer } from '../../../store/repos/mcp.js';
 import { defineAction, type ResourceContext } from '../../resource/define-resource.js';
 import { ListAnswer, iso } from '../../resource/paging.js';
 import { Nullable } from '../../../spec/nullable.js';
@@ -108,8 +108,8 @@ export const revokeConnectionAction = defineAction<McpServer, never, typeof Revo
       userId = query.user_id;
     }
     const member = await ctx.db.selectFrom('workspace_members').select('user_id').where('workspace_id', '=', s.workspace_id).where('user_id', '=', userId).executeTakeFirst();
-    const connection = member && (await getMcpConnection(ctx.db, route.integration.id, userId));
-    if (!connection || !(await deleteMcpConnection(ctx.db, route.integration.id, userId))) throw new GatewayError('not_found', `No MCP connection of user '${userId}' to MCP server '${s.slug}'.`, { param: 'user_id' });
+    const connection = member && (await deleteMcpConnection(ctx.db, route.integration.id, userId));
+    if (!connection) throw new GatewayError('not_found', `No MCP connection of user '${userId}' to MCP server '${s.slug}'.`, { param: 'user_id' });
     // Once the removal is committed: the upstream's authorization server revokes the tokens too (RFC 7009), when it can.
     ctx.afterCommit(async () => {
       await (await loadUpstreamOAuth()).upstreamOAuth(ctx.deps).tokens.revokeUpstream(route.integration, connection);
