@@ -9,6 +9,7 @@ import { principalOf, tenantScope } from './authorize.js';
 import { writeAudit } from './audit.js';
 import { ListAnswer, PageQuery, pageOf } from './paging.js';
 import type { Resource, ResourceContext, WriteResult } from './define-resource.js';
+import { startAfterCommit, type AfterCommitTask } from './after-commit.js';
 import { Nullable } from '../../spec/nullable.js';
 
 /** The decisions.md error body, as every admin route documents its failures. */
@@ -37,7 +38,7 @@ function contextOf(deps: GatewayDeps, request: FastifyRequest, workspaceRequest:
   const fromPath = pathWorkspace === undefined ? undefined : (request.params as Record<string, string | undefined>)[pathWorkspace];
   const requested = fromPath ?? requestedWorkspace(workspaceRequest);
   const scope = tenantScope(principal, deps.runtime.current, requested);
-  const tasks: Array<() => Promise<void>> = [];
+  const tasks: AfterCommitTask[] = [];
   const ctx: ResourceContext = {
     afterCommit: (task) => void tasks.push(task),
     deps,
@@ -56,18 +57,7 @@ function contextOf(deps: GatewayDeps, request: FastifyRequest, workspaceRequest:
 }
 
 /** The tasks a request's writes asked to start after their commit (`ResourceContext.afterCommit`), by the request's context. */
-const afterCommitTasks = new WeakMap<ResourceContext, Array<() => Promise<void>>>();
-
-/** Starts the after-commit tasks of `ctx` (each once), logging a failure. */
-function startAfterCommit(ctx: ResourceContext): void {
-  const tasks = afterCommitTasks.get(ctx);
-  if (!tasks?.length) return;
-  for (const task of tasks.splice(0)) {
-    void Promise.resolve()
-      .then(task)
-      .catch((err: unknown) => ctx.deps.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'work after a control-plane write failed'));
-  }
-}
+const afterCommitTasks = new WeakMap<ResourceContext, AfterCommitTask[]>();
 
 /**
  * Runs a write: the change, its one audit row and its runtime change record in one transaction; a
@@ -102,7 +92,8 @@ async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: st
     throw err;
   }
   if (publishes) await ctx.deps.runtime.committed(changes);
-  startAfterCommit(ctx);
+  const tasks = afterCommitTasks.get(ctx);
+  if (tasks) startAfterCommit(tasks, ctx.deps.logger);
   return out;
 }
 

@@ -140,6 +140,13 @@ export async function deleteMcpIntegration(db: Kysely<Database>, scope: TenantSc
   await db.deleteFrom('mcp_integrations').where('id', '=', i.id).where('organisation_id', '=', scope.organisationId).execute();
 }
 
+/** The MCP integrations of the organisation with these ids (the integrations of connections being removed), by id. */
+export async function mcpIntegrationsById(db: Kysely<Database>, organisationId: string, ids: readonly string[]): Promise<Map<string, McpIntegration>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('mcp_integrations').selectAll().where('organisation_id', '=', organisationId).where('id', 'in', [...new Set(ids)]).execute();
+  return new Map(rows.map((r) => [r.id, integrationFromRow(r)]));
+}
+
 /** One MCP integration the scope sees, by id or slug. */
 export async function getMcpIntegration(db: Kysely<Database>, scope: TenantScope, idOrSlug: string): Promise<McpIntegration | undefined> {
   const row = await visibleIntegrations(db, scope)
@@ -336,9 +343,10 @@ export async function deleteMcpConnection(db: Kysely<Database>, integrationId: s
   return row && connectionFromRow(row);
 }
 
-/** Revokes every MCP connection of a user of the organisation (deactivation, deletion). */
-export async function deleteUserMcpConnections(db: Kysely<Database>, organisationId: string, userId: string): Promise<void> {
-  await db.deleteFrom('mcp_connections').where('user_id', '=', userId).where('organisation_id', '=', organisationId).execute();
+/** Revokes every MCP connection of a user of the organisation (deactivation, deletion); the connections removed. */
+export async function deleteUserMcpConnections(db: Kysely<Database>, organisationId: string, userId: string): Promise<McpConnection[]> {
+  const rows = await db.deleteFrom('mcp_connections').where('user_id', '=', userId).where('organisation_id', '=', organisationId).returningAll().execute();
+  return rows.map(connectionFromRow);
 }
 
 /**

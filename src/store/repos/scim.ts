@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database, ScimTokensTable, ScimGroupsTable, ScimWorkspaceMappingsTable } from '../schema.js';
 import type { WorkspaceRole } from '../../kernel/roles.js';
 import { revokeUserSessions } from './sessions.js';
-import { deleteUserMcpConnections } from './mcp.js';
+import { deleteUserMcpConnections, type McpConnection } from './mcp.js';
 
 /** A SCIM token row (the token's hash, never the token). */
 export type ScimTokenRecord = ScimTokensTable;
@@ -113,13 +113,15 @@ export async function unlinkScimUser(db: Kysely<Database>, userId: string): Prom
 
 /**
  * Deactivates a user of the organisation and revokes, in the caller's transaction, their console
- * sessions and user keys (control-plane.md §2: the same revocation as a user's deletion).
+ * sessions, user keys and MCP connections (control-plane.md §2: the same revocation as a user's deletion);
+ * the MCP connections removed (their tokens may be revoked upstream once this commits).
  */
-export async function deactivateUser(db: Kysely<Database>, organisationId: string, userId: string, now: number): Promise<void> {
+export async function deactivateUser(db: Kysely<Database>, organisationId: string, userId: string, now: number): Promise<McpConnection[]> {
   await db.updateTable('users').set({ status: 'deactivated', updated_at: now }).where('id', '=', userId).where('organisation_id', '=', organisationId).execute();
   await revokeUserSessions(db, organisationId, userId, now);
-  await deleteUserMcpConnections(db, organisationId, userId);
+  const connections = await deleteUserMcpConnections(db, organisationId, userId);
   await db.updateTable('api_keys').set({ status: 'revoked', updated_at: now }).where('user_id', '=', userId).where('organisation_id', '=', organisationId).where('status', '!=', 'revoked').execute();
+  return connections;
 }
 
 // Groups

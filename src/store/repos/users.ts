@@ -90,7 +90,7 @@ export async function updateUser(db: Kysely<Database>, organisationId: string, i
   await db.updateTable('users').set({ ...patch, updated_at: now }).where('id', '=', id).where('organisation_id', '=', organisationId).execute();
 }
 
-/** Deletes a user of the organisation, its memberships, and revokes its gateway keys and console sessions. */
+/** Deletes a user of the organisation, its memberships, and revokes its gateway keys, console sessions and MCP connections. */
 export async function deleteUser(db: Kysely<Database>, organisationId: string, id: string, now: number): Promise<void> {
   await revokeUserSessions(db, organisationId, id, now);
   await deleteUserMcpConnections(db, organisationId, id);

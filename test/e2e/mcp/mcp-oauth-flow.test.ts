@@ -330,6 +330,50 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     await expect.poll(() => up.revokedGrants, { timeout: 5000 }).toBe(grantsRevoked + 1);
   });
 
+  it("a user deactivated or deleted (admin API or SCIM) has their connections' grants revoked upstream once the write commits", async () => {
+    const db = gw.gateway.deps.store.db;
+    const refreshTokenOf = async (userId: string): Promise<string> => {
+      const row = await db.selectFrom('mcp_connections').selectAll().where('user_id', '=', userId).executeTakeFirstOrThrow();
+      return gw.gateway.deps.secrets.decrypt(row.refresh_token_ciphertext!, `${row.id}:refresh`);
+    };
+    const refreshed = async (refreshToken: string): Promise<{ status: number; error?: string }> => {
+      const res = await fetch(`${up.issuer}/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${up.clientId}:${up.clientSecret}`).toString('base64')}` },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }),
+      });
+      return { status: res.status, error: ((await res.json()) as { error?: string }).error };
+    };
+    const token = await admin('POST', '/v1/scim/tokens');
+    expect(token.status, JSON.stringify(token.body)).toBe(201);
+    const scimDeactivate = async (email: string) => {
+      // SCIM adopts the existing user by email; `active: false` deactivates them.
+      const res = await fetch(`${gw.url}/v1/scim/v2/Users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token.body.token}`, 'content-type': 'application/scim+json' },
+        body: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: email, emails: [{ primary: true, value: email }], active: false }),
+      });
+      return { status: res.status };
+    };
+    const cases: Array<[string, (u: { id: string }) => Promise<{ status: number }>]> = [
+      ['carol-offboard@example.com', (u) => admin('PUT', `/v1/users/${u.id}`, { status: 'deactivated' })],
+      ['dan-offboard@example.com', (u) => admin('DELETE', `/v1/users/${u.id}`)],
+      ['erin-offboard@example.com', () => scimDeactivate('erin-offboard@example.com')],
+    ];
+    for (const [email, offboard] of cases) {
+      const user = await mcpUser(gw, email);
+      await connectAs(user, `${email}-account`);
+      const refreshToken = await refreshTokenOf(user.id);
+      const grantsRevoked = up.revokedGrants;
+      const res = await offboard(user);
+      expect(res.status, email).toBeLessThan(300);
+      expect(await db.selectFrom('mcp_connections').select('id').where('user_id', '=', user.id).execute()).toEqual([]);
+      // After the commit the authorization server revokes the refresh token, which ends the grant.
+      await expect.poll(() => up.revokedGrants, { timeout: 5000, message: email }).toBe(grantsRevoked + 1);
+      expect(await refreshed(refreshToken)).toEqual({ status: 400, error: 'invalid_grant' });
+    }
+  });
+
   it('connect is refused for a service key and for a server without OAuth', async () => {
     const service = await admin('POST', `/v1/mcp-servers/${serverId}/connect`);
     expect(service.status).toBe(400);

@@ -11,6 +11,7 @@ import { insertAuditEntry } from '../../../store/repos/audit-logs.js';
 import { scimTokenByHash } from '../../../store/repos/scim.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { withoutSecrets } from '../../resource/audit.js';
+import { startAfterCommit, type AfterCommitTask } from '../../resource/after-commit.js';
 import { ScimError } from './scim-error.js';
 import type { SyncContext } from './sync-memberships.js';
 
@@ -67,17 +68,19 @@ export async function scimAudit(db: Kysely<Database>, call: ScimCall, action: st
 /**
  * Runs a SCIM write in one transaction with its audit entries and the runtime change of the
  * api-keys and sessions sections (users, memberships, revocations), which every replica reloads;
- * a unique violation is 409 `uniqueness`.
+ * a unique violation is 409 `uniqueness`. `fn` may hand `afterCommit` work to start once the write
+ * committed (never after a rollback), as a resource's write does (`ResourceContext.afterCommit`).
  */
-export async function scimWrite<T>(call: ScimCall, fn: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+export async function scimWrite<T>(call: ScimCall, fn: (db: Kysely<Database>, afterCommit: (task: AfterCommitTask) => void) => Promise<T>): Promise<T> {
   const changes: RuntimeChange[] = [
     { section: API_KEYS_SECTION, workspaceId: null },
     { section: SESSIONS_SECTION, workspaceId: null },
   ];
+  const tasks: AfterCommitTask[] = [];
   let out: T;
   try {
     out = await call.deps.store.db.transaction().execute(async (trx) => {
-      const result = await fn(trx);
+      const result = await fn(trx, (task) => void tasks.push(task));
       await recordRuntimeChange(trx, changes);
       return result;
     });
@@ -86,5 +89,6 @@ export async function scimWrite<T>(call: ScimCall, fn: (db: Kysely<Database>) =>
     throw err;
   }
   await call.deps.runtime.committed(changes);
+  startAfterCommit(tasks, call.deps.logger);
   return out;
 }

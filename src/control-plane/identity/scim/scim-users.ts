@@ -10,6 +10,8 @@ import { applyPatch } from './scim-patch-ops.js';
 import { presentUser, readUser, type UserInput } from './scim-user-shape.js';
 import { scimAudit, scimWrite, type ScimCall } from './scim-call.js';
 import { syncMemberships } from './sync-memberships.js';
+import type { AfterCommitTask } from '../../resource/after-commit.js';
+import { revokeRemovedUpstream } from '../../../mcp/oauth/revoke-removed-connections.js';
 
 async function present(db: Kysely<Database>, call: ScimCall, u: ScimUserRecord) {
   return presentUser(u, await groupsOfUsers(db, [u.id]), call.base);
@@ -37,15 +39,24 @@ export async function readUserResource(call: ScimCall, id: string) {
 }
 
 /**
+ * Deactivates a user in the write's transaction (sessions, keys and MCP connections revoked); once the write
+ * commits, the removed MCP connections' tokens are revoked upstream.
+ */
+async function deactivate(db: Kysely<Database>, call: ScimCall, userId: string, afterCommit: (task: AfterCommitTask) => void): Promise<void> {
+  const removed = await deactivateUser(db, call.organisationId, userId, call.now);
+  await revokeRemovedUpstream(call.deps, db, call.organisationId, removed, afterCommit);
+}
+
+/**
  * Applies a User input to an existing user: its fields, its SCIM row, and — when it goes from active
  * to inactive — the deactivation (sessions and keys revoked in the same transaction).
  */
-async function apply(db: Kysely<Database>, call: ScimCall, u: ScimUserRecord, input: UserInput): Promise<void> {
+async function apply(db: Kysely<Database>, call: ScimCall, u: ScimUserRecord, input: UserInput, afterCommit: (task: AfterCommitTask) => void): Promise<void> {
   const deactivating = u.status === 'active' && !input.active;
   await updateUser(db, call.organisationId, u.id, { email: input.email, name: input.name, ...(input.active && u.status !== 'active' ? { status: 'active' } : {}) }, call.now);
   await saveScimUser(db, call.organisationId, u.id, { user_name: input.userName, external_id: input.externalId, attributes: input.attributes });
   if (deactivating) {
-    await deactivateUser(db, call.organisationId, u.id, call.now);
+    await deactivate(db, call, u.id, afterCommit);
     await scimAudit(db, call, 'user.deactivate', 'user', u.id, { user_name: input.userName });
   } else {
     await scimAudit(db, call, 'user.update', 'user', u.id, { user_name: input.userName, active: input.active });
@@ -59,7 +70,7 @@ async function apply(db: Kysely<Database>, call: ScimCall, u: ScimUserRecord, in
  */
 export async function createUser(call: ScimCall, body: unknown) {
   const input = readUser(body);
-  return scimWrite(call, async (db) => {
+  return scimWrite(call, async (db, afterCommit) => {
     const taken = await db.selectFrom('scim_users').select('user_id').where('organisation_id', '=', call.organisationId).where(sql<string>`lower(user_name)`, '=', input.userName.toLowerCase()).executeTakeFirst();
     if (taken) throw new ScimError(409, `A user with userName '${input.userName}' already exists.`, 'uniqueness');
     const existing = await db.selectFrom('users').selectAll().where('organisation_id', '=', call.organisationId).where(sql<string>`lower(email)`, '=', input.email.toLowerCase()).executeTakeFirst();
@@ -74,7 +85,7 @@ export async function createUser(call: ScimCall, body: unknown) {
       await insertUser(db, { id, organisation_id: call.organisationId, email: input.email, name: input.name, role: 'member', status: input.active ? 'active' : 'deactivated', created_at: call.now, updated_at: call.now });
     }
     await saveScimUser(db, call.organisationId, id, { user_name: input.userName, external_id: input.externalId, attributes: input.attributes });
-    if (existing && existing.status === 'active' && !input.active) await deactivateUser(db, call.organisationId, id, call.now);
+    if (existing && existing.status === 'active' && !input.active) await deactivate(db, call, id, afterCommit);
     await scimAudit(db, call, 'user.create', 'user', id, { user_name: input.userName, adopted: existing !== undefined, active: input.active });
     return present(db, call, await load(db, call, id));
   });
@@ -83,20 +94,20 @@ export async function createUser(call: ScimCall, body: unknown) {
 /** `PUT /Users/{id}`: replaces the whole resource. */
 export async function replaceUser(call: ScimCall, id: string, body: unknown) {
   const input = readUser(body);
-  return scimWrite(call, async (db) => {
+  return scimWrite(call, async (db, afterCommit) => {
     const u = await load(db, call, id);
-    await apply(db, call, u, input);
+    await apply(db, call, u, input, afterCommit);
     return present(db, call, await load(db, call, id));
   });
 }
 
 /** `PATCH /Users/{id}`: the operations applied to the current resource, then stored like a PUT. */
 export async function patchUser(call: ScimCall, id: string, body: unknown) {
-  return scimWrite(call, async (db) => {
+  return scimWrite(call, async (db, afterCommit) => {
     const u = await load(db, call, id);
     // `groups` and `meta` are read-only: readUser ignores them in the patched copy.
     const input = readUser(await applyPatch(await present(db, call, u), body));
-    await apply(db, call, u, input);
+    await apply(db, call, u, input, afterCommit);
     return present(db, call, await load(db, call, id));
   });
 }
@@ -107,9 +118,9 @@ export async function patchUser(call: ScimCall, id: string, body: unknown) {
  * memberships they granted). The gateway user stays, deactivated, for the audit trail.
  */
 export async function deleteUserResource(call: ScimCall, id: string): Promise<void> {
-  await scimWrite(call, async (db) => {
+  await scimWrite(call, async (db, afterCommit) => {
     const u = await load(db, call, id);
-    await deactivateUser(db, call.organisationId, u.id, call.now);
+    await deactivate(db, call, u.id, afterCommit);
     await unlinkScimUser(db, u.id);
     await syncMemberships(db, call, [u.id]);
     await scimAudit(db, call, 'user.deactivate', 'user', u.id, { user_name: u.user_name, reason: 'scim_delete' });

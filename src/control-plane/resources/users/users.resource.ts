@@ -6,6 +6,7 @@ import { API_KEYS_SECTION } from '../../../runtime/core-sections.js';
 import { SESSIONS_SECTION } from '../../../runtime/sessions-section.js';
 import { revokeUserSessions } from '../../../store/repos/sessions.js';
 import { deleteUserMcpConnections } from '../../../store/repos/mcp.js';
+import { revokeRemovedUpstream } from '../../../mcp/oauth/revoke-removed-connections.js';
 import { autoCreateUserKey } from '../api-keys/auto-create-key.js';
 import { deleteUser, getUser, insertMember, insertUser, listUsers, updateUser, type UserRecord } from '../../../store/repos/users.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
@@ -87,9 +88,11 @@ export const usersResource = defineResource({
   idOf: (u) => u.id,
   workspaceOf: () => null,
   present,
-  beforeRemove(ctx, u) {
+  async beforeRemove(ctx, u) {
     assertMayGrant(ctx, u.role, 'id');
     if (u.id === ctx.principal.userId) throw new GatewayError('conflict', 'A user cannot delete themselves.', { param: 'id' });
+    // Removed here rather than by `deleteUser` (which finds none left): their tokens are revoked upstream after the commit.
+    await removeMcpConnections(ctx, u.id);
   },
   async create(ctx, body) {
     assertMayGrant(ctx, body.role, 'role');
@@ -126,9 +129,15 @@ export const usersResource = defineResource({
     await updateUser(ctx.db, ctx.principal.organisationId, u.id, { email: body.email, name: body.name, role: body.role, status: body.status }, ctx.now);
     if (body.status === 'deactivated' && u.status === 'active') {
       await revokeUserSessions(ctx.db, ctx.principal.organisationId, u.id, ctx.now);
-      await deleteUserMcpConnections(ctx.db, ctx.principal.organisationId, u.id);
+      await removeMcpConnections(ctx, u.id);
     }
     const verb = body.status === 'deactivated' && u.status === 'active' ? { deactivated: true } : {};
     return { record: await reread(ctx, u.id), details: { changed: Object.keys(body), ...(body.role ? { role: body.role } : {}), ...verb } };
   },
 });
+
+/** Removes a user's MCP connections in the write's transaction; once it commits, their tokens are revoked upstream. */
+async function removeMcpConnections(ctx: ResourceContext, userId: string): Promise<void> {
+  const removed = await deleteUserMcpConnections(ctx.db, ctx.principal.organisationId, userId);
+  await revokeRemovedUpstream(ctx.deps, ctx.db, ctx.principal.organisationId, removed, ctx.afterCommit);
+}
