@@ -1,7 +1,5 @@
 import type { Logger } from '../../observability/logger.js';
-
-/** Work a write asked to start once its transaction committed (`ResourceContext.afterCommit`, SCIM writes). */
-export type AfterCommitTask = () => Promise<void>;
+import type { AfterCommitTask } from '../../kernel/after-commit.js';
 
 /**
  * Starts each task of a committed write once, without waiting for it (the answer does not depend on it);

@@ -6,6 +6,7 @@ import type { Principal } from '../../kernel/principal.js';
 import type { Permission } from '../../kernel/permissions.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
+import type { AfterCommit } from '../../kernel/after-commit.js';
 
 /** What a resource's code gets for one request. */
 export interface ResourceContext {
@@ -23,7 +24,7 @@ export interface ResourceContext {
    * Work a write starts once its transaction has committed (never for one rolled back), outside the transaction:
    * a call to another system the write should be followed by. The answer does not wait for it; a failure is logged.
    */
-  afterCommit(task: () => Promise<void>): void;
+  readonly afterCommit: AfterCommit;
 }
 
 /**

@@ -9,7 +9,8 @@ import { principalOf, tenantScope } from './authorize.js';
 import { writeAudit } from './audit.js';
 import { ListAnswer, PageQuery, pageOf } from './paging.js';
 import type { Resource, ResourceContext, WriteResult } from './define-resource.js';
-import { startAfterCommit, type AfterCommitTask } from './after-commit.js';
+import { startAfterCommit } from './after-commit.js';
+import type { AfterCommitTask } from '../../kernel/after-commit.js';
 import { Nullable } from '../../spec/nullable.js';
 
 /** The decisions.md error body, as every admin route documents its failures. */

@@ -1,24 +1,30 @@
 import type { Kysely } from 'kysely';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import type { Database } from '../../store/schema.js';
-import { mcpIntegrationsById, type McpConnection } from '../../store/repos/mcp.js';
+import { mcpIntegrationsById, type McpConnection, type McpIntegration } from '../../store/repos/mcp.js';
+import type { AfterCommit } from '../../kernel/after-commit.js';
 import { loadUpstreamOAuth } from './load-upstream-oauth.js';
 
 /**
- * Asks, once the write that removed `removed` (MCP connections of the organisation) has committed, each
- * connection's authorization server to revoke its tokens (RFC 7009, `ConnectionTokens.revokeUpstream`): a
- * user deactivated or deleted keeps no grant at an upstream. The integrations are read in the write's
- * transaction (`db`); one task per connection goes to `afterCommit`, which never runs after a rollback and
- * logs a failure (the gateway's copy of the tokens is gone either way).
+ * Asks, once the write that removed `connection` (a connection to `integration`) has committed, the
+ * authorization server to revoke its tokens (RFC 7009, `ConnectionTokens.revokeUpstream`). `afterCommit`
+ * never runs the task after a rollback and logs a failure (the gateway's copy of the tokens is gone either way).
  */
-export async function revokeRemovedUpstream(deps: GatewayDeps, db: Kysely<Database>, organisationId: string, removed: readonly McpConnection[], afterCommit: (task: () => Promise<void>) => void): Promise<void> {
+export function revokeUpstreamAfterCommit(deps: GatewayDeps, integration: McpIntegration, connection: McpConnection, afterCommit: AfterCommit): void {
+  afterCommit(async () => {
+    await (await loadUpstreamOAuth()).upstreamOAuth(deps).tokens.revokeUpstream(integration, connection);
+  });
+}
+
+/**
+ * `revokeUpstreamAfterCommit` for each of `removed` (MCP connections of the organisation a write removed: a user
+ * deactivated or deleted keeps no grant at an upstream), their integrations read in the write's transaction (`db`).
+ */
+export async function revokeRemovedUpstream(deps: GatewayDeps, db: Kysely<Database>, organisationId: string, removed: readonly McpConnection[], afterCommit: AfterCommit): Promise<void> {
   if (removed.length === 0) return;
   const integrations = await mcpIntegrationsById(db, organisationId, removed.map((c) => c.mcp_integration_id));
   for (const c of removed) {
     const integration = integrations.get(c.mcp_integration_id);
-    if (integration?.auth_type !== 'oauth') continue;
-    afterCommit(async () => {
-      await (await loadUpstreamOAuth()).upstreamOAuth(deps).tokens.revokeUpstream(integration, c);
-    });
+    if (integration?.auth_type === 'oauth') revokeUpstreamAfterCommit(deps, integration, c, afterCommit);
   }
 }

@@ -11,7 +11,8 @@ import { insertAuditEntry } from '../../../store/repos/audit-logs.js';
 import { scimTokenByHash } from '../../../store/repos/scim.js';
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { withoutSecrets } from '../../resource/audit.js';
-import { startAfterCommit, type AfterCommitTask } from '../../resource/after-commit.js';
+import { startAfterCommit } from '../../resource/after-commit.js';
+import type { AfterCommit, AfterCommitTask } from '../../../kernel/after-commit.js';
 import { ScimError } from './scim-error.js';
 import type { SyncContext } from './sync-memberships.js';
 
@@ -71,7 +72,7 @@ export async function scimAudit(db: Kysely<Database>, call: ScimCall, action: st
  * a unique violation is 409 `uniqueness`. `fn` may hand `afterCommit` work to start once the write
  * committed (never after a rollback), as a resource's write does (`ResourceContext.afterCommit`).
  */
-export async function scimWrite<T>(call: ScimCall, fn: (db: Kysely<Database>, afterCommit: (task: AfterCommitTask) => void) => Promise<T>): Promise<T> {
+export async function scimWrite<T>(call: ScimCall, fn: (db: Kysely<Database>, afterCommit: AfterCommit) => Promise<T>): Promise<T> {
   const changes: RuntimeChange[] = [
     { section: API_KEYS_SECTION, workspaceId: null },
     { section: SESSIONS_SECTION, workspaceId: null },

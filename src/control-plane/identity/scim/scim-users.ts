@@ -10,7 +10,7 @@ import { applyPatch } from './scim-patch-ops.js';
 import { presentUser, readUser, type UserInput } from './scim-user-shape.js';
 import { scimAudit, scimWrite, type ScimCall } from './scim-call.js';
 import { syncMemberships } from './sync-memberships.js';
-import type { AfterCommitTask } from '../../resource/after-commit.js';
+import type { AfterCommit } from '../../../kernel/after-commit.js';
 import { revokeRemovedUpstream } from '../../../mcp/oauth/revoke-removed-connections.js';
 
 async function present(db: Kysely<Database>, call: ScimCall, u: ScimUserRecord) {
@@ -42,7 +42,7 @@ export async function readUserResource(call: ScimCall, id: string) {
  * Deactivates a user in the write's transaction (sessions, keys and MCP connections revoked); once the write
  * commits, the removed MCP connections' tokens are revoked upstream.
  */
-async function deactivate(db: Kysely<Database>, call: ScimCall, userId: string, afterCommit: (task: AfterCommitTask) => void): Promise<void> {
+async function deactivate(db: Kysely<Database>, call: ScimCall, userId: string, afterCommit: AfterCommit): Promise<void> {
   const removed = await deactivateUser(db, call.organisationId, userId, call.now);
   await revokeRemovedUpstream(call.deps, db, call.organisationId, removed, afterCommit);
 }
@@ -51,7 +51,7 @@ async function deactivate(db: Kysely<Database>, call: ScimCall, userId: string, 
  * Applies a User input to an existing user: its fields, its SCIM row, and — when it goes from active
  * to inactive — the deactivation (sessions and keys revoked in the same transaction).
  */
-async function apply(db: Kysely<Database>, call: ScimCall, u: ScimUserRecord, input: UserInput, afterCommit: (task: AfterCommitTask) => void): Promise<void> {
+async function apply(db: Kysely<Database>, call: ScimCall, u: ScimUserRecord, input: UserInput, afterCommit: AfterCommit): Promise<void> {
   const deactivating = u.status === 'active' && !input.active;
   await updateUser(db, call.organisationId, u.id, { email: input.email, name: input.name, ...(input.active && u.status !== 'active' ? { status: 'active' } : {}) }, call.now);
   await saveScimUser(db, call.organisationId, u.id, { user_name: input.userName, external_id: input.externalId, attributes: input.attributes });

@@ -6,7 +6,7 @@ import { assertAccess } from '../../../mcp/mcp-context.js';
 import type { McpRoute } from '../../../mcp/mcp-section.js';
 import { REFRESH_AHEAD_MS } from '../../../mcp/oauth/oauth-constants.js';
 import { loadUpstreamOAuth } from '../../../mcp/oauth/load-upstream-oauth.js';
-import { revokeRemovedUpstream } from '../../../mcp/oauth/revoke-removed-connections.js';
+import { revokeUpstreamAfterCommit } from '../../../mcp/oauth/revoke-removed-connections.js';
 import { deleteMcpConnection, getMcpIntegration, listMcpConnectionsOfWorkspace, type McpConnection, type McpServer } from '../../../store/repos/mcp.js';
 import { defineAction, type ResourceContext } from '../../resource/define-resource.js';
 import { ListAnswer, iso } from '../../resource/paging.js';
@@ -112,7 +112,7 @@ export const revokeConnectionAction = defineAction<McpServer, never, typeof Revo
     const connection = member && (await deleteMcpConnection(ctx.db, route.integration.id, userId));
     if (!connection) throw new GatewayError('not_found', `No MCP connection of user '${userId}' to MCP server '${s.slug}'.`, { param: 'user_id' });
     // Once the removal is committed: the upstream's authorization server revokes the tokens too (RFC 7009), when it can.
-    await revokeRemovedUpstream(ctx.deps, ctx.db, route.integration.organisation_id, [connection], ctx.afterCommit);
+    revokeUpstreamAfterCommit(ctx.deps, route.integration, connection, ctx.afterCommit);
     return { answer: { object: 'mcp_connection' as const, user_id: userId, deleted: true }, details: { user_id: userId } };
   },
 });
