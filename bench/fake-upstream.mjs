@@ -6,7 +6,9 @@
  *
  * Routes (any method is read as POST; the body is never JSON-parsed):
  * - `.../chat/completions`: a fixed ~600-byte chat completion; when the body contains
- *   `"stream":true`, a 20-chunk SSE stream (role chunk first, then the rest on the next tick, then `[DONE]`).
+ *   `"stream":true`, a 20-chunk SSE stream (role chunk first, then the rest on the next tick, then `[DONE]`),
+ *   as OpenAI streams with `stream_options.include_usage`: every chunk carries `"usage":null` but the last,
+ *   a usage-only chunk (`choices: []`).
  * - any path starting with `/fail/` (e.g. custom_host `http://127.0.0.1:<port>/fail/v1`), or a request
  *   carrying `x-fake-fail: 1`: 500 with an OpenAI-shaped error body (the fallback scenario's first target).
  * - any path starting with `/pause/<ms>/`: a stream that waits <ms> between chunk 10 and chunk 11
@@ -54,7 +56,7 @@ export const COMPLETION_BODY = Buffer.from(JSON.stringify(completion));
 const WORDS = ['Streams', ' are', ' passed', ' through', ' chunk', ' by', ' chunk', ',', ' so', ' the', ' client', ' sees', ' the', ' first', ' token', ' early', '.'];
 
 function chunk(delta, finish) {
-  const c = { id: ID, object: 'chat.completion.chunk', created: CREATED, model: MODEL, system_fingerprint: 'fp_bench000001', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] };
+  const c = { id: ID, object: 'chat.completion.chunk', created: CREATED, model: MODEL, system_fingerprint: 'fp_bench000001', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null };
   return `data: ${JSON.stringify(c)}\n\n`;
 }
 
