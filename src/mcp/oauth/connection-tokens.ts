@@ -6,6 +6,7 @@ import type { GatewayDeps } from '../../gateway/deps.js';
 import type { Principal } from '../../kernel/principal.js';
 import { deleteMcpConnectionHolding, getMcpConnection, replaceMcpConnectionTokens, type McpConnection } from '../../store/repos/mcp.js';
 import type { McpIntegration } from '../../store/repos/mcp.js';
+import type { McpOAuthClient } from '../../store/repos/mcp-oauth-clients.js';
 import type { McpRoute } from '../mcp-section.js';
 import type { ConnectFlow } from './connect-flow.js';
 import { reasonOf, type UpstreamDiscovery } from './upstream-discovery.js';
@@ -58,9 +59,11 @@ export class ConnectionTokens {
    * Nothing when the server publishes no `revocation_endpoint`. A refusal of one token (an access token the
    * server cannot revoke, say a JWT: `unsupported_token_type`) does not keep the other from being revoked;
    * an unreachable server throws (the caller logs it: the connection is gone from the gateway either way).
+   * `removedClients`: registrations deleted by the same write (the integration's OAuth settings replaced or
+   * the integration deleted), among which the client the tokens were issued to is found.
    */
-  async revokeUpstream(integration: McpIntegration, c: McpConnection): Promise<number> {
-    const auth = await this.discovery.of(integration, { clientId: c.oauth_client_id });
+  async revokeUpstream(integration: McpIntegration, c: McpConnection, removedClients?: readonly McpOAuthClient[]): Promise<number> {
+    const auth = await this.discovery.of(integration, { clientId: c.oauth_client_id, ...(removedClients ? { removed: removedClients } : {}) });
     if (!auth.config.serverMetadata().revocation_endpoint) return 0;
     const oidc = await import('openid-client');
     const tokens: Array<[string, 'refresh_token' | 'access_token']> = [];

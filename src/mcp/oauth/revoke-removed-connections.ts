@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { GatewayDeps } from '../../gateway/deps.js';
 import type { Database } from '../../store/schema.js';
-import { mcpIntegrationsById, type McpConnection, type McpIntegration } from '../../store/repos/mcp.js';
+import { mcpIntegrationsById, type DroppedMcpConnections, type McpConnection, type McpIntegration } from '../../store/repos/mcp.js';
+import type { McpOAuthClient } from '../../store/repos/mcp-oauth-clients.js';
 import type { AfterCommit } from '../../kernel/after-commit.js';
 import { loadUpstreamOAuth } from './load-upstream-oauth.js';
 
@@ -10,10 +11,21 @@ import { loadUpstreamOAuth } from './load-upstream-oauth.js';
  * authorization server to revoke its tokens (RFC 7009, `ConnectionTokens.revokeUpstream`). `afterCommit`
  * never runs the task after a rollback and logs a failure (the gateway's copy of the tokens is gone either way).
  */
-export function revokeUpstreamAfterCommit(deps: GatewayDeps, integration: McpIntegration, connection: McpConnection, afterCommit: AfterCommit): void {
+export function revokeUpstreamAfterCommit(deps: GatewayDeps, integration: McpIntegration, connection: McpConnection, afterCommit: AfterCommit, removedClients?: readonly McpOAuthClient[]): void {
   afterCommit(async () => {
-    await (await loadUpstreamOAuth()).upstreamOAuth(deps).tokens.revokeUpstream(integration, connection);
+    await (await loadUpstreamOAuth()).upstreamOAuth(deps).tokens.revokeUpstream(integration, connection, removedClients);
   });
+}
+
+/**
+ * `revokeUpstreamAfterCommit` for each connection a write dropped with its integration's OAuth settings (the
+ * integration deleted, its URL, OAuth settings or auth type changed): `was` is the integration as it was
+ * before the write, whose authorization server issued the tokens, and the clients the gateway had registered
+ * there (deleted by the same write) authenticate the revocations.
+ */
+export function revokeDroppedUpstream(deps: GatewayDeps, was: McpIntegration, dropped: DroppedMcpConnections, afterCommit: AfterCommit): void {
+  if (was.auth_type !== 'oauth') return;
+  for (const c of dropped.connections) revokeUpstreamAfterCommit(deps, was, c, afterCommit, dropped.clients);
 }
 
 /**

@@ -29,9 +29,10 @@ export interface UpstreamAuthorization {
 /**
  * Which client acts, for an integration without `oauth.client_id` (ignored otherwise): the one registered
  * for a redirect URI (`register`: registered now when there is none: a connect), or the one a connection's
- * tokens were issued to.
+ * tokens were issued to, looked for among `removed` first (registrations a write deleted with the
+ * connections whose grants are being revoked: the store no longer has them).
  */
-export type ClientChoice = { redirectUri: string; register?: boolean } | { clientId: string | null };
+export type ClientChoice = { redirectUri: string; register?: boolean } | { clientId: string | null; removed?: readonly McpOAuthClient[] };
 
 /** What discovery found about an integration's authorization server. */
 interface ServerInfo {
@@ -41,9 +42,17 @@ interface ServerInfo {
 }
 
 interface Entry {
-  version: number;
+  /** What discovery read of the integration (`discoveryInputs`). */
+  inputs: string;
+  /** The integration's `updated_at` when the entry was made. */
+  updatedAt: number;
   until: number;
   value: Promise<ServerInfo>;
+}
+
+/** What discovery reads of an integration: its URL, `oauth.authorization_server` and `oauth.scopes`; a change of any discovers again. */
+function discoveryInputs(i: McpIntegration): string {
+  return JSON.stringify([i.url, i.oauth.authorization_server ?? null, i.oauth.scopes ?? null]);
 }
 
 /** The display name the gateway registers under. */
@@ -122,7 +131,8 @@ export class UpstreamDiscovery {
   private async registeredClient(i: McpIntegration, server: ServerInfo, client: ClientChoice): Promise<McpOAuthClient> {
     const issuer = server.metadata.issuer;
     if ('clientId' in client) {
-      const found = client.clientId === null ? undefined : await getMcpOAuthClient(this.db, i.id, client.clientId);
+      const id = client.clientId;
+      const found = id === null ? undefined : (client.removed?.find((r) => r.client_id === id) ?? (await getMcpOAuthClient(this.db, i.id, id)));
       if (!found) throw new GatewayError('conflict', `The OAuth client of MCP integration '${i.slug}' changed since this connection was made: connect again.`, { param: 'oauth.client_id' });
       return found;
     }
@@ -169,12 +179,18 @@ export class UpstreamDiscovery {
     return found ? replaceMcpOAuthClient(this.db, found.id, row) : saveMcpOAuthClient(this.db, row);
   }
 
-  /** What discovery found for `i` (discovered once, then cached). */
+  /**
+   * What discovery found for `i` (discovered once, then cached while what it read of `i` stays the same). An
+   * integration as it was before a write (`i.updated_at` older than the cached entry's: the revocation of
+   * grants issued under settings the write replaced) is discovered without taking the current entry's place.
+   */
   private server(i: McpIntegration): Promise<ServerInfo> {
     const hit = this.entries.get(i.id);
-    if (hit && hit.version === i.updated_at && hit.until > this.now()) return hit.value;
+    const inputs = discoveryInputs(i);
+    if (hit && hit.inputs === inputs && hit.until > this.now()) return hit.value;
     const value = this.discover(i);
-    this.entries.set(i.id, { version: i.updated_at, until: this.now() + TTL_MS, value });
+    if (hit && hit.updatedAt > i.updated_at) return value;
+    this.entries.set(i.id, { inputs, updatedAt: i.updated_at, until: this.now() + TTL_MS, value });
     value.catch(() => {
       if (this.entries.get(i.id)?.value === value) this.entries.delete(i.id);
     });

@@ -4,20 +4,21 @@ import type { Database, McpOAuthClientsTable } from '../schema.js';
 /** A client the gateway registered at an MCP upstream's authorization server (RFC 7591; secret sealed). */
 export type McpOAuthClient = McpOAuthClientsTable;
 
-function fromRow(r: McpOAuthClientsTable): McpOAuthClient {
+/** A stored registration as the gateway reads it (its times as numbers on every store). */
+export function mcpOAuthClientFromRow(r: McpOAuthClientsTable): McpOAuthClient {
   return { ...r, created_at: Number(r.created_at), secret_expires_at: r.secret_expires_at === null ? null : Number(r.secret_expires_at) };
 }
 
 /** The client registered for an integration at `issuer` with `redirectUri`. */
 export async function findMcpOAuthClient(db: Kysely<Database>, integrationId: string, issuer: string, redirectUri: string): Promise<McpOAuthClient | undefined> {
   const row = await db.selectFrom('mcp_oauth_clients').selectAll().where('mcp_integration_id', '=', integrationId).where('issuer', '=', issuer).where('redirect_uri', '=', redirectUri).executeTakeFirst();
-  return row && fromRow(row);
+  return row && mcpOAuthClientFromRow(row);
 }
 
 /** The client registered for an integration under `clientId` (the one a connection's tokens were issued to). */
 export async function getMcpOAuthClient(db: Kysely<Database>, integrationId: string, clientId: string): Promise<McpOAuthClient | undefined> {
   const row = await db.selectFrom('mcp_oauth_clients').selectAll().where('mcp_integration_id', '=', integrationId).where('client_id', '=', clientId).orderBy('created_at', 'desc').executeTakeFirst();
-  return row && fromRow(row);
+  return row && mcpOAuthClientFromRow(row);
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Store } from '../store.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
 import { assertInScope, inList } from './tenant.js';
 import type { HeaderSecretMapping } from './secret-references.js';
+import { mcpOAuthClientFromRow, type McpOAuthClient } from './mcp-oauth-clients.js';
 
 /** How the gateway reaches an upstream MCP server. */
 export type McpTransport = 'http' | 'sse';
@@ -349,11 +350,19 @@ export async function deleteUserMcpConnections(db: Kysely<Database>, organisatio
   return rows.map(connectionFromRow);
 }
 
+/** What dropping an integration's connections removed: the connections and the clients the gateway had registered for it. */
+export interface DroppedMcpConnections {
+  connections: McpConnection[];
+  clients: McpOAuthClient[];
+}
+
 /**
  * Drops every connection to an integration and the clients the gateway registered for it (the integration
- * is deleted, or its OAuth settings or URL change: a new registration follows at the next connect).
+ * is deleted, or its OAuth settings or URL change: a new registration follows at the next connect); what
+ * was removed is returned, for the revocation of its grants upstream once the write commits.
  */
-export async function deleteMcpConnectionsOfIntegration(db: Kysely<Database>, integrationId: string): Promise<void> {
-  await db.deleteFrom('mcp_connections').where('mcp_integration_id', '=', integrationId).execute();
-  await db.deleteFrom('mcp_oauth_clients').where('mcp_integration_id', '=', integrationId).execute();
+export async function deleteMcpConnectionsOfIntegration(db: Kysely<Database>, integrationId: string): Promise<DroppedMcpConnections> {
+  const connections = await db.deleteFrom('mcp_connections').where('mcp_integration_id', '=', integrationId).returningAll().execute();
+  const clients = await db.deleteFrom('mcp_oauth_clients').where('mcp_integration_id', '=', integrationId).returningAll().execute();
+  return { connections: connections.map(connectionFromRow), clients: clients.map(mcpOAuthClientFromRow) };
 }

@@ -116,20 +116,49 @@ describe('MCP gateway: upstream OAuth with dynamic client registration', () => {
     expect(lines.join('')).not.toContain(secret);
   });
 
-  it('a change of the OAuth settings drops the registration with the connections; the next connect registers again', async () => {
+  it("a change of the OAuth settings drops the registration with the connections, revoking their grants as the old client; the next connect registers again", async () => {
     await connect(users.bob!.key, 'bob-account');
     const before = (await clients())[0]!;
     const registrations = up.registrations;
+    const revoked = up.revokedGrants;
+    const refusals = up.refusedRevocations.length;
     const changed = await admin('PUT', '/v1/mcp-integrations/dcr-tools-up', { oauth: { scopes: ['tools'] } });
     expect(changed.status, JSON.stringify(changed.body)).toBe(200);
     expect(await clients()).toHaveLength(0);
     expect(await gw.gateway.deps.store.db.selectFrom('mcp_connections').selectAll().execute()).toHaveLength(0);
+    // Once committed, bob's grant is revoked by the client it was issued to, though its registration row is gone
+    // (a revocation authenticated as another client would be refused and leave the grant alive).
+    await expect.poll(() => up.revokedGrants, { timeout: 5000 }).toBe(revoked + 1);
+    expect(up.refusedRevocations.slice(refusals).filter((e) => e !== 'unsupported_token_type')).toEqual([]);
     await connect(users.bob!.key, 'bob-account');
     expect(up.registrations).toBe(registrations + 1);
     const after = await clients();
     expect(after).toHaveLength(1);
     expect(after[0]!.client_id).not.toBe(before.client_id);
     expect(await whoami(users.bob!.key)).toBe('bob-account');
+    // A second change in the same millisecond (the fake clock stands still, so updated_at is unchanged) is
+    // discovered anew as well: the gateway asks for the new scopes, and bob's grant is revoked again.
+    const revokedAgain = up.revokedGrants;
+    const again = await admin('PUT', '/v1/mcp-integrations/dcr-tools-up', { oauth: { scopes: ['openid', 'tools'] } });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    await expect.poll(() => up.revokedGrants, { timeout: 5000 }).toBe(revokedAgain + 1);
+    const started = await start(users.bob!.key);
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(new URL(started.body.authorization_url).searchParams.get('scope')).toBe('openid tools');
+  });
+
+  it("deleting the integration revokes its users' grants as the registered client once the deletion commits", async () => {
+    await connect(users.carol!.key, 'carol-account');
+    const revoked = up.revokedGrants;
+    // Refused while a server uses it: nothing removed, nothing revoked.
+    expect((await admin('DELETE', '/v1/mcp-integrations/dcr-tools-up')).status).toBe(409);
+    expect(await gw.gateway.deps.store.db.selectFrom('mcp_connections').select('id').where('user_id', '=', users.carol!.id).execute()).toHaveLength(1);
+    expect((await admin('DELETE', `/v1/mcp-servers/${serverId}`)).status).toBeLessThan(300);
+    expect((await admin('DELETE', '/v1/mcp-integrations/dcr-tools-up')).status).toBeLessThan(300);
+    expect(await gw.gateway.deps.store.db.selectFrom('mcp_connections').selectAll().execute()).toHaveLength(0);
+    expect(await clients()).toHaveLength(0);
+    await expect.poll(() => up.revokedGrants, { timeout: 5000 }).toBe(revoked + 1);
+    expect(up.revokedGrants).toBe(revoked + 1);
   });
 
   it('an integration without oauth.client_id whose authorization server offers no registration is a 409 naming oauth.client_id', async () => {

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { uuid } from '../../../lib/ids.js';
 import { MCP_SECTION } from '../../../mcp/mcp-section.js';
+import { revokeDroppedUpstream } from '../../../mcp/oauth/revoke-removed-connections.js';
 import { countServersOfMcpIntegration, deleteMcpConnectionsOfIntegration, deleteMcpIntegration, getMcpIntegration, insertMcpIntegration, listMcpIntegrations, updateMcpIntegration, type McpIntegration, type McpOAuthSettings } from '../../../store/repos/mcp.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
 import { IsoTime, iso } from '../../resource/paging.js';
@@ -174,6 +175,8 @@ export const mcpIntegrationsResource = defineResource({
     await assertMayWriteMcpIntegration(ctx, i.workspace_id);
     const servers = await countServersOfMcpIntegration(ctx.db, i.id);
     if (servers > 0) throw new GatewayError('conflict', `MCP integration '${i.slug}' is used by ${servers} MCP server(s); delete them first.`, { param: 'id' });
+    // Its users' grants at the upstream end with it (revoked once the deletion commits).
+    revokeDroppedUpstream(ctx.deps, i, await deleteMcpConnectionsOfIntegration(ctx.db, i.id), ctx.afterCommit);
   },
   async create(ctx, body) {
     const workspaceId = body.workspace_id === undefined ? null : ctx.workspaceId;
@@ -235,8 +238,9 @@ export const mcpIntegrationsResource = defineResource({
       Object.assign(next, sealOAuth(ctx, i.id, 'oauth', body.oauth ?? {}));
       connectionsDropped = i.auth_type === 'oauth';
     }
-    // Tokens issued under other settings (another server, client or scopes) are not reused.
-    if (connectionsDropped || (next.auth_type === 'oauth' && next.url !== i.url)) await deleteMcpConnectionsOfIntegration(ctx.db, i.id);
+    // Tokens issued under other settings (another server, client or scopes) are not reused: their grants are
+    // revoked, with the settings they were issued under, once the write commits.
+    if (connectionsDropped || (next.auth_type === 'oauth' && next.url !== i.url)) revokeDroppedUpstream(ctx.deps, i, await deleteMcpConnectionsOfIntegration(ctx.db, i.id), ctx.afterCommit);
     await updateMcpIntegration(ctx.db, ctx.scope, next);
     return { record: next, details: { changed: Object.keys(body), ...(body.headers ? { headers: Object.keys(body.headers) } : {}), ...(body.secret_mappings ? { secret_mappings: next.secret_mappings } : {}), ...(body.oauth ? { oauth: oauthAuditDetails(next.oauth) } : {}) } };
   },
