@@ -40,7 +40,14 @@ describe.each(STORE_KINDS)('0032-mcp-oauth-clients ($name)', (kind) => {
 
     await saveMcpConnection(db, { id: 'c-1', organisation_id: t.organisation.id, mcp_integration_id: 'i-1', user_id: 'u-1', access_token_ciphertext: 'a', refresh_token_ciphertext: 'r', expires_at: null, scopes: '', connected_at: 1, updated_at: 1, oauth_client_id: 'renewed' });
     expect((await getMcpConnection(db, 'i-1', 'u-1'))?.oauth_client_id).toBe('renewed');
-    await deleteMcpConnectionsOfIntegration(db, 'i-1');
+    // What it removed comes back: the revocation of the grants upstream needs the connection and its client.
+    const dropped = await deleteMcpConnectionsOfIntegration(db, 'i-1');
+    expect(dropped.connections.map((c) => [c.id, c.oauth_client_id, c.connected_at])).toEqual([['c-1', 'renewed', 1]]);
+    expect(dropped.clients.map((c) => [c.id, c.client_id, typeof c.created_at]).sort()).toEqual([
+      ['r-3', 'other', 'number'],
+      ['r-4', 'renewed', 'number'],
+    ]);
+    expect(await deleteMcpConnectionsOfIntegration(db, 'i-1')).toEqual({ connections: [], clients: [] });
     expect(await getMcpConnection(db, 'i-1', 'u-1')).toBeUndefined();
     expect(await db.selectFrom('mcp_oauth_clients').selectAll().execute()).toHaveLength(0);
 
