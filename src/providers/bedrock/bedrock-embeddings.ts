@@ -5,6 +5,7 @@ import type { CallContext, EndpointAdapter, UpstreamCall } from '../provider.js'
 import { bedrockModelUrl, readBedrockAuth, signBedrockRequest, type BedrockAuth } from './bedrock-auth.js';
 import { requireModel } from './bedrock-chat.js';
 import { mapBedrockError } from './bedrock-error.js';
+import { eachAtMost } from '../../lib/each-at-most.js';
 
 type Family = 'titan' | 'cohere';
 
@@ -59,17 +60,12 @@ function readTitan(raw: unknown): { vector: number[]; tokens: number } {
 
 async function titanSideCalls(auth: BedrockAuth, model: string, texts: string[], req: EmbeddingsRequest, ctx: CallContext): Promise<TitanPartial> {
   const results: Array<{ vector: number[]; tokens: number }> = new Array(texts.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < texts.length) {
-      const i = next++;
-      const call = await invokeCall(auth, model, titanBody(model, texts[i]!, req), ctx);
-      const res = await ctx.http.sendText({ url: call.url, method: call.method, headers: call.headers, body: call.body as string, signal: ctx.signal }, 'bedrock');
-      if (res.status < 200 || res.status >= 300) throw mapBedrockError(res.status, res.text, res.headers);
-      results[i] = readTitan(tryParseJson(res.text));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(TITAN_SIDE_CALL_CONCURRENCY, texts.length) }, worker));
+  await eachAtMost(texts, TITAN_SIDE_CALL_CONCURRENCY, async (text, i) => {
+    const call = await invokeCall(auth, model, titanBody(model, text, req), ctx);
+    const res = await ctx.http.sendText({ url: call.url, method: call.method, headers: call.headers, body: call.body as string, signal: ctx.signal }, 'bedrock');
+    if (res.status < 200 || res.status >= 300) throw mapBedrockError(res.status, res.text, res.headers);
+    results[i] = readTitan(tryParseJson(res.text));
+  });
   return { vectors: results.map((r) => r.vector), tokens: results.reduce((n, r) => n + r.tokens, 0) };
 }
 
