@@ -34,7 +34,7 @@ export function withStreamUsage<R extends StreamOptionsOf>(req: R): R {
   return { ...req, stream_options: { ...(req.stream_options ?? {}), include_usage: true } };
 }
 
-/** The member `withStreamUsage` adds to a body that has no `stream_options`, as JSON after a comma. */
+/** What replaces the closing brace of a body without `stream_options`: a comma, the member `withStreamUsage` adds, the brace. */
 const INCLUDE_USAGE_MEMBER = ',"stream_options":{"include_usage":true}}';
 
 /**
