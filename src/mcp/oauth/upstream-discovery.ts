@@ -87,6 +87,8 @@ export function reasonOf(e: unknown): string {
  */
 export class UpstreamDiscovery {
   private readonly entries = new Map<string, Entry>();
+  /** Per integration, the discovery of settings a write replaced (`server`). */
+  private readonly replaced = new Map<string, Entry>();
 
   constructor(
     private readonly fetcher: UpstreamFetch,
@@ -181,18 +183,21 @@ export class UpstreamDiscovery {
 
   /**
    * What discovery found for `i` (discovered once, then cached while what it read of `i` stays the same). An
-   * integration as it was before a write (`i.updated_at` older than the cached entry's: the revocation of
-   * grants issued under settings the write replaced) is discovered without taking the current entry's place.
+   * integration as it was before a write (`i.updated_at` older than the current entry's: the revocation of
+   * grants issued under settings the write replaced, while users connect under the new ones) is cached apart,
+   * one per integration, so that it neither takes the current entry's place nor is discovered again for each of
+   * the connections being revoked.
    */
   private server(i: McpIntegration): Promise<ServerInfo> {
-    const hit = this.entries.get(i.id);
+    const current = this.entries.get(i.id);
+    const entries = current && current.updatedAt > i.updated_at ? this.replaced : this.entries;
+    const hit = entries.get(i.id);
     const inputs = discoveryInputs(i);
     if (hit && hit.inputs === inputs && hit.until > this.now()) return hit.value;
     const value = this.discover(i);
-    if (hit && hit.updatedAt > i.updated_at) return value;
-    this.entries.set(i.id, { inputs, updatedAt: i.updated_at, until: this.now() + TTL_MS, value });
+    entries.set(i.id, { inputs, updatedAt: i.updated_at, until: this.now() + TTL_MS, value });
     value.catch(() => {
-      if (this.entries.get(i.id)?.value === value) this.entries.delete(i.id);
+      if (entries.get(i.id)?.value === value) entries.delete(i.id);
     });
     return value;
   }
