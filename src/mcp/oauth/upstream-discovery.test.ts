@@ -33,10 +33,10 @@ describe('UpstreamDiscovery cache', () => {
   let fetcher: CountingFetch;
   let discovery: UpstreamDiscovery;
   const secrets = new SecretBox(randomBytes(32));
-  const now = Date.now();
+  let now = Date.now();
 
-  const integration = (updatedAt: number, scopes: string[]): McpIntegration => ({
-    id: 'i-1',
+  const integration = (updatedAt: number, scopes: string[], id = 'i-1'): McpIntegration => ({
+    id,
     organisation_id: 'o-1',
     workspace_id: null,
     name: 'tools',
@@ -47,7 +47,7 @@ describe('UpstreamDiscovery cache', () => {
     headers_ciphertext: '',
     header_hints: {},
     oauth: { client_id: up.clientId, scopes },
-    oauth_secret_ciphertext: secrets.encrypt(up.clientSecret, 'i-1:oauth'),
+    oauth_secret_ciphertext: secrets.encrypt(up.clientSecret, `${id}:oauth`),
     secret_mappings: [],
     created_at: 1,
     updated_at: updatedAt,
@@ -88,5 +88,14 @@ describe('UpstreamDiscovery cache', () => {
     const v3 = integration(2, ['tools']);
     expect(await scopeOf(v3)).toBe('tools');
     expect(fetcher.probes).toBe(4);
+  });
+
+  it('sweeps out expired entries (integrations deleted or unused for an hour) once it holds 64', async () => {
+    const cached = () => (discovery as unknown as { entries: Map<string, unknown> }).entries;
+    for (let n = 0; n < 64; n++) await discovery.of(integration(1, ['tools'], `gone-${n}`));
+    expect(cached().size).toBe(65);
+    now += 2 * 3_600_000;
+    await discovery.of(integration(1, ['tools'], 'new'));
+    expect([...cached().keys()]).toEqual(['new']);
   });
 });

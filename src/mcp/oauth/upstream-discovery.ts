@@ -50,6 +50,16 @@ interface Entry {
   value: Promise<ServerInfo>;
 }
 
+/**
+ * Entries a cache holds before adding one sweeps out the expired (integrations deleted or unused for an hour:
+ * the cache would otherwise keep one entry per integration ever discovered, until the process ends).
+ */
+const SWEEP_AT = 64;
+
+function sweepExpired(entries: Map<string, Entry>, now: number): void {
+  for (const [id, e] of entries) if (e.until <= now) entries.delete(id);
+}
+
 /** What discovery reads of an integration: its URL, `oauth.authorization_server` and `oauth.scopes`; a change of any discovers again. */
 function discoveryInputs(i: McpIntegration): string {
   return JSON.stringify([i.url, i.oauth.authorization_server ?? null, i.oauth.scopes ?? null]);
@@ -195,6 +205,7 @@ export class UpstreamDiscovery {
     const inputs = discoveryInputs(i);
     if (hit && hit.inputs === inputs && hit.until > this.now()) return hit.value;
     const value = this.discover(i);
+    if (entries.size >= SWEEP_AT) sweepExpired(entries, this.now());
     entries.set(i.id, { inputs, updatedAt: i.updated_at, until: this.now() + TTL_MS, value });
     value.catch(() => {
       if (entries.get(i.id)?.value === value) entries.delete(i.id);
