@@ -50,7 +50,7 @@ const ListItem = Type.Object({
   group_by: GroupByAnswer,
   status: PolicyStatus,
   /** The API key or workspace whose inline `usage_limits` made this policy (null: made here). */
-  managed_by: Type.Union([Type.Object({ type: StringEnum(['api_key', 'workspace']), id: Type.String() }), Type.Null()]),
+  managed_by: Nullable(Type.Object({ type: StringEnum(['api_key', 'workspace']), id: Type.String() })),
   workspace_id: Type.String(),
   organisation_id: Type.String(),
   created_at: IsoTime,
