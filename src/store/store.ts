@@ -1,15 +1,23 @@
-import { Kysely, Migrator, SqliteDialect, sql, type MigrationResult } from 'kysely';
+import { Kysely, Migrator, sql, type MigrationResult } from 'kysely';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database } from './schema.js';
 import { migrationProvider } from './migrations/index.js';
 import { GuardedPostgresDialect } from './guarded-postgres-dialect.js';
+import { ImmediateSqliteDialect } from './immediate-sqlite-dialect.js';
+import { configureSqliteConnection } from './sqlite-connection.js';
+import { RequestLogThread } from './request-log-worker.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/private-files.js';
 import type { RuntimeChange } from '../kernel/runtime-change.js';
 
 /** How to open the store: SQLite file (embedded default) or PostgreSQL URL. */
 export type StoreOptions =
-  | { kind: 'sqlite'; path: string }
+  | {
+      kind: 'sqlite';
+      path: string;
+      /** Who writes the request log: by default a thread for a file when the compiled thread script is there (`RequestLogThread.forFile`), `false` for the main connection. */
+      requestLogThread?: RequestLogThread | false;
+    }
   | {
       kind: 'postgres';
       url: string;
@@ -31,6 +39,8 @@ export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /** The raw SQLite handle (embedded default only), for prepared-statement bulk writes on hot paths. */
   readonly sqlite?: SqliteHandle;
+  /** The thread that writes the request log to a SQLite file (see `RequestLogThread`); none on PostgreSQL, in memory or from the sources. */
+  readonly requestLogThread?: RequestLogThread;
   close(): Promise<void>;
 }
 
@@ -57,7 +67,17 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`Store migration ${failed?.migrationName ?? ''} failed: ${String((error as Error).message ?? error)}`);
   }
-  return { db, dialect: opts.kind, sqlite: sqlite?.raw, close: () => db.destroy() };
+  const requestLogThread = opts.kind === 'sqlite' ? (opts.requestLogThread === undefined ? RequestLogThread.forFile(opts.path) : opts.requestLogThread || undefined) : undefined;
+  return {
+    db,
+    dialect: opts.kind,
+    sqlite: sqlite?.raw,
+    requestLogThread,
+    async close() {
+      await requestLogThread?.close();
+      await db.destroy();
+    },
+  };
 }
 
 /**
@@ -80,12 +100,8 @@ export type SqliteHandle = import('better-sqlite3').Database;
 async function openSqlite(path: string): Promise<{ db: Kysely<Database>; raw: SqliteHandle }> {
   const { default: SQLite } = await import('better-sqlite3');
   if (path !== ':memory:') makePrivate(path);
-  const database = new SQLite(path);
-  database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = NORMAL');
-  database.pragma('foreign_keys = ON');
-  database.pragma('busy_timeout = 5000');
-  return { db: new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), raw: database };
+  const database = configureSqliteConnection(new SQLite(path));
+  return { db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) }), raw: database };
 }
 
 /**

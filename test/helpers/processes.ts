@@ -4,6 +4,8 @@ import { existsSync, mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomId } from '../../src/lib/ids.js';
+import { RequestLogThread } from '../../src/store/request-log-worker.js';
+import { pathToFileURL } from 'node:url';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -23,6 +25,15 @@ export function ensureBuilt(): void {
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
 }
 
+
+/**
+ * The request log's writer thread for a SQLite file, running the built script (dist/): a gateway run from
+ * the sources under vitest has no compiled script of its own, so tests of the SQLite store give it this one.
+ */
+export function builtRequestLogThread(path: string): RequestLogThread {
+  ensureBuilt();
+  return new RequestLogThread(path, pathToFileURL(join(ROOT, 'dist/store/request-log-thread.js')));
+}
 
 export interface GatewayProcess {
   url: string;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { openStore, dropPostgresSchema, type Store } from '../../src/store/store.js';
 import { randomId } from '../../src/lib/ids.js';
 import { PG_URL } from './gateway.js';
+import { builtRequestLogThread } from './processes.js';
 
 /** A store under test and how to throw it away. */
 export interface StoreHandle {
@@ -20,7 +21,9 @@ export const STORE_KINDS: Array<{ name: 'sqlite' | 'postgres'; open(): Promise<S
     name: 'sqlite',
     async open() {
       const dir = mkdtempSync(join(tmpdir(), 'gw-store-'));
-      const store = await openStore({ kind: 'sqlite', path: join(dir, 'gateway.db') });
+      const path = join(dir, 'gateway.db');
+      // As the built gateway does: the request log is written by its own thread.
+      const store = await openStore({ kind: 'sqlite', path, requestLogThread: builtRequestLogThread(path) });
       return { store, dispose: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
     },
   },

@@ -240,7 +240,7 @@ export async function backfillRollups(store: Store, limit = BACKFILL_BATCH_ROWS)
       const last = rows[rows.length - 1]!;
       move.run(last.created_at, last.id);
       return rows.length;
-    })();
+    }).immediate();
   }
   return store.db.transaction().execute(async (trx) => {
     const cursor = await sql<{ backfill_created_at: number; backfill_id: string }>`select backfill_created_at, backfill_id from request_log_rollup_state where id = 1 for update`.execute(trx);

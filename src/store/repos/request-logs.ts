@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import type { Store } from '../store.js';
+import type { SqliteHandle, Store } from '../store.js';
 import type { Database, RequestLogRollupsTable, RequestLogsTable } from '../schema.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
 import { rollupRowsOf, sqliteRollupWriter, writeRollupsPostgres } from './request-log-rollups.js';
@@ -43,16 +43,17 @@ const sqliteInserts = new WeakMap<object, (rows: RequestLogRow[]) => void>();
  * multi-row INSERT inside a transaction makes SQLite keep a statement journal to undo that statement
  * alone, and past 64 KiB it spills to a temporary file (about one 4 KiB write per logged request under
  * load, seen with strace); with `fail` there is none, and a refused row still rolls the whole batch back
- * (the transaction throws), which is all the writer needs.
+ * (the transaction throws), which is all the writer needs. The transaction begins `IMMEDIATE` (see
+ * `ImmediateSqliteDialect`). The request log's worker thread runs this on its own connection.
  */
-function sqliteInsert(db: NonNullable<Store['sqlite']>): (rows: RequestLogRow[]) => void {
+export function sqliteRequestLogInserter(db: SqliteHandle): (rows: RequestLogRow[]) => void {
   const writeRollups = sqliteRollupWriter(db);
   const row = `(${COLUMNS.map(() => '?').join(', ')})`;
   const prefix = `insert or fail into request_logs (${COLUMNS.join(', ')}) values `;
   const one = db.prepare(prefix + row);
   const many = db.prepare(prefix + Array.from({ length: SQLITE_ROWS_PER_INSERT }, () => row).join(', '));
   const params: unknown[] = new Array(SQLITE_ROWS_PER_INSERT * COLUMNS.length);
-  return db.transaction((batch: RequestLogRow[]) => {
+  const insert = db.transaction((batch: RequestLogRow[]) => {
     let i = 0;
     for (; i + SQLITE_ROWS_PER_INSERT <= batch.length; i += SQLITE_ROWS_PER_INSERT) {
       for (let r = 0; r < SQLITE_ROWS_PER_INSERT; r++) rowValues(batch[i + r]!, params, r * COLUMNS.length);
@@ -65,6 +66,7 @@ function sqliteInsert(db: NonNullable<Store['sqlite']>): (rows: RequestLogRow[])
     }
     writeRollups(rollupRowsOf(batch));
   });
+  return (rows) => insert.immediate(rows);
 }
 
 /**
@@ -72,14 +74,16 @@ function sqliteInsert(db: NonNullable<Store['sqlite']>): (rows: RequestLogRow[])
  * analytics rollups (`request-log-rollups.ts`): a batch counts in the rollups exactly when its rows are
  * in the log (a row refused, say a duplicate id, rolls its batch back with its rollups). On SQLite
  * cached prepared statements run in one transaction (multi-row, positional: binding 25 named
- * parameters per row showed in profiles); on PostgreSQL one multi-row insert, then the upserts.
+ * parameters per row showed in profiles), in the store's request-log thread when it has one; on
+ * PostgreSQL one multi-row insert, then the upserts.
  */
 export async function insertRequestLogs(store: Store, rows: RequestLogRow[]): Promise<void> {
   if (rows.length === 0) return;
+  if (store.requestLogThread) return store.requestLogThread.insert(rows);
   if (store.sqlite) {
     let insert = sqliteInserts.get(store.sqlite);
     if (!insert) {
-      insert = sqliteInsert(store.sqlite);
+      insert = sqliteRequestLogInserter(store.sqlite);
       sqliteInserts.set(store.sqlite, insert);
     }
     insert(rows);

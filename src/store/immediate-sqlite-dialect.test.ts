@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { openStore, type Store } from './store.js';
+
+describe("the main SQLite connection's transactions begin IMMEDIATE", () => {
+  let dir: string;
+  let path: string;
+  let store: Store;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gw-immediate-'));
+    path = join(dir, 'gateway.db');
+    store = await openStore({ kind: 'sqlite', path, requestLogThread: false });
+  });
+  afterAll(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('holds the write lock from its start, so a write after a read is not refused for another connection\'s commit', async () => {
+    // The request log's thread is such another connection. It waits for the lock (busy timeout); this one does not wait.
+    const other = new SQLite(path);
+    other.pragma('busy_timeout = 0');
+    try {
+      await store.db.transaction().execute(async (trx) => {
+        await trx.selectFrom('runtime_version').select('version').execute();
+        // A deferred transaction would let this commit, then fail its own write below with SQLITE_BUSY_SNAPSHOT.
+        expect(() => other.prepare('update runtime_version set version = version + 100').run()).toThrow(expect.objectContaining({ code: 'SQLITE_BUSY' }));
+        await trx.updateTable('runtime_version').set((eb) => ({ version: eb('version', '+', 1) })).execute();
+      });
+      const after = other.prepare('update runtime_version set version = version + 100').run();
+      expect(after.changes).toBe(1);
+    } finally {
+      other.close();
+    }
+    const row = await store.db.selectFrom('runtime_version').select('version').executeTakeFirstOrThrow();
+    expect(Number(row.version) % 100).toBe(1);
+  });
+});
