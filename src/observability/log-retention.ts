@@ -1,5 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../store/schema.js';
+import type { Store } from '../store/store.js';
 import { deleteRequestLogsBefore } from '../store/repos/request-logs.js';
 import { BUCKETS_MS, RETENTION_BUCKETS_PER_STATEMENT, deleteRollupBucketsBefore } from '../store/repos/request-log-rollups.js';
 import { inBatches, type ScheduledJob } from '../lib/scheduler.js';
@@ -17,16 +16,16 @@ export const RETENTION_BATCHES_PER_RUN = 100;
  * same budget of statements), yielding between batches. Every replica runs it; a delete is
  * idempotent, so two replicas deleting at once delete each row once.
  */
-export function logRetentionJob(db: Kysely<Database>, retentionDays: number, now: () => number, everyMs: number): ScheduledJob {
+export function logRetentionJob(store: Store, retentionDays: number, now: () => number, everyMs: number): ScheduledJob {
   return {
     name: 'request-log-retention',
     everyMs,
     async run() {
       const before = now() - retentionDays * 86_400_000;
-      let budget = await inBatches(() => deleteRequestLogsBefore(db, before, RETENTION_BATCH_ROWS), RETENTION_BATCH_ROWS, RETENTION_BATCHES_PER_RUN);
-      const organisations = await db.selectFrom('organisations').select('id').execute();
+      let budget = await inBatches(() => deleteRequestLogsBefore(store, before, RETENTION_BATCH_ROWS), RETENTION_BATCH_ROWS, RETENTION_BATCHES_PER_RUN);
+      const organisations = await store.db.selectFrom('organisations').select('id').execute();
       for (const { id } of organisations) {
-        for (const width of BUCKETS_MS) budget = await inBatches(() => deleteRollupBucketsBefore(db, id, width, before), RETENTION_BUCKETS_PER_STATEMENT, budget);
+        for (const width of BUCKETS_MS) budget = await inBatches(() => deleteRollupBucketsBefore(store, id, width, before), RETENTION_BUCKETS_PER_STATEMENT, budget);
       }
     },
   };

@@ -164,7 +164,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
   const lastUsed = keyUsage.job(store, now, Math.min(LAST_USED_FLUSH_MS, settings.schedulerIntervalMs));
   scheduler.add(lastUsed);
   scheduler.add(pruneSessionsJob(store.db, now, settings.schedulerIntervalMs));
-  if (settings.logRetentionDays > 0) scheduler.add(logRetentionJob(store.db, settings.logRetentionDays, now, settings.schedulerIntervalMs));
+  if (settings.logRetentionDays > 0) scheduler.add(logRetentionJob(store, settings.logRetentionDays, now, settings.schedulerIntervalMs));
   const backfill = rollupBackfillJob(store, settings.schedulerIntervalMs);
   scheduler.add(backfill);
   scheduler.start();

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtRequestLogThread } from '../../test/helpers/processes.js';
 import { openStore, type Store } from './store.js';
-import { insertRequestLogs, type RequestLogRow } from './repos/request-logs.js';
+import { deleteRequestLogsBefore, insertRequestLogs, type RequestLogRow } from './repos/request-logs.js';
+import { backfillRollups, deleteRollupBucketsBefore } from './repos/request-log-rollups.js';
 import { isStoreUnavailable } from './store-errors.js';
 import { randomId } from '../lib/ids.js';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -12,11 +13,11 @@ import type { RequestLogThread } from './request-log-worker.js';
 
 const T = Date.parse('2026-03-02T00:00:00.000Z');
 
-function rowsOf(n: number, org = 'org-thread'): RequestLogRow[] {
+function rowsOf(n: number, org = 'org-thread', from = T): RequestLogRow[] {
   return Array.from({ length: n }, (_, i) => ({
     id: `log_th_${randomId(12)}`, organisation_id: org, workspace_id: 'ws-a', api_key_id: null, user_id: null, trace_id: `t-${i}`, endpoint: 'chat', provider: 'openai',
     model: 'gpt-4o', status: 200, stream: 0, cache_status: 'MISS', config_id: null, prompt_id: null, target_path: null, retry_count: 0, prompt_tokens: 3, completion_tokens: 2,
-    total_tokens: 5, cost: 0.001, latency_ms: 40, metadata: '{}', error: null, hook_results: null, created_at: T + i, request_body: '{"model":"gpt-4o","messages":[]}',
+    total_tokens: 5, cost: 0.001, latency_ms: 40, metadata: '{}', error: null, hook_results: null, created_at: from + i, request_body: '{"model":"gpt-4o","messages":[]}',
   }));
 }
 
@@ -79,7 +80,7 @@ describe('the request log written by its own thread (SQLite file)', () => {
   it("fails a thread's batch with store_unavailable when it cannot open the file, and starts a new thread for the next one", async () => {
     const later = join(dir, 'not-yet', 'gateway.db');
     const lone = builtRequestLogThread(later);
-    const err = await lone.insert(rowsOf(3, 'org-later')).then(() => undefined, (e: unknown) => e);
+    const err = await lone.run('insertRequestLogs', rowsOf(3, 'org-later')).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(GatewayError);
     expect(isStoreUnavailable(err)).toBe(true);
     mkdirSync(join(dir, 'not-yet'));
@@ -90,6 +91,33 @@ describe('the request log written by its own thread (SQLite file)', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it("runs the retention's deletes and the rollup backfill in the thread, while the loop turns", async () => {
+    // A day older than every other row here: the retention deletes the oldest rows, whoever they belong to.
+    const rows = rowsOf(6000, 'org-old', T - 86_400_000);
+    for (let i = 0; i < rows.length; i += 500) await insertRequestLogs(store, rows.slice(i, i + 500));
+    let turns = 0;
+    let turning = true;
+    const turn = () => {
+      turns++;
+      if (turning) setImmediate(turn);
+    };
+    setImmediate(turn);
+    // ~80 ms on the main connection, where it would hold the loop from the call until it settled.
+    expect(await deleteRequestLogsBefore(store, T - 86_400_000 + 5000, 5000)).toBe(5000);
+    turning = false;
+    expect(turns).toBeGreaterThan(5);
+    // Calls sent together run in turn (the rollups' delete is a transaction of several statements).
+    const [, buckets, backfilled] = await Promise.all([
+      insertRequestLogs(store, rowsOf(10, 'org-new')),
+      deleteRollupBucketsBefore(store, 'org-old', 60_000, T),
+      backfillRollups(store, 100),
+    ]);
+    expect(buckets).toBe(1);
+    expect(backfilled).toBe(0);
+    expect((await countOf(store, 'org-old')).rows).toBe(1000);
+    expect((await countOf(store, 'org-new')).rows).toBe(10);
   });
 
   it('closes without a thread started, and twice', async () => {

@@ -188,8 +188,8 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
     }
     expect(walked).toEqual(batch.map((r) => r.model).reverse());
     // Retention deletes in bounded statements: the oldest first, at most `limit` each.
-    expect(await deleteRequestLogsBefore(h.store.db, row.created_at + 30, 25)).toBe(25);
-    expect(await deleteRequestLogsBefore(h.store.db, row.created_at + 30, 25)).toBe(7);
+    expect(await deleteRequestLogsBefore(h.store, row.created_at + 30, 25)).toBe(25);
+    expect(await deleteRequestLogsBefore(h.store, row.created_at + 30, 25)).toBe(7);
     expect((await listRequestLogs(h.store.db, scope(), viewer, { traceId: 'batch' }, { limit: 100, offset: 0 })).total).toBe(45);
   });
 

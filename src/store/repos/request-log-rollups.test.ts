@@ -93,14 +93,14 @@ for (const kind of STORE_KINDS) {
       const org = `org-${randomId(6)}`;
       await insertRequestLogs(h.store, [...rowsOf(org, 70, T - 3 * DAY, 70 * MIN), ...rowsOf(org, 10, T - HOUR, MIN), ...rowsOf(org, 10, T - 10 * MIN, 5 * MIN)]);
       const cut = T - 30 * MIN;
-      expect(await deleteRollupBucketsBefore(h.store.db, org, MIN, cut)).toBe(RETENTION_BUCKETS_PER_STATEMENT);
-      expect(await deleteRollupBucketsBefore(h.store.db, org, MIN, cut)).toBe(71 - RETENTION_BUCKETS_PER_STATEMENT);
-      for (const width of [HOUR, DAY]) while ((await deleteRollupBucketsBefore(h.store.db, org, width, cut)) > 0);
+      expect(await deleteRollupBucketsBefore(h.store, org, MIN, cut)).toBe(RETENTION_BUCKETS_PER_STATEMENT);
+      expect(await deleteRollupBucketsBefore(h.store, org, MIN, cut)).toBe(71 - RETENTION_BUCKETS_PER_STATEMENT);
+      for (const width of [HOUR, DAY]) while ((await deleteRollupBucketsBefore(h.store, org, width, cut)) > 0);
       const left = await rollupsOf(h.store, org);
       const buckets = (rows: Array<Record<string, unknown>>) => [...new Set(rows.map((r) => `${r.bucket_ms}@${(Number(r.bucket_start) - T) / MIN}`))].sort();
       expect(buckets(left.cube)).toEqual([`${DAY}@${-DAY / MIN}`, `${HOUR}@-60`, `${MIN}@-10`, `${MIN}@-6`, `${MIN}@-7`, `${MIN}@-8`, `${MIN}@-9`].sort());
       expect(buckets(left.latency)).toEqual(buckets(left.cube));
-      expect(await deleteRollupBucketsBefore(h.store.db, org, MIN, cut)).toBe(0);
+      expect(await deleteRollupBucketsBefore(h.store, org, MIN, cut)).toBe(0);
     });
   });
 }

@@ -222,9 +222,11 @@ type BackfillRow = RollupSource & { id: string };
  * before migration 0031, or by an older replica), oldest first after the cursor of
  * `request_log_rollup_state`; the upserts and the cursor move in one transaction, so each row is added
  * once even when the job is interrupted or runs on several replicas (on PostgreSQL the cursor row is
- * locked for the batch). Returns how many rows it added (fewer than `limit`: it is done for now).
+ * locked for the batch). Returns how many rows it added (fewer than `limit`: it is done for now). Run in
+ * the store's request-log thread when it has one.
  */
 export async function backfillRollups(store: Store, limit = BACKFILL_BATCH_ROWS): Promise<number> {
+  if (store.requestLogThread) return store.requestLogThread.run('backfillRollups', limit);
   if (store.sqlite) {
     const select = `select ${['id', ...ROLLUP_SOURCE_COLUMNS].join(', ')} from request_logs where rolled_up = 0 and (created_at, id) > (?, ?) order by created_at, id limit ?`;
     const db = store.sqlite;
@@ -271,9 +273,12 @@ export const RETENTION_BUCKETS_PER_STATEMENT = 60;
  * Deletes, for one organisation and bucket width, at most `RETENTION_BUCKETS_PER_STATEMENT` whole
  * buckets that ended at or before `before` (ms), oldest first, from both rollup tables; returns how
  * many buckets went. A bucket that straddles `before` stays (a query never starts before the
- * retention, and reads such a bucket's later part from finer buckets or rows).
+ * retention, and reads such a bucket's later part from finer buckets or rows). Run in the store's
+ * request-log thread when it has one.
  */
-export async function deleteRollupBucketsBefore(db: Kysely<Database>, organisationId: string, bucketMs: number, before: number): Promise<number> {
+export async function deleteRollupBucketsBefore(store: Store, organisationId: string, bucketMs: number, before: number): Promise<number> {
+  if (store.requestLogThread) return store.requestLogThread.run('deleteRollupBucketsBefore', organisationId, bucketMs, before);
+  const db = store.db;
   const last = before - bucketMs;
   const starts = await db
     .selectFrom('request_log_rollups')

@@ -79,7 +79,7 @@ export function sqliteRequestLogInserter(db: SqliteHandle): (rows: RequestLogRow
  */
 export async function insertRequestLogs(store: Store, rows: RequestLogRow[]): Promise<void> {
   if (rows.length === 0) return;
-  if (store.requestLogThread) return store.requestLogThread.insert(rows);
+  if (store.requestLogThread) return store.requestLogThread.run('insertRequestLogs', rows);
   if (store.sqlite) {
     let insert = sqliteInserts.get(store.sqlite);
     if (!insert) {
@@ -217,9 +217,12 @@ export async function getRequestLog(db: Kysely<Database>, scope: TenantScope, vi
 /**
  * Deletes at most `limit` rows written before `before` (ms), oldest first; returns how many. One
  * bounded statement, so a large backlog never holds a long lock: the retention job calls it until it
- * deletes fewer than `limit`.
+ * deletes fewer than `limit`. Run in the store's request-log thread when it has one (~80 ms per 5,000 rows
+ * on SQLite, off the event loop).
  */
-export async function deleteRequestLogsBefore(db: Kysely<Database>, before: number, limit: number): Promise<number> {
+export async function deleteRequestLogsBefore(store: Store, before: number, limit: number): Promise<number> {
+  if (store.requestLogThread) return store.requestLogThread.run('deleteRequestLogsBefore', before, limit);
+  const db = store.db;
   const ids = db.selectFrom('request_logs').select('id').where('created_at', '<', before).orderBy('created_at').limit(limit);
   const result = await db.deleteFrom('request_logs').where('id', 'in', ids).executeTakeFirst();
   return Number(result.numDeletedRows);
