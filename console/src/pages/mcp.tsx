@@ -109,13 +109,14 @@ export function McpIntegrationsPage() {
       columns={[
         { label: 'Name', cell: (i) => i.name },
         { label: 'Slug', cell: (i) => <code>{i.slug}</code> },
-        { label: 'URL', cell: (i) => <code>{i.url}</code> },
+        { label: 'URL', cell: (i) => <code class="wrap">{i.url}</code> },
         { label: 'Transport', cell: (i) => i.transport },
         {
           label: 'Auth',
           cell: (i) => (
             <>
-              {i.auth_type} {Object.keys(i.headers).length > 0 && <Hints values={i.headers} />}
+              {i.auth_type}
+              {Object.keys(i.headers).length > 0 && <Hints values={i.headers} />}
             </>
           ),
         },

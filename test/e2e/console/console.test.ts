@@ -227,6 +227,8 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     await row.waitFor();
     expect(await row.textContent()).toContain('Authorization: Bea…');
     expect(await row.textContent()).not.toContain('mcp-secret-token-1');
+    // Every column, its Edit and Delete included, fits the page at 1280 px: the table does not scroll sideways.
+    expect(await page.locator('.table-wrap').first().evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(0);
     await shot('mcp-integrations');
 
     await nav('MCP servers');
@@ -342,10 +344,11 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
 
   it('fits a phone width with a menu', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    expect(await page.locator('nav#nav').isVisible()).toBe(false);
+    // The renderer applies the new width after the call returns: wait for the menu to hide (fails after the timeout if it never does).
+    await page.locator('nav#nav').waitFor({ state: 'hidden', timeout: 5000 });
     await page.getByRole('button', { name: 'Menu' }).click();
     await nav('Live tail');
-    expect(await page.locator('nav#nav').isVisible()).toBe(false);
+    await page.locator('nav#nav').waitFor({ state: 'hidden', timeout: 5000 });
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await shot('phone-tail');
     await page.getByRole('button', { name: 'Menu' }).click();
