@@ -9,7 +9,7 @@
  *   node bench/admin-write-stall.mjs [--postgres] [--dist <dir>]
  *
  * Settings (environment): BENCH_STALL_ROWS (10000 of each), BENCH_STALL_WORKSPACES (100),
- * BENCH_STALL_WRITES (10), BENCH_STALL_CONNECTIONS (4), BENCH_STALL_GAP_MS (2500),
+ * BENCH_STALL_WRITES (10), BENCH_STALL_CONNECTIONS (4), BENCH_STALL_GAP_MS (2500), BENCH_STALL_REQUEST_LOG (false),
  * BENCH_DATABASE_URL, BENCH_REDIS_URL. Method: bench/README.md. Output: Markdown on stdout and in
  * bench/results/admin-write-stall-<sqlite|postgres>-latest.md.
  */
@@ -244,7 +244,8 @@ async function main() {
     log(`seeded ${ROWS} keys, configs and virtual keys in ${WORKSPACES} workspaces (${POSTGRES ? 'PostgreSQL' : 'SQLite'}) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     const gatewayEnv = {
       GATEWAY_ADMIN_KEY: ADMIN_KEY,
-      GATEWAY_REQUEST_LOG: 'false',
+      // Off by default, so that a write's stall is the write's own; `BENCH_STALL_REQUEST_LOG=true` measures it with the log's writes going on.
+      GATEWAY_REQUEST_LOG: env.BENCH_STALL_REQUEST_LOG === 'true' ? 'true' : 'false',
       LOG_LEVEL: 'warn',
       ...(POSTGRES ? { DATABASE_URL: PG_URL, GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY, DATABASE_SCHEMA: schema, REDIS_URL, REDIS_PREFIX: `${schema}:` } : {}),
     };
