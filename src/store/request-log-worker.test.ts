@@ -120,6 +120,23 @@ describe('the request log written by its own thread (SQLite file)', () => {
     expect((await countOf(store, 'org-new')).rows).toBe(10);
   });
 
+  it('starts no thread for a rollup backfill with nothing to add (the usual run), and one when there is', async () => {
+    const path = join(dir, 'backfill.db');
+    const lazy = builtRequestLogThread(path);
+    const other = await openStore({ kind: 'sqlite', path, requestLogThread: lazy });
+    try {
+      expect(await backfillRollups(other, 100)).toBe(0);
+      expect(lazy.started).toBe(false);
+      // Rows without rollups, as a replica older than the rollups wrote them.
+      await other.db.insertInto('request_logs').values(rowsOf(7, 'org-legacy').map((r) => ({ ...r, rolled_up: 0 }))).execute();
+      expect(await backfillRollups(other, 100)).toBe(7);
+      expect(lazy.started).toBe(true);
+      expect(await countOf(other, 'org-legacy')).toEqual({ rows: 7, rolledUp: 7 });
+    } finally {
+      await other.close();
+    }
+  });
+
   it('closes without a thread started, and twice', async () => {
     const idle = builtRequestLogThread(join(dir, 'idle.db'));
     await idle.close();

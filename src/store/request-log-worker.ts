@@ -56,6 +56,11 @@ export class RequestLogThread {
     return new RequestLogThread(path);
   }
 
+  /** Whether the thread is running (it starts with the first call). */
+  get started(): boolean {
+    return this.running !== undefined;
+  }
+
   /** Runs `op` in the thread; settles with its result once its work is committed. */
   run<K extends keyof RequestLogThreadOps>(op: K, ...args: Parameters<RequestLogThreadOps[K]>): ReturnType<RequestLogThreadOps[K]> {
     const running = this.running ?? this.start();

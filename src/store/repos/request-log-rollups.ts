@@ -212,6 +212,12 @@ export async function writeRollupsPostgres(trx: Transaction<Database> | Kysely<D
   }
 }
 
+/** Whether a SQLite store holds rows the backfill has yet to add (the same condition as its read, for one row). */
+function sqliteBackfillPending(db: SqliteHandle): boolean {
+  const pending = db.prepare('select 1 from request_logs where rolled_up = 0 and (created_at, id) > (select backfill_created_at, backfill_id from request_log_rollup_state where id = 1) limit 1');
+  return pending.get() !== undefined;
+}
+
 /** Rows the backfill adds per transaction by default. */
 export const BACKFILL_BATCH_ROWS = 2000;
 
@@ -226,7 +232,8 @@ type BackfillRow = RollupSource & { id: string };
  * the store's request-log thread when it has one.
  */
 export async function backfillRollups(store: Store, limit = BACKFILL_BATCH_ROWS): Promise<number> {
-  if (store.requestLogThread) return store.requestLogThread.run('backfillRollups', limit);
+  // Once done (the usual case) a run is one indexed read, made here: it does not start the thread for nothing.
+  if (store.requestLogThread) return sqliteBackfillPending(store.sqlite!) ? store.requestLogThread.run('backfillRollups', limit) : 0;
   if (store.sqlite) {
     const select = `select ${['id', ...ROLLUP_SOURCE_COLUMNS].join(', ')} from request_logs where rolled_up = 0 and (created_at, id) > (?, ?) order by created_at, id limit ?`;
     const db = store.sqlite;
