@@ -89,4 +89,30 @@ describe('request log writer', () => {
     expect(h.written).toEqual(['a', 'c']);
     expect(h.writer.dropped).toBe(1);
   });
+
+  it('leaves the rows that arrive during a write for the timer or a full batch, so batches stay large', async () => {
+    const sizes: number[] = [];
+    const writer = new RequestLogWriter(
+      async (rows) => {
+        sizes.push(rows.length);
+        await sleep(20);
+      },
+      pino({ level: 'silent' }),
+      { flushMs: 60_000, batchSize: 10 },
+    );
+    for (let i = 0; i < 10; i++) writer.push(row(`a${i}`));
+    // The tenth row started a write; these arrive while it runs.
+    for (let i = 0; i < 4; i++) writer.push(row(`b${i}`));
+    await sleep(80);
+    expect(sizes).toEqual([10]);
+    expect(writer.backlog).toBe(4);
+    for (let i = 0; i < 25; i++) writer.push(row(`c${i}`));
+    await sleep(120);
+    // 29 queued: full batches are written as they fill, during a write too; the nine left wait.
+    expect(sizes).toEqual([10, 10, 10]);
+    expect(writer.backlog).toBe(9);
+    await writer.flush();
+    expect(sizes).toEqual([10, 10, 10, 9]);
+    expect(writer.backlog).toBe(0);
+  });
 });

@@ -64,7 +64,7 @@ export class RequestLogWriter {
     if (row.error) row.error = redactSecrets(row.error);
     this.pending.push(row);
     this.bound();
-    // A flush in progress writes what arrives meanwhile; while backing off, the retry timer writes.
+    // A flush in progress writes the full batches that arrive meanwhile, the timer the rest; while backing off, the retry timer writes.
     if (this.retryDelay === 0 && !this.flushing && this.pending.length >= this.opts.batchSize) void this.flush();
     else this.schedule(this.retryDelay || this.opts.flushMs);
   }
@@ -97,9 +97,17 @@ export class RequestLogWriter {
     this.timer.unref();
   }
 
+  /**
+   * Writes the rows queued when it began, then every full batch queued meanwhile. A write takes a while
+   * (the store's round trip; SQLite's thread), and rows keep arriving during it: writing those at once would
+   * turn the log into a stream of small batches, each with its fixed cost (a transaction, the rollups'
+   * upserts, a hand-over to the thread). They wait for the timer or a full batch instead.
+   */
   private async writePending(): Promise<void> {
-    while (this.pending.length > 0) {
+    let owed = this.pending.length;
+    while (this.pending.length > 0 && (owed > 0 || this.pending.length >= this.opts.batchSize)) {
       const batch = this.pending.splice(0, this.opts.batchSize);
+      owed -= batch.length;
       const unwritten = await this.write(batch);
       if (unwritten.length > 0) {
         this.pending = unwritten.concat(this.pending);
