@@ -21,6 +21,20 @@ function rowsOf(n: number, org = 'org-thread', from = T): RequestLogRow[] {
   }));
 }
 
+/** How many turns the event loop made while `work` ran (none when the work held it from start to end). */
+async function turnsDuring(work: Promise<unknown>): Promise<number> {
+  let turns = 0;
+  let turning = true;
+  const turn = () => {
+    turns++;
+    if (turning) setImmediate(turn);
+  };
+  setImmediate(turn);
+  await work;
+  turning = false;
+  return turns;
+}
+
 async function countOf(store: Store, org: string): Promise<{ rows: number; rolledUp: number }> {
   const rows = await store.db.selectFrom('request_logs').select((eb) => eb.fn.countAll<number>().as('n')).where('organisation_id', '=', org).executeTakeFirstOrThrow();
   // Each row counts once per bucket size: the sums of one size.
@@ -51,17 +65,8 @@ describe('the request log written by its own thread (SQLite file)', () => {
   });
 
   it('keeps the event loop turning while a large batch is written', async () => {
-    let turns = 0;
-    let turning = true;
-    const turn = () => {
-      turns++;
-      if (turning) setImmediate(turn);
-    };
-    setImmediate(turn);
-    await insertRequestLogs(store, rowsOf(5000, 'org-big'));
-    turning = false;
     // Written on the main connection, the batch would hold the loop from the call until it settled: no turn in between.
-    expect(turns).toBeGreaterThan(5);
+    expect(await turnsDuring(insertRequestLogs(store, rowsOf(5000, 'org-big')))).toBeGreaterThan(5);
     expect((await countOf(store, 'org-big')).rows).toBe(5000);
   });
 
@@ -97,17 +102,10 @@ describe('the request log written by its own thread (SQLite file)', () => {
     // A day older than every other row here: the retention deletes the oldest rows, whoever they belong to.
     const rows = rowsOf(6000, 'org-old', T - 86_400_000);
     for (let i = 0; i < rows.length; i += 500) await insertRequestLogs(store, rows.slice(i, i + 500));
-    let turns = 0;
-    let turning = true;
-    const turn = () => {
-      turns++;
-      if (turning) setImmediate(turn);
-    };
-    setImmediate(turn);
     // ~80 ms on the main connection, where it would hold the loop from the call until it settled.
-    expect(await deleteRequestLogsBefore(store, T - 86_400_000 + 5000, 5000)).toBe(5000);
-    turning = false;
-    expect(turns).toBeGreaterThan(5);
+    let deleted = 0;
+    expect(await turnsDuring(deleteRequestLogsBefore(store, T - 86_400_000 + 5000, 5000).then((n) => (deleted = n)))).toBeGreaterThan(5);
+    expect(deleted).toBe(5000);
     // Calls sent together run in turn (the rollups' delete is a transaction of several statements).
     const [, buckets, backfilled] = await Promise.all([
       insertRequestLogs(store, rowsOf(10, 'org-new')),
