@@ -39,4 +39,32 @@ describe("the main SQLite connection's transactions begin IMMEDIATE", () => {
     const row = await store.db.selectFrom('runtime_version').select('version').executeTakeFirstOrThrow();
     expect(Number(row.version) % 100).toBe(1);
   });
+
+  it('waits for a file locked by another connection between tries, with the event loop free, then writes', async () => {
+    const other = new SQLite(path);
+    try {
+      other.prepare('begin immediate').run();
+      other.prepare('update runtime_version set version = version + 1000').run();
+      let turns = 0;
+      const ticker = setInterval(() => turns++, 1);
+      // The other connection commits from a timer: a wait that slept in this thread (SQLite's busy timeout) would never see it.
+      setTimeout(() => other.prepare('commit').run(), 60);
+      const started = performance.now();
+      await store.db.updateTable('runtime_version').set((eb) => ({ version: eb('version', '+', 1) })).execute();
+      await store.db.transaction().execute(async (trx) => {
+        await trx.updateTable('runtime_version').set((eb) => ({ version: eb('version', '+', 1) })).execute();
+      });
+      clearInterval(ticker);
+      const waited = performance.now() - started;
+      expect(waited).toBeGreaterThanOrEqual(50);
+      // Not SQLite's busy timeout (5 s of sleep) run out first.
+      expect(waited).toBeLessThan(1000);
+      expect(turns).toBeGreaterThan(10);
+    } finally {
+      if (other.inTransaction) other.prepare('rollback').run();
+      other.close();
+    }
+    const row = await store.db.selectFrom('runtime_version').select('version').executeTakeFirstOrThrow();
+    expect(Math.floor(Number(row.version) / 1000) % 10).toBe(1);
+  });
 });

@@ -1,14 +1,57 @@
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDialectConfig } from 'kysely';
+
+/** How long a statement waits for the file's write lock, in all (the other connection's busy timeout too). */
+export const SQLITE_BUSY_WAIT_MS = 5000;
+
+/** Waits between tries for a locked file: short at first (a log batch holds it ~5–15 ms), then 20 ms. */
+const BUSY_STEPS_MS = [1, 2, 4, 8, 16];
+const BUSY_STEP_MAX_MS = 20;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Kysely's SQLite driver, whose transactions begin `IMMEDIATE`: they take the file's write lock at their
- * start (waiting for it up to the busy timeout), not at their first write. The request log is written by
- * a second connection, in a worker thread (`request-log-worker.ts`). In WAL mode a deferred transaction
- * that read before that connection committed could not then write: SQLite refuses it at once with
- * `SQLITE_BUSY_SNAPSHOT` (the busy timeout does not apply). A transaction that holds the lock from its
- * start reads the latest data and always may write.
+ * The main connection's statements, tried again while the file is locked by the other connection (the request
+ * log's thread, `request-log-worker.ts`): SQLite's own busy timeout would wait by sleeping in the calling thread,
+ * the event loop's, so this connection has none (`busy_timeout = 0`) and waits here between tries instead,
+ * without holding the loop. Only a statement that did nothing fails busy (`begin immediate`, a write outside a
+ * transaction, rarely a read), so trying it again is safe.
+ */
+class WaitingConnection implements DatabaseConnection {
+  constructor(private readonly inner: DatabaseConnection) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    for (let attempt = 0, waited = 0; ; attempt++) {
+      try {
+        return await this.inner.executeQuery<R>(query);
+      } catch (err) {
+        if ((err as { code?: unknown })?.code !== 'SQLITE_BUSY' || waited >= SQLITE_BUSY_WAIT_MS) throw err;
+        const step = BUSY_STEPS_MS[attempt] ?? BUSY_STEP_MAX_MS;
+        await sleep(step);
+        waited += step;
+      }
+    }
+  }
+
+  streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize);
+  }
+}
+
+/**
+ * Kysely's SQLite driver for the main connection: its transactions begin `IMMEDIATE`, taking the file's write
+ * lock at their start, not at their first write. In WAL mode a deferred transaction that read before the request
+ * log's thread committed could not then write: SQLite refuses it at once with `SQLITE_BUSY_SNAPSHOT`, which no
+ * waiting cures. A transaction that holds the lock from its start reads the latest data and always may write.
+ * Its statements wait for a locked file as `WaitingConnection` does.
  */
 class ImmediateSqliteDriver extends SqliteDriver implements Driver {
+  private waiting?: WaitingConnection;
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await super.acquireConnection();
+    return (this.waiting ??= new WaitingConnection(connection));
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }

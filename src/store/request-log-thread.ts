@@ -11,7 +11,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import { configureSqliteConnection } from './sqlite-connection.js';
-import { ImmediateSqliteDialect } from './immediate-sqlite-dialect.js';
+import { ImmediateSqliteDialect, SQLITE_BUSY_WAIT_MS } from './immediate-sqlite-dialect.js';
 import { deleteRequestLogsBefore, insertRequestLogs } from './repos/request-logs.js';
 import { backfillRollups, deleteRollupBucketsBefore } from './repos/request-log-rollups.js';
 import type { Database } from './schema.js';
@@ -20,7 +20,7 @@ import type { RequestLogThreadOps } from './request-log-worker.js';
 
 if (!parentPort) throw new Error('request-log-thread.js runs as a worker thread (see request-log-worker.ts)');
 const port = parentPort;
-const database = configureSqliteConnection(new SQLite((workerData as { path: string }).path));
+const database = configureSqliteConnection(new SQLite((workerData as { path: string }).path), SQLITE_BUSY_WAIT_MS);
 const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
 const store: Store = { db, dialect: 'sqlite', sqlite: database, close: () => db.destroy() };
 

@@ -100,7 +100,8 @@ export type SqliteHandle = import('better-sqlite3').Database;
 async function openSqlite(path: string): Promise<{ db: Kysely<Database>; raw: SqliteHandle }> {
   const { default: SQLite } = await import('better-sqlite3');
   if (path !== ':memory:') makePrivate(path);
-  const database = configureSqliteConnection(new SQLite(path));
+  // No busy timeout: SQLite would wait for the request log's thread by sleeping on the event loop; the dialect waits between tries.
+  const database = configureSqliteConnection(new SQLite(path), 0);
   return { db: new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) }), raw: database };
 }
 
