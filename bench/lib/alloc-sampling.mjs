@@ -8,7 +8,9 @@
  * BENCH_ALLOC=1 turns it on in that process (set it only in the environment of the process to sample:
  * `BENCH_OURS_ENV='{"BENCH_ALLOC":"1"}'` for our gateway under `bench/run.mjs`); BENCH_ALLOC_START_S (8)
  * seconds after start the sampling begins, for BENCH_ALLOC_LEN_S (4) seconds (choose them so that the window
- * falls inside the target's measured load), every BENCH_ALLOC_INTERVAL bytes (1024). The profile is written to
+ * falls inside the target's measured load), every BENCH_ALLOC_INTERVAL bytes (1024). BENCH_ALLOC_MINOR=0 leaves
+ * out the objects minor GCs collected: what is left outlived the young generation (promoted, then collected by a
+ * major GC or still alive), the objects that make the old generation grow. The profile is written to
  * `bench/results/alloc/<script>-<pid>-<requests>.heapprofile`; `node bench/lib/alloc-summary.mjs <file>`
  * prints the bytes per request by allocating function.
  */
@@ -35,7 +37,7 @@ if (env.BENCH_ALLOC === '1') {
   const length = Number(env.BENCH_ALLOC_LEN_S ?? 4) * 1000;
   setTimeout(async () => {
     await post('HeapProfiler.enable');
-    await post('HeapProfiler.startSampling', { samplingInterval: Number(env.BENCH_ALLOC_INTERVAL ?? 1024), includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    await post('HeapProfiler.startSampling', { samplingInterval: Number(env.BENCH_ALLOC_INTERVAL ?? 1024), includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: env.BENCH_ALLOC_MINOR !== '0' });
     counting = true;
     setTimeout(async () => {
       counting = false;
