@@ -7,7 +7,6 @@ import { LazyAbort, type AbortSource } from './lazy-abort.js';
 import { OutboundPolicy } from './outbound-policy.js';
 import { UpstreamBody, type StreamedHead } from './upstream-body.js';
 import { AbortableHandler } from './abortable-handler.js';
-import { STALL_WATCH_DEFAULTS, StallWatch, type StallWatchOptions } from './stall-watch.js';
 
 /** One upstream HTTP call. */
 export interface UpstreamRequest {
@@ -61,8 +60,6 @@ export interface HttpClientOptions {
    * to them skip the connect-time address check. Every other origin goes through it.
    */
   fixedOrigins?: Iterable<string>;
-  /** When long timeouts are watched by one interval rather than undici's timers (`STALL_WATCH_DEFAULTS`). */
-  stallWatch?: StallWatchOptions;
 }
 
 /**
@@ -92,14 +89,11 @@ export class HttpClient {
   private readonly direct: Agent;
   private readonly guarded: Agent;
   private readonly fixedOrigins: ReadonlySet<string>;
-  private readonly opts: Omit<HttpClientOptions, 'outbound' | 'fixedOrigins' | 'stallWatch'>;
-  /** Times out the long-timeout calls of `sendBuffered` and `sendStreamed` (see `StallWatch`). */
-  private readonly stalls: StallWatch;
+  private readonly opts: Omit<HttpClientOptions, 'outbound' | 'fixedOrigins'>;
 
   constructor(opts: Partial<HttpClientOptions> = {}) {
-    const { outbound, fixedOrigins, stallWatch, ...rest } = opts;
+    const { outbound, fixedOrigins, ...rest } = opts;
     this.opts = { ...HTTP_CLIENT_DEFAULTS, ...rest };
-    this.stalls = new StallWatch(stallWatch ?? STALL_WATCH_DEFAULTS);
     this.outbound = outbound ?? new OutboundPolicy();
     this.fixedOrigins = new Set([...(fixedOrigins ?? [])].map((o) => new URL(o).origin));
     const pools = {
@@ -181,17 +175,8 @@ export class HttpClient {
     });
   }
 
-  /**
-   * Dispatches `req` to `origin` with one of the client's own handlers (its timeouts defaulted as `send` does).
-   * Long timeouts (the defaults: 600 s) are watched by the client's `StallWatch`, shorter ones by undici.
-   */
+  /** Dispatches `req` to `origin` with one of the client's own handlers (its timeouts defaulted as `send` does). */
   private dispatch(req: UpstreamRequest, origin: string, path: string, handler: AbortableHandler): void {
-    let headersTimeout = req.headersTimeout ?? this.opts.headersTimeoutMs;
-    let bodyTimeout = req.bodyTimeout ?? this.opts.bodyTimeoutMs;
-    if (this.stalls.takes(headersTimeout, bodyTimeout)) {
-      handler.watchStalls(this.stalls, headersTimeout, bodyTimeout);
-      headersTimeout = bodyTimeout = 0;
-    }
     this.agentFor(origin).dispatch(
       {
         origin,
@@ -199,8 +184,8 @@ export class HttpClient {
         method: req.method,
         headers: req.headers,
         body: (req.body ?? undefined) as Dispatcher.DispatchOptions['body'],
-        headersTimeout,
-        bodyTimeout,
+        headersTimeout: req.headersTimeout ?? this.opts.headersTimeoutMs,
+        bodyTimeout: req.bodyTimeout ?? this.opts.bodyTimeoutMs,
       },
       handler as unknown as Dispatcher.DispatchHandler,
     );
@@ -232,7 +217,6 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    this.stalls.close();
     await Promise.all([this.direct.close(), this.guarded.close()]);
   }
 }
@@ -280,7 +264,6 @@ class BufferingHandler extends AbortableHandler {
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     if (statusCode < 200) return true;
-    this.heard();
     this.status = statusCode;
     this.headers = undiciUtil.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>;
     this.headersAt = performance.now();
@@ -288,7 +271,6 @@ class BufferingHandler extends AbortableHandler {
   }
 
   onData(chunk: Buffer): boolean {
-    this.heard();
     this.chunks.push(chunk);
     this.length += chunk.length;
     return true;

@@ -49,7 +49,6 @@ export class UpstreamBody extends AbortableHandler implements AsyncIterable<Uint
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     if (statusCode < 200) return true;
-    this.heard();
     this.resumeFn = resume;
     this.state = 'open';
     const resolve = this.resolveHead!;
@@ -60,7 +59,6 @@ export class UpstreamBody extends AbortableHandler implements AsyncIterable<Uint
 
   onData(chunk: Buffer): boolean {
     if (this.state !== 'open') return true;
-    this.heard();
     this.queue.push(chunk);
     this.queued += chunk.length;
     // A waiting reader gets every chunk of this socket read at once (undici calls onData per HTTP chunk,
