@@ -212,10 +212,17 @@ export async function writeRollupsPostgres(trx: Transaction<Database> | Kysely<D
   }
 }
 
-/** Whether a SQLite store holds rows the backfill has yet to add (the same condition as its read, for one row). */
+/** The backfill's cursor on SQLite (the last row it added). */
+const SQLITE_BACKFILL_CURSOR = 'select backfill_created_at, backfill_id from request_log_rollup_state where id = 1';
+/** The rows the backfill has yet to add on SQLite: no rollups, after the cursor `(?, ?)`. */
+const SQLITE_BACKFILL_ROWS = 'from request_logs where rolled_up = 0 and (created_at, id) > (?, ?)';
+
+type BackfillCursor = { backfill_created_at: number; backfill_id: string };
+
+/** Whether a SQLite store holds rows the backfill has yet to add. */
 function sqliteBackfillPending(db: SqliteHandle): boolean {
-  const pending = db.prepare('select 1 from request_logs where rolled_up = 0 and (created_at, id) > (select backfill_created_at, backfill_id from request_log_rollup_state where id = 1) limit 1');
-  return pending.get() !== undefined;
+  const cursor = db.prepare(SQLITE_BACKFILL_CURSOR).get() as BackfillCursor;
+  return db.prepare(`select 1 ${SQLITE_BACKFILL_ROWS} limit 1`).get(cursor.backfill_created_at, cursor.backfill_id) !== undefined;
 }
 
 /** Rows the backfill adds per transaction by default. */
@@ -235,14 +242,13 @@ export async function backfillRollups(store: Store, limit = BACKFILL_BATCH_ROWS)
   // Once done (the usual case) a run is one indexed read, made here: it does not start the thread for nothing.
   if (store.requestLogThread) return sqliteBackfillPending(store.sqlite!) ? store.requestLogThread.run('backfillRollups', limit) : 0;
   if (store.sqlite) {
-    const select = `select ${['id', ...ROLLUP_SOURCE_COLUMNS].join(', ')} from request_logs where rolled_up = 0 and (created_at, id) > (?, ?) order by created_at, id limit ?`;
     const db = store.sqlite;
     const write = sqliteRollupWriter(db);
-    const state = db.prepare('select backfill_created_at, backfill_id from request_log_rollup_state where id = 1');
-    const rowsAfter = db.prepare(select);
+    const state = db.prepare(SQLITE_BACKFILL_CURSOR);
+    const rowsAfter = db.prepare(`select ${['id', ...ROLLUP_SOURCE_COLUMNS].join(', ')} ${SQLITE_BACKFILL_ROWS} order by created_at, id limit ?`);
     const move = db.prepare('update request_log_rollup_state set backfill_created_at = ?, backfill_id = ? where id = 1');
     return db.transaction(() => {
-      const cursor = state.get() as { backfill_created_at: number; backfill_id: string };
+      const cursor = state.get() as BackfillCursor;
       const rows = rowsAfter.all(cursor.backfill_created_at, cursor.backfill_id, limit) as BackfillRow[];
       if (rows.length === 0) return 0;
       write(rollupRowsOf(rows));
