@@ -3,7 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
+import { Kysely } from 'kysely';
 import { openStore, type Store } from './store.js';
+import { ImmediateSqliteDialect } from './immediate-sqlite-dialect.js';
+import { configureSqliteConnection } from './sqlite-connection.js';
+import type { Database } from './schema.js';
 
 describe("the main SQLite connection's transactions begin IMMEDIATE", () => {
   let dir: string;
@@ -66,5 +70,25 @@ describe("the main SQLite connection's transactions begin IMMEDIATE", () => {
     }
     const row = await store.db.selectFrom('runtime_version').select('version').executeTakeFirstOrThrow();
     expect(Math.floor(Number(row.version) / 1000) % 10).toBe(1);
+  });
+
+  it("leaves the waiting to SQLite on a connection with a busy timeout (the request log's thread): no second wait on top", async () => {
+    const other = new SQLite(path);
+    const threadLike = configureSqliteConnection(new SQLite(path), 100);
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: threadLike }) });
+    try {
+      other.prepare('begin immediate').run();
+      const started = performance.now();
+      const error = await db.updateTable('runtime_version').set((eb) => ({ version: eb('version', '+', 1) })).execute().then(() => undefined, (e: unknown) => e);
+      const waited = performance.now() - started;
+      expect((error as { code?: string }).code).toBe('SQLITE_BUSY');
+      // SQLite's 100 ms, not the main connection's 5 s of tries after it.
+      expect(waited).toBeGreaterThanOrEqual(90);
+      expect(waited).toBeLessThan(1000);
+    } finally {
+      other.prepare('rollback').run();
+      other.close();
+      await db.destroy();
+    }
   });
 });

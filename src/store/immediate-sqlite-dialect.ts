@@ -1,4 +1,5 @@
-import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult, type SqliteDialectConfig } from 'kysely';
+import { CompiledQuery, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type QueryResult } from 'kysely';
+import type { Database as SqliteHandle } from 'better-sqlite3';
 
 /** How long a statement waits for the file's write lock, in all (the other connection's busy timeout too). */
 export const SQLITE_BUSY_WAIT_MS = 5000;
@@ -42,14 +43,19 @@ class WaitingConnection implements DatabaseConnection {
  * lock at their start, not at their first write. In WAL mode a deferred transaction that read before the request
  * log's thread committed could not then write: SQLite refuses it at once with `SQLITE_BUSY_SNAPSHOT`, which no
  * waiting cures. A transaction that holds the lock from its start reads the latest data and always may write.
- * Its statements wait for a locked file as `WaitingConnection` does.
+ * A connection without a busy timeout (the main one) waits for a locked file as `WaitingConnection` does; one
+ * with a busy timeout (the request log's thread, which may sleep) lets SQLite wait.
  */
 class ImmediateSqliteDriver extends SqliteDriver implements Driver {
-  private waiting?: WaitingConnection;
+  private connection?: DatabaseConnection;
+
+  constructor(private readonly database: SqliteHandle) {
+    super({ database });
+  }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
-    return (this.waiting ??= new WaitingConnection(connection));
+    return (this.connection ??= this.database.pragma('busy_timeout', { simple: true }) === 0 ? new WaitingConnection(connection) : connection);
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
@@ -57,13 +63,13 @@ class ImmediateSqliteDriver extends SqliteDriver implements Driver {
   }
 }
 
-/** `SqliteDialect` with `ImmediateSqliteDriver`. */
+/** `SqliteDialect` with `ImmediateSqliteDriver`, over a better-sqlite3 connection. */
 export class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly settings: SqliteDialectConfig) {
+  constructor(private readonly settings: { database: SqliteHandle }) {
     super(settings);
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.settings);
+    return new ImmediateSqliteDriver(this.settings.database);
   }
 }
