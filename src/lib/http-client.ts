@@ -175,8 +175,12 @@ export class HttpClient {
     });
   }
 
-  /** Dispatches `req` to `origin` with one of the client's own handlers (its timeouts defaulted as `send` does). */
+  /**
+   * Dispatches `req` to `origin` with one of the client's own handlers, its timeouts defaulted as `send` does
+   * and kept by the handler's own timer instead of undici's (`AbortableHandler.timeOut`).
+   */
   private dispatch(req: UpstreamRequest, origin: string, path: string, handler: AbortableHandler): void {
+    handler.timeOut(req.headersTimeout ?? this.opts.headersTimeoutMs, req.bodyTimeout ?? this.opts.bodyTimeoutMs);
     this.agentFor(origin).dispatch(
       {
         origin,
@@ -184,8 +188,8 @@ export class HttpClient {
         method: req.method,
         headers: req.headers,
         body: (req.body ?? undefined) as Dispatcher.DispatchOptions['body'],
-        headersTimeout: req.headersTimeout ?? this.opts.headersTimeoutMs,
-        bodyTimeout: req.bodyTimeout ?? this.opts.bodyTimeoutMs,
+        headersTimeout: 0,
+        bodyTimeout: 0,
       },
       handler as unknown as Dispatcher.DispatchHandler,
     );
@@ -264,6 +268,7 @@ class BufferingHandler extends AbortableHandler {
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     if (statusCode < 200) return true;
+    this.heard();
     this.status = statusCode;
     this.headers = undiciUtil.parseHeaders(rawHeaders) as Record<string, string | string[] | undefined>;
     this.headersAt = performance.now();
@@ -271,6 +276,7 @@ class BufferingHandler extends AbortableHandler {
   }
 
   onData(chunk: Buffer): boolean {
+    this.heard();
     this.chunks.push(chunk);
     this.length += chunk.length;
     return true;

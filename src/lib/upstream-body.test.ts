@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { errors as undiciErrors } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from './http-client.js';
 import { LazyAbort } from './lazy-abort.js';
@@ -137,5 +138,95 @@ describe('HttpClient.sendStreamed (UpstreamBody)', () => {
     });
     await expect(get('/moved')).rejects.toMatchObject({ code: 'provider_error' });
     await expect(http.sendStreamed({ url: 'http://127.0.0.1:1/', method: 'GET', headers: {} })).rejects.toMatchObject({ code: 'provider_unreachable' });
+  });
+});
+
+describe("HttpClient's upstream timeouts (the handler's own timer, not undici's)", () => {
+  const call = (path: string, headersTimeout: number, bodyTimeout: number) => ({ url: `${base}${path}`, method: 'GET', headers: {}, headersTimeout, bodyTimeout });
+  const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+
+  it('times out an upstream that sends no headers, buffered or streamed, as request_timeout', async () => {
+    routes.set('/mute', () => {});
+    let t = performance.now();
+    await expect(http.sendBuffered(call('/mute', 150, 60_000))).rejects.toMatchObject({ code: 'request_timeout' });
+    expect(performance.now() - t).toBeLessThan(1_000);
+    t = performance.now();
+    await expect(http.sendStreamed(call('/mute', 150, 60_000))).rejects.toMatchObject({ code: 'request_timeout' });
+    expect(performance.now() - t).toBeLessThan(1_000);
+    await tick();
+    expect(closed.filter((p) => p === '/mute')).toHaveLength(2);
+  });
+
+  it('times out a body that stalls between chunks, even when the headers timeout is longer', async () => {
+    routes.set('/stall', (res) => {
+      res.writeHead(200);
+      res.write('data: 1\n\n');
+    });
+    const t = performance.now();
+    await expect(http.sendBuffered(call('/stall', 10_000, 150))).rejects.toMatchObject({ code: 'request_timeout' });
+    expect(performance.now() - t).toBeLessThan(1_000);
+    const res = await http.sendStreamed(call('/stall', 10_000, 150));
+    await expect(readAll(res.body)).rejects.toBeInstanceOf(undiciErrors.BodyTimeoutError);
+  });
+
+  it('counts the body timeout between chunks, not over the whole body', async () => {
+    routes.set('/trickle', (res) => {
+      res.writeHead(200);
+      let n = 0;
+      const timer = setInterval(() => {
+        if (++n < 8) res.write(`data: ${n}\n\n`);
+        else {
+          clearInterval(timer);
+          res.end('data: [DONE]\n\n');
+        }
+      }, 50);
+    });
+    const buffered = await http.sendBuffered(call('/trickle', 150, 150));
+    expect(buffered.body.toString()).toMatch(/data: 7\n\ndata: \[DONE\]\n\n$/);
+    const streamed = await http.sendStreamed(call('/trickle', 150, 150));
+    expect((await readAll(streamed.body)).text).toMatch(/data: 7\n\ndata: \[DONE\]\n\n$/);
+  });
+
+  it('does not time out a body while the reader holds the socket paused', async () => {
+    const piece = 'y'.repeat(32 * 1024);
+    routes.set('/held', (res) => {
+      res.writeHead(200);
+      for (let i = 0; i < 8; i++) res.write(piece);
+      res.end();
+    });
+    const res = await http.sendStreamed(call('/held', 150, 150));
+    const reader = res.body[Symbol.asyncIterator]();
+    let bytes = (await reader.next()).value!.length;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (let r = await reader.next(); !r.done; r = await reader.next()) bytes += r.value.length;
+    expect(bytes).toBe(8 * piece.length);
+  });
+
+  it('starts the headers timeout when the request is written, not while it waits for a connection', async () => {
+    const one = new HttpClient({ outbound: undefined, connectionsPerOrigin: 1 });
+    routes.set('/busy', (res) => setTimeout(() => res.end('first'), 300));
+    routes.set('/quick', (res) => res.end('second'));
+    try {
+      const first = one.sendBuffered(call('/busy', 1_000, 1_000));
+      const second = one.sendBuffered(call('/quick', 200, 200));
+      expect((await first).body.toString()).toBe('first');
+      expect((await second).body.toString()).toBe('second');
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('leaves no timer behind once a call ended', async () => {
+    routes.set('/ok', (res) => res.end('ok'));
+    await new Promise((resolve) => setTimeout(resolve, 400)); // the earlier tests' own timers end
+    const before = timeouts();
+    for (let i = 0; i < 5; i++) await http.sendBuffered(call('/ok', 60_000, 60_000));
+    const streamed = await http.sendStreamed(call('/ok', 60_000, 60_000));
+    await readAll(streamed.body);
+    const muted = http.sendBuffered(call('/mute', 100, 60_000));
+    await tick();
+    expect(timeouts()).toBe(before + 1);
+    await expect(muted).rejects.toMatchObject({ code: 'request_timeout' });
+    expect(timeouts()).toBe(before);
   });
 });

@@ -49,6 +49,7 @@ export class UpstreamBody extends AbortableHandler implements AsyncIterable<Uint
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     if (statusCode < 200) return true;
+    this.heard();
     this.resumeFn = resume;
     this.state = 'open';
     const resolve = this.resolveHead!;
@@ -59,6 +60,7 @@ export class UpstreamBody extends AbortableHandler implements AsyncIterable<Uint
 
   onData(chunk: Buffer): boolean {
     if (this.state !== 'open') return true;
+    this.heard();
     this.queue.push(chunk);
     this.queued += chunk.length;
     // A waiting reader gets every chunk of this socket read at once (undici calls onData per HTTP chunk,
@@ -136,6 +138,7 @@ export class UpstreamBody extends AbortableHandler implements AsyncIterable<Uint
     this.queued = 0;
     if (this.paused) {
       this.paused = false;
+      this.heard();
       this.resumeFn?.();
     }
     return chunk;
@@ -158,6 +161,10 @@ export class UpstreamBody extends AbortableHandler implements AsyncIterable<Uint
     const parts: Buffer[] = [];
     for await (const chunk of this) parts.push(chunk as Buffer);
     return Buffer.concat(parts).toString('utf8');
+  }
+
+  protected override pausedByReader(): boolean {
+    return this.paused;
   }
 
   /** Aborts the call; undici's abort calls onError at once (not connected yet, onConnect aborts), and a reader waiting now hears it either way. */
