@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errors as undiciErrors } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpClient } from './http-client.js';
+import { HttpClient, type UpstreamRequest } from './http-client.js';
 import { LazyAbort } from './lazy-abort.js';
 
 /** A local upstream whose answers the tests script per path. */
@@ -142,7 +142,7 @@ describe('HttpClient.sendStreamed (UpstreamBody)', () => {
 });
 
 describe("HttpClient's upstream timeouts (the handler's own timer, not undici's)", () => {
-  const call = (path: string, headersTimeout: number, bodyTimeout: number) => ({ url: `${base}${path}`, method: 'GET', headers: {}, headersTimeout, bodyTimeout });
+  const call = (path: string, headersTimeout: number, bodyTimeout: number): UpstreamRequest => ({ url: `${base}${path}`, method: 'GET', headers: {}, headersTimeout, bodyTimeout });
   const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
   it('times out an upstream that sends no headers, buffered or streamed, as request_timeout', async () => {
