@@ -148,7 +148,11 @@ function kinds(file, events) {
   const mainGc = add(add(inclusive(/v8::internal::Heap::CollectGarbage\(/), inclusive(/v8::internal::IncrementalMarking::Step\(/)), inclusive(/v8::internal::Heap::StartIncrementalMarking\(/));
   const work = names.map((n, i) => events[n] - workers[i] - mainGc[i]);
   const ir = names.indexOf('Ir');
-  return { compiler: compiler[ir], gc: workers[ir] - compiler[ir] + mainGc[ir], work: work[ir], workEvents: Object.fromEntries(names.map((n, i) => [n, work[i]])) };
+  // Part of `work`: V8's runtime defining an object literal's computed keys. Node's `process.nextTick` builds
+  // its tick object with two (`[async_id_symbol]`, `[trigger_async_id_symbol]`); in some processes its
+  // compiled code calls the runtime for them, ~20k instructions per chat request (bench/README.md "Session 21").
+  const literalRuntime = inclusive(/v8::internal::Runtime_DefineKeyedOwnPropertyInLiteral\(/)[ir];
+  return { compiler: compiler[ir], gc: workers[ir] - compiler[ir] + mainGc[ir], work: work[ir], literalRuntime, workEvents: Object.fromEntries(names.map((n, i) => [n, work[i]])) };
 }
 
 function median(xs) {
@@ -246,7 +250,7 @@ try {
         const background = Math.min(k.work, target.idleWorkPerS * seconds);
         const perRequest = (...names) => names.reduce((sum, n) => sum + (k.workEvents[n] ?? 0), 0) / N;
         const sim = SIM ? { i1: perRequest('I1mr'), d1: perRequest('D1mr', 'D1mw'), ll: perRequest('ILmr', 'DLmr', 'DLmw'), branches: perRequest('Bc', 'Bi'), mispredicted: perRequest('Bcm', 'Bim') } : undefined;
-        rounds.push({ total: total / N, work: (k.work - background) / N, rawWork: k.work / N, background: background / N, gc: k.gc / N, compiler: k.compiler / N, sim });
+        rounds.push({ total: total / N, work: (k.work - background) / N, rawWork: k.work / N, background: background / N, gc: k.gc / N, compiler: k.compiler / N, literalRuntime: k.literalRuntime / N, sim });
         if (KEEP) {
           const keepDir = join(BENCH, 'results/callgrind');
           mkdirSync(keepDir, { recursive: true });
@@ -256,7 +260,7 @@ try {
       const pick = (key) => median(rounds.map((x) => x[key]));
       const pickSim = (key) => median(rounds.map((x) => x.sim[key]));
       const sim = SIM ? { i1: pickSim('i1'), d1: pickSim('d1'), ll: pickSim('ll'), branches: pickSim('branches'), mispredicted: pickSim('mispredicted') } : undefined;
-      rows.push({ target: kind, scenario: scenario.name, rounds, total: pick('total'), work: pick('work'), rawWork: pick('rawWork'), background: pick('background'), gc: pick('gc'), compiler: pick('compiler'), sim });
+      rows.push({ target: kind, scenario: scenario.name, rounds, total: pick('total'), work: pick('work'), rawWork: pick('rawWork'), background: pick('background'), gc: pick('gc'), compiler: pick('compiler'), literalRuntime: pick('literalRuntime'), sim });
     }
     await pool.close();
   }
@@ -275,15 +279,16 @@ const lines = [
   '',
   `valgrind --tool=callgrind, node ${process.version}; ${ROUNDS} round(s) of ${N} requests after ${WARMUP} warm-up, ${CONNECTIONS} concurrent;`,
   'every thread of the gateway process counted; medians over the rounds. "work": the main thread without the GC, minus the background work (timers) of the round\'s duration',
-  'measured idle ("background"; "raw work" includes it); "GC": main thread and workers; "compiler": TurboFan on the workers.',
+  'measured idle ("background"; "raw work" includes it); "GC": main thread and workers; "compiler": TurboFan on the workers;',
+  '"literal runtime": the part of work in V8\'s runtime defining object literals\' computed keys (Node\'s nextTick in a slow state: compare work net of it).',
   '',
-  '| Scenario | Target | total / request | × floor | work / request | × floor | raw work / request | background / request | GC / request | compiler / request | rounds (total / request) |',
-  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  '| Scenario | Target | total / request | × floor | work / request | × floor | raw work / request | background / request | GC / request | compiler / request | literal runtime / request | rounds (total / request) |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
 ];
 for (const r of rows) {
   const f = rows.find((x) => x.target === 'floor' && x.scenario === r.scenario);
   lines.push(
-    `| ${r.scenario} | ${r.target} | ${fmt(r.total)} | ${ratio(r.total, f?.total)} | ${fmt(r.work)} | ${ratio(r.work, f?.work)} | ${fmt(r.rawWork)} | ${fmt(r.background)} | ${fmt(r.gc)} | ${fmt(r.compiler)} | ${r.rounds.map((x) => fmt(x.total)).join(', ')} |`,
+    `| ${r.scenario} | ${r.target} | ${fmt(r.total)} | ${ratio(r.total, f?.total)} | ${fmt(r.work)} | ${ratio(r.work, f?.work)} | ${fmt(r.rawWork)} | ${fmt(r.background)} | ${fmt(r.gc)} | ${fmt(r.compiler)} | ${fmt(r.literalRuntime)} | ${r.rounds.map((x) => fmt(x.total)).join(', ')} |`,
   );
 }
 if (SIM) {
