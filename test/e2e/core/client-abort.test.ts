@@ -20,11 +20,12 @@ const headers = { 'x-gateway-provider': 'openai', 'x-gateway-custom-host': '', a
 const body = JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'slow answer' }] });
 
 describe('client disconnect on a non-streamed request', () => {
-  it('aborts the upstream call while the provider has not answered yet', async () => {
+  it('aborts the upstream call while the provider has not answered yet, and logs the request as 499', async () => {
     const before = fake.abortedResponses;
     fake.fail({ delayMs: 1500 });
+    const traceId = `closed-early-${Date.now()}`;
     const controller = new AbortController();
-    const pending = gw.fetch('/v1/chat/completions', { method: 'POST', headers: { ...headers, 'x-gateway-custom-host': fake.url }, body, signal: controller.signal });
+    const pending = gw.fetch('/v1/chat/completions', { method: 'POST', headers: { ...headers, 'x-gateway-custom-host': fake.url, 'x-gateway-trace-id': traceId }, body, signal: controller.signal });
     await new Promise((r) => setTimeout(r, 200));
     controller.abort();
     await expect(pending).rejects.toThrow();
@@ -32,6 +33,13 @@ describe('client disconnect on a non-streamed request', () => {
     while (fake.abortedResponses === before && Date.now() - t0 < 3000) await new Promise((r) => setTimeout(r, 20));
     expect(fake.abortedResponses).toBe(before + 1);
     expect(Date.now() - t0).toBeLessThan(1200);
+    // The attempt names the client's abort `client_closed_request` (a bare abort error would read 502).
+    let rows: Array<{ status: number }> = [];
+    while (rows.length === 0 && Date.now() - t0 < 5000) {
+      await new Promise((r) => setTimeout(r, 50));
+      rows = ((await (await gw.fetch(`/v1/logs?trace_id=${traceId}`)).json()) as { data: typeof rows }).data;
+    }
+    expect(rows.map((r) => r.status)).toEqual([499]);
   });
 
   it('still answers the next request normally (with a request timeout it uses a real signal)', async () => {

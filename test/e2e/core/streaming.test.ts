@@ -86,24 +86,4 @@ describe('passthrough and streaming', () => {
     expect(rows.map((r) => r.status)).toEqual([499]);
   });
 
-  it('a client that disconnects before a non-streamed answer aborts the upstream call, logged as 499', async () => {
-    const before = fake.abortedResponses;
-    fake.fail({ delayMs: 1500 });
-    const traceId = `closed-early-${Date.now()}`;
-    const controller = new AbortController();
-    const pending = gw.fetch('/v1/chat/completions', { method: 'POST', headers: { ...headers(), 'x-gateway-trace-id': traceId }, body: body(false), signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 200));
-    controller.abort();
-    await expect(pending).rejects.toThrow();
-    const t0 = Date.now();
-    while (fake.abortedResponses === before && Date.now() - t0 < 3000) await new Promise((r) => setTimeout(r, 20));
-    expect(fake.abortedResponses).toBe(before + 1);
-    expect(Date.now() - t0).toBeLessThan(1200);
-    let rows: Array<{ status: number; error_code?: string }> = [];
-    while (rows.length === 0 && Date.now() - t0 < 5000) {
-      await new Promise((r) => setTimeout(r, 50));
-      rows = ((await (await gw.fetch(`/v1/logs?trace_id=${traceId}`)).json()) as { data: typeof rows }).data;
-    }
-    expect(rows.map((r) => r.status)).toEqual([499]);
-  });
 });
