@@ -52,9 +52,10 @@ export abstract class AbortableHandler {
     // undici calls onConnect as it writes the request: the headers timeout runs from here, as undici's does
     // (not while the call waits for a connection).
     if (this.headersTimeoutMs > 0 && this.waiting === Waiting.Nothing) {
+      const now = performance.now();
       this.waiting = Waiting.Headers;
-      this.deadline = performance.now() + this.headersTimeoutMs;
-      this.arm(this.headersTimeoutMs);
+      this.deadline = now + this.headersTimeoutMs;
+      this.arm(now, this.headersTimeoutMs);
     }
   }
 
@@ -75,11 +76,12 @@ export abstract class AbortableHandler {
       if (this.waiting === Waiting.Headers) this.stopTimer();
       return;
     }
+    const now = performance.now();
     this.waiting = Waiting.Body;
-    this.deadline = performance.now() + this.bodyTimeoutMs;
+    this.deadline = now + this.bodyTimeoutMs;
     // The deadline only moves later while the timer runs (it is re-armed when it fires), unless the body
     // timeout is shorter than what was left of the headers timeout.
-    if (this.timer === null || this.deadline < this.firesAt) this.arm(this.bodyTimeoutMs);
+    if (this.timer === null || this.deadline < this.firesAt) this.arm(now, this.bodyTimeoutMs);
   }
 
   /** Whether the reader holds the socket paused (no body timeout meanwhile, as in undici). */
@@ -87,9 +89,10 @@ export abstract class AbortableHandler {
     return false;
   }
 
-  private arm(ms: number): void {
+  /** (Re)starts the timer to fire `ms` after `now` (the caller's own reading of the clock). */
+  private arm(now: number, ms: number): void {
     if (this.timer !== null) clearTimeout(this.timer);
-    this.firesAt = performance.now() + ms;
+    this.firesAt = now + ms;
     this.timer = setTimeout(fire, ms, this);
   }
 
@@ -100,11 +103,11 @@ export abstract class AbortableHandler {
     const now = performance.now();
     if (this.waiting === Waiting.Body && this.pausedByReader()) {
       this.deadline = now + this.bodyTimeoutMs;
-      this.arm(this.bodyTimeoutMs);
+      this.arm(now, this.bodyTimeoutMs);
       return;
     }
     if (now < this.deadline) {
-      this.arm(this.deadline - now);
+      this.arm(now, this.deadline - now);
       return;
     }
     const stalled = this.waiting === Waiting.Headers ? new undiciErrors.HeadersTimeoutError() : new undiciErrors.BodyTimeoutError();

@@ -85,5 +85,4 @@ describe('passthrough and streaming', () => {
     }
     expect(rows.map((r) => r.status)).toEqual([499]);
   });
-
 });
