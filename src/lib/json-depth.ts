@@ -32,3 +32,35 @@ export function tooDeepPath(value: unknown, max: number): JsonPathStep[] | undef
   }
   return undefined;
 }
+
+/**
+ * Whether the JSON text `text` nests objects and arrays more than `max` levels deep, read from the text
+ * (brackets outside strings) before it is parsed. Text shorter than `2 * (max + 1)` characters cannot
+ * (each level takes an opening and a closing bracket) and is not scanned. Strings are skipped with
+ * `indexOf`, so the loop visits only the structural characters between them. Malformed text answers
+ * what its brackets say; parsing it refuses it anyway.
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  if (text.length < 2 * (max + 1)) return false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // To the closing quote: the next quote not escaped by an odd run of backslashes.
+      let end = i;
+      for (;;) {
+        end = text.indexOf('"', end + 1);
+        if (end < 0) return false;
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
+        if (backslashes % 2 === 0) break;
+      }
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+    }
+  }
+  return false;
+}
