@@ -9,12 +9,13 @@ import type { GatewayHeaders } from './read-gateway-headers.js';
  * The routing engine's view of a data-plane request: the body and metadata as the hooks left them,
  * the gateway headers, and the request's shared `locals`. The one place that builds a RouteInput.
  */
-export function buildRouteInput(request: FastifyRequest, dp: DataPlaneRequest, gh: GatewayHeaders, abort: AbortSource, endpoint: ProviderEndpointKind): RouteInput {
-  if (abort instanceof LazyAbort) return new LazyRouteInput(request, dp, gh, abort, endpoint);
+export function buildRouteInput(request: FastifyRequest, dp: DataPlaneRequest, gh: GatewayHeaders, abort: AbortSource, endpoint: ProviderEndpointKind, sourceText?: string): RouteInput {
+  if (abort instanceof LazyAbort) return new LazyRouteInput(request, dp, gh, abort, endpoint, sourceText);
   const signal = abort;
   return {
     endpoint,
     body: dp.body,
+    sourceText,
     stream: dp.stream,
     headers: request.headers,
     metadata: dp.metadata,
@@ -37,6 +38,7 @@ export function buildRouteInput(request: FastifyRequest, dp: DataPlaneRequest, g
 class LazyRouteInput implements RouteInput {
   readonly endpoint: ProviderEndpointKind;
   readonly body: Record<string, unknown>;
+  readonly sourceText: string | undefined;
   readonly stream: boolean;
   readonly headers: RouteInput['headers'];
   readonly metadata: Record<string, string>;
@@ -50,9 +52,10 @@ class LazyRouteInput implements RouteInput {
   readonly clientAbort: LazyAbort;
   readonly locals: Record<string, unknown>;
 
-  constructor(request: FastifyRequest, dp: DataPlaneRequest, gh: GatewayHeaders, abort: LazyAbort, endpoint: ProviderEndpointKind) {
+  constructor(request: FastifyRequest, dp: DataPlaneRequest, gh: GatewayHeaders, abort: LazyAbort, endpoint: ProviderEndpointKind, sourceText: string | undefined) {
     this.endpoint = endpoint;
     this.body = dp.body;
+    this.sourceText = sourceText;
     this.stream = dp.stream;
     this.headers = request.headers;
     this.metadata = dp.metadata;

@@ -30,7 +30,16 @@ export interface DataPlaneOptions {
   locals?: Record<string, unknown>;
   /** Reshapes a non-streamed answer: gets its status, the response headers and the JSON body; returns the body to send. */
   shapeJson?(answer: { status: number; headers: Record<string, string>; body: unknown }): unknown;
+  /**
+   * `body` is the request body as parsed from the client's text, and the route's body schema sets no
+   * defaults (validation left it as parsed): while no hook replaces it, a provider speaking the same schema
+   * is sent the client's own text (RouteInput.sourceText).
+   */
+  forwardsText?: boolean;
 }
+
+/** The options of a route whose body is the client's text as parsed (`forwardsText`). */
+export const FORWARDS_TEXT: DataPlaneOptions = Object.freeze({ forwardsText: true });
 
 /**
  * Serves one data-plane request end to end: headers and config, request-level hooks, the routing
@@ -69,7 +78,7 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
       const pending = hook.before?.(dp);
       if (pending) await pending;
     }
-    const input = buildRouteInput(request, dp, gh, abort, endpoint);
+    const input = buildRouteInput(request, dp, gh, abort, endpoint, options.forwardsText && dp.body === body ? sourceTextOf(ctx.bodyText) : undefined);
     if (ctx.span) dp.locals[ROUTING_SPAN] = ctx.span.child('routing', 'internal', { 'gateway.endpoint': endpoint, 'gateway.config.id': dp.config?.id });
     outcome = await deps.router.route(dp.config?.root ?? HEADER_ONLY, input, trace);
     endRoutingSpan(dp, trace);
@@ -143,6 +152,14 @@ class CompletedJson implements CompletedRequest {
   get responseBody(): unknown {
     return this.json.value;
   }
+}
+
+/**
+ * The client's text, unless it starts with a byte order mark: the JSON parser skips one, while some
+ * providers' parsers refuse it (Python's `json.loads`).
+ */
+function sourceTextOf(text: string | undefined): string | undefined {
+  return text === undefined || text.charCodeAt(0) === 0xfeff ? undefined : text;
 }
 
 /** Chunks of a stream kept for the request log (workspaces with `log_bodies`), at most this many. */

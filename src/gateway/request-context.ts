@@ -22,6 +22,8 @@ export interface RequestContext {
   workspaceId: string;
   /** The request's SERVER span when tracing is on (the tracing hook: features add child spans to it). */
   span?: GatewaySpan;
+  /** The request body's JSON text as received (the JSON parser sets it): a data-plane route may forward it as it is. */
+  bodyText?: string;
 }
 
 /**
@@ -35,6 +37,7 @@ export class HttpRequestContext implements RequestContext {
   session?: LiveSession;
   credentialHeader?: CredentialHeader;
   span?: GatewaySpan;
+  bodyText?: string;
   private organisation?: string;
   private workspace?: string;
 

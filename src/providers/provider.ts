@@ -43,6 +43,12 @@ export interface CallContext {
   /** The gateway's HTTP client (token exchanges and other side calls go through it). */
   http: HttpClient;
   clock: Clock;
+  /**
+   * The client's own JSON text of `body` when `body` is the request body as the client sent it (the
+   * routing engine's RouteInput.sourceText): sent as it is, it spares serialising `body` again.
+   * Undefined for any other object.
+   */
+  sourceText?(body: object): string | undefined;
 }
 
 /** The native request a provider wants sent. */

@@ -41,7 +41,7 @@ export interface CallDeps {
  * first chunk fails here (and can fall back) instead of after the client saw a 200.
  */
 export async function callTarget(call: TargetCall, signal: AbortSource, deps: CallDeps): Promise<Outcome> {
-  const ctx: CallContext = new TargetCallContext(call.target, call.input.stream, signal, deps);
+  const ctx: CallContext = new TargetCallContext(call.target, call.input, signal, deps);
   const building = call.endpoint.buildRequest(call.body, ctx);
   // Most providers build synchronously: no await (and no microtask turn) for them.
   const built = building instanceof Promise ? await building : building;
@@ -114,14 +114,21 @@ class TargetCallContext implements CallContext {
   readonly http: HttpClient;
   readonly clock: Clock;
 
+  readonly stream: boolean;
+
   constructor(
     readonly target: ProviderTarget,
-    readonly stream: boolean,
+    private readonly input: RouteInput,
     private readonly abort: AbortSource,
     deps: CallDeps,
   ) {
+    this.stream = input.stream;
     this.http = deps.http;
     this.clock = deps.clock;
+  }
+
+  sourceText(body: object): string | undefined {
+    return body === this.input.body ? this.input.sourceText : undefined;
   }
 
   get signal(): AbortSignal {

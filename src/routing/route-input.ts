@@ -14,6 +14,12 @@ export interface RouteInput {
   endpoint: ProviderEndpointKind;
   /** The request body in the common schema. */
   body: Record<string, unknown>;
+  /**
+   * The client's JSON text of `body`, when `body` is the object parsed from that text and nothing has
+   * replaced it: a provider that speaks the request's schema sends this text instead of serialising
+   * `body` again (CallContext.sourceText). Absent otherwise.
+   */
+  sourceText?: string;
   stream: boolean;
   /** Incoming headers, lower-case names, gateway and hop-by-hop headers included (forwarding filters them). */
   headers: Record<string, string | string[] | undefined>;

@@ -4,13 +4,23 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { Type, type TSchema } from 'typebox';
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
+import { nestsDeeperThan } from '../lib/json-depth.js';
+
+/**
+ * How deep a request body's JSON may nest objects and arrays: far beyond what any model API takes (OpenAI's
+ * structured outputs allow 10 levels of schema nesting), far below what would overflow the stack of the code
+ * that walks a body.
+ */
+export const MAX_BODY_JSON_DEPTH = 1000;
 
 /**
  * Installs the app's JSON body parser: Fastify's own (prototype-poisoning protection included), except
  * that an empty body parses to `undefined` on a route that declares no body schema or an optional one
  * (`Type.Optional`, e.g. `POST /v1/api-keys/{id}/rotate`). SDKs send `content-type: application/json`
  * with an empty body on bodiless calls (deletes, cancels); a route with a required body schema still
- * answers 400 for it.
+ * answers 400 for it. A body nested more than MAX_BODY_JSON_DEPTH levels deep is refused with 400 before it is
+ * parsed: the gateway may forward the client's text as it is, so no later serialisation would find out. The text
+ * parsed is kept on the request's context (`bodyText`).
  */
 export function installJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -24,6 +34,12 @@ export function installJsonParser(app: FastifyInstance): void {
         return;
       }
     }
+    if (nestsDeeperThan(body as string, MAX_BODY_JSON_DEPTH)) {
+      done(new GatewayError('invalid_request', 'The request is nested too deeply.'), undefined);
+      return;
+    }
+    // Kept for the data plane, which forwards the client's own text when nothing changed the body (RouteInput.sourceText).
+    if (request.gw) request.gw.bodyText = body as string;
     parse(request, body as string, done);
   });
 }

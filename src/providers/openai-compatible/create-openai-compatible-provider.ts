@@ -17,7 +17,7 @@ import { createOpenAIResponsesEndpoint } from './openai-responses.js';
 import { baseUrlOf, openAIHeaders, type OpenAICompatibleSpec } from './openai-compatible-spec.js';
 
 /** A POST of `body` (sent as `text`, its JSON by default) to `path` of the host. */
-function jsonCall(spec: OpenAICompatibleSpec, path: string, body: Record<string, unknown>, ctx: CallContext, text = JSON.stringify(body)): UpstreamCall {
+function jsonCall(spec: OpenAICompatibleSpec, path: string, body: Record<string, unknown>, ctx: CallContext, text = jsonText(body, ctx)): UpstreamCall {
   const p = spec.resolvePath ? spec.resolvePath(path, body, ctx.target) : path;
   return { url: joinUrl(baseUrlOf(spec, ctx.target), p), method: 'POST', headers: openAIHeaders(spec, ctx.target), body: text };
 }
@@ -38,14 +38,24 @@ export function withStreamUsage<R extends StreamOptionsOf>(req: R): R {
 const INCLUDE_USAGE_MEMBER = ',"stream_options":{"include_usage":true}}';
 
 /**
- * `JSON.stringify(withStreamUsage(req))`, byte for byte. A streamed body without `stream_options` (the usual one)
- * is not copied: its text gets the member appended, as the copy would write it (a member added to a copy comes
- * last). The copy and its serialisation cost ~3.9 µs per stream natively, the text and the append ~1.7.
+ * `JSON.stringify(withStreamUsage(req))`, byte for byte, or the same change made to the client's own text
+ * when `req` is the request body as sent (`ctx.sourceText`). A streamed body without `stream_options` (the
+ * usual one) is not copied: its text gets the member appended, as the copy would write it (a member added to
+ * a copy comes last). The copy and its serialisation cost ~3.9 µs per stream natively, the text and the
+ * append ~1.7.
  */
-export function streamUsageBodyText<R extends StreamOptionsOf>(req: R): string {
-  if (req.stream !== true || Object.hasOwn(req, 'stream_options')) return JSON.stringify(withStreamUsage(req));
-  const text = JSON.stringify(req);
-  return text.length > 2 ? text.slice(0, -1) + INCLUDE_USAGE_MEMBER : JSON.stringify(withStreamUsage(req));
+export function streamUsageBodyText<R extends StreamOptionsOf>(req: R, ctx?: CallContext): string {
+  if (req.stream !== true) return jsonText(req, ctx);
+  if (Object.hasOwn(req, 'stream_options')) return JSON.stringify(withStreamUsage(req));
+  const text = jsonText(req, ctx);
+  // A client's text may end in white space; it holds `stream`, so its object is not empty.
+  const end = text.lastIndexOf('}');
+  return end > 1 ? text.slice(0, end) + INCLUDE_USAGE_MEMBER : JSON.stringify(withStreamUsage(req));
+}
+
+/** `body`'s JSON text: the client's own when `body` is the request body as sent (CallContext.sourceText), else serialised. */
+function jsonText(body: object, ctx: CallContext | undefined): string {
+  return ctx?.sourceText?.(body) ?? JSON.stringify(body);
 }
 
 /**
@@ -59,14 +69,14 @@ export function createOpenAICompatibleProvider(spec: OpenAICompatibleSpec): Prov
   const chat: EndpointAdapter<ChatCompletionRequest, ChatCompletion, ChatCompletionChunk> = {
     nativeSchema: true,
     addsStreamUsage: true,
-    buildRequest: (req, ctx) => jsonCall(spec, '/chat/completions', req, ctx, streamUsageBodyText(req)),
+    buildRequest: (req, ctx) => jsonCall(spec, '/chat/completions', req, ctx, streamUsageBodyText(req, ctx)),
     mapResponse: (body) => body as ChatCompletion,
     createStreamMapper: () => createOpenAIStreamMapper<ChatCompletionChunk>(spec.name),
   };
   const completions: EndpointAdapter<CompletionRequest, TextCompletion, TextCompletion> = {
     nativeSchema: true,
     addsStreamUsage: true,
-    buildRequest: (req, ctx) => jsonCall(spec, '/completions', req, ctx, streamUsageBodyText(req)),
+    buildRequest: (req, ctx) => jsonCall(spec, '/completions', req, ctx, streamUsageBodyText(req, ctx)),
     mapResponse: (body) => body as TextCompletion,
     createStreamMapper: () => createOpenAIStreamMapper<TextCompletion>(spec.name),
   };

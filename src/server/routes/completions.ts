@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { handleDataPlane } from '../../data-plane/handle-data-plane.js';
+import { FORWARDS_TEXT, handleDataPlane } from '../../data-plane/handle-data-plane.js';
 import { Nullable } from '../../spec/nullable.js';
 
 const TokenArray = Type.Array(Type.Integer());
@@ -40,6 +40,6 @@ export function registerCompletions(app: FastifyInstance, deps: GatewayDeps): vo
     if (typeof body.best_of === 'number' && body.best_of > 0 && body.best_of < n) throw new GatewayError('invalid_request', 'body.best_of must be greater than or equal to n.', { param: 'best_of' });
     if (body.stream === true && typeof body.best_of === 'number' && body.best_of > 1) throw new GatewayError('invalid_request', 'body.best_of results cannot be streamed.', { param: 'best_of' });
     if (body.stream_options != null && body.stream !== true) throw new GatewayError('invalid_request', 'body.stream_options is allowed only when stream is true.', { param: 'stream_options' });
-    return handleDataPlane(deps, request, reply, 'completions', body);
+    return handleDataPlane(deps, request, reply, 'completions', body, FORWARDS_TEXT);
   });
 }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { handleDataPlane } from '../../data-plane/handle-data-plane.js';
+import { FORWARDS_TEXT, handleDataPlane } from '../../data-plane/handle-data-plane.js';
 import { StringEnum } from '../../spec/string-enum.js';
 
 const TokenArray = Type.Array(Type.Integer());
@@ -20,6 +20,6 @@ export const EmbeddingsBody = Type.Object(
 /** POST /v1/embeddings. */
 export function registerEmbeddings(app: FastifyInstance, deps: GatewayDeps): void {
   app.post('/v1/embeddings', { config: { permission: 'completions.write', forwardsBody: true }, schema: { body: EmbeddingsBody, tags: ['data plane'], summary: 'Create embeddings' } }, (request, reply) =>
-    handleDataPlane(deps, request, reply, 'embeddings', request.body as Record<string, unknown>),
+    handleDataPlane(deps, request, reply, 'embeddings', request.body as Record<string, unknown>, FORWARDS_TEXT),
   );
 }

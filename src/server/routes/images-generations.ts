@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifySchemaValidationError } from 'fastify';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { schemaFailureMessage } from '../../errors/to-gateway-error.js';
 import type { GatewayDeps } from '../../gateway/deps.js';
-import { handleDataPlane } from '../../data-plane/handle-data-plane.js';
+import { FORWARDS_TEXT, handleDataPlane } from '../../data-plane/handle-data-plane.js';
 import { StringEnum } from '../../spec/string-enum.js';
 
 const OLDER_SIZES = ['256x256', '512x512', '1024x1024'];
@@ -58,6 +58,6 @@ export function registerImagesGenerations(app: FastifyInstance, deps: GatewayDep
   app.post(
     '/v1/images/generations',
     { config: { permission: 'completions.write', forwardsBody: true }, schema: { body: ImageGenerationBody, tags: ['data plane'], summary: 'Generate images through the routing config' }, schemaErrorFormatter: formatImageError },
-    (request, reply) => handleDataPlane(deps, request, reply, 'images', request.body as Record<string, unknown>),
+    (request, reply) => handleDataPlane(deps, request, reply, 'images', request.body as Record<string, unknown>, FORWARDS_TEXT),
   );
 }
