@@ -45,7 +45,8 @@ const INCLUDE_USAGE_MEMBER = ',"stream_options":{"include_usage":true}}';
  * append ~1.7.
  */
 export function streamUsageBodyText<R extends StreamOptionsOf>(req: R, ctx?: CallContext): string {
-  if (req.stream !== true) return jsonText(req, ctx);
+  // Not streamed, or the client asked for usage itself: the body as it is (what `withStreamUsage` answers then).
+  if (req.stream !== true || req.stream_options?.include_usage === true) return jsonText(req, ctx);
   if (Object.hasOwn(req, 'stream_options')) return JSON.stringify(withStreamUsage(req));
   const text = jsonText(req, ctx);
   // A client's text may end in white space; it holds `stream`, so its object is not empty.

@@ -45,6 +45,14 @@ describe('request body forwarding', () => {
     expect(fake.lastRequest!.rawBody.toString('utf8')).toBe(text.trimEnd().slice(0, -1) + ',"stream_options":{"include_usage":true}}');
   });
 
+  it("sends a streamed body that asks for usage itself as its text, and passes the usage chunk to the client", async () => {
+    const text = chatText(', "stream": true, "stream_options": {"include_usage": true}');
+    const res = await post('/v1/chat/completions', text);
+    expect(res.status).toBe(200);
+    expect((await res.text()).includes('"usage":{')).toBe(true);
+    expect(fake.lastRequest!.rawBody.toString('utf8')).toBe(text);
+  });
+
   it("serialises a streamed body that names stream_options itself (the gateway sets include_usage)", async () => {
     const res = await post('/v1/chat/completions', chatText(', "stream": true, "stream_options": {}'));
     expect(res.status).toBe(200);
