@@ -1,29 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../../helpers/gateway.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
+import { describe, expect, it } from 'vitest';
+import { gatewayWithFakeOpenAI } from '../../helpers/gateway-with-fake-openai.js';
 
-let gw: TestGateway;
-let fake: FakeOpenAI;
+const env = gatewayWithFakeOpenAI();
 
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-  gw = await startGateway();
-});
-afterAll(async () => {
-  await gw?.close();
-  await fake?.close();
-});
-
-const headers = () => ({ 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer sk-x' });
+const headers = () => ({ 'x-gateway-provider': 'openai', 'x-gateway-custom-host': env.fake.url, authorization: 'Bearer sk-x' });
 
 async function post(path: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await gw.fetch(path, { method: 'POST', headers: headers(), body: JSON.stringify(body) });
+  const res = await env.gw.fetch(path, { method: 'POST', headers: headers(), body: JSON.stringify(body) });
   return { status: res.status, body: await res.json() };
 }
 
 /** Expects a 400 in the decisions.md shape naming `param`; the provider is never called. */
 async function rejects(path: string, body: unknown, param: string, message?: RegExp): Promise<void> {
-  const before = fake.requests.length;
+  const before = env.fake.requests.length;
   const r = await post(path, body);
   expect(r.status, JSON.stringify(r.body)).toBe(400);
   expect(Object.keys(r.body.error).sort()).toEqual(['code', 'message', 'param', 'type']);
@@ -31,7 +20,7 @@ async function rejects(path: string, body: unknown, param: string, message?: Reg
   expect(r.body.error.type).toBe('invalid_request_error');
   expect(r.body.error.param).toBe(param);
   if (message) expect(r.body.error.message).toMatch(message);
-  expect(fake.requests.length).toBe(before);
+  expect(env.fake.requests.length).toBe(before);
 }
 
 async function accepts(path: string, body: unknown): Promise<void> {
@@ -115,7 +104,7 @@ describe('POST /v1/moderations body rules', () => {
   it('model is text-moderation-stable or text-moderation-latest (default latest)', async () => {
     await accepts(MOD, { input: 'x', model: 'text-moderation-stable' });
     await accepts(MOD, { input: 'x' });
-    expect(fake.lastRequest!.body.model).toBe('text-moderation-latest');
+    expect(env.fake.lastRequest!.body.model).toBe('text-moderation-latest');
     await rejects(MOD, { input: 'x', model: 'omni-moderation-latest' }, 'body.model', /allowed values/);
   });
 });

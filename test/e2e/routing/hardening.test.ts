@@ -4,27 +4,17 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
-import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
+import { gatewayWithFakeOpenAI } from '../../helpers/gateway-with-fake-openai.js';
 import { readSettings } from '../../../src/gateway/settings.js';
 
-let gw: TestGateway;
-let fake: FakeOpenAI;
+const env = gatewayWithFakeOpenAI();
+beforeEach(() => env.fake.reset());
 
-beforeAll(async () => {
-  fake = await startFakeOpenAI();
-  gw = await startGateway();
-});
-afterAll(async () => {
-  await gw?.close();
-  await fake?.close();
-});
-beforeEach(() => fake.reset());
-
-const target = (extra: Record<string, unknown> = {}) => ({ provider: 'openai', api_key: 'k', custom_host: fake.url, ...extra });
+const target = (extra: Record<string, unknown> = {}) => ({ provider: 'openai', api_key: 'k', custom_host: env.fake.url, ...extra });
 
 async function chat(config: unknown, body: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
   const started = performance.now();
-  const res = await gw.fetch('/v1/chat/completions', {
+  const res = await env.gw.fetch('/v1/chat/completions', {
     method: 'POST',
     headers: { 'x-gateway-config': typeof config === 'string' ? config : JSON.stringify(config), ...headers },
     body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], ...body }),
@@ -40,7 +30,7 @@ async function worstHealthLatencyDuring(work: Promise<unknown>): Promise<number>
   let worst = 0;
   while (!done) {
     const t = performance.now();
-    await (await fetch(`${gw.url}/health`)).arrayBuffer();
+    await (await fetch(`${env.gw.url}/health`)).arrayBuffer();
     worst = Math.max(worst, performance.now() - t);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -105,7 +95,7 @@ describe('user regular expressions', () => {
     expect(s.body.hook_results.before_request_hooks[0].checks[0].error).toMatch(/did not finish within/);
     expect(s.ms).toBeLessThan(5_000);
     expect(worst).toBeLessThan(250);
-    expect(fake.requests.filter((q) => q.body?.messages?.[0]?.content !== 'aaaa' && q.body?.messages?.[0]?.content !== 'warm-up')).toHaveLength(0);
+    expect(env.fake.requests.filter((q) => q.body?.messages?.[0]?.content !== 'aaaa' && q.body?.messages?.[0]?.content !== 'warm-up')).toHaveLength(0);
   });
 
   it('refuses a backreference or lookaround at validation, naming the path', async () => {
@@ -116,7 +106,7 @@ describe('user regular expressions', () => {
     const g = await chat(guarded('(?<=a)b'));
     expect(g.status).toBe(400);
     expect(g.body.error).toMatchObject({ code: 'invalid_config', param: 'config.input_guardrails[0]["default.regexMatch"].rule' });
-    const stored = await gw.fetch('/v1/guardrails', {
+    const stored = await env.gw.fetch('/v1/guardrails', {
       method: 'POST',
       body: JSON.stringify({ name: 'bad', checks: [{ id: 'default.regexMatch', parameters: { rule: '(x)\\1' } }] }),
     });
@@ -146,7 +136,7 @@ describe('config nesting depth', () => {
       const r = await chat(nest(depth));
       expect(r.status).toBe(400);
       expect(r.body.error).toMatchObject({ code: 'invalid_config', param: tooDeep });
-      const stored = await gw.fetch('/v1/configs', { method: 'POST', body: JSON.stringify({ name: `deep-${depth}`, config: nest(depth) }) });
+      const stored = await env.gw.fetch('/v1/configs', { method: 'POST', body: JSON.stringify({ name: `deep-${depth}`, config: nest(depth) }) });
       expect(stored.status).toBe(400);
       expect(((await stored.json()) as any).error).toMatchObject({ code: 'invalid_config', param: tooDeep });
     }
@@ -173,12 +163,12 @@ describe('timeouts', () => {
   });
 
   it('a Retry-After of 100000 s does not hold the request: the wait is capped by the request timeout', async () => {
-    fake.fail({ status: 429, headers: { 'retry-after': '100000' } });
+    env.fake.fail({ status: 429, headers: { 'retry-after': '100000' } });
     const r = await chat(target({ request_timeout: 400, retry: { attempts: 1, use_retry_after_headers: true } }));
     expect(r.status).toBe(200);
     expect(r.ms).toBeGreaterThanOrEqual(380);
     expect(r.ms).toBeLessThan(3_000);
-    expect(fake.requests).toHaveLength(2);
+    expect(env.fake.requests).toHaveLength(2);
   });
 });
 
@@ -193,13 +183,13 @@ describe('default upstream timeouts (no request_timeout)', () => {
 
   it('cuts an upstream that stalls before its headers or in its body after the default', async () => {
     const header = { 'x-gateway-config': JSON.stringify(target()) };
-    fake.fail({ delayMs: 3_000 });
+    env.fake.fail({ delayMs: 3_000 });
     let t = performance.now();
     const res = await short.fetch('/v1/chat/completions', { method: 'POST', headers: header, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
     expect(res.status).toBe(408);
     expect(((await res.json()) as any).error.code).toBe('request_timeout');
     expect(performance.now() - t).toBeLessThan(2_000);
-    fake.fail({ pauseAfterChunks: { after: 1, ms: 3_000 } });
+    env.fake.fail({ pauseAfterChunks: { after: 1, ms: 3_000 } });
     t = performance.now();
     const stream = await short.fetch('/v1/chat/completions', { method: 'POST', headers: header, body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'a b c d' }] }) });
     expect(stream.status).toBe(200);
