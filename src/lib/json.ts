@@ -31,6 +31,11 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
+/** The text of `bytes[start, end)`: a Buffer decodes the range itself, without a view of it (measured: ~100 against ~170 ns for a usage block). */
+function utf8Of(bytes: Uint8Array, start: number, end: number): string {
+  return Buffer.isBuffer(bytes) ? bytes.toString('utf8', start, end) : Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('utf8');
+}
+
 /** What `topLevelMember` answers when it cannot tell (not an object, malformed, escaped key): parse it whole instead. */
 export const UNKNOWN_MEMBER: unique symbol = Symbol('unknown member');
 
@@ -44,7 +49,7 @@ export function topLevelMember(bytes: Uint8Array, name: string): unknown {
   const at = lastMemberBounds(bytes, name);
   if (at) {
     try {
-      return JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + at[1], at[2] - at[1]).toString('utf8'));
+      return JSON.parse(utf8Of(bytes, at[1], at[2]));
     } catch {
       // Not a value after all: walk the whole object.
     }
@@ -175,7 +180,7 @@ export function topLevelMembers(bytes: Uint8Array, names: readonly string[]): un
     const at = found[j];
     if (!at) continue;
     try {
-      values[j] = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + at[0], at[1] - at[0]).toString('utf8'));
+      values[j] = JSON.parse(utf8Of(bytes, at[0], at[1]));
     } catch {
       return UNKNOWN_MEMBER;
     }

@@ -132,7 +132,7 @@ export class FramesMentioning {
 
   push(bytes: Uint8Array): SseEvent[] {
     if (this.full) return this.full.push(bytes);
-    const chunk = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    const chunk = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
     const buf = this.held.length ? Buffer.concat([this.held, chunk]) : chunk;
     const end = lastFrameEnd(buf);
     this.held = end === buf.length ? EMPTY : Buffer.from(buf.subarray(end));

@@ -5,6 +5,8 @@ import { frameEnd, frameStart, indexOfQuoted, lastFrameEnd, mayHaveUsage, member
 const USAGE = Buffer.from('"usage"');
 const USAGE_TAIL = USAGE.subarray(1);
 const NOTHING = new Uint8Array(0);
+/** What `held` is when no bytes are held: one shared empty buffer, not a new one per chunk. */
+const NONE_HELD = Buffer.alloc(0);
 const DATA = Buffer.from('data:');
 const USAGE_FRAME_MEMBERS = ['choices', 'usage'];
 
@@ -110,7 +112,7 @@ function isUsageOnlyChunk(v: unknown): boolean {
  * `"usage"` once, not twice. Without it, a one-line frame is judged by a walk over its bytes.
  */
 export class UsageFrameStripper {
-  private held: Buffer = Buffer.alloc(0);
+  private held: Buffer = NONE_HELD;
 
   constructor(private readonly onUsageChunk?: (chunk: Record<string, unknown>) => void) {}
 
@@ -138,11 +140,12 @@ export class UsageFrameStripper {
 
   /** Feeds upstream bytes; returns the bytes to send now (possibly empty). */
   push(bytes: Uint8Array): Uint8Array {
-    const buf = this.held.length ? Buffer.concat([this.held, bytes]) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    // The upstream's chunks are Buffers already: no view is made of them (a view per chunk is ~100 bytes of garbage).
+    const buf = this.held.length ? Buffer.concat([this.held, bytes]) : Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
     const end = lastFrameEnd(buf);
-    this.held = end === buf.length ? Buffer.alloc(0) : Buffer.from(buf.subarray(end));
+    this.held = end === buf.length ? NONE_HELD : Buffer.from(buf.subarray(end));
     if (end === 0) return NOTHING;
-    const complete = buf.subarray(0, end);
+    const complete = end === buf.length ? buf : buf.subarray(0, end);
     // Only the frames that mention "usage" are decoded; the bytes around a dropped frame are kept as they are.
     let kept: Buffer[] | undefined;
     let from = 0;
@@ -172,7 +175,7 @@ export class UsageFrameStripper {
    */
   end(): Uint8Array {
     const rest = this.held;
-    this.held = Buffer.alloc(0);
+    this.held = NONE_HELD;
     const notify = this.onUsageChunk;
     if (notify && rest.length > 0) {
       const decoder = new SseDecoder();
