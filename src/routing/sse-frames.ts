@@ -9,8 +9,14 @@ import { SseDecoder, type SseEvent } from '../lib/sse.js';
 
 const LF = 0x0a;
 const CR = 0x0d;
-const EMPTY = Buffer.alloc(0);
+/** The bytes held when none are: one shared empty buffer, not a new one per chunk. */
+export const EMPTY = Buffer.alloc(0);
 const NO_EVENTS: SseEvent[] = [];
+
+/** `bytes` as a Buffer without copying: the upstream's chunks are Buffers already and are taken as they are (a view per chunk is ~100 bytes of garbage). */
+export function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+}
 
 /** The end (exclusive, after its blank line) of the first frame ending at or after `from`, at most `limit`; `limit` when none ends before it. */
 export function frameEnd(buf: Uint8Array, from: number, limit = buf.length): number {
@@ -132,7 +138,7 @@ export class FramesMentioning {
 
   push(bytes: Uint8Array): SseEvent[] {
     if (this.full) return this.full.push(bytes);
-    const chunk = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    const chunk = asBuffer(bytes);
     const buf = this.held.length ? Buffer.concat([this.held, chunk]) : chunk;
     const end = lastFrameEnd(buf);
     this.held = end === buf.length ? EMPTY : Buffer.from(buf.subarray(end));

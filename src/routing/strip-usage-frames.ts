@@ -1,12 +1,10 @@
 import { UNKNOWN_MEMBER, isObject, lastMemberBounds, skipWs, skipWsBack, topLevelBounds, tryParseJson } from '../lib/json.js';
 import { SseDecoder } from '../lib/sse.js';
-import { frameEnd, frameStart, indexOfQuoted, lastFrameEnd, mayHaveUsage, memberIsNull } from './sse-frames.js';
+import { EMPTY, asBuffer, frameEnd, frameStart, indexOfQuoted, lastFrameEnd, mayHaveUsage, memberIsNull } from './sse-frames.js';
 
 const USAGE = Buffer.from('"usage"');
 const USAGE_TAIL = USAGE.subarray(1);
 const NOTHING = new Uint8Array(0);
-/** What `held` is when no bytes are held: one shared empty buffer, not a new one per chunk. */
-const NONE_HELD = Buffer.alloc(0);
 const DATA = Buffer.from('data:');
 const USAGE_FRAME_MEMBERS = ['choices', 'usage'];
 
@@ -112,7 +110,7 @@ function isUsageOnlyChunk(v: unknown): boolean {
  * `"usage"` once, not twice. Without it, a one-line frame is judged by a walk over its bytes.
  */
 export class UsageFrameStripper {
-  private held: Buffer = NONE_HELD;
+  private held: Buffer = EMPTY;
 
   constructor(private readonly onUsageChunk?: (chunk: Record<string, unknown>) => void) {}
 
@@ -140,10 +138,9 @@ export class UsageFrameStripper {
 
   /** Feeds upstream bytes; returns the bytes to send now (possibly empty). */
   push(bytes: Uint8Array): Uint8Array {
-    // The upstream's chunks are Buffers already: no view is made of them (a view per chunk is ~100 bytes of garbage).
-    const buf = this.held.length ? Buffer.concat([this.held, bytes]) : Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    const buf = this.held.length ? Buffer.concat([this.held, bytes]) : asBuffer(bytes);
     const end = lastFrameEnd(buf);
-    this.held = end === buf.length ? NONE_HELD : Buffer.from(buf.subarray(end));
+    this.held = end === buf.length ? EMPTY : Buffer.from(buf.subarray(end));
     if (end === 0) return NOTHING;
     const complete = end === buf.length ? buf : buf.subarray(0, end);
     // Only the frames that mention "usage" are decoded; the bytes around a dropped frame are kept as they are.
@@ -175,7 +172,7 @@ export class UsageFrameStripper {
    */
   end(): Uint8Array {
     const rest = this.held;
-    this.held = NONE_HELD;
+    this.held = EMPTY;
     const notify = this.onUsageChunk;
     if (notify && rest.length > 0) {
       const decoder = new SseDecoder();
