@@ -78,7 +78,7 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
       const pending = hook.before?.(dp);
       if (pending) await pending;
     }
-    const input = buildRouteInput(request, dp, gh, abort, endpoint, options.forwardsText && dp.body === body ? sourceTextOf(ctx.bodyText) : undefined);
+    const input = buildRouteInput(request, dp, gh, abort, endpoint, options.forwardsText && dp.body === body ? ctx.bodyText : undefined);
     if (ctx.span) dp.locals[ROUTING_SPAN] = ctx.span.child('routing', 'internal', { 'gateway.endpoint': endpoint, 'gateway.config.id': dp.config?.id });
     outcome = await deps.router.route(dp.config?.root ?? HEADER_ONLY, input, trace);
     endRoutingSpan(dp, trace);
@@ -152,14 +152,6 @@ class CompletedJson implements CompletedRequest {
   get responseBody(): unknown {
     return this.json.value;
   }
-}
-
-/**
- * The client's text, unless it starts with a byte order mark: the JSON parser skips one, while some
- * providers' parsers refuse it (Python's `json.loads`).
- */
-function sourceTextOf(text: string | undefined): string | undefined {
-  return text === undefined || text.charCodeAt(0) === 0xfeff ? undefined : text;
 }
 
 /** Chunks of a stream kept for the request log (workspaces with `log_bodies`), at most this many. */

@@ -22,7 +22,7 @@ export interface RequestContext {
   workspaceId: string;
   /** The request's SERVER span when tracing is on (the tracing hook: features add child spans to it). */
   span?: GatewaySpan;
-  /** The request body's JSON text as received (the JSON parser sets it): a data-plane route may forward it as it is. */
+  /** The request body's JSON text as received (the JSON parser sets it, unless the text starts with a byte order mark): a data-plane route may forward it as it is. */
   bodyText?: string;
 }
 

@@ -20,7 +20,7 @@ export const MAX_BODY_JSON_DEPTH = 1000;
  * with an empty body on bodiless calls (deletes, cancels); a route with a required body schema still
  * answers 400 for it. A body nested more than MAX_BODY_JSON_DEPTH levels deep is refused with 400 before it is
  * parsed: the gateway may forward the client's text as it is, so no later serialisation would find out. The text
- * parsed is kept on the request's context (`bodyText`).
+ * parsed is kept on the request's context (`bodyText`), unless it starts with a byte order mark.
  */
 export function installJsonParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -38,8 +38,10 @@ export function installJsonParser(app: FastifyInstance): void {
       done(new GatewayError('invalid_request', 'The request is nested too deeply.'), undefined);
       return;
     }
-    // Kept for the data plane, which forwards the client's own text when nothing changed the body (RouteInput.sourceText).
-    if (request.gw) request.gw.bodyText = body as string;
+    // Kept for the data plane, which forwards the client's own text when nothing changed the body (RouteInput.sourceText);
+    // not a text that starts with a byte order mark: the parser skips it, while some providers' parsers refuse it
+    // (Python's `json.loads`), so that body is serialised anew.
+    if (request.gw && (body as string).charCodeAt(0) !== 0xfeff) request.gw.bodyText = body as string;
     parse(request, body as string, done);
   });
 }
