@@ -3,6 +3,13 @@
  * must not overflow the stack of the code that checks it).
  */
 
+/**
+ * How deep a request body's JSON may nest objects and arrays: far beyond what any model API or SCIM client
+ * sends (OpenAI's structured outputs allow 10 levels of schema nesting), far below what would overflow the
+ * stack of the code that walks a body. Every JSON body parser of the gateway refuses deeper text.
+ */
+export const MAX_BODY_JSON_DEPTH = 1000;
+
 /** One step of a JSON path: an object key or an array index. */
 export type JsonPathStep = string | number;
 

@@ -4,14 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { Type, type TSchema } from 'typebox';
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
-import { nestsDeeperThan } from '../lib/json-depth.js';
-
-/**
- * How deep a request body's JSON may nest objects and arrays: far beyond what any model API takes (OpenAI's
- * structured outputs allow 10 levels of schema nesting), far below what would overflow the stack of the code
- * that walks a body.
- */
-export const MAX_BODY_JSON_DEPTH = 1000;
+import { MAX_BODY_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
 
 /**
  * Installs the app's JSON body parser: Fastify's own (prototype-poisoning protection included), except

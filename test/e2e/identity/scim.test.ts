@@ -312,6 +312,21 @@ describe('SCIM 2.0', () => {
     expectScimError(await scim('POST', '/Users', { schemas: [USER], userName: 'not-an-address' }), 400, 'invalidValue');
     expectScimError(await scim('POST', '/Users', { schemas: [USER], userName: 'y@example.com', active: 'maybe' }), 400, 'invalidValue');
     expectScimError(await scim('POST', '/Users', [1, 2]), 400, 'invalidSyntax');
+    // Nested past the gateway's JSON depth limit (1,000 levels): refused before parsing, in SCIM's shape, whatever the content type.
+    const deep = (levels: number) => `{"schemas":["${USER}"],"userName":"deep@example.com","x":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+    for (const levels of [1001, 100_000]) {
+      const r = await scim('POST', '/Users', undefined, { raw: deep(levels) });
+      expectScimError(r, 400, 'invalidSyntax');
+      expect(r.body.detail).toBe('The request is nested too deeply.');
+    }
+    const asJson = await fetch(`${gw.url}/v1/scim/v2/Users`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: deep(100_000) });
+    const asJsonBody = (await asJson.json()) as Json;
+    expectScimError({ status: asJson.status, body: asJsonBody }, 400);
+    expect(asJsonBody.detail).toBe('The request is nested too deeply.');
+    // 1,000 levels are parsed: the user's schema then refuses the unknown member, as it would any other.
+    const atLimit = await scim('POST', '/Users', undefined, { raw: deep(1000) });
+    expectScimError(atLimit, 400, 'invalidSyntax');
+    expect(atLimit.body.detail).not.toBe('The request is nested too deeply.');
     expectScimError(await scim('GET', `/Users?filter=${encodeURIComponent('userName sw "dup"')}`), 400, 'invalidFilter');
     expectScimError(await scim('GET', `/Users?filter=${encodeURIComponent('emails[type eq "work"]')}`), 400, 'invalidFilter');
     expectScimError(await scim('GET', `/Users?filter=${encodeURIComponent('userName eq "a" and externalId eq "b"')}`), 400, 'invalidFilter');

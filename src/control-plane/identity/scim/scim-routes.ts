@@ -7,6 +7,7 @@ import { createUser, deleteUserResource, listUsers, patchUser, readUserResource,
 import { createGroup, deleteGroupResource, listGroups, patchGroup, readGroupResource, replaceGroup } from './scim-groups.js';
 import { resourceTypes, schemaResources, serviceProviderConfig } from './scim-discovery.js';
 import { listResponse } from './scim-query.js';
+import { MAX_BODY_JSON_DEPTH, nestsDeeperThan } from '../../../lib/json-depth.js';
 
 const SCIM_JSON = 'application/scim+json';
 /** Where the SCIM API lives. */
@@ -41,7 +42,11 @@ export function registerScimRoutes(app: FastifyInstance, deps: GatewayDeps): voi
   app.register(
     async (scim) => {
       const parse = scim.getDefaultJsonParser('error', 'error');
-      scim.addContentTypeParser(SCIM_JSON, { parseAs: 'string' }, parse);
+      // The gateway's own JSON parser (server/http-edges.ts) refuses the same depth for `application/json`.
+      scim.addContentTypeParser(SCIM_JSON, { parseAs: 'string' }, (request, body, done) => {
+        if (nestsDeeperThan(body as string, MAX_BODY_JSON_DEPTH)) done(new ScimError(400, 'The request is nested too deeply.', 'invalidSyntax'), undefined);
+        else parse(request, body as string, done);
+      });
       scim.setErrorHandler((err, request, reply) => {
         const e = toScimError(err);
         if (e.status >= 500) deps.logger.error({ err, requestId: request.id }, 'SCIM request failed');
