@@ -18,6 +18,7 @@ import { admitToolCall, recordToolCall, toolCallRequest } from './tool-call-log.
 import { UpstreamFetch } from './upstream-fetch.js';
 import { SseLink, UpstreamFailure, exchangeOverHttp, terminateOverHttp, type Relay, type UpstreamTarget } from './upstream-link.js';
 import { relayEventStream } from './relay-event-stream.js';
+import { MAX_BODY_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
 
 /** A session unused this long is over (404: the client starts a new one). */
 export const SESSION_IDLE_TTL_MS = 24 * 3_600_000;
@@ -115,6 +116,8 @@ export class McpGateway {
     const principal = principalOfRequest(request);
     assertAccess(route, principal);
     const raw = typeof request.body === 'string' ? request.body : '';
+    // As the gateway's JSON parser does for every other route: the SDKs' validation and serialisation recurse, and would overflow.
+    if (nestsDeeperThan(raw, MAX_BODY_JSON_DEPTH)) return void (await reply.send(rpcErrorResponse(400, RPC.parseError, 'The request is nested too deeply.')));
     const body = peek(raw);
     const messages = Array.isArray(body) ? body : [body];
     let bearer: string | undefined;

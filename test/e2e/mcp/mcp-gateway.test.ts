@@ -222,6 +222,24 @@ describe('MCP gateway', () => {
     await client.close();
   });
 
+  it('a body nested past 1,000 levels is a JSON-RPC parse error before it reaches the SDK or the upstream; 1,000 levels pass', async () => {
+    const { client, transport } = await connect('files');
+    const sid = transport.sessionId!;
+    // The message, `params` and `arguments` are three levels; the array nested in `arguments` makes the rest.
+    const call = (levels: number) => `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","deep":${'['.repeat(levels - 3)}${']'.repeat(levels - 3)}}}}`;
+    const before = fake.calls.length;
+    for (const levels of [1001, 100_000]) {
+      const r = await post('files', call(levels), { 'mcp-session-id': sid });
+      expect(r.status).toBe(400);
+      expect(r.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'The request is nested too deeply.' } });
+    }
+    expect(fake.calls.length).toBe(before);
+    const atLimit = await post('files', call(1000), { 'mcp-session-id': sid });
+    expect(atLimit.status).toBe(200);
+    expect(atLimit.json.result.content[0].text).toContain('"deep":[[[');
+    await client.close();
+  });
+
   it('an upstream that is down answers a JSON-RPC error at once, not a hang', async () => {
     const port = await freePort();
     expect((await admin('POST', '/v1/mcp-integrations', { name: 'Down', slug: 'down-up', url: `http://127.0.0.1:${port}/mcp` })).status).toBe(201);
