@@ -33,6 +33,17 @@ describe('validateBatchInput', () => {
     expect(r.got).toEqual([]);
   });
 
+  it("refuses a line nested more than 1,000 levels deep (the gateway's JSON limit), not its neighbours", async () => {
+    // The line object and its body are two levels; the array nested in `input` makes the rest.
+    const deep = (levels: number, id: string) => line({ custom_id: id }).replace('"input":"x"', `"input":${'['.repeat(levels - 2)}${']'.repeat(levels - 2)}`);
+    const r = await run([deep(1000, 'at-limit'), deep(1001, 'over'), deep(100_000, 'far-over')].join('\n'));
+    expect(r.errors.map((e) => [e.line, e.code, e.message])).toEqual([
+      [2, 'invalid_json_line', 'This line is nested more than 1000 levels deep.'],
+      [3, 'invalid_json_line', 'This line is nested more than 1000 levels deep.'],
+    ]);
+    expect(r.total).toBe(3);
+  });
+
   it('refuses an empty file', async () => {
     const r = await run('\n\n');
     expect(r.errors).toEqual([{ code: 'empty_file', message: 'The input file holds no requests.', param: 'input_file_id', line: null }]);

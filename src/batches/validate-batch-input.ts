@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { isObject } from '../lib/json.js';
+import { MAX_BODY_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
 import type { BatchError } from '../spec/batches.js';
 
 /** Most lines a batch may hold (OpenAI's limit). */
@@ -38,6 +39,11 @@ export async function validateBatchInput(input: Readable, endpoint: string, onLi
     if (total > MAX_BATCH_LINES) {
       fail('too_many_requests', `A batch may hold at most ${MAX_BATCH_LINES} requests.`, null);
       break;
+    }
+    // The limit every JSON body of the gateway has: the line's body is serialised below, and would overflow the stack.
+    if (nestsDeeperThan(text, MAX_BODY_JSON_DEPTH)) {
+      fail('invalid_json_line', `This line is nested more than ${MAX_BODY_JSON_DEPTH} levels deep.`, null);
+      continue;
     }
     let parsed: unknown;
     try {
