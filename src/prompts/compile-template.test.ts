@@ -32,6 +32,16 @@ describe('templateMessages', () => {
     expect(e.param).toBe('string[0].content');
     expect(e.message).toMatch(/Unclosed section "a"/);
   });
+
+  it('refuses messages nested more than 1,000 levels deep with a 400, not a stack overflow', () => {
+    // The array and the message are two levels; the array in `x` makes the rest.
+    const nested = (levels: number) => `[{"role":"user","content":"hi","x":${'['.repeat(levels - 2)}${']'.repeat(levels - 2)}}]`;
+    for (const levels of [1001, 100_000]) {
+      const e = errorOf(() => templateMessages(nested(levels)));
+      expect([e.status, e.param, e.message]).toEqual([400, 'string', 'string is nested more than 1000 levels deep.']);
+    }
+    expect(templateMessages(nested(1000))[0]).toMatchObject({ role: 'user', content: 'hi' });
+  });
 });
 
 describe('compileTemplate', () => {

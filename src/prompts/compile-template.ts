@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { isObject } from '../lib/json.js';
+import { MAX_BODY_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
 import { parseMustache, renderTokens, type Tokens } from './mustache-writer.js';
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
@@ -33,6 +34,8 @@ type Node = { k: 'tpl'; tokens: Tokens; src: string } | { k: 'arr'; items: Node[
 export function templateMessages(text: string, param = 'string'): Array<Record<string, unknown>> {
   const trimmed = text.trimStart();
   if (trimmed.startsWith('[')) {
+    // Deeper text would overflow the walks below (and the renderer's); the request body that carried it was checked only to its own depth.
+    if (nestsDeeperThan(trimmed, MAX_BODY_JSON_DEPTH)) throw new GatewayError('invalid_request', `${param} is nested more than ${MAX_BODY_JSON_DEPTH} levels deep.`, { param });
     let parsed: unknown;
     try {
       parsed = JSON.parse(trimmed);

@@ -108,6 +108,7 @@ describe('prompt administration', () => {
       [{ name: 'x', string: 'hi', parameters: { temperature: 5 } }, 400, 'body.parameters.temperature'],
       [{ name: 'x', string: '[{"role":"wizard","content":"hi"}]' }, 400, 'string[0].role'],
       [{ name: 'x', string: 'Hello {{#open}}' }, 400, 'string'],
+      [{ name: 'x', string: `[{"role":"user","content":"hi","x":${'['.repeat(99_998)}${']'.repeat(99_998)}}]` }, 400, 'string'],
       [{ name: 'x', string: 'hi', virtual_key: 'nope' }, 400, 'virtual_key'],
       [{ name: 'x', string: 'hi', provider: '@nope' }, 400, 'provider'],
       [{ name: 'x', string: 'hi', slug: 'partials' }, 400, 'slug'],
