@@ -113,5 +113,14 @@ describe('latency histogram', () => {
       expect(mergeHistogramTexts('{"3": 0.25}', '{"3":1,"9":2}')).toBe('{"3":1.25,"9":2}');
       expect(mergeHistogramTexts('{"3": -4}', '{"3":1}')).toBe('{"3":-3}');
     });
+
+    it('writes counts on both sides of 31 bits (integers below, doubles above) and every digit count', () => {
+      const counts = [0, 1, 9, 10, 99, 100, 65_535, 999_999_999, 1_000_000_000, 2 ** 31 - 2, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 4_294_967_296, 10 ** 15, Number.MAX_SAFE_INTEGER];
+      for (const count of counts) {
+        // Split in two so that the sum crosses the boundary inside the merge.
+        const half = Math.floor(count / 2);
+        expect(mergeHistogramTexts(`{"7":${half}}`, `{"7":${count - half},"4095":${count}}`)).toBe(`{"7":${count},"4095":${count}}`);
+      }
+    });
   });
 });

@@ -174,13 +174,30 @@ function writeEntry(at: number, bin: number, count: number): number {
   return at + text.write(countText, at, 'latin1');
 }
 
-/** The decimal digits of the whole number `n` (≥ 0) at `at`; returns where they end. */
+/**
+ * The decimal digits of the whole number `n` (≥ 0) at `at`; returns where they end. Counts come from a
+ * `Float64Array`, and `%` of a double is a call out of V8's compiled code for every digit: a number that fits 31
+ * bits (a histogram's counts do, short of two billion in one bin) is written as an integer instead (a merge of
+ * two 163-bin texts: ~24 → ~13 µs).
+ */
 function writeDigits(text: Buffer, at: number, n: number): number {
+  if (n <= 0x7fffffff) return writeSmallDigits(text, at, n | 0);
   let digits = 1;
   for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++;
   for (let i = at + digits - 1; i >= at; i--) {
     text[i] = 0x30 + (n % 10);
     n = Math.floor(n / 10);
+  }
+  return at + digits;
+}
+
+/** `writeDigits` of an integer of 31 bits. */
+function writeSmallDigits(text: Buffer, at: number, n: number): number {
+  let digits = 1;
+  for (let rest = n; rest >= 10; rest = (rest / 10) | 0) digits++;
+  for (let i = at + digits - 1; i >= at; i--) {
+    text[i] = 0x30 + (n % 10);
+    n = (n / 10) | 0;
   }
   return at + digits;
 }
