@@ -41,13 +41,16 @@ export const UNKNOWN_MEMBER: unique symbol = Symbol('unknown member');
 
 /**
  * The value of the top-level member `name` of a JSON object held as UTF-8 bytes, without parsing the
- * rest (a usage block at the end of a passthrough answer): only the member's own text is parsed.
+ * rest (a usage block at the end of a passthrough answer): only the member's own text is parsed, or read by
+ * `readValue` when that knows its form (it answers undefined otherwise, and the text is parsed).
  * `undefined` when the object has no such member; the last one wins, as with JSON.parse. Answers
  * `UNKNOWN_MEMBER` when the text is not a plain object it can walk.
  */
-export function topLevelMember(bytes: Uint8Array, name: string): unknown {
+export function topLevelMember(bytes: Uint8Array, name: string, readValue?: (bytes: Uint8Array, start: number, end: number) => unknown): unknown {
   const at = lastMemberBounds(bytes, name);
   if (at) {
+    const known = readValue?.(bytes, at[1], at[2]);
+    if (known !== undefined) return known;
     try {
       return JSON.parse(utf8Of(bytes, at[1], at[2]));
     } catch {

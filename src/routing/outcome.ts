@@ -1,5 +1,6 @@
 import type { StreamAnswer } from './stream-answer.js';
 import { UNKNOWN_MEMBER, isObject, topLevelMember } from '../lib/json.js';
+import { readCompactUsage } from './compact-usage.js';
 import type { PricingTerms } from '../pricing/price-config.js';
 
 /** Values of `x-gateway-cache-status` (decisions.md). */
@@ -35,7 +36,7 @@ export class JsonAnswer {
   member(name: string): unknown {
     if (this.parsed === undefined && this.rawBytes) {
       if (this.read?.has(name)) return this.read.get(name);
-      const found = topLevelMember(this.rawBytes, name);
+      const found = topLevelMember(this.rawBytes, name, name === 'usage' ? readCompactUsage : undefined);
       if (found !== UNKNOWN_MEMBER) {
         (this.read ??= new Map()).set(name, found);
         return found;

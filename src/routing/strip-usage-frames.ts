@@ -1,5 +1,6 @@
 import { UNKNOWN_MEMBER, isObject, lastMemberBounds, skipWs, skipWsBack, topLevelBounds, tryParseJson } from '../lib/json.js';
 import { SseDecoder } from '../lib/sse.js';
+import { readCompactUsage } from './compact-usage.js';
 import { EMPTY, asBuffer, frameEnd, frameStart, indexOfQuoted, lastFrameEnd, mayHaveUsage, memberIsNull } from './sse-frames.js';
 
 const USAGE = Buffer.from('"usage"');
@@ -67,7 +68,7 @@ const CHOICES = Buffer.from('"choices"');
 /**
  * OpenAI's usage-only chunk read from the end of its bytes: `usage`, an object, is the last member and
  * `"choices": []` the member right before it (found by `lastMemberBounds`, then a walk back from the usage
- * key). Only the usage object is parsed (the whole chunk cost ~7k instructions more); the observers of
+ * key). Only the usage object is read (`readCompactUsage`, else parsed; the whole chunk cost ~7k instructions more); the observers of
  * usage get the chunk's `choices` and `usage` alone. Undefined when the bytes are not so (the caller
  * parses the frame). As `lastMemberBounds`, it does not check the text before `choices`.
  */
@@ -86,7 +87,7 @@ function usageOnlyChunkOf(json: Buffer): { choices: unknown[]; usage: Record<str
   if (i < 0 || json.compare(CHOICES, 0, CHOICES.length, i, i + CHOICES.length) !== 0) return undefined;
   const before = json[skipWsBack(json, i - 1)];
   if (before !== 0x2c && before !== 0x7b) return undefined;
-  const usage = tryParseJson(json.toString('utf8', member[1], end));
+  const usage = readCompactUsage(json, member[1], end) ?? tryParseJson(json.toString('utf8', member[1], end));
   return isObject(usage) ? { choices: [], usage } : undefined;
 }
 
