@@ -25,7 +25,7 @@ if (WANTS_REFERENCE && !existsSync(REF_START)) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
-const { canPin, freePort, startService, statusMb, sampleRss, machineBusyTicks, processTicks } = await import('./lib/procs.mjs');
+const { canPin, freePort, startService, statusMb, sampleRss, machineBusyTicks, processTicks, mainThreadTicks } = await import('./lib/procs.mjs');
 const { runAutocannon, runStreamLoad, sequentialProbe } = await import('./lib/load.mjs');
 const { pairedSummary, renderReport } = await import('./lib/report.mjs');
 const { summarize, memoryGrowth } = await import('./lib/stats.mjs');
@@ -181,10 +181,11 @@ async function measure(scenario, conns, target, call) {
   if (WARMUP > 0) await run(WARMUP);
   const pid = target.svc?.pid;
   const rss = pid ? sampleRss(pid) : null;
-  const before = { at: Date.now(), gw: pid ? processTicks(pid) : NaN, self: processTicks(process.pid) };
+  const before = { at: Date.now(), gw: pid ? processTicks(pid) : NaN, main: pid ? mainThreadTicks(pid) : NaN, self: processTicks(process.pid) };
   const r = await run(DURATION);
   const seconds = (Date.now() - before.at) / 1000;
   const gwCpuS = (processTicks(pid) - before.gw) / HZ;
+  const mainCpuS = (mainThreadTicks(pid) - before.main) / HZ;
   const mem = rss?.stop();
   return {
     scenario: scenario.name,
@@ -196,6 +197,7 @@ async function measure(scenario, conns, target, call) {
     gwCpu: gwCpuS / seconds,
     loadgenCpu: (processTicks(process.pid) - before.self) / HZ / seconds,
     cpuUsPerReq: r.requests > 0 ? (gwCpuS * 1e6) / r.requests : NaN,
+    mainCpuUsPerReq: r.requests > 0 ? (mainCpuS * 1e6) / r.requests : NaN,
   };
 }
 

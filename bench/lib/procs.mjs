@@ -152,10 +152,22 @@ export function machineBusyTicks() {
   }
 }
 
-/** CPU time (user + system) of one process, in clock ticks (NaN when unreadable). */
+/** CPU time (user + system) of one process, all its threads, in clock ticks (NaN when unreadable). */
 export function processTicks(pid) {
+  return statTicks(`/proc/${pid}/stat`);
+}
+
+/**
+ * CPU time (user + system) of a process's main thread alone, in clock ticks (NaN when unreadable): with the
+ * process pinned to one core its other threads (V8's helpers, a worker thread) take turns with it on that core.
+ */
+export function mainThreadTicks(pid) {
+  return statTicks(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function statTicks(path) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(path, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return Number(fields[11]) + Number(fields[12]);
   } catch {

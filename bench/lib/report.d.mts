@@ -31,6 +31,8 @@ export interface LoadRow {
   loadgenCpu?: number;
   /** Gateway CPU microseconds per answered request. */
   cpuUsPerReq?: number;
+  /** The main thread's part of `cpuUsPerReq`. */
+  mainCpuUsPerReq?: number;
 }
 export interface ProbeRow {
   probe: string;

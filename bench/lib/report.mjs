@@ -242,7 +242,10 @@ export function renderReport(report) {
       'P50/P99 are per-request latencies (streams: to the last byte); TTFB is the first body byte of a stream. ' +
         '"+P50" is the added latency over the direct run of the same scenario and connection count. ' +
         'GW CPU is the gateway process\'s CPU time over the run (100% = its one core busy); below ~90% the gateway was not the bottleneck ' +
-        '(the load generator\'s core or other processes were), so its RPS is a lower bound. GW CPU µs/req (CPU time per answered request) does not depend on that.',
+        '(the load generator\'s core or other processes were), so its RPS is a lower bound. GW CPU µs/req (CPU time per answered request) does not depend on that. ' +
+        '"main thread" is the part of it that the event loop\'s thread used; the rest went to V8\'s helper threads (garbage collection, ' +
+        'compiling) and, on the production instance with SQLite, the request log\'s thread. A CPU profile samples the main thread by the clock, ' +
+        'so it charges the time the pinned core gave to another thread to whatever the main thread was in (bench/README.md, session 24).',
     );
     const rows = report.load.map((r) => {
       const direct = load.get(key(r.directScenario ?? r.scenario, r.conns, 'direct'));
@@ -260,11 +263,12 @@ export function renderReport(report) {
         fmtPct(r.gwCpu),
         fmtPct(r.loadgenCpu),
         fmtCpuUs(r.cpuUsPerReq),
+        fmtCpuUs(r.mainCpuUsPerReq),
         fmtMb(r.rssPeakMb),
       ];
     });
     parts.push(
-      markdownTable(['Scenario', 'Conns', 'Target', 'RPS', 'P50 ms', 'P99 ms', 'TTFB P50', 'TTFB P99', '+P50 vs direct', 'Errors', 'GW CPU', 'Loadgen CPU', 'GW CPU µs/req', 'RSS peak MB'], rows),
+      markdownTable(['Scenario', 'Conns', 'Target', 'RPS', 'P50 ms', 'P99 ms', 'TTFB P50', 'TTFB P99', '+P50 vs direct', 'Errors', 'GW CPU', 'Loadgen CPU', 'GW CPU µs/req', 'main thread µs/req', 'RSS peak MB'], rows),
     );
 
     const ratioRows = [];

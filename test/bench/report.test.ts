@@ -73,7 +73,7 @@ describe('report', () => {
     meta: { date: '2026-01-01' },
     load: [
       { scenario: 'chat', conns: 32, target: 'direct', rps: 30_000, p50: 1, p99: 3, errors: 0 },
-      { scenario: 'chat', conns: 32, target: 'ours', rps: 10_000, p50: 3, p99: 8, errors: 0, rssPeakMb: 80, gwCpu: 0.985, loadgenCpu: 0.6, cpuUsPerReq: 98.5 },
+      { scenario: 'chat', conns: 32, target: 'ours', rps: 10_000, p50: 3, p99: 8, errors: 0, rssPeakMb: 80, gwCpu: 0.985, loadgenCpu: 0.6, cpuUsPerReq: 98.5, mainCpuUsPerReq: 91.25 },
       { scenario: 'chat', conns: 32, target: 'reference', rps: 1_200, p50: 25, p99: 40, errors: 0, rssPeakMb: 220, gwCpu: 1, cpuUsPerReq: 833 },
       { scenario: 'production', directScenario: 'chat', conns: 32, target: 'ours', rps: 7_000, p50: 4, p99: 9, errors: 0 },
     ],
@@ -121,8 +121,8 @@ describe('report', () => {
 
   it('renders added latency against the direct run of the baseline scenario and the ratio table', () => {
     const md = renderReport(report);
-    expect(md).toContain('| chat | 32 | ours | 10,000 | 3.00 | 8.00 | — | — | +2.00 | 0 | 99% | 60% | 98.5 | 80.0 |');
-    expect(md).toContain('| production | 32 | ours | 7,000 | 4.00 | 9.00 | — | — | +3.00 | 0 | — | — | — | — |');
+    expect(md).toContain('| chat | 32 | ours | 10,000 | 3.00 | 8.00 | — | — | +2.00 | 0 | 99% | 60% | 98.5 | 91.3 | 80.0 |');
+    expect(md).toContain('| production | 32 | ours | 7,000 | 4.00 | 9.00 | — | — | +3.00 | 0 | — | — | — | — | — |');
     expect(md).toContain('| chat | 32 | 8.33× | 8.46× | 0.12× | 0.20× | — | 0.36× |');
     expect(md).toContain('| production path @32 ≥ 75% of bare chat RPS | 70% | MISS |');
     expect(md).toContain('- a note');
