@@ -13,7 +13,6 @@ import { Kysely } from 'kysely';
 import { configureSqliteConnection } from './sqlite-connection.js';
 import { ImmediateSqliteDialect, SQLITE_BUSY_WAIT_MS } from './immediate-sqlite-dialect.js';
 import { deleteRequestLogsBefore, insertRequestLogs } from './repos/request-logs.js';
-import { unpackRequestLogRows } from './pack-request-log-rows.js';
 import { backfillRollups, deleteRollupBucketsBefore } from './repos/request-log-rollups.js';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
@@ -27,7 +26,6 @@ const store: Store = { db, dialect: 'sqlite', sqlite: database, close: () => db.
 
 const ops: RequestLogThreadOps = {
   insertRequestLogs: (rows) => insertRequestLogs(store, rows),
-  insertPackedRequestLogs: (rows) => insertRequestLogs(store, unpackRequestLogRows(rows)),
   deleteRequestLogsBefore: (before, limit) => deleteRequestLogsBefore(store, before, limit),
   deleteRollupBucketsBefore: (organisationId, bucketMs, before) => deleteRollupBucketsBefore(store, organisationId, bucketMs, before),
   backfillRollups: (limit) => backfillRollups(store, limit),

@@ -82,28 +82,6 @@ describe('the request log written by its own thread (SQLite file)', () => {
     expect(await countOf(store, 'org-dup')).toEqual({ rows: 41, rolledUp: 41 });
   });
 
-  it('stores every value of a batch handed over packed exactly as given: text of any script, numbers, nulls, defaults', async () => {
-    const [base] = rowsOf(1, 'org-packed');
-    const rows: RequestLogRow[] = [
-      { ...base!, id: `log_p_${randomId(8)}`, error: 'über 日本語 😀 \u0000', metadata: '{"team":"ø"}', cost: 1.25e-7, latency_ms: 0.125, unit_prices: null, ttfb_ms: 3.5, attempts: '[]' },
-      { ...base!, id: `log_p_${randomId(8)}`, request_body: 'x'.repeat(70_000), response_body: '', cached_tokens: 7, rolled_up: 1 },
-    ];
-    await insertRequestLogs(store, rows);
-    const back = await store.db.selectFrom('request_logs').selectAll().where('organisation_id', '=', 'org-packed').orderBy('id').execute();
-    const want = [...rows].sort((a, b) => (a.id < b.id ? -1 : 1));
-    expect(back.map((r) => [r.id, r.error, r.metadata, r.cost, r.latency_ms, r.ttfb_ms, r.cached_tokens, r.request_body?.length ?? null, r.response_body])).toEqual(
-      want.map((r) => [r.id, r.error, r.metadata, r.cost, r.latency_ms, r.ttfb_ms ?? null, r.cached_tokens ?? 0, r.request_body?.length ?? null, r.response_body ?? null]),
-    );
-  });
-
-  it('hands a batch that cannot be packed over as it is, and the store refuses it as it did', async () => {
-    const [bad] = rowsOf(1, 'org-unpacked');
-    const err = await insertRequestLogs(store, [{ ...bad!, stream: true as unknown as number }]).then(() => undefined, (e: unknown) => e);
-    expect(String((err as Error)?.message)).toMatch(/bind|SQLite3 can only/i);
-    expect(isStoreUnavailable(err)).toBe(false);
-    expect(await countOf(store, 'org-unpacked')).toEqual({ rows: 0, rolledUp: 0 });
-  });
-
   it("fails a thread's batch with store_unavailable when it cannot open the file, and starts a new thread for the next one", async () => {
     const later = join(dir, 'not-yet', 'gateway.db');
     const lone = builtRequestLogThread(later);

@@ -11,8 +11,6 @@ import type { RequestLogsTable as RequestLogRow } from './schema.js';
  */
 export interface RequestLogThreadOps {
   insertRequestLogs(rows: RequestLogRow[]): Promise<void>;
-  /** The same for rows packed by `packRequestLogRows` (the buffer is transferred to the thread). */
-  insertPackedRequestLogs(rows: ArrayBuffer): Promise<void>;
   deleteRequestLogsBefore(before: number, limit: number): Promise<number>;
   deleteRollupBucketsBefore(organisationId: string, bucketMs: number, before: number): Promise<number>;
   backfillRollups(limit: number): Promise<number>;
@@ -60,17 +58,13 @@ export class RequestLogThread {
     return this.running !== undefined;
   }
 
-  /**
-   * Runs `op` in the thread; settles with its result once its work is committed. An `ArrayBuffer` among the
-   * arguments is transferred (the caller no longer holds it), everything else is cloned.
-   */
+  /** Runs `op` in the thread; settles with its result once its work is committed. */
   run<K extends keyof RequestLogThreadOps>(op: K, ...args: Parameters<RequestLogThreadOps[K]>): ReturnType<RequestLogThreadOps[K]> {
     const running = this.running ?? this.start();
     const id = ++this.next;
-    const transfer = (args as unknown[]).filter((a): a is ArrayBuffer => a instanceof ArrayBuffer);
     return new Promise((resolve, reject) => {
       running.waiting.set(id, { resolve, reject });
-      running.worker.postMessage({ id, op, args }, transfer);
+      running.worker.postMessage({ id, op, args });
     }) as ReturnType<RequestLogThreadOps[K]>;
   }
 

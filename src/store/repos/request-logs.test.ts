@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RequestLogRow } from './request-logs.js';
-import { COLUMNS, rowFromValues, rowValues } from './request-log-columns.js';
+import { COLUMNS, rowValues, type RequestLogRow } from './request-logs.js';
 
 /** What a column a row leaves out holds: 0 for the token details (migration 0024), 1 for `rolled_up`, else null. */
 const defaultOf = (column: string): number | null => (column === 'rolled_up' ? 1 : ['cached_tokens', 'cache_write_tokens', 'reasoning_tokens'].includes(column) ? 0 : null);
@@ -25,18 +24,5 @@ describe('rowValues', () => {
     const empty: unknown[] = [];
     rowValues({} as RequestLogRow, empty, 0);
     expect(empty).toEqual(expected({}));
-  });
-});
-
-describe('rowFromValues', () => {
-  it('is the inverse of rowValues: every column by its name, the defaults where a row left one out', () => {
-    const row = Object.fromEntries(COLUMNS.map((c, i) => [c, `${c}-${i}`])) as unknown as RequestLogRow;
-    const out: unknown[] = new Array(COLUMNS.length * 2).fill('x');
-    rowValues(row, out, COLUMNS.length);
-    expect(rowFromValues(out, COLUMNS.length)).toEqual(row);
-    const sparse: unknown[] = [];
-    rowValues({ id: 'r1', status: 200 } as RequestLogRow, sparse, 0);
-    expect(rowFromValues(sparse, 0)).toEqual(Object.fromEntries(COLUMNS.map((c) => [c, c === 'id' ? 'r1' : c === 'status' ? 200 : defaultOf(c)])));
-    expect(Object.keys(rowFromValues(sparse, 0))).toEqual([...COLUMNS]);
   });
 });
