@@ -245,9 +245,22 @@ function splitUrl(url: string): { origin: string; path: string } {
   return hit;
 }
 
+/** The chunks of a body copied into one Buffer of `length` bytes. */
+function joined(chunks: readonly Buffer[], length: number): Buffer {
+  const body = Buffer.allocUnsafeSlow(length);
+  let at = 0;
+  for (const c of chunks) {
+    body.set(c, at);
+    at += c.length;
+  }
+  return body;
+}
+
 /**
  * An undici dispatch handler that collects the body into one Buffer (no body stream, no async
- * resource), with the client's abort signal wired like undici's `request` does it.
+ * resource), with the client's abort signal wired like undici's `request` does it. A body that came in
+ * one read is that read's own Buffer (undici hands each read's bytes over as a view of the socket's chunk,
+ * which nothing writes again), not a copy.
  */
 class BufferingHandler extends AbortableHandler {
   private status = 0;
@@ -286,12 +299,7 @@ class BufferingHandler extends AbortableHandler {
     if (this.settled) return;
     this.settled = true;
     this.detach();
-    const body = Buffer.allocUnsafeSlow(this.length);
-    let at = 0;
-    for (const c of this.chunks) {
-      body.set(c, at);
-      at += c.length;
-    }
+    const body = this.chunks.length === 1 ? this.chunks[0]! : joined(this.chunks, this.length);
     this.chunks = [];
     if (isRedirect(this.status)) this.reject(redirectRefused(this.status, this.headers, this.req.url, this.provider));
     else this.resolve({ status: this.status, headers: this.headers, body, headersAt: this.headersAt });

@@ -230,3 +230,31 @@ describe("HttpClient's upstream timeouts (the handler's own timer, not undici's)
     expect(timeouts()).toBe(before);
   });
 });
+
+describe('HttpClient.sendBuffered (a body read whole)', () => {
+  const post = (path: string) => http.sendBuffered({ url: `${base}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+
+  it('gives a body of one read as it came, one of several reads joined in order, an empty one as empty', async () => {
+    routes.set('/one-read', (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"answer":"whole"}'));
+    routes.set('/many-reads', (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"part":1,');
+      setTimeout(() => res.write('"part2":"ü 😀",'), 10);
+      setTimeout(() => res.end(`"pad":"${'p'.repeat(70_000)}"}`), 20);
+    });
+    routes.set('/empty', (res) => res.writeHead(204).end());
+    expect((await post('/one-read')).body.toString('utf8')).toBe('{"answer":"whole"}');
+    const many = await post('/many-reads');
+    expect(JSON.parse(many.body.toString('utf8'))).toEqual({ part: 1, part2: 'ü 😀', pad: 'p'.repeat(70_000) });
+    expect((await post('/empty')).body.length).toBe(0);
+  });
+
+  it('keeps a body intact while later answers arrive on the same kept-alive connection', async () => {
+    routes.set('/n', (res) => res.writeHead(200).end(`{"n":"${'n'.repeat(200)}"}`));
+    routes.set('/m', (res) => res.writeHead(200).end(`{"m":"${'m'.repeat(200)}"}`));
+    const first = await post('/n');
+    const copy = Buffer.from(first.body);
+    for (let i = 0; i < 20; i++) await post(i % 2 ? '/n' : '/m');
+    expect(first.body.equals(copy)).toBe(true);
+  });
+});
