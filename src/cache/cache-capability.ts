@@ -1,4 +1,3 @@
-import { Counter } from 'prom-client';
 import type { Capability, CoreDeps } from '../gateway/capability.js';
 import { Background } from './background.js';
 import type { CacheStore, VectorIndex } from './cache-store.js';
@@ -6,6 +5,8 @@ import { createCacheInterceptor } from './cache-interceptor.js';
 import { MemoryCacheStore, MemoryVectorIndex } from './memory-cache-store.js';
 import { RedisCacheStore, RedisVectorIndex } from './redis-cache-store.js';
 import { CacheSweeper, PostgresCacheStore, PostgresVectorIndex } from './postgres-cache-store.js';
+import { LeanCounter } from '../observability/lean-metrics.js';
+import type { CacheStatus } from '../routing/outcome.js';
 
 /** Where the cache keeps answers and vectors. */
 export type CacheBackend = 'memory' | 'redis' | 'postgres';
@@ -79,12 +80,15 @@ export function cacheCapability(opts: CacheOptions = {}): CacheCapability {
         store = new MemoryCacheStore(clock, settings.cacheMaxBytes);
         index = new MemoryVectorIndex(clock, perBucket, opts.maxBuckets ?? 10_000);
       }
-      const lookups = new Counter({
-        name: 'gateway_cache_lookups_total',
-        help: 'Answers by x-gateway-cache-status (HIT, SEMANTIC HIT, MISS, REFRESH, DISABLED).',
-        labelNames: ['status'] as const,
-        registers: [metrics.registry],
-      });
+      // Counted on every answer, a leaf without a cache too (DISABLED): one label object per status, found by identity
+      // (prom-client's Counter built and hashed a label key per request: ~0.5 µs of a chat request's CPU).
+      const lookups = new LeanCounter('gateway_cache_lookups_total', 'Answers by x-gateway-cache-status (HIT, SEMANTIC HIT, MISS, REFRESH, DISABLED).', ['status'], metrics.registry);
+      const byStatus = new Map<CacheStatus, { status: string }>();
+      const labelsOf = (status: CacheStatus) => {
+        let labels = byStatus.get(status);
+        if (!labels) byStatus.set(status, (labels = { status }));
+        return labels;
+      };
       const interceptor = createCacheInterceptor({
         store,
         index,
@@ -94,7 +98,7 @@ export function cacheCapability(opts: CacheOptions = {}): CacheCapability {
         embeddingModel: settings.semanticCacheEmbeddingModel,
         threshold: opts.threshold ?? settings.semanticCacheThreshold,
         embedTimeoutMs: opts.embedTimeoutMs ?? 5000,
-        observe: (status) => lookups.inc({ status }),
+        observe: (status) => lookups.inc(labelsOf(status)),
         degraded,
       });
       return {

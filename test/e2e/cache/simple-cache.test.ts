@@ -203,3 +203,32 @@ describe('simple cache (in-process backend)', () => {
     expect(negative.body.error.message).toContain('config.cache.max_age');
   });
 });
+
+describe('gateway_cache_lookups_total', () => {
+  /** The counter's value per status, read from /metrics (absent statuses read 0). */
+  async function lookups(): Promise<Record<string, number>> {
+    const text = await (await gw.fetch('/metrics')).text();
+    const out: Record<string, number> = {};
+    for (const line of text.split('\n')) {
+      const m = /^gateway_cache_lookups_total\{status="([^"]+)"\} (\d+)$/.exec(line);
+      if (m) out[m[1]!] = Number(m[2]);
+    }
+    return out;
+  }
+
+  it('counts every answer by its cache status, in the Prometheus text format with its help and type', async () => {
+    const before = await lookups();
+    const q = ask(fresh('counted'));
+    await chat(gw, simple(), q);
+    await cache.settle();
+    await chat(gw, simple(), q);
+    await chat(gw, simple(), q);
+    await chat(gw, cacheConfig(fake, undefined), ask(fresh('counted, no cache')));
+    const after = await lookups();
+    const added = (s: string) => (after[s] ?? 0) - (before[s] ?? 0);
+    expect({ MISS: added('MISS'), HIT: added('HIT'), DISABLED: added('DISABLED') }).toEqual({ MISS: 1, HIT: 2, DISABLED: 1 });
+    const text = await (await gw.fetch('/metrics')).text();
+    expect(text).toContain('# HELP gateway_cache_lookups_total Answers by x-gateway-cache-status (HIT, SEMANTIC HIT, MISS, REFRESH, DISABLED).');
+    expect(text).toContain('# TYPE gateway_cache_lookups_total counter');
+  });
+});
