@@ -245,6 +245,7 @@ export class McpGateway {
     const now = this.deps.clock.now();
     if (now - session.last_used_at > SESSION_IDLE_TTL_MS) {
       await deleteMcpSession(this.deps.store, session.id);
+      this.dropLink(session.id);
       return rpcErrorResponse(404, RPC.sessionNotFound, 'Session not found (expired after 24 hours unused).');
     }
     if (now - session.last_used_at > TOUCH_EVERY_MS) await touchMcpSession(this.deps.store, session.id, now);
@@ -272,11 +273,7 @@ export class McpGateway {
             this.retryRefusedSecrets(
               ctx,
               await targetOf(this.deps, ctx.route, ctx.bearer),
-              async (t) => {
-                const link = SseLink.open(this.fetcher, t);
-                this.links.set(id, link);
-                return (await link).exchange(message, relay, ctx.signal);
-              },
+              async (t) => (await this.keepLink(id, SseLink.open(this.fetcher, t))).exchange(message, relay, ctx.signal),
               () => this.dropLink(id),
             ),
           () => this.dropLink(id),
@@ -461,8 +458,19 @@ export class McpGateway {
       await setMcpUpstreamSession(this.deps.store, session.id, null, this.deps.clock.now());
       return link;
     })();
-    this.links.set(session.id, opening);
-    opening.catch(() => this.links.delete(session.id));
+    return this.keepLink(session.id, opening);
+  }
+
+  /**
+   * Holds a session's SSE upstream on this replica (dropped when it fails to open), closed once it has been
+   * unused for `GATEWAY_MCP_SESSION_IDLE_TTL_S`: a client may leave without `DELETE`.
+   */
+  private keepLink(id: string, opening: Promise<SseLink>): Promise<SseLink> {
+    this.links.set(id, opening);
+    const forget = () => {
+      if (this.links.get(id) === opening) this.links.delete(id);
+    };
+    opening.then((link) => link.closeWhenIdle(this.deps.settings.mcpSessionIdleTtlMs, forget), forget);
     return opening;
   }
 
