@@ -5,7 +5,7 @@ import type { UpstreamStream } from './relay-event-stream.js';
 export const PRIMED_BUFFER_LIMIT = 256;
 
 /** How long a primed stream waits for its client's `GET` on this replica before it is closed. */
-export const PRIMED_ADOPT_MS = 5_000;
+export const PRIMED_ADOPT_MS = 3_000;
 
 /** Longest wait for the upstream to connect a primed stream (the client's `notifications/initialized` waits for it). */
 const PRIME_CONNECT_MS = 2_000;

@@ -15,13 +15,15 @@ export interface AskingUpstream {
   url: string;
   /** What the client answered to the sampling request sent at initialization (the model text), or the error. */
   sampled: string[];
+  /** Session streams (`GET`) the upstream accepted (one per session at a time: a second is refused 409). */
+  streamsOpened: number;
   close(): Promise<void>;
 }
 
 /** Starts the server on 127.0.0.1 (a free port); `streamDelayMs` delays the answer to each `GET` (a session stream slow to connect). */
 export async function startAskingUpstream(opts: { streamDelayMs?: number } = {}): Promise<AskingUpstream> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const up: AskingUpstream = { url: '', sampled: [], close: async () => undefined };
+  const up: AskingUpstream = { url: '', sampled: [], streamsOpened: 0, close: async () => undefined };
   const build = (): McpServer => {
     const mcp = new McpServer({ name: 'asking-upstream', version: '1.0.0' }, { capabilities: { tools: {} } });
     mcp.server.oninitialized = () => {
@@ -41,6 +43,14 @@ export async function startAskingUpstream(opts: { streamDelayMs?: number } = {})
       const sid = req.headers['mcp-session-id'];
       const existing = typeof sid === 'string' ? sessions.get(sid) : undefined;
       if (existing && req.method === 'GET' && opts.streamDelayMs) await new Promise((r) => setTimeout(r, opts.streamDelayMs));
+      if (existing && req.method === 'GET') {
+        const raw = res as unknown as { writeHead: (status: number, ...rest: unknown[]) => unknown };
+        const writeHead = raw.writeHead.bind(res);
+        raw.writeHead = (status, ...rest) => {
+          if (status === 200) up.streamsOpened++;
+          return writeHead(status, ...rest);
+        };
+      }
       if (existing) return existing.handleRequest(req, res);
       if (typeof sid === 'string' || req.method !== 'POST') return void res.writeHead(404).end();
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, transport) });
