@@ -28,3 +28,14 @@ describe('request log settings', () => {
     for (const bad of ['0', '-5', '1.5', 'soon']) expect(() => readSettings({ GATEWAY_REQUEST_LOG_FLUSH_MS: bad })).toThrow(/Expected a timeout of 1 to/);
   });
 });
+
+describe('MCP settings', () => {
+  it('closes idle MCP upstream connections after an hour unless GATEWAY_MCP_SESSION_IDLE_TTL_S says otherwise', () => {
+    expect(readSettings({}).mcpSessionIdleTtlMs).toBe(3_600_000);
+    expect(readSettings({ GATEWAY_MCP_SESSION_IDLE_TTL_S: '60' }).mcpSessionIdleTtlMs).toBe(60_000);
+  });
+
+  it('refuses an idle time that is not a whole number of seconds from 1 to 30 days, naming the variable', () => {
+    for (const bad of ['0', '-5', '1.5', 'soon', '2592001']) expect(() => readSettings({ GATEWAY_MCP_SESSION_IDLE_TTL_S: bad })).toThrow(/GATEWAY_MCP_SESSION_IDLE_TTL_S: expected a whole number of seconds/);
+  });
+});

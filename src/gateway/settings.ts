@@ -63,6 +63,8 @@ export interface Settings {
   tracing?: TracingOptions;
   /** Days request-log rows are kept (`GATEWAY_LOG_RETENTION_DAYS`); 0 (the default) keeps them forever. */
   logRetentionDays: number;
+  /** How long an MCP session's upstream connection (an `sse` upstream's stream) stays open unused, ms (`GATEWAY_MCP_SESSION_IDLE_TTL_S`, default 3600 s). */
+  mcpSessionIdleTtlMs: number;
 }
 
 function int(value: string | undefined, fallback: number): number {
@@ -77,6 +79,14 @@ function timeout(value: string | undefined, fallback: number): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > MAX_TIMEOUT_MS) throw new Error(`Expected a timeout of 1 to ${MAX_TIMEOUT_MS} ms, got '${value}'`);
   return n;
+}
+
+/** A whole number of seconds, at least 1 (at most 30 days), as milliseconds. */
+function seconds(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback * 1000;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 30 * 86_400) throw new Error(`${name}: expected a whole number of seconds from 1 to 2592000, got '${value}'`);
+  return n * 1000;
 }
 
 function fraction(value: string | undefined, fallback: number): number {
@@ -161,6 +171,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     secretCacheTtlMs: int(env.SECRET_CACHE_TTL_MS, 300_000),
     secretManagerCaFile: env.SECRET_MANAGER_CA_FILE || undefined,
     logRetentionDays: int(env.GATEWAY_LOG_RETENTION_DAYS, 0),
+    mcpSessionIdleTtlMs: seconds(env.GATEWAY_MCP_SESSION_IDLE_TTL_S, 3600, 'GATEWAY_MCP_SESSION_IDLE_TTL_S'),
     tracing: tracingOf(env),
   };
 }

@@ -17,7 +17,8 @@ import { filterToolList, toolAllowed } from './tool-filter.js';
 import { admitToolCall, recordToolCall, toolCallRequest } from './tool-call-log.js';
 import { UpstreamFetch } from './upstream-fetch.js';
 import { SseLink, UpstreamFailure, exchangeOverHttp, terminateOverHttp, type Relay, type UpstreamTarget } from './upstream-link.js';
-import { relayEventStream } from './relay-event-stream.js';
+import { relayEventStream, type UpstreamStream } from './relay-event-stream.js';
+import { PRIMED_ADOPT_MS, PrimedSessionStreams } from './primed-session-streams.js';
 import { MAX_BODY_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
 
 /** A session unused this long is over (404: the client starts a new one). */
@@ -104,6 +105,8 @@ export class McpGateway {
   private readonly sessionStreams = new Set<AbortController>();
   private lastSweep = 0;
   private readonly oauth: UpstreamOAuth;
+  /** Session streams opened upstream at `notifications/initialized`, until the client's `GET` takes them. */
+  private readonly primed = new PrimedSessionStreams((session, dropped) => this.deps.logger.warn({ session, dropped }, 'MCP session stream: upstream messages dropped before the client connected (buffer full)'));
 
   constructor(private readonly deps: GatewayDeps) {
     this.fetcher = new UpstreamFetch(deps.http.outbound);
@@ -146,7 +149,7 @@ export class McpGateway {
     let created: string | undefined;
     transport.onmessage = (message) => {
       const job = !isJSONRPCRequest(message)
-        ? this.forward(ctx, message, () => undefined).then(() => undefined)
+        ? this.notify(ctx, message)
         : isInitializeRequest(message)
           ? this.initialize(ctx, transport, message, (id) => (created = id))
           : this.request(ctx, transport, message);
@@ -172,13 +175,14 @@ export class McpGateway {
     const session = await this.session(request, route, principal);
     if (session instanceof Response) return void (await reply.send(session));
     if (route.integration.transport !== 'http') return void (await reply.send(rpcErrorResponse(405, RPC.serverError, 'This MCP server has no session stream (its upstream uses the SSE transport).')));
-    const abort = new AbortController();
+    const primed = this.primed.take(session.id);
+    const abort = primed?.abort ?? new AbortController();
     this.sessionStreams.add(abort);
     reply.raw.once('close', () => {
       this.sessionStreams.delete(abort);
       abort.abort();
     });
-    let upstream = await relayEventStream(this.fetcher, await targetOf(this.deps, route, bearer), stateOf(session), abort.signal);
+    let upstream = primed?.stream ?? (await this.openSessionStream(await targetOf(this.deps, route, bearer), session, abort.signal));
     // An `oauth` upstream refusing the user's token: one renewal and one retry, as for POST (never a 401 to the client).
     if (upstream instanceof Response && upstream.status === 401 && bearer !== undefined && principal.userId !== null) {
       const renewed = await this.oauth.tokens.renew(route, principal, request, bearer);
@@ -203,6 +207,7 @@ export class McpGateway {
     const session = await this.session(request, route, principal);
     if (session instanceof Response) return void (await reply.send(session));
     await deleteMcpSession(this.deps.store, session.id);
+    this.primed.release(session.id);
     const link = this.links.get(session.id);
     this.links.delete(session.id);
     try {
@@ -220,12 +225,14 @@ export class McpGateway {
    * it; the client opens it again (on another replica). Their upstream streams are aborted with them.
    */
   endSessionStreams(): void {
+    this.primed.releaseAll();
     for (const abort of this.sessionStreams) abort.abort();
     this.sessionStreams.clear();
   }
 
   /** Closes the upstream connections of this replica. */
   async close(): Promise<void> {
+    this.primed.releaseAll();
     const links = [...this.links.values()];
     this.links.clear();
     await Promise.all(links.map((l) => l.then((x) => x.close()).catch(() => undefined)));
@@ -245,6 +252,7 @@ export class McpGateway {
     const now = this.deps.clock.now();
     if (now - session.last_used_at > SESSION_IDLE_TTL_MS) {
       await deleteMcpSession(this.deps.store, session.id);
+      this.dropLink(session.id);
       return rpcErrorResponse(404, RPC.sessionNotFound, 'Session not found (expired after 24 hours unused).');
     }
     if (now - session.last_used_at > TOUCH_EVERY_MS) await touchMcpSession(this.deps.store, session.id, now);
@@ -272,11 +280,7 @@ export class McpGateway {
             this.retryRefusedSecrets(
               ctx,
               await targetOf(this.deps, ctx.route, ctx.bearer),
-              async (t) => {
-                const link = SseLink.open(this.fetcher, t);
-                this.links.set(id, link);
-                return (await link).exchange(message, relay, ctx.signal);
-              },
+              async (t) => (await this.keepLink(id, SseLink.open(this.fetcher, t))).exchange(message, relay, ctx.signal),
               () => this.dropLink(id),
             ),
           () => this.dropLink(id),
@@ -311,6 +315,33 @@ export class McpGateway {
     if (now - this.lastSweep > SWEEP_EVERY_MS) {
       this.lastSweep = now;
       await deleteIdleMcpSessions(this.deps.store, now - SESSION_IDLE_TTL_MS).catch((err: unknown) => this.deps.logger.warn({ err: String(err) }, 'MCP session sweep failed'));
+    }
+  }
+
+  /**
+   * A notification or response forwarded upstream. Before `notifications/initialized` (after which an upstream may
+   * send the client requests), the session's upstream stream is opened, so that nothing it sends is lost while the
+   * client's own `GET` is still on its way.
+   */
+  private async notify(ctx: PostContext, message: JSONRPCMessage): Promise<void> {
+    if (ctx.session && ctx.route.integration.transport === 'http' && methodOf(message) === 'notifications/initialized') {
+      const session = ctx.session;
+      const target = await targetOf(this.deps, ctx.route, ctx.bearer).catch(() => undefined);
+      if (target) await this.primed.prime(session.id, (signal) => relayEventStream(this.fetcher, target, stateOf(session), signal));
+    }
+    await this.forward(ctx, message, () => undefined);
+  }
+
+  /**
+   * Opens the upstream session stream for a client's `GET`. An upstream allowing one stream per session answers 409
+   * while another replica holds the one it primed: tried again until that one is released (`PRIMED_ADOPT_MS`).
+   */
+  private async openSessionStream(target: UpstreamTarget, session: McpSession, signal: AbortSignal): Promise<UpstreamStream | Response> {
+    const until = Date.now() + PRIMED_ADOPT_MS + 1_000;
+    for (;;) {
+      const upstream = await relayEventStream(this.fetcher, target, stateOf(session), signal);
+      if (!(upstream instanceof Response) || upstream.status !== 409 || signal.aborted || Date.now() > until) return upstream;
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
 
@@ -461,8 +492,19 @@ export class McpGateway {
       await setMcpUpstreamSession(this.deps.store, session.id, null, this.deps.clock.now());
       return link;
     })();
-    this.links.set(session.id, opening);
-    opening.catch(() => this.links.delete(session.id));
+    return this.keepLink(session.id, opening);
+  }
+
+  /**
+   * Holds a session's SSE upstream on this replica (dropped when it fails to open), closed once it has been
+   * unused for `GATEWAY_MCP_SESSION_IDLE_TTL_S`: a client may leave without `DELETE`.
+   */
+  private keepLink(id: string, opening: Promise<SseLink>): Promise<SseLink> {
+    this.links.set(id, opening);
+    const forget = () => {
+      if (this.links.get(id) === opening) this.links.delete(id);
+    };
+    opening.then((link) => link.closeWhenIdle(this.deps.settings.mcpSessionIdleTtlMs, forget), forget);
     return opening;
   }
 

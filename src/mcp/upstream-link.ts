@@ -138,6 +138,10 @@ export async function terminateOverHttp(fetcher: UpstreamFetch, target: Upstream
 export class SseLink {
   private readonly pending = new Map<string | number, { resolve(a: JSONRPCResponse): void; reject(e: unknown): void; relay: Relay }>();
   private closed = false;
+  /** Exchanges under way (a link is idle only with none). */
+  private busy = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private idle: { ms: number; onIdle: () => void } | undefined;
 
   private constructor(private readonly transport: Transport) {
     transport.onmessage = (m) => {
@@ -170,9 +174,40 @@ export class SseLink {
     return !this.closed;
   }
 
+  /**
+   * Closes the stream once it has carried no exchange for `ms` (none under way), then calls `onIdle`: a client that
+   * drops its session without `DELETE` must not keep the upstream connection open for ever.
+   */
+  closeWhenIdle(ms: number, onIdle: () => void): void {
+    this.idle = { ms, onIdle };
+    this.armIdle();
+  }
+
+  private armIdle(): void {
+    clearTimeout(this.idleTimer);
+    if (!this.idle || this.closed || this.busy > 0) return;
+    const { ms, onIdle } = this.idle;
+    this.idleTimer = setTimeout(() => {
+      if (this.busy > 0) return;
+      onIdle();
+      void this.close();
+    }, ms).unref();
+  }
+
   /** Sends a message; for a request, resolves with its answer. */
   async exchange(message: JSONRPCMessage, relay: Relay, signal?: AbortSignal): Promise<JSONRPCResponse | undefined> {
     if (this.closed) throw new UpstreamFailure('The upstream MCP server closed its SSE stream.');
+    this.busy++;
+    clearTimeout(this.idleTimer);
+    try {
+      return await this.exchangeNow(message, relay, signal);
+    } finally {
+      this.busy--;
+      this.armIdle();
+    }
+  }
+
+  private async exchangeNow(message: JSONRPCMessage, relay: Relay, signal?: AbortSignal): Promise<JSONRPCResponse | undefined> {
     if (!isJSONRPCRequest(message)) {
       await this.send(message);
       return undefined;
@@ -210,6 +245,7 @@ export class SseLink {
 
   private fail(err: UpstreamFailure): void {
     this.closed = true;
+    clearTimeout(this.idleTimer);
     for (const p of this.pending.values()) p.reject(err);
     this.pending.clear();
   }
@@ -217,6 +253,7 @@ export class SseLink {
   /** Closes the stream. */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.idleTimer);
     await this.transport.close().catch(() => undefined);
   }
 }

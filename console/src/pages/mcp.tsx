@@ -14,9 +14,10 @@ const CONNECTIONS_PAGE = 50;
  * The per-user OAuth connections of a server whose integration is `auth_type: oauth`
  * (`GET /v1/mcp-servers/{id}/connections`, paged on the server): who is connected and until when;
  * "Revoke" removes one (`DELETE …/connections?user_id=`); "Connect" asks for the signed-in user's
- * authorization URL (`POST …/connect`) to open at the upstream's authorization server.
+ * authorization URL (`POST …/connect`) to open at the upstream's authorization server. A server whose
+ * integration uses another `authType` has no connections: a note says so.
  */
-function McpConnections({ server }: { server: McpServer }) {
+function McpConnections({ server, authType }: { server: McpServer; authType?: string }) {
   const [page, setPage] = useState(0);
   const [failure, setFailure] = useState<string>();
   const [authorizationUrl, setAuthorizationUrl] = useState<string>();
@@ -41,6 +42,14 @@ function McpConnections({ server }: { server: McpServer }) {
       setFailure(messageOf(err));
     }
   };
+  if (authType !== undefined && authType !== 'oauth')
+    return (
+      <div data-testid="mcp-connections">
+        <p role="note" class="muted">
+          MCP server '{server.slug}' does not use per-user OAuth (its integration's auth_type is '{authType}'): nobody connects to it.
+        </p>
+      </div>
+    );
   return (
     <div data-testid="mcp-connections">
       <ErrorBanner error={connections.error ?? failure} />
@@ -175,7 +184,7 @@ export function McpServersPage() {
       ]}
       template={{ name: 'Linear', mcp_integration_id: first ?? '<integration id or slug>', tools: { allow: [], deny: ['delete_issue'] }, default_user_access: 'allow' }}
       editable={(s) => ({ name: s.name, mcp_integration_id: s.mcp_integration_id, tools: s.tools, default_user_access: s.default_user_access })}
-      extra={(s) => <McpConnections server={s} />}
+      extra={(s) => <McpConnections server={s} authType={integrations.value?.data.find((i) => i.id === s.mcp_integration_id)?.auth_type} />}
       extraLabel="Connections"
     />
   );

@@ -250,7 +250,8 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
 
     // Connections: a server whose integration does not use OAuth says so; an OAuth one lists its (no) connections.
     await server.getByRole('button', { name: 'Connections' }).click();
-    await page.getByTestId('mcp-connections').getByRole('alert').filter({ hasText: 'does not use per-user OAuth' }).waitFor();
+    await page.getByTestId('mcp-connections').getByRole('note').filter({ hasText: 'does not use per-user OAuth' }).waitFor();
+    expect(await page.getByTestId('mcp-connections').getByRole('alert').count()).toBe(0);
     await nav('MCP integrations');
     await writeJson('MCP integration (JSON)', { name: 'Tracker OAuth', slug: 'tracker-oauth', url: 'http://127.0.0.1:9/mcp', transport: 'http', auth_type: 'oauth', oauth: { client_id: 'console-client', scopes: ['tools'] } }, 'Create');
     await page.locator('table tbody tr', { hasText: 'Tracker OAuth' }).waitFor();

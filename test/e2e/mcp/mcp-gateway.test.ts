@@ -64,6 +64,13 @@ describe('MCP gateway', () => {
     expect((await admin('GET', '/v1/mcp-servers/files')).body).toMatchObject({ object: 'mcp_server', slug: 'files', tools: { deny: ['secret'] }, default_user_access: 'allow', endpoint: '/v1/mcp/files/mcp' });
   });
 
+  it('lists no OAuth connections of a server whose integration uses headers: an empty list, not a 409', async () => {
+    const list = await admin('GET', '/v1/mcp-servers/files/connections?current_page=0&page_size=10');
+    expect(list.status, JSON.stringify(list.body)).toBe(200);
+    expect(list.body).toEqual({ object: 'list', data: [], total: 0 });
+    expect((await admin('GET', '/v1/mcp-servers/files/connections?page_size=501')).status).toBe(400);
+  });
+
   it('an SDK client lists and calls tools, gets progress, reads resources and prompts through the gateway', async () => {
     const { client, transport } = await connect('files');
     expect(transport.sessionId).toBeTruthy();

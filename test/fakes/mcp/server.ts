@@ -30,6 +30,8 @@ export interface FakeMcp {
   headers: IncomingHttpHeaders[];
   /** Upstream sessions opened (`initialize` requests). */
   initializations: number;
+  /** HTTP+SSE streams (`GET /sse`) open now: each is one connection the gateway holds. */
+  openSseStreams: number;
   /** The tools listed (a test may add a duplicate). */
   tools: Tool[];
   /** When set, a request to `/mcp`, `/sse` or `/messages` without exactly this `Authorization` is answered 401 (tests set it while running). */
@@ -81,6 +83,7 @@ export async function startFakeMcp(): Promise<FakeMcp> {
     calls: [],
     headers: [],
     initializations: 0,
+    openSseStreams: 0,
     tools: [...TOOLS],
     announceToolsChanged: async () => {
       for (const s of servers) if (s.isConnected()) await s.server.sendToolListChanged().catch(() => undefined);
@@ -122,7 +125,11 @@ export async function startFakeMcp(): Promise<FakeMcp> {
       if (path === '/sse' && req.method === 'GET') {
         const transport = new SSEServerTransport('/messages', res);
         sse.set(transport.sessionId, transport);
-        res.on('close', () => sse.delete(transport.sessionId));
+        fake.openSseStreams++;
+        res.on('close', () => {
+          fake.openSseStreams--;
+          sse.delete(transport.sessionId);
+        });
         fake.initializations++;
         await serve().connect(transport);
         return;

@@ -21,12 +21,18 @@ const ConnectionsQuery = Type.Object({ current_page: Type.Optional(Type.Integer(
 const RevokeQuery = Type.Object({ user_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
 const Revoked = Type.Object({ object: Type.Literal('mcp_connection'), user_id: Type.String(), deleted: Type.Boolean() });
 
-/** The server with its integration (as the endpoint sees it); 409 when the integration does not use OAuth. */
-async function oauthRouteOf(ctx: ResourceContext, s: McpServer): Promise<McpRoute> {
+/** The server with its integration (as the endpoint sees it); 404 when the integration is gone. */
+async function routeOf(ctx: ResourceContext, s: McpServer): Promise<McpRoute> {
   const integration = await getMcpIntegration(ctx.db, narrowTo(ctx.scope, s.workspace_id), s.mcp_integration_id);
   if (!integration) throw new GatewayError('not_found', `Unknown MCP integration '${s.mcp_integration_id}'.`, { param: 'mcp_integration_id' });
-  if (integration.auth_type !== 'oauth') throw new GatewayError('conflict', `MCP server '${s.slug}' does not use per-user OAuth (its integration's auth_type is '${integration.auth_type}').`);
   return { server: s, integration };
+}
+
+/** The server with its integration; 409 when the integration does not use OAuth (connect and revoke need it). */
+async function oauthRouteOf(ctx: ResourceContext, s: McpServer): Promise<McpRoute> {
+  const route = await routeOf(ctx, s);
+  if (route.integration.auth_type !== 'oauth') throw new GatewayError('conflict', `MCP server '${s.slug}' does not use per-user OAuth (its integration's auth_type is '${route.integration.auth_type}').`);
+  return route;
 }
 
 /** Whether a stored connection can be used now: its token is live, or it can be refreshed. */
@@ -59,7 +65,8 @@ export const connectAction = defineAction<McpServer, never, typeof ConnectAnswer
 
 /**
  * `GET /v1/mcp-servers/{id}/connections` (scope `mcp_servers.read`): the upstream OAuth connections of
- * the workspace's members to this server's integration, oldest first, `page_size` up to 500.
+ * the workspace's members to this server's integration, oldest first, `page_size` up to 500. A server whose
+ * integration does not use OAuth (`none`, `headers`) has none: an empty list, as the contract shapes it.
  */
 export const listConnectionsAction = defineAction<McpServer, never, ReturnType<typeof ListAnswer<typeof ConnectionItem>>, typeof ConnectionsQuery>({
   verb: 'list_connections',
@@ -71,7 +78,8 @@ export const listConnectionsAction = defineAction<McpServer, never, ReturnType<t
   query: ConnectionsQuery,
   answer: ListAnswer(ConnectionItem),
   async run(ctx, s, _body, query) {
-    const route = await oauthRouteOf(ctx, s);
+    const route = await routeOf(ctx, s);
+    if (route.integration.auth_type !== 'oauth') return { answer: { object: 'list' as const, data: [], total: 0 } };
     const size = query.page_size ?? 50;
     const { rows, total } = await listMcpConnectionsOfWorkspace(ctx.db, route.integration.id, s.workspace_id, { limit: size, offset: (query.current_page ?? 0) * size });
     const now = ctx.now;
