@@ -289,7 +289,7 @@ export function registerAgentRoutes(app: FastifyInstance, deps: GatewayDeps, own
   const guard = new CustomHostGuard(deps.http.outbound);
   app.post<{ Params: { slug: string } }>(
     '/v1/agents/:slug',
-    { config: { permission: 'agents.invoke', forwardsBody: true }, schema: { params: Params, tags: ['agents'], summary: 'Call an agent (A2A JSON-RPC 0.3 or 1.0, chosen by A2A-Version)' } },
+    { config: { permission: 'agents.invoke', forwardsBody: true, dataPlane: 'agents' }, schema: { params: Params, tags: ['agents'], summary: 'Call an agent (A2A JSON-RPC 0.3 or 1.0, chosen by A2A-Version)' } },
     (request, reply) => proxyCall(deps, owners, guard, request, reply),
   );
 }
