@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { createLogger } from '../../../src/observability/logger.js';
+import { insertKey } from '../tenancy/tenant-helpers.js';
 
 interface LogRow {
   trace_id: string;
@@ -77,6 +78,16 @@ describe('refused data-plane requests are accounted', () => {
     const agent = await post('/v1/agents/nobody', { jsonrpc: '2.0', id: 1, method: 'message/send', params: {} });
     expect(agent.status).toBe(404);
     expect(await rowsOf(agent.headers.get('x-gateway-trace-id'))).toMatchObject([{ endpoint: 'agents', status: 404, error: { code: 'not_found', param: 'slug' } }]);
+  });
+
+  it('a key without the scope is refused with 403 and logged in its workspace under that key', async () => {
+    const rt = gw.gateway.deps.runtime.current;
+    const key = await insertKey(gw, { organisationId: rt.defaultOrganisationId, workspaceId: rt.defaultWorkspaceId, type: 'workspace-service', scopes: ['agents.invoke'] });
+    await gw.gateway.deps.runtime.changed();
+    const res = await post('/v1/chat/completions', { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, { 'x-gateway-api-key': key });
+    expect(res.status).toBe(403);
+    const rows = await rowsOf(res.headers.get('x-gateway-trace-id'));
+    expect(rows).toMatchObject([{ endpoint: 'chat', status: 403, error: { code: 'forbidden' } }]);
   });
 
   it('an unauthenticated request is counted and has its stdout line, with no log row (it has no tenant)', async () => {
