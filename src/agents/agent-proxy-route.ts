@@ -50,10 +50,17 @@ interface Call {
   owner: string;
   /** The call's `invoke_agent` CLIENT span when tracing is on. */
   span?: GatewaySpan;
+  /** How long the agent server may take: `x-gateway-request-timeout` when the caller sent one, else `GATEWAY_AGENT_TIMEOUT_MS`. */
+  timeoutMs: number;
+  /** The caller sent `x-gateway-request-timeout`: the whole call is bounded by it, as the data plane bounds a request. */
+  bounded: boolean;
+  /** The whole call's deadline (with `bounded`, set once the call is forwarded). */
+  deadline?: { timer: NodeJS.Timeout; passed: boolean };
 }
 
 /** Accounts for the call (request log with `endpoint` `agents`, metrics, the hooks' `after`). */
 function finish(c: Call, status: number, error?: GatewayError): void {
+  if (c.deadline) clearTimeout(c.deadline.timer);
   if (c.span) {
     c.span.set({ 'http.response.status_code': status });
     if (error) c.span.fail(error.code, error.message);
@@ -70,8 +77,23 @@ function refuse(c: Call, body: JsonRpcError, status = 200, error?: GatewayError)
 
 /** The JSON-RPC error for an upstream fault (timeout, unreachable, redirect), its gateway code in `data`. */
 function faultAnswer(c: Call, g: GatewayError): JsonRpcError {
-  const message = g.code === 'request_timeout' ? `The agent server did not answer within ${c.deps.settings.agentTimeoutMs} ms.` : g.message;
+  const message = g.code === 'request_timeout' ? `The agent server did not answer within ${c.timeoutMs} ms.` : g.message;
   return rpcError(c.id, RPC.internalError, message, { code: g.code });
+}
+
+/** The gateway error of an upstream fault: 408 `request_timeout` once the call's deadline passed (the abort it caused surfaces as whatever the HTTP client saw). */
+function faultOf(c: Call, err: unknown): GatewayError {
+  if (c.deadline?.passed) return new GatewayError('request_timeout', `The agent server did not answer within ${c.timeoutMs} ms.`, { provider: 'a2a' });
+  return toGatewayError(err);
+}
+
+/** Starts the call's deadline: when it passes, the upstream call is aborted and answered as a timeout. */
+function startDeadline(c: Call, abort: LazyAbort): void {
+  const timer = setTimeout(() => {
+    c.deadline!.passed = true;
+    abort.abort(new Error('request timeout'));
+  }, c.timeoutMs);
+  c.deadline = { timer, passed: false };
 }
 
 /** Records the task a result names as the caller's (before the caller can see its id). */
@@ -92,7 +114,7 @@ async function relayJson(c: Call, res: UpstreamResponse): Promise<FastifyReply> 
   try {
     text = await readBodyText(res, 'a2a');
   } catch (err) {
-    const g = toGatewayError(err);
+    const g = faultOf(c, err);
     return refuse(c, faultAnswer(c, g), g.status, g);
   }
   const parsed = tryParseJson(text);
@@ -125,7 +147,7 @@ async function relayStream(c: Call, res: UpstreamResponse): Promise<void> {
       }
     } catch (err) {
       if (c.reply.raw.destroyed) return;
-      failure = toGatewayError(toUpstreamError(err, c.server.url, 'a2a', 'body'));
+      failure = faultOf(c, toUpstreamError(err, c.server.url, 'a2a', 'body'));
       yield sseData(faultAnswer(c, failure));
     }
   }
@@ -153,7 +175,8 @@ async function forward(c: Call, body: Record<string, unknown>, stream: boolean):
     if (!reply.raw.writableFinished) abort.abort(new Error('client closed the connection'));
   });
   reply.header('x-gateway-provider', 'a2a');
-  const timeout = deps.settings.agentTimeoutMs;
+  const timeout = c.timeoutMs;
+  if (c.bounded) startDeadline(c, abort);
   const payload = JSON.stringify(body);
   const send = async (): Promise<UpstreamResponse> => {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream, application/json' : 'application/json', ...(await agentHeadersOf(deps, server)) };
@@ -173,7 +196,7 @@ async function forward(c: Call, body: Record<string, unknown>, stream: boolean):
       res = await send();
     }
   } catch (err) {
-    const g = toGatewayError(err);
+    const g = faultOf(c, err);
     return refuse(c, faultAnswer(c, g), g.status, g);
   }
   const type = res.headers['content-type'];
@@ -202,7 +225,8 @@ async function proxyCall(deps: GatewayDeps, owners: TaskOwners, guard: CustomHos
   const method = isObject(body) && typeof body.method === 'string' ? body.method : undefined;
   const kind = version && method !== undefined ? kindOf(version, method) : undefined;
   const dp: DataPlaneRequest = { ctx, endpoint: 'agents', body: isObject(body) ? body : {}, stream: kind === 'stream', metadata: gh.metadata, headers: request.headers, config: null, responseHeaders: {}, locals: {} };
-  const c: Call = { deps, owners, request, reply, server, dp, trace: { retries: 0, attempts: [], provider: 'a2a', model: server.slug }, id: idOf(body), version: version ?? '0.3', owner: ownerOf(ctx.key) };
+  const timeoutMs = gh.requestTimeoutMs ?? deps.settings.agentTimeoutMs;
+  const c: Call = { deps, owners, request, reply, server, dp, trace: { retries: 0, attempts: [], provider: 'a2a', model: server.slug }, id: idOf(body), version: version ?? '0.3', owner: ownerOf(ctx.key), timeoutMs, bounded: gh.requestTimeoutMs !== null };
   // GenAI semantic conventions for agents: one CLIENT span per call, named `invoke_agent {agent name}`.
   c.span = ctx.span?.child(`invoke_agent ${server.name}`, 'client', {
     'gen_ai.operation.name': 'invoke_agent',
@@ -265,7 +289,7 @@ export function registerAgentRoutes(app: FastifyInstance, deps: GatewayDeps, own
   const guard = new CustomHostGuard(deps.http.outbound);
   app.post<{ Params: { slug: string } }>(
     '/v1/agents/:slug',
-    { config: { permission: 'agents.invoke', forwardsBody: true }, schema: { params: Params, tags: ['agents'], summary: 'Call an agent (A2A JSON-RPC 0.3 or 1.0, chosen by A2A-Version)' } },
+    { config: { permission: 'agents.invoke', forwardsBody: true, dataPlane: 'agents' }, schema: { params: Params, tags: ['agents'], summary: 'Call an agent (A2A JSON-RPC 0.3 or 1.0, chosen by A2A-Version)' } },
     (request, reply) => proxyCall(deps, owners, guard, request, reply),
   );
 }

@@ -1,4 +1,5 @@
 import { logFailedRequest } from '../observability/log-failed-request.js';
+import { markAccounted } from './record-refusal.js';
 import { timeOrderedId } from '../lib/ids.js';
 import { logsBodies } from './log-bodies.js';
 import { genAiOperationName } from '../observability/gen-ai-names.js';
@@ -37,7 +38,11 @@ export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: 
     const model = done.outcome?.model ?? done.trace.model ?? (typeof dp.body.model === 'string' ? dp.body.model : 'unknown');
     // Labels are bounded by Metrics: the model is kept only once a provider has answered with it.
     // A stream that failed after its headers never reached the error handler: its line is written here.
-    if (done.error && done.outcome) logFailedRequest(deps.logger, done.error, { requestId: dp.ctx.requestId, method: 'POST', path: dp.endpoint, latencyMs: done.latencyMs, model });
+    if (done.error) {
+      // The error handler, which the error may reach next, must not account for it a second time.
+      markAccounted(dp.ctx);
+      if (done.outcome) logFailedRequest(deps.logger, done.error, { requestId: dp.ctx.requestId, method: 'POST', path: dp.endpoint, latencyMs: done.latencyMs, model });
+    }
     deps.metrics.observeRequest({ endpoint: dp.endpoint, provider, model, status: done.status, seconds: done.latencyMs / 1000, answeredModel: done.outcome?.model });
     const usage = done.usage;
     // Priced here, after the answer, from memoised catalogue lookups (the usage-limit hook reads the same price).

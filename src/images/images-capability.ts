@@ -2,7 +2,7 @@ import type { Capability } from '../gateway/capability.js';
 import { MemoryImageStore, RedisImageStore, type ImageStore } from './image-store.js';
 import { registerImageFileRoute } from './image-file-route.js';
 import { IMAGE_FILES_PATH, createInlineImagesInterceptor } from './inline-images-to-urls.js';
-import { UrlSigner, loadSigningKey } from './url-signer.js';
+import { UrlSigner, loadSigningKey, sharedSigningKey } from './url-signer.js';
 
 /**
  * Image links: with `response_format: url` (the default), images a provider returns inline are kept
@@ -14,8 +14,28 @@ export const imagesCapability: Capability = {
   async create(core) {
     const { settings, state, clock } = core;
     const store: ImageStore = state.redis ? new RedisImageStore(state.redis, state.prefix) : new MemoryImageStore(settings.imageStoreMaxBytes);
-    const key = await loadSigningKey({ configured: settings.urlSigningKey, dataDir: settings.dataDir, redis: state.redis, redisKey: state.prefix + 'img:signing-key' });
+    const redisKey = state.prefix + 'img:signing-key';
+    let waitsForShared = false;
+    const onRedisError = (err: unknown) => {
+      waitsForShared = true;
+      core.logger.warn({ err: (err as Error)?.message }, 'Redis unreachable at startup: image links are signed with this replica\'s own key until it connects');
+    };
+    const key = await loadSigningKey({ configured: settings.urlSigningKey, dataDir: settings.dataDir, redis: state.redis, redisKey, onRedisError });
     const signer = new UrlSigner(key);
+    const redis = state.redis;
+    if (redis && waitsForShared) {
+      // Once Redis answers, every replica signs with the shared key again; links signed meanwhile still verify here.
+      const adoptShared = () => {
+        sharedSigningKey(redis, redisKey).then(
+          (shared) => {
+            if (shared) signer.adopt(shared);
+            redis.off('ready', adoptShared);
+          },
+          () => undefined,
+        );
+      };
+      redis.on('ready', adoptShared);
+    }
     const now = () => clock.now();
     return {
       interceptors: [createInlineImagesInterceptor({ store, signer, now, publicUrl: settings.publicUrl })],

@@ -9,19 +9,43 @@ import type { Redis } from 'ioredis';
  * in Unix seconds.
  */
 export class UrlSigner {
-  constructor(private readonly key: Buffer) {}
+  /** The key links are signed with, then the one it replaced (links it signed still verify). */
+  private keys: Buffer[];
+
+  constructor(key: Buffer) {
+    this.keys = [key];
+  }
+
+  /** Signs with `key` from now on (the replica's own key gives way to the shared one once Redis answers); the previous key still verifies. */
+  adopt(key: Buffer): void {
+    if (!this.keys[0]!.equals(key)) this.keys = [key, this.keys[0]!];
+  }
 
   sign(id: string, expires: number): string {
-    return createHmac('sha256', this.key).update(`${id}.${expires}`).digest('base64url');
+    return signWith(this.keys[0]!, id, expires);
   }
 
-  /** `expired` once `expires` is past, `bad` when the signature does not match, else `ok`. */
+  /** `expired` once `expires` is past, `bad` when the signature matches no key, else `ok`. */
   verify(id: string, expires: number, sig: string, nowMs: number): 'ok' | 'expired' | 'bad' {
-    const want = Buffer.from(this.sign(id, expires));
     const got = Buffer.from(sig);
-    if (want.length !== got.length || !timingSafeEqual(want, got)) return 'bad';
+    const matches = this.keys.some((key) => {
+      const want = Buffer.from(signWith(key, id, expires));
+      return want.length === got.length && timingSafeEqual(want, got);
+    });
+    if (!matches) return 'bad';
     return expires * 1000 <= nowMs ? 'expired' : 'ok';
   }
+}
+
+function signWith(key: Buffer, id: string, expires: number): string {
+  return createHmac('sha256', key).update(`${id}.${expires}`).digest('base64url');
+}
+
+/** The key every replica shares in Redis (created once with SET NX), or null when Redis has none to give. */
+export async function sharedSigningKey(redis: Redis, redisKey: string): Promise<Buffer | null> {
+  await redis.set(redisKey, randomBytes(32).toString('hex'), 'NX');
+  const shared = await redis.get(redisKey);
+  return shared ? Buffer.from(shared, 'utf8') : null;
 }
 
 /** Name of the key file in the data directory. */
@@ -29,15 +53,20 @@ export const SIGNING_KEY_FILE = 'url-signing-key';
 
 /**
  * The signing key, in order: `GATEWAY_URL_SIGNING_KEY`; with Redis, one key shared by every replica
- * (created once with SET NX); else a key generated once and kept in `$GATEWAY_DATA_DIR/url-signing-key`
- * (mode 0600), so links survive restarts.
+ * (created once with SET NX); else (or while Redis cannot be reached: `onRedisError` is told, and the
+ * caller adopts the shared key once Redis answers) a key generated once and kept in
+ * `$GATEWAY_DATA_DIR/url-signing-key` (mode 0600), so links survive restarts.
  */
-export async function loadSigningKey(opts: { configured?: string; dataDir: string; redis: Redis | null; redisKey: string }): Promise<Buffer> {
+export async function loadSigningKey(opts: { configured?: string; dataDir: string; redis: Redis | null; redisKey: string; onRedisError?: (err: unknown) => void }): Promise<Buffer> {
   if (opts.configured) return Buffer.from(opts.configured, 'utf8');
   if (opts.redis) {
-    await opts.redis.set(opts.redisKey, randomBytes(32).toString('hex'), 'NX');
-    const shared = await opts.redis.get(opts.redisKey);
-    if (shared) return Buffer.from(shared, 'utf8');
+    try {
+      const shared = await sharedSigningKey(opts.redis, opts.redisKey);
+      if (shared) return shared;
+    } catch (err) {
+      if (!opts.onRedisError) throw err;
+      opts.onRedisError(err);
+    }
   }
   const file = join(opts.dataDir, SIGNING_KEY_FILE);
   try {

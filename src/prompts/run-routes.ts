@@ -32,7 +32,7 @@ export function registerPromptRunRoutes(app: FastifyInstance, deps: GatewayDeps,
     return { success: true, data: renderFor(renderer, request).body };
   });
 
-  app.post('/v1/prompts/:promptId/completions', { config: { permission: 'completions.write', forwardsBody: true }, schema: { ...schema, summary: 'Render a prompt template and run it as a chat completion' } }, async (request, reply) => {
+  app.post('/v1/prompts/:promptId/completions', { config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'chat' }, schema: { ...schema, summary: 'Render a prompt template and run it as a chat completion' } }, async (request, reply) => {
     const rendered = renderFor(renderer, request);
     // An organisation key may run a prompt of any of its workspaces: the request acts in that workspace.
     if (request.gw.key?.workspaceId === null) request.gw.workspaceId = rendered.workspaceId;

@@ -37,7 +37,7 @@ async function stored(deps: GatewayDeps, request: FastifyRequest) {
  * @see https://platform.openai.com/docs/api-reference/responses
  */
 export function registerResponsesRoutes(app: FastifyInstance, deps: GatewayDeps): void {
-  app.post('/v1/responses', { config: { permission: 'completions.write', forwardsBody: true }, schema: { body: ResponsesBody, tags: TAGS, summary: 'Create a model response (Responses API) through the routing config' } }, (request, reply) =>
+  app.post('/v1/responses', { config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'responses' }, schema: { body: ResponsesBody, tags: TAGS, summary: 'Create a model response (Responses API) through the routing config' } }, (request, reply) =>
     createResponse(deps, request, reply),
   );
 

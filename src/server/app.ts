@@ -5,6 +5,7 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { GatewayError } from '../errors/gateway-error.js';
 import { errorHandler } from '../gateway/error-handler.js';
+import { recordRefusal } from '../data-plane/record-refusal.js';
 import type { GatewayDeps } from '../gateway/deps.js';
 import { createAuthHook } from './middleware/auth/auth.js';
 import { HttpRequestContext } from '../gateway/request-context.js';
@@ -103,7 +104,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   const mayAuthenticate = (url: string) => optionalAuth.some((p) => url.startsWith(p));
   app.addHook('onRequest', createAuthHook(deps.runtime, isPublic, () => deps.clock.now(), deps.keyUsage, mayAuthenticate));
 
-  app.setErrorHandler(errorHandler(deps.logger));
+  app.setErrorHandler(errorHandler(deps.logger, undefined, (request, error) => recordRefusal(deps, request, error)));
   app.setNotFoundHandler((request, reply) => {
     const g = new GatewayError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
     reply.code(404).send(g.toBody());

@@ -74,7 +74,14 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
   // ioredis is loaded only when Redis is configured (an embedded gateway never pays for it).
   const state: SharedState = settings.redisUrl ? redisState((await import('../state/redis.js')).openRedis(settings.redisUrl), settings.redisPrefix) : memoryState();
   // Commands fail fast while Redis is not connected (no offline queue): let the connection come up before capabilities use it.
-  if (state.redis) await waitForRedis(state.redis).catch((err: Error) => logger.warn({ err: err.message }, 'Redis not ready at startup; shared state degraded until it connects'));
+  // Unreachable, the gateway starts degraded (docs/deployment.md): every start-up use of Redis tolerates it, and the connection retries.
+  const redis = state.redis;
+  if (redis) {
+    await waitForRedis(redis).catch((err: Error) => {
+      logger.warn({ err: err.message }, 'Redis not ready at startup; starting degraded (limits fail open, shared state per replica) until it connects');
+      redis.once('ready', () => logger.info('Redis connected; shared state resumed'));
+    });
+  }
   // Credentials an older gateway stored in plaintext are sealed before anything reads them.
   const sealed = await sealStoredSecrets(store, secrets);
   if (sealed > 0) logger.info({ sealed }, 'stored credentials sealed at rest');

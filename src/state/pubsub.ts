@@ -37,6 +37,12 @@ export class RedisPubSub implements PubSub {
       for (const h of this.handlers.get(channel) ?? []) h(message);
     });
     this.sub.on('error', () => {});
+    // A channel whose SUBSCRIBE could not be sent (Redis unreachable at startup) is subscribed once the
+    // connection is up; SUBSCRIBE is idempotent, so channels ioredis resubscribes itself are harmless here.
+    this.sub.on('ready', () => {
+      const names = [...this.handlers.keys()];
+      if (names.length > 0) this.sub.subscribe(...names).catch(() => {});
+    });
   }
 
   async publish(channel: string, message: string): Promise<void> {
@@ -49,9 +55,10 @@ export class RedisPubSub implements PubSub {
     list.push(handler);
     this.handlers.set(name, list);
     if (list.length === 1) {
-      // Commands fail fast while not connected (no offline queue): wait for the connection at startup.
-      await waitForRedis(this.sub).catch(() => {});
-      await this.sub.subscribe(name);
+      // Commands fail fast while not connected (no offline queue): wait for the connection at startup,
+      // unless Redis is already known to be unreachable; then the 'ready' listener subscribes later.
+      if (this.pub.status === 'ready') await waitForRedis(this.sub).catch(() => {});
+      if (this.sub.status === 'ready') await this.sub.subscribe(name).catch(() => {});
     }
   }
 

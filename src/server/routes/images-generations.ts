@@ -57,7 +57,7 @@ function formatImageError(errors: FastifySchemaValidationError[], dataVar: strin
 export function registerImagesGenerations(app: FastifyInstance, deps: GatewayDeps): void {
   app.post(
     '/v1/images/generations',
-    { config: { permission: 'completions.write', forwardsBody: true }, schema: { body: ImageGenerationBody, tags: ['data plane'], summary: 'Generate images through the routing config' }, schemaErrorFormatter: formatImageError },
+    { config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'images' }, schema: { body: ImageGenerationBody, tags: ['data plane'], summary: 'Generate images through the routing config' }, schemaErrorFormatter: formatImageError },
     (request, reply) => handleDataPlane(deps, request, reply, 'images', request.body as Record<string, unknown>, FORWARDS_TEXT),
   );
 }

@@ -25,7 +25,7 @@ export const RerankBody = Type.Object(
 
 /** POST /v1/rerank. */
 export function registerRerank(app: FastifyInstance, deps: GatewayDeps): void {
-  app.post('/v1/rerank', { config: { permission: 'completions.write', forwardsBody: true }, schema: { body: RerankBody, tags: ['data plane'], summary: 'Rerank documents against a query' } }, (request, reply) =>
+  app.post('/v1/rerank', { config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'rerank' }, schema: { body: RerankBody, tags: ['data plane'], summary: 'Rerank documents against a query' } }, (request, reply) =>
     handleDataPlane(deps, request, reply, 'rerank', request.body as Record<string, unknown>),
   );
 }

@@ -1,17 +1,19 @@
 import { Type } from 'typebox';
-import { IsoTime } from '../../resource/paging.js';
+import { IsoTime, MAX_UNIX_SECONDS } from '../../resource/paging.js';
 import { InlineUsageLimitAnswer, InlineUsageLimits } from '../usage-limit-policies/inline-usage-limits.js';
 import { StringEnum } from '../../../spec/string-enum.js';
 import { Nullable } from '../../../spec/nullable.js';
 
 const KeyType = StringEnum(['organisation-service', 'workspace-service', 'workspace-user']);
-const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0 }), Type.Null()]);
+const Time = Type.Union([Type.Integer({ minimum: 0, maximum: MAX_UNIX_SECONDS }), Type.String({ format: 'date-time' }), Type.Null()]);
+/** A transition period: at least 30 minutes, at most 10 years (the time it ends must stay a storable timestamp). */
+const TransitionMs = Type.Integer({ minimum: 30 * 60 * 1000, maximum: 10 * 366 * 24 * 3600 * 1000 });
 /** `rotation_policy`: a schedule (`rotation_period`, or a one-off `next_rotation_at` in the future) and the transition of its rotations. */
 const RotationPolicy = Type.Object(
   {
     rotation_period: Type.Optional(StringEnum(['weekly', 'monthly'])),
     next_rotation_at: Type.Optional(Type.String({ format: 'date-time' })),
-    key_transition_period_ms: Type.Optional(Type.Integer({ minimum: 30 * 60 * 1000 })),
+    key_transition_period_ms: Type.Optional(TransitionMs),
   },
   { additionalProperties: false },
 );
@@ -61,7 +63,7 @@ export const UpdateApiKey = Type.Object(
 );
 
 /** `POST /v1/api-keys/{id}/rotate` body (optional): the transition, at least 30 minutes. */
-export const RotateApiKey = Type.Optional(Type.Object({ key_transition_period_ms: Type.Optional(Type.Integer({ minimum: 30 * 60 * 1000 })) }, { additionalProperties: false }));
+export const RotateApiKey = Type.Optional(Type.Object({ key_transition_period_ms: Type.Optional(TransitionMs) }, { additionalProperties: false }));
 
 /** `POST /v1/api-keys/{id}/reveal` body: none (an empty object is accepted). */
 export const RevealApiKey = Type.Optional(Type.Object({}, { additionalProperties: false }));

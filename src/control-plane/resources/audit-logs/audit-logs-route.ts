@@ -6,10 +6,9 @@ import { listAuditEntries, type AuditEntry } from '../../../store/repos/audit-lo
 import type { GatewayDeps } from '../../../gateway/deps.js';
 import { principalOf, tenantScope } from '../../resource/authorize.js';
 import { ErrorAnswer } from '../../resource/mount-resource.js';
-import { ListAnswer, PageQuery, iso, pageOf } from '../../resource/paging.js';
+import { ListAnswer, PageQuery, UnixOrIsoTime as Time, iso, pageOf } from '../../resource/paging.js';
 import { Nullable } from '../../../spec/nullable.js';
 
-const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0 })]);
 const Query = Type.Object(
   {
     ...PageQuery,

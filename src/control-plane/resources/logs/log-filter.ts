@@ -2,9 +2,8 @@ import { Type, type Static } from 'typebox';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import type { RequestLogFilter } from '../../../store/repos/request-logs.js';
 import { StringEnum } from '../../../spec/string-enum.js';
+import { UnixOrIsoTime as Time } from '../../resource/paging.js';
 
-/** An ISO 8601 time or Unix seconds. */
-const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Integer({ minimum: 0 })]);
 
 /** Cache statuses a row can have (decisions.md `x-gateway-cache-status`). */
 export const CACHE_STATUSES = ['HIT', 'SEMANTIC HIT', 'MISS', 'REFRESH', 'DISABLED'] as const;

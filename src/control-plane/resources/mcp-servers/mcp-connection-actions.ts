@@ -9,7 +9,7 @@ import { loadUpstreamOAuth } from '../../../mcp/oauth/load-upstream-oauth.js';
 import { revokeUpstreamAfterCommit } from '../../../mcp/oauth/revoke-removed-connections.js';
 import { deleteMcpConnection, getMcpIntegration, listMcpConnectionsOfWorkspace, type McpConnection, type McpServer } from '../../../store/repos/mcp.js';
 import { defineAction, type ResourceContext } from '../../resource/define-resource.js';
-import { ListAnswer, iso } from '../../resource/paging.js';
+import { ListAnswer, MAX_PAGE, iso } from '../../resource/paging.js';
 import { Nullable } from '../../../spec/nullable.js';
 
 /** Largest page of `GET /v1/mcp-servers/{id}/connections` (control-plane.md §9). */
@@ -17,7 +17,7 @@ export const CONNECTIONS_MAX_PAGE = 500;
 
 const ConnectAnswer = Type.Object({ authorization_url: Type.String(), expires_at: Type.String() });
 const ConnectionItem = Type.Object({ user_id: Type.String(), connected: Type.Boolean(), connected_at: Type.String(), expires_at: Nullable(Type.String()) });
-const ConnectionsQuery = Type.Object({ current_page: Type.Optional(Type.Integer({ minimum: 0 })), page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: CONNECTIONS_MAX_PAGE })) }, { additionalProperties: false });
+const ConnectionsQuery = Type.Object({ current_page: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PAGE })), page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: CONNECTIONS_MAX_PAGE })) }, { additionalProperties: false });
 const RevokeQuery = Type.Object({ user_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
 const Revoked = Type.Object({ object: Type.Literal('mcp_connection'), user_id: Type.String(), deleted: Type.Boolean() });
 

@@ -4,7 +4,7 @@ import { getPrompt, listPromptVersions, publishPromptVersion, type PromptKind } 
 import { defineAction, type ResourceAction } from '../../resource/define-resource.js';
 import { LABEL, promptAt, presentVersion, type PromptAt } from './prompt-record.js';
 
-const MakeDefaultBody = Type.Object({ version: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+const MakeDefaultBody = Type.Object({ version: Type.Integer({ minimum: 1, maximum: 2147483647 }) }, { additionalProperties: false });
 
 /** `GET …/{id}/versions`: every version of a prompt or partial, newest first, with `published`. */
 export function versionsAction(kind: PromptKind, answer: TSchema): ResourceAction<PromptAt> {
