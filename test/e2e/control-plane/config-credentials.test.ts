@@ -4,9 +4,9 @@ import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { FakeOtlpReceiver } from '../../fakes/otlp/server.js';
 import { createLogger } from '../../../src/observability/logger.js';
-import { isSealed } from '../../../src/lib/secret-box.js';
+import { SecretBox, isSealed } from '../../../src/lib/secret-box.js';
 import { randomId } from '../../../src/lib/ids.js';
-import { openConfigCredentials } from '../../../src/lib/config-credentials.js';
+import { openConfigCredentials, sealConfigCredentials } from '../../../src/lib/config-credentials.js';
 import { sealStoredSecrets } from '../../../src/store/seal-stored-secrets.js';
 
 /** Shapes no pattern redaction knows, so only sealing and masking keep them out of every output. */
@@ -142,6 +142,24 @@ describe('provider credentials inside stored configs', () => {
     await gw.gateway.deps.runtime.changed();
     expect((await chat({ 'x-gateway-config': 'legacy' })).status).toBe(200);
     expect(fake.requests.filter((r) => r.path.startsWith('/v1/chat')).at(-1)!.headers.authorization).toBe(`Bearer ${apiKey}`);
+  });
+
+  it('answers 409 conflict, not 500, when the stored credentials were sealed with another encryption key', async () => {
+    const created = await call('POST', '/v1/configs', { name: 'Other key', slug: 'other-key', config: { provider: 'openai', api_key: apiKey, custom_host: fake.url } });
+    const id = created.body.id as string;
+    const other = new SecretBox(Buffer.alloc(32, 11));
+    const foreign = sealConfigCredentials(other, id, { provider: 'openai', api_key: apiKey, custom_host: fake.url });
+    await gw.gateway.deps.store.db.updateTable('config_versions').set({ config: JSON.stringify(foreign) }).where('config_id', '=', id).execute();
+    const read = await call('GET', `/v1/configs/${id}`);
+    expect(read.status).toBe(200);
+    expect(read.body.config.api_key).toBe(hint(apiKey));
+    const put = await call('PUT', `/v1/configs/${id}`, { config: read.body.config });
+    expect(put.status).toBe(409);
+    expect(put.body.error).toMatchObject({ code: 'conflict', param: 'config' });
+    const explained = await call('POST', '/v1/configs/explain', { config_id: id });
+    expect(explained.status).toBe(409);
+    expect(explained.body.error).toMatchObject({ code: 'conflict', param: 'config_id' });
+    expect((await call('PUT', `/v1/configs/${id}`, { name: 'renamed' })).status).toBe(200);
   });
 
   it('keeps config credentials, stored or inline, out of audit rows, request-log rows, log lines and traces', async () => {

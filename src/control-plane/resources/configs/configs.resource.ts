@@ -9,7 +9,8 @@ import { defineAction, defineResource } from '../../resource/define-resource.js'
 import { IsoTime, iso } from '../../resource/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';
 import { explainConfig } from './explain-config.js';
-import { keepMaskedConfigCredentials, maskConfigCredentials, openConfigCredentials, sealConfigCredentials } from '../../../lib/config-credentials.js';
+import { keepMaskedConfigCredentials, maskConfigCredentials, sealConfigCredentials } from '../../../lib/config-credentials.js';
+import { openStoredConfig } from './open-stored-config.js';
 
 const ConfigBody = Type.Record(Type.String(), Type.Unknown());
 const CreateConfig = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), slug: Type.Optional(Slug), config: ConfigBody, workspace_id: Type.Optional(Type.String()) }, { additionalProperties: false });
@@ -101,7 +102,7 @@ export const configsResource = defineResource({
     let config: Record<string, unknown> | undefined;
     if (body.config) {
       // Hints sent back (an answer saved unchanged) stand for the stored credentials at their place.
-      const next = keepMaskedConfigCredentials(openConfigCredentials(ctx.deps.secrets, c.id, c.config), body.config);
+      const next = keepMaskedConfigCredentials(openStoredConfig(ctx.deps.secrets, c, 'config'), body.config);
       checkConfig(ctx.deps, next);
       config = sealConfigCredentials(ctx.deps.secrets, c.id, next);
     }

@@ -6,7 +6,8 @@ import { explainRoute } from '../../../routing/explain-route.js';
 import { validateConfig } from '../../../routing/validate-config.js';
 import { getConfig } from '../../../store/repos/configs.js';
 import { defineCollectionAction, type ResourceContext } from '../../resource/define-resource.js';
-import { maskConfigItem, openConfigCredentials } from '../../../lib/config-credentials.js';
+import { maskConfigItem } from '../../../lib/config-credentials.js';
+import { openStoredConfig } from './open-stored-config.js';
 
 const ExplainBody = Type.Object(
   {
@@ -43,7 +44,7 @@ async function configOf(ctx: ResourceContext, body: { config?: Record<string, un
   if (body.config !== undefined) return compileConfig(validateConfig(body.config, isKnown));
   const stored = await getConfig(ctx.db, ctx.scope, body.config_id!);
   if (!stored || stored.status !== 'active') throw new GatewayError('not_found', `Unknown config '${body.config_id}'.`, { param: 'config_id' });
-  return compileConfig(validateConfig(openConfigCredentials(ctx.deps.secrets, stored.id, stored.config), isKnown), { id: stored.id });
+  return compileConfig(validateConfig(openStoredConfig(ctx.deps.secrets, stored, 'config_id'), isKnown), { id: stored.id });
 }
 
 /**
