@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SecretBox, isSealed } from './secret-box.js';
-import { hasPlainConfigCredentials, keepMaskedConfigCredentials, maskConfigCredentials, maskConfigItem, openConfigCredentials, sealConfigCredentials } from './config-credentials.js';
+import { hasPlainConfigCredentials, keepMaskedConfigCredentials, leftoverHintPath, maskConfigCredentials, maskConfigItem, openConfigCredentials, sealConfigCredentials } from './config-credentials.js';
 
 const box = new SecretBox(Buffer.alloc(32, 5));
 const KEY = 'sk-config-credential-0001';
@@ -51,6 +51,10 @@ describe('config credentials', () => {
     // At a path with no stored member, a hint two stored members share is ambiguous: kept as sent.
     const added = { ...masked, targets: [...masked.targets, { ...masked.targets[0]! }] };
     expect((keepMaskedConfigCredentials(stored, added) as typeof stored).targets.map((t) => t.api_key)).toEqual(['sk-aaaaaaaaaaaa-1111', 'sk-bbbbbbbbbbbb-1111', 'sk-cccccccccccc-2222', 'sk-…1111']);
+    expect(leftoverHintPath(keepMaskedConfigCredentials(stored, added))).toBe('config.targets[3].api_key');
+    expect(leftoverHintPath(keepMaskedConfigCredentials(stored, masked))).toBeUndefined();
+    expect(leftoverHintPath({ provider: 'openai', api_key: 'sk-…' })).toBeUndefined();
+    expect(leftoverHintPath({ provider: 'openai', api_key: '…' })).toBe('config.api_key');
     const fresh = { ...masked, targets: [{ provider: 'openai', api_key: 'sk-new-value-000000' }] };
     expect(keepMaskedConfigCredentials(stored, fresh)).toEqual(fresh);
   });

@@ -137,6 +137,17 @@ export function keepMaskedConfigCredentials(stored: Record<string, unknown>, nex
   return copy;
 }
 
+/** The shape of a hint (`credentialHint`): three characters, `…`, four characters; or `…` alone. */
+const HINT = /^(?:[\s\S]{3}…[\s\S]{4}|…)$/;
+
+/**
+ * The JSON path of the first credential member that still holds a hint (`sk-…abcd`) — one that
+ * matched no stored credential — or undefined. Storing it would replace a secret with its own mask.
+ */
+export function leftoverHintPath(config: Record<string, unknown>): string | undefined {
+  return slotsOf(config).slots.find((s) => typeof s.holder[s.key] === 'string' && HINT.test(s.holder[s.key] as string))?.path;
+}
+
 /** A guardrail or hook item of a config (`input_guardrails[i]` …) with its credential members masked. */
 export function maskConfigItem(list: string, item: unknown): unknown {
   return (maskConfigCredentials({ [list]: [item] })[list] as unknown[])[0];

@@ -115,6 +115,11 @@ describe('provider credentials inside stored configs', () => {
     await expect.poll(async () => (await chat({ 'x-gateway-config': 'sealed' })).status).toBe(200);
     expect(fake.requests.filter((r) => r.path.startsWith('/v1/chat')).at(-1)!.headers.authorization).toBe(`Bearer ${apiKey}`);
 
+    // An answer's config copied into a new config carries hints that stand for nothing there: refused.
+    const copied = await call('POST', '/v1/configs', { name: 'Copy', config: answered });
+    expect(copied.status).toBe(400);
+    expect(copied.body.error).toMatchObject({ code: 'invalid_config', param: 'config.targets[0].api_key' });
+
     // A new value is a new credential: it replaces the stored one (the fake refuses it).
     const rotated = { ...back, targets: [{ ...back.targets[0], api_key: rotatedKey }, back.targets[1], back.targets[2]] };
     const replaced = await call('PUT', '/v1/configs/sealed', { config: rotated });

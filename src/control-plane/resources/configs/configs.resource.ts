@@ -9,7 +9,8 @@ import { defineAction, defineResource } from '../../resource/define-resource.js'
 import { IsoTime, iso } from '../../resource/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';
 import { explainConfig } from './explain-config.js';
-import { keepMaskedConfigCredentials, maskConfigCredentials, sealConfigCredentials } from '../../../lib/config-credentials.js';
+import { keepMaskedConfigCredentials, leftoverHintPath, maskConfigCredentials, sealConfigCredentials } from '../../../lib/config-credentials.js';
+import { GatewayError } from '../../../errors/gateway-error.js';
 import { openStoredConfig } from './open-stored-config.js';
 
 const ConfigBody = Type.Record(Type.String(), Type.Unknown());
@@ -35,8 +36,13 @@ function present(c: StoredConfig) {
   return { id: c.id, object: 'config' as const, name: c.name, slug: c.slug, workspace_id: c.workspace_id, organisation_id: c.organisation_id, status: c.status, version: c.version, config: maskConfigCredentials(c.config), created_at: iso(c.created_at), updated_at: iso(c.updated_at) };
 }
 
-/** Validates and compiles a config body (400 `invalid_config` with the JSON path). */
+/**
+ * Validates and compiles a config body (400 `invalid_config` with the JSON path), and refuses a
+ * credential member that is a masked hint standing for no stored credential (copied from an answer).
+ */
 function checkConfig(deps: GatewayDeps, config: Record<string, unknown>): void {
+  const hinted = leftoverHintPath(config);
+  if (hinted) throw new GatewayError('invalid_config', `Invalid config: ${hinted} is a masked hint that stands for no stored credential of this config; send the credential itself.`, { param: hinted });
   compileConfig(validateConfig(config, (name) => deps.targets.getProvider(name) !== undefined));
 }
 
