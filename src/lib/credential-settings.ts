@@ -1,9 +1,16 @@
 import { isSealed, type SecretBox } from './secret-box.js';
 
-/** A settings key whose value is a credential: sealed at rest and shown only by a hint. */
-const CREDENTIAL_KEY = /(secret|token|password|service_account_json|private_key)/i;
+/**
+ * The parts of a member name that make its value a credential (compared without case): the one list
+ * behind provider settings, virtual-key and integration configs, and the members of stored routing
+ * configs (`api_key`, `Authorization`, `cloud1_secret_access_key`, `cloud2_service_account_json` …).
+ */
+export const CREDENTIAL_NAME_PARTS: readonly string[] = ['secret', 'token', 'password', 'service_account_json', 'private_key', 'api_key', 'api-key', 'apikey', 'authorization'];
 
-/** Whether a settings key (`aws_secret_access_key`, `vertex_service_account_json` …) holds a credential. */
+/** A settings key whose value is a credential: sealed at rest and shown only by a hint. */
+const CREDENTIAL_KEY = new RegExp(`(${CREDENTIAL_NAME_PARTS.join('|')})`, 'i');
+
+/** Whether a settings key (`aws_secret_access_key`, `vertex_service_account_json`, `api_key` …) holds a credential. */
 export function isCredentialKey(key: string): boolean {
   return CREDENTIAL_KEY.test(key);
 }
@@ -14,18 +21,29 @@ export function credentialHint(value: string): string {
 }
 
 /** A credential value as stored inside a settings object: sealed, with its hint for answers. */
-interface SealedValue {
+export interface SealedValue {
   sealed: string;
   hint: string;
 }
 
-function asSealed(v: unknown): SealedValue | undefined {
+/** `v` when it is a credential stored sealed (`{sealed, hint}`, nothing else), else undefined. */
+export function asSealed(v: unknown): SealedValue | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const o = v as Record<string, unknown>;
   return Object.keys(o).length === 2 && typeof o.sealed === 'string' && typeof o.hint === 'string' && isSealed(o.sealed) ? (o as unknown as SealedValue) : undefined;
 }
 
 const contextOf = (context: string, key: string) => `${context}:${key}`;
+
+/** One credential value sealed as JSON (so it opens with its type) bound to `context`, beside its hint. */
+export function sealCredential(box: SecretBox, context: string, value: unknown): SealedValue {
+  return { sealed: box.encrypt(JSON.stringify(value), context), hint: credentialHint(typeof value === 'string' ? value : JSON.stringify(value)) };
+}
+
+/** Opens a value sealed by {@link sealCredential} under `context`; throws when it does not open. */
+export function openCredential(box: SecretBox, context: string, value: SealedValue): unknown {
+  return JSON.parse(box.decrypt(value.sealed, context));
+}
 
 /**
  * The settings as stored: each credential value (by key name) sealed with the box, bound to
@@ -38,7 +56,7 @@ export function sealCredentialSettings(box: SecretBox, context: string, settings
     if (!isCredentialKey(k) || asSealed(v) || v === null || v === undefined || v === '') out[k] = v;
     else {
       // Sealed as JSON, so the value opens with its type (a string, or an object such as a service account).
-      out[k] = { sealed: box.encrypt(JSON.stringify(v), contextOf(context, k)), hint: credentialHint(typeof v === 'string' ? v : JSON.stringify(v)) };
+      out[k] = sealCredential(box, contextOf(context, k), v);
     }
   }
   return out;
@@ -65,7 +83,7 @@ export function openCredentialSettings(box: SecretBox, context: string, settings
   for (const [k, v] of Object.entries(settings)) {
     const s = asSealed(v);
     if (!s) out[k] = v;
-    else out[k] = JSON.parse(box.decrypt(s.sealed, contextOf(context, k)));
+    else out[k] = openCredential(box, contextOf(context, k), s);
   }
   return out;
 }

@@ -11,6 +11,7 @@ import type { ModelPricing, PricingTerms } from '../pricing/price-config.js';
 import { isSealed, type SecretBox } from '../lib/secret-box.js';
 import { openCredentialSettings } from '../lib/credential-settings.js';
 import { openValues } from '../lib/sealed-values.js';
+import { openConfigCredentials } from '../lib/config-credentials.js';
 import type { AuthKey, RequestDefaults } from './snapshot.js';
 import { listAuthKeyRowsPage, type AuthKeyRow } from './key-grants.js';
 import type { RuntimeSection } from './runtime-section.js';
@@ -211,7 +212,7 @@ function resolveThroughIntegration(v: VirtualKey, i: Integration | undefined, se
  * The core's sections: gateway keys, workspaces, compiled stored configs, virtual keys (each loaded in
  * pages and reloadable per workspace) and live console sessions (`sessions-section.ts`, reloaded whole).
  * Stored configs are compiled once per version; one that no longer compiles is skipped with a warning.
- * Virtual-key secrets are opened with `secrets` as they load.
+ * Virtual-key secrets and stored configs' credentials are opened with `secrets` as they load.
  */
 export function coreSections(logger: Logger, secrets?: SecretBox): RuntimeSection[] {
   const apiKeys = partitionedSection(API_KEYS_SECTION, listAuthKeyRowsPage, SLICE, addApiKey);
@@ -222,7 +223,8 @@ export function coreSections(logger: Logger, secrets?: SecretBox): RuntimeSectio
     let cc = prior && compiledVersion.get(prior) === c.version ? prior : undefined;
     if (!cc) {
       try {
-        cc = compileConfig(c.config as never, { id: c.id });
+        // Credentials are opened here, once per version: the request path reads them from the snapshot.
+        cc = compileConfig((secrets ? openConfigCredentials(secrets, c.id, c.config) : c.config) as never, { id: c.id });
         compiledVersion.set(cc, c.version);
       } catch (err) {
         logger.warn({ err, configId: c.id }, 'stored config no longer compiles; skipped');

@@ -1,6 +1,9 @@
+import type { Transaction } from 'kysely';
 import type { Store } from './store.js';
+import type { Database } from './schema.js';
 import { isSealed, type SecretBox } from '../lib/secret-box.js';
-import { hasPlainCredentials, sealCredentialSettings } from '../lib/credential-settings.js';
+import { CREDENTIAL_NAME_PARTS, hasPlainCredentials, sealCredentialSettings } from '../lib/credential-settings.js';
+import { hasPlainConfigCredentials, sealConfigCredentials } from '../lib/config-credentials.js';
 
 /** A table column holding a credential sealed by the secret box with the row id as context. */
 interface SealedColumn {
@@ -19,7 +22,8 @@ const SEALED_COLUMNS: readonly SealedColumn[] = [
  * rest), with the row id as context. Runs on every start right after the migrations, because a
  * migration has no access to the encryption key. Idempotent (sealed and empty values are left alone)
  * and transactional: all rows or none. Each update is a compare-and-set on the plaintext, so two
- * replicas starting at once never seal a value twice. Returns how many values it sealed.
+ * replicas starting at once never seal a value twice. Returns how many values (or configs, config
+ * versions) it sealed.
  */
 export async function sealStoredSecrets(store: Store, box: SecretBox): Promise<number> {
   return store.db.transaction().execute(async (trx) => {
@@ -54,6 +58,33 @@ export async function sealStoredSecrets(store: Store, box: SecretBox): Promise<n
         .executeTakeFirst();
       sealed += Number(result.numUpdatedRows);
     }
+    sealed += await sealConfigVersions(trx, box);
     return sealed;
   });
+}
+
+/**
+ * Credential members of stored routing configs (`api_key`, cloud credentials, webhook headers …), in
+ * every version. Only versions whose text names a credential (or `headers`) are read and parsed.
+ */
+async function sealConfigVersions(trx: Transaction<Database>, box: SecretBox): Promise<number> {
+  let count = 0;
+  const rows = await trx
+    .selectFrom('config_versions')
+    .select(['config_id', 'version', 'config'])
+    .where((eb) => eb.or([...CREDENTIAL_NAME_PARTS, 'headers'].map((part) => eb(eb.fn('lower', ['config']), 'like', `%${part}%`))))
+    .execute();
+  for (const r of rows) {
+    const config = JSON.parse(r.config) as Record<string, unknown>;
+    if (!hasPlainConfigCredentials(config)) continue;
+    const result = await trx
+      .updateTable('config_versions')
+      .set({ config: JSON.stringify(sealConfigCredentials(box, r.config_id, config)) })
+      .where('config_id', '=', r.config_id)
+      .where('version', '=', r.version)
+      .where('config', '=', r.config)
+      .executeTakeFirst();
+    count += Number(result.numUpdatedRows);
+  }
+  return count;
 }

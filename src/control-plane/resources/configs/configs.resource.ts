@@ -9,6 +9,9 @@ import { defineAction, defineResource } from '../../resource/define-resource.js'
 import { IsoTime, iso } from '../../resource/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';
 import { explainConfig } from './explain-config.js';
+import { keepMaskedConfigCredentials, leftoverHintPath, maskConfigCredentials, sealConfigCredentials } from '../../../lib/config-credentials.js';
+import { GatewayError } from '../../../errors/gateway-error.js';
+import { openStoredConfig } from './open-stored-config.js';
 
 const ConfigBody = Type.Record(Type.String(), Type.Unknown());
 const CreateConfig = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), slug: Type.Optional(Slug), config: ConfigBody, workspace_id: Type.Optional(Type.String()) }, { additionalProperties: false });
@@ -28,12 +31,18 @@ const ConfigAnswer = Type.Object({
 });
 const VersionsAnswer = Type.Object({ object: Type.Literal('list'), data: Type.Array(Type.Object({ version: Type.Integer(), config: ConfigBody, created_at: IsoTime })), total: Type.Integer() });
 
+/** The public view: credential members (`api_key` …) only as their hints, never the stored values. */
 function present(c: StoredConfig) {
-  return { id: c.id, object: 'config' as const, name: c.name, slug: c.slug, workspace_id: c.workspace_id, organisation_id: c.organisation_id, status: c.status, version: c.version, config: c.config, created_at: iso(c.created_at), updated_at: iso(c.updated_at) };
+  return { id: c.id, object: 'config' as const, name: c.name, slug: c.slug, workspace_id: c.workspace_id, organisation_id: c.organisation_id, status: c.status, version: c.version, config: maskConfigCredentials(c.config), created_at: iso(c.created_at), updated_at: iso(c.updated_at) };
 }
 
-/** Validates and compiles a config body (400 `invalid_config` with the JSON path). */
+/**
+ * Validates and compiles a config body (400 `invalid_config` with the JSON path), and refuses a
+ * credential member that is a masked hint standing for no stored credential (copied from an answer).
+ */
 function checkConfig(deps: GatewayDeps, config: Record<string, unknown>): void {
+  const hinted = leftoverHintPath(config);
+  if (hinted) throw new GatewayError('invalid_config', `Invalid config: ${hinted} is a masked hint that stands for no stored credential of this config; send the credential itself.`, { param: hinted });
   compileConfig(validateConfig(config, (name) => deps.targets.getProvider(name) !== undefined));
 }
 
@@ -47,13 +56,15 @@ const versions = defineAction<StoredConfig, ReturnType<typeof Type.Object>, type
   answer: VersionsAnswer,
   async run(ctx, c) {
     const rows = await listConfigVersions(ctx.db, ctx.scope, c.id);
-    return { answer: { object: 'list' as const, data: rows.map((v) => ({ version: v.version, config: v.config, created_at: iso(v.created_at) })), total: rows.length } };
+    return { answer: { object: 'list' as const, data: rows.map((v) => ({ version: v.version, config: maskConfigCredentials(v.config), created_at: iso(v.created_at) })), total: rows.length } };
   },
 });
 
 /**
  * `/v1/configs`: stored routing configs; every update is a new version; requests use them by id or slug.
- * `POST /v1/configs/explain` explains how a config (inline or stored) routes a request.
+ * Credential members are write-only: stored sealed by the gateway's secret box (every version), answered
+ * as hints, and kept when an answer is saved back with the hints. `POST /v1/configs/explain` explains
+ * how a config (inline or stored) routes a request.
  */
 export const configsResource = defineResource({
   name: 'config',
@@ -77,15 +88,16 @@ export const configsResource = defineResource({
   present,
   async create(ctx, body) {
     checkConfig(ctx.deps, body.config);
+    const id = uuid();
     const record: StoredConfig = {
-      id: uuid(),
+      id,
       organisation_id: ctx.principal.organisationId,
       workspace_id: ctx.workspaceId,
       name: body.name,
       slug: body.slug ?? slugify(body.name, 'config'),
       status: 'active',
       version: 1,
-      config: body.config,
+      config: sealConfigCredentials(ctx.deps.secrets, id, body.config),
       created_at: ctx.now,
       updated_at: ctx.now,
     };
@@ -93,8 +105,14 @@ export const configsResource = defineResource({
     return { record, details: { name: record.name, slug: record.slug } };
   },
   async update(ctx, c, body) {
-    if (body.config) checkConfig(ctx.deps, body.config);
-    const version = await updateConfig(ctx.db, ctx.scope, c.id, body, ctx.now);
+    let config: Record<string, unknown> | undefined;
+    if (body.config) {
+      // Hints sent back (an answer saved unchanged) stand for the stored credentials at their place.
+      const next = keepMaskedConfigCredentials(openStoredConfig(ctx.deps.secrets, c, 'config'), body.config);
+      checkConfig(ctx.deps, next);
+      config = sealConfigCredentials(ctx.deps.secrets, c.id, next);
+    }
+    const version = await updateConfig(ctx.db, ctx.scope, c.id, { name: body.name, config }, ctx.now);
     const record = (await getConfig(ctx.db, ctx.scope, c.id)) ?? c;
     return { record, details: { changed: Object.keys(body), version } };
   },

@@ -6,6 +6,8 @@ import { explainRoute } from '../../../routing/explain-route.js';
 import { validateConfig } from '../../../routing/validate-config.js';
 import { getConfig } from '../../../store/repos/configs.js';
 import { defineCollectionAction, type ResourceContext } from '../../resource/define-resource.js';
+import { maskConfigItem } from '../../../lib/config-credentials.js';
+import { openStoredConfig } from './open-stored-config.js';
 
 const ExplainBody = Type.Object(
   {
@@ -31,8 +33,8 @@ const ExplainAnswer = Type.Object({ object: Type.Literal('config_explanation'), 
 
 /**
  * The config to explain: an inline one (validated like a stored one: 400 `invalid_config` with the
- * JSON path), or a stored config of the caller's scope by id or slug (404 otherwise), compiled with its
- * id so its circuit identities are those the data plane uses.
+ * JSON path), or a stored config of the caller's scope by id or slug (404 otherwise), its credentials
+ * opened, compiled with its id so its circuit identities are those the data plane uses.
  */
 async function configOf(ctx: ResourceContext, body: { config?: Record<string, unknown>; config_id?: string }): Promise<CompiledConfig> {
   if ((body.config === undefined) === (body.config_id === undefined)) {
@@ -42,7 +44,7 @@ async function configOf(ctx: ResourceContext, body: { config?: Record<string, un
   if (body.config !== undefined) return compileConfig(validateConfig(body.config, isKnown));
   const stored = await getConfig(ctx.db, ctx.scope, body.config_id!);
   if (!stored || stored.status !== 'active') throw new GatewayError('not_found', `Unknown config '${body.config_id}'.`, { param: 'config_id' });
-  return compileConfig(validateConfig(stored.config, isKnown), { id: stored.id });
+  return compileConfig(validateConfig(openStoredConfig(ctx.deps.secrets, stored, 'config_id'), isKnown), { id: stored.id });
 }
 
 /**
@@ -61,6 +63,8 @@ export const explainConfig = defineCollectionAction({
     const config = await configOf(ctx, body);
     const router = ctx.deps.router;
     const explanation = await explainRoute(config.root, body.request ?? {}, (leaf) => router.peekCircuit(leaf));
+    // Guardrail items are shown as declared, but a stored config's credentials (webhook headers …) only as hints.
+    for (const t of explanation.targets) t.settings.guardrails = t.settings.guardrails.map((g) => ({ ...g, item: maskConfigItem(g.list, g.item) }));
     return { object: 'config_explanation' as const, targets: explanation.targets as unknown as Array<Record<string, unknown>>, nodes: explanation.nodes as unknown as Array<Record<string, unknown>> };
   },
 });
