@@ -247,9 +247,11 @@ export async function touchApiKeys(db: Kysely<Database>, ids: readonly string[],
 }
 
 function toRow(k: ApiKeyRecord): ApiKeysTable {
+  const { instance_operator, ...rest } = k;
   return {
-    ...k,
-    instance_operator: k.instance_operator ? 1 : 0,
+    ...rest,
+    // Written only for the operator's key: every other row takes the column's default (0).
+    ...(instance_operator ? { instance_operator: 1 } : {}),
     scopes: JSON.stringify(k.scopes),
     rotation_policy: k.rotation_policy ? JSON.stringify(k.rotation_policy) : null,
     metadata: JSON.stringify(k.metadata),
