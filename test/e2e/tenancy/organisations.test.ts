@@ -127,6 +127,15 @@ describe('POST /v1/organisations', () => {
     expect((await callAs(gw, theirs, 'GET', '/v1/audit-logs')).body.data.every((e: { organisation_id: string }) => e.organisation_id === created.body.id)).toBe(true);
   });
 
+  it('is described in /openapi.json with its body and its 201 answer', async () => {
+    const doc = (await (await gw.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, any>> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const op = doc.paths['/v1/organisations']?.post;
+    expect(op).toBeDefined();
+    expect(JSON.stringify(op.requestBody)).toContain('"slug"');
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['201', '4XX']));
+    expect(JSON.stringify(op.responses['201'])).toContain('"admin_key"');
+  });
+
   it("the operator's key is rotated only by itself, and stays the operator's after its rotation", async () => {
     const operatorKey = ((await operator('GET', '/v1/api-keys')).body.data as Array<{ id: string; name: string; type: string }>).find((k) => k.name === 'admin' && k.type === 'organisation-service')!;
     const orgAdmin = await keyOfDefault({ name: 'would-be operator', type: 'organisation-service', scopes: ['*'] });
