@@ -3,10 +3,8 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/private-files.js';
 import { join } from 'node:path';
 import type { Store } from '../store/store.js';
 import { ensureDefaultTenant } from '../store/repos/organisations.js';
-import { insertApiKey } from '../store/repos/api-keys.js';
-import { sha256Hex } from '../lib/hash.js';
-import { uuid } from '../lib/ids.js';
 import { newKeyValue } from '../control-plane/resources/api-keys/key-value.js';
+import { insertAdminKey } from '../control-plane/resources/api-keys/admin-key.js';
 import type { Settings } from '../gateway/settings.js';
 import type { Logger } from '../observability/logger.js';
 
@@ -14,29 +12,16 @@ import type { Logger } from '../observability/logger.js';
  * First start on an empty store (decisions.md, "Running"): organisation `default`, workspace
  * `default`, and one organisation-service admin key whose value is GATEWAY_ADMIN_KEY when set,
  * otherwise generated, printed once and written to `$GATEWAY_DATA_DIR/admin-key` (mode 0600). It holds
- * `*` explicitly: keys created without scopes get only their type's data-plane and read defaults.
+ * `*` explicitly (keys created without scopes get only their type's data-plane and read defaults) and
+ * is the instance operator's key: the only one that may create further organisations
+ * (`POST /v1/organisations`, which makes each one's tenant and first key with the same code).
  */
 export async function bootstrap(store: Store, settings: Settings, logger: Logger, now: number): Promise<{ organisationId: string; workspaceId: string }> {
   const { organisation, workspace } = await ensureDefaultTenant(store, now);
   const anyKey = await store.db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst();
   if (!anyKey) {
     const value = settings.adminKey ?? newKeyValue(settings.apiKeyPrefix);
-    await insertApiKey(store.db, { organisationId: organisation.id, workspaceIds: [workspace.id], organisationWide: true }, {
-      id: uuid(),
-      organisation_id: organisation.id,
-      workspace_id: null,
-      name: 'admin',
-      type: 'organisation-service',
-      key_hash: sha256Hex(value),
-      key_hint: value.slice(0, 4),
-      scopes: ['*'],
-      status: 'active',
-      expires_at: null,
-      rotation_policy: null,
-      metadata: {},
-      created_at: now,
-      updated_at: now,
-    });
+    await insertAdminKey(store.db, { organisationId: organisation.id, workspaceId: workspace.id }, value, settings.apiKeyPrefix, now, true);
     if (!settings.adminKey) {
       await mkdir(settings.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
       const file = join(settings.dataDir, 'admin-key');

@@ -79,6 +79,8 @@ export interface ApiKeysTable {
   pending_key_revealed_at?: number | null;
   /** The user a `workspace-user` key belongs to (migration 0014); null for service keys and older keys. */
   user_id?: string | null;
+  /** 1 for the instance operator's key (the bootstrap's admin key, migration 0033), else 0 (optional on insert). */
+  instance_operator?: number;
   created_at: number;
   updated_at: number;
 }

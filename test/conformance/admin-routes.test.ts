@@ -3,9 +3,7 @@ import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { ADMIN_RESOURCES } from '../../src/control-plane/resources/index.js';
 import type { Resource } from '../../src/control-plane/resource/define-resource.js';
 import { PERMISSION_LIST, type Permission } from '../../src/kernel/permissions.js';
-import { insertApiKey } from '../../src/store/repos/api-keys.js';
 import { insertRequestLogs } from '../../src/store/repos/request-logs.js';
-import { sha256Hex } from '../../src/lib/hash.js';
 import { randomId, uuid } from '../../src/lib/ids.js';
 
 type Json = Record<string, any>;
@@ -131,13 +129,11 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
     memberUserId = member.body.id;
     const wsB = uuid();
     await db.insertInto('workspaces').values({ id: wsB, organisation_id: org, name: 'B', slug: 'b', status: 'active', settings: '{}', created_at: 1, updated_at: 1 }).execute();
-    const org2 = uuid();
-    const ws2 = uuid();
-    await db.insertInto('organisations').values({ id: org2, name: 'Other', slug: 'other', settings: '{}', created_at: 1 }).execute();
-    await db.insertInto('workspaces').values({ id: ws2, organisation_id: org2, name: 'Default', slug: 'default', status: 'active', settings: '{}', created_at: 1, updated_at: 1 }).execute();
-    otherOrganisationKey = `org2-${randomId(24)}`;
-    const record = { organisation_id: org2, key_hint: 'org2', status: 'active' as const, expires_at: null, rotation_policy: null, metadata: {}, created_at: 1, updated_at: 1 };
-    await insertApiKey(db, { organisationId: org2, workspaceIds: [ws2], organisationWide: false }, { ...record, id: uuid(), workspace_id: ws2, name: 'org2', type: 'workspace-service', key_hash: sha256Hex(otherOrganisationKey), scopes: ['*'] });
+    const org2 = await call('POST', '/v1/organisations', gw.adminKey, { name: 'Other', slug: 'other' });
+    expect(org2.status).toBe(201);
+    const org2Key = await call('POST', '/v1/api-keys', org2.body.admin_key, { name: 'org2', type: 'workspace-service', workspace_id: 'default', scopes: ['*'] });
+    expect(org2Key.status).toBe(201);
+    otherOrganisationKey = org2Key.body.key;
     await deps.runtime.changed();
     const b = await call('POST', '/v1/api-keys', gw.adminKey, { name: 'ws-b', type: 'workspace-service', workspace_id: wsB, scopes: ['*'] });
     expect(b.status).toBe(201);

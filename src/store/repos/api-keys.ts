@@ -48,6 +48,8 @@ export interface ApiKeyRecord {
   pending_key_revealed_at?: number | null;
   /** The user a `workspace-user` key belongs to (absent or null when none). */
   user_id?: string | null;
+  /** True for the instance operator's key (the bootstrap's admin key; absent on every other key). */
+  instance_operator?: boolean;
   created_at: number;
   updated_at: number;
 }
@@ -215,6 +217,23 @@ export async function takePendingKey(db: Kysely<Database>, scope: TenantScope, i
   return Number(res.numUpdatedRows) === 1 ? { ciphertext } : { revealedAt: now };
 }
 
+/**
+ * Whether `id` is the instance operator's key (the bootstrap's admin key), active, of `organisationId`.
+ * Read from the store at the time of the request, not from the runtime snapshot.
+ */
+export async function isInstanceOperatorKey(db: Kysely<Database>, id: string, organisationId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select('instance_operator')
+    .where('id', '=', id)
+    .where('organisation_id', '=', organisationId)
+    .where('type', '=', 'organisation-service')
+    .where('workspace_id', 'is', null)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  return Number(row?.instance_operator ?? 0) === 1;
+}
+
 /** Records that these keys authenticated requests at `at` (never moves `last_used_at` back). */
 export async function touchApiKeys(db: Kysely<Database>, ids: readonly string[], at: number): Promise<void> {
   for (let i = 0; i < ids.length; i += 500) {
@@ -228,8 +247,11 @@ export async function touchApiKeys(db: Kysely<Database>, ids: readonly string[],
 }
 
 function toRow(k: ApiKeyRecord): ApiKeysTable {
+  const { instance_operator, ...rest } = k;
   return {
-    ...k,
+    ...rest,
+    // Written only for the operator's key: every other row takes the column's default (0).
+    ...(instance_operator ? { instance_operator: 1 } : {}),
     scopes: JSON.stringify(k.scopes),
     rotation_policy: k.rotation_policy ? JSON.stringify(k.rotation_policy) : null,
     metadata: JSON.stringify(k.metadata),
@@ -244,10 +266,11 @@ function num(v: number | string | null | undefined): number | null {
 
 function fromRow(row: ApiKeysTable): ApiKeyRecord {
   // A key without defaults reads back without the field, as it was written.
-  const { defaults, user_id, ...r } = row;
+  const { defaults, user_id, instance_operator, ...r } = row;
   return {
     ...r,
     ...(user_id ? { user_id } : {}),
+    ...(Number(instance_operator ?? 0) === 1 ? { instance_operator: true } : {}),
     type: r.type as ApiKeyType,
     status: r.status as ApiKeyRecord['status'],
     scopes: JSON.parse(r.scopes),

@@ -37,6 +37,25 @@ export interface WorkspaceDefaults {
   allow_config_override?: boolean;
 }
 
+/** A new organisation's `default` workspace row. */
+function defaultWorkspaceRow(organisationId: string, now: number): WorkspacesTable {
+  return { id: uuid(), organisation_id: organisationId, name: 'Default workspace', slug: 'default', status: 'active', settings: '{}', description: null, metadata: '{}', defaults: null, created_at: now, updated_at: now };
+}
+
+/**
+ * Inserts an organisation with its `default` workspace, made the organisation's default (in the
+ * caller's transaction): what the bootstrap makes on first start and `POST /v1/organisations` makes
+ * for each further organisation. A slug already taken is the store's unique violation.
+ */
+export async function insertTenant(db: Kysely<Database>, o: { name: string; slug: string }, now: number): Promise<{ organisation: Organisation; workspace: Workspace }> {
+  const org: OrganisationsTable = { id: uuid(), name: o.name, slug: o.slug, settings: '{}', created_at: now, default_workspace_id: null };
+  await db.insertInto('organisations').values(org).execute();
+  const ws = defaultWorkspaceRow(org.id, now);
+  await db.insertInto('workspaces').values(ws).execute();
+  await db.updateTable('organisations').set({ default_workspace_id: ws.id }).where('id', '=', org.id).execute();
+  return { organisation: toOrganisation({ ...org, default_workspace_id: ws.id }), workspace: toWorkspace(ws) };
+}
+
 /**
  * Creates the `default` organisation and workspace when the store has none, and makes that workspace the
  * organisation's default when it has none yet; returns them.
@@ -44,15 +63,11 @@ export interface WorkspaceDefaults {
 export async function ensureDefaultTenant(store: Store, now: number): Promise<{ organisation: Organisation; workspace: Workspace; created: boolean }> {
   return store.db.transaction().execute(async (trx) => {
     let org = await trx.selectFrom('organisations').selectAll().where('slug', '=', 'default').executeTakeFirst();
+    if (!org) return { ...(await insertTenant(trx, { name: 'Default organisation', slug: 'default' }, now)), created: true };
     let created = false;
-    if (!org) {
-      org = { id: uuid(), name: 'Default organisation', slug: 'default', settings: '{}', created_at: now, default_workspace_id: null };
-      await trx.insertInto('organisations').values(org).execute();
-      created = true;
-    }
-    let ws = await trx.selectFrom('workspaces').selectAll().where('organisation_id', '=', org.id).where('slug', '=', 'default').executeTakeFirst();
+    let ws: WorkspacesTable | undefined = await trx.selectFrom('workspaces').selectAll().where('organisation_id', '=', org.id).where('slug', '=', 'default').executeTakeFirst();
     if (!ws) {
-      ws = { id: uuid(), organisation_id: org.id, name: 'Default workspace', slug: 'default', status: 'active', settings: '{}', description: null, metadata: '{}', defaults: null, created_at: now, updated_at: now };
+      ws = defaultWorkspaceRow(org.id, now);
       await trx.insertInto('workspaces').values(ws).execute();
       created = true;
     }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { callAs, insertKey, insertOrganisation, type JsonAnswer } from '../tenancy/tenant-helpers.js';
+import { callAs, insertKey, createOrganisation, type JsonAnswer } from '../tenancy/tenant-helpers.js';
 import { randomId } from '../../../src/lib/ids.js';
 
 /**
@@ -141,9 +141,7 @@ describe('log visibility', () => {
     const noLogs = await admin('POST', '/v1/api-keys', { name: 'no-logs', type: 'workspace-service', workspace_id: team, scopes: ['configs.read'] });
     expectError(await callAs(gw, noLogs.body.key, 'GET', '/v1/logs'), 403, 'forbidden', 'logs.read');
     expectError(await callAs(gw, noLogs.body.key, 'GET', `/v1/logs/${logOf.member}`), 403, 'forbidden', 'logs.read');
-    const other = await insertOrganisation(gw, `other-${randomId(6)}`);
-    const otherKey = await insertKey(gw, { organisationId: other.organisationId, workspaceId: null, type: 'organisation-service' });
-    await gw.gateway.deps.runtime.changed();
+    const otherKey = (await createOrganisation(gw, `other-${randomId(6).toLowerCase()}`)).adminKey;
     expect((await callAs(gw, otherKey, 'GET', '/v1/logs?page_size=100')).body.data).toEqual([]);
     expectError(await callAs(gw, otherKey, 'GET', `/v1/logs/${logOf.member}`), 404, 'not_found');
     expectError(await callAs(gw, otherKey, 'GET', `/v1/logs?workspace_id=${team}`), 404, 'not_found', 'workspace_id');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { calcPrice } from '@pydantic/genai-prices';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { callAs, insertKey, insertOrganisation } from '../tenancy/tenant-helpers.js';
+import { callAs, createOrganisation } from '../tenancy/tenant-helpers.js';
 
 /** What gpt-4o costs in the catalogue for these token counts (input includes the cached part). */
 function catalogue(model: string, u: { prompt_tokens: number; completion_tokens: number; prompt_tokens_details?: { cached_tokens?: number } }): number {
@@ -109,9 +109,7 @@ describe('prices: cost on every log row, usage details, GET /v1/models', () => {
     const own = await admin('GET', `/v1/models?workspace_id=${ws}`);
     expect(own.status).toBe(200);
     expect(own.body.total_count).toBe(3);
-    const other = await insertOrganisation(gw, 'pricing-other-org');
-    const otherKey = await insertKey(gw, { organisationId: other.organisationId, workspaceId: null, type: 'organisation-service' });
-    await gw.gateway.deps.runtime.changed();
+    const otherKey = (await createOrganisation(gw, 'pricing-other-org')).adminKey;
     const refused = await callAs(gw, otherKey, 'GET', `/v1/models?workspace_id=${ws}`);
     expect(refused.status).toBe(404);
     expect(refused.body.error).toMatchObject({ code: 'not_found', param: 'workspace_id' });

@@ -41,12 +41,11 @@ describe.each(['sqlite', 'postgres'] as const)('usage-limits policy API on %s', 
     gw = await startGateway({ store });
     const deps = gw.gateway.deps;
     defaultWs = deps.runtime.current.defaultWorkspaceId;
-    const now = Date.now();
-    const otherOrg = uuid();
-    otherOrgWs = uuid();
-    await deps.store.db.insertInto('organisations').values({ id: otherOrg, name: 'Other', slug: `other-${otherOrg.slice(0, 8)}`, settings: '{}', created_at: now, default_workspace_id: null }).execute();
-    await deps.store.db.insertInto('workspaces').values({ id: otherOrgWs, organisation_id: otherOrg, name: 'Theirs', slug: 'theirs', status: 'active', settings: '{}', created_at: now, updated_at: now }).execute();
-    await deps.runtime.changed();
+    const other = await call('POST', '/v1/organisations', { name: 'Other', slug: `other-${uuid().slice(0, 8)}` });
+    expect(other.status).toBe(201);
+    const theirs = await call('POST', '/v1/workspaces', { name: 'Theirs', slug: 'theirs' }, { 'x-gateway-api-key': other.body.admin_key });
+    expect(theirs.status).toBe(201);
+    otherOrgWs = theirs.body.id;
   });
   afterAll(async () => {
     await gw?.close();

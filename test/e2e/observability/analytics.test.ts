@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
-import { callAs, insertKey, insertOrganisation, type JsonAnswer } from '../tenancy/tenant-helpers.js';
+import { callAs, insertKey, createOrganisation, type JsonAnswer } from '../tenancy/tenant-helpers.js';
 import { insertRequestLogs, type RequestLogRow } from '../../../src/store/repos/request-logs.js';
 import { randomId } from '../../../src/lib/ids.js';
 
@@ -159,9 +159,8 @@ describe('analytics', () => {
     const { defaultOrganisationId: organisationId, defaultWorkspaceId: workspaceId } = gw.gateway.deps.runtime.current;
     const logsOnly = await insertKey(gw, { organisationId, workspaceId, type: 'workspace-service', scopes: ['logs.read'] });
     const analyticsOnly = await insertKey(gw, { organisationId, workspaceId, type: 'workspace-service', scopes: ['analytics.read'] });
-    const other = await insertOrganisation(gw, `an-${randomId(6).toLowerCase()}`);
-    const outsider = await insertKey(gw, { organisationId: other.organisationId, workspaceId: null, type: 'organisation-service' });
     await gw.gateway.deps.runtime.changed();
+    const outsider = (await createOrganisation(gw, `an-${randomId(6).toLowerCase()}`)).adminKey;
     expectError(await callAs(gw, logsOnly, 'GET', `/v1/analytics/groups/model?${RANGE}`), 403, 'forbidden', 'analytics.read');
     expect((await callAs(gw, logsOnly, 'GET', `/v1/logs/groups/model?${RANGE}`)).body.total).toBe(3);
     expect((await callAs(gw, analyticsOnly, 'GET', `/v1/analytics/graphs/requests?${RANGE}`)).body.summary.total).toBe(600);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { callAs, insertKey, insertOrganisation, type JsonAnswer } from '../tenancy/tenant-helpers.js';
+import { callAs, insertKey, createOrganisation, type JsonAnswer } from '../tenancy/tenant-helpers.js';
 import { insertRequestLogs, type RequestLogRow } from '../../../src/store/repos/request-logs.js';
 import { randomId } from '../../../src/lib/ids.js';
 
@@ -136,7 +136,7 @@ describe('log detail, filters and export', () => {
     expect(failed).toHaveLength(124);
     expect((await admin('GET', `/v1/logs?trace_id=${trace}&status_code=500`)).body.total).toBe(124);
 
-    const other = await insertOrganisation(gw, `other-${randomId(6).toLowerCase()}`);
+    const other = await createOrganisation(gw, `other-${randomId(6).toLowerCase()}`);
     const outsider = await insertKey(gw, { organisationId: other.organisationId, workspaceId: other.workspaceId, type: 'workspace-service' });
     const noLogs = await insertKey(gw, { organisationId, workspaceId, type: 'workspace-service', scopes: ['completions.write'] });
     await gw.gateway.deps.runtime.changed();

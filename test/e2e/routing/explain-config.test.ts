@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { callAs, insertKey, insertOrganisation } from '../tenancy/tenant-helpers.js';
+import { callAs, insertKey, createOrganisation } from '../tenancy/tenant-helpers.js';
 
 /** loadbalance(70: fallback(conditional(premium → A, default B), C), 30: D) */
 const nested = (host: string) => ({
@@ -36,7 +36,7 @@ describe('POST /v1/configs/explain', () => {
   beforeAll(async () => {
     fake = await startFakeOpenAI({ apiKey: 'sk-cb' });
     gw = await startGateway();
-    const other = await insertOrganisation(gw, 'other-org');
+    const other = await createOrganisation(gw, 'other-org');
     otherKey = await insertKey(gw, { organisationId: other.organisationId, workspaceId: other.workspaceId, type: 'workspace-service' });
     await gw.gateway.deps.runtime.changed();
   });

@@ -16,7 +16,7 @@ export async function callAs(gw: TestGateway, key: string, method: string, path:
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-/** Inserts a workspace into an organisation directly in the store (there is no API for organisations). */
+/** Inserts a workspace into an organisation directly in the store. */
 export async function insertWorkspace(gw: TestGateway, organisationId: string, slug: string): Promise<string> {
   const id = uuid();
   const now = Date.now();
@@ -24,14 +24,23 @@ export async function insertWorkspace(gw: TestGateway, organisationId: string, s
   return id;
 }
 
-/** Creates an organisation with one workspace (its default) directly in the store. */
-export async function insertOrganisation(gw: TestGateway, slug: string): Promise<{ organisationId: string; workspaceId: string }> {
-  const organisationId = uuid();
-  const db = gw.gateway.deps.store.db;
-  await db.insertInto('organisations').values({ id: organisationId, name: slug, slug, settings: '{}', created_at: Date.now(), default_workspace_id: null }).execute();
-  const workspaceId = await insertWorkspace(gw, organisationId, 'default');
-  await db.updateTable('organisations').set({ default_workspace_id: workspaceId }).where('id', '=', organisationId).execute();
-  return { organisationId, workspaceId };
+/** An organisation made by `POST /v1/organisations`: its id, its default workspace's id and its first admin key's value. */
+export interface CreatedOrganisation {
+  organisationId: string;
+  workspaceId: string;
+  adminKey: string;
+}
+
+/**
+ * Creates an organisation through the API with the instance operator's key (the test gateway's admin
+ * key): it comes with its `default` workspace and an organisation-service key holding `*`.
+ */
+export async function createOrganisation(gw: TestGateway, slug: string): Promise<CreatedOrganisation> {
+  const created = await callAs(gw, gw.adminKey, 'POST', '/v1/organisations', { name: slug, slug });
+  if (created.status !== 201) throw new Error(`POST /v1/organisations answered ${created.status}: ${JSON.stringify(created.body)}`);
+  const ws = await callAs(gw, created.body.admin_key, 'GET', '/v1/workspaces/default');
+  if (ws.status !== 200) throw new Error(`GET /v1/workspaces/default answered ${ws.status}: ${JSON.stringify(ws.body)}`);
+  return { organisationId: created.body.id, workspaceId: ws.body.id, adminKey: created.body.admin_key };
 }
 
 /** Inserts a gateway key directly in the store (scopes default to `*`); returns its value. */

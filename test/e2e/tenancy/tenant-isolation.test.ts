@@ -3,11 +3,12 @@ import { toFile } from 'openai';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic/server.js';
-import { callAs, insertKey, insertOrganisation, insertWorkspace, type JsonAnswer } from './tenant-helpers.js';
+import { callAs, createOrganisation, insertKey, insertWorkspace, type JsonAnswer } from './tenant-helpers.js';
 
 /**
  * Tenant boundaries: organisation A (the bootstrap organisation, workspaces A1 = default and A2) and
- * organisation B (created in the store, its own default workspace). Every id of A1 is unknown (404) to
+ * organisation B (made by `POST /v1/organisations`: its own default workspace, its key B is the admin key
+ * that answer shows). Every id of A1 is unknown (404) to
  * an organisation key of B and to a workspace key of A2, on the data plane and in the admin API.
  */
 let gw: TestGateway;
@@ -31,10 +32,9 @@ beforeAll(async () => {
   wsA1 = deps.runtime.current.defaultWorkspaceId;
   orgA = deps.runtime.current.defaultOrganisationId;
   const wsA2 = await insertWorkspace(gw, orgA, 'a2');
-  const b = await insertOrganisation(gw, 'org-b');
+  const b = await createOrganisation(gw, 'org-b');
   wsB = b.workspaceId;
-  const orgB = b.organisationId;
-  keyB = await insertKey(gw, { organisationId: orgB, workspaceId: null, type: 'organisation-service' });
+  keyB = b.adminKey;
   keyA2 = await insertKey(gw, { organisationId: orgA, workspaceId: wsA2, type: 'workspace-service' });
   await deps.runtime.changed();
 
@@ -128,9 +128,10 @@ describe('an organisation key of another organisation', () => {
   });
 
   it('acts in no workspace at all when its organisation has no default workspace (403, never another tenant\'s)', async () => {
-    const orgC = (await insertOrganisation(gw, 'org-c')).organisationId;
-    await gw.gateway.deps.store.db.updateTable('organisations').set({ default_workspace_id: wsA1 }).where('id', '=', orgC).execute();
-    const keyC = await insertKey(gw, { organisationId: orgC, workspaceId: null, type: 'organisation-service' });
+    const c = await createOrganisation(gw, 'org-c');
+    // A store in this state is not made by the API: its default workspace pointed at another tenant's.
+    await gw.gateway.deps.store.db.updateTable('organisations').set({ default_workspace_id: wsA1 }).where('id', '=', c.organisationId).execute();
+    const keyC = c.adminKey;
     await gw.gateway.deps.runtime.changed();
     const r = await callAs(gw, keyC, 'POST', '/v1/chat/completions', chatBody, provider());
     expect(r.status).toBe(403);
@@ -139,6 +140,7 @@ describe('an organisation key of another organisation', () => {
   });
 
   it('of an organisation without any workspace: empty lists, 404 for ids (never a 500)', async () => {
+    // The API always makes an organisation with its default workspace: this store state is written directly.
     const orgD = 'org-d-' + Date.now();
     await gw.gateway.deps.store.db.insertInto('organisations').values({ id: orgD, name: 'd', slug: orgD, settings: '{}', created_at: Date.now() }).execute();
     const keyD = await insertKey(gw, { organisationId: orgD, workspaceId: null, type: 'organisation-service' });

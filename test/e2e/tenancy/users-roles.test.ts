@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { callAs, insertKey, insertOrganisation, type JsonAnswer } from './tenant-helpers.js';
+import { callAs, createOrganisation, type JsonAnswer } from './tenant-helpers.js';
 
 /** Users, workspace members, roles (a user key acts with its scopes ∩ its user's role) and `api_keys.user_id`, over HTTP. */
 let gw: TestGateway;
@@ -90,9 +90,7 @@ describe('users', () => {
   });
 
   it('users of another organisation are unknown (404) and never listed', async () => {
-    const other = await insertOrganisation(gw, 'users-other-org');
-    const otherKey = await insertKey(gw, { organisationId: other.organisationId, workspaceId: null, type: 'organisation-service' });
-    await gw.gateway.deps.runtime.changed();
+    const otherKey = (await createOrganisation(gw, 'users-other-org')).adminKey;
     const mine = (await admin('POST', '/v1/users', { email: email('mine') })).body;
     expectError(await callAs(gw, otherKey, 'GET', `/v1/users/${mine.id}`), 404, 'not_found');
     expectError(await callAs(gw, otherKey, 'DELETE', `/v1/users/${mine.id}`), 404, 'not_found');

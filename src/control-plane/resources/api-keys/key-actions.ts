@@ -11,9 +11,14 @@ import { keyHint, newKeyValue } from './key-value.js';
 import { presentKey, reread, writeScope } from './present-key.js';
 import { transitionMs, type RotationPolicy } from './rotation-schedule.js';
 
-/** Handing a caller another key's value is taking that key over: allowed only to a principal that could have created it. */
+/**
+ * Handing a caller another key's value is taking that key over: allowed only to a principal that could
+ * have created it. The instance operator's key is never taken over (only it rotates itself): its value
+ * creates organisations, which no key of its organisation could otherwise.
+ */
 function assertMayTakeOver(principal: Principal, k: ApiKeyRecord): void {
   if (k.id === principal.keyId) return;
+  if (k.instance_operator) throw new GatewayError('forbidden', "The instance operator's key is rotated and revealed only with itself.");
   assertTypeWithinReach(principal, k.type);
   grantScopes(principal, k.type, k.scopes);
 }

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import { GatewayError } from '../../../errors/gateway-error.js';
 import { organisationSettingsView } from '../../../kernel/settings.js';
 import { API_KEYS_SECTION } from '../../../runtime/core-sections.js';
@@ -12,22 +11,11 @@ import type { GatewayDeps } from '../../../gateway/deps.js';
 import { principalOf, requireOrganisationAdmin } from '../../resource/authorize.js';
 import { writeAudit } from '../../resource/audit.js';
 import { ErrorAnswer } from '../../resource/mount-resource.js';
-import { iso } from '../../resource/paging.js';
 import { OrganisationSettingsAnswer, OrganisationSettingsPatch, mergeSettings } from './settings-schema.js';
+import { OrganisationAnswer, presentOrganisation } from './organisation-answer.js';
+import { registerCreateOrganisationRoute } from './create-organisation-route.js';
 
-const OrganisationAnswer = Type.Object({
-  id: Type.String(),
-  object: Type.Literal('organisation'),
-  name: Type.String(),
-  slug: Type.String(),
-  settings: OrganisationSettingsAnswer,
-  created_at: Type.String(),
-});
 const responses = (schema: typeof OrganisationAnswer | typeof OrganisationSettingsAnswer) => ({ 200: schema, '4xx': ErrorAnswer, '5xx': ErrorAnswer });
-
-function present(o: Organisation) {
-  return { id: o.id, object: 'organisation' as const, name: o.name, slug: o.slug, settings: organisationSettingsView(o.settings), created_at: iso(o.created_at)! };
-}
 
 async function organisationOf(deps: GatewayDeps, id: string): Promise<Organisation> {
   const o = await getOrganisation(deps.store.db, id);
@@ -37,7 +25,8 @@ async function organisationOf(deps: GatewayDeps, id: string): Promise<Organisati
 
 /**
  * `GET /v1/organisation` and `PUT /v1/organisation/settings` (control-plane.md §2): the caller's own
- * organisation. Hand-written rather than a declared resource: it is a singleton (no list, no id, no
+ * organisation; then `POST /v1/organisations`, the instance operator's (create-organisation-route.ts).
+ * Hand-written rather than a declared resource: it is a singleton (no list, no id, no
  * create or delete) that every principal reads as its own organisation, so the resource pattern's
  * collection routes do not apply. Like the mounted routes, each route declares its permission (checked
  * by the route guard), and the settings write runs in one transaction with its audit row and runtime
@@ -47,7 +36,7 @@ export function registerOrganisationRoutes(app: FastifyInstance, deps: GatewayDe
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['organisation'];
   typed.get('/v1/organisation', { config: { permission: 'organisation.read' }, schema: { tags, summary: 'Read the organisation and its settings', response: responses(OrganisationAnswer) } }, async (request) =>
-    present(await organisationOf(deps, principalOf(request).organisationId)),
+    presentOrganisation(await organisationOf(deps, principalOf(request).organisationId)),
   );
 
   typed.put(
@@ -78,4 +67,6 @@ export function registerOrganisationRoutes(app: FastifyInstance, deps: GatewayDe
       return organisationSettingsView(settings);
     },
   );
+
+  registerCreateOrganisationRoute(app, deps);
 }
