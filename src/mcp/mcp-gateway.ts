@@ -106,7 +106,7 @@ export class McpGateway {
   private readonly oauth: UpstreamOAuth;
 
   constructor(private readonly deps: GatewayDeps) {
-    this.fetcher = new UpstreamFetch(deps.http.outbound);
+    this.fetcher = new UpstreamFetch(deps.http.outbound, deps.settings.upstreamConnectTimeoutMs, deps.settings.upstreamHeadersTimeoutMs);
     this.oauth = upstreamOAuth(deps);
   }
 
