@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { Socket } from 'node:net';
 
 /** The ways a {@link FaultyUpstream} misbehaves; the first path segment of a request picks one. */
@@ -18,12 +19,20 @@ export class FaultyUpstream {
   /** Requests seen, per fault. */
   readonly hits = new Map<string, number>();
   private readonly sockets = new Set<Socket>();
-  private readonly server = createServer((req, res) => void this.answer(req, res));
+  private readonly server;
+  private readonly scheme: 'http' | 'https';
   private port = 0;
+
+  /** Plain HTTP, or HTTPS with `tls` (a certificate valid for 127.0.0.1). */
+  constructor(tls?: { cert: string; key: string }) {
+    const handler = (req: IncomingMessage, res: ServerResponse) => void this.answer(req, res);
+    this.server = tls ? createTlsServer(tls, handler) : createServer(handler);
+    this.scheme = tls ? 'https' : 'http';
+  }
 
   /** Starts listening on a free loopback port. */
   async start(): Promise<this> {
-    this.server.on('connection', (s) => {
+    this.server.on(this.scheme === 'https' ? 'secureConnection' : 'connection', (s: Socket) => {
       this.sockets.add(s);
       s.once('close', () => this.sockets.delete(s));
     });
@@ -32,9 +41,9 @@ export class FaultyUpstream {
     return this;
   }
 
-  /** `http://127.0.0.1:<port>/<fault>`: the base URL of an upstream with that fault. */
+  /** `http(s)://127.0.0.1:<port>/<fault>`: the base URL of an upstream with that fault. */
   url(fault: Fault): string {
-    return `http://127.0.0.1:${this.port}/${fault}`;
+    return `${this.scheme}://127.0.0.1:${this.port}/${fault}`;
   }
 
   /** Closes the server and every connection it still holds (the hung ones). */
@@ -58,7 +67,7 @@ export class FaultyUpstream {
       }
       case 'reset-mid-body':
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': '4096' });
-        res.write('{"id":"x","object":"list","data":[{"id":', () => setTimeout(() => res.socket?.resetAndDestroy(), 20));
+        res.write('{"id":"x","object":"list","data":[{"id":', () => setTimeout(() => reset(res.socket), 20));
         return;
       case 'hang':
         return;
@@ -76,4 +85,11 @@ export class FaultyUpstream {
         res.end('{}');
     }
   }
+}
+
+/** Ends a connection with a TCP reset (a TLS socket, which cannot send one, is destroyed). */
+function reset(socket: Socket | null): void {
+  if (!socket) return;
+  if ('encrypted' in socket) socket.destroy();
+  else socket.resetAndDestroy();
 }

@@ -6,6 +6,10 @@ import { PG_URL, TEST_STORE } from '../../helpers/gateway.js';
 import { spawnGateway, type GatewayProcess } from '../../helpers/processes.js';
 import { FAULTS, FaultyUpstream, type Fault } from '../../helpers/faulty-upstream.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
+import { selfSignedCertificate } from '../../fakes/azure-key-vault/server.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * Every outbound path of the gateway against upstreams that redirect (302, 307), reset mid-body, hang,
@@ -37,6 +41,9 @@ const TIMEOUT_MS = 4000;
 const schema = `t_${randomId(12).toLowerCase()}`;
 let gw: GatewayProcess;
 let up: FaultyUpstream;
+/** The same faults over HTTPS (Azure Key Vault's client refuses plain http), its CA given to the gateway. */
+let upTls: FaultyUpstream;
+let caDir: string;
 let fake: FakeOpenAI;
 
 async function call(path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown; key?: string } = {}): Promise<Answer> {
@@ -177,6 +184,21 @@ const paths: OutboundPath[] = [
     },
   },
   {
+    name: 'secret manager: Azure Key Vault',
+    setUp: async () => {
+      for (const f of FAULTS) {
+        const auth = { vault_url: upTls.url(f), tenant_id: 'tenant-1', client_id: 'app-1', client_secret: 'azure-client-secret-0001', authority_host: upTls.url(f) };
+        await created('/v1/secret-references', { name: `Azure ${f}`, slug: slug('azure', f), manager_type: 'azure_kv', auth_config: auth, secret_path: 'openai-key' });
+      }
+    },
+    call: (f) => call(`/v1/secret-references/${slug('azure', f)}/test`, { method: 'POST' }),
+    expectAnswer: (a) => {
+      expect(a.status, a.text).toBe(200);
+      expect(a.json).toMatchObject({ ok: false, fingerprint: null, error: expect.any(String) });
+      expect(a.json.error).not.toContain('azure-client-secret');
+    },
+  },
+  {
     name: 'JWKS (a forged JWT with an unknown kid, no credential)',
     sequential: true,
     call: async (f) => {
@@ -205,7 +227,10 @@ const paths: OutboundPath[] = [
 ];
 
 beforeAll(async () => {
-  [up, fake] = await Promise.all([new FaultyUpstream().start(), startFakeOpenAI({ apiKey: 'sk-good' })]);
+  const tls = selfSignedCertificate();
+  caDir = mkdtempSync(join(tmpdir(), 'gw-ca-'));
+  writeFileSync(join(caDir, 'ca.pem'), tls.cert);
+  [up, upTls, fake] = await Promise.all([new FaultyUpstream().start(), new FaultyUpstream(tls).start(), startFakeOpenAI({ apiKey: 'sk-good' })]);
   const timeout = String(TIMEOUT_MS);
   gw = await spawnGateway({
     ...(TEST_STORE === 'postgres' ? { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema } : {}),
@@ -213,13 +238,15 @@ beforeAll(async () => {
     GATEWAY_UPSTREAM_HEADERS_TIMEOUT_MS: timeout,
     GATEWAY_UPSTREAM_BODY_TIMEOUT_MS: timeout,
     GATEWAY_AGENT_TIMEOUT_MS: timeout,
+    SECRET_MANAGER_CA_FILE: join(caDir, 'ca.pem'),
   });
   for (const p of paths) await p.setUp?.();
 });
 
 afterAll(async () => {
   await gw?.stop();
-  await Promise.all([up?.close(), fake?.close()]);
+  await Promise.all([up?.close(), upTls?.close(), fake?.close()]);
+  if (caDir) rmSync(caDir, { recursive: true, force: true });
   if (TEST_STORE === 'postgres') await dropPostgresSchema(PG_URL, schema);
 });
 
