@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { GatewayError } from '../errors/gateway-error.js';
 import { toGatewayError } from '../errors/to-gateway-error.js';
-import { readBodyText, toUpstreamError, type UpstreamResponse } from '../lib/http-client.js';
+import { discardBody, readBodyText, toUpstreamError, type UpstreamResponse } from '../lib/http-client.js';
 import { isObject, tryParseJson } from '../lib/json.js';
 import { LazyAbort } from '../lib/lazy-abort.js';
 import { SseDecoder, sseData } from '../lib/sse.js';
@@ -190,8 +190,7 @@ async function forward(c: Call, body: Record<string, unknown>, stream: boolean):
   try {
     res = await send();
     if ((res.status === 401 || res.status === 403) && server.secret_mappings.length > 0) {
-      res.body.on('error', () => {});
-      res.body.destroy();
+      discardBody(res.body);
       await refreshMappedSecrets(deps, server.secret_mappings);
       res = await send();
     }

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.js';
-import type { HttpClient, UpstreamResponse } from '../lib/http-client.js';
+import { discardBody, type HttpClient, type UpstreamResponse } from '../lib/http-client.js';
 import { isObject, tryParseJson } from '../lib/json.js';
 import type { CustomHostGuard } from '../routing/custom-host-guard.js';
 
@@ -35,10 +35,9 @@ export function cardUrl(url: string, path: string): string {
   return u.toString();
 }
 
-/** Drops a body the gateway will not read (quietly: destroying an undici body emits an abort error). */
+/** Drops a body the gateway will not read (quietly: the HTTP client's `discardBody`). */
 function discard(res: UpstreamResponse): void {
-  res.body.on('error', () => {});
-  res.body.destroy();
+  discardBody(res.body);
 }
 
 function upstreamFault(message: string): GatewayError {

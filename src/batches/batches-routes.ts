@@ -4,10 +4,10 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { GatewayError } from '../errors/gateway-error.js';
 import { prefixedId } from '../lib/ids.js';
-import { isObject } from '../lib/json.js';
+import { isObject, tryParseJson } from '../lib/json.js';
 import type { GatewayFiles } from '../files/gateway-files.js';
 import { isGatewayFileId } from '../files/gateway-files.js';
-import { resolveResourceTarget, type ResourceForwarder } from '../files/provider-resource.js';
+import { resolveResourceTarget, type ResourceForwarder, type ResourceTarget } from '../files/provider-resource.js';
 import { intQuery, rawQuery, strQuery } from '../files/query-params.js';
 import { BATCH_ENDPOINTS, type BatchObject, type CursorList } from '../spec/batches.js';
 import type { GatewayDeps } from '../gateway/deps.js';
@@ -43,8 +43,8 @@ export function checkMetadata(metadata: Record<string, string> | null | undefine
   }
 }
 
-async function relay(reply: FastifyReply, res: Awaited<ReturnType<ResourceForwarder['send']>>): Promise<FastifyReply> {
-  return reply.code(res.status).header('content-type', 'application/json').send(await readBodyText(res));
+async function relay(reply: FastifyReply, forwarder: ResourceForwarder, rt: ResourceTarget, res: Awaited<ReturnType<ResourceForwarder['send']>>): Promise<FastifyReply> {
+  return reply.code(res.status).header('content-type', 'application/json').send(await forwarder.relayText(rt, res));
 }
 
 /**
@@ -89,8 +89,8 @@ export function registerBatchesRoutes(app: FastifyInstance, deps: GatewayDeps, o
     const rt = resolveResourceTarget(deps, request.headers, ws, 'batches');
     if (body.completion_window === '24h' && rt?.api && !isGatewayFileId(body.input_file_id)) {
       const res = await forwarder.send(rt, { method: 'POST', path: '/batches', body: JSON.stringify(body), contentType: 'application/json' });
-      const text = await readBodyText(res);
-      const obj = JSON.parse(text) as Record<string, unknown>;
+      const text = await forwarder.relayText(rt, res);
+      const obj = tryParseJson(text);
       if (isObject(obj) && typeof obj.id === 'string') {
         const now = deps.clock.now();
         await insertBatch(deps.store, {
@@ -156,7 +156,7 @@ export function registerBatchesRoutes(app: FastifyInstance, deps: GatewayDeps, o
     const q = request.query as Record<string, unknown>;
     const limit = intQuery(q, 'limit', 1, 100, 20);
     const rt = resolveResourceTarget(deps, request.headers, request.gw.workspaceId, 'batches');
-    if (rt?.api) return relay(reply, await forwarder.send(rt, { method: 'GET', path: '/batches' + rawQuery(request.url) }));
+    if (rt?.api) return relay(reply, forwarder, rt, await forwarder.send(rt, { method: 'GET', path: '/batches' + rawQuery(request.url) }));
     const { rows, hasMore } = await listBatches(deps.store, request.gw.workspaceId, strQuery(q, 'after'), limit);
     const data = await Promise.all(rows.map((r) => viewBatch(deps.store, r)));
     const list: CursorList<BatchObject> = { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: hasMore };
@@ -169,7 +169,7 @@ export function registerBatchesRoutes(app: FastifyInstance, deps: GatewayDeps, o
     if (row?.mode === 'gateway') return viewBatch(deps.store, row);
     const rt = resolveResourceTarget(deps, request.headers, request.gw.workspaceId, 'batches', row);
     if (!rt?.api) throw new GatewayError('not_found', `No such batch: '${batch_id}'.`, { param: 'batch_id' });
-    return relay(reply, await forwarder.send(rt, { method: 'GET', path: `/batches/${encodeURIComponent(batch_id)}` }));
+    return relay(reply, forwarder, rt, await forwarder.send(rt, { method: 'GET', path: `/batches/${encodeURIComponent(batch_id)}` }));
   });
 
   app.post('/v1/batches/:batch_id/cancel', { config: { permission: 'completions.write' }, schema: { tags, summary: 'Cancel a batch', params: BatchIdParams } }, async (request, reply) => {
@@ -191,6 +191,6 @@ export function registerBatchesRoutes(app: FastifyInstance, deps: GatewayDeps, o
     }
     const rt = resolveResourceTarget(deps, request.headers, ws, 'batches', row);
     if (!rt?.api) throw new GatewayError('not_found', `No such batch: '${batch_id}'.`, { param: 'batch_id' });
-    return relay(reply, await forwarder.send(rt, { method: 'POST', path: `/batches/${encodeURIComponent(batch_id)}/cancel` }));
+    return relay(reply, forwarder, rt, await forwarder.send(rt, { method: 'POST', path: `/batches/${encodeURIComponent(batch_id)}/cancel` }));
   });
 }

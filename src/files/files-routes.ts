@@ -1,4 +1,3 @@
-import { readBodyText } from '../lib/http-client.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { Type } from 'typebox';
@@ -35,8 +34,8 @@ function isPurpose(value: unknown): value is FilePurpose {
 }
 
 /** Sends a provider's JSON answer on as it came. */
-async function relayJson(reply: FastifyReply, res: Awaited<ReturnType<ResourceForwarder['send']>>): Promise<FastifyReply> {
-  const text = await readBodyText(res);
+async function relayJson(reply: FastifyReply, forwarder: ResourceForwarder, rt: ResourceTarget, res: Awaited<ReturnType<ResourceForwarder['send']>>): Promise<FastifyReply> {
+  const text = await forwarder.relayText(rt, res);
   return reply.code(res.status).header('content-type', 'application/json').send(text);
 }
 
@@ -78,7 +77,7 @@ export function registerFilesRoutes(app: FastifyInstance, deps: GatewayDeps, opt
           await pumped;
         }
         if (pumpError) throw uploadError(pumpError);
-        const text = await readBodyText(res);
+        const text = await forwarder.relayText(rt, res);
         const obj = tryParseJson(text);
         if (isObject(obj) && typeof obj.id === 'string') {
           await insertFile(deps.store, {
@@ -130,7 +129,7 @@ export function registerFilesRoutes(app: FastifyInstance, deps: GatewayDeps, opt
 
   app.get('/v1/files', { config: { permission: 'completions.write' }, schema: { tags, summary: 'List files', querystring: ListQuery } }, async (request, reply) => {
     const rt = target(request);
-    if (rt) return relayJson(reply, await forwarder.send(rt, { method: 'GET', path: '/files' + rawQuery(request.url) }));
+    if (rt) return relayJson(reply, forwarder, rt, await forwarder.send(rt, { method: 'GET', path: '/files' + rawQuery(request.url) }));
     const q = request.query as Record<string, unknown>;
     const limit = intQuery(q, 'limit', 1, 10_000, 10_000);
     const order = strQuery(q, 'order') === 'asc' ? 'asc' : 'desc';
@@ -145,7 +144,7 @@ export function registerFilesRoutes(app: FastifyInstance, deps: GatewayDeps, opt
     if (isGatewayFileId(file_id)) return toFileObject(await files.get(request.gw.workspaceId, file_id));
     const rt = target(request, await getFile(deps.store, file_id, request.gw.workspaceId));
     if (!rt) throw new GatewayError('not_found', `No such file: '${file_id}'.`, { param: 'file_id' });
-    return relayJson(reply, await forwarder.send(rt, { method: 'GET', path: `/files/${encodeURIComponent(file_id)}` }));
+    return relayJson(reply, forwarder, rt, await forwarder.send(rt, { method: 'GET', path: `/files/${encodeURIComponent(file_id)}` }));
   });
 
   app.get('/v1/files/:file_id/content', { config: { permission: 'completions.write' }, schema: { tags, summary: 'Retrieve file content', params: FileIdParams } }, async (request, reply) => {
@@ -174,7 +173,7 @@ export function registerFilesRoutes(app: FastifyInstance, deps: GatewayDeps, opt
     if (!rt) throw new GatewayError('not_found', `No such file: '${file_id}'.`, { param: 'file_id' });
     const res = await forwarder.send(rt, { method: 'DELETE', path: `/files/${encodeURIComponent(file_id)}` });
     await deleteFileRow(deps.store, file_id, ws);
-    return relayJson(reply, res);
+    return relayJson(reply, forwarder, rt, res);
   });
 }
 

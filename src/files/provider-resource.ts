@@ -3,7 +3,7 @@ import { readBodyText } from '../lib/http-client.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error.js';
-import { tryParseJson } from '../lib/json.js';
+import { startsLikeJson, tryParseJson } from '../lib/json.js';
 import type { UpstreamResponse } from '../lib/http-client.js';
 import type { ProviderAdapter, ProviderResourceApi, ProviderResourceKind, ProviderTarget } from '../providers/provider.js';
 import { compileConfig } from '../routing/compile-config.js';
@@ -94,6 +94,16 @@ export class ResourceForwarder {
     if (res.status >= 200 && res.status < 300) return res;
     const text = await readBodyText(res, rt.adapter.name);
     throw asProviderFailure(rt.adapter.mapError(res.status, text, res.headers), rt.adapter.name);
+  }
+
+  /**
+   * Reads a 2xx answer of `send` that is relayed to the client as JSON: a body that is not JSON (an HTML
+   * page from a proxy, a captive portal) is 502 `provider_error` instead of a 200 the client cannot parse.
+   */
+  async relayText(rt: ResourceTarget, res: UpstreamResponse): Promise<string> {
+    const text = await readBodyText(res, rt.adapter.name);
+    if (!startsLikeJson(text)) throw new GatewayError('provider_error', 'The provider answered with a body that is not JSON.', { provider: rt.adapter.name, status: 502 });
+    return text;
   }
 
   /** Sends the call and parses the JSON answer. */

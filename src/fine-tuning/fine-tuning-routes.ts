@@ -1,4 +1,3 @@
-import { readBodyText } from '../lib/http-client.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -51,7 +50,7 @@ export function registerFineTuningRoutes(app: FastifyInstance, deps: GatewayDeps
   };
   const relay = async (reply: FastifyReply, rt: ResourceTarget, method: 'GET' | 'POST', path: string, body?: unknown) => {
     const res = await forwarder.send(rt, { method, path, ...(body === undefined ? {} : { body: JSON.stringify(body), contentType: 'application/json' }) });
-    return reply.code(res.status).header('content-type', 'application/json').send(await readBodyText(res));
+    return reply.code(res.status).header('content-type', 'application/json').send(await forwarder.relayText(rt, res));
   };
   const jobPath = (request: FastifyRequest) => `/fine_tuning/jobs/${encodeURIComponent((request.params as Static<typeof JobParams>).job_id)}`;
   const paged = (request: FastifyRequest) => {

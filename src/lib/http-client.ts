@@ -127,8 +127,12 @@ export class HttpClient {
         headersTimeout: req.headersTimeout ?? this.opts.headersTimeoutMs,
         bodyTimeout: req.bodyTimeout ?? this.opts.bodyTimeoutMs,
       });
+      // Every body gets an error listener at once: a body nobody reads (a refused redirect, an answer a
+      // caller drops) may still fail or be destroyed, and an 'error' event without a listener ends the
+      // process. A reader still sees the failure: `text()` and iteration reject with it.
+      res.body.on('error', ignore);
       if (isRedirect(res.statusCode)) {
-        res.body.destroy();
+        discardBody(res.body);
         throw redirectRefused(res.statusCode, res.headers, req.url, provider);
       }
       return { status: res.statusCode, headers: res.headers, body: res.body, url: req.url };
@@ -223,6 +227,17 @@ export class HttpClient {
   async close(): Promise<void> {
     await Promise.all([this.direct.close(), this.guarded.close()]);
   }
+}
+
+function ignore(): void {}
+
+/**
+ * Drops an upstream body the gateway will not read: its connection is aborted and the abort error the
+ * body then emits is handled (undici's body emits `RequestAbortedError` when destroyed before its end).
+ */
+export function discardBody(body: UpstreamResponse['body']): void {
+  body.on('error', ignore);
+  body.destroy();
 }
 
 /** A 3xx that points elsewhere; 304 Not Modified (the answer to a conditional request) is not one. */

@@ -8,6 +8,19 @@ export function tryParseJson(text: string): unknown {
   }
 }
 
+/**
+ * True when `text` starts (after JSON whitespace) like a JSON object or array: the cheap check a relayed
+ * answer passes before it is sent on as `application/json` (an HTML page or a truncated nothing does not).
+ */
+export function startsLikeJson(text: string | Uint8Array): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = typeof text === 'string' ? text.charCodeAt(i) : text[i]!;
+    if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) continue;
+    return c === 0x7b || c === 0x5b;
+  }
+  return false;
+}
+
 /** True for a plain JSON object (not an array, not null). */
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

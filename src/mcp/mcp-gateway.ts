@@ -109,7 +109,7 @@ export class McpGateway {
   private readonly primed = new PrimedSessionStreams((session, dropped) => this.deps.logger.warn({ session, dropped }, 'MCP session stream: upstream messages dropped before the client connected (buffer full)'));
 
   constructor(private readonly deps: GatewayDeps) {
-    this.fetcher = new UpstreamFetch(deps.http.outbound);
+    this.fetcher = new UpstreamFetch(deps.http.outbound, deps.settings.upstreamConnectTimeoutMs, deps.settings.upstreamHeadersTimeoutMs);
     this.oauth = upstreamOAuth(deps);
   }
 

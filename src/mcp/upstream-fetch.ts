@@ -13,9 +13,13 @@ export class UpstreamFetch {
   private readonly guard: CustomHostGuard;
   private readonly agent: Agent;
 
-  constructor(policy: OutboundPolicy, connectTimeoutMs = 10_000) {
+  /**
+   * `headersTimeoutMs` bounds the wait for an upstream's status and headers (an upstream that accepts
+   * the connection and never answers); a stream's body, once its headers came, may stay quiet longer.
+   */
+  constructor(policy: OutboundPolicy, connectTimeoutMs = 10_000, headersTimeoutMs = 600_000) {
     this.guard = new CustomHostGuard(policy);
-    this.agent = new Agent({ connect: policy.connector({ timeout: connectTimeoutMs }), keepAliveTimeout: 30_000 });
+    this.agent = new Agent({ connect: policy.connector({ timeout: connectTimeoutMs }), keepAliveTimeout: 30_000, headersTimeout: headersTimeoutMs });
   }
 
   /**

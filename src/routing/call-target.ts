@@ -2,7 +2,7 @@ import { asProviderFailure } from '../errors/provider-failure.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { HttpClient } from '../lib/http-client.js';
 import type { Clock } from '../lib/clock.js';
-import { isObject } from '../lib/json.js';
+import { isObject, startsLikeJson } from '../lib/json.js';
 import { redactSecrets } from '../lib/redact-secrets.js';
 import { signalOf, type AbortSource } from '../lib/lazy-abort.js';
 import type { CallContext, EndpointAdapter, ProviderAdapter, ProviderTarget } from '../providers/provider.js';
@@ -53,7 +53,8 @@ export async function callTarget(call: TargetCall, signal: AbortSource, deps: Ca
     deps.observeUpstream?.(call.adapter.name, res.status, (res.headersAt - started) / 1000);
     if (res.status < 200 || res.status >= 300) throw providerError(call, res.status, res.body.toString('utf8'), res.headers);
     const raw = res.body;
-    if (call.passthrough && !call.strict) return { status: res.status, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: 'DISABLED', headers: {}, json: new JsonAnswer({ raw }), model: modelOf(call.body) };
+    // A relayed body is checked only at its first byte (an HTML page from a proxy is not sent on as JSON).
+    if (call.passthrough && !call.strict && startsLikeJson(raw)) return { status: res.status, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: 'DISABLED', headers: {}, json: new JsonAnswer({ raw }), model: modelOf(call.body) };
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw.toString('utf8'));

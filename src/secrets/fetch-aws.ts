@@ -21,13 +21,15 @@ export async function fetchAws(source: SecretSource, ctx: FetchContext): Promise
     maxAttempts: 1,
     requestHandler: {
       requestTimeout: ctx.timeoutMs,
+      // Without it the handler only logs a warning when the time is up and the call waits on.
+      throwOnRequestTimeout: true,
       connectionTimeout: ctx.timeoutMs,
       httpAgent: new HttpAgent(agentOptions),
       httpsAgent: new HttpsAgent({ ...agentOptions, ...(ctx.ca ? { ca: ctx.ca } : {}) }),
     },
   });
   try {
-    const out = await client.send(new GetSecretValueCommand({ SecretId: source.path }));
+    const out = await client.send(new GetSecretValueCommand({ SecretId: source.path }), { abortSignal: AbortSignal.timeout(ctx.timeoutMs) });
     if (out.SecretString !== undefined) return out.SecretString;
     if (out.SecretBinary !== undefined) return Buffer.from(out.SecretBinary).toString('utf8');
     throw new Error('AWS Secrets Manager answered no secret value');

@@ -17,7 +17,8 @@ export async function fetchAzure(source: SecretSource, ctx: FetchContext): Promi
   await ctx.checkUrl(auth.vault_url);
   if (auth.authority_host) await ctx.checkUrl(auth.authority_host);
   const agent = new HttpsAgent({ keepAlive: false, lookup: ctx.lookup, ...(ctx.ca ? { ca: ctx.ca } : {}), timeout: ctx.timeoutMs });
-  const common = { agent, retryOptions: { maxRetries: 0 } };
+  // No redirect is followed (the SDK's pipeline follows same-origin ones by default): a 3xx fails the read.
+  const common = { agent, retryOptions: { maxRetries: 0 }, redirectOptions: { maxRetries: 0 } };
   try {
     const credential = new ClientSecretCredential(auth.tenant_id, auth.client_id, auth.client_secret, {
       ...common,

@@ -25,7 +25,7 @@ const instances = new WeakMap<GatewayDeps, Held>();
 export function upstreamOAuth(deps: GatewayDeps): UpstreamOAuth {
   let held = instances.get(deps);
   if (!held) {
-    const fetcher = new UpstreamFetch(deps.http.outbound);
+    const fetcher = new UpstreamFetch(deps.http.outbound, deps.settings.upstreamConnectTimeoutMs, deps.settings.upstreamHeadersTimeoutMs);
     const discovery = new UpstreamDiscovery(fetcher, deps.http.outbound, deps.secrets, () => deps.clock.now(), deps.store.db);
     const flow = new ConnectFlow(deps, discovery);
     held = { fetcher, discovery, flow, tokens: new ConnectionTokens(deps, discovery, flow) };
