@@ -31,6 +31,13 @@ describe('GET /openapi.json', () => {
     await gw?.close();
   });
 
+  // The whole document against a committed copy, so that a change meant to leave the API alone (moving
+  // files, renaming modules) is shown to, and one that changes it updates the copy in the same commit:
+  // `npx vitest run test/e2e/core/openapi-document.test.ts -u` after a deliberate API change.
+  it('is the committed copy (openapi.snapshot.json)', async () => {
+    await expect(JSON.stringify(doc, null, 1) + '\n').toMatchFileSnapshot('./openapi.snapshot.json');
+  });
+
   it('declares the gateway key as the security scheme', () => {
     expect(doc.components.securitySchemes.gatewayKey).toEqual({ type: 'apiKey', in: 'header', name: 'x-gateway-api-key' });
   });
