@@ -1,27 +1,35 @@
 /**
  * The dependency rules of docs/architecture.md, checked by `npm run depcheck` (part of `npm test`).
  *
- * Layers, lowest first; a folder imports only from its own layer or the ones below it:
- *   foundation   spec, errors, lib
- *   kernel       contracts only (principal, permissions, tenant scope, runtime change)
- *   providers    one adapter per provider, reached from outside only through provider.ts and registry.ts
- *   infra        state, store, observability, pricing, secrets
- *   routing      config, strategy walk, retry, circuit breaker
- *   runtime      the compiled snapshot the hot path reads
- *   gateway      what the composition root hands every route and capability (deps, settings, hooks)
- *   data-plane   the request pipeline every data-plane route runs through
- *   capabilities cache, guardrails, prompts, limits, files, batches, responses, messages, images, fine-tuning, agents, mcp
- *   control-plane admin resources (may use a capability's validation)
- *   server       the Fastify app and composition root; imported by main.ts only
+ * The tree under src/ is the layer table: a folder imports only from itself and the folders above it in
+ * this list (lowest first), written as folder prefixes:
+ *   foundation/     spec/, errors/, lib/: import nothing else from src/
+ *   kernel/         contracts only (principal, permissions, roles, settings, tenant scope, runtime change)
+ *   providers/      one adapter per provider, reached from outside only through provider.ts and registry.ts
+ *   infra/          store/, state/, observability/, pricing/, secrets/, fast/ (hand-written replacements of libraries)
+ *   routing/        config, strategy walk, retry, circuit breaker
+ *   runtime/        the compiled snapshot the hot path reads
+ *   identity/       key / session / JWT -> principal, tenant scope, paging: below both planes
+ *   data-plane/     pipeline/ (what every data-plane route runs through), then endpoints/<name>/
+ *   features/       one folder per capability (cache, guardrails, prompts, limits, mcp, agents)
+ *   control-plane/  admin resources (may use a feature's validation)
+ *   server/         the Fastify app and its wiring; imported by main.ts only
  *
  * Tests (`*.test.ts`, `test/`) may import across layers; they may not form cycles either.
  */
 
-const CAPABILITIES = ['cache', 'guardrails', 'prompts', 'limits', 'files', 'batches', 'responses', 'messages', 'images', 'fine-tuning', 'agents', 'mcp'];
-const folders = (names) => `^src/(${names.join('|')})/`;
 const TESTS = ['\\.test\\.ts$', '^test/'];
+/** The layers in the order of the tree, lowest first. */
+const ORDER = ['foundation', 'kernel', 'providers', 'infra', 'routing', 'runtime', 'identity', 'data-plane/pipeline', 'data-plane/endpoints', 'features', 'control-plane', 'server'];
+/** The layers below `layer`. */
+const below = (layer) => ORDER.slice(0, ORDER.indexOf(layer));
+const FOUNDATION = 'foundation';
+const KERNEL = 'kernel';
 
-/** A rule that lets the folders `from` import only `allowed` (their own folder included). */
+/** The regular expression of src/ folders (prefixes such as `infra/store`). */
+const folders = (names) => `^src/(${names.join('|')})/`;
+
+/** A rule that lets the folders `from` import only `allowed` (their own folders included). */
 function only(name, from, allowed, comment) {
   return {
     name,
@@ -32,8 +40,27 @@ function only(name, from, allowed, comment) {
   };
 }
 
-const FOUNDATION = ['spec', 'errors', 'lib'];
-const INFRA = ['state', 'store', 'observability', 'pricing', 'secrets'];
+/** A rule that keeps the subfolders of `parent` apart: each imports only itself and `shared` among them. */
+function apart(name, parent, comment, { except = [], shared = [] } = {}) {
+  return {
+    name,
+    severity: 'error',
+    comment,
+    from: { path: `^src/${parent}/([^/]+)/`, pathNot: [...except.map((e) => `^src/${parent}/${e}/`), ...TESTS] },
+    to: { path: `^src/${parent}/[^/]+/`, pathNot: [`^src/${parent}/(${['$1', ...shared].join('|')})/`] },
+  };
+}
+
+/** A rule that lets the subfolder `child` of `parent` import only `allowed` among its siblings. */
+function reaches(name, parent, child, allowed, comment) {
+  return {
+    name,
+    severity: 'error',
+    comment,
+    from: { path: `^src/${parent}/${child}/`, pathNot: TESTS },
+    to: { path: `^src/${parent}/[^/]+/`, pathNot: [`^src/${parent}/(${[child, ...allowed].join('|')})/`] },
+  };
+}
 
 module.exports = {
   forbidden: [
@@ -44,23 +71,11 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
-    only('foundation-imports-nothing-above', FOUNDATION, [], 'spec, errors and lib are the foundation: they import nothing else from src/.'),
-    only('kernel-imports-only-foundation', ['kernel'], FOUNDATION, 'kernel holds contracts only: it imports spec, errors and lib, nothing else.'),
-    only('providers-import-only-foundation', ['providers'], FOUNDATION, 'A provider imports only spec, errors, lib and providers/ (see providers-stay-in-their-folder).'),
-    {
-      name: 'providers-stay-in-their-folder',
-      severity: 'error',
-      comment: 'A provider imports its own folder, providers/openai-compatible and the files at the root of providers/, never another provider.',
-      from: { path: '^src/providers/([^/]+)/', pathNot: ['^src/providers/vertex-ai/', ...TESTS] },
-      to: { path: '^src/providers/[^/]+/', pathNot: ['^src/providers/($1|openai-compatible)/'] },
-    },
-    {
-      name: 'vertex-ai-reuses-only-the-formats-it-hosts',
-      severity: 'error',
-      comment: "Vertex AI hosts Gemini and Claude in their own wire formats, so it may import providers/google and providers/anthropic's mappers; no other provider.",
-      from: { path: '^src/providers/vertex-ai/', pathNot: TESTS },
-      to: { path: '^src/providers/[^/]+/', pathNot: ['^src/providers/(vertex-ai|openai-compatible|google|anthropic)/'] },
-    },
+    only('foundation-imports-nothing-above', [FOUNDATION], below(FOUNDATION), 'foundation/ (spec, errors, lib) imports nothing else from src/.'),
+    only('kernel-imports-only-foundation', [KERNEL], below(KERNEL), 'kernel/ holds contracts only: it imports foundation/, nothing else.'),
+    only('providers-import-only-foundation', ['providers'], [FOUNDATION], 'A provider imports only foundation/ and providers/ (see providers-stay-in-their-folder).'),
+    apart('providers-stay-in-their-folder', 'providers', 'A provider imports its own folder, providers/openai-compatible and the files at the root of providers/, never another provider.', { except: ['vertex-ai'], shared: ['openai-compatible'] }),
+    reaches('vertex-ai-reuses-only-the-formats-it-hosts', 'providers', 'vertex-ai', ['openai-compatible', 'google', 'anthropic'], "Vertex AI hosts Gemini and Claude in their own wire formats, so it may import providers/google and providers/anthropic's mappers; no other provider."),
     {
       name: 'provider-folders-only-through-registry',
       severity: 'error',
@@ -68,47 +83,27 @@ module.exports = {
       from: { path: '^src/', pathNot: ['^src/providers/', ...TESTS] },
       to: { path: '^src/providers/[^/]+/' },
     },
-    only('state-imports-only-foundation', ['state'], [...FOUNDATION, 'kernel'], 'state (shared counters, circuits, pub/sub) imports only the foundation and kernel.'),
-    only('store-imports-only-foundation', ['store'], [...FOUNDATION, 'kernel'], 'store imports only the foundation and kernel; what a write changed is a kernel contract (runtime-change).'),
-    only('observability-imports-only-store', ['observability'], [...FOUNDATION, 'kernel', 'store'], 'observability imports the foundation, kernel and store (request log rows).'),
-    only('pricing-imports-only-foundation', ['pricing'], FOUNDATION, 'pricing (the model catalogue and cost of a request) imports only the foundation.'),
-    only('secrets-imports-only-infra-below', ['secrets'], [...FOUNDATION, 'kernel', 'store', 'observability'], 'secrets (secret references resolved against secret managers) imports the foundation, kernel, store and observability.'),
-    only('routing-below-capabilities', ['routing'], [...FOUNDATION, 'kernel', 'providers', ...INFRA], 'routing sits above providers and below runtime, capabilities and server.'),
-    only('runtime-below-capabilities', ['runtime'], [...FOUNDATION, 'kernel', 'providers', ...INFRA, 'routing'], 'runtime (the compiled snapshot) sits below the gateway contracts, capabilities and server.'),
-    only('gateway-contracts-below-capabilities', ['gateway'], [...FOUNDATION, 'kernel', 'providers', ...INFRA, 'routing', 'runtime'], 'gateway holds the contracts routes and capabilities are handed; it imports no capability, data-plane or server module.'),
-    only('data-plane-below-capabilities', ['data-plane'], [...FOUNDATION, 'kernel', 'providers', ...INFRA, 'routing', 'runtime', 'gateway'], 'the data-plane pipeline is what capabilities call; it imports no capability, control-plane or server module.'),
-    {
-      name: 'capabilities-below-control-plane-and-server',
-      severity: 'error',
-      comment: 'A capability imports the layers below it, never control-plane/ or server/.',
-      from: { path: folders(CAPABILITIES), pathNot: TESTS },
-      to: { path: folders(['control-plane', 'server']) },
-    },
-    {
-      name: 'capabilities-independent',
-      severity: 'error',
-      comment: 'A capability does not import another one (batches/ and fine-tuning/ have their own rules below).',
-      from: { path: folders(CAPABILITIES.filter((c) => c !== 'batches' && c !== 'fine-tuning')), pathNot: TESTS },
-      to: { path: folders(CAPABILITIES), pathNot: ['^src/$1/'] },
-    },
-    {
-      name: 'batches-imports-only-files',
-      severity: 'error',
-      comment: 'batches/ keeps its input and output files in the files capability and imports no other capability.',
-      from: { path: '^src/batches/', pathNot: TESTS },
-      to: { path: folders(CAPABILITIES), pathNot: [folders(['batches', 'files'])] },
-    },
-    {
-      name: 'fine-tuning-imports-only-files-and-batches',
-      severity: 'error',
-      comment: 'fine-tuning/ reads files and batches and imports no other capability.',
-      from: { path: '^src/fine-tuning/', pathNot: TESTS },
-      to: { path: folders(CAPABILITIES), pathNot: [folders(['fine-tuning', 'batches', 'files'])] },
-    },
+    only('infra-imports-only-foundation-and-kernel', ['infra'], [FOUNDATION, KERNEL], 'infra/ (store, state, observability, pricing, secrets, fast) imports foundation/ and kernel/ only.'),
+    only('state-imports-no-other-infra', ['infra/state'], [FOUNDATION, KERNEL], 'infra/state (shared counters, circuits, pub/sub) imports no other infra folder.'),
+    only('store-imports-no-other-infra', ['infra/store'], [FOUNDATION, KERNEL], 'infra/store imports no other infra folder; what a write changed is a kernel contract (runtime-change).'),
+    only('pricing-imports-only-foundation', ['infra/pricing'], [FOUNDATION], 'infra/pricing (the model catalogue and cost of a request) imports only foundation/.'),
+    only('fast-imports-only-what-it-replaces', ['infra/fast'], [FOUNDATION, 'infra/observability'], 'infra/fast imports foundation/ and, for the OTLP encoder, the span it encodes (infra/observability): each fast path can be dropped for the library it replaces.'),
+    only('observability-imports-store-and-fast', ['infra/observability'], [FOUNDATION, KERNEL, 'infra/store', 'infra/fast'], 'infra/observability imports foundation/, kernel/, infra/store (request log rows) and infra/fast.'),
+    only('secrets-imports-store-and-observability', ['infra/secrets'], [FOUNDATION, KERNEL, 'infra/store', 'infra/observability'], 'infra/secrets (secret references resolved against secret managers) imports infra/store and infra/observability.'),
+    only('routing-imports-providers-and-infra', ['routing'], below('routing'), 'routing/ sits above providers/ and infra/, below runtime/ and everything else.'),
+    only('runtime-imports-routing-and-below', ['runtime'], below('runtime'), 'runtime/ (the compiled snapshot) imports routing/ and the layers below it.'),
+    only('identity-below-both-planes', ['identity'], below('identity'), 'identity/ (who calls: key, session, JWT) imports runtime/ and below; both planes import it, it imports neither.'),
+    only('pipeline-below-endpoints', ['data-plane/pipeline'], below('data-plane/pipeline'), 'data-plane/pipeline is what endpoints and features call; it imports no endpoint, feature, control-plane or server module.'),
+    only('endpoints-import-pipeline-and-below', ['data-plane/endpoints'], below('data-plane/endpoints'), 'A data-plane endpoint imports the pipeline and the layers below, never a feature, control-plane/ or server/.'),
+    apart('endpoints-independent', 'data-plane/endpoints', 'An endpoint does not import another one (batches and fine-tuning keep their files in the files endpoint; fine-tuning reads batches).', { except: ['batches', 'fine-tuning'] }),
+    reaches('batches-imports-only-files', 'data-plane/endpoints', 'batches', ['files'], 'endpoints/batches keeps its input and output files in endpoints/files and imports no other endpoint.'),
+    reaches('fine-tuning-imports-only-files-and-batches', 'data-plane/endpoints', 'fine-tuning', ['batches', 'files'], 'endpoints/fine-tuning reads files and batches and imports no other endpoint.'),
+    only('features-import-data-plane-and-below', ['features'], below('features'), 'A feature imports data-plane/ and the layers below, never control-plane/ or server/.'),
+    apart('features-independent', 'features', 'A feature does not import another one: what two features share goes down a layer.'),
     {
       name: 'control-plane-imports-no-server',
       severity: 'error',
-      comment: 'control-plane imports the layers below it (store, runtime, gateway, capabilities), never server/.',
+      comment: 'control-plane/ imports the layers below it (store, runtime, identity, data-plane, features), never server/.',
       from: { path: '^src/control-plane/', pathNot: TESTS },
       to: { path: '^src/server/' },
     },
@@ -130,9 +125,9 @@ module.exports = {
       name: 'heavy-libraries-loaded-on-first-use',
       severity: 'error',
       comment:
-        "tldts, openid-client, scim-patch and the A2A SDK (through src/agents/a2a-methods.ts) serve SSO settings, sign-ins, MCP OAuth, SCIM PATCH and agent calls only: they are loaded where used, with await import(), not statically (each holds ~0.5-1 MB of heap in every gateway from start; bench/README.md, session 12).",
-      from: { path: '^src/', pathNot: ['^src/agents/a2a-methods\\.ts$', ...TESTS] },
-      to: { path: ['node_modules/(tldts|openid-client|scim-patch|@a2a-js/sdk)/', '^src/agents/a2a-methods\\.ts$'], dynamic: false, dependencyTypesNot: ['type-only'] },
+        "tldts, openid-client, scim-patch and the A2A SDK (through src/features/agents/a2a-methods.ts) serve SSO settings, sign-ins, MCP OAuth, SCIM PATCH and agent calls only: they are loaded where used, with await import(), not statically (each holds ~0.5-1 MB of heap in every gateway from start; bench/README.md, session 12).",
+      from: { path: '^src/', pathNot: ['^src/features/agents/a2a-methods\\.ts$', ...TESTS] },
+      to: { path: ['node_modules/(tldts|openid-client|scim-patch|@a2a-js/sdk)/', '^src/features/agents/a2a-methods\\.ts$'], dynamic: false, dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'not-to-unresolvable',

@@ -48,9 +48,9 @@ const keyValue = (i) => `bench-key-${i}`;
 
 /** Writes the store the gateways will open: workspaces, keys, configs and virtual keys, spread over the workspaces. */
 async function seed(storeOptions, fakeUrl) {
-  const { openStore } = await dist('store/store.js');
-  const { ensureDefaultTenant } = await dist('store/repos/organisations.js');
-  const { sha256Hex } = await dist('lib/hash.js');
+  const { openStore } = await dist('infra/store/store.js');
+  const { ensureDefaultTenant } = await dist('infra/store/repos/organisations.js');
+  const { sha256Hex } = await dist('foundation/lib/hash.js');
   const store = await openStore(storeOptions);
   const now = Date.now();
   const { organisation, workspace } = await ensureDefaultTenant(store, now);
@@ -160,11 +160,11 @@ function watchLoop() {
  * a full rebuild.
  */
 async function inProcess(storeOptions, ws) {
-  const { openStore } = await dist('store/store.js');
+  const { openStore } = await dist('infra/store/store.js');
   const { Runtime } = await dist('runtime/runtime.js');
-  const { MemoryPubSub, RedisPubSub } = await dist('state/pubsub.js');
-  const { createLogger } = await dist('observability/logger.js');
-  const { ensureDefaultTenant } = await dist('store/repos/organisations.js');
+  const { MemoryPubSub, RedisPubSub } = await dist('infra/state/pubsub.js');
+  const { createLogger } = await dist('infra/observability/logger.js');
+  const { ensureDefaultTenant } = await dist('infra/store/repos/organisations.js');
   const { Redis } = await import('ioredis');
   const stores = [await openStore(storeOptions), ...(POSTGRES ? [await openStore(storeOptions)] : [])];
   const redis = [];
@@ -346,7 +346,7 @@ async function main() {
   } finally {
     for (const s of services.reverse()) await s.stop().catch(() => {});
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
-    if (schema) await (await dist('store/store.js')).dropPostgresSchema(PG_URL, schema).catch(() => {});
+    if (schema) await (await dist('infra/store/store.js')).dropPostgresSchema(PG_URL, schema).catch(() => {});
   }
 }
 

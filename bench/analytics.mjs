@@ -38,9 +38,9 @@ const argv = process.argv.slice(2);
 
 const dist = (p) => import(pathToFileURL(join(ROOT, 'dist', p)).href);
 const { createGateway } = await dist('server/create-gateway.js');
-const { readSettings } = await dist('gateway/settings.js');
-const { createLogger } = await dist('observability/logger.js');
-const { backfillRollups } = await dist('store/repos/request-log-rollups.js');
+const { readSettings } = await dist('data-plane/pipeline/settings.js');
+const { createLogger } = await dist('infra/observability/logger.js');
+const { backfillRollups } = await dist('infra/store/repos/request-log-rollups.js');
 
 const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-3-5-sonnet', 'claude-3-5-haiku', 'gemini-1.5-pro', 'gemini-1.5-flash', 'mistral-large', 'text-embedding-3-small'];
 const PROVIDERS = ['openai', 'openai', 'anthropic', 'anthropic', 'google', 'google', 'mistral', 'openai'];

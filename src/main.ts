@@ -11,9 +11,9 @@ disablePretenuring();
  */
 async function main(): Promise<void> {
   const [{ readSettings }, { createGateway }, { createLogger }] = await Promise.all([
-    import('./gateway/settings.js'),
+    import('./data-plane/pipeline/settings.js'),
     import('./server/create-gateway.js'),
-    import('./observability/logger.js'),
+    import('./infra/observability/logger.js'),
   ]);
   const settings = readSettings();
   const logger = createLogger(settings.logLevel);

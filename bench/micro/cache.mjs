@@ -1,4 +1,4 @@
-/** Cache key derivation (src/cache/cache-key.ts) and a hit in the in-process store (memory-cache-store.ts). */
+/** Cache key derivation (src/features/cache/cache-key.ts) and a hit in the in-process store (memory-cache-store.ts). */
 import { COMPLETION_BODY } from '../fake-upstream.mjs';
 
 const BODY = {
@@ -13,9 +13,9 @@ const BODY = {
 
 /** Registers the cache tasks. */
 export async function register(bench, dist) {
-  const { exactKey, semanticKey } = await dist('cache/cache-key.js');
-  const { MemoryCacheStore } = await dist('cache/memory-cache-store.js');
-  const { systemClock } = await dist('lib/clock.js');
+  const { exactKey, semanticKey } = await dist('features/cache/cache-key.js');
+  const { MemoryCacheStore } = await dist('features/cache/memory-cache-store.js');
+  const { systemClock } = await dist('foundation/lib/clock.js');
   const input = {
     workspaceId: 'ws-default',
     endpoint: 'chat',

@@ -1,5 +1,5 @@
 /**
- * OTLP protobuf encoding of a batch of the gateway's spans: our encoder (src/observability/otlp-span-encoder.ts)
+ * OTLP protobuf encoding of a batch of the gateway's spans: our encoder (src/infra/fast/otlp-span-encoder.ts)
  * beside the SDK's serializer, on the same 171 requests' spans (SERVER, routing, CLIENT each, the attributes
  * a chat request carries: 513 spans, about one full batch of the batch span processor).
  */
@@ -81,7 +81,7 @@ export function otelChatSpans(OtelSpan, randomHex, sink, a) {
 
 /** Registers the encoding tasks; `dist` imports a module from the built gateway. */
 export async function register(bench, dist) {
-  const { encodeTraceExport } = await dist('observability/otlp-span-encoder.js');
+  const { encodeTraceExport } = await dist('infra/fast/otlp-span-encoder.js');
   const spans = gatewaySpans();
   const expected = ProtobufTraceSerializer.serializeRequest(spans).length;
   bench.add(`OTLP protobuf, SDK serializer: ${spans.length} spans of ${REQUESTS} chat requests (${expected} B)`, () => {
@@ -90,8 +90,8 @@ export async function register(bench, dist) {
   bench.add(`OTLP protobuf, our encoder: the same ${spans.length} spans`, () => {
     if (encodeTraceExport(spans).length !== expected) throw new Error('bad encoding');
   });
-  const { OtelSpan } = await dist('observability/otel-span.js');
-  const { randomHex } = await dist('lib/ids.js');
+  const { OtelSpan } = await dist('infra/observability/otel-span.js');
+  const { randomHex } = await dist('foundation/lib/ids.js');
   const ours = gatewayOtelSpans(OtelSpan, randomHex);
   const oursLength = ProtobufTraceSerializer.serializeRequest(ours).length;
   bench.add(`OTLP protobuf, our encoder: ${ours.length} spans of the gateway's OtelSpan, the same requests (${oursLength} B)`, () => {

@@ -38,8 +38,8 @@ function fixture(root, provider, spec) {
 /** Registers a task per provider and mapping that exists; returns notes on what was left out and why. */
 export async function register(bench, dist, root) {
   const { getProvider } = await dist('providers/registry.js');
-  const { HttpClient } = await dist('lib/http-client.js');
-  const { systemClock } = await dist('lib/clock.js');
+  const { HttpClient } = await dist('foundation/lib/http-client.js');
+  const { systemClock } = await dist('foundation/lib/clock.js');
   const notes = [];
   const http = new HttpClient();
   for (const [name, spec] of Object.entries(CASES)) {

@@ -1,7 +1,7 @@
 /**
  * The spans of one traced chat request (SERVER, routing, CLIENT, with the attributes a chat request sets), created
  * and ended through the SDK's tracer (what the gateway used before) and through the gateway's own `OtelSpan`
- * (src/observability/otel-span.ts), each handing its ended spans to a processor that drops them (export is
+ * (src/infra/observability/otel-span.ts), each handing its ended spans to a processor that drops them (export is
  * measured by the `otlp` group). And the request log's rollups of one full batch (500 rows).
  */
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -10,9 +10,9 @@ import { chatRequestAttributes, otelChatSpans, sdkChatSpans } from './otlp.mjs';
 
 /** Registers the tasks; `dist` imports a module from the built gateway. */
 export async function register(bench, dist) {
-  const { OtelSpan } = await dist('observability/otel-span.js');
-  const { randomHex } = await dist('lib/ids.js');
-  const { rollupRowsOf } = await dist('store/repos/request-log-rollups.js');
+  const { OtelSpan } = await dist('infra/observability/otel-span.js');
+  const { randomHex } = await dist('foundation/lib/ids.js');
+  const { rollupRowsOf } = await dist('infra/store/repos/request-log-rollups.js');
   const processor = { onStart() {}, onEnd() {}, forceFlush: async () => {}, shutdown: async () => {} };
   const resource = resourceFromAttributes({ 'service.name': 'ai-gateway' });
   const tracer = new BasicTracerProvider({ resource, spanProcessors: [processor] }).getTracer('ai-gateway');

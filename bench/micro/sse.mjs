@@ -1,9 +1,9 @@
-/** SSE parse and serialise (src/lib/sse.ts): the framing every streamed answer passes through. */
+/** SSE parse and serialise (src/foundation/lib/sse.ts): the framing every streamed answer passes through. */
 import { STREAM_FRAMES } from '../fake-upstream.mjs';
 
 /** Registers the SSE tasks; `dist` imports a module from the built gateway. */
 export async function register(bench, dist) {
-  const { SseDecoder, sseData } = await dist('lib/sse.js');
+  const { SseDecoder, sseData } = await dist('foundation/lib/sse.js');
   const whole = Buffer.concat(STREAM_FRAMES);
   const pieces = [];
   for (let i = 0; i < whole.length; i += 64) pieces.push(whole.subarray(i, i + 64));

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readSettings } from '../../src/gateway/settings.js';
+import { readSettings } from '../../src/data-plane/pipeline/settings.js';
 import { createGateway } from '../../src/server/create-gateway.js';
-import { createLogger } from '../../src/observability/logger.js';
+import { createLogger } from '../../src/infra/observability/logger.js';
 
 const out = fileURLToPath(new URL('../openapi.json', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'gw-openapi-'));

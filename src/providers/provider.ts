@@ -1,17 +1,17 @@
 import type { ProviderSettings } from './provider-settings.js';
 import type { Readable } from 'node:stream';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../spec/chat.js';
-import type { CompletionRequest, TextCompletion } from '../spec/completions.js';
-import type { EmbeddingsRequest, EmbeddingsResponse } from '../spec/embeddings.js';
-import type { ModelInfo } from '../spec/models.js';
-import type { ImageGenerationRequest, ImagesResponse } from '../spec/images.js';
-import type { ModerationRequest, ModerationResponse } from '../spec/moderations.js';
-import type { RerankRequest, RerankResponse } from '../spec/rerank.js';
-import type { ResponseObject, ResponseStreamEvent, ResponsesRequest } from '../spec/responses.js';
-import type { MessagesCountTokensResponse, MessagesRequest, MessagesResponse, MessagesStreamEvent } from '../spec/messages.js';
-import type { GatewayError } from '../errors/gateway-error.js';
-import type { HttpClient } from '../lib/http-client.js';
-import type { Clock } from '../lib/clock.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../foundation/spec/chat.js';
+import type { CompletionRequest, TextCompletion } from '../foundation/spec/completions.js';
+import type { EmbeddingsRequest, EmbeddingsResponse } from '../foundation/spec/embeddings.js';
+import type { ModelInfo } from '../foundation/spec/models.js';
+import type { ImageGenerationRequest, ImagesResponse } from '../foundation/spec/images.js';
+import type { ModerationRequest, ModerationResponse } from '../foundation/spec/moderations.js';
+import type { RerankRequest, RerankResponse } from '../foundation/spec/rerank.js';
+import type { ResponseObject, ResponseStreamEvent, ResponsesRequest } from '../foundation/spec/responses.js';
+import type { MessagesCountTokensResponse, MessagesRequest, MessagesResponse, MessagesStreamEvent } from '../foundation/spec/messages.js';
+import type { GatewayError } from '../foundation/errors/gateway-error.js';
+import type { HttpClient } from '../foundation/lib/http-client.js';
+import type { Clock } from '../foundation/lib/clock.js';
 
 /**
  * The settings of one resolved target (a leaf of the config tree, with inherited values applied)

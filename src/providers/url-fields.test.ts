@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
 import { checkUrlField, urlField, URL_FIELDS, type UrlFieldName } from './url-fields.js';
 
 const VALID: Record<UrlFieldName, string[]> = {

@@ -1,4 +1,4 @@
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
 
 /** A config field that becomes part of an upstream URL: the pattern its value must match and an example. */
 export interface UrlField {

@@ -1,7 +1,7 @@
-import type { GatewayError } from '../errors/gateway-error.js';
-import { isObject } from '../lib/json.js';
-import { genAiOperationName } from '../observability/gen-ai-names.js';
-import { routingSpanOf, type GatewaySpan } from '../observability/tracing.js';
+import type { GatewayError } from '../foundation/errors/gateway-error.js';
+import { isObject } from '../foundation/lib/json.js';
+import { genAiOperationName } from '../infra/observability/gen-ai-names.js';
+import { routingSpanOf, type GatewaySpan } from '../infra/observability/tracing.js';
 import type { Outcome } from './outcome.js';
 import type { RouteInput } from './route-input.js';
 

@@ -1,5 +1,5 @@
-import { GatewayError } from '../errors/gateway-error.js';
-import type { CircuitStore } from '../state/circuit-store.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
+import type { CircuitStore } from '../infra/state/circuit-store.js';
 import type { CircuitSettings } from './compiled-config.js';
 
 /**

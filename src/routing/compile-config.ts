@@ -1,6 +1,6 @@
-import { GatewayError } from '../errors/gateway-error.js';
-import { canonicalJson } from '../lib/json.js';
-import { sha256Hex } from '../lib/hash.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
+import { canonicalJson } from '../foundation/lib/json.js';
+import { sha256Hex } from '../foundation/lib/hash.js';
 import type { ConfigObject } from './config-schema.js';
 import type { CacheSettings, CircuitSettings, CompiledConfig, CompiledNode, RetrySettings } from './compiled-config.js';
 import { queryProblem } from './conditional-query.js';

@@ -1,5 +1,5 @@
-import { isObject } from '../lib/json.js';
-import { RegexError, compileSafeRegex, testSafeRegex } from '../lib/safe-regex.js';
+import { isObject } from '../foundation/lib/json.js';
+import { RegexError, compileSafeRegex, testSafeRegex } from '../foundation/lib/safe-regex.js';
 
 /** What a conditional query can read: `metadata.<key>`, `params.<body field>`, `url.pathname`. */
 export interface QueryContext {
@@ -14,7 +14,7 @@ const OPERATORS = new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$
  * Evaluates a MongoDB-style query (decisions.md, "Config semantics"): field paths such as
  * `metadata.plan` or `params.model`, operators `$eq $ne $gt $gte $lt $lte $in $nin $regex $exists`,
  * combined with `$and` / `$or`. A bare value means `$eq`. Several keys in one object all must hold.
- * `$regex` runs on RE2 with a time budget (lib/safe-regex.ts); a value it cannot test (too long,
+ * `$regex` runs on RE2 with a time budget (foundation/lib/safe-regex.ts); a value it cannot test (too long,
  * budget spent) does not match.
  */
 export async function matchesQuery(query: Record<string, unknown>, ctx: QueryContext): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import { GatewayError } from '../errors/gateway-error.js';
-import { tryParseJson } from '../lib/json.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
+import { tryParseJson } from '../foundation/lib/json.js';
 import type { CompiledConfig } from './compiled-config.js';
 import { compileConfig } from './compile-config.js';
 import { validateConfig } from './validate-config.js';

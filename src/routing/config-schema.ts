@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { MAX_TIMEOUT_MS } from '../lib/timeouts.js';
+import { MAX_TIMEOUT_MS } from '../foundation/lib/timeouts.js';
 import { allProviderSettings } from '../providers/registry.js';
-import { StringEnum } from '../spec/string-enum.js';
+import { StringEnum } from '../foundation/spec/string-enum.js';
 
 /**
  * The config object's structural schema (gateway-spec.md, "Config object"), unknown keys rejected at

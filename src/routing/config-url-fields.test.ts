@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
 import { validateConfig } from './validate-config.js';
 
 const known = (name: string) => ['bedrock', 'vertex-ai', 'azure-ai', 'azure-openai'].includes(name);

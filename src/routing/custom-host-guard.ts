@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import { GatewayError } from '../errors/gateway-error.js';
-import { OutboundPolicy } from '../lib/outbound-policy.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
+import { OutboundPolicy } from '../foundation/lib/outbound-policy.js';
 
 /**
  * The early answer for custom hosts (decisions.md: `TRUSTED_CUSTOM_HOSTS`, default

@@ -1,7 +1,7 @@
-import { GatewayError } from '../errors/gateway-error.js';
-import { toGatewayError } from '../errors/to-gateway-error.js';
-import type { Clock } from '../lib/clock.js';
-import type { HttpClient } from '../lib/http-client.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
+import { toGatewayError } from '../foundation/errors/to-gateway-error.js';
+import type { Clock } from '../foundation/lib/clock.js';
+import type { HttpClient } from '../foundation/lib/http-client.js';
 import type { ProviderAdapter } from '../providers/provider.js';
 import type { CompiledNode } from './compiled-config.js';
 import type { Outcome, RouteTrace } from './outcome.js';

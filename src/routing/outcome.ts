@@ -1,7 +1,7 @@
 import type { StreamAnswer } from './stream-answer.js';
-import { UNKNOWN_MEMBER, isObject, topLevelMember } from '../lib/json.js';
-import { readCompactUsage } from './compact-usage.js';
-import type { PricingTerms } from '../pricing/price-config.js';
+import { UNKNOWN_MEMBER, isObject, topLevelMember } from '../foundation/lib/json.js';
+import { readCompactUsage } from '../infra/fast/compact-usage.js';
+import type { PricingTerms } from '../infra/pricing/price-config.js';
 
 /** Values of `x-gateway-cache-status` (decisions.md). */
 export type CacheStatus = 'HIT' | 'SEMANTIC HIT' | 'MISS' | 'REFRESH' | 'DISABLED';

@@ -1,9 +1,9 @@
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
 import type { ProviderAdapter, ProviderTarget } from '../providers/provider.js';
 import type { CompiledNode } from './compiled-config.js';
 import type { RouteInput } from './route-input.js';
-import type { PricingTerms } from '../pricing/price-config.js';
-import { pickMember } from '../secrets/secret-source.js';
+import type { PricingTerms } from '../infra/pricing/price-config.js';
+import { pickMember } from '../infra/secrets/secret-source.js';
 
 /** A stored provider credential as the hot path sees it. */
 export interface ResolvedVirtualKey {

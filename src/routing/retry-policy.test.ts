@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { retryAfterMs, retryDelayMs, shouldRetry } from './retry-policy.js';
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
 
 const retry = { attempts: 3, onStatusCodes: new Set([429, 503]), useRetryAfter: true };
 

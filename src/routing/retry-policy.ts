@@ -1,4 +1,4 @@
-import type { GatewayError } from '../errors/gateway-error.js';
+import type { GatewayError } from '../foundation/errors/gateway-error.js';
 import type { RetrySettings } from './compiled-config.js';
 
 const MAX_BACKOFF_MS = 10_000;

@@ -1,5 +1,5 @@
 import type { ProviderEndpointKind } from '../providers/provider.js';
-import type { LazyAbort } from '../lib/lazy-abort.js';
+import type { LazyAbort } from '../foundation/lib/lazy-abort.js';
 
 /** Provider coordinates the request's headers carry (decisions.md, "Request headers"). */
 export interface HeaderTarget {

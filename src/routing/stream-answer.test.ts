@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StreamAnswer, type StreamItem } from './stream-answer.js';
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
 
 async function* items(list: StreamItem[], fail?: GatewayError): AsyncGenerator<StreamItem> {
   for (const i of list) yield i;

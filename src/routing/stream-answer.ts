@@ -1,8 +1,8 @@
-import { SseDecoder, type SseEvent } from '../lib/sse.js';
-import { FramesMentioning, mayHaveUsage } from './sse-frames.js';
-import { GatewayError } from '../errors/gateway-error.js';
-import { toGatewayError } from '../errors/to-gateway-error.js';
-import { isObject, tryParseJson } from '../lib/json.js';
+import { SseDecoder, type SseEvent } from '../foundation/lib/sse.js';
+import { FramesMentioning, mayHaveUsage } from '../infra/fast/sse-frames.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
+import { toGatewayError } from '../foundation/errors/to-gateway-error.js';
+import { isObject, tryParseJson } from '../foundation/lib/json.js';
 import { UpstreamStreamError, streamFramingOf, type StreamFraming } from './stream-framing.js';
 import { UsageFrameStripper } from './strip-usage-frames.js';
 

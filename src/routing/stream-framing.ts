@@ -1,6 +1,6 @@
-import { SSE_DONE, SseDecoder, sseData, sseEvent } from '../lib/sse.js';
-import { GatewayError } from '../errors/gateway-error.js';
-import { isObject, tryParseJson } from '../lib/json.js';
+import { SSE_DONE, SseDecoder, sseData, sseEvent } from '../foundation/lib/sse.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
+import { isObject, tryParseJson } from '../foundation/lib/json.js';
 import type { ProviderEndpointKind } from '../providers/provider.js';
 
 /**

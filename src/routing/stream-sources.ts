@@ -1,6 +1,6 @@
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
 import type { StreamMapper } from '../providers/provider.js';
-import { pickCommonFields } from '../spec/pick-common-fields.js';
+import { pickCommonFields } from '../foundation/spec/pick-common-fields.js';
 import type { StreamItem } from './stream-answer.js';
 import type { StreamFraming } from './stream-framing.js';
 

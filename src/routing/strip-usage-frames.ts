@@ -1,7 +1,7 @@
-import { UNKNOWN_MEMBER, isObject, lastMemberBounds, skipWs, skipWsBack, topLevelBounds, tryParseJson } from '../lib/json.js';
-import { SseDecoder } from '../lib/sse.js';
-import { readCompactUsage } from './compact-usage.js';
-import { EMPTY, asBuffer, frameEnd, frameStart, indexOfQuoted, lastFrameEnd, mayHaveUsage, memberIsNull } from './sse-frames.js';
+import { UNKNOWN_MEMBER, isObject, lastMemberBounds, skipWs, skipWsBack, topLevelBounds, tryParseJson } from '../foundation/lib/json.js';
+import { SseDecoder } from '../foundation/lib/sse.js';
+import { readCompactUsage } from '../infra/fast/compact-usage.js';
+import { EMPTY, asBuffer, frameEnd, frameStart, indexOfQuoted, lastFrameEnd, mayHaveUsage, memberIsNull } from '../infra/fast/sse-frames.js';
 
 const USAGE = Buffer.from('"usage"');
 const USAGE_TAIL = USAGE.subarray(1);

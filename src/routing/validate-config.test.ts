@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from './validate-config.js';
 import { compileConfig } from './compile-config.js';
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
 
 const known = (name: string) => ['openai', 'anthropic', 'bedrock', 'vertex-ai', 'azure-ai', 'azure-openai'].includes(name);
 

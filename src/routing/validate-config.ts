@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
-import { GatewayError } from '../errors/gateway-error.js';
-import { isObject } from '../lib/json.js';
-import { tooDeepPath } from '../lib/json-depth.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
+import { isObject } from '../foundation/lib/json.js';
+import { tooDeepPath } from '../foundation/lib/json-depth.js';
 import { ConfigSchema, REQUIRED_COMBINATIONS, type ConfigObject } from './config-schema.js';
 
 const ajv = new Ajv({ allErrors: true, strict: false });

@@ -1,7 +1,7 @@
-import type { RuntimePage, Store } from '../store/store.js';
-import { listActiveApiKeysPage, type ApiKeyRecord } from '../store/repos/api-keys.js';
-import { usersOfKeys } from '../store/repos/users.js';
-import type { WorkspaceDefaults } from '../store/repos/organisations.js';
+import type { RuntimePage, Store } from '../infra/store/store.js';
+import { listActiveApiKeysPage, type ApiKeyRecord } from '../infra/store/repos/api-keys.js';
+import { usersOfKeys } from '../infra/store/repos/users.js';
+import type { WorkspaceDefaults } from '../infra/store/repos/organisations.js';
 import { effectiveSetting, type SettingKey } from '../kernel/settings.js';
 import { dataVisibility } from '../kernel/data-visibility.js';
 import { effectiveWorkspaceRole, userPermissions, type OrganisationRole } from '../kernel/roles.js';

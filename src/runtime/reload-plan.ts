@@ -1,4 +1,4 @@
-import { EVERY_SECTION, type RecordedRuntimeChange } from '../store/store.js';
+import { EVERY_SECTION, type RecordedRuntimeChange } from '../infra/store/store.js';
 import type { RuntimeChange } from '../kernel/runtime-change.js';
 
 /**

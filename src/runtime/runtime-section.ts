@@ -1,4 +1,4 @@
-import type { Store } from '../store/store.js';
+import type { Store } from '../infra/store/store.js';
 
 /**
  * One named part of the runtime snapshot (the core's api keys, workspaces, configs and virtual keys,

@@ -1,8 +1,8 @@
-import type { Store } from '../store/store.js';
-import { readRuntimeChanges, readRuntimeVersion, recordRuntimeChange } from '../store/store.js';
-import type { PubSub } from '../state/pubsub.js';
-import type { Logger } from '../observability/logger.js';
-import type { SecretBox } from '../lib/secret-box.js';
+import type { Store } from '../infra/store/store.js';
+import { readRuntimeChanges, readRuntimeVersion, recordRuntimeChange } from '../infra/store/store.js';
+import type { PubSub } from '../infra/state/pubsub.js';
+import type { Logger } from '../infra/observability/logger.js';
+import type { SecretBox } from '../foundation/lib/secret-box.js';
 import type { CompiledConfig } from '../routing/compiled-config.js';
 import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
 import type { AuthKey, RuntimeSnapshot } from './snapshot.js';

@@ -1,10 +1,10 @@
-import type { Store } from '../store/store.js';
-import { listActiveSecretReferencesPage, type SecretReference } from '../store/repos/secret-references.js';
-import type { SecretBox } from '../lib/secret-box.js';
-import type { Logger } from '../observability/logger.js';
-import { openSecretReference } from '../secrets/open-reference.js';
-import type { SecretResolver } from '../secrets/secret-resolver.js';
-import type { SecretSource } from '../secrets/secret-source.js';
+import type { Store } from '../infra/store/store.js';
+import { listActiveSecretReferencesPage, type SecretReference } from '../infra/store/repos/secret-references.js';
+import type { SecretBox } from '../foundation/lib/secret-box.js';
+import type { Logger } from '../infra/observability/logger.js';
+import { openSecretReference } from '../infra/secrets/open-reference.js';
+import type { SecretResolver } from '../infra/secrets/secret-resolver.js';
+import type { SecretSource } from '../infra/secrets/secret-source.js';
 import type { RuntimeSection } from './runtime-section.js';
 import { yieldToEventLoop } from './partitioned-map.js';
 

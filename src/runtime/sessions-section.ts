@@ -1,5 +1,5 @@
-import type { Store } from '../store/store.js';
-import { listLiveSessionsPage } from '../store/repos/sessions.js';
+import type { Store } from '../infra/store/store.js';
+import { listLiveSessionsPage } from '../infra/store/repos/sessions.js';
 import { effectiveSetting, type StoredSettings } from '../kernel/settings.js';
 import type { OrganisationRole, WorkspaceRole } from '../kernel/roles.js';
 import type { AuthKey } from './snapshot.js';

@@ -1,12 +1,12 @@
 import type { CompiledConfig } from '../routing/compiled-config.js';
 import type { ResolvedVirtualKey } from '../routing/resolve-target.js';
-import type { ApiKeyType } from '../store/repos/api-keys.js';
-import type { Workspace } from '../store/repos/organisations.js';
+import type { ApiKeyType } from '../infra/store/repos/api-keys.js';
+import type { Workspace } from '../infra/store/repos/organisations.js';
 import type { KeyUser } from '../kernel/principal.js';
 
 /**
  * Defaults for the data-plane requests of a key, as the hot path applies them (see
- * `data-plane/request-defaults.ts`): `configId` routes a request without `x-gateway-config`,
+ * `data-plane/pipeline/request-defaults.ts`): `configId` routes a request without `x-gateway-config`,
  * `metadata` goes under the request's, and with `allowConfigOverride` false an explicit config is refused.
  */
 export interface RequestDefaults {

@@ -1,12 +1,12 @@
 import { writeFile, mkdir } from 'node:fs/promises';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../lib/private-files.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../foundation/lib/private-files.js';
 import { join } from 'node:path';
-import type { Store } from '../store/store.js';
-import { ensureDefaultTenant } from '../store/repos/organisations.js';
+import type { Store } from '../infra/store/store.js';
+import { ensureDefaultTenant } from '../infra/store/repos/organisations.js';
 import { newKeyValue } from '../control-plane/resources/api-keys/key-value.js';
 import { insertAdminKey } from '../control-plane/resources/api-keys/admin-key.js';
-import type { Settings } from '../gateway/settings.js';
-import type { Logger } from '../observability/logger.js';
+import type { Settings } from '../data-plane/pipeline/settings.js';
+import type { Logger } from '../infra/observability/logger.js';
 
 /**
  * First start on an empty store (decisions.md, "Running"): organisation `default`, workspace

@@ -1,17 +1,17 @@
-import type { Capability } from '../gateway/capability.js';
-import { cacheCapability } from '../cache/cache-capability.js';
-import { guardrailsCapability } from '../guardrails/guardrails-capability.js';
-import { imagesCapability } from '../images/images-capability.js';
-import { limitsCapability } from '../limits/limits-capability.js';
-import { promptsCapability } from '../prompts/prompts-capability.js';
-import { responsesCapability } from '../responses/responses-capability.js';
-import { messagesCapability } from '../messages/messages-capability.js';
-import { filesCapability } from '../files/files-capability.js';
-import { batchesCapability } from '../batches/batches-capability.js';
-import { fineTuningCapability } from '../fine-tuning/fine-tuning-capability.js';
-import { agentsCapability } from '../agents/agents-capability.js';
+import type { Capability } from '../data-plane/pipeline/capability.js';
+import { cacheCapability } from '../features/cache/cache-capability.js';
+import { guardrailsCapability } from '../features/guardrails/guardrails-capability.js';
+import { imagesCapability } from '../data-plane/endpoints/images/images-capability.js';
+import { limitsCapability } from '../features/limits/limits-capability.js';
+import { promptsCapability } from '../features/prompts/prompts-capability.js';
+import { responsesCapability } from '../data-plane/endpoints/responses/responses-capability.js';
+import { messagesCapability } from '../data-plane/endpoints/messages/messages-capability.js';
+import { filesCapability } from '../data-plane/endpoints/files/files-capability.js';
+import { batchesCapability } from '../data-plane/endpoints/batches/batches-capability.js';
+import { fineTuningCapability } from '../data-plane/endpoints/fine-tuning/fine-tuning-capability.js';
+import { agentsCapability } from '../features/agents/agents-capability.js';
 import { identityCapability } from '../control-plane/identity/identity-capability.js';
-import { mcpCapability } from '../mcp/mcp-capability.js';
+import { mcpCapability } from '../features/mcp/mcp-capability.js';
 
 /**
  * The capabilities of the gateway, in order: their hooks run in this order before routing, and

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { openStore, type Store } from '../store/store.js';
-import { sqlitePath, type Settings } from '../gateway/settings.js';
-import { memoryState, redisState, type SharedState } from '../state/shared-state.js';
-import { waitForRedis } from '../state/redis-ready.js';
+import { openStore, type Store } from '../infra/store/store.js';
+import { sqlitePath, type Settings } from '../data-plane/pipeline/settings.js';
+import { memoryState, redisState, type SharedState } from '../infra/state/shared-state.js';
+import { waitForRedis } from '../infra/state/redis-ready.js';
 import { Runtime } from '../runtime/runtime.js';
 import { Router } from '../routing/execute.js';
 import { InlineConfigCache } from '../routing/config-cache.js';
@@ -10,28 +10,28 @@ import { CircuitBreaker } from '../routing/circuit-breaker.js';
 import { CustomHostGuard } from '../routing/custom-host-guard.js';
 import type { TargetResolverDeps } from '../routing/resolve-target.js';
 import { fixedProviderOrigins, getProvider } from '../providers/registry.js';
-import { HttpClient } from '../lib/http-client.js';
-import { OutboundPolicy, type Resolver } from '../lib/outbound-policy.js';
-import { systemClock, type Clock } from '../lib/clock.js';
-import { createLogger, type Logger } from '../observability/logger.js';
-import { Metrics } from '../observability/metrics.js';
-import { RequestLogWriter } from '../observability/request-log.js';
-import { insertRequestLogs } from '../store/repos/request-logs.js';
+import { HttpClient } from '../foundation/lib/http-client.js';
+import { OutboundPolicy, type Resolver } from '../foundation/lib/outbound-policy.js';
+import { systemClock, type Clock } from '../foundation/lib/clock.js';
+import { createLogger, type Logger } from '../infra/observability/logger.js';
+import { Metrics } from '../infra/observability/metrics.js';
+import { RequestLogWriter } from '../infra/observability/request-log.js';
+import { insertRequestLogs } from '../infra/store/repos/request-logs.js';
 import { bootstrap } from './bootstrap.js';
 import { buildApp } from './app.js';
-import type { GatewayDeps } from '../gateway/deps.js';
-import type { Capability, CapabilityParts, CoreDeps } from '../gateway/capability.js';
+import type { GatewayDeps } from '../data-plane/pipeline/deps.js';
+import type { Capability, CapabilityParts, CoreDeps } from '../data-plane/pipeline/capability.js';
 import { CAPABILITIES } from './capabilities.js';
-import { loadSecretBox } from '../lib/secret-box.js';
+import { loadSecretBox } from '../foundation/lib/secret-box.js';
 import { readFileSync } from 'node:fs';
-import { SecretResolver, secretUnavailable } from '../secrets/secret-resolver.js';
+import { SecretResolver, secretUnavailable } from '../infra/secrets/secret-resolver.js';
 import { SECRET_REFERENCES_SECTION, secretReferencesSection, type SecretReferencesSection } from '../runtime/secret-references-section.js';
 import { sectionOf } from '../runtime/snapshot.js';
-import { sealStoredSecrets } from '../store/seal-stored-secrets.js';
-import { Scheduler } from '../lib/scheduler.js';
-import { logRetentionJob } from '../observability/log-retention.js';
-import { rollupBackfillJob } from '../observability/rollup-backfill.js';
-import { loadTracing } from '../observability/load-tracing.js';
+import { sealStoredSecrets } from '../infra/store/seal-stored-secrets.js';
+import { Scheduler } from '../foundation/lib/scheduler.js';
+import { logRetentionJob } from '../infra/observability/log-retention.js';
+import { rollupBackfillJob } from '../infra/observability/rollup-backfill.js';
+import { loadTracing } from '../infra/observability/load-tracing.js';
 import { KeyUsage } from '../control-plane/resources/api-keys/key-usage.js';
 import { scheduledRotationJob } from '../control-plane/resources/api-keys/scheduled-rotation.js';
 import { pruneSessionsJob } from '../control-plane/identity/prune-sessions.js';
@@ -72,7 +72,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     ? await openStore({ kind: 'postgres', url: settings.databaseUrl, schema: settings.databaseSchema, onConnectionError })
     : await openStore({ kind: 'sqlite', path: sqlitePath(settings) });
   // ioredis is loaded only when Redis is configured (an embedded gateway never pays for it).
-  const state: SharedState = settings.redisUrl ? redisState((await import('../state/redis.js')).openRedis(settings.redisUrl), settings.redisPrefix) : memoryState();
+  const state: SharedState = settings.redisUrl ? redisState((await import('../infra/state/redis.js')).openRedis(settings.redisUrl), settings.redisPrefix) : memoryState();
   // Commands fail fast while Redis is not connected (no offline queue): let the connection come up before capabilities use it.
   // Unreachable, the gateway starts degraded (docs/deployment.md): every start-up use of Redis tolerates it, and the connection retries.
   const redis = state.redis;

@@ -2,9 +2,9 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import { GatewayError } from '../errors/gateway-error.js';
-import { toGatewayError } from '../errors/to-gateway-error.js';
-import { MAX_BODY_JSON_DEPTH, nestsDeeperThan } from '../lib/json-depth.js';
+import { GatewayError } from '../foundation/errors/gateway-error.js';
+import { toGatewayError } from '../foundation/errors/to-gateway-error.js';
+import { MAX_BODY_JSON_DEPTH, nestsDeeperThan } from '../foundation/lib/json-depth.js';
 
 /**
  * Installs the app's JSON body parser: Fastify's own (prototype-poisoning protection included), except

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { GatewaySpan, Tracing } from '../observability/tracing.js';
+import type { GatewaySpan, Tracing } from '../infra/observability/tracing.js';
 
 /**
  * Starts the SERVER span of a `/v1` request (joining its `traceparent`), named `<method> <route>`, and

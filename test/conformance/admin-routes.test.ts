@@ -3,8 +3,8 @@ import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { ADMIN_RESOURCES } from '../../src/control-plane/resources/index.js';
 import type { Resource } from '../../src/control-plane/resource/define-resource.js';
 import { PERMISSION_LIST, type Permission } from '../../src/kernel/permissions.js';
-import { insertRequestLogs } from '../../src/store/repos/request-logs.js';
-import { randomId, uuid } from '../../src/lib/ids.js';
+import { insertRequestLogs } from '../../src/infra/store/repos/request-logs.js';
+import { randomId, uuid } from '../../src/foundation/lib/ids.js';
 
 type Json = Record<string, any>;
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import type { CircuitStore } from '../../src/state/circuit-store.js';
-import { MemoryCircuitStore } from '../../src/state/memory-circuit-store.js';
-import { RedisCircuitStore } from '../../src/state/redis-circuit-store.js';
-import { randomId } from '../../src/lib/ids.js';
+import type { CircuitStore } from '../../src/infra/state/circuit-store.js';
+import { MemoryCircuitStore } from '../../src/infra/state/memory-circuit-store.js';
+import { RedisCircuitStore } from '../../src/infra/state/redis-circuit-store.js';
+import { randomId } from '../../src/foundation/lib/ids.js';
 import { REDIS_URL } from '../helpers/gateway.js';
 
 const redis = new Redis(REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });

@@ -1,12 +1,12 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { FakeClock } from '../../src/lib/clock.js';
-import { randomId } from '../../src/lib/ids.js';
-import type { RateCounterStore } from '../../src/limits/counter-store.js';
-import { windowOf } from '../../src/limits/counter-store.js';
-import { MemoryCounterStore } from '../../src/limits/memory-counter-store.js';
-import { RedisCounterStore } from '../../src/limits/redis-counter-store.js';
-import { WINDOW_MS } from '../../src/limits/policy-keys.js';
+import { FakeClock } from '../../src/foundation/lib/clock.js';
+import { randomId } from '../../src/foundation/lib/ids.js';
+import type { RateCounterStore } from '../../src/features/limits/counter-store.js';
+import { windowOf } from '../../src/features/limits/counter-store.js';
+import { MemoryCounterStore } from '../../src/features/limits/memory-counter-store.js';
+import { RedisCounterStore } from '../../src/features/limits/redis-counter-store.js';
+import { WINDOW_MS } from '../../src/features/limits/policy-keys.js';
 import { REDIS_URL } from '../helpers/gateway.js';
 
 const redis = new Redis(REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });

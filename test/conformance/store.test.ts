@@ -1,15 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS, type StoreHandle } from '../helpers/stores.js';
-import { ensureDefaultTenant, listWorkspaces } from '../../src/store/repos/organisations.js';
-import { claimScheduledRotation, getApiKey, insertApiKey, listActiveApiKeys, listApiKeys, listDueRotations, rotateApiKey, takePendingKey, touchApiKeys, updateApiKey, type ApiKeyRecord } from '../../src/store/repos/api-keys.js';
-import { archiveConfig, getConfig, insertConfig, listConfigs, listConfigVersions, updateConfig } from '../../src/store/repos/configs.js';
-import { getVirtualKey, insertVirtualKey, listVirtualKeys, updateVirtualKey } from '../../src/store/repos/virtual-keys.js';
-import { deleteRequestLogsBefore, getRequestLog, insertRequestLogs, listRequestLogs, readRequestLogPage, type LogCursor, type LogViewer } from '../../src/store/repos/request-logs.js';
+import { ensureDefaultTenant, listWorkspaces } from '../../src/infra/store/repos/organisations.js';
+import { claimScheduledRotation, getApiKey, insertApiKey, listActiveApiKeys, listApiKeys, listDueRotations, rotateApiKey, takePendingKey, touchApiKeys, updateApiKey, type ApiKeyRecord } from '../../src/infra/store/repos/api-keys.js';
+import { archiveConfig, getConfig, insertConfig, listConfigs, listConfigVersions, updateConfig } from '../../src/infra/store/repos/configs.js';
+import { getVirtualKey, insertVirtualKey, listVirtualKeys, updateVirtualKey } from '../../src/infra/store/repos/virtual-keys.js';
+import { deleteRequestLogsBefore, getRequestLog, insertRequestLogs, listRequestLogs, readRequestLogPage, type LogCursor, type LogViewer } from '../../src/infra/store/repos/request-logs.js';
 
 /** A reader of the request log who sees every row and field. */
 const viewer: LogViewer = { userId: null, visibility: { rows: 'all', metadata: true } };
-import { bumpRuntimeVersion, isUniqueViolation, readRuntimeVersion } from '../../src/store/store.js';
-import { uuid } from '../../src/lib/ids.js';
+import { bumpRuntimeVersion, isUniqueViolation, readRuntimeVersion } from '../../src/infra/store/store.js';
+import { uuid } from '../../src/foundation/lib/ids.js';
 
 describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
   let h: StoreHandle;

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { MemoryTaskOwners, RedisTaskOwners, type TaskOwners } from '../../src/agents/task-owners.js';
-import { randomId } from '../../src/lib/ids.js';
+import { MemoryTaskOwners, RedisTaskOwners, type TaskOwners } from '../../src/features/agents/task-owners.js';
+import { randomId } from '../../src/foundation/lib/ids.js';
 import { REDIS_URL } from '../helpers/gateway.js';
 
 const redis = new Redis(REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });

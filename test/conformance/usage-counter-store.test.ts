@@ -1,10 +1,10 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { FakeClock } from '../../src/lib/clock.js';
-import { randomId } from '../../src/lib/ids.js';
-import type { UsageCounterStore, UsageReservation } from '../../src/limits/usage-counter-store.js';
-import { MemoryUsageCounterStore } from '../../src/limits/memory-usage-counter-store.js';
-import { RedisUsageCounterStore } from '../../src/limits/redis-usage-counter-store.js';
+import { FakeClock } from '../../src/foundation/lib/clock.js';
+import { randomId } from '../../src/foundation/lib/ids.js';
+import type { UsageCounterStore, UsageReservation } from '../../src/features/limits/usage-counter-store.js';
+import { MemoryUsageCounterStore } from '../../src/features/limits/memory-usage-counter-store.js';
+import { RedisUsageCounterStore } from '../../src/features/limits/redis-usage-counter-store.js';
 import { REDIS_URL } from '../helpers/gateway.js';
 
 const redis = new Redis(REDIS_URL, { lazyConnect: false, maxRetriesPerRequest: 1 });

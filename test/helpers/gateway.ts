@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
-import { readSettings } from '../../src/gateway/settings.js';
+import { readSettings } from '../../src/data-plane/pipeline/settings.js';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/server/create-gateway.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { randomId } from '../../src/lib/ids.js';
-import { dropPostgresSchema } from '../../src/store/store.js';
+import { createLogger } from '../../src/infra/observability/logger.js';
+import { randomId } from '../../src/foundation/lib/ids.js';
+import { dropPostgresSchema } from '../../src/infra/store/store.js';
 
 export const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -3,8 +3,8 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { randomId } from '../../src/lib/ids.js';
-import { RequestLogThread } from '../../src/store/request-log-worker.js';
+import { randomId } from '../../src/foundation/lib/ids.js';
+import { RequestLogThread } from '../../src/infra/store/request-log-worker.js';
 import { pathToFileURL } from 'node:url';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -32,7 +32,7 @@ export function ensureBuilt(): void {
  */
 export function builtRequestLogThread(path: string): RequestLogThread {
   ensureBuilt();
-  return new RequestLogThread(path, pathToFileURL(join(ROOT, 'dist/store/request-log-thread.js')));
+  return new RequestLogThread(path, pathToFileURL(join(ROOT, 'dist/infra/store/request-log-thread.js')));
 }
 
 export interface GatewayProcess {

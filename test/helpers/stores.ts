@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, dropPostgresSchema, type Store } from '../../src/store/store.js';
-import { randomId } from '../../src/lib/ids.js';
+import { openStore, dropPostgresSchema, type Store } from '../../src/infra/store/store.js';
+import { randomId } from '../../src/foundation/lib/ids.js';
 import { PG_URL } from './gateway.js';
 import { builtRequestLogThread } from './processes.js';
 

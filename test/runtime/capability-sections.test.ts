@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_KINDS, type StoreHandle } from '../helpers/stores.js';
-import { deleteGuardrail, insertGuardrail, type StoredGuardrail } from '../../src/store/repos/guardrails.js';
-import { insertRateLimitPolicy, updateRateLimitPolicy, type RateLimitPolicy } from '../../src/store/repos/rate-limit-policies.js';
-import { guardrailsSection, type GuardrailIndex } from '../../src/guardrails/guardrails-section.js';
-import { rateLimitSection } from '../../src/limits/rate-limit-section.js';
+import { deleteGuardrail, insertGuardrail, type StoredGuardrail } from '../../src/infra/store/repos/guardrails.js';
+import { insertRateLimitPolicy, updateRateLimitPolicy, type RateLimitPolicy } from '../../src/infra/store/repos/rate-limit-policies.js';
+import { guardrailsSection, type GuardrailIndex } from '../../src/features/guardrails/guardrails-section.js';
+import { rateLimitSection } from '../../src/features/limits/rate-limit-section.js';
 
 const guardrail = (id: string, workspace: string): StoredGuardrail => ({
   id, organisation_id: 'org', workspace_id: workspace, name: id, slug: `s-${id}`, created_at: 1, updated_at: 1,

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { STORE_KINDS, type StoreHandle } from '../helpers/stores.js';
-import { EVERY_SECTION, readRuntimeChanges, readRuntimeVersion, recordRuntimeChange, RUNTIME_CHANGES_KEEP } from '../../src/store/store.js';
+import { EVERY_SECTION, readRuntimeChanges, readRuntimeVersion, recordRuntimeChange, RUNTIME_CHANGES_KEEP } from '../../src/infra/store/store.js';
 
 describe.each(STORE_KINDS)('runtime change outbox on $name', (kind) => {
   let h: StoreHandle;

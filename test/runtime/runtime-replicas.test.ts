@@ -2,12 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { Runtime } from '../../src/runtime/runtime.js';
 import { CONFIGS_SECTION } from '../../src/runtime/core-sections.js';
-import { MemoryPubSub, RedisPubSub, type PubSub } from '../../src/state/pubsub.js';
-import { createLogger } from '../../src/observability/logger.js';
-import { ensureDefaultTenant } from '../../src/store/repos/organisations.js';
-import { insertConfig } from '../../src/store/repos/configs.js';
-import { dropPostgresSchema, openStore, recordRuntimeChange, type Store } from '../../src/store/store.js';
-import { randomId, uuid } from '../../src/lib/ids.js';
+import { MemoryPubSub, RedisPubSub, type PubSub } from '../../src/infra/state/pubsub.js';
+import { createLogger } from '../../src/infra/observability/logger.js';
+import { ensureDefaultTenant } from '../../src/infra/store/repos/organisations.js';
+import { insertConfig } from '../../src/infra/store/repos/configs.js';
+import { dropPostgresSchema, openStore, recordRuntimeChange, type Store } from '../../src/infra/store/store.js';
+import { randomId, uuid } from '../../src/foundation/lib/ids.js';
 import { PG_URL, REDIS_URL } from '../helpers/gateway.js';
 
 const logger = createLogger('silent');

@@ -1,5 +1,5 @@
-import type { Capability } from '../../gateway/capability.js';
-import { jwtSection } from './jwt/jwt-section.js';
+import type { Capability } from '../../data-plane/pipeline/capability.js';
+import { jwtSection } from '../../identity/jwt/jwt-section.js';
 import { registerJwtSettingsRoutes } from './jwt/jwt-settings-routes.js';
 import { SSO_PUBLIC_PREFIX, registerSsoLoginRoutes } from './sso/sso-login-routes.js';
 import { registerSsoSettingsRoutes } from './sso/sso-settings-routes.js';

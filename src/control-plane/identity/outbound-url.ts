@@ -1,5 +1,5 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import type { OutboundPolicy } from '../../lib/outbound-policy.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import type { OutboundPolicy } from '../../foundation/lib/outbound-policy.js';
 import { checkCustomHost } from '../resources/integrations/integration-input.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import { inBatches, type ScheduledJob } from '../../lib/scheduler.js';
-import type { Database } from '../../store/schema.js';
-import { deleteEndedSessions } from '../../store/repos/sessions.js';
+import { inBatches, type ScheduledJob } from '../../foundation/lib/scheduler.js';
+import type { Database } from '../../infra/store/schema.js';
+import { deleteEndedSessions } from '../../infra/store/repos/sessions.js';
 
 /** Sessions deleted per statement of the prune. */
 export const PRUNE_BATCH_ROWS = 1000;

@@ -1,4 +1,4 @@
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../infra/observability/logger.js';
 import type { AfterCommitTask } from '../../kernel/after-commit.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { FastifyRequest } from 'fastify';
-import type { Database } from '../../store/schema.js';
-import { insertAuditEntry } from '../../store/repos/audit-logs.js';
+import type { Database } from '../../infra/store/schema.js';
+import { insertAuditEntry } from '../../infra/store/repos/audit-logs.js';
 import type { Principal } from '../../kernel/principal.js';
-import { uuid } from '../../lib/ids.js';
+import { uuid } from '../../foundation/lib/ids.js';
 
 /** What a write tells the audit log about itself. */
 export interface AuditRecord {

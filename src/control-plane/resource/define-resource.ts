@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema, TString } from 'typebox';
-import type { Database } from '../../store/schema.js';
+import type { Database } from '../../infra/store/schema.js';
 import type { Principal } from '../../kernel/principal.js';
 import type { Permission } from '../../kernel/permissions.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
-import type { GatewayDeps } from '../../gateway/deps.js';
+import type { GatewayDeps } from '../../data-plane/pipeline/deps.js';
 import type { AfterCommit } from '../../kernel/after-commit.js';
 
 /** What a resource's code gets for one request. */

@@ -1,17 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type TObject, type TSchema } from 'typebox';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isUniqueViolation, recordRuntimeChange } from '../../store/store.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isUniqueViolation, recordRuntimeChange } from '../../infra/store/store.js';
 import type { RuntimeChange } from '../../kernel/runtime-change.js';
-import type { GatewayDeps } from '../../gateway/deps.js';
-import { principalOf, tenantScope } from './authorize.js';
+import type { GatewayDeps } from '../../data-plane/pipeline/deps.js';
+import { principalOf, tenantScope } from '../../identity/authorize.js';
 import { writeAudit } from './audit.js';
-import { ListAnswer, PageQuery, pageOf } from './paging.js';
+import { ListAnswer, PageQuery, pageOf } from '../../identity/paging.js';
 import type { Resource, ResourceContext, WriteResult } from './define-resource.js';
 import { startAfterCommit } from './after-commit.js';
 import type { AfterCommitTask } from '../../kernel/after-commit.js';
-import { Nullable } from '../../spec/nullable.js';
+import { Nullable } from '../../foundation/spec/nullable.js';
 
 /** The decisions.md error body, as every admin route documents its failures. */
 export const ErrorAnswer = Type.Object(

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { installRouteGuard, UndeclaredPermissionError } from './route-guard.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
 
 function app() {
   const a = Fastify();

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, preValidationHookHandler } from 'fastify';
 import type { Permission } from '../../kernel/permissions.js';
 import { isPermission } from '../../kernel/permissions.js';
-import { authorize, principalOf } from './authorize.js';
+import { authorize, principalOf } from '../../identity/authorize.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { uuid } from '../../lib/ids.js';
+import { uuid } from '../../foundation/lib/ids.js';
 
 /** A slug: lower-case letters, digits, `-` and `_`, starting with a letter or digit, at most 128. */
 export const Slug = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,127}$' });

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import type { Kysely } from 'kysely';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import type { TenantScope } from '../../kernel/tenant-scope.js';
-import type { Database } from '../../store/schema.js';
-import { StringEnum } from '../../spec/string-enum.js';
-import { Nullable } from '../../spec/nullable.js';
+import type { Database } from '../../infra/store/schema.js';
+import { StringEnum } from '../../foundation/spec/string-enum.js';
+import { Nullable } from '../../foundation/spec/nullable.js';
 
 /**
  * What the rate-limit and usage-limit policy resources share: the schemas of their common fields and

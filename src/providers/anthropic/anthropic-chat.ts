@@ -1,8 +1,8 @@
-import type { ChatCompletion, ChatCompletionMessage, ChatCompletionRequest, ToolCall } from '../../spec/chat.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
-import { unixSeconds } from '../../lib/clock.js';
-import { prefixedId } from '../../lib/ids.js';
+import type { ChatCompletion, ChatCompletionMessage, ChatCompletionRequest, ToolCall } from '../../foundation/spec/chat.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject } from '../../foundation/lib/json.js';
+import { unixSeconds } from '../../foundation/lib/clock.js';
+import { prefixedId } from '../../foundation/lib/ids.js';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages.js';
 import { convertToAnthropicTools } from './convert-to-anthropic-tools.js';
 import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';

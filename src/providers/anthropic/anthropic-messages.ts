@@ -1,7 +1,7 @@
-import type { MessagesCountTokensResponse, MessagesRequest, MessagesResponse, MessagesStreamEvent } from '../../spec/messages.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject, tryParseJson } from '../../lib/json.js';
-import { SseDecoder } from '../../lib/sse.js';
+import type { MessagesCountTokensResponse, MessagesRequest, MessagesResponse, MessagesStreamEvent } from '../../foundation/spec/messages.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject, tryParseJson } from '../../foundation/lib/json.js';
+import { SseDecoder } from '../../foundation/lib/sse.js';
 import type { CallContext, EndpointAdapter, StreamMapper, UpstreamCall } from '../provider.js';
 import { anthropicHeaders, anthropicUrl } from './anthropic-auth.js';
 import { mapAnthropicStreamError } from './anthropic-error.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
-import { HttpClient } from '../../lib/http-client.js';
-import { systemClock } from '../../lib/clock.js';
+import type { ChatCompletionChunk, ChatCompletionRequest } from '../../foundation/spec/chat.js';
+import { HttpClient } from '../../foundation/lib/http-client.js';
+import { systemClock } from '../../foundation/lib/clock.js';
 import type { CallContext, ProviderTarget } from '../provider.js';
 import { anthropicProvider } from './anthropic-provider.js';
 import { startFakeAnthropic, anthropicErrorBody, type FakeAnthropic } from '../../../test/fakes/anthropic/server.js';

@@ -1,7 +1,7 @@
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
-import type { ModelInfo } from '../../spec/models.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../foundation/spec/chat.js';
+import type { ModelInfo } from '../../foundation/spec/models.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject } from '../../foundation/lib/json.js';
 import type { EndpointAdapter, ProviderAdapter } from '../provider.js';
 import { ANTHROPIC_BASE_URL, anthropicHeaders, anthropicUrl } from './anthropic-auth.js';
 import { buildAnthropicMessagesBody, mapAnthropicResponse } from './anthropic-chat.js';

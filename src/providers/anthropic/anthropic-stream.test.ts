@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import type { ChatCompletionChunk } from '../../spec/chat.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import type { ChatCompletionChunk } from '../../foundation/spec/chat.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import { createAnthropicStreamMapper } from './anthropic-stream.js';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url));

@@ -1,6 +1,6 @@
-import type { ChatMessage } from '../../spec/chat.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
+import type { ChatMessage } from '../../foundation/spec/chat.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject } from '../../foundation/lib/json.js';
 import type { AnthropicCacheControl, AnthropicContentBlock, AnthropicImageBlock, AnthropicTextBlock } from './anthropic-types.js';
 
 const DATA_URL = /^data:([^;,]+)((?:;[^;,]+)*),(.*)$/s;

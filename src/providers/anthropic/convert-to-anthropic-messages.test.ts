@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
 
 describe('convertToAnthropicMessages', () => {
   it('lifts system and developer messages into system and keeps user text as a string', () => {

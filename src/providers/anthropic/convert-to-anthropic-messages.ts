@@ -1,6 +1,6 @@
-import type { ChatMessage, ToolCall } from '../../spec/chat.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject, tryParseJson } from '../../lib/json.js';
+import type { ChatMessage, ToolCall } from '../../foundation/spec/chat.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject, tryParseJson } from '../../foundation/lib/json.js';
 import { convertContent, convertSystemContent } from './convert-to-anthropic-content.js';
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicTextBlock, AnthropicToolResultBlock } from './anthropic-types.js';
 

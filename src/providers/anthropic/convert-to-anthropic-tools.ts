@@ -1,5 +1,5 @@
-import type { ChatCompletionRequest } from '../../spec/chat.js';
-import { isObject } from '../../lib/json.js';
+import type { ChatCompletionRequest } from '../../foundation/spec/chat.js';
+import { isObject } from '../../foundation/lib/json.js';
 
 /** The `tools` and `tool_choice` members of a Messages API body. */
 export interface AnthropicToolSettings {

@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../spec/chat.js';
+import type { FinishReason } from '../../foundation/spec/chat.js';
 
 /**
  * Maps an Anthropic `stop_reason` to a common finish reason: `end_turn`, `stop_sequence` and

@@ -1,4 +1,4 @@
-import type { Usage } from '../../spec/chat.js';
+import type { Usage } from '../../foundation/spec/chat.js';
 import type { AnthropicUsage } from './anthropic-types.js';
 
 /**

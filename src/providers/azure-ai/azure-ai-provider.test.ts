@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { HttpClient } from '../../lib/http-client.js';
-import { FakeClock } from '../../lib/clock.js';
+import { HttpClient } from '../../foundation/lib/http-client.js';
+import { FakeClock } from '../../foundation/lib/clock.js';
 import type { CallContext, ProviderTarget } from '../provider.js';
-import type { ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
+import type { ChatCompletionChunk, ChatCompletionRequest } from '../../foundation/spec/chat.js';
 import { azureAIProvider } from './azure-ai-provider.js';
 import { startFakeAzureAI, type FakeAzureAI } from '../../../test/fakes/azure-ai/server.js';
 

@@ -1,6 +1,6 @@
 import { AZURE_AI_SETTINGS } from './azure-ai-settings.js';
-import type { ModelInfo } from '../../spec/models.js';
-import { isObject } from '../../lib/json.js';
+import type { ModelInfo } from '../../foundation/spec/models.js';
+import { isObject } from '../../foundation/lib/json.js';
 import { createOpenAICompatibleProvider } from '../openai-compatible/create-openai-compatible-provider.js';
 import { baseUrlOf, openAIHeaders, type OpenAICompatibleSpec } from '../openai-compatible/openai-compatible-spec.js';
 import { mapOpenAIError } from '../openai-compatible/map-openai-error.js';

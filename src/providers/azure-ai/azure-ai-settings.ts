@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { urlSetting, type ProviderSettings } from '../provider-settings.js';
-import { StringEnum } from '../../spec/string-enum.js';
+import { StringEnum } from '../../foundation/spec/string-enum.js';
 
 /**
  * Azure AI Foundry's settings: the endpoint (serverless, managed compute or a Foundry resource), its

@@ -1,6 +1,6 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import { sha256Hex } from '../../lib/hash.js';
-import { tryParseJson, isObject } from '../../lib/json.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { sha256Hex } from '../../foundation/lib/hash.js';
+import { tryParseJson, isObject } from '../../foundation/lib/json.js';
 import type { CallContext, ProviderTarget } from '../provider.js';
 
 /** Default Entra ID scope of Azure OpenAI tokens (`cloud3_entra_scope` overrides it). */

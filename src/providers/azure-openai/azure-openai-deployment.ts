@@ -1,5 +1,5 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject } from '../../foundation/lib/json.js';
 import type { ProviderTarget } from '../provider.js';
 import { checkUrlField, urlField } from '../url-fields.js';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { HttpClient } from '../../lib/http-client.js';
-import { FakeClock } from '../../lib/clock.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { HttpClient } from '../../foundation/lib/http-client.js';
+import { FakeClock } from '../../foundation/lib/clock.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import type { CallContext, ProviderTarget } from '../provider.js';
-import type { ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
+import type { ChatCompletionChunk, ChatCompletionRequest } from '../../foundation/spec/chat.js';
 import { azureOpenAIProvider } from './azure-openai-provider.js';
 import { startFakeAzureOpenAI, type FakeAzureOpenAI } from '../../../test/fakes/azure-openai/server.js';
 

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors/gateway-error.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import type { ProviderTarget } from '../provider.js';
 import { joinUrl } from '../openai-compatible/url.js';
 import { checkUrlField, urlField } from '../url-fields.js';

@@ -1,8 +1,8 @@
-import type { ChatCompletion, ChatCompletionMessage, ChatCompletionRequest, ToolCall } from '../../spec/chat.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
-import { prefixedId } from '../../lib/ids.js';
-import { unixSeconds } from '../../lib/clock.js';
+import type { ChatCompletion, ChatCompletionMessage, ChatCompletionRequest, ToolCall } from '../../foundation/spec/chat.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject } from '../../foundation/lib/json.js';
+import { prefixedId } from '../../foundation/lib/ids.js';
+import { unixSeconds } from '../../foundation/lib/clock.js';
 import type { CallContext, UpstreamCall } from '../provider.js';
 import type { BedrockConverseRequest, BedrockConverseResponse, BedrockToolChoice } from './bedrock-types.js';
 import { convertToBedrockMessages } from './convert-to-bedrock-messages.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HttpClient } from '../../lib/http-client.js';
+import { HttpClient } from '../../foundation/lib/http-client.js';
 import { startFakeBedrock, type FakeBedrock } from '../../../test/fakes/bedrock/server.js';
 import { bedrockEmbeddings } from './bedrock-embeddings.js';
 import { callContext } from './__fixtures__/call-context.js';

@@ -1,11 +1,11 @@
-import type { EmbeddingsRequest, EmbeddingsResponse } from '../../spec/embeddings.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { tryParseJson, isObject } from '../../lib/json.js';
+import type { EmbeddingsRequest, EmbeddingsResponse } from '../../foundation/spec/embeddings.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { tryParseJson, isObject } from '../../foundation/lib/json.js';
 import type { CallContext, EndpointAdapter, UpstreamCall } from '../provider.js';
 import { bedrockModelUrl, readBedrockAuth, signBedrockRequest, type BedrockAuth } from './bedrock-auth.js';
 import { requireModel } from './bedrock-chat.js';
 import { mapBedrockError } from './bedrock-error.js';
-import { eachAtMost } from '../../lib/each-at-most.js';
+import { eachAtMost } from '../../foundation/lib/each-at-most.js';
 
 type Family = 'titan' | 'cohere';
 

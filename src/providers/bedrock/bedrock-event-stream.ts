@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors/gateway-error.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import { bedrockSdk } from './bedrock-sdk.js';
 
 /** One decoded event-stream message: its string headers and its payload as text. */

@@ -1,8 +1,8 @@
-import type { ImageGenerationRequest, ImagesResponse, ImageSize } from '../../spec/images.js';
-import { imageAspectRatio, imageSizeOf } from '../../spec/images.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
-import { unixSeconds } from '../../lib/clock.js';
+import type { ImageGenerationRequest, ImagesResponse, ImageSize } from '../../foundation/spec/images.js';
+import { imageAspectRatio, imageSizeOf } from '../../foundation/spec/images.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject } from '../../foundation/lib/json.js';
+import { unixSeconds } from '../../foundation/lib/clock.js';
 import type { CallContext, EndpointAdapter, UpstreamCall } from '../provider.js';
 import { bedrockModelUrl, readBedrockAuth, signBedrockRequest } from './bedrock-auth.js';
 import { requireModel } from './bedrock-chat.js';

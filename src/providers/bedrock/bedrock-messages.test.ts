@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { GatewayError } from '../../errors/gateway-error.js';
-import type { MessagesRequest } from '../../spec/messages.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import type { MessagesRequest } from '../../foundation/spec/messages.js';
 import { bedrockMessagesEndpoint } from './bedrock-messages.js';
 import { loadBedrockSdk } from './bedrock-sdk.js';
 import { callContext } from './__fixtures__/call-context.js';

@@ -1,6 +1,6 @@
-import type { MessagesRequest, MessagesResponse, MessagesStreamEvent } from '../../spec/messages.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject, tryParseJson } from '../../lib/json.js';
+import type { MessagesRequest, MessagesResponse, MessagesStreamEvent } from '../../foundation/spec/messages.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject, tryParseJson } from '../../foundation/lib/json.js';
 import type { CallContext, EndpointAdapter, StreamMapper, UpstreamCall } from '../provider.js';
 import { bedrockModelUrl, readBedrockAuth, signBedrockRequest } from './bedrock-auth.js';
 import { isAnthropic, requireModel } from './bedrock-chat.js';

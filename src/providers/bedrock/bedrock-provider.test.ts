@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
-import { HttpClient } from '../../lib/http-client.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../foundation/spec/chat.js';
+import { HttpClient } from '../../foundation/lib/http-client.js';
 import type { CallContext } from '../provider.js';
 import { FAKE_AWS_CREDENTIALS, bedrockFault, startFakeBedrock, type FakeBedrock } from '../../../test/fakes/bedrock/server.js';
 import { bedrockProvider } from './bedrock-provider.js';

@@ -1,5 +1,5 @@
 import { BEDROCK_SETTINGS } from './bedrock-settings.js';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../foundation/spec/chat.js';
 import type { EndpointAdapter, ProviderAdapter } from '../provider.js';
 import { buildConverseCall, mapConverseResponse } from './bedrock-chat.js';
 import { createBedrockStreamMapper } from './bedrock-stream.js';

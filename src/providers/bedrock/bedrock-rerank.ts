@@ -1,8 +1,8 @@
-import type { RerankRequest, RerankResponse } from '../../spec/rerank.js';
-import { buildRerankResponse, rerankDocumentText, rerankModelFor } from '../../spec/rerank.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
-import { prefixedId } from '../../lib/ids.js';
+import type { RerankRequest, RerankResponse } from '../../foundation/spec/rerank.js';
+import { buildRerankResponse, rerankDocumentText, rerankModelFor } from '../../foundation/spec/rerank.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject } from '../../foundation/lib/json.js';
+import { prefixedId } from '../../foundation/lib/ids.js';
 import type { CallContext, EndpointAdapter, UpstreamCall } from '../provider.js';
 import { joinUrl } from '../openai-compatible/url.js';
 import { checkUrlField } from '../url-fields.js';

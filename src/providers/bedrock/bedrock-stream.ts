@@ -1,8 +1,8 @@
-import type { ChatCompletionChunk, ChatCompletionChunkChoice, ChatCompletionRequest, Usage } from '../../spec/chat.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { tryParseJson, isObject } from '../../lib/json.js';
-import { prefixedId } from '../../lib/ids.js';
-import { unixSeconds } from '../../lib/clock.js';
+import type { ChatCompletionChunk, ChatCompletionChunkChoice, ChatCompletionRequest, Usage } from '../../foundation/spec/chat.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { tryParseJson, isObject } from '../../foundation/lib/json.js';
+import { prefixedId } from '../../foundation/lib/ids.js';
+import { unixSeconds } from '../../foundation/lib/clock.js';
 import type { CallContext, StreamMapper } from '../provider.js';
 import { EventStreamDecoder, type EventStreamMessage } from './bedrock-event-stream.js';
 import { mapBedrockStreamException } from './bedrock-error.js';

@@ -1,6 +1,6 @@
-import type { ChatMessage, ContentPart } from '../../spec/chat.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { tryParseJson, isObject } from '../../lib/json.js';
+import type { ChatMessage, ContentPart } from '../../foundation/spec/chat.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { tryParseJson, isObject } from '../../foundation/lib/json.js';
 import type { BedrockContentBlock, BedrockMessage, BedrockSystemBlock } from './bedrock-types.js';
 
 const IMAGE_FORMATS: Readonly<Record<string, string>> = {

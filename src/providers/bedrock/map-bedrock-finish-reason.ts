@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../spec/chat.js';
+import type { FinishReason } from '../../foundation/spec/chat.js';
 
 /**
  * Maps a Converse `stopReason` to the common finish reason.

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors/gateway-error.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import type { ProviderTarget } from '../provider.js';
 
 /** Cohere's API host; `custom_host` replaces it. */

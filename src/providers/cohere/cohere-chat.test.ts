@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { HttpClient } from '../../lib/http-client.js';
-import { FakeClock } from '../../lib/clock.js';
+import { HttpClient } from '../../foundation/lib/http-client.js';
+import { FakeClock } from '../../foundation/lib/clock.js';
 import type { CallContext, ProviderTarget } from '../provider.js';
-import type { ChatCompletionRequest } from '../../spec/chat.js';
+import type { ChatCompletionRequest } from '../../foundation/spec/chat.js';
 import { cohereProvider } from './cohere-provider.js';
 import { toCohereChatRequest, mapCohereChatResponse } from './cohere-chat.js';
 import { convertToCohereMessages } from './convert-to-cohere-messages.js';

@@ -1,7 +1,7 @@
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ToolCall } from '../../spec/chat.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
-import { unixSeconds } from '../../lib/clock.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ToolCall } from '../../foundation/spec/chat.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject } from '../../foundation/lib/json.js';
+import { unixSeconds } from '../../foundation/lib/clock.js';
 import type { CallContext, EndpointAdapter } from '../provider.js';
 import { COHERE_DEFAULT_CHAT_MODEL, type CohereChatRequest, type CohereChatResponse, type CohereTool } from './cohere-api-types.js';
 import { cohereBaseUrl, cohereHeaders } from './cohere-auth.js';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { HttpClient } from '../../lib/http-client.js';
-import { FakeClock } from '../../lib/clock.js';
+import { HttpClient } from '../../foundation/lib/http-client.js';
+import { FakeClock } from '../../foundation/lib/clock.js';
 import type { CallContext, ProviderTarget, UpstreamCall } from '../provider.js';
-import type { ChatCompletionChunk } from '../../spec/chat.js';
+import type { ChatCompletionChunk } from '../../foundation/spec/chat.js';
 import { cohereProvider } from './cohere-provider.js';
 import { mapCohereEmbedResponse, toCohereEmbedRequest } from './cohere-embed.js';
 import { mapCohereRerankResponse, toCohereRerankRequest } from './cohere-rerank.js';

@@ -1,6 +1,6 @@
-import type { EmbeddingsRequest, EmbeddingsResponse } from '../../spec/embeddings.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
+import type { EmbeddingsRequest, EmbeddingsResponse } from '../../foundation/spec/embeddings.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject } from '../../foundation/lib/json.js';
 import type { EndpointAdapter } from '../provider.js';
 import { cohereBaseUrl, cohereHeaders } from './cohere-auth.js';
 

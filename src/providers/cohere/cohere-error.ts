@@ -1,5 +1,5 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject, tryParseJson } from '../../lib/json.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject, tryParseJson } from '../../foundation/lib/json.js';
 import { pickRetryHeaders, statusType } from '../openai-compatible/map-openai-error.js';
 
 /**

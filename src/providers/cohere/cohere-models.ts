@@ -1,5 +1,5 @@
-import type { ModelInfo } from '../../spec/models.js';
-import { isObject } from '../../lib/json.js';
+import type { ModelInfo } from '../../foundation/spec/models.js';
+import { isObject } from '../../foundation/lib/json.js';
 import type { CallContext } from '../provider.js';
 import { cohereBaseUrl, cohereHeaders } from './cohere-auth.js';
 import { mapCohereError } from './cohere-error.js';

@@ -1,7 +1,7 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
-import { prefixedId } from '../../lib/ids.js';
-import { buildRerankResponse, rerankModelFor, type RerankRequest as CommonRerankRequest, type RerankResponse } from '../../spec/rerank.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject } from '../../foundation/lib/json.js';
+import { prefixedId } from '../../foundation/lib/ids.js';
+import { buildRerankResponse, rerankModelFor, type RerankRequest as CommonRerankRequest, type RerankResponse } from '../../foundation/spec/rerank.js';
 import type { EndpointAdapter } from '../provider.js';
 import { cohereBaseUrl, cohereHeaders } from './cohere-auth.js';
 

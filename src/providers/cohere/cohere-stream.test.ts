@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { HttpClient } from '../../lib/http-client.js';
-import { FakeClock } from '../../lib/clock.js';
+import { HttpClient } from '../../foundation/lib/http-client.js';
+import { FakeClock } from '../../foundation/lib/clock.js';
 import type { CallContext } from '../provider.js';
-import type { ChatCompletionChunk } from '../../spec/chat.js';
+import type { ChatCompletionChunk } from '../../foundation/spec/chat.js';
 import { createCohereStreamMapper } from './cohere-stream.js';
 
 const text = (name: string) => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8');

@@ -1,9 +1,9 @@
-import type { ChatCompletionChunk, ChatCompletionChunkChoice, ChatCompletionRequest } from '../../spec/chat.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { SseDecoder, type SseEvent } from '../../lib/sse.js';
-import { isObject, tryParseJson } from '../../lib/json.js';
-import { unixSeconds } from '../../lib/clock.js';
-import { prefixedId } from '../../lib/ids.js';
+import type { ChatCompletionChunk, ChatCompletionChunkChoice, ChatCompletionRequest } from '../../foundation/spec/chat.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { SseDecoder, type SseEvent } from '../../foundation/lib/sse.js';
+import { isObject, tryParseJson } from '../../foundation/lib/json.js';
+import { unixSeconds } from '../../foundation/lib/clock.js';
+import { prefixedId } from '../../foundation/lib/ids.js';
 import type { CallContext, StreamMapper } from '../provider.js';
 import { COHERE_DEFAULT_CHAT_MODEL, type CohereUsage } from './cohere-api-types.js';
 import { cohereFailureStatus, mapCohereFinishReason } from './map-cohere-finish-reason.js';

@@ -1,5 +1,5 @@
-import type { ChatMessage, ContentPart } from '../../spec/chat.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import type { ChatMessage, ContentPart } from '../../foundation/spec/chat.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import type { CohereContentPart, CohereMessage } from './cohere-api-types.js';
 
 function textOf(content: ChatMessage['content'], param: string): string {

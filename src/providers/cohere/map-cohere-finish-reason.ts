@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../spec/chat.js';
+import type { FinishReason } from '../../foundation/spec/chat.js';
 
 /**
  * Maps a Cohere v2 `finish_reason` to the common schema: `COMPLETE` and `STOP_SEQUENCE` → `stop`,

@@ -1,4 +1,4 @@
-import type { Usage } from '../../spec/chat.js';
+import type { Usage } from '../../foundation/spec/chat.js';
 import type { CohereUsage } from './cohere-api-types.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { ChatMessage, ContentPart, ToolCall } from '../../spec/chat.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { tryParseJson, isObject } from '../../lib/json.js';
+import type { ChatMessage, ContentPart, ToolCall } from '../../foundation/spec/chat.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { tryParseJson, isObject } from '../../foundation/lib/json.js';
 
 /** One Gemini `Part` (text, inlineData, fileData, functionCall, functionResponse, …). */
 export type GooglePart = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { isObject } from '../../lib/json.js';
+import { isObject } from '../../foundation/lib/json.js';
 
 /** Schema keys Gemini's OpenAPI-subset `Schema` accepts; every other key is dropped. */
 const ACCEPTED = new Set([

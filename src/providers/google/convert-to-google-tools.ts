@@ -1,5 +1,5 @@
-import type { ChatCompletionRequest } from '../../spec/chat.js';
-import { isObject } from '../../lib/json.js';
+import type { ChatCompletionRequest } from '../../foundation/spec/chat.js';
+import { isObject } from '../../foundation/lib/json.js';
 import { convertToGoogleSchema } from './convert-to-google-schema.js';
 
 /**

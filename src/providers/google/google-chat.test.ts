@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { FakeClock } from '../../lib/clock.js';
-import { HttpClient } from '../../lib/http-client.js';
-import type { ChatCompletionRequest } from '../../spec/chat.js';
+import { FakeClock } from '../../foundation/lib/clock.js';
+import { HttpClient } from '../../foundation/lib/http-client.js';
+import type { ChatCompletionRequest } from '../../foundation/spec/chat.js';
 import type { CallContext } from '../provider.js';
 import { googleProvider } from './google-provider.js';
 

@@ -1,7 +1,7 @@
-import type { ChatCompletion, ChatCompletionRequest, ToolCall, Usage } from '../../spec/chat.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
-import { prefixedId } from '../../lib/ids.js';
+import type { ChatCompletion, ChatCompletionRequest, ToolCall, Usage } from '../../foundation/spec/chat.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject } from '../../foundation/lib/json.js';
+import { prefixedId } from '../../foundation/lib/ids.js';
 import { convertToGoogleMessages, type GoogleToolCall } from './convert-to-google-messages.js';
 import { convertToGoogleSchema } from './convert-to-google-schema.js';
 import { convertToGoogleTools, convertToGoogleToolConfig } from './convert-to-google-tools.js';

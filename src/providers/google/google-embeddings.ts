@@ -1,6 +1,6 @@
-import type { EmbeddingsRequest, EmbeddingsResponse } from '../../spec/embeddings.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
+import type { EmbeddingsRequest, EmbeddingsResponse } from '../../foundation/spec/embeddings.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject } from '../../foundation/lib/json.js';
 
 /** The texts of an embeddings request; token-id inputs are refused (Gemini embeds text only). */
 export function embeddingTexts(req: EmbeddingsRequest): string[] {

@@ -1,5 +1,5 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import { tryParseJson, isObject } from '../../lib/json.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { tryParseJson, isObject } from '../../foundation/lib/json.js';
 import { pickRetryHeaders, statusType } from '../openai-compatible/map-openai-error.js';
 
 /** The `error` member of a Google API error body, whether sent alone or wrapped in an array. */

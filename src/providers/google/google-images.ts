@@ -1,7 +1,7 @@
-import type { ImageGenerationRequest, ImagesResponse } from '../../spec/images.js';
-import { imageAspectRatio, imageSizeOf } from '../../spec/images.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
+import type { ImageGenerationRequest, ImagesResponse } from '../../foundation/spec/images.js';
+import { imageAspectRatio, imageSizeOf } from '../../foundation/spec/images.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject } from '../../foundation/lib/json.js';
 
 /** The Imagen model used when the request names none. */
 export const DEFAULT_IMAGEN_MODEL = 'imagen-3.0-generate-002';

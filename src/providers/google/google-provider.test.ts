@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../lib/clock.js';
-import { HttpClient } from '../../lib/http-client.js';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
+import { systemClock } from '../../foundation/lib/clock.js';
+import { HttpClient } from '../../foundation/lib/http-client.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../foundation/spec/chat.js';
 import type { CallContext } from '../provider.js';
 import { googleProvider } from './google-provider.js';
 import { startFakeGoogle, type FakeGoogle } from '../../../test/fakes/google/server.js';

@@ -1,15 +1,15 @@
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
-import type { EmbeddingsRequest, EmbeddingsResponse } from '../../spec/embeddings.js';
-import type { ModelInfo } from '../../spec/models.js';
-import { isObject } from '../../lib/json.js';
-import { unixSeconds } from '../../lib/clock.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../foundation/spec/chat.js';
+import type { EmbeddingsRequest, EmbeddingsResponse } from '../../foundation/spec/embeddings.js';
+import type { ModelInfo } from '../../foundation/spec/models.js';
+import { isObject } from '../../foundation/lib/json.js';
+import { unixSeconds } from '../../foundation/lib/clock.js';
 import type { CallContext, EndpointAdapter, ProviderAdapter, UpstreamCall } from '../provider.js';
 import { joinUrl } from '../openai-compatible/url.js';
 import { googleAuthHeaders } from './google-auth.js';
 import { buildGoogleChatBody, googleModelOf, mapGoogleResponse } from './google-chat.js';
 import { buildGoogleEmbeddingsBody, mapGoogleEmbeddingsResponse } from './google-embeddings.js';
 import { mapGoogleError } from './google-error.js';
-import type { ImageGenerationRequest, ImagesResponse } from '../../spec/images.js';
+import type { ImageGenerationRequest, ImagesResponse } from '../../foundation/spec/images.js';
 import { buildImagenBody, imagenModelOf, mapImagenResponse } from './google-images.js';
 import { createGoogleStreamMapper } from './google-stream.js';
 

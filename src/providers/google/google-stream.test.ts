@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import type { ChatCompletionChunk } from '../../spec/chat.js';
+import type { ChatCompletionChunk } from '../../foundation/spec/chat.js';
 import { createGoogleStreamMapper } from './google-stream.js';
 
 const sse = (name: string): Buffer => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url));

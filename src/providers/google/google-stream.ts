@@ -1,8 +1,8 @@
-import type { ChatCompletionChunk, ChatCompletionChunkChoice, Usage } from '../../spec/chat.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { SseDecoder } from '../../lib/sse.js';
-import { tryParseJson, isObject } from '../../lib/json.js';
-import { prefixedId } from '../../lib/ids.js';
+import type { ChatCompletionChunk, ChatCompletionChunkChoice, Usage } from '../../foundation/spec/chat.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { SseDecoder } from '../../foundation/lib/sse.js';
+import { tryParseJson, isObject } from '../../foundation/lib/json.js';
+import { prefixedId } from '../../foundation/lib/ids.js';
 import type { StreamMapper } from '../provider.js';
 import { mapGoogleUsage, toolCallOf } from './google-chat.js';
 import { googleStreamError } from './google-error.js';

@@ -1,4 +1,4 @@
-import type { FinishReason } from '../../spec/chat.js';
+import type { FinishReason } from '../../foundation/spec/chat.js';
 
 const CONTENT_FILTER = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'LANGUAGE']);
 

@@ -1,6 +1,6 @@
-import { SseDecoder, type SseEvent } from '../../lib/sse.js';
-import { tryParseJson, isObject } from '../../lib/json.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { SseDecoder, type SseEvent } from '../../foundation/lib/sse.js';
+import { tryParseJson, isObject } from '../../foundation/lib/json.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import type { StreamMapper } from '../provider.js';
 
 /** How one OpenAI-style JSON event stream marks errors and its end. */

@@ -1,5 +1,5 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import { tryParseJson, isObject } from '../../lib/json.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { tryParseJson, isObject } from '../../foundation/lib/json.js';
 
 /**
  * Maps an OpenAI-style error answer (`{"error": {message, type, param, code}}`, or the FastAPI-style

@@ -1,6 +1,6 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
-import { buildRerankResponse, rerankDocumentText, rerankModelFor, type RerankRequest, type RerankResponse } from '../../spec/rerank.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject } from '../../foundation/lib/json.js';
+import { buildRerankResponse, rerankDocumentText, rerankModelFor, type RerankRequest, type RerankResponse } from '../../foundation/spec/rerank.js';
 
 /**
  * The body of a `/rerank` call in the vLLM / Jina format: `{model, query, documents, top_n,

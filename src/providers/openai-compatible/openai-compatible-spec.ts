@@ -1,4 +1,4 @@
-import { GatewayError } from '../../errors/gateway-error.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import type { ProviderTarget } from '../provider.js';
 import type { ProviderSettings } from '../provider-settings.js';
 

@@ -1,6 +1,6 @@
-import { isObject } from '../../lib/json.js';
+import { isObject } from '../../foundation/lib/json.js';
 import { createJsonSseMapper } from './json-sse-stream.js';
-import { RESPONSE_TERMINAL_EVENTS, type ResponseStreamEvent } from '../../spec/responses.js';
+import { RESPONSE_TERMINAL_EVENTS, type ResponseStreamEvent } from '../../foundation/spec/responses.js';
 import type { StreamMapper } from '../provider.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ResponseObject, ResponseStreamEvent, ResponsesRequest } from '../../spec/responses.js';
+import type { ResponseObject, ResponseStreamEvent, ResponsesRequest } from '../../foundation/spec/responses.js';
 import type { EndpointAdapter } from '../provider.js';
 import { baseUrlOf, openAIHeaders, type OpenAICompatibleSpec } from './openai-compatible-spec.js';
 import { createOpenAIResponsesStreamMapper } from './openai-responses-stream.js';

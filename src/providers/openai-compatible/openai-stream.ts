@@ -1,4 +1,4 @@
-import { isObject } from '../../lib/json.js';
+import { isObject } from '../../foundation/lib/json.js';
 import type { StreamMapper } from '../provider.js';
 import { createJsonSseMapper } from './json-sse-stream.js';
 

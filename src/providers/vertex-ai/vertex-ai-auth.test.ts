@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateKeyPairSync, verify } from 'node:crypto';
-import { FakeClock } from '../../lib/clock.js';
-import { HttpClient } from '../../lib/http-client.js';
+import { FakeClock } from '../../foundation/lib/clock.js';
+import { HttpClient } from '../../foundation/lib/http-client.js';
 import type { CallContext } from '../provider.js';
 import { parseServiceAccount, signServiceAccountAssertion, vertexAuthHeaders, VertexTokenCache, type ServiceAccount } from './vertex-ai-auth.js';
 import { startFakeVertex, type FakeVertex } from '../../../test/fakes/vertex-ai/server.js';

@@ -1,9 +1,9 @@
 import { sign } from 'node:crypto';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { tryParseJson, isObject } from '../../lib/json.js';
-import { sha256Hex } from '../../lib/hash.js';
-import type { Clock } from '../../lib/clock.js';
-import type { HttpClient } from '../../lib/http-client.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { tryParseJson, isObject } from '../../foundation/lib/json.js';
+import { sha256Hex } from '../../foundation/lib/hash.js';
+import type { Clock } from '../../foundation/lib/clock.js';
+import type { HttpClient } from '../../foundation/lib/http-client.js';
 import type { CallContext } from '../provider.js';
 
 /** The fields of a Google service-account key file the gateway uses. */

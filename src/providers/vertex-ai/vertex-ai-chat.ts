@@ -1,5 +1,5 @@
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
-import { unixSeconds } from '../../lib/clock.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../foundation/spec/chat.js';
+import { unixSeconds } from '../../foundation/lib/clock.js';
 import type { CallContext, EndpointAdapter, UpstreamCall } from '../provider.js';
 import { buildAnthropicMessagesBody, mapAnthropicResponse } from '../anthropic/anthropic-chat.js';
 import { createAnthropicStreamMapper } from '../anthropic/anthropic-stream.js';

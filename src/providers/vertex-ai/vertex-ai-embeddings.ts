@@ -1,5 +1,5 @@
-import type { EmbeddingsRequest, EmbeddingsResponse } from '../../spec/embeddings.js';
-import { isObject } from '../../lib/json.js';
+import type { EmbeddingsRequest, EmbeddingsResponse } from '../../foundation/spec/embeddings.js';
+import { isObject } from '../../foundation/lib/json.js';
 import type { EndpointAdapter, UpstreamCall } from '../provider.js';
 import { embeddingTexts, encodeEmbedding } from '../google/google-embeddings.js';
 import { googleModelOf } from '../google/google-chat.js';

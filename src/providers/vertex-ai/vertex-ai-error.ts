@@ -1,5 +1,5 @@
-import type { GatewayError } from '../../errors/gateway-error.js';
-import { tryParseJson, isObject } from '../../lib/json.js';
+import type { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { tryParseJson, isObject } from '../../foundation/lib/json.js';
 import { mapAnthropicError } from '../anthropic/anthropic-error.js';
 import { mapGoogleError } from '../google/google-error.js';
 

@@ -1,5 +1,5 @@
-import type { ImageGenerationRequest, ImagesResponse } from '../../spec/images.js';
-import { unixSeconds } from '../../lib/clock.js';
+import type { ImageGenerationRequest, ImagesResponse } from '../../foundation/spec/images.js';
+import { unixSeconds } from '../../foundation/lib/clock.js';
 import type { EndpointAdapter, UpstreamCall } from '../provider.js';
 import { buildImagenBody, imagenModelOf, mapImagenResponse } from '../google/google-images.js';
 import { vertexAuthHeaders, type VertexTokenCache } from './vertex-ai-auth.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../../lib/clock.js';
-import { HttpClient } from '../../lib/http-client.js';
-import type { MessagesRequest } from '../../spec/messages.js';
+import { systemClock } from '../../foundation/lib/clock.js';
+import { HttpClient } from '../../foundation/lib/http-client.js';
+import type { MessagesRequest } from '../../foundation/spec/messages.js';
 import type { CallContext } from '../provider.js';
 import { VertexTokenCache } from './vertex-ai-auth.js';
 import { createVertexMessages } from './vertex-ai-messages.js';

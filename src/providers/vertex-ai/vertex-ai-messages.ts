@@ -1,5 +1,5 @@
-import type { MessagesRequest, MessagesResponse, MessagesStreamEvent } from '../../spec/messages.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import type { MessagesRequest, MessagesResponse, MessagesStreamEvent } from '../../foundation/spec/messages.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import type { EndpointAdapter } from '../provider.js';
 import { createMessagesEventMapper } from '../anthropic/anthropic-messages.js';
 import { vertexAuthHeaders, type VertexTokenCache } from './vertex-ai-auth.js';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { systemClock } from '../../lib/clock.js';
-import { HttpClient } from '../../lib/http-client.js';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../spec/chat.js';
+import { systemClock } from '../../foundation/lib/clock.js';
+import { HttpClient } from '../../foundation/lib/http-client.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest } from '../../foundation/spec/chat.js';
 import type { CallContext } from '../provider.js';
 import { VertexTokenCache } from './vertex-ai-auth.js';
 import { createVertexAiProvider } from './vertex-ai-provider.js';

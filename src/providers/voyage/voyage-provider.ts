@@ -1,4 +1,4 @@
-import type { RerankRequest, RerankResponse } from '../../spec/rerank.js';
+import type { RerankRequest, RerankResponse } from '../../foundation/spec/rerank.js';
 import type { EndpointAdapter, ProviderAdapter } from '../provider.js';
 import { createOpenAICompatibleProvider } from '../openai-compatible/create-openai-compatible-provider.js';
 import { baseUrlOf, openAIHeaders, type OpenAICompatibleSpec } from '../openai-compatible/openai-compatible-spec.js';

@@ -1,7 +1,7 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import { isObject } from '../../lib/json.js';
-import { prefixedId } from '../../lib/ids.js';
-import { buildRerankResponse, rerankDocumentText, rerankModelFor, type RerankRequest, type RerankResponse } from '../../spec/rerank.js';
+import { GatewayError } from '../../foundation/errors/gateway-error.js';
+import { isObject } from '../../foundation/lib/json.js';
+import { prefixedId } from '../../foundation/lib/ids.js';
+import { buildRerankResponse, rerankDocumentText, rerankModelFor, type RerankRequest, type RerankResponse } from '../../foundation/spec/rerank.js';
 
 /**
  * The body of Voyage's `POST /v1/rerank`: `top_n` becomes `top_k`; `truncation` and

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { GatewayDeps } from '../../gateway/deps.js';
+import type { GatewayDeps } from '../../data-plane/pipeline/deps.js';
 import { mountResource } from '../../control-plane/resource/mount-resource.js';
 import { ADMIN_RESOURCES } from '../../control-plane/resources/index.js';
 import { registerAuditLogRoutes } from '../../control-plane/resources/audit-logs/audit-logs-route.js';

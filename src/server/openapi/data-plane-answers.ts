@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { Nullable } from '../../spec/nullable.js';
+import { Nullable } from '../../foundation/spec/nullable.js';
 
 /**
  * The answers of the data-plane routes as the OpenAPI document shows them: the members every client

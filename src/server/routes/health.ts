@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { GatewayDeps } from '../../gateway/deps.js';
+import type { GatewayDeps } from '../../data-plane/pipeline/deps.js';
 
 /** GET /health (no key) and GET /metrics (Prometheus text). */
 export function registerHealth(app: FastifyInstance, deps: GatewayDeps): void {

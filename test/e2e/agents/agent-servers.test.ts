@@ -3,7 +3,7 @@ import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { callAs, insertKey, insertWorkspace } from '../tenancy/tenant-helpers.js';
 import { startFakeAgent, type FakeAgent } from '../../fakes/a2a/agent-server.js';
 import { startFakeCardServer, type FakeCardServer } from '../../fakes/a2a/card-server.js';
-import { isSealed } from '../../../src/lib/secret-box.js';
+import { isSealed } from '../../../src/foundation/lib/secret-box.js';
 
 const SECRET = 'Bearer upstream-secret-token-123';
 

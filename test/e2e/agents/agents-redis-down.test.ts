@@ -4,9 +4,9 @@ import { startRedis, stopRedis } from '../../helpers/redis-server.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { callAs } from '../tenancy/tenant-helpers.js';
 import { startFakeAgent, type FakeAgent } from '../../fakes/a2a/agent-server.js';
-import { agentsCapability } from '../../../src/agents/agents-capability.js';
-import { waitForRedis } from '../../../src/state/redis-ready.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { agentsCapability } from '../../../src/features/agents/agents-capability.js';
+import { waitForRedis } from '../../../src/infra/state/redis-ready.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 /** Task owners in a Redis of this test's own, stopped halfway: ownership checks fail closed. */
 describe('/v1/agents when Redis (the task owners) becomes unreachable', () => {

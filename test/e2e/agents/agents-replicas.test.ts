@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { callAs, insertKey } from '../tenancy/tenant-helpers.js';
 import { startFakeAgent, type FakeAgent } from '../../fakes/a2a/agent-server.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 /** Two replicas on one PostgreSQL schema and one Redis: task owners are shared state. */
 describe('/v1/agents across two replicas sharing PostgreSQL and Redis', () => {

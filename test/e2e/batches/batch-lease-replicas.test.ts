@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { CAPABILITIES } from '../../../src/server/capabilities.js';
-import { batchesCapability } from '../../../src/batches/batches-capability.js';
+import { batchesCapability } from '../../../src/data-plane/endpoints/batches/batches-capability.js';
 import { chatLines, jsonl, requestsPerLine, uploadInput, waitFor } from './batch-helpers.js';
 
 /**

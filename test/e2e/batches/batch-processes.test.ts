@@ -8,8 +8,8 @@ import pg from 'pg';
 import { spawnGateway, type GatewayProcess } from '../../helpers/processes.js';
 import { PG_URL } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { randomId } from '../../../src/lib/ids.js';
-import { dropPostgresSchema } from '../../../src/store/store.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
+import { dropPostgresSchema } from '../../../src/infra/store/store.js';
 import { chatLines, jsonl, requestsPerLine, uploadInput, waitFor } from './batch-helpers.js';
 
 let fake: FakeOpenAI;

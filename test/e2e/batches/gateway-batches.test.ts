@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { CAPABILITIES } from '../../../src/server/capabilities.js';
-import { batchesCapability } from '../../../src/batches/batches-capability.js';
-import { uuid } from '../../../src/lib/ids.js';
+import { batchesCapability } from '../../../src/data-plane/endpoints/batches/batches-capability.js';
+import { uuid } from '../../../src/foundation/lib/ids.js';
 import { chatLines, jsonl, requestsPerLine, uploadInput, waitFor } from './batch-helpers.js';
 
 let gw: TestGateway;

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql, type Kysely } from 'kysely';
 import { REDIS_URL, startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { hashEmbedding, startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { cacheBackend, cacheCapability } from '../../../src/cache/cache-capability.js';
-import { up as createCacheTables } from '../../../src/store/migrations/0002-cache.js';
-import { waitForRedis } from '../../../src/state/redis-ready.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { cacheBackend, cacheCapability } from '../../../src/features/cache/cache-capability.js';
+import { up as createCacheTables } from '../../../src/infra/store/migrations/0002-cache.js';
+import { waitForRedis } from '../../../src/infra/state/redis-ready.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 import { cacheConfig, chat, chatCalls, embeddingCalls, metric } from './cache-helpers.js';
 
 const ORIGINAL = 'what is the capital of france';

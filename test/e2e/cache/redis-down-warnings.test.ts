@@ -1,8 +1,8 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomId } from '../../../src/lib/ids.js';
-import { createLogger } from '../../../src/observability/logger.js';
-import { waitForRedis } from '../../../src/state/redis-ready.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
+import { createLogger } from '../../../src/infra/observability/logger.js';
+import { waitForRedis } from '../../../src/infra/state/redis-ready.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { freePort } from '../../helpers/ports.js';
 import { startRedis, stopRedis } from '../../helpers/redis-server.js';

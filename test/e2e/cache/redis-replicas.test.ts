@@ -4,9 +4,9 @@ import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REDIS_URL, startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { hashEmbedding, startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { cacheCapability } from '../../../src/cache/cache-capability.js';
-import { waitForRedis } from '../../../src/state/redis-ready.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { cacheCapability } from '../../../src/features/cache/cache-capability.js';
+import { waitForRedis } from '../../../src/infra/state/redis-ready.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 import { cacheConfig, chat, chatCalls, metric } from './cache-helpers.js';
 
 const ORIGINAL = 'what is the capital of france';

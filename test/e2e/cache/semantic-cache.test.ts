@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { hashEmbedding, startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { cacheCapability } from '../../../src/cache/cache-capability.js';
+import { cacheCapability } from '../../../src/features/cache/cache-capability.js';
 import { ask, cacheConfig, chat, chatCalls, embeddingCalls, metric } from './cache-helpers.js';
 
 /** Controlled embeddings: cosine with ORIGINAL is the number in the name. */

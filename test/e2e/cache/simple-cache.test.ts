@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { FakeClock } from '../../../src/lib/clock.js';
-import { uuid } from '../../../src/lib/ids.js';
-import { cacheCapability } from '../../../src/cache/cache-capability.js';
+import { FakeClock } from '../../../src/foundation/lib/clock.js';
+import { uuid } from '../../../src/foundation/lib/ids.js';
+import { cacheCapability } from '../../../src/features/cache/cache-capability.js';
 import { ask, cacheConfig, chat, chatCalls } from './cache-helpers.js';
 
 let gw: TestGateway;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type OpenAI from 'openai';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { cacheCapability } from '../../../src/cache/cache-capability.js';
+import { cacheCapability } from '../../../src/features/cache/cache-capability.js';
 import { ask, cacheConfig, chat, chatCalls } from './cache-helpers.js';
 
 let gw: TestGateway;

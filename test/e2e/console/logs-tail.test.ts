@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { callAs } from '../tenancy/tenant-helpers.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 import { logRows, openTail, type Tail } from './tail-client.js';
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
-import { FakeClock } from '../../../src/lib/clock.js';
-import { uuid } from '../../../src/lib/ids.js';
+import { FakeClock } from '../../../src/foundation/lib/clock.js';
+import { uuid } from '../../../src/foundation/lib/ids.js';
 import { nextBoundary } from '../../../src/control-plane/resources/api-keys/rotation-schedule.js';
 
 type Json = Record<string, any>;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomId } from '../../../src/lib/ids.js';
-import { dropPostgresSchema, openStore, recordRuntimeChange, type Store } from '../../../src/store/store.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
+import { dropPostgresSchema, openStore, recordRuntimeChange, type Store } from '../../../src/infra/store/store.js';
 import { API_KEYS_SECTION } from '../../../src/runtime/core-sections.js';
 import { PG_URL, REDIS_URL } from '../../helpers/gateway.js';
 import { ensureBuilt, spawnGateway, type GatewayProcess } from '../../helpers/processes.js';

@@ -3,11 +3,11 @@ import { Writable } from 'node:stream';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { FakeOtlpReceiver } from '../../fakes/otlp/server.js';
-import { createLogger } from '../../../src/observability/logger.js';
-import { SecretBox, isSealed } from '../../../src/lib/secret-box.js';
-import { randomId } from '../../../src/lib/ids.js';
-import { openConfigCredentials, sealConfigCredentials } from '../../../src/lib/config-credentials.js';
-import { sealStoredSecrets } from '../../../src/store/seal-stored-secrets.js';
+import { createLogger } from '../../../src/infra/observability/logger.js';
+import { SecretBox, isSealed } from '../../../src/foundation/lib/secret-box.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
+import { openConfigCredentials, sealConfigCredentials } from '../../../src/foundation/lib/config-credentials.js';
+import { sealStoredSecrets } from '../../../src/infra/store/seal-stored-secrets.js';
 
 /** Shapes no pattern redaction knows, so only sealing and masking keep them out of every output. */
 const apiKey = `cfgkey-${randomId(24)}`;

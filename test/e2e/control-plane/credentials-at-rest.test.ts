@@ -3,9 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
-import { createLogger } from '../../../src/observability/logger.js';
-import { isSealed } from '../../../src/lib/secret-box.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { createLogger } from '../../../src/infra/observability/logger.js';
+import { isSealed } from '../../../src/foundation/lib/secret-box.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 /**
  * An OpenAI-like upstream that accepts one key and, like some real providers, echoes a wrong key in
@@ -124,7 +124,7 @@ describe('provider credentials at rest and out of every output', () => {
     // A row an older gateway wrote in plaintext is sealed by the start-up step.
     const legacy = { ...stored, service_account_json: { private_key: 'legacy-private-key-value' } };
     await db.updateTable('virtual_keys').set({ config: JSON.stringify(legacy) }).where('id', '=', body.id).execute();
-    const { sealStoredSecrets } = await import('../../../src/store/seal-stored-secrets.js');
+    const { sealStoredSecrets } = await import('../../../src/infra/store/seal-stored-secrets.js');
     expect(await sealStoredSecrets(gw.gateway.deps.store, gw.gateway.deps.secrets)).toBe(1);
     const resealed = (await db.selectFrom('virtual_keys').select('config').where('id', '=', body.id).executeTakeFirstOrThrow()).config;
     expect(resealed).not.toContain('legacy-private-key-value');

@@ -8,7 +8,7 @@ import { startFakeVault, type FakeVault } from '../../fakes/vault/server.js';
 import { startFakeMcp, type FakeMcp } from '../../fakes/mcp/server.js';
 import { startFakeAgent, type FakeAgent } from '../../fakes/a2a/agent-server.js';
 import { callAs, insertKey, insertWorkspace } from '../tenancy/tenant-helpers.js';
-import { createLogger } from '../../../src/observability/logger.js';
+import { createLogger } from '../../../src/infra/observability/logger.js';
 
 const VAULT_TOKEN = 'hvs.vault-token-for-mappings';
 const MCP_TOKEN = 'mcp-upstream-token-from-vault-0001';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { callAs, insertKey, insertWorkspace } from '../tenancy/tenant-helpers.js';
-import { isSealed } from '../../../src/lib/secret-box.js';
+import { isSealed } from '../../../src/foundation/lib/secret-box.js';
 
 /** Runs on SQLite and, in the postgres project, on PostgreSQL. */
 describe('/v1/integrations', () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { callAs, insertKey, createOrganisation, type JsonAnswer } from '../tenancy/tenant-helpers.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 /**
  * `GET /v1/logs` visibility (control-plane.md §1, "logs and analytics"), over HTTP (the e2e suite runs on

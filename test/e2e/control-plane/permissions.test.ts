@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
-import { uuid } from '../../../src/lib/ids.js';
+import { uuid } from '../../../src/foundation/lib/ids.js';
 
 type Json = Record<string, any>;
 let gw: TestGateway;

@@ -8,8 +8,8 @@ import { startFakeVault, type FakeVault } from '../../fakes/vault/server.js';
 import { startFakeSecretsManager, type FakeSecretsManager } from '../../fakes/aws-secrets-manager/server.js';
 import { VAULT_HOST, selfSignedCertificate, startFakeKeyVault, type FakeKeyVault } from '../../fakes/azure-key-vault/server.js';
 import { callAs, insertKey } from '../tenancy/tenant-helpers.js';
-import { isSealed } from '../../../src/lib/secret-box.js';
-import { fingerprintOf } from '../../../src/secrets/secret-resolver.js';
+import { isSealed } from '../../../src/foundation/lib/secret-box.js';
+import { fingerprintOf } from '../../../src/infra/secrets/secret-resolver.js';
 
 /** Runs on SQLite and, in the postgres project, on PostgreSQL. */
 describe('/v1/secret-references and integration secret mappings', () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, type GatewayProcess } from '../../helpers/processes.js';
 import { PG_URL, REDIS_URL } from '../../helpers/gateway.js';
-import { dropPostgresSchema, openStore } from '../../../src/store/store.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { dropPostgresSchema, openStore } from '../../../src/infra/store/store.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 /**
  * Two gateway processes sharing PostgreSQL and Redis: a console session started on one works on the

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { FakeClock } from '../../../src/lib/clock.js';
-import { randomId, uuid } from '../../../src/lib/ids.js';
-import { sha256Hex } from '../../../src/lib/hash.js';
+import { FakeClock } from '../../../src/foundation/lib/clock.js';
+import { randomId, uuid } from '../../../src/foundation/lib/ids.js';
+import { sha256Hex } from '../../../src/foundation/lib/hash.js';
 
 type Json = Record<string, any>;
 

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startTestIssuer, type TestIssuer } from '../../fakes/oidc/issuer.js';
 import { CookieJar, formOf, go } from '../../fakes/oidc/browser.js';
-import { FakeClock } from '../../../src/lib/clock.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { FakeClock } from '../../../src/foundation/lib/clock.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 type Json = Record<string, any>;
 

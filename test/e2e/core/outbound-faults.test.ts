@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, generateKeyPair } from 'jose';
-import { randomId } from '../../../src/lib/ids.js';
-import { dropPostgresSchema } from '../../../src/store/store.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
+import { dropPostgresSchema } from '../../../src/infra/store/store.js';
 import { PG_URL, TEST_STORE } from '../../helpers/gateway.js';
 import { spawnGateway, type GatewayProcess } from '../../helpers/processes.js';
 import { FAULTS, FaultyUpstream, type Fault } from '../../helpers/faulty-upstream.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { createLogger } from '../../../src/observability/logger.js';
+import { createLogger } from '../../../src/infra/observability/logger.js';
 import { insertKey } from '../tenancy/tenant-helpers.js';
 
 interface LogRow {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, type GatewayProcess } from '../../helpers/processes.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { SseDecoder } from '../../../src/lib/sse.js';
+import { SseDecoder } from '../../../src/foundation/lib/sse.js';
 
 let gw: GatewayProcess;
 let fake: FakeOpenAI;

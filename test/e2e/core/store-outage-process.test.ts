@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { randomId } from '../../../src/lib/ids.js';
-import { dropPostgresSchema } from '../../../src/store/store.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
+import { dropPostgresSchema } from '../../../src/infra/store/store.js';
 import { PG_URL } from '../../helpers/gateway.js';
 import { spawnGateway, type GatewayProcess } from '../../helpers/processes.js';
 

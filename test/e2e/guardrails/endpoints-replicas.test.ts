@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomId } from '../../../src/lib/ids.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 import { REDIS_URL, startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { chat, configHeader, eventually, fakeConfig } from './helpers.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { startGateway, REDIS_URL, type TestGateway } from '../../helpers/gateway.js';
 import { callAs } from '../tenancy/tenant-helpers.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 /**
  * Two gateways sharing PostgreSQL and Redis: JWT settings saved through one verify tokens on the other,

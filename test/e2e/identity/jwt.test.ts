@@ -6,8 +6,8 @@ import OpenAI from 'openai';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { callAs, type JsonAnswer } from '../tenancy/tenant-helpers.js';
-import { FakeClock } from '../../../src/lib/clock.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { FakeClock } from '../../../src/foundation/lib/clock.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 /**
  * JWT authentication (control-plane.md §5) over HTTP with real tokens signed by jose and a real JWKS

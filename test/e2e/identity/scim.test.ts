@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { callAs, type JsonAnswer } from '../tenancy/tenant-helpers.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 /**
  * SCIM 2.0 (control-plane.md §5) over HTTP: tokens, discovery, request sequences shaped exactly as

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../src/lib/clock.js';
-import { randomId, uuid } from '../../../src/lib/ids.js';
-import { windowOf } from '../../../src/limits/counter-store.js';
-import { createLimitsCapability } from '../../../src/limits/limits-capability.js';
-import { WINDOW_MS } from '../../../src/limits/policy-keys.js';
+import { FakeClock } from '../../../src/foundation/lib/clock.js';
+import { randomId, uuid } from '../../../src/foundation/lib/ids.js';
+import { windowOf } from '../../../src/features/limits/counter-store.js';
+import { createLimitsCapability } from '../../../src/features/limits/limits-capability.js';
+import { WINDOW_MS } from '../../../src/features/limits/policy-keys.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { reply, startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic/server.js';

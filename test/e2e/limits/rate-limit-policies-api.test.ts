@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
-import { uuid } from '../../../src/lib/ids.js';
+import { uuid } from '../../../src/foundation/lib/ids.js';
 
 const BASE = '/v1/policies/rate-limits';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { randomId } from '../../../src/lib/ids.js';
-import { createLimitsCapability } from '../../../src/limits/limits-capability.js';
-import { estimateTokens } from '../../../src/limits/estimate-tokens.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
+import { createLimitsCapability } from '../../../src/features/limits/limits-capability.js';
+import { estimateTokens } from '../../../src/features/limits/estimate-tokens.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { reply, startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 

@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../../src/lib/clock.js';
-import { randomId } from '../../../src/lib/ids.js';
-import { createLimitsCapability } from '../../../src/limits/limits-capability.js';
+import { FakeClock } from '../../../src/foundation/lib/clock.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
+import { createLimitsCapability } from '../../../src/features/limits/limits-capability.js';
 import { REDIS_URL, startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 

@@ -3,9 +3,9 @@ import { startRedis, stopRedis } from '../../helpers/redis-server.js';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomId } from '../../../src/lib/ids.js';
-import { createLimitsCapability } from '../../../src/limits/limits-capability.js';
-import { waitForRedis } from '../../../src/state/redis-ready.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
+import { createLimitsCapability } from '../../../src/features/limits/limits-capability.js';
+import { waitForRedis } from '../../../src/infra/state/redis-ready.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomId } from '../../../src/lib/ids.js';
-import { dropPostgresSchema } from '../../../src/store/store.js';
-import { reserveAmount } from '../../../src/limits/usage-amount.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
+import { dropPostgresSchema } from '../../../src/infra/store/store.js';
+import { reserveAmount } from '../../../src/features/limits/usage-amount.js';
 import { PG_URL, REDIS_URL } from '../../helpers/gateway.js';
 import { ensureBuilt, spawnGateway, type GatewayProcess } from '../../helpers/processes.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';

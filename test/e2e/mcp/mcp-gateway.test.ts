@@ -8,7 +8,7 @@ import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { freePort } from '../../helpers/ports.js';
 import { startFakeMcp, type FakeMcp } from '../../fakes/mcp/server.js';
 import { callAs, insertKey, insertWorkspace } from '../tenancy/tenant-helpers.js';
-import { isSealed } from '../../../src/lib/secret-box.js';
+import { isSealed } from '../../../src/foundation/lib/secret-box.js';
 
 const UPSTREAM_TOKEN = 'upstream-token-0123456789abcdef';
 

@@ -7,9 +7,9 @@ import { startOAuthUpstream, type OAuthUpstream } from '../../fakes/mcp/oauth-up
 import { authorizeAs } from '../../fakes/oidc/browser.js';
 import { callAs } from '../tenancy/tenant-helpers.js';
 import { mcpUser } from './mcp-user.js';
-import { FakeClock } from '../../../src/lib/clock.js';
-import { createLogger } from '../../../src/observability/logger.js';
-import { isSealed } from '../../../src/lib/secret-box.js';
+import { FakeClock } from '../../../src/foundation/lib/clock.js';
+import { createLogger } from '../../../src/infra/observability/logger.js';
+import { isSealed } from '../../../src/foundation/lib/secret-box.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -5,8 +5,8 @@ import { REDIS_URL, startGateway, type TestGateway } from '../../helpers/gateway
 import { startOAuthUpstream, type OAuthUpstream } from '../../fakes/mcp/oauth-upstream.js';
 import { authorizeAs } from '../../fakes/oidc/browser.js';
 import { callAs } from '../tenancy/tenant-helpers.js';
-import { FakeClock } from '../../../src/lib/clock.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { FakeClock } from '../../../src/foundation/lib/clock.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 /**
  * Two replicas on one PostgreSQL schema and one Redis refresh a user's upstream token once between

@@ -4,9 +4,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeMcp, type FakeMcp } from '../../fakes/mcp/server.js';
 import { callAs } from '../tenancy/tenant-helpers.js';
-import { isSealed } from '../../../src/lib/secret-box.js';
-import { getMcpConnection, saveMcpConnection } from '../../../src/store/repos/mcp.js';
-import { uuid } from '../../../src/lib/ids.js';
+import { isSealed } from '../../../src/foundation/lib/secret-box.js';
+import { getMcpConnection, saveMcpConnection } from '../../../src/infra/store/repos/mcp.js';
+import { uuid } from '../../../src/foundation/lib/ids.js';
 
 const CLIENT_SECRET = 'oauth-client-secret-0123456789';
 const USER_TOKEN = 'user-access-token-abcdef0123456789';

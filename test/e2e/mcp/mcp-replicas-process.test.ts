@@ -5,8 +5,8 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { spawnGateway, type GatewayProcess } from '../../helpers/processes.js';
 import { PG_URL, REDIS_URL } from '../../helpers/gateway.js';
 import { startFakeMcp, type FakeMcp } from '../../fakes/mcp/server.js';
-import { dropPostgresSchema, openStore } from '../../../src/store/store.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { dropPostgresSchema, openStore } from '../../../src/infra/store/store.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 /**
  * Two gateway processes sharing PostgreSQL and Redis behind alternating requests: one SDK client

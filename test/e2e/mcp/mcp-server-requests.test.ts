@@ -5,7 +5,7 @@ import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextpr
 import { REDIS_URL, startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startAskingUpstream, type AskingUpstream } from '../../fakes/mcp/asking-upstream.js';
 import { callAs } from '../tenancy/tenant-helpers.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 /** Runs on SQLite and, in the postgres project, on PostgreSQL. */
 describe("MCP: the upstream's requests to the client on the session stream", () => {

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { callAs } from '../tenancy/tenant-helpers.js';
-import { insertRequestLogs, type RequestLogRow } from '../../../src/store/repos/request-logs.js';
-import { graphRequestLogs, groupRequestLogs, type AnalyticsColumn, type GroupBy } from '../../../src/store/repos/request-log-analytics.js';
+import { insertRequestLogs, type RequestLogRow } from '../../../src/infra/store/repos/request-logs.js';
+import { graphRequestLogs, groupRequestLogs, type AnalyticsColumn, type GroupBy } from '../../../src/infra/store/repos/request-log-analytics.js';
 import { FULL_VISIBILITY } from '../../../src/kernel/data-visibility.js';
 import type { TenantScope } from '../../../src/kernel/tenant-scope.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 /**
  * Analytics served from the rollups (docs/observability.md#rollups) against the exact path over the

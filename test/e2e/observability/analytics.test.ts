@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { callAs, insertKey, createOrganisation, type JsonAnswer } from '../tenancy/tenant-helpers.js';
-import { insertRequestLogs, type RequestLogRow } from '../../../src/store/repos/request-logs.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { insertRequestLogs, type RequestLogRow } from '../../../src/infra/store/repos/request-logs.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 /**
  * Grouped analytics and graphs (control-plane.md §8) over HTTP, on SQLite and again on PostgreSQL:

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { callAs, insertKey, createOrganisation, type JsonAnswer } from '../tenancy/tenant-helpers.js';
-import { insertRequestLogs, type RequestLogRow } from '../../../src/store/repos/request-logs.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { insertRequestLogs, type RequestLogRow } from '../../../src/infra/store/repos/request-logs.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 /**
  * `GET /v1/logs/{id}` (attempts, timings, pricing, bodies with `log_bodies`), the list's filters

@@ -8,7 +8,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 
 const DIST = resolve(import.meta.dirname, '../../../dist');
 
-/** The built gateway on its embedded SQLite file: the request log is written by a thread of its own (src/store/request-log-worker.ts). */
+/** The built gateway on its embedded SQLite file: the request log is written by a thread of its own (src/infra/store/request-log-worker.ts). */
 describe('the request log of the built gateway on SQLite', () => {
   let fake: FakeOpenAI;
   let gw: GatewayProcess | undefined;
@@ -25,7 +25,7 @@ describe('the request log of the built gateway on SQLite', () => {
   });
 
   it('is written by a thread when the store is a file (not in memory, not from the sources)', async () => {
-    const { RequestLogThread } = (await import(pathToFileURL(join(DIST, 'store/request-log-worker.js')).href)) as typeof import('../../../src/store/request-log-worker.js');
+    const { RequestLogThread } = (await import(pathToFileURL(join(DIST, 'infra/store/request-log-worker.js')).href)) as typeof import('../../../src/infra/store/request-log-worker.js');
     expect(RequestLogThread.forFile('/tmp/gateway.db')).toBeInstanceOf(RequestLogThread);
     expect(RequestLogThread.forFile(':memory:')).toBeUndefined();
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
-import { FakeClock } from '../../../src/lib/clock.js';
+import { FakeClock } from '../../../src/foundation/lib/clock.js';
 
 let gw: TestGateway;
 let a: FakeOpenAI;

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { gatewayWithFakeOpenAI } from '../../helpers/gateway-with-fake-openai.js';
-import { readSettings } from '../../../src/gateway/settings.js';
+import { readSettings } from '../../../src/data-plane/pipeline/settings.js';
 
 const env = gatewayWithFakeOpenAI();
 beforeEach(() => env.fake.reset());

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnGateway, type GatewayProcess } from '../../helpers/processes.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { PG_URL, REDIS_URL } from '../../helpers/gateway.js';
-import { dropPostgresSchema, openStore } from '../../../src/store/store.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { dropPostgresSchema, openStore } from '../../../src/infra/store/store.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 let one: GatewayProcess;
 let two: GatewayProcess;

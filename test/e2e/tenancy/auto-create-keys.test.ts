@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
-import { randomId } from '../../../src/lib/ids.js';
+import { randomId } from '../../../src/foundation/lib/ids.js';
 
 type Json = Record<string, any>;
 

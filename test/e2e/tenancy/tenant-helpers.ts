@@ -1,7 +1,7 @@
 import type { TestGateway } from '../../helpers/gateway.js';
-import { insertApiKey, type ApiKeyType } from '../../../src/store/repos/api-keys.js';
-import { sha256Hex } from '../../../src/lib/hash.js';
-import { randomId, uuid } from '../../../src/lib/ids.js';
+import { insertApiKey, type ApiKeyType } from '../../../src/infra/store/repos/api-keys.js';
+import { sha256Hex } from '../../../src/foundation/lib/hash.js';
+import { randomId, uuid } from '../../../src/foundation/lib/ids.js';
 
 /** A JSON answer: status and parsed body. */
 export interface JsonAnswer {

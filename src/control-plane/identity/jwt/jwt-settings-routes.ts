@@ -1,19 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import type { RuntimeChange } from '../../../kernel/runtime-change.js';
-import { recordRuntimeChange } from '../../../store/store.js';
-import { deleteJwtSettings, getJwtSettings, saveJwtSettings, type JwtSettingsRecord } from '../../../store/repos/jwt-settings.js';
-import type { GatewayDeps } from '../../../gateway/deps.js';
-import { principalOf, requireOrganisationAdmin } from '../../resource/authorize.js';
+import { recordRuntimeChange } from '../../../infra/store/store.js';
+import { deleteJwtSettings, getJwtSettings, saveJwtSettings, type JwtSettingsRecord } from '../../../infra/store/repos/jwt-settings.js';
+import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
+import { principalOf, requireOrganisationAdmin } from '../../../identity/authorize.js';
 import { writeAudit } from '../../resource/audit.js';
 import { ErrorAnswer } from '../../resource/mount-resource.js';
-import { iso } from '../../resource/paging.js';
+import { iso } from '../../../identity/paging.js';
 import { checkIdentityUrl } from '../outbound-url.js';
-import { JWT_SECTION } from './jwt-section.js';
-import { StringEnum } from '../../../spec/string-enum.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { JWT_SECTION } from '../../../identity/jwt/jwt-section.js';
+import { StringEnum } from '../../../foundation/spec/string-enum.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 /** Asymmetric JWS algorithms a JWT may be signed with (`none` and shared-secret HMAC never). */
 export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;

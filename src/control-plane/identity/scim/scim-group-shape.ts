@@ -1,4 +1,4 @@
-import type { ScimGroupRecord } from '../../../store/repos/scim.js';
+import type { ScimGroupRecord } from '../../../infra/store/repos/scim.js';
 import { invalidSyntax, invalidValue } from './scim-error.js';
 
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../../store/schema.js';
-import { uuid } from '../../../lib/ids.js';
+import type { Database } from '../../../infra/store/schema.js';
+import { uuid } from '../../../foundation/lib/ids.js';
 import {
   addGroupMembers,
   allScimMappings,
@@ -13,7 +13,7 @@ import {
   removeGroupMembers,
   updateScimGroup,
   type ScimGroupRecord,
-} from '../../../store/repos/scim.js';
+} from '../../../infra/store/repos/scim.js';
 import { invalidValue, notFound } from './scim-error.js';
 import { excludesMembers, listResponse, readFilter, readPage } from './scim-query.js';
 import { applyPatch } from './scim-patch-ops.js';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { uuid } from '../../../lib/ids.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { uuid } from '../../../foundation/lib/ids.js';
 import { WORKSPACE_ROLES, type WorkspaceRole } from '../../../kernel/roles.js';
 import { API_KEYS_SECTION } from '../../../runtime/core-sections.js';
 import { SESSIONS_SECTION } from '../../../runtime/sessions-section.js';
@@ -15,10 +15,10 @@ import {
   membersOfGroups,
   scimGroupByName,
   type ScimMappingRecord,
-} from '../../../store/repos/scim.js';
+} from '../../../infra/store/repos/scim.js';
 import { defineResource } from '../../resource/define-resource.js';
-import { requireOrganisationAdmin } from '../../resource/authorize.js';
-import { iso } from '../../resource/paging.js';
+import { requireOrganisationAdmin } from '../../../identity/authorize.js';
+import { iso } from '../../../identity/paging.js';
 import { syncMemberships } from './sync-memberships.js';
 
 const CreateMapping = Type.Object(

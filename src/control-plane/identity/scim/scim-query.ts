@@ -1,5 +1,5 @@
 import { parse, type Filter } from 'scim2-parse-filter';
-import type { ScimFilter } from '../../../store/repos/scim.js';
+import type { ScimFilter } from '../../../infra/store/repos/scim.js';
 import { ScimError, invalidValue } from './scim-error.js';
 
 const FILTERABLE: Record<string, ScimFilter['attribute']> = { username: 'userName', externalid: 'externalId', displayname: 'displayName', id: 'id' };

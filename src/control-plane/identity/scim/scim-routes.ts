@@ -1,13 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import type { GatewayDeps } from '../../../gateway/deps.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
 import { ScimError, notFound } from './scim-error.js';
 import { scimCall, type ScimCall } from './scim-call.js';
 import { createUser, deleteUserResource, listUsers, patchUser, readUserResource, replaceUser } from './scim-users.js';
 import { createGroup, deleteGroupResource, listGroups, patchGroup, readGroupResource, replaceGroup } from './scim-groups.js';
 import { resourceTypes, schemaResources, serviceProviderConfig } from './scim-discovery.js';
 import { listResponse } from './scim-query.js';
-import { MAX_BODY_JSON_DEPTH, nestsDeeperThan } from '../../../lib/json-depth.js';
+import { MAX_BODY_JSON_DEPTH, nestsDeeperThan } from '../../../foundation/lib/json-depth.js';
 
 const SCIM_JSON = 'application/scim+json';
 /** Where the SCIM API lives. */

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import { sha256Hex } from '../../../lib/hash.js';
-import { randomId, uuid } from '../../../lib/ids.js';
-import { getScimToken, insertScimToken, listScimTokens, revokeScimToken, type ScimTokenRecord } from '../../../store/repos/scim.js';
+import { sha256Hex } from '../../../foundation/lib/hash.js';
+import { randomId, uuid } from '../../../foundation/lib/ids.js';
+import { getScimToken, insertScimToken, listScimTokens, revokeScimToken, type ScimTokenRecord } from '../../../infra/store/repos/scim.js';
 import { defineResource } from '../../resource/define-resource.js';
-import { requireOrganisationAdmin } from '../../resource/authorize.js';
-import { iso } from '../../resource/paging.js';
+import { requireOrganisationAdmin } from '../../../identity/authorize.js';
+import { iso } from '../../../identity/paging.js';
 
 const TokenAnswer = Type.Object({ id: Type.String(), object: Type.Literal('scim_token'), token_hint: Type.String(), created_at: Type.String() });
 const CreatedToken = Type.Object({ ...TokenAnswer.properties, token: Type.String({ description: 'The token, shown once.' }) });

@@ -1,4 +1,4 @@
-import type { ScimUserRecord } from '../../../store/repos/scim.js';
+import type { ScimUserRecord } from '../../../infra/store/repos/scim.js';
 import { invalidSyntax, invalidValue } from './scim-error.js';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import type { Database } from '../../../store/schema.js';
-import { uuid } from '../../../lib/ids.js';
-import { deactivateUser, getScimUser, groupsOfUsers, listScimUsers, saveScimUser, unlinkScimUser, type ScimUserRecord } from '../../../store/repos/scim.js';
-import { insertUser, updateUser } from '../../../store/repos/users.js';
+import type { Database } from '../../../infra/store/schema.js';
+import { uuid } from '../../../foundation/lib/ids.js';
+import { deactivateUser, getScimUser, groupsOfUsers, listScimUsers, saveScimUser, unlinkScimUser, type ScimUserRecord } from '../../../infra/store/repos/scim.js';
+import { insertUser, updateUser } from '../../../infra/store/repos/users.js';
 import { ScimError, notFound } from './scim-error.js';
 import { listResponse, readFilter, readPage } from './scim-query.js';
 import { applyPatch } from './scim-patch-ops.js';
@@ -11,7 +11,7 @@ import { presentUser, readUser, type UserInput } from './scim-user-shape.js';
 import { scimAudit, scimWrite, type ScimCall } from './scim-call.js';
 import { syncMemberships } from './sync-memberships.js';
 import type { AfterCommit } from '../../../kernel/after-commit.js';
-import { revokeRemovedUpstream } from '../../../mcp/oauth/revoke-removed-connections.js';
+import { revokeRemovedUpstream } from '../../../features/mcp/oauth/revoke-removed-connections.js';
 
 async function present(db: Kysely<Database>, call: ScimCall, u: ScimUserRecord) {
   return presentUser(u, await groupsOfUsers(db, [u.id]), call.base);

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../../store/schema.js';
+import type { Database } from '../../../infra/store/schema.js';
 import type { WorkspaceRole } from '../../../kernel/roles.js';
-import type { SecretBox } from '../../../lib/secret-box.js';
-import { allScimMappings, groupsOfUsers } from '../../../store/repos/scim.js';
-import { deleteMember, insertMember, updateMemberRole } from '../../../store/repos/users.js';
+import type { SecretBox } from '../../../foundation/lib/secret-box.js';
+import { allScimMappings, groupsOfUsers } from '../../../infra/store/repos/scim.js';
+import { deleteMember, insertMember, updateMemberRole } from '../../../infra/store/repos/users.js';
 import { autoCreateUserKey } from '../../resources/api-keys/auto-create-key.js';
 
 const RANK: Record<WorkspaceRole, number> = { member: 1, manager: 2, admin: 3 };

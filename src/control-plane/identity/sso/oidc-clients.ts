@@ -1,8 +1,8 @@
 import type * as Oidc from 'openid-client';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import type { OutboundPolicy } from '../../../lib/outbound-policy.js';
-import type { SecretBox } from '../../../lib/secret-box.js';
-import type { SsoSettingsRecord } from '../../../store/repos/sso.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import type { OutboundPolicy } from '../../../foundation/lib/outbound-policy.js';
+import type { SecretBox } from '../../../foundation/lib/secret-box.js';
+import type { SsoSettingsRecord } from '../../../infra/store/repos/sso.js';
 import { checkIdentityUrl } from '../outbound-url.js';
 import { ssoSecretContext } from './sso-settings-routes.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { checkSsoDomains, domainOfEmail } from './sso-domains.js';
 import { ssoScopes } from './sso-login-routes.js';
 

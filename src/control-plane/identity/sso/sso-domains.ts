@@ -1,5 +1,5 @@
-import { GatewayError } from '../../../errors/gateway-error.js';
-import type { SsoDomain } from '../../../store/repos/sso.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import type { SsoDomain } from '../../../infra/store/repos/sso.js';
 
 /**
  * Checks and normalises the email domains of the SSO settings: each a host name (lowercased, no

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { sha256Hex } from '../../../lib/hash.js';
-import { randomId, uuid } from '../../../lib/ids.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { sha256Hex } from '../../../foundation/lib/hash.js';
+import { randomId, uuid } from '../../../foundation/lib/ids.js';
 import { FULL_VISIBILITY } from '../../../kernel/data-visibility.js';
 import type { Principal } from '../../../kernel/principal.js';
 import type { OrganisationRole } from '../../../kernel/roles.js';
@@ -10,15 +10,15 @@ import type { RuntimeChange } from '../../../kernel/runtime-change.js';
 import { effectiveSetting, type StoredSettings } from '../../../kernel/settings.js';
 import { API_KEYS_SECTION } from '../../../runtime/core-sections.js';
 import { SESSIONS_SECTION } from '../../../runtime/sessions-section.js';
-import { recordRuntimeChange } from '../../../store/store.js';
-import { getOrganisation } from '../../../store/repos/organisations.js';
-import { insertSession } from '../../../store/repos/sessions.js';
-import type { SsoSettingsRecord } from '../../../store/repos/sso.js';
-import { insertMember, insertUser } from '../../../store/repos/users.js';
-import type { GatewayDeps } from '../../../gateway/deps.js';
+import { recordRuntimeChange } from '../../../infra/store/store.js';
+import { getOrganisation } from '../../../infra/store/repos/organisations.js';
+import { insertSession } from '../../../infra/store/repos/sessions.js';
+import type { SsoSettingsRecord } from '../../../infra/store/repos/sso.js';
+import { insertMember, insertUser } from '../../../infra/store/repos/users.js';
+import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
 import { writeAudit } from '../../resource/audit.js';
 import { autoCreateUserKey } from '../../resources/api-keys/auto-create-key.js';
-import { sessionCookies } from '../session-cookies.js';
+import { sessionCookies } from '../../../identity/session-cookies.js';
 
 /** Who the identity provider signed in (claims already checked). */
 export interface SsoIdentity {

@@ -1,17 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { deleteSsoSettings, getSsoSettings, saveSsoSettings, type SsoSettingsRecord } from '../../../store/repos/sso.js';
-import type { GatewayDeps } from '../../../gateway/deps.js';
-import { principalOf, requireOrganisationAdmin } from '../../resource/authorize.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { deleteSsoSettings, getSsoSettings, saveSsoSettings, type SsoSettingsRecord } from '../../../infra/store/repos/sso.js';
+import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
+import { principalOf, requireOrganisationAdmin } from '../../../identity/authorize.js';
 import { writeAudit } from '../../resource/audit.js';
 import { ErrorAnswer } from '../../resource/mount-resource.js';
-import { iso } from '../../resource/paging.js';
+import { iso } from '../../../identity/paging.js';
 import { credentialHint } from '../../resources/integrations/integration-input.js';
 import { checkIdentityUrl } from '../outbound-url.js';
 import { checkSsoDomains } from './sso-domains.js';
-import { StringEnum } from '../../../spec/string-enum.js';
+import { StringEnum } from '../../../foundation/spec/string-enum.js';
 
 const AuthMethod = StringEnum(['client_secret_basic', 'client_secret_post']);
 const DefaultRole = StringEnum(['admin', 'member']);

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import type { GatewayDeps } from '../../../gateway/deps.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
 import { CustomHostGuard } from '../../../routing/custom-host-guard.js';
-import { agentCardCache } from '../../../agents/agent-card-cache.js';
-import { gatewayAgentUrl, rewriteAgentCard } from '../../../agents/rewrite-agent-card.js';
-import { agentHeadersOf } from '../../../agents/agent-proxy-route.js';
-import { getAgentServer } from '../../../store/repos/agent-servers.js';
-import { principalOf, tenantScope } from '../../resource/authorize.js';
+import { agentCardCache } from '../../../features/agents/agent-card-cache.js';
+import { gatewayAgentUrl, rewriteAgentCard } from '../../../features/agents/rewrite-agent-card.js';
+import { agentHeadersOf } from '../../../features/agents/agent-proxy-route.js';
+import { getAgentServer } from '../../../infra/store/repos/agent-servers.js';
+import { principalOf, tenantScope } from '../../../identity/authorize.js';
 import { ErrorAnswer } from '../../resource/mount-resource.js';
 
 /** Longest time the card fetch may take (and less when `GATEWAY_AGENT_TIMEOUT_MS` is shorter). */

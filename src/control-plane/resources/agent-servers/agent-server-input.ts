@@ -1,4 +1,4 @@
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 
 /** A header name (an HTTP token). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

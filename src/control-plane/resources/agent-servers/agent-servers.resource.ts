@@ -1,15 +1,15 @@
 import { Type } from 'typebox';
-import { uuid } from '../../../lib/ids.js';
-import { AGENT_SERVERS_SECTION } from '../../../agents/agent-servers-section.js';
-import { deleteAgentServer, getAgentServer, insertAgentServer, listAgentServers, updateAgentServer, type AgentServer } from '../../../store/repos/agent-servers.js';
+import { uuid } from '../../../foundation/lib/ids.js';
+import { AGENT_SERVERS_SECTION } from '../../../features/agents/agent-servers-section.js';
+import { deleteAgentServer, getAgentServer, insertAgentServer, listAgentServers, updateAgentServer, type AgentServer } from '../../../infra/store/repos/agent-servers.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
-import { IsoTime, iso } from '../../resource/paging.js';
+import { IsoTime, iso } from '../../../identity/paging.js';
 import { Slug, kebabSlug } from '../../resource/slug.js';
 import { checkCustomHost } from '../integrations/integration-input.js';
-import { sealHeaders } from '../../../lib/sealed-values.js';
+import { sealHeaders } from '../../../foundation/lib/sealed-values.js';
 import { HeaderSecretMappings, checkHeaderMappings } from '../secret-references/header-secret-mappings.js';
 import { checkHeaders, checkSkills, headerNameProblem } from './agent-server-input.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048 });
 const Headers = Type.Record(Type.String({ minLength: 1, maxLength: 256 }), Type.String({ maxLength: 8192 }), { maxProperties: 50 });

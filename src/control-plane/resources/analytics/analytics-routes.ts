@@ -1,19 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import type { Permission } from '../../../kernel/permissions.js';
-import type { GatewayDeps } from '../../../gateway/deps.js';
-import { ANALYTICS_COLUMNS, GROUP_COLUMNS, groupRequestLogs, graphRequestLogs, type AnalyticsColumn, type GraphMetric, type GroupBy } from '../../../store/repos/request-log-analytics.js';
-import type { RequestLogFilter } from '../../../store/repos/request-logs.js';
-import { graphFromRollups, groupFromRollups } from '../../../store/repos/request-log-rollup-analytics.js';
-import { principalOf, tenantScope } from '../../resource/authorize.js';
+import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
+import { ANALYTICS_COLUMNS, GROUP_COLUMNS, groupRequestLogs, graphRequestLogs, type AnalyticsColumn, type GraphMetric, type GroupBy } from '../../../infra/store/repos/request-log-analytics.js';
+import type { RequestLogFilter } from '../../../infra/store/repos/request-logs.js';
+import { graphFromRollups, groupFromRollups } from '../../../infra/store/repos/request-log-rollup-analytics.js';
+import { principalOf, tenantScope } from '../../../identity/authorize.js';
 import { ErrorAnswer } from '../../resource/mount-resource.js';
-import { PageQuery, iso, pageOf } from '../../resource/paging.js';
+import { PageQuery, iso, pageOf } from '../../../identity/paging.js';
 import { LogFilterQuery, METADATA_QUERY, filterOf, type LogFilterInput } from '../logs/log-filter.js';
 import { retentionStart } from '../logs/retention.js';
-import { StringEnum } from '../../../spec/string-enum.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { StringEnum } from '../../../foundation/spec/string-enum.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 const DAY_MS = 86_400_000;
 /** Default range of analytics: the last 7 days. */

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../../store/schema.js';
-import { insertApiKey } from '../../../store/repos/api-keys.js';
-import { sha256Hex } from '../../../lib/hash.js';
-import { uuid } from '../../../lib/ids.js';
+import type { Database } from '../../../infra/store/schema.js';
+import { insertApiKey } from '../../../infra/store/repos/api-keys.js';
+import { sha256Hex } from '../../../foundation/lib/hash.js';
+import { uuid } from '../../../foundation/lib/ids.js';
 import { keyHint } from './key-value.js';
 
 /** What an organisation's first admin key holds: `*`, explicitly (keys created without scopes get only their type's defaults). */

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { IsoTime, MAX_UNIX_SECONDS } from '../../resource/paging.js';
+import { IsoTime, MAX_UNIX_SECONDS } from '../../../identity/paging.js';
 import { InlineUsageLimitAnswer, InlineUsageLimits } from '../usage-limit-policies/inline-usage-limits.js';
-import { StringEnum } from '../../../spec/string-enum.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { StringEnum } from '../../../foundation/spec/string-enum.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 const KeyType = StringEnum(['organisation-service', 'workspace-service', 'workspace-user']);
 const Time = Type.Union([Type.Integer({ minimum: 0, maximum: MAX_UNIX_SECONDS }), Type.String({ format: 'date-time' }), Type.Null()]);

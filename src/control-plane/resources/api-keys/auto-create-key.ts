@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../../store/schema.js';
-import { sha256Hex } from '../../../lib/hash.js';
-import { uuid } from '../../../lib/ids.js';
-import type { SecretBox } from '../../../lib/secret-box.js';
+import type { Database } from '../../../infra/store/schema.js';
+import { sha256Hex } from '../../../foundation/lib/hash.js';
+import { uuid } from '../../../foundation/lib/ids.js';
+import type { SecretBox } from '../../../foundation/lib/secret-box.js';
 import { effectiveSetting, type StoredSettings } from '../../../kernel/settings.js';
-import { insertApiKey } from '../../../store/repos/api-keys.js';
+import { insertApiKey } from '../../../infra/store/repos/api-keys.js';
 import { keyHint, newKeyValue } from './key-value.js';
 import { firstRotationAt } from './rotation-schedule.js';
 import { userKeyRotationPeriod } from './enforced-rotation.js';

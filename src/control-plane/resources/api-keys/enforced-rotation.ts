@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import type { Database } from '../../../store/schema.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import type { Database } from '../../../infra/store/schema.js';
 import { effectiveSetting, type StoredSettings } from '../../../kernel/settings.js';
 import type { RotationPeriod, RotationPolicy } from './rotation-schedule.js';
 

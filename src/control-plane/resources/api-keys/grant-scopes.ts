@@ -1,4 +1,4 @@
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { covers, isScope, type Scope } from '../../../kernel/permissions.js';
 import { DEFAULT_SCOPES, type KeyType, type Principal } from '../../../kernel/principal.js';
 

@@ -1,10 +1,10 @@
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { sha256Hex } from '../../../lib/hash.js';
-import { SecretBoxError } from '../../../lib/secret-box.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { sha256Hex } from '../../../foundation/lib/hash.js';
+import { SecretBoxError } from '../../../foundation/lib/secret-box.js';
 import { holds, type Principal } from '../../../kernel/principal.js';
-import { rotateApiKey, takePendingKey, type ApiKeyRecord } from '../../../store/repos/api-keys.js';
+import { rotateApiKey, takePendingKey, type ApiKeyRecord } from '../../../infra/store/repos/api-keys.js';
 import { defineAction, type ResourceContext } from '../../resource/define-resource.js';
-import { iso } from '../../resource/paging.js';
+import { iso } from '../../../identity/paging.js';
 import { RevealApiKey, RevealedApiKey, RotateApiKey, RotatedApiKey } from './api-key-schemas.js';
 import { assertTypeWithinReach, grantScopes } from './grant-scopes.js';
 import { keyHint, newKeyValue } from './key-value.js';

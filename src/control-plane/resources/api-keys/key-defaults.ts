@@ -1,6 +1,6 @@
-import { GatewayError } from '../../../errors/gateway-error.js';
-import type { ApiKeyDefaults } from '../../../store/repos/api-keys.js';
-import { getConfig } from '../../../store/repos/configs.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import type { ApiKeyDefaults } from '../../../infra/store/repos/api-keys.js';
+import { getConfig } from '../../../infra/store/repos/configs.js';
 import type { ResourceContext } from '../../resource/define-resource.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { Store } from '../../../store/store.js';
-import { touchApiKeys } from '../../../store/repos/api-keys.js';
-import type { ScheduledJob } from '../../../lib/scheduler.js';
+import type { Store } from '../../../infra/store/store.js';
+import { touchApiKeys } from '../../../infra/store/repos/api-keys.js';
+import type { ScheduledJob } from '../../../foundation/lib/scheduler.js';
 
 /**
  * `last_used_at` off the hot path: authentication only adds the key's id to an in-memory set

@@ -1,8 +1,8 @@
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import type { Principal } from '../../../kernel/principal.js';
 import { effectiveWorkspaceRole } from '../../../kernel/roles.js';
-import { userRoleIn } from '../../../store/repos/users.js';
-import type { ApiKeyRecord, ApiKeyType } from '../../../store/repos/api-keys.js';
+import { userRoleIn } from '../../../infra/store/repos/users.js';
+import type { ApiKeyRecord, ApiKeyType } from '../../../infra/store/repos/api-keys.js';
 import type { ResourceContext } from '../../resource/define-resource.js';
 
 /**

@@ -1,4 +1,4 @@
-import { randomId } from '../../../lib/ids.js';
+import { randomId } from '../../../foundation/lib/ids.js';
 
 /** Generates a new key value: `API_KEY_PREFIX` (when set) followed by 48 random characters. */
 export function newKeyValue(prefix: string): string {

@@ -1,7 +1,7 @@
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { getApiKey, type ApiKeyRecord } from '../../../store/repos/api-keys.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { getApiKey, type ApiKeyRecord } from '../../../infra/store/repos/api-keys.js';
 import type { ResourceContext } from '../../resource/define-resource.js';
-import { iso } from '../../resource/paging.js';
+import { iso } from '../../../identity/paging.js';
 import { withInlineUsageLimits, type InlineOwner, type InlineUsageLimitView } from '../usage-limit-policies/inline-usage-limits.js';
 
 /** A stored key with its inline `usage_limits` (the policies it owns) attached. */

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 
 /** The periods a key's `rotation_policy.rotation_period` may name. */
 export type RotationPeriod = 'weekly' | 'monthly';

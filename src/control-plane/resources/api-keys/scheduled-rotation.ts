@@ -1,11 +1,11 @@
 import { API_KEYS_SECTION } from '../../../runtime/core-sections.js';
 import type { Runtime } from '../../../runtime/runtime.js';
 import type { RuntimeChange } from '../../../kernel/runtime-change.js';
-import { sha256Hex } from '../../../lib/hash.js';
-import type { ScheduledJob } from '../../../lib/scheduler.js';
-import type { SecretBox } from '../../../lib/secret-box.js';
-import { recordRuntimeChange, type Store } from '../../../store/store.js';
-import { claimScheduledRotation, listDueRotations, type ApiKeyRecord } from '../../../store/repos/api-keys.js';
+import { sha256Hex } from '../../../foundation/lib/hash.js';
+import type { ScheduledJob } from '../../../foundation/lib/scheduler.js';
+import type { SecretBox } from '../../../foundation/lib/secret-box.js';
+import { recordRuntimeChange, type Store } from '../../../infra/store/store.js';
+import { claimScheduledRotation, listDueRotations, type ApiKeyRecord } from '../../../infra/store/repos/api-keys.js';
 import { writeSystemAudit } from '../../resource/audit.js';
 import { keyHint, newKeyValue } from './key-value.js';
 import { followingRotationAt, transitionMs, type RotationPolicy } from './rotation-schedule.js';

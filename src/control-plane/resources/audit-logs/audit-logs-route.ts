@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { listAuditEntries, type AuditEntry } from '../../../store/repos/audit-logs.js';
-import type { GatewayDeps } from '../../../gateway/deps.js';
-import { principalOf, tenantScope } from '../../resource/authorize.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { listAuditEntries, type AuditEntry } from '../../../infra/store/repos/audit-logs.js';
+import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
+import { principalOf, tenantScope } from '../../../identity/authorize.js';
 import { ErrorAnswer } from '../../resource/mount-resource.js';
-import { ListAnswer, PageQuery, UnixOrIsoTime as Time, iso, pageOf } from '../../resource/paging.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { ListAnswer, PageQuery, UnixOrIsoTime as Time, iso, pageOf } from '../../../identity/paging.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 const Query = Type.Object(
   {

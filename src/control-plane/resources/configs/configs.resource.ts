@@ -1,16 +1,16 @@
 import { CONFIGS_SECTION } from '../../../runtime/core-sections.js';
 import { Type } from 'typebox';
-import { uuid } from '../../../lib/ids.js';
-import { archiveConfig, getConfig, insertConfig, listConfigs, listConfigVersions, updateConfig, type StoredConfig } from '../../../store/repos/configs.js';
+import { uuid } from '../../../foundation/lib/ids.js';
+import { archiveConfig, getConfig, insertConfig, listConfigs, listConfigVersions, updateConfig, type StoredConfig } from '../../../infra/store/repos/configs.js';
 import { validateConfig } from '../../../routing/validate-config.js';
 import { compileConfig } from '../../../routing/compile-config.js';
-import type { GatewayDeps } from '../../../gateway/deps.js';
+import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
 import { defineAction, defineResource } from '../../resource/define-resource.js';
-import { IsoTime, iso } from '../../resource/paging.js';
+import { IsoTime, iso } from '../../../identity/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';
 import { explainConfig } from './explain-config.js';
-import { keepMaskedConfigCredentials, leftoverHintPath, maskConfigCredentials, sealConfigCredentials } from '../../../lib/config-credentials.js';
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { keepMaskedConfigCredentials, leftoverHintPath, maskConfigCredentials, sealConfigCredentials } from '../../../foundation/lib/config-credentials.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { openStoredConfig } from './open-stored-config.js';
 
 const ConfigBody = Type.Record(Type.String(), Type.Unknown());

@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { compileConfig } from '../../../routing/compile-config.js';
 import type { CompiledConfig } from '../../../routing/compiled-config.js';
 import { explainRoute } from '../../../routing/explain-route.js';
 import { validateConfig } from '../../../routing/validate-config.js';
-import { getConfig } from '../../../store/repos/configs.js';
+import { getConfig } from '../../../infra/store/repos/configs.js';
 import { defineCollectionAction, type ResourceContext } from '../../resource/define-resource.js';
-import { maskConfigItem } from '../../../lib/config-credentials.js';
+import { maskConfigItem } from '../../../foundation/lib/config-credentials.js';
 import { openStoredConfig } from './open-stored-config.js';
 
 const ExplainBody = Type.Object(

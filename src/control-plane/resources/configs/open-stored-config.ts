@@ -1,7 +1,7 @@
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { openConfigCredentials } from '../../../lib/config-credentials.js';
-import { SecretBoxError, type SecretBox } from '../../../lib/secret-box.js';
-import type { StoredConfig } from '../../../store/repos/configs.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { openConfigCredentials } from '../../../foundation/lib/config-credentials.js';
+import { SecretBoxError, type SecretBox } from '../../../foundation/lib/secret-box.js';
+import type { StoredConfig } from '../../../infra/store/repos/configs.js';
 
 /**
  * A stored config's body with its credentials opened, for an update that keeps them or an

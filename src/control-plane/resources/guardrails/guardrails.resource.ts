@@ -1,12 +1,12 @@
 import { Type, type Static } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { uuid } from '../../../lib/ids.js';
-import { deleteGuardrail, getGuardrail, insertGuardrail, listGuardrails, updateGuardrail, type StoredGuardrail } from '../../../store/repos/guardrails.js';
-import { getCheck } from '../../../guardrails/catalogue.js';
-import { actionsOf } from '../../../guardrails/guardrail-spec.js';
-import { GUARDRAILS_SECTION } from '../../../guardrails/guardrails-section.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { uuid } from '../../../foundation/lib/ids.js';
+import { deleteGuardrail, getGuardrail, insertGuardrail, listGuardrails, updateGuardrail, type StoredGuardrail } from '../../../infra/store/repos/guardrails.js';
+import { getCheck } from '../../../features/guardrails/catalogue.js';
+import { actionsOf } from '../../../features/guardrails/guardrail-spec.js';
+import { GUARDRAILS_SECTION } from '../../../features/guardrails/guardrails-section.js';
 import { defineResource } from '../../resource/define-resource.js';
-import { IsoTime, iso } from '../../resource/paging.js';
+import { IsoTime, iso } from '../../../identity/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';
 
 const Feedback = Type.Object(

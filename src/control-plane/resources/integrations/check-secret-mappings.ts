@@ -1,8 +1,8 @@
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { getSecretReference } from '../../../store/repos/secret-references.js';
-import type { SecretMapping } from '../../../store/repos/integrations.js';
-import { openSecretReference } from '../../../secrets/open-reference.js';
-import { pickMember } from '../../../secrets/secret-source.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { getSecretReference } from '../../../infra/store/repos/secret-references.js';
+import type { SecretMapping } from '../../../infra/store/repos/integrations.js';
+import { openSecretReference } from '../../../infra/secrets/open-reference.js';
+import { pickMember } from '../../../infra/secrets/secret-source.js';
 import type { ResourceContext } from '../../resource/define-resource.js';
 
 /**

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { updateIntegration, type Integration } from '../../../store/repos/integrations.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { updateIntegration, type Integration } from '../../../infra/store/repos/integrations.js';
 import { defineAction, type ResourceAction, type ResourceContext } from '../../resource/define-resource.js';
 import { checkCustomHost } from './integration-input.js';
-import { PriceConfigSchema } from '../../../pricing/price-config.js';
+import { PriceConfigSchema } from '../../../infra/pricing/price-config.js';
 
 const ModelSchema = Type.Object(
   {

@@ -1,16 +1,16 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { schemaFailureMessage } from '../../../errors/to-gateway-error.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { schemaFailureMessage } from '../../../foundation/errors/to-gateway-error.js';
 import { providerSettings } from '../../../providers/registry.js';
 import { CustomHostGuard } from '../../../routing/custom-host-guard.js';
-import type { OutboundPolicy } from '../../../lib/outbound-policy.js';
-import type { SecretBox } from '../../../lib/secret-box.js';
-import { isCredentialKey } from '../../../lib/credential-settings.js';
-import { sealValues } from '../../../lib/sealed-values.js';
+import type { OutboundPolicy } from '../../../foundation/lib/outbound-policy.js';
+import type { SecretBox } from '../../../foundation/lib/secret-box.js';
+import { isCredentialKey } from '../../../foundation/lib/credential-settings.js';
+import { sealValues } from '../../../foundation/lib/sealed-values.js';
 
-export { credentialHint } from '../../../lib/credential-settings.js';
-import type { SecretMapping } from '../../../store/repos/integrations.js';
+export { credentialHint } from '../../../foundation/lib/credential-settings.js';
+import type { SecretMapping } from '../../../infra/store/repos/integrations.js';
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 const validators = new Map<string, ValidateFunction>();

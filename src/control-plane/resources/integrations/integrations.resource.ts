@@ -1,17 +1,17 @@
 import { Type } from 'typebox';
 import { VIRTUAL_KEYS_SECTION } from '../../../runtime/core-sections.js';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { uuid } from '../../../lib/ids.js';
-import { getIntegration, insertIntegration, listIntegrations, updateIntegration, type Integration } from '../../../store/repos/integrations.js';
-import { getVirtualKey, insertVirtualKey } from '../../../store/repos/virtual-keys.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { uuid } from '../../../foundation/lib/ids.js';
+import { getIntegration, insertIntegration, listIntegrations, updateIntegration, type Integration } from '../../../infra/store/repos/integrations.js';
+import { getVirtualKey, insertVirtualKey } from '../../../infra/store/repos/virtual-keys.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
-import { IsoTime, iso } from '../../resource/paging.js';
+import { IsoTime, iso } from '../../../identity/paging.js';
 import { Slug } from '../../resource/slug.js';
 import { checkConfigurations, checkCustomHost, checkProvider, checkSecretMappings, credentialHint, sealConfigurations } from './integration-input.js';
 import { integrationModelsActions, integrationWorkspacesAction } from './integration-actions.js';
 import { checkMappedReferences } from './check-secret-mappings.js';
-import { StringEnum } from '../../../spec/string-enum.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { StringEnum } from '../../../foundation/spec/string-enum.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 const Settings = Type.Record(Type.String(), Type.Unknown());
 const SecretMappingSchema = Type.Object(

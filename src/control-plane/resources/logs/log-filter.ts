@@ -1,8 +1,8 @@
 import { Type, type Static } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import type { RequestLogFilter } from '../../../store/repos/request-logs.js';
-import { StringEnum } from '../../../spec/string-enum.js';
-import { UnixOrIsoTime as Time } from '../../resource/paging.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import type { RequestLogFilter } from '../../../infra/store/repos/request-logs.js';
+import { StringEnum } from '../../../foundation/spec/string-enum.js';
+import { UnixOrIsoTime as Time } from '../../../identity/paging.js';
 
 
 /** Cache statuses a row can have (decisions.md `x-gateway-cache-status`). */

@@ -1,15 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { sseEvent } from '../../../lib/sse.js';
-import type { GatewayDeps } from '../../../gateway/deps.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { sseEvent } from '../../../foundation/lib/sse.js';
+import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
 import type { Principal } from '../../../kernel/principal.js';
 import type { TenantScope } from '../../../kernel/tenant-scope.js';
 import { SESSIONS_SECTION, type SessionsSection } from '../../../runtime/sessions-section.js';
 import { sectionOf, type RuntimeSnapshot } from '../../../runtime/snapshot.js';
-import type { RequestLogRow } from '../../../store/repos/request-logs.js';
-import { principalOf, tenantScope } from '../../resource/authorize.js';
+import type { RequestLogRow } from '../../../infra/store/repos/request-logs.js';
+import { principalOf, tenantScope } from '../../../identity/authorize.js';
 import { ErrorAnswer } from '../../resource/mount-resource.js';
 import { logsResource } from './logs.resource.js';
 

@@ -1,10 +1,10 @@
 import { Type, type Static } from 'typebox';
-import { getRequestLog, listRequestLogs, type RequestLogRow } from '../../../store/repos/request-logs.js';
+import { getRequestLog, listRequestLogs, type RequestLogRow } from '../../../infra/store/repos/request-logs.js';
 import { retentionStart } from './retention.js';
 import { LogFilterQuery, METADATA_QUERY, filterOf, type LogFilterInput } from './log-filter.js';
 import { defineResource } from '../../resource/define-resource.js';
-import { iso } from '../../resource/paging.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { iso } from '../../../identity/paging.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 const LogQuery = Type.Object(LogFilterQuery, { additionalProperties: false, patternProperties: METADATA_QUERY });
 

@@ -1,4 +1,4 @@
-import type { GatewayDeps } from '../../../gateway/deps.js';
+import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
 
 /** The earliest time (ms) request-log rows are kept, or undefined when they are kept forever. */
 export function retentionStart(deps: GatewayDeps): number | undefined {

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { effectiveSetting, type StoredSettings } from '../../../kernel/settings.js';
 import { isOrganisationAdmin } from '../../../kernel/roles.js';
-import type { Database } from '../../../store/schema.js';
+import type { Database } from '../../../infra/store/schema.js';
 import type { ResourceContext } from '../../resource/define-resource.js';
 
 /** An HTTP header name (RFC 9110 token). */

@@ -1,16 +1,16 @@
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { holds } from '../../../kernel/principal.js';
 import { narrowTo } from '../../../kernel/tenant-scope.js';
-import { assertAccess } from '../../../mcp/mcp-context.js';
-import type { McpRoute } from '../../../mcp/mcp-section.js';
-import { REFRESH_AHEAD_MS } from '../../../mcp/oauth/oauth-constants.js';
-import { loadUpstreamOAuth } from '../../../mcp/oauth/load-upstream-oauth.js';
-import { revokeUpstreamAfterCommit } from '../../../mcp/oauth/revoke-removed-connections.js';
-import { deleteMcpConnection, getMcpIntegration, listMcpConnectionsOfWorkspace, type McpConnection, type McpServer } from '../../../store/repos/mcp.js';
+import { assertAccess } from '../../../features/mcp/mcp-context.js';
+import type { McpRoute } from '../../../features/mcp/mcp-section.js';
+import { REFRESH_AHEAD_MS } from '../../../features/mcp/oauth/oauth-constants.js';
+import { loadUpstreamOAuth } from '../../../features/mcp/oauth/load-upstream-oauth.js';
+import { revokeUpstreamAfterCommit } from '../../../features/mcp/oauth/revoke-removed-connections.js';
+import { deleteMcpConnection, getMcpIntegration, listMcpConnectionsOfWorkspace, type McpConnection, type McpServer } from '../../../infra/store/repos/mcp.js';
 import { defineAction, type ResourceContext } from '../../resource/define-resource.js';
-import { ListAnswer, MAX_PAGE, iso } from '../../resource/paging.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { ListAnswer, MAX_PAGE, iso } from '../../../identity/paging.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 /** Largest page of `GET /v1/mcp-servers/{id}/connections` (control-plane.md §9). */
 export const CONNECTIONS_MAX_PAGE = 500;

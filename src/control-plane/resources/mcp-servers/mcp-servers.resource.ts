@@ -1,14 +1,14 @@
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { uuid } from '../../../lib/ids.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { uuid } from '../../../foundation/lib/ids.js';
 import { narrowTo } from '../../../kernel/tenant-scope.js';
-import { MCP_SECTION } from '../../../mcp/mcp-section.js';
-import { deleteMcpServer, getMcpIntegration, getMcpServer, insertMcpServer, listMcpServers, updateMcpServer, type McpServer, type McpToolFilter } from '../../../store/repos/mcp.js';
+import { MCP_SECTION } from '../../../features/mcp/mcp-section.js';
+import { deleteMcpServer, getMcpIntegration, getMcpServer, insertMcpServer, listMcpServers, updateMcpServer, type McpServer, type McpToolFilter } from '../../../infra/store/repos/mcp.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
-import { IsoTime, iso } from '../../resource/paging.js';
+import { IsoTime, iso } from '../../../identity/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';
 import { connectAction, listConnectionsAction, revokeConnectionAction } from './mcp-connection-actions.js';
-import { StringEnum } from '../../../spec/string-enum.js';
+import { StringEnum } from '../../../foundation/spec/string-enum.js';
 
 const ToolName = Type.String({ minLength: 1, maxLength: 128 });
 const Tools = Type.Object({ allow: Type.Optional(Type.Array(ToolName, { maxItems: 1000 })), deny: Type.Optional(Type.Array(ToolName, { maxItems: 1000 })) }, { additionalProperties: false });

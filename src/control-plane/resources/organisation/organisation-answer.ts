@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { organisationSettingsView } from '../../../kernel/settings.js';
-import type { Organisation } from '../../../store/repos/organisations.js';
-import { iso } from '../../resource/paging.js';
+import type { Organisation } from '../../../infra/store/repos/organisations.js';
+import { iso } from '../../../identity/paging.js';
 import { OrganisationSettingsAnswer } from './settings-schema.js';
 
 /** An organisation as the admin API answers it (control-plane.md §2). */

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from 'typebox';
 import { MIN_SESSION_TTL, SETTINGS, SETTING_KEYS, WORKSPACE_SETTING_KEYS, type SettingKey, type SettingType } from '../../../kernel/settings.js';
-import { StringEnum } from '../../../spec/string-enum.js';
+import { StringEnum } from '../../../foundation/spec/string-enum.js';
 
 /** The schema of one setting's value, by its type in the catalogue. */
 function valueSchema(type: SettingType): TSchema {

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
-import { uuid } from '../../../lib/ids.js';
-import { addPromptVersion, getPrompt, insertPrompt, updatePrompt, type StoredPrompt, type VersionFields } from '../../../store/repos/prompts.js';
-import { checkPartialText } from '../../../prompts/compile-template.js';
-import { PROMPTS_SECTION } from '../../../prompts/prompt-catalog.js';
+import { uuid } from '../../../foundation/lib/ids.js';
+import { addPromptVersion, getPrompt, insertPrompt, updatePrompt, type StoredPrompt, type VersionFields } from '../../../infra/store/repos/prompts.js';
+import { checkPartialText } from '../../../features/prompts/compile-template.js';
+import { PROMPTS_SECTION } from '../../../features/prompts/prompt-catalog.js';
 import { defineResource } from '../../resource/define-resource.js';
 import { Slug, kebabSlug } from '../../resource/slug.js';
 import { ID_PARAM, PartialAnswer, PartialVersions, insertUnique, presentPartial, promptAt, promptRepo } from '../prompts/prompt-record.js';

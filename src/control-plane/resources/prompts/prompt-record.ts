@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { isUniqueViolation } from '../../../store/store.js';
-import type { Database } from '../../../store/schema.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { isUniqueViolation } from '../../../infra/store/store.js';
+import type { Database } from '../../../infra/store/schema.js';
 import type { TenantScope } from '../../../kernel/tenant-scope.js';
-import { deletePrompt, getPrompt, getPromptVersion, listPrompts, type PromptKind, type PromptVersion, type StoredPrompt } from '../../../store/repos/prompts.js';
-import { parsePromptRef, selectVersion } from '../../../prompts/prompt-ref.js';
+import { deletePrompt, getPrompt, getPromptVersion, listPrompts, type PromptKind, type PromptVersion, type StoredPrompt } from '../../../infra/store/repos/prompts.js';
+import { parsePromptRef, selectVersion } from '../../../features/prompts/prompt-ref.js';
 import type { ScopedRepo } from '../../resource/define-resource.js';
-import { IsoTime, iso } from '../../resource/paging.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { IsoTime, iso } from '../../../identity/paging.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 /** A prompt or partial at one of its versions: what the prompts resources load, write and present. */
 export interface PromptAt {

@@ -1,16 +1,16 @@
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { uuid } from '../../../lib/ids.js';
-import { addPromptVersion, getPrompt, getPromptVersion, insertPrompt, updatePrompt, type PromptPatch, type StoredPrompt, type VersionFields } from '../../../store/repos/prompts.js';
-import type { GatewayDeps } from '../../../gateway/deps.js';
-import { templateMessages } from '../../../prompts/compile-template.js';
-import { SavedParameters, checkParameterKeys } from '../../../prompts/hyperparameters.js';
-import { PROMPTS_SECTION } from '../../../prompts/prompt-catalog.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { uuid } from '../../../foundation/lib/ids.js';
+import { addPromptVersion, getPrompt, getPromptVersion, insertPrompt, updatePrompt, type PromptPatch, type StoredPrompt, type VersionFields } from '../../../infra/store/repos/prompts.js';
+import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
+import { templateMessages } from '../../../features/prompts/compile-template.js';
+import { SavedParameters, checkParameterKeys } from '../../../features/prompts/hyperparameters.js';
+import { PROMPTS_SECTION } from '../../../features/prompts/prompt-catalog.js';
 import { defineResource } from '../../resource/define-resource.js';
 import { Slug, slugify } from '../../resource/slug.js';
 import { ID_PARAM, PromptAnswer, PromptVersions, insertUnique, presentPrompt, promptAt, promptRepo } from './prompt-record.js';
 import { makeDefaultAction, versionsAction } from './prompt-actions.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 const Metadata = Type.Record(Type.String(), Type.Unknown());
 const Credential = {

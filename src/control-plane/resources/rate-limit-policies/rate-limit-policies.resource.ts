@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
-import { uuid } from '../../../lib/ids.js';
-import { getRateLimitPolicy, insertRateLimitPolicy, listRateLimitPolicies, updateRateLimitPolicy, type RateLimitPolicy } from '../../../store/repos/rate-limit-policies.js';
-import { checkPolicyKeys } from '../../../limits/policy-keys.js';
-import { RATE_LIMIT_SECTION } from '../../../limits/rate-limit-section.js';
+import { uuid } from '../../../foundation/lib/ids.js';
+import { getRateLimitPolicy, insertRateLimitPolicy, listRateLimitPolicies, updateRateLimitPolicy, type RateLimitPolicy } from '../../../infra/store/repos/rate-limit-policies.js';
+import { checkPolicyKeys } from '../../../features/limits/policy-keys.js';
+import { RATE_LIMIT_SECTION } from '../../../features/limits/rate-limit-section.js';
 import { defineResource } from '../../resource/define-resource.js';
 import { ConditionsAnswer, GroupByAnswer, PolicyConditions, PolicyGroupBy, PolicyId, PolicyName, PolicyReadQuery, PolicyStatus, policyLifecycle } from '../policy-parts.js';
-import { IsoTime, iso } from '../../resource/paging.js';
-import { StringEnum } from '../../../spec/string-enum.js';
+import { IsoTime, iso } from '../../../identity/paging.js';
+import { StringEnum } from '../../../foundation/spec/string-enum.js';
 
 const PolicyType = StringEnum(['requests', 'tokens']);
 const Unit = StringEnum(['rpm', 'rph', 'rpd', 'rpw']);

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { getSecretReference, type HeaderSecretMapping } from '../../../store/repos/secret-references.js';
-import { SECRET_PLACEHOLDER, isTemplate, mappedHeaderName } from '../../../secrets/mapped-headers.js';
-import { openSecretReference } from '../../../secrets/open-reference.js';
-import { pickMember } from '../../../secrets/secret-source.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { getSecretReference, type HeaderSecretMapping } from '../../../infra/store/repos/secret-references.js';
+import { SECRET_PLACEHOLDER, isTemplate, mappedHeaderName } from '../../../infra/secrets/mapped-headers.js';
+import { openSecretReference } from '../../../infra/secrets/open-reference.js';
+import { pickMember } from '../../../infra/secrets/secret-source.js';
 import type { ResourceContext } from '../../resource/define-resource.js';
 
 /** One header mapping as MCP integrations and agent servers take and answer it (docs/secrets.md). */

@@ -1,18 +1,18 @@
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { uuid } from '../../../lib/ids.js';
-import { getSecretReference, insertSecretReference, listSecretReferences, updateSecretReference, type ManagerType, type SecretReference } from '../../../store/repos/secret-references.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { uuid } from '../../../foundation/lib/ids.js';
+import { getSecretReference, insertSecretReference, listSecretReferences, updateSecretReference, type ManagerType, type SecretReference } from '../../../infra/store/repos/secret-references.js';
 import { SECRET_REFERENCES_SECTION } from '../../../runtime/secret-references-section.js';
-import { authUrls, checkAuthConfig, maskAuthConfig } from '../../../secrets/auth-config.js';
-import { openSecretReference } from '../../../secrets/open-reference.js';
-import { fingerprintOf } from '../../../secrets/secret-resolver.js';
+import { authUrls, checkAuthConfig, maskAuthConfig } from '../../../infra/secrets/auth-config.js';
+import { openSecretReference } from '../../../infra/secrets/open-reference.js';
+import { fingerprintOf } from '../../../infra/secrets/secret-resolver.js';
 import { defineAction, defineResource, type ResourceContext } from '../../resource/define-resource.js';
-import { actsAsOrganisationAdmin, requireOrganisationAdmin } from '../../resource/authorize.js';
-import { IsoTime, iso } from '../../resource/paging.js';
+import { actsAsOrganisationAdmin, requireOrganisationAdmin } from '../../../identity/authorize.js';
+import { IsoTime, iso } from '../../../identity/paging.js';
 import { Slug } from '../../resource/slug.js';
 import { checkCustomHost } from '../integrations/integration-input.js';
-import { StringEnum } from '../../../spec/string-enum.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { StringEnum } from '../../../foundation/spec/string-enum.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 const Manager = StringEnum(['aws_sm', 'azure_kv', 'hashicorp_vault']);
 // Validated by hand per manager type (checkAuthConfig), to name `auth_config.<field>`.

@@ -1,15 +1,15 @@
 import { Type, type Static } from 'typebox';
 import type { Kysely } from 'kysely';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { uuid } from '../../../lib/ids.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { uuid } from '../../../foundation/lib/ids.js';
 import { holds } from '../../../kernel/principal.js';
 import type { TenantScope } from '../../../kernel/tenant-scope.js';
-import type { Database } from '../../../store/schema.js';
-import { archiveOwnedUsageLimitPolicies, insertUsageLimitPolicy, listOwnedUsageLimitPolicies, type UsageLimitPolicy } from '../../../store/repos/usage-limit-policies.js';
+import type { Database } from '../../../infra/store/schema.js';
+import { archiveOwnedUsageLimitPolicies, insertUsageLimitPolicy, listOwnedUsageLimitPolicies, type UsageLimitPolicy } from '../../../infra/store/repos/usage-limit-policies.js';
 import type { ResourceContext } from '../../resource/define-resource.js';
 import { usageLimitPatch } from './usage-limit-fields.js';
 import { Amount, Days, LimitFieldsAnswer, LimitType, Reset, ResetAt, presentLimitFields } from './usage-limit-schemas.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 /** What can carry inline `usage_limits`: an API key (of a workspace) or a workspace. */
 export interface InlineOwner {

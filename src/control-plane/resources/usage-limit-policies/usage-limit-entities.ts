@@ -1,14 +1,14 @@
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { counterIdOf, scheduleOf } from '../../../limits/compiled-usage-policy.js';
-import { usageCountersFor } from '../../../limits/usage-counters.js';
-import type { UsageCounterStore } from '../../../limits/usage-counter-store.js';
-import { usageWindow } from '../../../limits/usage-window.js';
-import type { UsageLimitPolicy } from '../../../store/repos/usage-limit-policies.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { counterIdOf, scheduleOf } from '../../../features/limits/compiled-usage-policy.js';
+import { usageCountersFor } from '../../../features/limits/usage-counters.js';
+import type { UsageCounterStore } from '../../../features/limits/usage-counter-store.js';
+import { usageWindow } from '../../../features/limits/usage-window.js';
+import type { UsageLimitPolicy } from '../../../infra/store/repos/usage-limit-policies.js';
 import { defineAction, type ResourceContext } from '../../resource/define-resource.js';
-import { IsoTime } from '../../resource/paging.js';
-import { StringEnum } from '../../../spec/string-enum.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { IsoTime } from '../../../identity/paging.js';
+import { StringEnum } from '../../../foundation/spec/string-enum.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 const Group = Type.Record(Type.String(), Type.String());
 const Entity = Type.Object({

@@ -1,7 +1,7 @@
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { checkPolicyKeys } from '../../../limits/policy-keys.js';
-import { utcMidnight } from '../../../limits/usage-window.js';
-import type { UsageLimitPolicy, UsageLimitPolicyPatch } from '../../../store/repos/usage-limit-policies.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { checkPolicyKeys } from '../../../features/limits/policy-keys.js';
+import { utcMidnight } from '../../../features/limits/usage-window.js';
+import type { UsageLimitPolicy, UsageLimitPolicyPatch } from '../../../infra/store/repos/usage-limit-policies.js';
 
 /** The body fields of a create or update that need more than their schema. */
 export interface UsageLimitFields {

@@ -1,16 +1,16 @@
 import { Type } from 'typebox';
-import { uuid } from '../../../lib/ids.js';
-import { USAGE_LIMIT_SECTION } from '../../../limits/usage-limit-section.js';
-import { getUsageLimitPolicy, insertUsageLimitPolicy, listUsageLimitPolicies, updateUsageLimitPolicy, type UsageLimitPolicy } from '../../../store/repos/usage-limit-policies.js';
+import { uuid } from '../../../foundation/lib/ids.js';
+import { USAGE_LIMIT_SECTION } from '../../../features/limits/usage-limit-section.js';
+import { getUsageLimitPolicy, insertUsageLimitPolicy, listUsageLimitPolicies, updateUsageLimitPolicy, type UsageLimitPolicy } from '../../../infra/store/repos/usage-limit-policies.js';
 import { defineResource } from '../../resource/define-resource.js';
 import { ConditionsAnswer, GroupByAnswer, PolicyConditions, PolicyGroupBy, PolicyId, PolicyName, PolicyReadQuery, PolicyStatus, policyLifecycle } from '../policy-parts.js';
-import { IsoTime, iso } from '../../resource/paging.js';
+import { IsoTime, iso } from '../../../identity/paging.js';
 import { listEntities, resetEntity } from './usage-limit-entities.js';
 import { managedBy } from './inline-usage-limits.js';
 import { usageLimitPatch } from './usage-limit-fields.js';
 import { Amount, Days, LimitFieldsAnswer, LimitType, Reset, ResetAt, presentLimitFields } from './usage-limit-schemas.js';
-import { Nullable } from '../../../spec/nullable.js';
-import { StringEnum } from '../../../spec/string-enum.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
+import { StringEnum } from '../../../foundation/spec/string-enum.js';
 
 const CreatePolicy = Type.Object(
   {

@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import { scheduleOf } from '../../../limits/compiled-usage-policy.js';
-import { usageWindow } from '../../../limits/usage-window.js';
-import type { UsageLimitPolicy } from '../../../store/repos/usage-limit-policies.js';
-import { IsoTime, iso } from '../../resource/paging.js';
-import { StringEnum } from '../../../spec/string-enum.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { scheduleOf } from '../../../features/limits/compiled-usage-policy.js';
+import { usageWindow } from '../../../features/limits/usage-window.js';
+import type { UsageLimitPolicy } from '../../../infra/store/repos/usage-limit-policies.js';
+import { IsoTime, iso } from '../../../identity/paging.js';
+import { StringEnum } from '../../../foundation/spec/string-enum.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 /** `cost` (US dollars), `tokens` (total tokens) or `requests`. */
 export const LimitType = StringEnum(['cost', 'tokens', 'requests']);

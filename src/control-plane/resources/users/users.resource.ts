@@ -1,19 +1,19 @@
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { uuid } from '../../../lib/ids.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { uuid } from '../../../foundation/lib/ids.js';
 import { ORGANISATION_ROLES, WORKSPACE_ROLES, type WorkspaceRole } from '../../../kernel/roles.js';
 import { API_KEYS_SECTION } from '../../../runtime/core-sections.js';
 import { SESSIONS_SECTION } from '../../../runtime/sessions-section.js';
-import { revokeUserSessions } from '../../../store/repos/sessions.js';
-import { deleteUserMcpConnections } from '../../../store/repos/mcp.js';
-import { revokeRemovedUpstream } from '../../../mcp/oauth/revoke-removed-connections.js';
+import { revokeUserSessions } from '../../../infra/store/repos/sessions.js';
+import { deleteUserMcpConnections } from '../../../infra/store/repos/mcp.js';
+import { revokeRemovedUpstream } from '../../../features/mcp/oauth/revoke-removed-connections.js';
 import { autoCreateUserKey } from '../api-keys/auto-create-key.js';
-import { deleteUser, getUser, insertMember, insertUser, listUsers, updateUser, type UserRecord } from '../../../store/repos/users.js';
+import { deleteUser, getUser, insertMember, insertUser, listUsers, updateUser, type UserRecord } from '../../../infra/store/repos/users.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
-import { iso } from '../../resource/paging.js';
-import { actsAsOrganisationAdmin, tenantScope } from '../../resource/authorize.js';
-import { StringEnum } from '../../../spec/string-enum.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { iso } from '../../../identity/paging.js';
+import { actsAsOrganisationAdmin, tenantScope } from '../../../identity/authorize.js';
+import { StringEnum } from '../../../foundation/spec/string-enum.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 /** An organisation role. */
 export const OrganisationRoleSchema = StringEnum(ORGANISATION_ROLES);

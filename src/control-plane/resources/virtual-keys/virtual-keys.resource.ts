@@ -1,14 +1,14 @@
 import { VIRTUAL_KEYS_SECTION } from '../../../runtime/core-sections.js';
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { uuid } from '../../../lib/ids.js';
-import { getVirtualKey, insertVirtualKey, listVirtualKeys, updateVirtualKey, type VirtualKey } from '../../../store/repos/virtual-keys.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { uuid } from '../../../foundation/lib/ids.js';
+import { getVirtualKey, insertVirtualKey, listVirtualKeys, updateVirtualKey, type VirtualKey } from '../../../infra/store/repos/virtual-keys.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
-import { getIntegration } from '../../../store/repos/integrations.js';
-import { IsoTime, iso } from '../../resource/paging.js';
+import { getIntegration } from '../../../infra/store/repos/integrations.js';
+import { IsoTime, iso } from '../../../identity/paging.js';
 import { Slug } from '../../resource/slug.js';
-import { maskCredentialSettings, sealCredentialSettings } from '../../../lib/credential-settings.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { maskCredentialSettings, sealCredentialSettings } from '../../../foundation/lib/credential-settings.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 /**
  * A `config` of an update with each credential that comes back as its hint (an answer sent back

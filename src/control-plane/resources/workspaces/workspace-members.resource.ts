@@ -1,13 +1,13 @@
 import { Type } from 'typebox';
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { API_KEYS_SECTION } from '../../../runtime/core-sections.js';
 import { SESSIONS_SECTION } from '../../../runtime/sessions-section.js';
-import { deleteMember, getMember, insertMember, listMembers, updateMemberRole, userOfOrganisation, type MemberRecord } from '../../../store/repos/users.js';
+import { deleteMember, getMember, insertMember, listMembers, updateMemberRole, userOfOrganisation, type MemberRecord } from '../../../infra/store/repos/users.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
-import { iso } from '../../resource/paging.js';
+import { iso } from '../../../identity/paging.js';
 import { WorkspaceRoleSchema } from '../users/users.resource.js';
 import { autoCreateUserKey } from '../api-keys/auto-create-key.js';
-import { Nullable } from '../../../spec/nullable.js';
+import { Nullable } from '../../../foundation/spec/nullable.js';
 
 const MemberAnswer = Type.Object({
   object: Type.Literal('workspace_member'),

@@ -1,5 +1,5 @@
-import { HttpClient } from '../../../lib/http-client.js';
-import { FakeClock, systemClock, type Clock } from '../../../lib/clock.js';
+import { HttpClient } from '../../../foundation/lib/http-client.js';
+import { FakeClock, systemClock, type Clock } from '../../../foundation/lib/clock.js';
 import type { CallContext } from '../../provider.js';
 
 /** Test credentials shared with the Bedrock fake (test/fakes/bedrock). */

@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { GatewayError } from '../../../errors/gateway-error.js';
-import { sha256Hex } from '../../../lib/hash.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
+import { sha256Hex } from '../../../foundation/lib/hash.js';
 import type { Runtime } from '../../../runtime/runtime.js';
-import type { CredentialHeader } from '../../../gateway/request-context.js';
-import { SESSION_COOKIE, cookieValue } from '../../../control-plane/identity/session-cookies.js';
+import type { CredentialHeader } from '../../../data-plane/pipeline/request-context.js';
+import { SESSION_COOKIE, cookieValue } from '../../../identity/session-cookies.js';
 import { authenticateSession } from './session-auth.js';
 import { authenticateJwt } from './jwt-auth.js';
-import { looksLikeJwt } from '../../../control-plane/identity/jwt/verify-jwt.js';
+import { looksLikeJwt } from '../../../identity/jwt/verify-jwt.js';
 
 const hashes = new Map<string, string>();
 

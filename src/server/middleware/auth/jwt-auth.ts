@@ -1,9 +1,9 @@
 import type { FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Runtime } from '../../../runtime/runtime.js';
 import { sectionOf } from '../../../runtime/snapshot.js';
-import type { CredentialHeader } from '../../../gateway/request-context.js';
-import { JWT_SECTION, type JwtSection } from '../../../control-plane/identity/jwt/jwt-section.js';
-import { verifyJwt } from '../../../control-plane/identity/jwt/verify-jwt.js';
+import type { CredentialHeader } from '../../../data-plane/pipeline/request-context.js';
+import { JWT_SECTION, type JwtSection } from '../../../identity/jwt/jwt-section.js';
+import { verifyJwt } from '../../../identity/jwt/verify-jwt.js';
 
 /**
  * Authenticates a request whose gateway key is a JWT (`looksLikeJwt`): verified against the JWT

@@ -1,9 +1,9 @@
 import type { FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import type { Runtime } from '../../../runtime/runtime.js';
 import type { LiveSession } from '../../../runtime/sessions-section.js';
-import { CSRF_COOKIE, CSRF_HEADER, cookieValue, csrfOf, sameToken } from '../../../control-plane/identity/session-cookies.js';
-import { SESSION_WORKSPACE_HEADER, liveSession, sessionKeyFor } from '../../../control-plane/identity/session-principal.js';
+import { CSRF_COOKIE, CSRF_HEADER, cookieValue, csrfOf, sameToken } from '../../../identity/session-cookies.js';
+import { SESSION_WORKSPACE_HEADER, liveSession, sessionKeyFor } from '../../../identity/session-principal.js';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, preValidationHookHandler } from 'fastify';
-import { GatewayError } from '../../../errors/gateway-error.js';
+import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * The route's JSON body goes to a provider (a prompt's variables are rendered into one): a NUL
      * inside message text is legitimate there, so the body is not searched for U+0000. Whatever of
-     * such a body the gateway stores, the store keeps without NUL (`store/guarded-postgres-dialect.ts`).
+     * such a body the gateway stores, the store keeps without NUL (`infra/store/guarded-postgres-dialect.ts`).
      */
     forwardsBody?: boolean;
   }
