@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_KINDS, type StoreHandle } from '../helpers/stores.js';
-import { deleteGuardrail, insertGuardrail, type StoredGuardrail } from '../../src/infra/store/repos/guardrails.js';
+import { deleteGuardrail, insertGuardrail, type StoredGuardrail } from '../../src/features/guardrails/guardrails-repo.js';
 import { insertRateLimitPolicy, updateRateLimitPolicy, type RateLimitPolicy } from '../../src/infra/store/repos/rate-limit-policies.js';
 import { guardrailsSection, type GuardrailIndex } from '../../src/features/guardrails/guardrails-section.js';
 import { rateLimitSection } from '../../src/features/limits/rate-limit-section.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileConfig } from '../../routing/compile-config.js';
 import type { ConfigObject } from '../../routing/config-schema.js';
-import type { StoredGuardrail } from '../../infra/store/repos/guardrails.js';
+import type { StoredGuardrail } from './guardrails-repo.js';
 import { chainOf, checkReferences, indexTree, planOf, resolveItems } from './guardrail-plan.js';
 import { thrown } from './test-support.js';
 

@@ -5,7 +5,7 @@
  */
 import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import type { CompiledNode } from '../../routing/compiled-config.js';
-import type { StoredGuardrail } from '../../infra/store/repos/guardrails.js';
+import type { StoredGuardrail } from './guardrails-repo.js';
 import { GUARDRAIL_LISTS, fromStored, planItem, type Guardrail, type ItemPlan } from './guardrail-spec.js';
 
 /** A node's own guardrail items by event, in list order (guardrails before hooks). */

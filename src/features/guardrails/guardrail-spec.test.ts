@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredGuardrail } from '../../infra/store/repos/guardrails.js';
+import type { StoredGuardrail } from './guardrails-repo.js';
 import { GUARDRAIL_LISTS, fromStored, keyPath, planItem, type ItemPlan } from './guardrail-spec.js';
 import { thrown } from './test-support.js';
 

@@ -12,7 +12,7 @@
  */
 import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import { isObject } from '../../foundation/lib/json.js';
-import type { GuardrailActions, StoredGuardrail } from '../../infra/store/repos/guardrails.js';
+import type { GuardrailActions, StoredGuardrail } from './guardrails-repo.js';
 import type { HookEvent } from './check.js';
 import { getCheck } from './catalogue.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_KINDS, type StoreHandle } from '../../../test/helpers/stores.js';
 import { isUniqueViolation } from '../../infra/store/store.js';
-import { deleteGuardrail, getGuardrail, insertGuardrail, listAllGuardrails, listGuardrails, updateGuardrail, type StoredGuardrail } from '../../infra/store/repos/guardrails.js';
+import { deleteGuardrail, getGuardrail, insertGuardrail, listAllGuardrails, listGuardrails, updateGuardrail, type StoredGuardrail } from './guardrails-repo.js';
 import { guardrailsSection, storedLookup } from './guardrails-section.js';
 import type { RuntimeSnapshot } from '../../runtime/snapshot.js';
 

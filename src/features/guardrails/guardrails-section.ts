@@ -4,7 +4,7 @@
  */
 import type { RuntimeSection } from '../../runtime/runtime.js';
 import { sectionOf, type RuntimeSnapshot } from '../../runtime/snapshot.js';
-import { listAllGuardrails, type StoredGuardrail } from '../../infra/store/repos/guardrails.js';
+import { listAllGuardrails, type StoredGuardrail } from './guardrails-repo.js';
 import type { StoredLookup } from './guardrail-plan.js';
 
 /** Name of the runtime snapshot section of stored guardrails. */

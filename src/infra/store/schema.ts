@@ -2,8 +2,9 @@ import type { Generated } from 'kysely';
 
 /**
  * Table types of the store. JSON columns are text holding JSON; times are Unix milliseconds
- * (bigint in PostgreSQL, parsed back to number). Each capability adds its tables here and a
- * migration in `migrations/`.
+ * (bigint in PostgreSQL, parsed back to number). A feature that owns its tables declares them in its
+ * own folder and adds them to `Database` by module augmentation (`features/guardrails/guardrails-tables.ts`);
+ * the others are still declared here. Migrations are in `migrations/`.
  */
 export interface OrganisationsTable {
   id: string;
@@ -326,19 +327,6 @@ export interface UsageLimitPoliciesTable {
   updated_at: number;
 }
 
-/** A stored guardrail (issue 7); `checks` and `actions` are JSON text. */
-export interface GuardrailsTable {
-  id: string;
-  organisation_id: string;
-  workspace_id: string;
-  name: string;
-  slug: string;
-  checks: string;
-  actions: string;
-  created_at: number;
-  updated_at: number;
-}
-
 /** A prompt template or partial (issue 6); `kind` is `prompt` or `partial`. */
 export interface PromptsTable {
   id: string;
@@ -554,7 +542,6 @@ export interface Database {
   runtime_changes: RuntimeChangesTable;
   prompts: PromptsTable;
   prompt_versions: PromptVersionsTable;
-  guardrails: GuardrailsTable;
   rate_limit_policies: RateLimitPoliciesTable;
   usage_limit_policies: UsageLimitPoliciesTable;
   responses: ResponsesTable;

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { uuid } from '../../../foundation/lib/ids.js';
-import { deleteGuardrail, getGuardrail, insertGuardrail, listGuardrails, updateGuardrail, type StoredGuardrail } from '../../../infra/store/repos/guardrails.js';
+import { deleteGuardrail, getGuardrail, insertGuardrail, listGuardrails, updateGuardrail, type StoredGuardrail } from '../../../features/guardrails/guardrails-repo.js';
 import { getCheck } from '../../../features/guardrails/catalogue.js';
 import { actionsOf } from '../../../features/guardrails/guardrail-spec.js';
 import { GUARDRAILS_SECTION } from '../../../features/guardrails/guardrails-section.js';

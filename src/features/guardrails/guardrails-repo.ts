@@ -1,8 +1,9 @@
-import type { Store } from '../store.js';
-import type { Kysely } from 'kysely';
-import type { Database, GuardrailsTable } from '../schema.js';
-import type { TenantScope } from '../../../kernel/tenant-scope.js';
-import { assertInScope, inList } from './tenant.js';
+import type { Kysely, Updateable } from 'kysely';
+import type { Store } from '../../infra/store/store.js';
+import type { Database } from '../../infra/store/schema.js';
+import { assertInScope, inList } from '../../infra/store/repos/tenant.js';
+import type { TenantScope } from '../../kernel/tenant-scope.js';
+import type { GuardrailRow, GuardrailsTable, NewGuardrailRow } from './guardrails-tables.js';
 
 /** One check of a stored guardrail: a catalogue id and its parameters. */
 export interface StoredCheck {
@@ -39,7 +40,7 @@ export async function insertGuardrail(db: Kysely<Database>, scope: TenantScope, 
 
 /** Replaces the given fields of a guardrail of the scope. */
 export async function updateGuardrail(db: Kysely<Database>, scope: TenantScope, id: string, patch: Partial<Pick<StoredGuardrail, 'name' | 'checks' | 'actions'>>, now: number): Promise<void> {
-  const set: Partial<GuardrailsTable> = { updated_at: now };
+  const set: Updateable<GuardrailsTable> = { updated_at: now };
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.checks !== undefined) set.checks = JSON.stringify(patch.checks);
   if (patch.actions !== undefined) set.actions = JSON.stringify(patch.actions);
@@ -89,10 +90,10 @@ export async function listAllGuardrails(store: Store, workspaceIds?: readonly st
   return rows.map(fromRow);
 }
 
-function toRow(g: StoredGuardrail): GuardrailsTable {
+function toRow(g: StoredGuardrail): NewGuardrailRow {
   return { ...g, checks: JSON.stringify(g.checks), actions: JSON.stringify(g.actions) };
 }
 
-function fromRow(r: GuardrailsTable): StoredGuardrail {
+function fromRow(r: GuardrailRow): StoredGuardrail {
   return { ...r, checks: JSON.parse(r.checks), actions: JSON.parse(r.actions), created_at: Number(r.created_at), updated_at: Number(r.updated_at) };
 }
