@@ -1,6 +1,6 @@
 import type { Clock } from '../../foundation/lib/clock.js';
 import type { Store } from '../../infra/store/store.js';
-import { addCacheVector, readCacheEntry, recentCacheVectors, sweepExpiredCache, writeCacheEntry } from '../../infra/store/repos/cache.js';
+import { addCacheVector, readCacheEntry, recentCacheVectors, sweepExpiredCache, writeCacheEntry } from './cache-repo.js';
 import { vectorFromBytes, vectorToBytes, type CacheEntry, type CacheStore, type VectorIndex, type VectorItem, type VectorMatch } from './cache-store.js';
 import { rank } from './memory-cache-store.js';
 

@@ -426,25 +426,6 @@ export interface BatchLinesTable {
   dispatched_at: number | null;
 }
 
-/** One cached answer (PostgreSQL cache store): its JSON bytes and stored/expiry times (ms). */
-export interface CacheEntriesTable {
-  key: string;
-  body: Uint8Array;
-  model: string | null;
-  stored_at: number;
-  expires_at: number;
-}
-
-/** One semantic-cache embedding (little-endian float32 bytes) in a bucket, pointing at an exact key; `seq` orders a bucket. */
-export interface CacheVectorsTable {
-  bucket: string;
-  key: string;
-  seq: Generated<number>;
-  vector: Uint8Array;
-  expires_at: number;
-  created_at: number;
-}
-
 /** One audit entry (control-plane.md §4); `details` is JSON text and never holds a secret. */
 export interface AuditLogsTable {
   id: string;
@@ -549,8 +530,6 @@ export interface Database {
   batches: BatchesTable;
   batch_lines: BatchLinesTable;
   file_chunks: FileChunksTable;
-  cache_entries: CacheEntriesTable;
-  cache_vectors: CacheVectorsTable;
   audit_logs: AuditLogsTable;
   users: UsersTable;
   workspace_members: WorkspaceMembersTable;

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Store } from '../store.js';
+import type { Store } from '../../infra/store/store.js';
 
 /** A cached answer row as the PostgreSQL cache store reads it. */
 export interface CacheEntryRow {
