@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PromptVersion, StoredPrompt } from '../../infra/store/repos/prompts.js';
+import type { PromptVersion, StoredPrompt } from './prompts-repo.js';
 import { PromptCatalog, type LookupScope } from './prompt-catalog.js';
 
 const v = (version: number, template: string): PromptVersion => ({ version, template, parameters: {}, model: null, metadata: {}, description: null, created_at: 1 });

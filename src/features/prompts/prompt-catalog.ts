@@ -1,5 +1,5 @@
 import type { Store } from '../../infra/store/store.js';
-import { loadAllPrompts, type PromptKind, type PromptVersion, type StoredPrompt } from '../../infra/store/repos/prompts.js';
+import { loadAllPrompts, type PromptKind, type PromptVersion, type StoredPrompt } from './prompts-repo.js';
 import type { RuntimeSection } from '../../runtime/runtime.js';
 import { selectVersion, type PromptRef } from './prompt-ref.js';
 

@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { GatewayError } from '../../foundation/errors/gateway-error.js';
-import type { PromptVersion } from '../../infra/store/repos/prompts.js';
+import type { PromptVersion } from './prompts-repo.js';
 import { compileTemplate, missingVariables, type CompiledTemplate, type ResolvedPartial } from './compile-template.js';
 import { parsePromptRef, selectVersion } from './prompt-ref.js';
 import type { CatalogEntry, LookupScope, PromptCatalog } from './prompt-catalog.js';

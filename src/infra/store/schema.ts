@@ -327,34 +327,6 @@ export interface UsageLimitPoliciesTable {
   updated_at: number;
 }
 
-/** A prompt template or partial (issue 6); `kind` is `prompt` or `partial`. */
-export interface PromptsTable {
-  id: string;
-  organisation_id: string;
-  workspace_id: string;
-  kind: string;
-  name: string;
-  slug: string;
-  published_version: number;
-  latest_version: number;
-  virtual_key: string | null;
-  provider: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-/** An immutable version of a prompt or partial; `parameters` and `metadata` are JSON text. */
-export interface PromptVersionsTable {
-  prompt_id: string;
-  version: number;
-  template: string;
-  parameters: string;
-  model: string | null;
-  metadata: string;
-  description: string | null;
-  created_at: number;
-}
-
 /** A stored response (Responses API): the response object and its input items as JSON text. */
 export interface ResponsesTable {
   id: string;
@@ -521,8 +493,6 @@ export interface Database {
   request_log_rollup_state: RequestLogRollupStateTable;
   runtime_version: RuntimeVersionTable;
   runtime_changes: RuntimeChangesTable;
-  prompts: PromptsTable;
-  prompt_versions: PromptVersionsTable;
   rate_limit_policies: RateLimitPoliciesTable;
   usage_limit_policies: UsageLimitPoliciesTable;
   responses: ResponsesTable;

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { uuid } from '../../../foundation/lib/ids.js';
-import { addPromptVersion, getPrompt, insertPrompt, updatePrompt, type StoredPrompt, type VersionFields } from '../../../infra/store/repos/prompts.js';
+import { addPromptVersion, getPrompt, insertPrompt, updatePrompt, type StoredPrompt, type VersionFields } from '../../../features/prompts/prompts-repo.js';
 import { checkPartialText } from '../../../features/prompts/compile-template.js';
 import { PROMPTS_SECTION } from '../../../features/prompts/prompt-catalog.js';
 import { defineResource } from '../../resource/define-resource.js';

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from 'typebox';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
-import { getPrompt, listPromptVersions, publishPromptVersion, type PromptKind } from '../../../infra/store/repos/prompts.js';
+import { getPrompt, listPromptVersions, publishPromptVersion, type PromptKind } from '../../../features/prompts/prompts-repo.js';
 import { defineAction, type ResourceAction } from '../../resource/define-resource.js';
 import { LABEL, promptAt, presentVersion, type PromptAt } from './prompt-record.js';
 

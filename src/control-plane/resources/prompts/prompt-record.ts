@@ -4,7 +4,7 @@ import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { isUniqueViolation } from '../../../infra/store/store.js';
 import type { Database } from '../../../infra/store/schema.js';
 import type { TenantScope } from '../../../kernel/tenant-scope.js';
-import { deletePrompt, getPrompt, getPromptVersion, listPrompts, type PromptKind, type PromptVersion, type StoredPrompt } from '../../../infra/store/repos/prompts.js';
+import { deletePrompt, getPrompt, getPromptVersion, listPrompts, type PromptKind, type PromptVersion, type StoredPrompt } from '../../../features/prompts/prompts-repo.js';
 import { parsePromptRef, selectVersion } from '../../../features/prompts/prompt-ref.js';
 import type { ScopedRepo } from '../../resource/define-resource.js';
 import { IsoTime, iso } from '../../../identity/paging.js';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { uuid } from '../../../foundation/lib/ids.js';
-import { addPromptVersion, getPrompt, getPromptVersion, insertPrompt, updatePrompt, type PromptPatch, type StoredPrompt, type VersionFields } from '../../../infra/store/repos/prompts.js';
+import { addPromptVersion, getPrompt, getPromptVersion, insertPrompt, updatePrompt, type PromptPatch, type StoredPrompt, type VersionFields } from '../../../features/prompts/prompts-repo.js';
 import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
 import { templateMessages } from '../../../features/prompts/compile-template.js';
 import { SavedParameters, checkParameterKeys } from '../../../features/prompts/hyperparameters.js';

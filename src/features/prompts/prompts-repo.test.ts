@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STORE_KINDS, type StoreHandle } from '../../../../test/helpers/stores.js';
-import { ensureDefaultTenant } from './organisations.js';
-import { isUniqueViolation } from '../store.js';
+import { STORE_KINDS, type StoreHandle } from '../../../test/helpers/stores.js';
+import { ensureDefaultTenant } from '../../infra/store/repos/organisations.js';
+import { isUniqueViolation } from '../../infra/store/store.js';
 import {
   addPromptVersion,
   deletePrompt,
@@ -15,7 +15,7 @@ import {
   updatePrompt,
   type StoredPrompt,
   type VersionFields,
-} from './prompts.js';
+} from './prompts-repo.js';
 
 describe.each(STORE_KINDS)('prompts repository on $name', (kind) => {
   let h: StoreHandle;

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { Store } from '../store.js';
-import type { Database, PromptsTable, PromptVersionsTable } from '../schema.js';
-import type { TenantScope } from '../../../kernel/tenant-scope.js';
-import { assertInScope, inList } from './tenant.js';
+import type { Store } from '../../infra/store/store.js';
+import type { Database } from '../../infra/store/schema.js';
+import type { NewPromptVersionRow, PromptRow, PromptVersionRow } from './prompts-tables.js';
+import type { TenantScope } from '../../kernel/tenant-scope.js';
+import { assertInScope, inList } from '../../infra/store/repos/tenant.js';
 
 /** Prompts are chat templates; partials are template fragments included with `{{> slug}}`. */
 export type PromptKind = 'prompt' | 'partial';
@@ -188,7 +189,7 @@ export async function loadAllPrompts(store: Store, workspaceIds?: readonly strin
   return promptRows.map((p) => ({ ...toPrompt(p), versions: byPrompt.get(p.id) ?? [] }));
 }
 
-function versionRow(promptId: string, version: number, f: VersionFields, now: number): PromptVersionsTable {
+function versionRow(promptId: string, version: number, f: VersionFields, now: number): NewPromptVersionRow {
   return {
     prompt_id: promptId,
     version,
@@ -201,7 +202,7 @@ function versionRow(promptId: string, version: number, f: VersionFields, now: nu
   };
 }
 
-function toPrompt(r: PromptsTable): StoredPrompt {
+function toPrompt(r: PromptRow): StoredPrompt {
   return {
     id: r.id,
     organisation_id: r.organisation_id,
@@ -218,7 +219,7 @@ function toPrompt(r: PromptsTable): StoredPrompt {
   };
 }
 
-function toVersion(r: PromptVersionsTable): PromptVersion {
+function toVersion(r: PromptVersionRow): PromptVersion {
   return {
     version: Number(r.version),
     template: r.template,
