@@ -16,6 +16,26 @@ describe('tracing settings', () => {
     expect(() => readSettings({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL: expected 'http\/protobuf' or 'http\/json' \(gRPC is not supported\), got 'grpc'/);
     expect(() => readSettings({ ...endpoint, OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'json' })).toThrow(/OTEL_EXPORTER_OTLP_TRACES_PROTOCOL/);
   });
+
+  it('reads the standard sampler variables: parentbased_always_on by default, the ratio only for the traceidratio samplers', () => {
+    expect(readSettings(endpoint).tracing?.sampler).toEqual({ name: 'parentbased_always_on', ratio: 1 });
+    expect(readSettings({ ...endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }).tracing?.sampler).toEqual({ name: 'parentbased_traceidratio', ratio: 0.1 });
+    expect(readSettings({ ...endpoint, OTEL_TRACES_SAMPLER: 'TraceIdRatio' }).tracing?.sampler).toEqual({ name: 'traceidratio', ratio: 1 });
+    expect(readSettings({ ...endpoint, OTEL_TRACES_SAMPLER: 'always_off', OTEL_TRACES_SAMPLER_ARG: 'ignored' }).tracing?.sampler).toEqual({ name: 'always_off', ratio: 1 });
+    for (const name of ['always_on', 'parentbased_always_off', 'traceidratio']) expect(readSettings({ ...endpoint, OTEL_TRACES_SAMPLER: name }).tracing?.sampler.name).toBe(name);
+  });
+
+  it('refuses an unknown sampler or a ratio outside [0, 1], naming the variable', () => {
+    expect(() => readSettings({ ...endpoint, OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toThrow(/OTEL_TRACES_SAMPLER: expected one of always_on, .*, got 'jaeger_remote'/);
+    expect(() => readSettings({ ...endpoint, OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '10%' })).toThrow(/OTEL_TRACES_SAMPLER_ARG: expected a probability from 0 to 1 for traceidratio, got '10%'/);
+    expect(() => readSettings({ ...endpoint, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
+  });
+
+  it('traces nothing with OTEL_SDK_DISABLED=true (any case), whatever the endpoint', () => {
+    expect(readSettings({ ...endpoint, OTEL_SDK_DISABLED: 'true' }).tracing).toBeUndefined();
+    expect(readSettings({ ...endpoint, OTEL_SDK_DISABLED: 'TRUE', OTEL_TRACES_SAMPLER: 'always_on' }).tracing).toBeUndefined();
+    expect(readSettings({ ...endpoint, OTEL_SDK_DISABLED: 'false' }).tracing?.endpoint).toBe('http://127.0.0.1:4318/v1/traces');
+  });
 });
 
 describe('request log settings', () => {
