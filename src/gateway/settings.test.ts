@@ -48,3 +48,11 @@ describe('request log settings', () => {
     for (const bad of ['0', '-5', '1.5', 'soon']) expect(() => readSettings({ GATEWAY_REQUEST_LOG_FLUSH_MS: bad })).toThrow(/Expected a timeout of 1 to/);
   });
 });
+
+describe('background work settings', () => {
+  it('defaults the clocks of the background work and takes each from its variable', () => {
+    expect(readSettings({})).toMatchObject({ runtimePollMs: 500, keyLastUsedFlushMs: 5_000, eventLoopMonitorMs: 100 });
+    expect(readSettings({ GATEWAY_RUNTIME_POLL_MS: '600000', GATEWAY_KEY_LAST_USED_FLUSH_MS: '600000', GATEWAY_EVENT_LOOP_MONITOR_MS: '600000' })).toMatchObject({ runtimePollMs: 600_000, keyLastUsedFlushMs: 600_000, eventLoopMonitorMs: 600_000 });
+    expect(() => readSettings({ GATEWAY_EVENT_LOOP_MONITOR_MS: '0' })).toThrow(/Expected a timeout of 1/);
+  });
+});

@@ -58,6 +58,8 @@ export interface Settings {
   keyLastUsedFlushMs: number;
   /** How often the runtime version is read as a backstop to pub/sub, ms (`GATEWAY_RUNTIME_POLL_MS`, default 500). */
   runtimePollMs: number;
+  /** How often the event-loop delay monitor behind `nodejs_eventloop_lag_*` samples, ms (`GATEWAY_EVENT_LOOP_MONITOR_MS`, default 100). */
+  eventLoopMonitorMs: number;
   /** Longest wait for an agent server's answer, and longest silence within its stream, ms (`GATEWAY_AGENT_TIMEOUT_MS`, default 300 s); its card is read within min(this, 10 s). */
   agentTimeoutMs: number;
   /** How long a resolved secret-reference value is used before it is fetched again, ms (`SECRET_CACHE_TTL_MS`, default 300 s). */
@@ -166,6 +168,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     schedulerIntervalMs: timeout(env.GATEWAY_SCHEDULER_INTERVAL_MS, 60_000),
     keyLastUsedFlushMs: timeout(env.GATEWAY_KEY_LAST_USED_FLUSH_MS, 5_000),
     runtimePollMs: timeout(env.GATEWAY_RUNTIME_POLL_MS, 500),
+    eventLoopMonitorMs: timeout(env.GATEWAY_EVENT_LOOP_MONITOR_MS, 100),
     agentTimeoutMs: timeout(env.GATEWAY_AGENT_TIMEOUT_MS, 300_000),
     secretCacheTtlMs: int(env.SECRET_CACHE_TTL_MS, 300_000),
     secretManagerCaFile: env.SECRET_MANAGER_CA_FILE || undefined,

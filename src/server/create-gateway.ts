@@ -59,7 +59,7 @@ export interface GatewayOptions {
 export async function createGateway(settings: Settings, opts: GatewayOptions = {}): Promise<Gateway> {
   const logger = opts.logger ?? createLogger(settings.logLevel);
   const clock = opts.clock ?? systemClock;
-  const metrics = new Metrics();
+  const metrics = new Metrics(settings.eventLoopMonitorMs);
   // Before anything is opened: a missing or malformed GATEWAY_ENCRYPTION_KEY stops the start with its reason.
   const secrets = loadSecretBox({ configured: settings.encryptionKey, dataDir: settings.dataDir, shared: settings.databaseUrl !== undefined });
   const onConnectionError = (err: Error) => {
