@@ -154,7 +154,7 @@ const COMPILER_CODE = /v8::internal::(?:compiler::|maglev::|baseline::|turboshaf
  */
 function kinds(file, events) {
   const names = Object.keys(events);
-  const self = spawnSync('callgrind_annotate', ['--threshold=100', `--show=${names.join(',')}`, '--sort=Ir', file], { encoding: 'utf8', maxBuffer: 512 << 20 });
+  const self = spawnSync('callgrind_annotate', ['--auto=no', '--threshold=100', `--show=${names.join(',')}`, '--sort=Ir', file], { encoding: 'utf8', maxBuffer: 512 << 20 });
   const gc = names.map(() => 0);
   const compiler = names.map(() => 0);
   for (const line of self.stdout.split('\n')) {
