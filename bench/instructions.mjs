@@ -38,16 +38,28 @@ const BENCH = dirname(fileURLToPath(import.meta.url));
 const ROOT = dirname(BENCH);
 const env = process.env;
 const num = (name, dflt) => (env[name] ? Number(env[name]) : dflt);
-const N = num('BENCH_INSTR_N', 1000);
-const WARMUP = num('BENCH_INSTR_WARMUP', 6000);
+/** `--gate`: the reduced run of CI (floor and ours, chat and stream, fewer requests); exits 1 above a limit. */
+const GATE = process.argv.includes('--gate');
+const N = num('BENCH_INSTR_N', GATE ? 500 : 1000);
+const WARMUP = num('BENCH_INSTR_WARMUP', GATE ? 3000 : 6000);
 const CONNECTIONS = num('BENCH_INSTR_CONNECTIONS', 8);
 const ONLY = new Set((env.BENCH_INSTR_SCENARIOS ?? 'chat,stream').split(','));
-const TARGETS = (env.BENCH_INSTR_TARGETS ?? 'floor,ours').split(',');
-const ROUNDS = num('BENCH_INSTR_ROUNDS', 3);
+const TARGETS = (GATE ? 'floor,ours' : env.BENCH_INSTR_TARGETS ?? 'floor,ours').split(',');
+const ROUNDS = num('BENCH_INSTR_ROUNDS', GATE ? 1 : 3);
+/** The gate's limits: work per request of ours over the floor's, per scenario (`BENCH_GATE_CHAT`, `BENCH_GATE_STREAM`). */
+const LIMITS = { chat: num('BENCH_GATE_CHAT', 1.3), stream: num('BENCH_GATE_STREAM', 1.75) };
+/**
+ * V8 without helper threads (`--single-threaded`: no concurrent or parallel GC, optimising compiles on the main
+ * thread when a function gets hot). Under valgrind the threads of a process take turns, and how much a helper
+ * thread got done by the time a request ran depended on the wall-clock length of the main thread's waits, that
+ * is on the machine's load; on one thread, compilation and collection happen at points fixed by the calls and
+ * allocations. `BENCH_INSTR_CONCURRENT=1` keeps V8's helper threads (the process as deployed).
+ */
+const V8_ARGS = env.BENCH_INSTR_CONCURRENT ? [] : ['--single-threaded'];
 const KEEP = Boolean(env.BENCH_INSTR_KEEP);
 const SIM = Boolean(env.BENCH_INSTR_SIM);
-/** Seconds of idle measurement per target (its background work per second is subtracted from the rounds). */
-const IDLE_S = num('BENCH_INSTR_IDLE_S', 10);
+/** Seconds of idle measurement per target (its background work per second, reported; 0: none). */
+const IDLE_S = num('BENCH_INSTR_IDLE_S', GATE ? 0 : 5);
 /** Another build of ours (e.g. a copy of an older commit's dist/ inside this checkout, so it finds node_modules). */
 const DIST = env.BENCH_INSTR_DIST ? resolve(env.BENCH_INSTR_DIST) : join(ROOT, 'dist');
 const adminKey = 'gw-bench-admin-key-0123456789abcdef';
@@ -68,6 +80,13 @@ const work = mkdtempSync(join(tmpdir(), 'bench-instr-'));
 const services = [];
 /** The production target's batches wait for no clock: the request log writes 500 rows at a time, the span processor exports 512 spans. */
 const FULL_BATCHES = { GATEWAY_REQUEST_LOG_FLUSH_MS: '600000', OTEL_BSP_SCHEDULE_DELAY: '600000' };
+/**
+ * The gateway's work by the clock moved out of the measured window: the runtime version poll (every 0.5 s), the
+ * batch worker's scan (0.2 s while batches run, 2 s idle), the scheduler's jobs and key last-use flushes (5 s)
+ * and the event-loop delay monitor of the metrics (0.1 s) run every 10 minutes instead. Under valgrind a round lasts 5 s on an idle machine and minutes on a busy one;
+ * with these clocks its instructions are the requests' alone, so no idle rate needs subtracting.
+ */
+const NO_CLOCK_WORK = { GATEWAY_RUNTIME_POLL_MS: '600000', GATEWAY_BATCH_POLL_MS: '600000', GATEWAY_SCHEDULER_INTERVAL_MS: '600000', GATEWAY_KEY_LAST_USED_FLUSH_MS: '600000', GATEWAY_EVENT_LOOP_MONITOR_MS: '600000' };
 /** The OTLP/HTTP receiver of the production target (started with it). */
 let otlp;
 
@@ -119,40 +138,44 @@ async function dumpTotal(dir, prefix, pid, part) {
   }
 }
 
+/** V8's garbage collector, by the names of its C++ (self costs; whichever thread ran it). */
+const GC_CODE = /v8::internal::(?:Heap|Scavenger|ScavengerCollector|MarkCompactCollector|MinorMarkCompactCollector|MinorMarkSweepCollector|IncrementalMarking|MarkingBarrier|MarkingWorklist|MainMarkingVisitor|ConcurrentMarking|Sweeper|MemoryReducer|GCTracer|Evacuator|FullEvacuator|RecordMigratedSlotVisitor|LiveObjectVisitor|PointersUpdatingJob|RememberedSet|SlotSet|TypedSlotSet|ArrayBufferSweeper|GlobalHandles|EphemeronHashTable|YoungGenerationMarkingVisitor|MarkingVisitorBase|ScavengeVisitor|IterateAndScavengePromotedObjectsVisitor|EvacuateVisitorBase|EvacuateNewSpaceVisitor|EvacuateOldSpaceVisitor|MarkingState|NonAtomicMarkingState|AtomicMarkingState|BodyDescriptorBase|ExternalStringTable|StringTable::DropOldData|WeakObjectRetainer|PagedSpace|PagedSpaceBase|SemiSpace|SemiSpaceNewSpace|NewSpace|MemoryAllocator|MemoryChunk|BasicMemoryChunk|Page|LargeObjectSpace|FreeList|FreeListCategory|CodeFlushingCandidates|ObjectStatsCollector|HeapVisitor|ConcurrentMarkingVisitor|MarkCompactWeakObjectRetainer|ProcessingWorklist)(?:<[^(]*>)?::|v8::internal::\(anonymous namespace\)::(?:.*Scaveng|.*Marking|.*Sweep|.*Evacuat|.*Compaction)/;
+/** V8's compilers (TurboFan, Maglev, Sparkplug, the bytecode generator and parser): self costs, whichever thread. */
+const COMPILER_CODE = /v8::internal::(?:compiler::|maglev::|baseline::|turboshaft::|interpreter::Bytecode(?:Generator|ArrayBuilder|ArrayWriter|RegisterOptimizer|Analysis)|Parser|ParserBase|PreParser|Scanner|AstValueFactory|DeclarationScope|Scope::|OptimizedCompilationInfo|CodeAssembler|Assembler|MacroAssembler|TurboAssembler|OptimizingCompileDispatcher|Compiler::)/;
+
 /**
- * A dump split by thread role, from inclusive costs (`callgrind_annotate --inclusive=yes`, names of the
- * node binary): `compiler` is TurboFan on V8's worker threads (warm-up work that goes on for thousands
- * of requests under valgrind's slowness); `gc` is the garbage collector, on the main thread
- * (`Heap::CollectGarbage`, incremental marking steps) and on the worker threads (concurrent marking,
- * sweeping, parallel scavenging: everything the workers do but compile); `work` is the rest of the main
- * thread (JavaScript, builtins, Node, llhttp, libuv, libc): the figure a code change moves. Instructions
- * (`Ir`); `workEvents` is the main thread's share of every event of the dump (`events`: the dump's totals).
+ * A dump split by what the instructions were for, from self costs by function (`callgrind_annotate`, names of
+ * the node binary), whichever thread ran them: `gc` is V8's garbage collector (its C++ by class name: heap,
+ * scavenger, mark-compact, marking, sweeping, evacuation ...); `compiler` is V8's compilers (TurboFan, Sparkplug,
+ * the parser and bytecode generator); `work` is the rest (JIT-compiled JavaScript, builtins, V8's runtime, Node,
+ * llhttp, libuv, libc, and the request log's thread): the figure a code change moves. Self costs, not inclusive
+ * ones: with V8 on one thread a collection can run inside a runtime call and a finaliser inside a collection, and
+ * inclusive costs then count one inside the other. Instructions (`Ir`); `workEvents`: every event of `work`.
  */
 function kinds(file, events) {
   const names = Object.keys(events);
-  const r = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', `--show=${names.join(',')}`, '--sort=Ir', file], { encoding: 'utf8', maxBuffer: 256 << 20 });
-  const rows = [];
-  for (const line of r.stdout.split('\n')) {
+  const self = spawnSync('callgrind_annotate', ['--auto=no', '--threshold=100', `--show=${names.join(',')}`, '--sort=Ir', file], { encoding: 'utf8', maxBuffer: 512 << 20 });
+  const gc = names.map(() => 0);
+  const compiler = names.map(() => 0);
+  for (const line of self.stdout.split('\n')) {
     const m = /^((?:\s*[\d,]+ \(\s*[\d.]+%\))+)\s+(.*)$/.exec(line);
-    if (m) rows.push({ values: [...m[1].matchAll(/([\d,]+) \(/g)].map((x) => Number(x[1].replaceAll(',', ''))), name: m[2] });
+    if (!m || /PROGRAM TOTALS/.test(m[2])) continue;
+    const into = GC_CODE.test(m[2]) ? gc : COMPILER_CODE.test(m[2]) ? compiler : undefined;
+    if (!into) continue;
+    [...m[1].matchAll(/([\d,]+) \(/g)].forEach((x, i) => (into[i] += Number(x[1].replaceAll(',', ''))));
   }
-  /** Every event of the function matching `pattern` with the most instructions (zeros when none does). */
-  const inclusive = (pattern) => {
-    let best;
-    for (const row of rows) if (pattern.test(row.name) && (!best || row.values[0] > best.values[0])) best = row;
-    return names.map((_, i) => best?.values[i] ?? 0);
-  };
-  const add = (a, b) => a.map((x, i) => x + b[i]);
-  const workers = inclusive(/node::\(anonymous namespace\)::PlatformWorkerThread\(/);
-  const compiler = inclusive(/OptimizingCompileDispatcher::CompileTask::RunInternal\(/);
-  const mainGc = add(add(inclusive(/v8::internal::Heap::CollectGarbage\(/), inclusive(/v8::internal::IncrementalMarking::Step\(/)), inclusive(/v8::internal::Heap::StartIncrementalMarking\(/));
-  const work = names.map((n, i) => events[n] - workers[i] - mainGc[i]);
+  const work = names.map((n, i) => events[n] - gc[i] - compiler[i]);
   const ir = names.indexOf('Ir');
   // Part of `work`: V8's runtime defining an object literal's computed keys. Node's `process.nextTick` builds
   // its tick object with two (`[async_id_symbol]`, `[trigger_async_id_symbol]`); in some processes its
   // compiled code calls the runtime for them, ~20k instructions per chat request (bench/README.md "Session 21").
-  const literalRuntime = inclusive(/v8::internal::Runtime_DefineKeyedOwnPropertyInLiteral\(/)[ir];
-  return { compiler: compiler[ir], gc: workers[ir] - compiler[ir] + mainGc[ir], work: work[ir], literalRuntime, workEvents: Object.fromEntries(names.map((n, i) => [n, work[i]])) };
+  const inclusive = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', '--sort=Ir', file], { encoding: 'utf8', maxBuffer: 512 << 20 });
+  let literalRuntime = 0;
+  for (const line of inclusive.stdout.split('\n')) {
+    const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
+    if (m && /v8::internal::Runtime_DefineKeyedOwnPropertyInLiteral\(/.test(m[2])) literalRuntime = Math.max(literalRuntime, Number(m[1].replaceAll(',', '')));
+  }
+  return { compiler: compiler[ir], gc: gc[ir], work: work[ir], literalRuntime, workEvents: Object.fromEntries(names.map((n, i) => [n, work[i]])) };
 }
 
 function median(xs) {
@@ -166,12 +189,12 @@ async function startTarget(kind, fakeUrl) {
   const valgrind = ['--tool=callgrind', '--instr-atstart=no', ...(SIM ? ['--cache-sim=yes', '--branch-sim=yes'] : []), `--callgrind-out-file=${join(work, prefix)}.%p`];
   let args;
   let extraEnv = {};
-  const nodeArgs = env.BENCH_INSTR_NODE_ARGS ? env.BENCH_INSTR_NODE_ARGS.split(' ') : [];
+  const nodeArgs = [...V8_ARGS, ...(env.BENCH_INSTR_NODE_ARGS ? env.BENCH_INSTR_NODE_ARGS.split(' ') : [])];
   if (kind === 'floor') args = [...valgrind, process.execPath, ...nodeArgs, join(BENCH, 'floor-proxy.mjs'), String(port), fakeUrl];
   else {
     const dataDir = mkdtempSync(join(work, 'data-'));
     args = [...valgrind, process.execPath, ...nodeArgs, join(DIST, 'main.js')];
-    extraEnv = { PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey, GATEWAY_REQUEST_LOG: 'false', LOG_LEVEL: 'warn' };
+    extraEnv = { PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey, GATEWAY_REQUEST_LOG: 'false', LOG_LEVEL: 'warn', ...NO_CLOCK_WORK };
     if (kind === 'production') {
       // As run.mjs's production instance: request log on, default log level, traces exported to a local receiver.
       otlp ??= await startOtlpReceiver();
@@ -224,10 +247,8 @@ try {
         instrumented = true;
         await drive(pool, call, Boolean(scenario.stream), Math.min(WARMUP, 200));
       }
-      if (target.idleWorkPerS === undefined) {
-        // Background timers (the runtime's version poll, the batch worker's poll, key last-use flushes) run by
-        // the clock, and a round under valgrind lasts 8-90 s depending on the machine's load: their
-        // instructions per second are measured once, idle, and subtracted from each round's main-thread work.
+      if (target.idleWorkPerS === undefined && IDLE_S > 0) {
+        // What the target does by the clock with no request (NO_CLOCK_WORK should leave next to nothing): reported, not subtracted.
         callgrindControl(target, '-z');
         const t0 = Date.now();
         await new Promise((r) => setTimeout(r, IDLE_S * 1000));
@@ -247,10 +268,9 @@ try {
         const { total, events, file } = await dumpTotal(work, target.prefix, target.svc.pid, ++target.dumps);
         log(`${kind} ${scenario.name} round ${round}: ${N} requests, ${total} instructions (${seconds.toFixed(1)} s under valgrind)`);
         const k = kinds(file, events);
-        const background = Math.min(k.work, target.idleWorkPerS * seconds);
         const perRequest = (...names) => names.reduce((sum, n) => sum + (k.workEvents[n] ?? 0), 0) / N;
         const sim = SIM ? { i1: perRequest('I1mr'), d1: perRequest('D1mr', 'D1mw'), ll: perRequest('ILmr', 'DLmr', 'DLmw'), branches: perRequest('Bc', 'Bi'), mispredicted: perRequest('Bcm', 'Bim') } : undefined;
-        rounds.push({ total: total / N, work: (k.work - background) / N, rawWork: k.work / N, background: background / N, gc: k.gc / N, compiler: k.compiler / N, literalRuntime: k.literalRuntime / N, sim });
+        rounds.push({ total: total / N, work: k.work / N, seconds, gc: k.gc / N, compiler: k.compiler / N, literalRuntime: k.literalRuntime / N, sim });
         if (KEEP) {
           const keepDir = join(BENCH, 'results/callgrind');
           mkdirSync(keepDir, { recursive: true });
@@ -260,7 +280,7 @@ try {
       const pick = (key) => median(rounds.map((x) => x[key]));
       const pickSim = (key) => median(rounds.map((x) => x.sim[key]));
       const sim = SIM ? { i1: pickSim('i1'), d1: pickSim('d1'), ll: pickSim('ll'), branches: pickSim('branches'), mispredicted: pickSim('mispredicted') } : undefined;
-      rows.push({ target: kind, scenario: scenario.name, rounds, total: pick('total'), work: pick('work'), rawWork: pick('rawWork'), background: pick('background'), gc: pick('gc'), compiler: pick('compiler'), literalRuntime: pick('literalRuntime'), sim });
+      rows.push({ target: kind, scenario: scenario.name, rounds, idlePerS: target.idleWorkPerS, total: pick('total'), work: pick('work'), seconds: pick('seconds'), gc: pick('gc'), compiler: pick('compiler'), literalRuntime: pick('literalRuntime'), sim });
     }
     await pool.close();
   }
@@ -277,18 +297,19 @@ const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no']
 const lines = [
   `## Instructions per request — ${new Date().toISOString()} (commit ${commit}${dirty}${env.BENCH_INSTR_DIST ? `; ours built in ${env.BENCH_INSTR_DIST}` : ''})`,
   '',
-  `valgrind --tool=callgrind, node ${process.version}; ${ROUNDS} round(s) of ${N} requests after ${WARMUP} warm-up, ${CONNECTIONS} concurrent;`,
-  'every thread of the gateway process counted; medians over the rounds. "work": the main thread without the GC, minus the background work (timers) of the round\'s duration',
-  'measured idle ("background"; "raw work" includes it); "GC": main thread and workers; "compiler": TurboFan on the workers;',
+  `valgrind --tool=callgrind, node ${process.version} ${V8_ARGS.join(' ') || '(V8 helper threads on)'}; ${ROUNDS} round(s) of ${N} requests after ${WARMUP} warm-up, ${CONNECTIONS} concurrent;`,
+  'every thread of the gateway process counted; medians over the rounds. "work": the process without the GC and the compiler (the main thread, and the',
+  'request log\'s thread when on); "GC": the collector wherever it ran; "compiler": TurboFan (and Sparkplug batches); the gateway\'s clock-driven jobs are',
+  'set to every 10 minutes, so none runs in a round ("idle / s": what the target still did per second with no request, before the rounds);',
   '"literal runtime": the part of work in V8\'s runtime defining object literals\' computed keys (Node\'s nextTick in a slow state: compare work net of it).',
   '',
-  '| Scenario | Target | total / request | × floor | work / request | × floor | raw work / request | background / request | GC / request | compiler / request | literal runtime / request | rounds (total / request) |',
+  '| Scenario | Target | total / request | × floor | work / request | × floor | GC / request | compiler / request | literal runtime / request | round s | idle / s | rounds (work / request) |',
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
 ];
 for (const r of rows) {
   const f = rows.find((x) => x.target === 'floor' && x.scenario === r.scenario);
   lines.push(
-    `| ${r.scenario} | ${r.target} | ${fmt(r.total)} | ${ratio(r.total, f?.total)} | ${fmt(r.work)} | ${ratio(r.work, f?.work)} | ${fmt(r.rawWork)} | ${fmt(r.background)} | ${fmt(r.gc)} | ${fmt(r.compiler)} | ${fmt(r.literalRuntime)} | ${r.rounds.map((x) => fmt(x.total)).join(', ')} |`,
+    `| ${r.scenario} | ${r.target} | ${fmt(r.total)} | ${ratio(r.total, f?.total)} | ${fmt(r.work)} | ${ratio(r.work, f?.work)} | ${fmt(r.gc)} | ${fmt(r.compiler)} | ${fmt(r.literalRuntime)} | ${r.seconds.toFixed(0)} | ${r.idlePerS === undefined ? '—' : fmt(r.idlePerS)} | ${r.rounds.map((x) => fmt(x.work)).join(', ')} |`,
   );
 }
 if (SIM) {
@@ -309,3 +330,22 @@ const report = lines.join('\n') + '\n';
 mkdirSync(join(BENCH, 'results'), { recursive: true });
 writeFileSync(join(BENCH, 'results/instructions-latest.md'), report);
 process.stdout.write(report);
+
+if (GATE) {
+  // The CI gate: work per request of ours over the floor's, each scenario against its limit.
+  let failed = false;
+  for (const [scenario, limit] of Object.entries(LIMITS)) {
+    const ours = rows.find((x) => x.target === 'ours' && x.scenario === scenario);
+    const floor = rows.find((x) => x.target === 'floor' && x.scenario === scenario);
+    if (!ours || !floor) {
+      console.log(`gate ${scenario}: not measured`);
+      failed = true;
+      continue;
+    }
+    const r = ours.work / floor.work;
+    const ok = r <= limit;
+    failed ||= !ok;
+    console.log(`gate ${scenario}: ours ${fmt(ours.work)} / floor ${fmt(floor.work)} instructions per request = ${r.toFixed(3)}× (limit ${limit}×) ${ok ? 'ok' : 'FAILED'}`);
+  }
+  process.exit(failed ? 1 : 0);
+}

@@ -36,8 +36,6 @@ import { KeyUsage } from '../control-plane/resources/api-keys/key-usage.js';
 import { scheduledRotationJob } from '../control-plane/resources/api-keys/scheduled-rotation.js';
 import { pruneSessionsJob } from '../control-plane/identity/prune-sessions.js';
 
-/** How often key last-use times are written at most: every 5 s, or the scheduler's interval when shorter. */
-const LAST_USED_FLUSH_MS = 5_000;
 
 /** A built gateway: the app plus a `close` that drains and releases everything. */
 export interface Gateway {
@@ -61,7 +59,7 @@ export interface GatewayOptions {
 export async function createGateway(settings: Settings, opts: GatewayOptions = {}): Promise<Gateway> {
   const logger = opts.logger ?? createLogger(settings.logLevel);
   const clock = opts.clock ?? systemClock;
-  const metrics = new Metrics();
+  const metrics = new Metrics(settings.eventLoopMonitorMs);
   // Before anything is opened: a missing or malformed GATEWAY_ENCRYPTION_KEY stops the start with its reason.
   const secrets = loadSecretBox({ configured: settings.encryptionKey, dataDir: settings.dataDir, shared: settings.databaseUrl !== undefined });
   const onConnectionError = (err: Error) => {
@@ -93,7 +91,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     outbound: new OutboundPolicy({ trusted: settings.trustedCustomHosts, resolve: opts.resolve }),
     fixedOrigins: fixedProviderOrigins(),
   });
-  const runtime = new Runtime(store, state.pubsub, logger, tenant, undefined, secrets);
+  const runtime = new Runtime(store, state.pubsub, logger, tenant, settings.runtimePollMs, secrets);
   const hostGuard = new CustomHostGuard(http.outbound);
   const secretResolver = new SecretResolver({
     context: { lookup: http.outbound.lookup, checkUrl: (url) => hostGuard.check(url), ca: settings.secretManagerCaFile ? readFileSync(settings.secretManagerCaFile, 'utf8') : undefined, timeoutMs: settings.upstreamConnectTimeoutMs },
@@ -168,7 +166,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
   const scheduler = new Scheduler((job, err) => logger.warn({ err: (err as Error)?.message, job }, 'scheduled job failed'));
   const now = () => clock.now();
   scheduler.add(scheduledRotationJob({ store, runtime, secrets, apiKeyPrefix: settings.apiKeyPrefix, now }, settings.schedulerIntervalMs));
-  const lastUsed = keyUsage.job(store, now, Math.min(LAST_USED_FLUSH_MS, settings.schedulerIntervalMs));
+  const lastUsed = keyUsage.job(store, now, Math.min(settings.keyLastUsedFlushMs, settings.schedulerIntervalMs));
   scheduler.add(lastUsed);
   scheduler.add(pruneSessionsJob(store.db, now, settings.schedulerIntervalMs));
   if (settings.logRetentionDays > 0) scheduler.add(logRetentionJob(store, settings.logRetentionDays, now, settings.schedulerIntervalMs));

@@ -1,4 +1,5 @@
 import type { TracingOptions } from '../../infra/observability/tracing.js';
+import { readTraceSampler, sdkDisabled } from '../../infra/observability/trace-sampler-setting.js';
 import { join } from 'node:path';
 import { HTTP_CLIENT_DEFAULTS } from '../../foundation/lib/http-client.js';
 import { MAX_TIMEOUT_MS } from '../../foundation/lib/timeouts.js';
@@ -53,13 +54,19 @@ export interface Settings {
   encryptionKey?: string;
   /** Interval of the background scheduler (scheduled key rotations, ...), ms (`GATEWAY_SCHEDULER_INTERVAL_MS`, default 60 s). */
   schedulerIntervalMs: number;
+  /** Longest time keys' last-use times wait in memory, ms (`GATEWAY_KEY_LAST_USED_FLUSH_MS`, default 5 s; the scheduler's interval when shorter). */
+  keyLastUsedFlushMs: number;
+  /** How often the runtime version is read as a backstop to pub/sub, ms (`GATEWAY_RUNTIME_POLL_MS`, default 500). */
+  runtimePollMs: number;
+  /** How often the event-loop delay monitor behind `nodejs_eventloop_lag_*` samples, ms (`GATEWAY_EVENT_LOOP_MONITOR_MS`, default 100). */
+  eventLoopMonitorMs: number;
   /** Longest wait for an agent server's answer, and longest silence within its stream, ms (`GATEWAY_AGENT_TIMEOUT_MS`, default 300 s); its card is read within min(this, 10 s). */
   agentTimeoutMs: number;
   /** How long a resolved secret-reference value is used before it is fetched again, ms (`SECRET_CACHE_TTL_MS`, default 300 s). */
   secretCacheTtlMs: number;
   /** PEM file of extra CA certificates trusted for secret managers (`SECRET_MANAGER_CA_FILE`; private Vault or test CAs). */
   secretManagerCaFile?: string;
-  /** OpenTelemetry export (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, or `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`); undefined: no tracing. */
+  /** OpenTelemetry export (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, or `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`); undefined: no tracing (also with `OTEL_SDK_DISABLED=true`). */
   tracing?: TracingOptions;
   /** Days request-log rows are kept (`GATEWAY_LOG_RETENTION_DAYS`); 0 (the default) keeps them forever. */
   logRetentionDays: number;
@@ -108,8 +115,9 @@ function httpUrl(value: string | undefined, name: string): string | undefined {
   return value;
 }
 
-/** The OTLP traces endpoint and options, when an endpoint is configured. */
+/** The OTLP traces endpoint and options, when an endpoint is configured and `OTEL_SDK_DISABLED` is not `true`. */
 function tracingOf(env: NodeJS.ProcessEnv): TracingOptions | undefined {
+  if (sdkDisabled(env)) return undefined;
   const base = httpUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   const endpoint = httpUrl(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
   if (!endpoint) return undefined;
@@ -118,6 +126,7 @@ function tracingOf(env: NodeJS.ProcessEnv): TracingOptions | undefined {
     protocol: otlpProtocol(env),
     captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT === 'true',
     scheduleDelayMs: timeout(env.OTEL_BSP_SCHEDULE_DELAY, 1000),
+    sampler: readTraceSampler(env),
   };
 }
 
@@ -167,6 +176,9 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     upstreamBodyTimeoutMs: timeout(env.GATEWAY_UPSTREAM_BODY_TIMEOUT_MS, HTTP_CLIENT_DEFAULTS.bodyTimeoutMs),
     encryptionKey: env.GATEWAY_ENCRYPTION_KEY || undefined,
     schedulerIntervalMs: timeout(env.GATEWAY_SCHEDULER_INTERVAL_MS, 60_000),
+    keyLastUsedFlushMs: timeout(env.GATEWAY_KEY_LAST_USED_FLUSH_MS, 5_000),
+    runtimePollMs: timeout(env.GATEWAY_RUNTIME_POLL_MS, 500),
+    eventLoopMonitorMs: timeout(env.GATEWAY_EVENT_LOOP_MONITOR_MS, 100),
     agentTimeoutMs: timeout(env.GATEWAY_AGENT_TIMEOUT_MS, 300_000),
     secretCacheTtlMs: int(env.SECRET_CACHE_TTL_MS, 300_000),
     secretManagerCaFile: env.SECRET_MANAGER_CA_FILE || undefined,

@@ -47,6 +47,9 @@ export interface RequestObservation {
   answeredModel?: string;
 }
 
+/** Default sampling interval of the event-loop delay monitor, ms (`GATEWAY_EVENT_LOOP_MONITOR_MS`). */
+export const EVENT_LOOP_MONITOR_MS = 100;
+
 /**
  * Prometheus metrics of one gateway process. Every label value is bounded (see metric-labels.ts):
  * models only once a provider answered with them (else `other`), statuses 100–599, control characters
@@ -99,8 +102,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor() {
-    collectDefaultMetrics({ register: this.registry });
+  /**
+   * @param eventLoopMonitorMs how often Node's event-loop delay monitor samples (`nodejs_eventloop_lag_*`): a libuv
+   * timer that wakes the process this often, busy or idle (prom-client's default, 10 ms, was 100 wake-ups a second
+   * and most of an idle gateway's instructions).
+   */
+  constructor(eventLoopMonitorMs = EVENT_LOOP_MONITOR_MS) {
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: eventLoopMonitorMs });
   }
 
   /** Counts a finished data-plane request and observes its duration. */

@@ -1,15 +1,32 @@
 import { ROOT_CONTEXT, SpanKind, TraceFlags, isSpanContextValid, trace, type SpanContext, type TextMapGetter } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { BatchSpanProcessor, SamplingDecision } from '@opentelemetry/sdk-trace-base';
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
-// The SDK's own reading of OTEL_TRACES_SAMPLER(_ARG) and of the span limits, OTEL_SPAN_ATTRIBUTE_* then OTEL_ATTRIBUTE_*
-// (what its BasicTracerProvider is configured from).
-import { loadDefaultConfig } from '@opentelemetry/sdk-trace-base/build/src/config.js';
+import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import type { Sampler, SpanExporter } from '@opentelemetry/sdk-trace-base';
+// The SDK's own reading of the span limits, OTEL_SPAN_ATTRIBUTE_* then OTEL_ATTRIBUTE_* (what its BasicTracerProvider is configured from).
 import { reconfigureLimits } from '@opentelemetry/sdk-trace-base/build/src/utility.js';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { randomHex } from '../../foundation/lib/ids.js';
 import { OtelSpan, UnsampledSpan, type SpanSink } from './otel-span.js';
 import type { Tracing, TracingOptions } from './tracing.js';
+import type { TraceSamplerSetting } from './trace-sampler-setting.js';
+
+/** The SDK's sampler of `setting` (as its BasicTracerProvider builds it from `OTEL_TRACES_SAMPLER`). */
+export function samplerOf(setting: TraceSamplerSetting): Sampler {
+  switch (setting.name) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(setting.ratio);
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(setting.ratio) });
+  }
+}
 
 const headerGetter: TextMapGetter<Record<string, string | string[] | undefined>> = {
   keys: (carrier) => Object.keys(carrier),
@@ -46,13 +63,13 @@ async function exporterOf(options: TracingOptions): Promise<SpanExporter> {
  * `traceparent` makes the request's SERVER span a child of the caller's span (same trace id).
  *
  * The spans are the gateway's own (`OtelSpan`, otel-span.ts: the SDK's span cost more than the rest of the
- * tracing); what happens to them is the SDK's: its sampler from `OTEL_TRACES_SAMPLER` decides per request (on
+ * tracing); what happens to them is the SDK's: its sampler of `options.sampler` (`OTEL_TRACES_SAMPLER`) decides per request (on
  * the SERVER span; its children follow), its `BatchSpanProcessor` queues, batches and exports them, its
  * propagator reads `traceparent` and `tracestate`, its span limits apply.
  */
 export async function createOtelTracing(options: TracingOptions): Promise<Tracing> {
   const exporter = await exporterOf(options);
-  const sampler = loadDefaultConfig().sampler;
+  const sampler = samplerOf(options.sampler);
   const limits = reconfigureLimits({}).spanLimits ?? {};
   const processor = new BatchSpanProcessor(exporter, { scheduledDelayMillis: options.scheduleDelayMs });
   const sink: SpanSink = {

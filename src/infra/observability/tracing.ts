@@ -1,3 +1,5 @@
+import type { TraceSamplerSetting } from './trace-sampler-setting.js';
+
 /** Attribute values a span takes (OpenTelemetry's primitive values and arrays of them). */
 export type SpanAttributeValue = string | number | boolean | string[] | number[];
 
@@ -33,6 +35,8 @@ export interface TracingOptions {
   captureContent: boolean;
   /** Wait before exporting a batch of ended spans, ms. */
   scheduleDelayMs: number;
+  /** The sampler deciding per request (`OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`). */
+  sampler: TraceSamplerSetting;
 }
 
 /** A loaded tracer: starts each request's SERVER span (joining an incoming `traceparent`) and flushes on close. */

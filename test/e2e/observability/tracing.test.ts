@@ -109,9 +109,8 @@ describe('OpenTelemetry traces', () => {
     expect(await receiver.trace(sampled.headers.get('x-gateway-trace-id')!, 4)).toHaveLength(4);
     expect(receiver.spans.filter((s) => s.traceId === unsampledTrace)).toHaveLength(0);
 
-    // The SDK reads its sampler from the process environment when the tracer starts.
-    process.env.OTEL_TRACES_SAMPLER = 'always_off';
-    const off = await start({}).finally(() => delete process.env.OTEL_TRACES_SAMPLER);
+    // The sampler is read from the gateway's environment when it starts.
+    const off = await start({ OTEL_TRACES_SAMPLER: 'always_off' });
     const res = await chat(off, {});
     expect(res.status).toBe(200);
     await res.json();
@@ -119,6 +118,25 @@ describe('OpenTelemetry traces', () => {
     expect(own).toMatch(/^[0-9a-f]{32}$/);
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.spans.filter((s) => s.traceId === own)).toHaveLength(0);
+  });
+
+  it('parentbased_traceidratio with OTEL_TRACES_SAMPLER_ARG=0 exports only what a sampled caller asks for; OTEL_SDK_DISABLED=true exports nothing', async () => {
+    const ratio = await start({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' });
+    const root = await chat(ratio, {});
+    await root.json();
+    const rootTrace = root.headers.get('x-gateway-trace-id')!;
+    const joined = '4cf92f3577b34da6a3ce929d0e0e4737';
+    const child = await chat(ratio, { traceparent: `00-${joined}-00f067aa0ba902b7-01` });
+    await child.json();
+    expect(await receiver.trace(joined, 4)).toHaveLength(4);
+    expect(receiver.spans.filter((s) => s.traceId === rootTrace)).toHaveLength(0);
+
+    const disabled = await start({ OTEL_SDK_DISABLED: 'true' });
+    const res = await chat(disabled, { traceparent: '00-3cf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
+    expect(res.status).toBe(200);
+    await res.json();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.spans.filter((s) => s.traceId === '3cf92f3577b34da6a3ce929d0e0e4736')).toHaveLength(0);
   });
 
   it('records message contents only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true; streamed usage lands on the CLIENT span', async () => {

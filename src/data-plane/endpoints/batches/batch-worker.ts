@@ -40,14 +40,26 @@ export interface BatchWorkerOptions {
   concurrency: number;
   /** A claim not renewed for this long belongs to a dead worker and is taken over (`GATEWAY_BATCH_LEASE_MS`, default 60 s). */
   leaseMs: number;
-  /** Pause between scans for work (`GATEWAY_BATCH_POLL_MS`, default 200 ms). */
+  /** Pause between scans for work while batches are active (`GATEWAY_BATCH_POLL_MS`, default 200 ms). */
   pollMs: number;
+  /**
+   * Pause after a scan that found no active batch (`GATEWAY_BATCH_IDLE_POLL_MS`; default ten times `pollMs`, at
+   * most 2 s, never below `pollMs`): an idle gateway scans twice a second at most instead of five times. A batch
+   * created or cancelled on this replica wakes the worker at once (`poke`); another replica's is found within it.
+   */
+  idlePollMs?: number;
 }
 
 /** Reads the worker options from the environment. */
 export function batchWorkerOptions(env: NodeJS.ProcessEnv = process.env): BatchWorkerOptions {
   const int = (v: string | undefined, d: number) => (v && Number.isInteger(Number(v)) && Number(v) > 0 ? Number(v) : d);
-  return { concurrency: int(env.GATEWAY_BATCH_CONCURRENCY, 16), leaseMs: int(env.GATEWAY_BATCH_LEASE_MS, 60_000), pollMs: int(env.GATEWAY_BATCH_POLL_MS, 200) };
+  const pollMs = int(env.GATEWAY_BATCH_POLL_MS, 200);
+  return { concurrency: int(env.GATEWAY_BATCH_CONCURRENCY, 16), leaseMs: int(env.GATEWAY_BATCH_LEASE_MS, 60_000), pollMs, idlePollMs: int(env.GATEWAY_BATCH_IDLE_POLL_MS, idlePollOf(pollMs)) };
+}
+
+/** The default pause after a scan that found nothing: ten scans' pauses, at most 2 s, never below `pollMs`. */
+export function idlePollOf(pollMs: number): number {
+  return Math.max(pollMs, Math.min(pollMs * 10, 2_000));
 }
 
 /**
@@ -71,6 +83,8 @@ export class BatchWorker {
   readonly owner = `w_${randomId(12)}`;
   private timer?: NodeJS.Timeout;
   private ticking = false;
+  /** Poked during a scan (which may have missed the new batch): the next pause is the short one. */
+  private poked = false;
   private stopped = false;
   private beat?: NodeJS.Timeout;
   private beating = false;
@@ -93,7 +107,8 @@ export class BatchWorker {
 
   /** Wakes the loop now (a batch was created or cancelled). */
   poke(): void {
-    if (!this.stopped && !this.ticking) this.schedule(0);
+    if (this.ticking) this.poked = true;
+    else if (!this.stopped) this.schedule(0);
   }
 
   /** Stops claiming; waits up to `graceMs` for running lines, then aborts the rest and hands their claims back. */
@@ -119,8 +134,12 @@ export class BatchWorker {
   private async tick(): Promise<void> {
     if (this.ticking || this.stopped) return;
     this.ticking = true;
+    this.poked = false;
+    let idle = false;
     try {
-      for (const { id, status } of await activeBatches(this.deps.store, ['validating', 'in_progress', 'finalizing', 'cancelling'])) {
+      const active = await activeBatches(this.deps.store, ['validating', 'in_progress', 'finalizing', 'cancelling']);
+      idle = active.length === 0 && this.inflight.size === 0;
+      for (const { id, status } of active) {
         if (this.stopped) break;
         const row = await getBatch(this.deps.store, id);
         if (!row) continue;
@@ -134,7 +153,7 @@ export class BatchWorker {
       this.deps.logger.warn({ err: (err as Error)?.message }, 'batch worker step failed');
     } finally {
       this.ticking = false;
-      this.schedule(this.opts.pollMs);
+      this.schedule(idle && !this.poked ? Math.max(this.opts.pollMs, this.opts.idlePollMs ?? idlePollOf(this.opts.pollMs)) : this.opts.pollMs);
     }
   }
 
