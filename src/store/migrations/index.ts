@@ -31,6 +31,7 @@ import * as m0029 from './0029-mcp-oauth-states.js';
 import * as m0030 from './0030-header-secret-mappings.js';
 import * as m0031 from './0031-request-log-rollups.js';
 import * as m0032 from './0032-mcp-oauth-clients.js';
+import * as m0033 from './0033-schema-compat.js';
 
 /**
  * Every migration, in order. One set for SQLite and PostgreSQL. A capability adds its file and one
@@ -69,6 +70,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0030-header-secret-mappings': m0030,
   '0031-request-log-rollups': m0031,
   '0032-mcp-oauth-clients': m0032,
+  '0033-schema-compat': m0033,
 };
 
 /** Static provider (no directory scanning, so the build output needs nothing beside it). */
