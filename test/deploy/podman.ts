@@ -11,21 +11,21 @@ const HARD_NOFILE = execFileSync('bash', ['-c', 'ulimit -Hn']).toString().trim()
 /** The limits every podman build and run passes (the sandbox refuses runc's default rlimits). */
 export const ULIMITS = ['--ulimit', `nofile=${HARD_NOFILE}:${HARD_NOFILE}`, '--ulimit', 'nproc=4096:4096'];
 
-/** Runs a command; resolves with its exit code and output, never rejects. */
-export function run(cmd: string, args: string[], timeoutMs = 60_000): Promise<{ code: number; out: string }> {
+/** Runs a command; resolves with its exit code, its output (stdout and stderr) and its stdout alone, never rejects. */
+export function run(cmd: string, args: string[], timeoutMs = 60_000): Promise<{ code: number; out: string; stdout: string }> {
   return new Promise((res) => {
     execFile(cmd, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
-      res({ code, out: `${stdout}${stderr}` });
+      res({ code, out: `${stdout}${stderr}`, stdout });
     });
   });
 }
 
-/** Runs a command and throws with its output when it fails. */
+/** Runs a command and throws with its output when it fails; resolves with its stdout. */
 export async function must(cmd: string, args: string[], timeoutMs = 60_000): Promise<string> {
   const r = await run(cmd, args, timeoutMs);
   if (r.code !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.code}):\n${r.out.slice(-4000)}`);
-  return r.out;
+  return r.stdout;
 }
 
 /**
