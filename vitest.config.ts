@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
  * Two projects in one run: everything on the embedded default (SQLite, in-process state), and the
  * end-to-end suite again on PostgreSQL (TEST_STORE=postgres). Store and shared-state conformance
  * suites run every implementation in the first project already; provider and process-level suites
- * do not depend on the store and run once.
+ * do not depend on the store and run once. The deployment tests (test/deploy/) have a config of their own.
  */
 export default defineConfig({
   test: {
@@ -15,7 +15,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'sqlite', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] },
+        test: { name: 'sqlite', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: ['test/deploy/**'] },
       },
       {
         extends: true,

@@ -1,13 +1,38 @@
 import { disablePretenuring } from './server/v8-heap-settings.js';
+import { ServerResponse } from 'node:http';
 
 // V8 settings that must hold before the gateway's modules are even loaded (v8-heap-settings.ts): the
 // rest is imported from `main()`, after this has run.
 disablePretenuring();
 
+/** How often idle keep-alive connections are closed while draining (a connection whose request just finished turns idle). */
+const IDLE_SWEEP_MS = 100;
+
+/**
+ * From now on every answer this process starts carries `Connection: close` (those of requests already in
+ * flight included), so no client keeps a pooled connection to a process that is draining. The process
+ * exits after the drain, so patching the prototype affects nothing else.
+ */
+function closeConnectionsAfterAnswers(): void {
+  const proto = ServerResponse.prototype;
+  const writeHead = proto.writeHead;
+  proto.writeHead = function (this: ServerResponse, ...args: Parameters<typeof writeHead>) {
+    this.shouldKeepAlive = false;
+    return writeHead.apply(this, args);
+  } as typeof writeHead;
+}
+
+/** One JSON log line (pino's shape) for a fault met before or without the logger. */
+function faultLine(msg: string, fields: Record<string, unknown>): void {
+  process.stdout.write(JSON.stringify({ level: 60, time: Date.now(), pid: process.pid, ...fields, msg }) + '\n');
+}
+
 /**
  * Composition root: read the environment, build the gateway, listen, and drain on SIGTERM/SIGINT
- * (in-flight requests and streams finish; new connections are refused; forced exit after
- * GATEWAY_SHUTDOWN_TIMEOUT_MS).
+ * (operations.md §2): readiness fails at once (`draining`), requests are served for
+ * GATEWAY_SHUTDOWN_DELAY_MS, then the server stops accepting, in-flight requests and streams finish,
+ * idle keep-alive connections are closed, the request log is flushed and the process exits 0; after
+ * GATEWAY_SHUTDOWN_TIMEOUT_MS more it exits 1. Start-up faults exit with their documented code (§3).
  */
 async function main(): Promise<void> {
   const [{ readSettings }, { createGateway }, { createLogger }] = await Promise.all([
@@ -15,7 +40,13 @@ async function main(): Promise<void> {
     import('./server/create-gateway.js'),
     import('./infra/observability/logger.js'),
   ]);
-  const settings = readSettings();
+  let settings: ReturnType<typeof readSettings>;
+  try {
+    settings = readSettings();
+  } catch (err) {
+    faultLine(`invalid setting: ${(err as Error).message}`, { exitCode: 2 });
+    process.exit(2);
+  }
   const logger = createLogger(settings.logLevel);
   const gateway = await createGateway(settings, { logger });
   await gateway.app.listen({ host: settings.host, port: settings.port });
@@ -24,25 +55,38 @@ async function main(): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'draining');
-    const force = setTimeout(() => {
-      logger.warn('drain timed out; exiting');
-      process.exit(1);
-    }, settings.shutdownTimeoutMs);
-    force.unref();
-    gateway.close().then(
-      () => process.exit(0),
-      (err) => {
-        logger.error({ err }, 'shutdown failed');
+    gateway.deps.lifecycle.draining = true;
+    logger.info({ signal, delayMs: settings.shutdownDelayMs }, 'draining');
+    const close = () => {
+      const force = setTimeout(() => {
+        logger.warn({ timeoutMs: settings.shutdownTimeoutMs }, 'drain timed out; exiting');
         process.exit(1);
-      },
-    );
+      }, settings.shutdownTimeoutMs);
+      force.unref();
+      closeConnectionsAfterAnswers();
+      // A keep-alive connection that carried an in-flight request turns idle when its answer is sent: close it then.
+      const sweep = setInterval(() => gateway.app.server.closeIdleConnections(), IDLE_SWEEP_MS);
+      sweep.unref();
+      gateway.close().then(
+        () => {
+          logger.info('drained; exiting');
+          process.exit(0);
+        },
+        (err) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    };
+    if (settings.shutdownDelayMs > 0) setTimeout(close, settings.shutdownDelayMs);
+    else close();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
 main().catch((err) => {
-  process.stderr.write(`gateway failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
-  process.exit(1);
+  const exitCode = typeof (err as { exitCode?: unknown })?.exitCode === 'number' && (err as Error).name === 'StartupError' ? (err as { exitCode: number }).exitCode : 1;
+  faultLine(exitCode === 1 ? `gateway failed to start: ${(err as Error)?.message ?? String(err)}` : (err as Error).message, { exitCode, ...(exitCode === 1 ? { stack: (err as Error)?.stack } : {}) });
+  process.exit(exitCode);
 });

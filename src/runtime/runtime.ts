@@ -57,6 +57,11 @@ export class Runtime {
     return this.snapshot;
   }
 
+  /** Whether the first snapshot has been loaded (`start` done). */
+  get loaded(): boolean {
+    return this.snapshot !== undefined;
+  }
+
   /** Loads every section (throws when that fails), then follows changes from pub/sub and the version poll. */
   async start(): Promise<void> {
     await this.schedule(undefined);

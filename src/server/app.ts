@@ -81,7 +81,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   app.decorateRequest('gw', null as never);
   // Callback-style hooks (no promise per request); a throw is handled by Fastify like a rejection.
   app.addHook('onRequest', (request, reply, done) => {
-    if (deps.lifecycle.closing) {
+    // Probes still answer while closing: live stays 200, ready says draining.
+    if (deps.lifecycle.closing && !request.url.startsWith('/health')) {
       reply.header('connection', 'close');
       throw new GatewayError('service_unavailable');
     }

@@ -1,5 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { openStore, type Store } from '../infra/store/store.js';
+import type { Store } from '../infra/store/store.js';
+import { openStoreWhenReachable } from '../infra/store/open-store-when-reachable.js';
+import { StartupError } from '../foundation/lib/startup-error.js';
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { PRIVATE_DIR_MODE } from '../foundation/lib/private-files.js';
 import { sqlitePath, type Settings } from '../data-plane/pipeline/settings.js';
 import { memoryState, redisState, type SharedState } from '../infra/state/shared-state.js';
 import { waitForRedis } from '../infra/state/redis-ready.js';
@@ -60,15 +64,29 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
   const logger = opts.logger ?? createLogger(settings.logLevel);
   const clock = opts.clock ?? systemClock;
   const metrics = new Metrics(settings.eventLoopMonitorMs);
-  // Before anything is opened: a missing or malformed GATEWAY_ENCRYPTION_KEY stops the start with its reason.
-  const secrets = loadSecretBox({ configured: settings.encryptionKey, dataDir: settings.dataDir, shared: settings.databaseUrl !== undefined });
+  // Before anything is opened: an unwritable data directory, a missing or malformed GATEWAY_ENCRYPTION_KEY stop the start with their reason (exit 2).
+  assertWritableDataDir(settings.dataDir);
+  const secrets = startupCheck(() => loadSecretBox({ configured: settings.encryptionKey, dataDir: settings.dataDir, shared: settings.databaseUrl !== undefined }));
   const onConnectionError = (err: Error) => {
     metrics.warnings.inc({ component: 'store' });
     logger.warn({ err: err.message }, 'store connection lost; the pool reconnects on the next query');
   };
-  const store: Store = settings.databaseUrl
-    ? await openStore({ kind: 'postgres', url: settings.databaseUrl, schema: settings.databaseSchema, onConnectionError })
-    : await openStore({ kind: 'sqlite', path: sqlitePath(settings) });
+  let tenant: { organisationId: string; workspaceId: string } | undefined;
+  const store: Store = await openStoreWhenReachable(
+    settings.databaseUrl ? { kind: 'postgres', url: settings.databaseUrl, schema: settings.databaseSchema, onConnectionError } : { kind: 'sqlite', path: sqlitePath(settings) },
+    {
+      // Under the migration lock: replicas started together on an empty database bootstrap one at a time.
+      async afterMigrations(opened) {
+        // Credentials an older gateway stored in plaintext are sealed before anything reads them.
+        const sealed = await sealStoredSecrets(opened, secrets);
+        if (sealed > 0) logger.info({ sealed }, 'stored credentials sealed at rest');
+        tenant = await bootstrap(opened, settings, logger, clock.now());
+      },
+      onLockWait: (waitedMs) => logger.info({ waitedMs }, 'waiting for migration lock'),
+      onApplied: (migrations) => logger.info({ migrations }, 'store migrations applied'),
+    },
+    { waitMs: settings.storeWaitMs, onUnreachable: (err, attempt, retryInMs) => logger.warn({ err: err.message || String(err), attempt, retryInMs }, 'store unreachable; retrying') },
+  );
   // ioredis is loaded only when Redis is configured (an embedded gateway never pays for it).
   const state: SharedState = settings.redisUrl ? redisState((await import('../infra/state/redis.js')).openRedis(settings.redisUrl), settings.redisPrefix) : memoryState();
   // Commands fail fast while Redis is not connected (no offline queue): let the connection come up before capabilities use it.
@@ -80,10 +98,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
       redis.once('ready', () => logger.info('Redis connected; shared state resumed'));
     });
   }
-  // Credentials an older gateway stored in plaintext are sealed before anything reads them.
-  const sealed = await sealStoredSecrets(store, secrets);
-  if (sealed > 0) logger.info({ sealed }, 'stored credentials sealed at rest');
-  const tenant = await bootstrap(store, settings, logger, clock.now());
+  if (!tenant) throw new Error('bootstrap did not run');
   const http = new HttpClient({
     connectTimeoutMs: settings.upstreamConnectTimeoutMs,
     headersTimeoutMs: settings.upstreamHeadersTimeoutMs,
@@ -196,4 +211,23 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
       await store.close();
     },
   };
+}
+
+/** A setting or key check that throws: its message becomes a start-up fault with exit code 2. */
+function startupCheck<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    throw new StartupError((err as Error).message, 2);
+  }
+}
+
+/** GATEWAY_DATA_DIR exists (created 0700 when missing) and is writable, or the start stops with exit code 2. */
+function assertWritableDataDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    accessSync(dir, constants.W_OK);
+  } catch (err) {
+    throw new StartupError(`GATEWAY_DATA_DIR ${dir} is not writable: ${(err as Error).message}`, 2);
+  }
 }

@@ -94,3 +94,21 @@ export async function spawnGateway(
     },
   };
 }
+
+/** Runs `node dist/main.js` with this environment until it exits (killed after `timeoutMs`): its exit code and output. */
+export async function runGatewayToExit(env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number | null; output: string }> {
+  ensureBuilt();
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise<number | null>((res) => child.once('exit', (c) => res(c)));
+  clearTimeout(timer);
+  return { code, output };
+}

@@ -33,7 +33,7 @@ export interface GatewayDeps {
   /** Request-level capabilities (rate limits, prompts, ...), run in order around routing. */
   hooks: DataPlaneHook[];
   /** Set when shutdown began: new requests get 503 `service_unavailable`. */
-  lifecycle: { closing: boolean };
+  lifecycle: Lifecycle;
   /** Path prefixes served without a gateway key (besides /health and /metrics). */
   publicPaths: string[];
   /** Public path prefixes where a credential sent anyway is authenticated (`Capability.optionalAuthPaths`). */
@@ -46,4 +46,12 @@ export interface GatewayDeps {
   keyUsage: { touch(keyId: string): void };
   /** Resolves secret references against their managers (cache, one fetch in flight, stale-if-error): `infra/secrets/secret-resolver.ts`. */
   secretResolver: SecretResolver;
+}
+
+/** Where the process stands in its shutdown: `draining` from SIGTERM (readiness fails), `closing` once it stops accepting. */
+export interface Lifecycle {
+  /** SIGTERM/SIGINT received: `/health/ready` answers 503 `draining`, requests are still served. */
+  draining?: boolean;
+  /** The server no longer accepts work: new requests get 503 and `Connection: close`. */
+  closing: boolean;
 }

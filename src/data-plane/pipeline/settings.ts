@@ -24,6 +24,10 @@ export interface Settings {
   oidcCustomScopes: string[];
   bodyLimitBytes: number;
   shutdownTimeoutMs: number;
+  /** How long the gateway keeps serving after SIGTERM before it stops accepting, ms (`GATEWAY_SHUTDOWN_DELAY_MS`, 0 to 600000, default 0). */
+  shutdownDelayMs: number;
+  /** How long start-up retries an unreachable store before exit 3, ms (`GATEWAY_STORE_WAIT_MS`, default 60000). */
+  storeWaitMs: number;
   retryBaseMs: number;
   logLevel: string;
   /** Write a request log row per request. */
@@ -142,6 +146,13 @@ function otlpProtocol(env: NodeJS.ProcessEnv): TracingOptions['protocol'] {
   throw new Error(`${name}: expected 'http/protobuf' or 'http/json' (gRPC is not supported), got '${value}'`);
 }
 
+function bounded(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name}: expected an integer from ${min} to ${max}, got '${value}'`);
+  return n;
+}
+
 /** Reads settings; throws with a clear message on a malformed value. */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const dataDir = env.GATEWAY_DATA_DIR || './data';
@@ -160,6 +171,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     trustedCustomHosts: (env.TRUSTED_CUSTOM_HOSTS ?? 'localhost,127.0.0.1,::1').split(',').map((s) => s.trim()).filter(Boolean),
     bodyLimitBytes: int(env.GATEWAY_MAX_BODY_BYTES, 25 * 1024 * 1024),
     shutdownTimeoutMs: int(env.GATEWAY_SHUTDOWN_TIMEOUT_MS, 30_000),
+    shutdownDelayMs: bounded('GATEWAY_SHUTDOWN_DELAY_MS', env.GATEWAY_SHUTDOWN_DELAY_MS, 0, 0, 600_000),
+    storeWaitMs: bounded('GATEWAY_STORE_WAIT_MS', env.GATEWAY_STORE_WAIT_MS, 60_000, 0, MAX_TIMEOUT_MS),
     retryBaseMs: int(env.GATEWAY_RETRY_BASE_MS, 100),
     logLevel: env.LOG_LEVEL || 'info',
     requestLog: env.GATEWAY_REQUEST_LOG !== 'false',

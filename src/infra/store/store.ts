@@ -9,6 +9,8 @@ import { configureSqliteConnection } from './sqlite-connection.js';
 import { RequestLogThread } from './request-log-worker.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../../foundation/lib/private-files.js';
 import type { RuntimeChange } from '../../kernel/runtime-change.js';
+import { withMigrationLock } from './migration-lock.js';
+import { assertSchemaRunnable, migrationStatus } from './schema-compat.js';
 
 /** How to open the store: SQLite file (embedded default) or PostgreSQL URL. */
 export type StoreOptions =
@@ -44,10 +46,56 @@ export interface Store {
   close(): Promise<void>;
 }
 
-/** Opens the store and runs pending migrations. */
-export async function openStore(opts: StoreOptions): Promise<Store> {
+/** What {@link openStore} does besides opening: hooks around the migrations. */
+export interface OpenStoreHooks {
+  /** Runs after the migrations, still under the migration lock (the first start's bootstrap: one replica at a time). */
+  afterMigrations?: (store: Store) => Promise<void>;
+  /** Called at most every 5 s while another replica holds the migration lock (PostgreSQL). */
+  onLockWait?: (waitedMs: number) => void;
+  /** Called with the names of the migrations this open applied (none: not called). */
+  onApplied?: (names: string[]) => void;
+}
+
+/**
+ * Opens the store and runs pending migrations, then `hooks.afterMigrations`; on PostgreSQL both under the
+ * schema's migration lock (`withMigrationLock`), so replicas started together never race. A schema this
+ * build cannot run (`assertSchemaRunnable`) throws a `StartupError`; a schema holding a later release's
+ * expand steps besides all of this build's is run as it is.
+ */
+export async function openStore(opts: StoreOptions, hooks: OpenStoreHooks = {}): Promise<Store> {
   const sqlite = opts.kind === 'sqlite' ? await openSqlite(opts.path) : undefined;
   const db = sqlite ? sqlite.db : await openPostgres(opts as PostgresOptions);
+  const requestLogThread = opts.kind === 'sqlite' ? (opts.requestLogThread === undefined ? RequestLogThread.forFile(opts.path) : opts.requestLogThread || undefined) : undefined;
+  const store: Store = {
+    db,
+    dialect: opts.kind,
+    sqlite: sqlite?.raw,
+    requestLogThread,
+    async close() {
+      await requestLogThread?.close();
+      await db.destroy();
+    },
+  };
+  const migrate = async () => {
+    const status = await migrationStatus(db);
+    await assertSchemaRunnable(db, status);
+    if (status.pending.length > 0) {
+      const applied = await runMigrations(db, opts);
+      if (applied.length > 0) hooks.onApplied?.(applied);
+    }
+    await hooks.afterMigrations?.(store);
+  };
+  try {
+    if (opts.kind === 'postgres') await withMigrationLock({ url: opts.url, schema: opts.schema, onWait: hooks.onLockWait }, migrate);
+    else await migrate();
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return store;
+}
+
+async function runMigrations(db: Kysely<Database>, opts: StoreOptions): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: migrationProvider,
@@ -63,21 +111,10 @@ export async function openStore(opts: StoreOptions): Promise<Store> {
     ({ error, results } = await migrator.migrateToLatest());
   }
   if (error) {
-    await db.destroy();
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`Store migration ${failed?.migrationName ?? ''} failed: ${String((error as Error).message ?? error)}`);
   }
-  const requestLogThread = opts.kind === 'sqlite' ? (opts.requestLogThread === undefined ? RequestLogThread.forFile(opts.path) : opts.requestLogThread || undefined) : undefined;
-  return {
-    db,
-    dialect: opts.kind,
-    sqlite: sqlite?.raw,
-    requestLogThread,
-    async close() {
-      await requestLogThread?.close();
-      await db.destroy();
-    },
-  };
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
 /**

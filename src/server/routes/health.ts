@@ -1,9 +1,23 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../data-plane/pipeline/deps.js';
+import { buildInfo } from '../../foundation/lib/build-info.js';
+import { Readiness } from '../readiness.js';
 
-/** GET /health (no key) and GET /metrics (Prometheus text). */
+/**
+ * Probes (no key, never rate limited; operations.md §1) and GET /metrics (Prometheus text):
+ * `/health` the process serves, with version and commit; `/health/live` the HTTP server accepts a
+ * request (draining included; never touches the store); `/health/ready` 200 or 503 with the failing reasons.
+ */
 export function registerHealth(app: FastifyInstance, deps: GatewayDeps): void {
-  app.get('/health', { schema: { tags: ['operations'], summary: 'Liveness' } }, async () => ({ status: 'ok' }));
+  const { version, commit } = buildInfo();
+  const readiness = new Readiness(deps.store, () => deps.runtime.loaded, deps.lifecycle);
+  app.get('/health', { schema: { tags: ['operations'], summary: 'The process serves, with its version and commit' } }, async () => ({ status: 'ok', version, commit }));
+  app.get('/health/live', { schema: { tags: ['operations'], summary: 'Liveness: the HTTP server accepts requests' } }, async () => ({ status: 'ok' }));
+  app.get('/health/ready', { schema: { tags: ['operations'], summary: 'Readiness: store reachable, migrations applied, snapshot loaded, not draining' } }, async (_request, reply) => {
+    const report = await readiness.check();
+    if (report.ready) return { status: 'ready', version, commit, checks: report.checks };
+    return reply.code(503).send({ status: 'not_ready', reasons: report.reasons, checks: report.checks });
+  });
   app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics' } }, async (_request, reply) => {
     const text = await deps.metrics.registry.metrics();
     return reply.header('content-type', deps.metrics.registry.contentType).send(text);

@@ -32,6 +32,7 @@ import * as m0030 from './0030-header-secret-mappings.js';
 import * as m0031 from './0031-request-log-rollups.js';
 import * as m0032 from './0032-mcp-oauth-clients.js';
 import * as m0033 from './0033-operator-key.js';
+import * as m0034 from './0034-schema-compat.js';
 
 /**
  * Every migration, in order. One set for SQLite and PostgreSQL. A capability adds its file and one
@@ -71,6 +72,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0031-request-log-rollups': m0031,
   '0032-mcp-oauth-clients': m0032,
   '0033-operator-key': m0033,
+  '0034-schema-compat': m0034,
 };
 
 /** Static provider (no directory scanning, so the build output needs nothing beside it). */
