@@ -89,7 +89,7 @@ describe('routing headers of gateway-managed batches', () => {
     const id = `batch_gw${randomId(22)}`;
     const now = Date.now();
     const batch = { ...JSON.parse(template.batch), id, status: 'validating', in_progress_at: null, finalizing_at: null, completed_at: null, output_file_id: null, error_file_id: null, request_counts: { total: 0, completed: 0, failed: 0 } };
-    const headers = sealRouteHeaders(new SecretBox(Buffer.alloc(32, 7)), id, { authorization: `Bearer ${providerKey}` });
+    const headers = sealRouteHeaders(new SecretBox(Buffer.alloc(32, 13)), id, { authorization: `Bearer ${providerKey}` });
     const route = { ...JSON.parse(template.route), headers };
     await db.insertInto('batches').values({ ...template, id, status: 'validating', batch: JSON.stringify(batch), route: JSON.stringify(route), lease_owner: null, lease_until: null, created_at: now, updated_at: now }).execute();
     const failed = await waitFor(client, id, ['failed', 'completed']);
