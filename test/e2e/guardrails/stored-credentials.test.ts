@@ -135,6 +135,11 @@ describe('webhook credentials of stored guardrails', () => {
     expect(put.status).toBe(409);
     expect(put.body.error).toMatchObject({ code: 'conflict', param: 'checks' });
     expect((await call('PUT', `/v1/guardrails/${id}`, { name: 'renamed' })).status).toBe(200);
+    // Checks sent again with their credentials replace the stored ones.
+    const again = await call('PUT', `/v1/guardrails/${id}`, { checks: checks() });
+    expect(again.status).toBe(200);
+    expectNone('the replaced answer', again.text);
+    expect(openConfigCredentials(gw.gateway.deps.secrets, id, { checks: JSON.parse((await row(id)).checks) }, 'guardrail')).toEqual({ checks: checks() });
   });
 
   it('keeps the webhook headers out of audit rows, request-log rows and log lines', async () => {

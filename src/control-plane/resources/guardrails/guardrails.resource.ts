@@ -121,8 +121,10 @@ export const guardrailsResource = defineResource({
     return { record, details: { name: record.name, slug: record.slug, checks: record.checks.map((c) => c.id) } };
   },
   async update(ctx, g, body) {
-    // Hints sent back (an answer saved unchanged) stand for the stored credentials at their place.
-    const sent = body.checks && (keepMaskedConfigCredentials({ checks: openChecks(ctx.deps.secrets, g) }, { checks: body.checks }, 'guardrail').checks as typeof body.checks);
+    // Hints sent back (an answer saved unchanged) stand for the stored credentials at their place;
+    // checks sent with no hint replace the stored ones without opening them.
+    const hinted = body.checks !== undefined && leftoverHintPath({ checks: body.checks }, 'guardrail') !== undefined;
+    const sent = hinted ? (keepMaskedConfigCredentials({ checks: openChecks(ctx.deps.secrets, g) }, { checks: body.checks }, 'guardrail').checks as typeof body.checks) : body.checks;
     const checks = sent ? sealChecks(ctx.deps.secrets, g.id, validateChecks(sent)) : undefined;
     const actions = body.actions ? actionsOf(body.actions) : undefined;
     await updateGuardrail(ctx.db, ctx.scope, g.id, { name: body.name, checks, actions }, ctx.now);
