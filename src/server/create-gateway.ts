@@ -127,7 +127,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
       return value;
     },
   };
-  const core: CoreDeps = { settings, store, state, runtime, http, clock, logger, metrics, targets };
+  const core: CoreDeps = { settings, store, state, runtime, http, clock, logger, metrics, targets, secrets };
   const parts: CapabilityParts[] = [];
   for (const cap of opts.capabilities ?? CAPABILITIES) parts.push(await cap.create(core));
   for (const p of parts) for (const s of p.sections ?? []) runtime.register(s);

@@ -26,11 +26,11 @@ describe.each(STORE_KINDS)('capability sections reloaded per workspace on $name'
   it('guardrails: only the named workspace is re-read; the others and the previous index stay as they were', async () => {
     await insertGuardrail(h.store.db, ORG, guardrail('a', 'w1'));
     await insertGuardrail(h.store.db, ORG, guardrail('b', 'w2'));
-    const before = await guardrailsSection.load(h.store);
+    const before = await guardrailsSection().load(h.store);
     await deleteGuardrail(h.store.db, ORG, 'a');
     await insertGuardrail(h.store.db, ORG, guardrail('c', 'w1'));
     await insertGuardrail(h.store.db, ORG, guardrail('d', 'w2'));
-    const after: GuardrailIndex = await guardrailsSection.loadWorkspaces!(h.store, before, ['w1']);
+    const after: GuardrailIndex = await guardrailsSection().loadWorkspaces!(h.store, before, ['w1']);
     expect([...after.keys()].sort()).toEqual(['w1:c', 'w1:s-c', 'w2:b', 'w2:s-b']);
     expect(after.get('w2:b')).toBe(before.get('w2:b'));
     expect(before.has('w1:a')).toBe(true);

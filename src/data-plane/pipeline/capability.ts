@@ -9,6 +9,7 @@ import type { Clock } from '../../foundation/lib/clock.js';
 import type { Logger } from '../../infra/observability/logger.js';
 import type { Metrics } from '../../infra/observability/metrics.js';
 import type { Settings } from './settings.js';
+import type { SecretBox } from '../../foundation/lib/secret-box.js';
 import type { GatewayDeps } from './deps.js';
 import type { DataPlaneHook } from './data-plane-hook.js';
 
@@ -23,6 +24,8 @@ export interface CoreDeps {
   logger: Logger;
   metrics: Metrics;
   targets: TargetResolverDeps;
+  /** The gateway's secret box, for sections that open credentials sealed at rest as they load. */
+  secrets: SecretBox;
 }
 
 /** What a capability adds to the gateway. Every part is optional. */

@@ -27,7 +27,7 @@ export const guardrailsCapability: Capability = {
       now: () => core.clock.now(),
     });
     return {
-      sections: [guardrailsSection],
+      sections: [guardrailsSection(core.secrets, core.logger)],
       hooks: [{ name: 'guardrails', before: (dp) => engine.beforeRouting(dp) }],
       interceptors: [(call, next) => engine.intercept(call, next)],
     };

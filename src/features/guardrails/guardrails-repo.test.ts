@@ -66,7 +66,7 @@ describe.each(STORE_KINDS)('guardrails repository on $name', (kind) => {
   });
 
   it('loads the runtime section keyed by workspace and id or slug', async () => {
-    const index = await guardrailsSection.load(h.store);
+    const index = await guardrailsSection().load(h.store);
     expect(index.size).toBe((await listAllGuardrails(h.store)).length * 2);
     const snapshot = { sections: new Map([['guardrails', index]]) } as unknown as RuntimeSnapshot;
     expect(storedLookup(snapshot, 'w1')('s-g1')?.id).toBe('g1');

@@ -60,11 +60,26 @@ function nodeSlots(node: Record<string, unknown>, path: string, out: Slot[]): vo
   if (Array.isArray(node.targets)) node.targets.forEach((t, i) => isObject(t) && nodeSlots(t, `${path}.targets[${i}]`, out));
 }
 
-/** A deep copy of `config` and its credential members (the slots point into the copy). */
-function slotsOf(config: Record<string, unknown>): { copy: Record<string, unknown>; slots: Slot[] } {
+/** The credential members of a stored guardrail `{checks}`: each check's parameters (`checks[0].parameters.headers.Authorization`). */
+function guardrailSlots(doc: Record<string, unknown>, out: Slot[]): void {
+  if (!Array.isArray(doc.checks)) return;
+  doc.checks.forEach((check, i) => {
+    if (isObject(check) && isObject(check.parameters)) paramSlots(check.parameters, `checks[${i}].parameters`, out);
+  });
+}
+
+/**
+ * What holds the credentials: a routing config (`config`, the default) or a stored guardrail's
+ * `{checks}` (`guardrail`, from `/v1/guardrails`); the same sealing, hints and save-back serve both.
+ */
+export type CredentialDocument = 'config' | 'guardrail';
+
+/** A deep copy of the document and its credential members (the slots point into the copy). */
+function slotsOf(config: Record<string, unknown>, kind: CredentialDocument = 'config'): { copy: Record<string, unknown>; slots: Slot[] } {
   const copy = structuredClone(config);
   const slots: Slot[] = [];
-  nodeSlots(copy, 'config', slots);
+  if (kind === 'guardrail') guardrailSlots(copy, slots);
+  else nodeSlots(copy, 'config', slots);
   return { copy, slots };
 }
 
@@ -74,18 +89,19 @@ const contextOf = (configId: string, path: string) => `${configId}:${path}`;
  * The config as stored: each credential member (`api_key`, `Authorization`, a provider's credential
  * settings such as `cloud1_secret_access_key` or `cloud2_service_account_json`, and in guardrail and
  * hook checks the `headers` values and credential-named parameters), at any depth of `targets`, sealed
- * with the box and bound to `<config id>:<JSON path>`, beside its hint. Values already sealed are left
+ * with the box and bound to `<config id>:<JSON path>`, beside its hint (a guardrail's `{checks}`,
+ * `kind` `guardrail`: each check's parameters, bound to `<guardrail id>:checks[i].parameters…`). Values already sealed are left
  * alone, so this also seals rows written before configs were sealed.
  */
-export function sealConfigCredentials(box: SecretBox, configId: string, config: Record<string, unknown>): Record<string, unknown> {
-  const { copy, slots } = slotsOf(config);
+export function sealConfigCredentials(box: SecretBox, configId: string, config: Record<string, unknown>, kind: CredentialDocument = 'config'): Record<string, unknown> {
+  const { copy, slots } = slotsOf(config, kind);
   for (const s of slots) if (!asSealed(s.holder[s.key])) s.holder[s.key] = sealCredential(box, contextOf(configId, s.path), s.holder[s.key]);
   return copy;
 }
 
 /** Whether any credential member of a stored config is still in plaintext. */
-export function hasPlainConfigCredentials(config: Record<string, unknown>): boolean {
-  return slotsOf(config).slots.some((s) => !asSealed(s.holder[s.key]));
+export function hasPlainConfigCredentials(config: Record<string, unknown>, kind: CredentialDocument = 'config'): boolean {
+  return slotsOf(config, kind).slots.some((s) => !asSealed(s.holder[s.key]));
 }
 
 /** The hint a credential member is answered with: a sealed value's own, or a plaintext value's (never the value). */
@@ -94,8 +110,8 @@ function hintOf(v: unknown): string {
 }
 
 /** The config as answers show it: each credential member replaced by its hint (`sk-…abcd`). */
-export function maskConfigCredentials(config: Record<string, unknown>): Record<string, unknown> {
-  const { copy, slots } = slotsOf(config);
+export function maskConfigCredentials(config: Record<string, unknown>, kind: CredentialDocument = 'config'): Record<string, unknown> {
+  const { copy, slots } = slotsOf(config, kind);
   for (const s of slots) s.holder[s.key] = hintOf(s.holder[s.key]);
   return copy;
 }
@@ -104,8 +120,8 @@ export function maskConfigCredentials(config: Record<string, unknown>): Record<s
  * The config in plaintext, for the runtime and for checks that need the real values (opened once
  * when the configs section loads, never per request). Throws when a sealed value does not open.
  */
-export function openConfigCredentials(box: SecretBox, configId: string, config: Record<string, unknown>): Record<string, unknown> {
-  const { copy, slots } = slotsOf(config);
+export function openConfigCredentials(box: SecretBox, configId: string, config: Record<string, unknown>, kind: CredentialDocument = 'config'): Record<string, unknown> {
+  const { copy, slots } = slotsOf(config, kind);
   for (const s of slots) {
     const sealed = asSealed(s.holder[s.key]);
     if (sealed) s.holder[s.key] = openCredential(box, contextOf(configId, s.path), sealed);
@@ -119,10 +135,10 @@ export function openConfigCredentials(box: SecretBox, configId: string, config: 
  * looked up at the same JSON path first, then among the stored members of the same name whose hint it
  * is, when exactly one is (targets moved around). Any other value is a new credential, kept as sent.
  */
-export function keepMaskedConfigCredentials(stored: Record<string, unknown>, next: Record<string, unknown>): Record<string, unknown> {
-  const before = slotsOf(stored).slots.map((s) => ({ path: s.path, key: s.key, value: s.holder[s.key], hint: hintOf(s.holder[s.key]) }));
+export function keepMaskedConfigCredentials(stored: Record<string, unknown>, next: Record<string, unknown>, kind: CredentialDocument = 'config'): Record<string, unknown> {
+  const before = slotsOf(stored, kind).slots.map((s) => ({ path: s.path, key: s.key, value: s.holder[s.key], hint: hintOf(s.holder[s.key]) }));
   const byPath = new Map(before.map((b) => [b.path, b]));
-  const { copy, slots } = slotsOf(next);
+  const { copy, slots } = slotsOf(next, kind);
   for (const s of slots) {
     const sent = s.holder[s.key];
     if (typeof sent !== 'string') continue;
@@ -144,8 +160,8 @@ const HINT = /^(?:[\s\S]{3}…[\s\S]{4}|…)$/;
  * The JSON path of the first credential member that still holds a hint (`sk-…abcd`) — one that
  * matched no stored credential — or undefined. Storing it would replace a secret with its own mask.
  */
-export function leftoverHintPath(config: Record<string, unknown>): string | undefined {
-  return slotsOf(config).slots.find((s) => typeof s.holder[s.key] === 'string' && HINT.test(s.holder[s.key] as string))?.path;
+export function leftoverHintPath(config: Record<string, unknown>, kind: CredentialDocument = 'config'): string | undefined {
+  return slotsOf(config, kind).slots.find((s) => typeof s.holder[s.key] === 'string' && HINT.test(s.holder[s.key] as string))?.path;
 }
 
 /** A guardrail or hook item of a config (`input_guardrails[i]` …) with its credential members masked. */

@@ -48,12 +48,13 @@ export function openCredential(box: SecretBox, context: string, value: SealedVal
 /**
  * The settings as stored: each credential value (by key name) sealed with the box, bound to
  * `<context>:<key>`, beside its hint; other values as given; values already sealed left alone.
- * Idempotent, so it also serves to seal rows written before credentials were sealed.
+ * Idempotent, so it also serves to seal rows written before credentials were sealed. `isCredential`
+ * picks the keys to seal when it is not their name that says so (every header of a captured request).
  */
-export function sealCredentialSettings(box: SecretBox, context: string, settings: Record<string, unknown>): Record<string, unknown> {
+export function sealCredentialSettings(box: SecretBox, context: string, settings: Record<string, unknown>, isCredential: (key: string) => boolean = isCredentialKey): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(settings)) {
-    if (!isCredentialKey(k) || asSealed(v) || v === null || v === undefined || v === '') out[k] = v;
+    if (!isCredential(k) || asSealed(v) || v === null || v === undefined || v === '') out[k] = v;
     else {
       // Sealed as JSON, so the value opens with its type (a string, or an object such as a service account).
       out[k] = sealCredential(box, contextOf(context, k), v);
@@ -62,9 +63,9 @@ export function sealCredentialSettings(box: SecretBox, context: string, settings
   return out;
 }
 
-/** Whether any credential value of the settings is still in plaintext. */
-export function hasPlainCredentials(settings: Record<string, unknown>): boolean {
-  return Object.entries(settings).some(([k, v]) => isCredentialKey(k) && !asSealed(v) && v !== null && v !== undefined && v !== '');
+/** Whether any credential value of the settings (by key name, or as `isCredential` says) is still in plaintext. */
+export function hasPlainCredentials(settings: Record<string, unknown>, isCredential: (key: string) => boolean = isCredentialKey): boolean {
+  return Object.entries(settings).some(([k, v]) => isCredential(k) && !asSealed(v) && v !== null && v !== undefined && v !== '');
 }
 
 /** The settings as answers show them: each sealed value replaced by its hint. */

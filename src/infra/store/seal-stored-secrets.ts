@@ -4,6 +4,7 @@ import type { Database } from './schema.js';
 import { isSealed, type SecretBox } from '../../foundation/lib/secret-box.js';
 import { CREDENTIAL_NAME_PARTS, hasPlainCredentials, sealCredentialSettings } from '../../foundation/lib/credential-settings.js';
 import { hasPlainConfigCredentials, sealConfigCredentials } from '../../foundation/lib/config-credentials.js';
+import { hasPlainRouteHeaders, sealRouteHeaders } from '../../foundation/lib/route-headers.js';
 
 /** A table column holding a credential sealed by the secret box with the row id as context. */
 interface SealedColumn {
@@ -23,7 +24,7 @@ const SEALED_COLUMNS: readonly SealedColumn[] = [
  * migration has no access to the encryption key. Idempotent (sealed and empty values are left alone)
  * and transactional: all rows or none. Each update is a compare-and-set on the plaintext, so two
  * replicas starting at once never seal a value twice. Returns how many values (or configs, config
- * versions) it sealed.
+ * versions, guardrails, batches) it sealed.
  */
 export async function sealStoredSecrets(store: Store, box: SecretBox): Promise<number> {
   return store.db.transaction().execute(async (trx) => {
@@ -59,6 +60,8 @@ export async function sealStoredSecrets(store: Store, box: SecretBox): Promise<n
       sealed += Number(result.numUpdatedRows);
     }
     sealed += await sealConfigVersions(trx, box);
+    sealed += await sealGuardrailChecks(trx, box);
+    sealed += await sealBatchRoutes(trx, box);
     return sealed;
   });
 }
@@ -83,6 +86,57 @@ async function sealConfigVersions(trx: Transaction<Database>, box: SecretBox): P
       .where('config_id', '=', r.config_id)
       .where('version', '=', r.version)
       .where('config', '=', r.config)
+      .executeTakeFirst();
+    count += Number(result.numUpdatedRows);
+  }
+  return count;
+}
+
+/**
+ * Credential members of stored guardrails' checks (a webhook's `headers` …). Only rows whose text
+ * names a credential (or `headers`) are read and parsed.
+ */
+async function sealGuardrailChecks(trx: Transaction<Database>, box: SecretBox): Promise<number> {
+  let count = 0;
+  const rows = await trx
+    .selectFrom('guardrails')
+    .select(['id', 'checks'])
+    .where((eb) => eb.or([...CREDENTIAL_NAME_PARTS, 'headers'].map((part) => eb(eb.fn('lower', ['checks']), 'like', `%${part}%`))))
+    .execute();
+  for (const r of rows) {
+    const doc = { checks: JSON.parse(r.checks) as unknown };
+    if (!hasPlainConfigCredentials(doc, 'guardrail')) continue;
+    const result = await trx
+      .updateTable('guardrails')
+      .set({ checks: JSON.stringify(sealConfigCredentials(box, r.id, doc, 'guardrail').checks) })
+      .where('id', '=', r.id)
+      .where('checks', '=', r.checks)
+      .executeTakeFirst();
+    count += Number(result.numUpdatedRows);
+  }
+  return count;
+}
+
+/**
+ * The routing headers batches captured at creation (`Authorization`, an inline `x-gateway-config` …).
+ * Rows with no header, or whose headers are already sealed, are not parsed.
+ */
+async function sealBatchRoutes(trx: Transaction<Database>, box: SecretBox): Promise<number> {
+  let count = 0;
+  const rows = await trx
+    .selectFrom('batches')
+    .select(['id', 'route'])
+    .where('route', 'not like', '%"headers":{}%')
+    .where('route', 'not like', '%{"sealed":"%')
+    .execute();
+  for (const r of rows) {
+    const route = JSON.parse(r.route) as { headers?: unknown };
+    if (typeof route.headers !== 'object' || route.headers === null || !hasPlainRouteHeaders(route.headers as Record<string, unknown>)) continue;
+    const result = await trx
+      .updateTable('batches')
+      .set({ route: JSON.stringify({ ...route, headers: sealRouteHeaders(box, r.id, route.headers as Record<string, unknown>) }) })
+      .where('id', '=', r.id)
+      .where('route', '=', r.route)
       .executeTakeFirst();
     count += Number(result.numUpdatedRows);
   }

@@ -8,6 +8,8 @@ import { GUARDRAILS_SECTION } from '../../../features/guardrails/guardrails-sect
 import { defineResource } from '../../resource/define-resource.js';
 import { IsoTime, iso } from '../../../identity/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';
+import { keepMaskedConfigCredentials, leftoverHintPath, maskConfigCredentials, openConfigCredentials, sealConfigCredentials } from '../../../foundation/lib/config-credentials.js';
+import { SecretBoxError, type SecretBox } from '../../../foundation/lib/secret-box.js';
 
 const Feedback = Type.Object(
   { value: Type.Optional(Type.Number()), weight: Type.Optional(Type.Number()), metadata: Type.Optional(Type.Object({})) },
@@ -50,15 +52,40 @@ function validateChecks(checks: Array<Static<typeof Check>>): StoredGuardrail['c
   });
 }
 
+/**
+ * Checks as stored: credential members of their parameters (every `headers` value, credential-named
+ * parameters) sealed with the secret box, bound to the guardrail id and the JSON path. A member that
+ * is still a masked hint (copied from an answer, standing for no stored credential) is refused.
+ */
+function sealChecks(box: SecretBox, id: string, checks: StoredGuardrail['checks']): StoredGuardrail['checks'] {
+  const hinted = leftoverHintPath({ checks }, 'guardrail');
+  if (hinted) throw new GatewayError('invalid_config', `${hinted} is a masked hint that stands for no stored credential of this guardrail; send the credential itself.`, { param: hinted });
+  return sealConfigCredentials(box, id, { checks }, 'guardrail').checks as StoredGuardrail['checks'];
+}
+
+/** The stored checks with their credentials opened (409 `conflict` when they were sealed with another encryption key). */
+function openChecks(box: SecretBox, g: StoredGuardrail): StoredGuardrail['checks'] {
+  try {
+    return openConfigCredentials(box, g.id, { checks: g.checks }, 'guardrail').checks as StoredGuardrail['checks'];
+  } catch (err) {
+    if (!(err instanceof SecretBoxError)) throw err;
+    throw new GatewayError('conflict', `The stored credentials of guardrail '${g.slug}' do not open with this gateway's encryption key (GATEWAY_ENCRYPTION_KEY changed?); send its checks again with their credentials.`, { param: 'checks' });
+  }
+}
+
+/** The public view: credential members of the checks (webhook `headers` …) only as their hints. */
 function present(g: StoredGuardrail) {
-  return { id: g.id, object: 'guardrail' as const, name: g.name, slug: g.slug, workspace_id: g.workspace_id, organisation_id: g.organisation_id, checks: g.checks, actions: { ...g.actions }, created_at: iso(g.created_at), updated_at: iso(g.updated_at) };
+  const checks = maskConfigCredentials({ checks: g.checks }, 'guardrail').checks as StoredGuardrail['checks'];
+  return { id: g.id, object: 'guardrail' as const, name: g.name, slug: g.slug, workspace_id: g.workspace_id, organisation_id: g.organisation_id, checks, actions: { ...g.actions }, created_at: iso(g.created_at), updated_at: iso(g.updated_at) };
 }
 
 /**
  * `/v1/guardrails`: stored guardrails (a name, `checks[]` of `{id, parameters}` and `actions`
  * `{deny, async, on_fail, on_success}`), referenced from configs by id or slug. Checks are validated
  * at create and update (400 `invalid_config` naming e.g. `checks[0].parameters.words`). Lists filter
- * by `ids` (comma-separated ids or slugs). DELETE removes the row.
+ * by `ids` (comma-separated ids or slugs). DELETE removes the row. Credential members of the checks
+ * (a webhook's `headers` …) are write-only: sealed at rest, answered as hints, kept when an answer is
+ * saved back with the hints.
  */
 export const guardrailsResource = defineResource({
   name: 'guardrail',
@@ -78,13 +105,14 @@ export const guardrailsResource = defineResource({
   workspaceOf: (g) => g.workspace_id,
   present,
   async create(ctx, body) {
+    const id = uuid();
     const record: StoredGuardrail = {
-      id: uuid(),
+      id,
       organisation_id: ctx.principal.organisationId,
       workspace_id: ctx.workspaceId,
       name: body.name,
       slug: body.slug ?? slugify(body.name, 'guardrail'),
-      checks: validateChecks(body.checks),
+      checks: sealChecks(ctx.deps.secrets, id, validateChecks(body.checks)),
       actions: actionsOf(body.actions ?? {}),
       created_at: ctx.now,
       updated_at: ctx.now,
@@ -93,7 +121,11 @@ export const guardrailsResource = defineResource({
     return { record, details: { name: record.name, slug: record.slug, checks: record.checks.map((c) => c.id) } };
   },
   async update(ctx, g, body) {
-    const checks = body.checks ? validateChecks(body.checks) : undefined;
+    // Hints sent back (an answer saved unchanged) stand for the stored credentials at their place;
+    // checks sent with no hint replace the stored ones without opening them.
+    const hinted = body.checks !== undefined && leftoverHintPath({ checks: body.checks }, 'guardrail') !== undefined;
+    const sent = hinted ? (keepMaskedConfigCredentials({ checks: openChecks(ctx.deps.secrets, g) }, { checks: body.checks }, 'guardrail').checks as typeof body.checks) : body.checks;
+    const checks = sent ? sealChecks(ctx.deps.secrets, g.id, validateChecks(sent)) : undefined;
     const actions = body.actions ? actionsOf(body.actions) : undefined;
     await updateGuardrail(ctx.db, ctx.scope, g.id, { name: body.name, checks, actions }, ctx.now);
     return { record: (await getGuardrail(ctx.db, ctx.scope, g.id)) ?? g, details: { changed: Object.keys(body) } };

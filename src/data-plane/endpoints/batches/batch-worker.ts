@@ -25,14 +25,20 @@ import {
   renewBatchLeases,
   renewClaims,
   transitionBatch,
+  type BatchRoute,
   type BatchRow,
   type ClaimedLine,
 } from '../../../infra/store/repos/batches.js';
+import { SecretBoxError } from '../../../foundation/lib/secret-box.js';
+import { openedRoute } from './capture-route.js';
 import { batchLineIdempotencyKey, type BatchLineDispatch } from './batch-line-dispatch.js';
 import { runBatchLine, type LineResult } from './run-batch-line.js';
 import { validateBatchInput } from './validate-batch-input.js';
 import { seconds } from './batch-view.js';
 import { writeBatchResults } from './write-batch-results.js';
+
+/** A batch as the worker runs it: its stored row with the routing headers opened (held in memory only). */
+type RunnableBatch = Omit<BatchRow, 'route'> & { route: BatchRoute };
 
 /** Tuning of the batch worker. */
 export interface BatchWorkerOptions {
@@ -141,7 +147,9 @@ export class BatchWorker {
       idle = active.length === 0 && this.inflight.size === 0;
       for (const { id, status } of active) {
         if (this.stopped) break;
-        const row = await getBatch(this.deps.store, id);
+        const stored = await getBatch(this.deps.store, id);
+        if (!stored) continue;
+        const row = await this.opened(stored, status);
         if (!row) continue;
         if (status === 'validating') await this.validate(row);
         else if (status === 'in_progress') await this.progress(row);
@@ -154,6 +162,24 @@ export class BatchWorker {
     } finally {
       this.ticking = false;
       this.schedule(idle && !this.poked ? Math.max(this.opts.pollMs, this.opts.idlePollMs ?? idlePollOf(this.opts.pollMs)) : this.opts.pollMs);
+    }
+  }
+
+  /**
+   * The batch with its sealed routing headers opened; one whose headers do not open (sealed with
+   * another `GATEWAY_ENCRYPTION_KEY`) cannot run as its creator asked, so it fails, saying why.
+   */
+  private async opened(row: BatchRow, status: BatchStatus): Promise<RunnableBatch | undefined> {
+    try {
+      return { ...row, route: openedRoute(this.deps.secrets, row.id, row.route) };
+    } catch (err) {
+      if (!(err instanceof SecretBoxError)) throw err;
+      const now = this.now();
+      const message = "The batch's stored routing headers do not open with this gateway's encryption key (GATEWAY_ENCRYPTION_KEY changed?); create the batch again.";
+      const batch: BatchObject = { ...row.batch, status: 'failed', failed_at: seconds(now), errors: { object: 'list', data: [{ code: 'batch_route_unavailable', message, param: null, line: null }] } };
+      await transitionBatch(this.deps.store, row.id, [status], batch, now);
+      this.deps.logger.warn({ batch: row.id }, 'batch routing headers do not open; batch failed');
+      return undefined;
     }
   }
 
@@ -177,7 +203,7 @@ export class BatchWorker {
     }
   }
 
-  private lease(row: BatchRow, statuses: BatchStatus[]): Promise<boolean> {
+  private lease(row: RunnableBatch, statuses: BatchStatus[]): Promise<boolean> {
     const now = this.now();
     return leaseBatch(this.deps.store, row.id, statuses, this.owner, now, now + this.opts.leaseMs);
   }
@@ -187,7 +213,7 @@ export class BatchWorker {
    * otherwise. Every write is fenced by the step lease: once another replica took the step over, this
    * one stops without touching its lines or the batch.
    */
-  private async validate(row: BatchRow): Promise<void> {
+  private async validate(row: RunnableBatch): Promise<void> {
     if (!(await this.lease(row, ['validating']))) return;
     const store = this.deps.store;
     if (!(await deleteLines(store, row.id, this.owner))) return;
@@ -212,7 +238,7 @@ export class BatchWorker {
     await transitionBatch(store, row.id, ['validating'], batch, now, false, this.owner);
   }
 
-  private async openInput(row: BatchRow): Promise<Readable> {
+  private async openInput(row: RunnableBatch): Promise<Readable> {
     const fileId = row.batch.input_file_id;
     if (isGatewayFileId(fileId)) return this.files.open(row.workspace_id, fileId);
     const remembered = await getFile(this.deps.store, fileId, row.workspace_id);
@@ -223,7 +249,7 @@ export class BatchWorker {
   }
 
   /** Claims free lines and starts them; moves to `finalizing` when none is left; `expired` past the window. */
-  private async progress(row: BatchRow): Promise<void> {
+  private async progress(row: RunnableBatch): Promise<void> {
     const now = this.now();
     if (row.batch.expires_at !== null && seconds(now) >= row.batch.expires_at) {
       if (await this.lease(row, ['in_progress'])) await this.finalize(row, 'in_progress', true);
@@ -240,13 +266,13 @@ export class BatchWorker {
     if (c.pending === 0 && c.running === 0 && (await this.lease(row, ['in_progress']))) await this.finalize(row, 'in_progress');
   }
 
-  private keyOf(row: BatchRow): AuthKey | undefined {
+  private keyOf(row: RunnableBatch): AuthKey | undefined {
     const id = row.route.api_key_id;
     for (const k of this.deps.runtime.current.apiKeysByHash.values()) if (k.id === id) return k;
     return undefined;
   }
 
-  private startLine(row: BatchRow, key: AuthKey | undefined, line: ClaimedLine): void {
+  private startLine(row: RunnableBatch, key: AuthKey | undefined, line: ClaimedLine): void {
     const abort = new AbortController();
     const slot = `${row.id}:${line.line_no}`;
     const promise = (async () => {
@@ -279,7 +305,7 @@ export class BatchWorker {
   }
 
   /** Writes the result files and ends the batch: `completed`, or `expired` (unfinished lines get `batch_expired` errors). */
-  private async finalize(row: BatchRow, from: 'in_progress' | 'finalizing', expired = false): Promise<void> {
+  private async finalize(row: RunnableBatch, from: 'in_progress' | 'finalizing', expired = false): Promise<void> {
     const store = this.deps.store;
     if (from === 'finalizing' && !(await this.lease(row, ['finalizing']))) return;
     let batch = row.batch;
@@ -303,7 +329,7 @@ export class BatchWorker {
   }
 
   /** Ends a cancelling batch once no line of it is running: result files of what ran, `cancelled`. */
-  private async cancel(row: BatchRow): Promise<void> {
+  private async cancel(row: RunnableBatch): Promise<void> {
     const store = this.deps.store;
     const c = await countLines(store, row.id);
     if (c.running > 0) {
@@ -318,7 +344,7 @@ export class BatchWorker {
   }
 
   /** Running lines of the batch whose claim went stale (their worker died): they will not finish. */
-  private async staleRunning(row: BatchRow): Promise<number> {
+  private async staleRunning(row: RunnableBatch): Promise<number> {
     return countStaleRunning(this.deps.store, row.id, this.now() - this.opts.leaseMs);
   }
 }

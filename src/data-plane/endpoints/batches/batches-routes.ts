@@ -13,7 +13,7 @@ import { BATCH_ENDPOINTS, type BatchObject, type CursorList } from '../../../fou
 import type { GatewayDeps } from '../../pipeline/deps.js';
 import { getBatch, insertBatch, listBatches, transitionBatch } from '../../../infra/store/repos/batches.js';
 import { getFile } from '../../../infra/store/repos/files.js';
-import { captureRoute } from './capture-route.js';
+import { captureRoute, sealedRoute } from './capture-route.js';
 import { seconds, TERMINAL, viewBatch } from './batch-view.js';
 import { StringEnum } from '../../../foundation/spec/string-enum.js';
 import { Nullable } from '../../../foundation/spec/nullable.js';
@@ -142,7 +142,7 @@ export function registerBatchesRoutes(app: FastifyInstance, deps: GatewayDeps, o
       virtual_key: rt?.virtualKey ?? null,
       status: 'validating',
       batch,
-      route: captureRoute(request.headers, request.gw),
+      route: sealedRoute(deps.secrets, batch.id, captureRoute(request.headers, request.gw)),
       lease_owner: null,
       lease_until: null,
       created_at: now,

@@ -13,7 +13,17 @@ export interface BatchRoute {
   api_key_id: string | null;
 }
 
-/** A batch row: the batch object, how it runs (`gateway` or `native`) and the routing headers captured at creation. */
+/**
+ * A batch's route as stored: the captured headers sealed, each value `{sealed, hint}`
+ * (`foundation/lib/route-headers.ts` seals and opens them); never returned nor logged.
+ */
+export interface StoredBatchRoute {
+  headers: Record<string, unknown>;
+  organisation_id: string;
+  api_key_id: string | null;
+}
+
+/** A batch row: the batch object, how it runs (`gateway` or `native`) and the routing headers captured at creation, sealed. */
 export interface BatchRow {
   id: string;
   workspace_id: string;
@@ -22,7 +32,7 @@ export interface BatchRow {
   virtual_key: string | null;
   status: BatchStatus;
   batch: BatchObject;
-  route: BatchRoute;
+  route: StoredBatchRoute;
   lease_owner: string | null;
   lease_until: number | null;
   created_at: number;
