@@ -74,17 +74,32 @@ describe('images through openai with the openai SDK', () => {
 });
 
 describe('moderations through openai with the openai SDK', () => {
-  it('classifies with every category in both maps, default model text-moderation-latest', async () => {
+  it('classifies with the thirteen categories in the three maps, default model omni-moderation-latest', async () => {
     const res = await gw.openai(via(), { apiKey: 'sk-good' }).moderations.create({ input: 'I will kill the process' });
     expect(fake.lastRequest!.path).toBe('/v1/moderations');
-    expect(fake.lastRequest!.body.model).toBe('text-moderation-latest');
-    expect(res.model).toBe('text-moderation-007');
+    expect(fake.lastRequest!.body.model).toBe('omni-moderation-latest');
+    expect(res.model).toBe('omni-moderation-2024-09-26');
     const r = res.results[0]!;
     expect(r.flagged).toBe(true);
     expect(r.categories.violence).toBe(true);
     expect(r.categories.hate).toBe(false);
+    expect(FAKE_MODERATION_CATEGORIES).toHaveLength(13);
     expect(Object.keys(r.categories).sort()).toEqual([...FAKE_MODERATION_CATEGORIES].sort());
     expect(Object.keys(r.category_scores).sort()).toEqual([...FAKE_MODERATION_CATEGORIES].sort());
+    expect(r.category_applied_input_types.violence).toEqual(['text']);
+  });
+
+  it('takes an array of strings (one result each) and text and image parts (one result)', async () => {
+    const client = gw.openai(via(), { apiKey: 'sk-good' });
+    const many = await client.moderations.create({ model: 'omni-moderation-latest', input: ['hello', 'I hate this'] });
+    expect(many.results.map((r) => r.flagged)).toEqual([false, true]);
+    const parts = [{ type: 'text' as const, text: 'what is this' }, { type: 'image_url' as const, image_url: { url: 'https://example.com/kill.png' } }];
+    const mixed = await client.moderations.create({ model: 'omni-moderation-2024-09-26', input: parts });
+    expect(fake.lastRequest!.body).toEqual({ model: 'omni-moderation-2024-09-26', input: parts });
+    expect(mixed.results).toHaveLength(1);
+    expect(mixed.results[0]!.categories.violence).toBe(true);
+    expect(mixed.results[0]!.category_applied_input_types.violence).toEqual(['text', 'image']);
+    expect(mixed.results[0]!.category_applied_input_types.hate).toEqual(['text']);
   });
 
   it('keeps text-moderation-stable', async () => {

@@ -2,12 +2,14 @@ import type { ServerResponse } from 'node:http';
 import { sendJson, type RecordedRequest } from '../shared/fake-server.js';
 import { fakeId, fakeImage, fakeRelevance } from '../shared/fake-media.js';
 
-/** The eleven moderation categories OpenAI reports (and the specification lists). */
+/** The thirteen moderation categories OpenAI reports (and the specification lists). */
 export const FAKE_MODERATION_CATEGORIES = [
   'hate',
   'hate/threatening',
   'harassment',
   'harassment/threatening',
+  'illicit',
+  'illicit/violent',
   'self-harm',
   'self-harm/intent',
   'self-harm/instructions',
@@ -16,6 +18,9 @@ export const FAKE_MODERATION_CATEGORIES = [
   'violence',
   'violence/graphic',
 ];
+
+/** The categories OpenAI's omni models also score on images. */
+const IMAGE_CATEGORIES = new Set(['self-harm', 'self-harm/intent', 'self-harm/instructions', 'sexual', 'violence', 'violence/graphic']);
 
 /** Words that flag a category in the fake moderation model. */
 const TRIGGERS: Record<string, string> = { kill: 'violence', hate: 'hate', blood: 'violence/graphic', hurt: 'self-harm' };
@@ -48,20 +53,28 @@ export function answerImages(body: any, res: ServerResponse): void {
 
 /**
  * `POST /moderations`: flags `violence` for "kill", `hate` for "hate", `violence/graphic` for
- * "blood", `self-harm` for "hurt"; every category appears in both maps.
+ * "blood", `self-harm` for "hurt", `violence` for an image whose URL says "kill"; every category appears
+ * in the three maps. One result per string of an array; an array of text and image parts is one input
+ * (one result) whose `category_applied_input_types` name `image` for the image-scored categories.
  * @see https://platform.openai.com/docs/api-reference/moderations/create
  */
 export function answerModerations(body: any, res: ServerResponse): void {
-  const inputs: unknown[] = typeof body.input === 'string' ? [body.input] : Array.isArray(body.input) ? body.input : [];
+  const input = body.input;
+  const multimodal = Array.isArray(input) && input.some((x: unknown) => typeof x === 'object' && x !== null);
+  const inputs: Array<{ text: string; image: string | undefined }> = multimodal
+    ? [{ text: input.filter((p: any) => p?.type === 'text').map((p: any) => p.text).join(' '), image: input.find((p: any) => p?.type === 'image_url')?.image_url?.url }]
+    : (typeof input === 'string' ? [input] : Array.isArray(input) ? input : []).map((text: unknown) => ({ text: String(text), image: undefined }));
   if (inputs.length === 0) return error(res, 400, "Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
-  const results = inputs.map((text) => {
-    const words = String(text).toLowerCase().split(/\W+/);
+  const results = inputs.map(({ text, image }) => {
+    const words = `${text} ${image ?? ''}`.toLowerCase().split(/\W+/);
     const hit = new Set(words.map((w) => TRIGGERS[w]).filter(Boolean));
     const categories = Object.fromEntries(FAKE_MODERATION_CATEGORIES.map((c) => [c, hit.has(c)]));
     const category_scores = Object.fromEntries(FAKE_MODERATION_CATEGORIES.map((c) => [c, hit.has(c) ? 0.97 : 0.0001]));
-    return { flagged: hit.size > 0, categories, category_scores };
+    const applied = (c: string) => [...(text ? ['text'] : []), ...(image && IMAGE_CATEGORIES.has(c) ? ['image'] : [])];
+    const category_applied_input_types = Object.fromEntries(FAKE_MODERATION_CATEGORIES.map((c) => [c, applied(c)]));
+    return { flagged: hit.size > 0, categories, category_scores, category_applied_input_types };
   });
-  const model = body.model === 'text-moderation-stable' ? 'text-moderation-stable' : body.model === 'text-moderation-latest' ? 'text-moderation-007' : (body.model ?? 'omni-moderation-latest');
+  const model = body.model === 'text-moderation-stable' ? 'text-moderation-stable' : body.model === 'text-moderation-latest' ? 'text-moderation-007' : body.model === undefined || body.model === 'omni-moderation-latest' ? 'omni-moderation-2024-09-26' : body.model;
   sendJson(res, 200, { id: 'modr-' + fakeId(JSON.stringify(inputs)), model, results });
 }
 
