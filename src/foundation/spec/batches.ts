@@ -8,7 +8,7 @@
 export const FILE_PURPOSES = ['assistants', 'assistants_output', 'batch', 'batch_output', 'fine-tune', 'fine-tune-results', 'vision', 'user_data', 'evals'] as const;
 export type FilePurpose = (typeof FILE_PURPOSES)[number];
 
-/** The file object. `status` and `status_details` are deprecated but still sent. */
+/** The file object. `status` is deprecated but still sent; `status_details` (deprecated, a string) only when there are details. */
 export interface FileObject {
   id: string;
   object: 'file';
@@ -17,7 +17,7 @@ export interface FileObject {
   filename: string;
   purpose: FilePurpose;
   status: 'uploaded' | 'processed' | 'error';
-  status_details: string | null;
+  status_details?: string;
 }
 
 /** States of a batch. */

@@ -73,7 +73,7 @@ export interface ResponsesRequest {
 
 export interface ResponseUsage {
   input_tokens: number;
-  input_tokens_details: { cached_tokens: number };
+  input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
@@ -99,13 +99,13 @@ export interface ResponseObject {
   parallel_tool_calls: boolean;
   output: ResponseItem[];
   output_text: string;
-  user: string | null;
+  user?: string;
   previous_response_id: string | null;
   reasoning: { effort: string | null; generate_summary: string | null; summary?: string | null } | null;
   max_output_tokens: number | null;
   text: { format: ResponseTextFormat };
   truncation: 'auto' | 'disabled';
-  usage: ResponseUsage | null;
+  usage?: ResponseUsage;
   [key: string]: unknown;
 }
 

@@ -72,7 +72,7 @@ export function mapAnthropicResponse(body: unknown, model: string): ChatCompleti
       toolCalls.push({ id: String(block.id), type: 'function', function: { name: String(block.name), arguments: JSON.stringify(block.input ?? {}) } });
     }
   }
-  const message: ChatCompletionMessage = { role: 'assistant', content: text || (toolCalls.length ? null : '') };
+  const message: ChatCompletionMessage = { role: 'assistant', content: text || (toolCalls.length ? null : ''), refusal: null };
   if (toolCalls.length) message.tool_calls = toolCalls;
   if (thinking.length) {
     message.reasoning_content = thinking.join('\n');

@@ -103,7 +103,7 @@ describe('mapConverseResponse', () => {
     expect(out.object).toBe('chat.completion');
     expect(out.id).toMatch(/^chatcmpl-/);
     expect(out.model).toBe(MODEL);
-    expect(out.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: 'Here is a song about the sea.' }, finish_reason: 'stop', logprobs: null });
+    expect(out.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: 'Here is a song about the sea.', refusal: null }, finish_reason: 'stop', logprobs: null });
     expect(out.usage).toEqual({ prompt_tokens: 275, completion_tokens: 60, total_tokens: 335, prompt_tokens_details: { cached_tokens: 100, cache_creation_tokens: 50 } });
   });
 

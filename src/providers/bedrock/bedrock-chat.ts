@@ -110,7 +110,7 @@ export function mapConverseResponse(raw: unknown, req: ChatCompletionRequest, ct
     }
   }
   const text = texts.join('');
-  const message: ChatCompletionMessage = { role: 'assistant', content: text || (toolCalls.length ? null : '') };
+  const message: ChatCompletionMessage = { role: 'assistant', content: text || (toolCalls.length ? null : ''), refusal: null };
   if (toolCalls.length) message.tool_calls = toolCalls;
   if (reasoning.length) {
     message.reasoning_content = reasoning.map((r) => r.thinking).join('');

@@ -90,6 +90,7 @@ export function mapCohereChatResponse(body: unknown, req: ChatCompletionRequest,
         message: {
           role: 'assistant',
           content,
+          refusal: null,
           ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
           ...(thinking ? { reasoning_content: thinking } : {}),
         },

@@ -168,7 +168,7 @@ describe('google chat mapResponse', () => {
       object: 'chat.completion',
       created: 1_700_000_000,
       model: 'gemini-2.5-flash',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'The capital of France is Paris.' }, finish_reason: 'stop', logprobs: null }],
+      choices: [{ index: 0, message: { role: 'assistant', content: 'The capital of France is Paris.', refusal: null }, finish_reason: 'stop', logprobs: null }],
       usage: {
         prompt_tokens: 12,
         completion_tokens: 29,
@@ -203,7 +203,7 @@ describe('google chat mapResponse', () => {
 
   it('maps a blocked prompt to content_filter', () => {
     const out = chat.mapResponse(fixture('generate-content-blocked.json'), req, ctx());
-    expect(out.choices).toEqual([{ index: 0, message: { role: 'assistant', content: null }, finish_reason: 'content_filter', logprobs: null }]);
+    expect(out.choices).toEqual([{ index: 0, message: { role: 'assistant', content: null, refusal: null }, finish_reason: 'content_filter', logprobs: null }]);
   });
 });
 

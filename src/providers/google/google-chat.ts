@@ -121,14 +121,14 @@ export function mapGoogleResponse(body: unknown, model: string, created: number)
         else text += part.text;
       }
     }
-    const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: text.length || !toolCalls.length ? text : null };
+    const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: text.length || !toolCalls.length ? text : null, refusal: null };
     if (toolCalls.length) message.tool_calls = toolCalls;
     if (reasoning) message.reasoning_content = reasoning;
     return { index: typeof cand.index === 'number' ? cand.index : i, message, finish_reason: mapGoogleFinishReason(cand.finishReason, toolCalls.length > 0), logprobs: null };
   });
   if (choices.length === 0) {
     const blocked = isObject(res.promptFeedback) && res.promptFeedback.blockReason !== undefined;
-    choices.push({ index: 0, message: { role: 'assistant', content: blocked ? null : '' }, finish_reason: blocked ? 'content_filter' : 'stop', logprobs: null });
+    choices.push({ index: 0, message: { role: 'assistant', content: blocked ? null : '', refusal: null }, finish_reason: blocked ? 'content_filter' : 'stop', logprobs: null });
   }
   const completion: ChatCompletion = {
     id: typeof res.responseId === 'string' ? `chatcmpl-${res.responseId}` : prefixedId('chatcmpl-'),

@@ -11,11 +11,23 @@ export function seconds(ms: number): number {
 export const TERMINAL = new Set(['completed', 'failed', 'expired', 'cancelled']);
 
 /**
+ * A gateway-managed batch as the published schema has it: members not set yet (`errors`,
+ * `output_file_id`, the `*_at` times, …) are left out rather than null; `metadata` stays (nullable there).
+ */
+export function publicBatch(batch: BatchObject): BatchObject {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(batch)) if (v !== null || k === 'metadata') out[k] = v;
+  return out as unknown as BatchObject;
+}
+
+/**
  * The batch object a client sees: the stored object, with live `request_counts` while lines run
- * (terminal batches keep the counts written when they ended).
+ * (terminal batches keep the counts written when they ended); a gateway-managed one through {@link publicBatch},
+ * a provider's as the provider wrote it.
  */
 export async function viewBatch(store: Store, row: BatchRow): Promise<BatchObject> {
-  if (TERMINAL.has(row.status) || row.status === 'validating') return row.batch;
+  const view = row.mode === 'gateway' ? publicBatch : (b: BatchObject) => b;
+  if (TERMINAL.has(row.status) || row.status === 'validating') return view(row.batch);
   const c = await countLines(store, row.id);
-  return { ...row.batch, request_counts: { total: c.total, completed: c.ok, failed: c.failed } };
+  return view({ ...row.batch, request_counts: { total: c.total, completed: c.ok, failed: c.failed } });
 }

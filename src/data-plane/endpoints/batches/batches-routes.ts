@@ -14,7 +14,7 @@ import type { GatewayDeps } from '../../pipeline/deps.js';
 import { getBatch, insertBatch, listBatches, transitionBatch } from '../../../infra/store/repos/batches.js';
 import { getFile } from '../../../infra/store/repos/files.js';
 import { captureRoute, sealedRoute } from './capture-route.js';
-import { seconds, TERMINAL, viewBatch } from './batch-view.js';
+import { publicBatch, seconds, TERMINAL, viewBatch } from './batch-view.js';
 import { StringEnum } from '../../../foundation/spec/string-enum.js';
 import { Nullable } from '../../../foundation/spec/nullable.js';
 
@@ -149,7 +149,7 @@ export function registerBatchesRoutes(app: FastifyInstance, deps: GatewayDeps, o
       updated_at: now,
     });
     opts.poke();
-    return batch;
+    return publicBatch(batch);
   });
 
   app.get('/v1/batches', { config: { permission: 'completions.write' }, schema: { tags, summary: 'List batches', querystring: ListQuery } }, async (request, reply) => {

@@ -25,7 +25,6 @@ export function toFileObject(row: FileRow): FileObject {
     filename: row.filename,
     purpose: row.purpose as FilePurpose,
     status: row.status as FileObject['status'],
-    status_details: null,
   };
 }
 

@@ -89,7 +89,7 @@ export class ChatStreamToResponseEvents {
     this.output.push(item);
     return [
       this.ev({ type: 'response.output_item.added', output_index: m.outputIndex, item }),
-      this.ev({ type: 'response.content_part.added', item_id: m.id, output_index: m.outputIndex, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } }),
+      this.ev({ type: 'response.content_part.added', item_id: m.id, output_index: m.outputIndex, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }),
     ];
   }
 
@@ -129,7 +129,7 @@ export class ChatStreamToResponseEvents {
     if (emit && !this.message && this.calls.size === 0) out.push(...this.openMessage());
     const m = this.message;
     if (m) {
-      const part = { type: 'output_text', text: m.text, annotations: [] };
+      const part = { type: 'output_text', text: m.text, annotations: [], logprobs: [] };
       const item = messageItem(m.id, m.text, status);
       this.output[m.outputIndex] = item;
       if (emit) {

@@ -1,11 +1,12 @@
 import type { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { isObject } from '../../../foundation/lib/json.js';
 import type { Usage } from '../../../foundation/spec/chat.js';
-import type { ResponseItem, ResponseObject, ResponsesRequest, ResponseUsage } from '../../../foundation/spec/responses.js';
+import type { ResponseItem, ResponseObject, ResponsesRequest, ResponseTool, ResponseUsage } from '../../../foundation/spec/responses.js';
 
 /**
  * The response object for a request before any output: every field of the specification's stored
- * response object, echoing the request's settings with the Responses API defaults.
+ * response object, echoing the request's settings with the Responses API defaults. `user` only when
+ * the request set it and `usage` only once known, as the published schema has them (optional, not null).
  * @see https://platform.openai.com/docs/api-reference/responses/object
  */
 export function baseResponse(req: ResponsesRequest, id: string, createdAt: number): ResponseObject {
@@ -21,24 +22,29 @@ export function baseResponse(req: ResponsesRequest, id: string, createdAt: numbe
     metadata: isObject(req.metadata) ? (req.metadata as Record<string, string>) : {},
     temperature: req.temperature ?? 1,
     top_p: req.top_p ?? 1,
-    tools: req.tools ?? [],
+    tools: (req.tools ?? []).map(echoTool),
     tool_choice: req.tool_choice ?? 'auto',
     parallel_tool_calls: req.parallel_tool_calls ?? true,
     output: [],
     output_text: '',
-    user: req.user ?? null,
+    ...(typeof req.user === 'string' ? { user: req.user } : {}),
     previous_response_id: req.previous_response_id ?? null,
     reasoning: { effort: req.reasoning?.effort ?? null, generate_summary: req.reasoning?.generate_summary ?? req.reasoning?.summary ?? null },
     max_output_tokens: req.max_output_tokens ?? null,
     text: { format: req.text?.format ?? { type: 'text' } },
     truncation: req.truncation ?? 'disabled',
-    usage: null,
   };
+}
+
+/** A tool as a response echoes it: function tools with `description`, `parameters` and `strict` (null when unset), as the published schema requires. */
+function echoTool(t: ResponseTool): ResponseTool {
+  if (t.type !== 'function') return t;
+  return { ...t, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? null };
 }
 
 /** An assistant message output item with one `output_text` part. */
 export function messageItem(id: string, text: string, status: 'in_progress' | 'completed' | 'incomplete'): ResponseItem {
-  return { id, type: 'message', status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] };
+  return { id, type: 'message', status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] };
 }
 
 /** A function call output item. */
@@ -61,12 +67,12 @@ export function outputTextOf(output: readonly ResponseItem[]): string {
   return text;
 }
 
-/** Chat usage → Responses usage (`input_tokens`, `output_tokens`, cached and reasoning details). */
-export function responseUsage(u: Usage | undefined): ResponseUsage | null {
-  if (!u) return null;
+/** Chat usage → Responses usage (`input_tokens`, `output_tokens`, cache read, cache write and reasoning details); undefined while unknown. */
+export function responseUsage(u: Usage | undefined): ResponseUsage | undefined {
+  if (!u) return undefined;
   return {
     input_tokens: u.prompt_tokens ?? 0,
-    input_tokens_details: { cached_tokens: u.prompt_tokens_details?.cached_tokens ?? 0 },
+    input_tokens_details: { cached_tokens: u.prompt_tokens_details?.cached_tokens ?? 0, cache_write_tokens: u.prompt_tokens_details?.cache_creation_tokens ?? 0 },
     output_tokens: u.completion_tokens ?? 0,
     output_tokens_details: { reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? 0 },
     total_tokens: u.total_tokens ?? (u.prompt_tokens ?? 0) + (u.completion_tokens ?? 0),
