@@ -38,6 +38,8 @@ export interface MessagesToolUseBlock {
   id: string;
   name: string;
   input: Record<string, unknown>;
+  /** Who called the tool; a built answer says `direct` (the model itself). */
+  caller?: { type: 'direct' };
 }
 
 export interface MessagesToolResultBlock {
@@ -107,12 +109,18 @@ export interface MessagesRequest {
   [key: string]: unknown;
 }
 
-/** The `usage` of a message. */
+/** The `usage` of a message (the members a built message leaves unknown are null, as the API's own types have them). */
 export interface MessagesUsage {
   input_tokens: number;
   output_tokens: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  cache_creation?: { ephemeral_1h_input_tokens: number; ephemeral_5m_input_tokens: number } | null;
+  output_tokens_details?: { thinking_tokens: number } | null;
+  server_tool_use?: Record<string, number> | null;
+  service_tier?: string | null;
+  inference_geo?: string | null;
+  speed?: string | null;
 }
 
 export type MessagesStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
@@ -126,6 +134,9 @@ export interface MessagesResponse {
   content: Array<MessagesTextBlock | MessagesToolUseBlock | MessagesThinkingBlock | MessagesRedactedThinkingBlock>;
   stop_reason: MessagesStopReason | null;
   stop_sequence: string | null;
+  stop_details?: null;
+  container?: null;
+  diagnostics?: null;
   usage: MessagesUsage;
 }
 

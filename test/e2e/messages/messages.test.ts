@@ -83,7 +83,7 @@ describe('POST /v1/messages (Anthropic SDK through the gateway)', () => {
       const msg = await client(toOpenAI()).messages.create({ model: 'gpt-4o', max_tokens: 50, system: 'Be brief.', stop_sequences: ['END'], metadata: { user_id: 'u-1' }, messages: [{ role: 'user', content: 'hello translated' }] });
       expect(msg.type).toBe('message');
       expect(msg.role).toBe('assistant');
-      expect(msg.content).toEqual([{ type: 'text', text: 'echo: hello translated' }]);
+      expect(msg.content).toEqual([{ type: 'text', text: 'echo: hello translated', citations: null }]);
       expect(msg.stop_reason).toBe('end_turn');
       expect(msg.usage.input_tokens).toBeGreaterThan(0);
       expect(msg.usage.output_tokens).toBeGreaterThan(0);
@@ -109,7 +109,7 @@ describe('POST /v1/messages (Anthropic SDK through the gateway)', () => {
       const types: string[] = [];
       stream.on('streamEvent', (e) => types.push(e.type));
       const final = await stream.finalMessage();
-      expect(final.content).toEqual([{ type: 'text', text: 'echo: stream translated' }]);
+      expect(final.content).toEqual([{ type: 'text', text: 'echo: stream translated', citations: null }]);
       expect(final.stop_reason).toBe('end_turn');
       expect(final.usage.output_tokens).toBeGreaterThan(0);
       expect(types[0]).toBe('message_start');
@@ -137,7 +137,7 @@ describe('POST /v1/messages (Anthropic SDK through the gateway)', () => {
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: use!.type === 'tool_use' ? use!.id : '', content: 'sunny' }] },
         ],
       });
-      expect(second.content).toEqual([{ type: 'text', text: 'tool said: sunny' }]);
+      expect(second.content).toEqual([{ type: 'text', text: 'tool said: sunny', citations: null }]);
       const sent = openai.lastRequest!.body.messages;
       expect(sent[1]).toMatchObject({ role: 'assistant', tool_calls: [{ type: 'function', function: { name: 'get_weather', arguments: JSON.stringify({ query: 'Paris' }) } }] });
       expect(sent[2]).toMatchObject({ role: 'tool', content: 'sunny' });

@@ -29,6 +29,11 @@ export interface FakeOpenAIOptions {
   costPerToken?: number;
   /** When set, chat usage reports these cached prompt tokens and reasoning tokens (parts of the prompt and completion counts). */
   usageDetails?: { cachedTokens: number; reasoningTokens: number };
+  /**
+   * The choice member that names the stop sequence which ended an answer, as vLLM (`stop_reason`) and
+   * SGLang (`matched_stop`) report it; unset, the fake says nothing, as OpenAI does. Text is always cut at a `stop` sequence.
+   */
+  stopMember?: 'stop_reason' | 'matched_stop';
   /** When set, chat streams never carry a usage chunk, even with `stream_options.include_usage` (as some OpenAI-compatible servers do). */
   noStreamUsage?: boolean;
 }
@@ -141,6 +146,10 @@ async function chat(opts: FakeOpenAIOptions, req: RecordedRequest, res: ServerRe
   if (!Array.isArray(body.messages)) return openAIError(res, 400, "Missing required parameter: 'messages'.", 'invalid_request_error', 'missing_required_parameter', 'messages');
   const model = body.model ?? 'gpt-4o';
   const r = reply(body);
+  const stops: string[] = typeof body.stop === 'string' ? [body.stop] : Array.isArray(body.stop) ? body.stop : [];
+  const matched = r.content === null ? undefined : stops.map((s) => ({ s, at: r.content!.indexOf(s) })).filter((m) => m.at >= 0).sort((a, b) => a.at - b.at)[0];
+  if (matched) r.content = r.content!.slice(0, matched.at);
+  const said = matched && opts.stopMember ? { [opts.stopMember]: matched.s } : {};
   const id = 'chatcmpl-fake' + hash(JSON.stringify(body)).slice(0, 16);
   const created = 1700000000;
   const finish = r.toolCall ? 'tool_calls' : 'stop';
@@ -162,6 +171,7 @@ async function chat(opts: FakeOpenAIOptions, req: RecordedRequest, res: ServerRe
           },
           logprobs: null,
           finish_reason: finish,
+          ...said,
         },
       ],
       usage: usage(r, opts),
@@ -179,7 +189,7 @@ async function chat(opts: FakeOpenAIOptions, req: RecordedRequest, res: ServerRe
   } else {
     for (const piece of (r.content ?? '').split(/(?<= )/)) frames.push(frame([{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }]));
   }
-  frames.push(frame([{ index: 0, delta: {}, logprobs: null, finish_reason: finish }]));
+  frames.push(frame([{ index: 0, delta: {}, logprobs: null, finish_reason: finish, ...said }]));
   if (body.stream_options?.include_usage && !opts.noStreamUsage) frames.push(frame([], { usage: usage(r, opts) }));
   frames.push('data: [DONE]\n\n');
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });

@@ -47,7 +47,11 @@ describe('ChatStreamToMessageEvents', () => {
     expect(events[0]).toMatchObject({ message: { id: 'msg_chatcmpl-1', model: 'm', role: 'assistant', content: [] } });
     expect(events[8]).toMatchObject({ content_block: { type: 'tool_use', id: 'call_a', name: 'f', input: {} } });
     expect(events[10]).toMatchObject({ delta: { type: 'input_json_delta', partial_json: ':1}' } });
-    expect(events[15]).toEqual({ type: 'message_delta', delta: { stop_reason: 'tool_use', stop_sequence: null }, usage: { input_tokens: 7, output_tokens: 4, cache_read_input_tokens: 3 } });
+    expect(events[15]).toEqual({
+      type: 'message_delta',
+      delta: { stop_reason: 'tool_use', stop_sequence: null, stop_details: null, container: null },
+      usage: { input_tokens: 7, output_tokens: 4, cache_creation_input_tokens: 0, cache_read_input_tokens: 3, output_tokens_details: null, server_tool_use: null },
+    });
   });
 
   it('still starts and stops a message when the stream had no chunk', () => {

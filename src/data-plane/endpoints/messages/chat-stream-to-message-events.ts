@@ -1,7 +1,7 @@
 import { isObject } from '../../../foundation/lib/json.js';
 import type { ChatCompletionChunk, FinishReason, Usage } from '../../../foundation/spec/chat.js';
 import type { MessagesStreamEvent } from '../../../foundation/spec/messages.js';
-import { mapFinishReasonToStopReason, mapUsageToMessages, messageIdOf } from './map-chat-to-message.js';
+import { mapFinishReasonToStopReason, mapUsageToMessages, matchedStopSequence, messageIdOf } from './map-chat-to-message.js';
 
 type BlockKind = 'thinking' | 'text' | 'tool_use';
 
@@ -9,7 +9,9 @@ type BlockKind = 'thinking' | 'text' | 'tool_use';
  * Turns common chat chunks into the Messages API stream, incrementally: `message_start` first, then
  * one content block per run of reasoning (`thinking_delta`), text (`text_delta`) or tool call
  * (`tool_use` start + `input_json_delta` pieces), each closed by `content_block_stop` before the next
- * opens, and at the end `message_delta` (stop reason, usage) and `message_stop`. One instance per stream.
+ * opens, and at the end `message_delta` (stop reason, stop sequence, usage) and `message_stop`. One instance per stream.
+ * `message_start` reports the input tokens of the first chunk's usage when the upstream sends it there,
+ * else `inputEstimate` (the gateway's count of the request); `message_delta` reports the upstream's exact counts.
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
 export class ChatStreamToMessageEvents {
@@ -18,14 +20,18 @@ export class ChatStreamToMessageEvents {
   private nextIndex = 0;
   private finish: FinishReason | null = null;
   private usage: Usage | undefined;
+  private stopSequence: string | null = null;
 
-  constructor(private readonly model: string) {}
+  constructor(
+    private readonly model: string,
+    private readonly inputEstimate = 0,
+  ) {}
 
   /** The events one chunk completes. */
   push(chunk: ChatCompletionChunk): MessagesStreamEvent[] {
     const out: MessagesStreamEvent[] = [];
-    if (!this.started) out.push(this.start(chunk));
     if (isObject(chunk.usage)) this.usage = chunk.usage as Usage;
+    if (!this.started) out.push(this.start(chunk));
     const choice = chunk.choices?.[0];
     if (!choice) return out;
     const d = choice.delta ?? {};
@@ -42,12 +48,15 @@ export class ChatStreamToMessageEvents {
         this.close(out);
         const index = this.nextIndex++;
         this.open = { kind: 'tool_use', index, tool: call.index };
-        out.push({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id ?? `toolu_${index}`, name: call.function?.name ?? '', input: {} } });
+        out.push({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id ?? `toolu_${index}`, name: call.function?.name ?? '', input: {}, caller: { type: 'direct' } } });
       }
       const piece = call.function?.arguments;
       if (typeof piece === 'string' && piece) out.push(this.delta({ type: 'input_json_delta', partial_json: piece }));
     }
-    if (choice.finish_reason) this.finish = choice.finish_reason;
+    if (choice.finish_reason) {
+      this.finish = choice.finish_reason;
+      this.stopSequence = matchedStopSequence(choice);
+    }
     return out;
   }
 
@@ -56,8 +65,17 @@ export class ChatStreamToMessageEvents {
     const out: MessagesStreamEvent[] = [];
     if (!this.started) out.push(this.start(undefined));
     this.close(out);
-    const usage = mapUsageToMessages(this.usage);
-    out.push({ type: 'message_delta', delta: { stop_reason: mapFinishReasonToStopReason(this.finish), stop_sequence: null }, usage });
+    const u = mapUsageToMessages(this.usage);
+    const usage = {
+      input_tokens: this.usage ? u.input_tokens : this.inputEstimate,
+      output_tokens: u.output_tokens,
+      cache_creation_input_tokens: u.cache_creation_input_tokens,
+      cache_read_input_tokens: u.cache_read_input_tokens,
+      output_tokens_details: u.output_tokens_details,
+      server_tool_use: null,
+    };
+    const stopReason = this.stopSequence === null ? mapFinishReasonToStopReason(this.finish) : 'stop_sequence';
+    out.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: this.stopSequence, stop_details: null, container: null }, usage });
     out.push({ type: 'message_stop' });
     return out;
   }
@@ -65,9 +83,10 @@ export class ChatStreamToMessageEvents {
   private start(chunk: ChatCompletionChunk | undefined): MessagesStreamEvent {
     this.started = true;
     const model = typeof chunk?.model === 'string' && chunk.model ? chunk.model : this.model;
+    const usage = this.usage ? mapUsageToMessages(this.usage) : { ...mapUsageToMessages(undefined), input_tokens: this.inputEstimate };
     return {
       type: 'message_start',
-      message: { id: messageIdOf(chunk?.id), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } },
+      message: { id: messageIdOf(chunk?.id), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, stop_details: null, container: null, diagnostics: null, usage },
     };
   }
 
@@ -76,7 +95,7 @@ export class ChatStreamToMessageEvents {
     this.close(out);
     const index = this.nextIndex++;
     this.open = { kind, index };
-    out.push({ type: 'content_block_start', index, content_block: kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '', signature: '' } });
+    out.push({ type: 'content_block_start', index, content_block: kind === 'text' ? { type: 'text', text: '', citations: null } : { type: 'thinking', thinking: '', signature: '' } });
   }
 
   private delta(delta: Record<string, unknown>): MessagesStreamEvent {

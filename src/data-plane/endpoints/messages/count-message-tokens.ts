@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { loadTokenCounter } from '../../../foundation/lib/token-counter.js';
+import { loadTokenCounter, type TokenCounter } from '../../../foundation/lib/token-counter.js';
 import { prepareRequest, routeThroughGateway, servesNatively } from '../../pipeline/route-through-gateway.js';
 import type { GatewayDeps } from '../../pipeline/deps.js';
 import type { MessagesCountTokensResponse, MessagesRequest } from '../../../foundation/spec/messages.js';
@@ -21,7 +21,15 @@ export async function countMessageTokens(deps: GatewayDeps, request: FastifyRequ
     const { outcome } = await routeThroughGateway(deps, request, reply, p, 'messages_count_tokens', body);
     return reply.code(outcome.status).header('content-type', 'application/json').send(outcome.json!.bytes);
   }
-  const count = await loadTokenCounter();
+  const answer: MessagesCountTokensResponse = { input_tokens: estimateMessageTokens(body, await loadTokenCounter()) };
+  return answer;
+}
+
+/**
+ * The gateway's estimate of a Messages request's input tokens: the system prompt, every text block,
+ * tool inputs and results, the tool definitions, and a few tokens per message.
+ */
+export function estimateMessageTokens(body: Pick<MessagesRequest, 'system' | 'messages' | 'tools'>, count: TokenCounter): number {
   const texts: string[] = [];
   if (typeof body.system === 'string') texts.push(body.system);
   else for (const b of body.system ?? []) texts.push(b.text);
@@ -33,8 +41,7 @@ export async function countMessageTokens(deps: GatewayDeps, request: FastifyRequ
   }
   if (body.tools?.length) texts.push(JSON.stringify(body.tools));
   for (const t of texts) tokens += count(t);
-  const answer: MessagesCountTokensResponse = { input_tokens: tokens };
-  return answer;
+  return tokens;
 }
 
 function blockText(block: Record<string, unknown> | { type: string }): string {

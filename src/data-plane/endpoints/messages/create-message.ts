@@ -11,6 +11,8 @@ import type { MessagesRequest } from '../../../foundation/spec/messages.js';
 import { ChatStreamToMessageEvents, messageEventBytes } from './chat-stream-to-message-events.js';
 import { convertMessagesToChat } from './convert-messages-to-chat.js';
 import { mapChatToMessage, mapMessagesUsageToChat } from './map-chat-to-message.js';
+import { estimateMessageTokens } from './count-message-tokens.js';
+import { loadTokenCounter } from '../../../foundation/lib/token-counter.js';
 
 /** The client headers that choose the Messages API revision and beta features (forwarded on the native path). */
 const VERSION_HEADERS = ['anthropic-version', 'anthropic-beta'];
@@ -67,7 +69,8 @@ async function createOverChat(deps: GatewayDeps, request: FastifyRequest, reply:
     });
     return reply.code(outcome.status).header('content-type', 'application/json').send(JSON.stringify(outcome.extra ? { ...message, ...outcome.extra } : message));
   }
-  const events = new ChatStreamToMessageEvents(body.model);
+  // Counted while the upstream is already generating: message_start needs input tokens before any usage arrives.
+  const events = new ChatStreamToMessageEvents(body.model, estimateMessageTokens(body, await loadTokenCounter()));
   const reader = readChatChunks(deps, routed);
   async function* frames(): AsyncGenerator<Uint8Array> {
     try {

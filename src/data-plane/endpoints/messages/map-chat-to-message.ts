@@ -22,16 +22,38 @@ export function mapFinishReasonToStopReason(reason: FinishReason | null | undefi
 }
 
 /**
- * Maps common usage to Messages usage: the cache read and cache write are reported apart, and
- * `input_tokens` is what remains of the prompt (Anthropic counts only tokens after the last cache breakpoint).
+ * Maps common usage to Messages usage with every member the API's types have: the cache read and cache
+ * write apart (0 when the upstream reported none), `input_tokens` what remains of the prompt (Anthropic
+ * counts only tokens after the last cache breakpoint), reasoning tokens as `output_tokens_details.thinking_tokens`
+ * when reported; what the upstream cannot say (cache TTL split, server tools, tier, geography, speed) is null.
  */
 export function mapUsageToMessages(usage: Usage | null | undefined): MessagesUsage {
   const cacheRead = num(usage?.prompt_tokens_details?.cached_tokens);
   const cacheWrite = num(usage?.prompt_tokens_details?.cache_creation_tokens);
-  const out: MessagesUsage = { input_tokens: Math.max(0, num(usage?.prompt_tokens) - cacheRead - cacheWrite), output_tokens: num(usage?.completion_tokens) };
-  if (cacheRead) out.cache_read_input_tokens = cacheRead;
-  if (cacheWrite) out.cache_creation_input_tokens = cacheWrite;
-  return out;
+  const reasoning = usage?.completion_tokens_details?.reasoning_tokens;
+  return {
+    input_tokens: Math.max(0, num(usage?.prompt_tokens) - cacheRead - cacheWrite),
+    output_tokens: num(usage?.completion_tokens),
+    cache_creation_input_tokens: cacheWrite,
+    cache_read_input_tokens: cacheRead,
+    cache_creation: null,
+    output_tokens_details: typeof reasoning === 'number' ? { thinking_tokens: reasoning } : null,
+    server_tool_use: null,
+    service_tier: null,
+    inference_geo: null,
+    speed: null,
+  };
+}
+
+/**
+ * The stop sequence an OpenAI-compatible upstream says ended the answer: vLLM puts it on the choice as
+ * `stop_reason`, SGLang as `matched_stop` (a number there is an end-of-sequence token id, not a sequence).
+ */
+export function matchedStopSequence(choice: unknown): string | null {
+  if (!isObject(choice) || choice.finish_reason !== 'stop') return null;
+  if (typeof choice.stop_reason === 'string') return choice.stop_reason;
+  if (typeof choice.matched_stop === 'string') return choice.matched_stop;
+  return null;
 }
 
 /**
@@ -68,24 +90,28 @@ export function mapChatToMessage(chat: ChatCompletion, requestedModel: string): 
       if (!isObject(b)) continue;
       if (b.type === 'thinking' && typeof b.thinking === 'string') content.push({ type: 'thinking', thinking: b.thinking, signature: typeof b.signature === 'string' ? b.signature : '' });
       else if (b.type === 'redacted_thinking' && typeof b.data === 'string') content.push({ type: 'redacted_thinking', data: b.data });
-      else if (b.type === 'text' && typeof b.text === 'string' && b.text) content.push({ type: 'text', text: b.text });
+      else if (b.type === 'text' && typeof b.text === 'string' && b.text) content.push({ type: 'text', text: b.text, citations: null });
     }
   } else {
     if (typeof msg?.reasoning_content === 'string' && msg.reasoning_content) content.push({ type: 'thinking', thinking: msg.reasoning_content, signature: '' });
-    if (typeof msg?.content === 'string' && msg.content) content.push({ type: 'text', text: msg.content });
+    if (typeof msg?.content === 'string' && msg.content) content.push({ type: 'text', text: msg.content, citations: null });
   }
   for (const call of msg?.tool_calls ?? []) {
     const input = tryParseJson(call.function?.arguments ?? '');
-    content.push({ type: 'tool_use', id: call.id, name: call.function?.name ?? '', input: isObject(input) ? input : {} });
+    content.push({ type: 'tool_use', id: call.id, name: call.function?.name ?? '', input: isObject(input) ? input : {}, caller: { type: 'direct' } });
   }
+  const stopSequence = matchedStopSequence(choice);
   return {
     id: messageIdOf(chat.id),
     type: 'message',
     role: 'assistant',
     model: typeof chat.model === 'string' && chat.model ? chat.model : requestedModel,
     content,
-    stop_reason: mapFinishReasonToStopReason(choice?.finish_reason),
-    stop_sequence: null,
+    stop_reason: stopSequence === null ? mapFinishReasonToStopReason(choice?.finish_reason) : 'stop_sequence',
+    stop_sequence: stopSequence,
+    stop_details: null,
+    container: null,
+    diagnostics: null,
     usage: mapUsageToMessages(chat.usage),
   };
 }
