@@ -11,7 +11,11 @@ import { missingInEvents, missingInMessage } from './anthropic-message-shapes.js
  * tokens known at `message_start`, and stop sequences reported as such when the upstream names them.
  */
 const MODEL = 'claude-sonnet-4-20250514';
-const weather = { name: 'get_weather', description: 'Weather', input_schema: { type: 'object' as const, properties: { query: { type: 'string' } } } };
+const weather = {
+  name: 'get_weather',
+  description: 'Weather',
+  input_schema: { type: 'object' as const, properties: { query: { type: 'string' } } },
+};
 
 describe('Messages translated from an OpenAI-style target, against the Anthropic SDK types', () => {
   let gw: TestGateway;
@@ -32,9 +36,16 @@ describe('Messages translated from an OpenAI-style target, against the Anthropic
     await Promise.all([plain?.close(), vllm?.close(), sglang?.close()]);
   });
 
-  const headers = (fake: FakeOpenAI, provider = 'openai') => ({ 'x-gateway-config': JSON.stringify({ provider, api_key: 'sk-o', custom_host: fake.url }), 'anthropic-version': '2023-06-01' });
+  const headers = (fake: FakeOpenAI, provider = 'openai') => ({
+    'x-gateway-config': JSON.stringify({ provider, api_key: 'sk-o', custom_host: fake.url }),
+    'anthropic-version': '2023-06-01',
+  });
   const post = async (fake: FakeOpenAI, body: Record<string, unknown>) => {
-    const res = await gw.fetch('/v1/messages', { method: 'POST', headers: headers(fake), body: JSON.stringify({ model: MODEL, max_tokens: 100, ...body }) });
+    const res = await gw.fetch('/v1/messages', {
+      method: 'POST',
+      headers: headers(fake),
+      body: JSON.stringify({ model: MODEL, max_tokens: 100, ...body }),
+    });
     expect(res.status, await res.clone().text()).toBe(200);
     return res;
   };
@@ -42,15 +53,26 @@ describe('Messages translated from an OpenAI-style target, against the Anthropic
   it('answers messages with every required member: text, tool_use with its caller, usage with cache and thinking tokens', async () => {
     const text = (await (await post(plain, { messages: [{ role: 'user', content: 'hello' }] })).json()) as Record<string, unknown>;
     expect(missingInMessage(text)).toEqual([]);
-    expect(text.usage).toMatchObject({ cache_read_input_tokens: 3, cache_creation_input_tokens: 0, output_tokens_details: { thinking_tokens: 2 } });
-    const tool = (await (await post(plain, { tools: [weather], messages: [{ role: 'user', content: 'Paris' }] })).json()) as Record<string, unknown>;
+    expect(text.usage).toMatchObject({
+      cache_read_input_tokens: 3,
+      cache_creation_input_tokens: 0,
+      output_tokens_details: { thinking_tokens: 2 },
+    });
+    const tool = (await (await post(plain, { tools: [weather], messages: [{ role: 'user', content: 'Paris' }] })).json()) as Record<
+      string,
+      unknown
+    >;
     expect(missingInMessage(tool)).toEqual([]);
-    expect(tool.content).toEqual([{ type: 'tool_use', id: expect.any(String), name: 'get_weather', input: { query: 'Paris' }, caller: { type: 'direct' } }]);
+    expect(tool.content).toEqual([
+      { type: 'tool_use', id: expect.any(String), name: 'get_weather', input: { query: 'Paris' }, caller: { type: 'direct' } },
+    ]);
   });
 
   it('streams events with every required member and the input tokens known at message_start', async () => {
     for (const extra of [{}, { tools: [weather] }]) {
-      const events = (await readEvents(await post(plain, { stream: true, messages: [{ role: 'user', content: 'Paris in the spring' }], ...extra }))).map((e) => e.data as Record<string, unknown>);
+      const events = (
+        await readEvents(await post(plain, { stream: true, messages: [{ role: 'user', content: 'Paris in the spring' }], ...extra }))
+      ).map((e) => e.data as Record<string, unknown>);
       expect(missingInEvents(events)).toEqual([]);
       const start = events.find((e) => e.type === 'message_start')!.message as { usage: { input_tokens: number } };
       expect(start.usage.input_tokens).toBeGreaterThan(0);
@@ -61,10 +83,17 @@ describe('Messages translated from an OpenAI-style target, against the Anthropic
   });
 
   it('parses with the SDK, streamed and not', async () => {
-    const client = new Anthropic({ apiKey: 'unused', baseURL: gw.url, maxRetries: 0, defaultHeaders: { 'x-gateway-api-key': gw.adminKey, ...headers(plain) } });
+    const client = new Anthropic({
+      apiKey: 'unused',
+      baseURL: gw.url,
+      maxRetries: 0,
+      defaultHeaders: { 'x-gateway-api-key': gw.adminKey, ...headers(plain) },
+    });
     const msg = await client.messages.create({ model: MODEL, max_tokens: 100, messages: [{ role: 'user', content: 'hi sdk' }] });
     expect(msg.content).toEqual([{ type: 'text', text: 'echo: hi sdk', citations: null }]);
-    const final = await client.messages.stream({ model: MODEL, max_tokens: 100, messages: [{ role: 'user', content: 'stream me' }] }).finalMessage();
+    const final = await client.messages
+      .stream({ model: MODEL, max_tokens: 100, messages: [{ role: 'user', content: 'stream me' }] })
+      .finalMessage();
     expect(final.usage.input_tokens).toBeGreaterThan(0);
     expect(final.content).toEqual([{ type: 'text', text: 'echo: stream me', citations: null }]);
   });
@@ -75,13 +104,19 @@ describe('Messages translated from an OpenAI-style target, against the Anthropic
   ])('reports a stop sequence named by %s, streamed and not', async (_name, fake) => {
     const body = { stop_sequences: ['STOP'], messages: [{ role: 'user', content: 'count then STOP here' }] };
     const json = (await (await post(fake(), body)).json()) as Record<string, unknown>;
-    expect(json).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'STOP', content: [{ type: 'text', text: 'echo: count then ' }] });
+    expect(json).toMatchObject({
+      stop_reason: 'stop_sequence',
+      stop_sequence: 'STOP',
+      content: [{ type: 'text', text: 'echo: count then ' }],
+    });
     const events = (await readEvents(await post(fake(), { ...body, stream: true }))).map((e) => e.data as Record<string, unknown>);
     expect(events.find((e) => e.type === 'message_delta')!.delta).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'STOP' });
   });
 
   it('says end_turn with a null stop_sequence when the upstream does not name the sequence (OpenAI)', async () => {
-    const json = (await (await post(plain, { stop_sequences: ['STOP'], messages: [{ role: 'user', content: 'count then STOP here' }] })).json()) as Record<string, unknown>;
+    const json = (await (
+      await post(plain, { stop_sequences: ['STOP'], messages: [{ role: 'user', content: 'count then STOP here' }] })
+    ).json()) as Record<string, unknown>;
     expect(json).toMatchObject({ stop_reason: 'end_turn', stop_sequence: null });
   });
 });

@@ -22,7 +22,10 @@ describe.runIf(!path && process.env.CI)('official schemas (document missing)', (
   });
 });
 
-const weather = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { query: { type: 'string' } } } } };
+const weather = {
+  type: 'function' as const,
+  function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { query: { type: 'string' } } } },
+};
 
 describe.runIf(path)('built objects against the official OpenAI schemas', () => {
   let schemas: OpenAISchemas;
@@ -54,7 +57,13 @@ describe.runIf(path)('built objects against the official OpenAI schemas', () => 
     google: { config: { provider: 'google', api_key: 'g-key', custom_host: google.url }, model: 'gemini-2.5-flash' },
     cohere: { config: { provider: 'cohere', api_key: 'co-key', custom_host: cohere.url }, model: 'command-a-03-2025' },
     bedrock: {
-      config: { provider: 'bedrock', cloud1_access_key_id: FAKE_AWS_CREDENTIALS.accessKeyId, cloud1_secret_access_key: FAKE_AWS_CREDENTIALS.secretAccessKey, cloud1_region: 'us-east-1', custom_host: bedrock.url },
+      config: {
+        provider: 'bedrock',
+        cloud1_access_key_id: FAKE_AWS_CREDENTIALS.accessKeyId,
+        cloud1_secret_access_key: FAKE_AWS_CREDENTIALS.secretAccessKey,
+        cloud1_region: 'us-east-1',
+        custom_host: bedrock.url,
+      },
       model: 'anthropic.claude-3-5-sonnet-20240620-v1:0',
     },
   });
@@ -72,7 +81,10 @@ describe.runIf(path)('built objects against the official OpenAI schemas', () => 
   describe.each(['anthropic', 'google', 'cohere', 'bedrock'] as const)('chat translated from %s', (name) => {
     it('answers a CreateChatCompletionResponse, text and tool call', async () => {
       const t = targets()[name];
-      for (const body of [{ messages: [{ role: 'user', content: 'hello' }] }, { messages: [{ role: 'user', content: 'Paris' }], tools: [weather] }]) {
+      for (const body of [
+        { messages: [{ role: 'user', content: 'hello' }] },
+        { messages: [{ role: 'user', content: 'Paris' }], tools: [weather] },
+      ]) {
         const res = await post('/v1/chat/completions', via(t.config), { model: t.model, max_tokens: 50, ...body });
         valid('CreateChatCompletionResponse', await res.json());
       }
@@ -80,8 +92,19 @@ describe.runIf(path)('built objects against the official OpenAI schemas', () => 
 
     it('streams CreateChatCompletionStreamResponse chunks, usage included', async () => {
       const t = targets()[name];
-      for (const body of [{ messages: [{ role: 'user', content: 'hello' }] }, { messages: [{ role: 'user', content: 'Paris' }], tools: [weather] }]) {
-        const events = await readEvents(await post('/v1/chat/completions', via(t.config), { model: t.model, max_tokens: 50, stream: true, stream_options: { include_usage: true }, ...body }));
+      for (const body of [
+        { messages: [{ role: 'user', content: 'hello' }] },
+        { messages: [{ role: 'user', content: 'Paris' }], tools: [weather] },
+      ]) {
+        const events = await readEvents(
+          await post('/v1/chat/completions', via(t.config), {
+            model: t.model,
+            max_tokens: 50,
+            stream: true,
+            stream_options: { include_usage: true },
+            ...body,
+          }),
+        );
         expect(events.length).toBeGreaterThan(1);
         for (const e of events) valid('CreateChatCompletionStreamResponse', e.data);
       }
@@ -93,14 +116,20 @@ describe.runIf(path)('built objects against the official OpenAI schemas', () => 
       const t = targets().anthropic;
       const text = await post('/v1/responses', via(t.config), { model: t.model, input: 'hello there', instructions: 'Be brief.' });
       valid('Response', await text.json());
-      const call = await post('/v1/responses', via(t.config), { model: t.model, input: 'Paris', tools: [{ type: 'function', name: 'get_weather', parameters: weather.function.parameters }] });
+      const call = await post('/v1/responses', via(t.config), {
+        model: t.model,
+        input: 'Paris',
+        tools: [{ type: 'function', name: 'get_weather', parameters: weather.function.parameters }],
+      });
       valid('Response', await call.json());
     });
 
     it('streams ResponseStreamEvent events', async () => {
       const t = targets().anthropic;
       for (const extra of [{}, { tools: [{ type: 'function', name: 'get_weather', parameters: weather.function.parameters }] }]) {
-        const events = await readEvents(await post('/v1/responses', via(t.config), { model: t.model, input: 'Paris', stream: true, ...extra }));
+        const events = await readEvents(
+          await post('/v1/responses', via(t.config), { model: t.model, input: 'Paris', stream: true, ...extra }),
+        );
         expect((events.at(-1)!.data as { type: string }).type).toBe('response.completed');
         validEvents('ResponseStreamEvent', events);
       }
@@ -122,7 +151,18 @@ describe.runIf(path)('built objects against the official OpenAI schemas', () => 
     it('answers OpenAIFile, ListFilesResponse, DeleteFileResponse and Batch objects', async () => {
       const form = new FormData();
       form.append('purpose', 'batch');
-      form.append('file', new Blob([JSON.stringify({ custom_id: 'a', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] } }) + '\n']), 'in.jsonl');
+      form.append(
+        'file',
+        new Blob([
+          JSON.stringify({
+            custom_id: 'a',
+            method: 'POST',
+            url: '/v1/chat/completions',
+            body: { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] },
+          }) + '\n',
+        ]),
+        'in.jsonl',
+      );
       const up = await fetch(gw.url + '/v1/files', { method: 'POST', body: form, headers: { 'x-gateway-api-key': gw.adminKey } });
       expect(up.status).toBe(200);
       const file = (await up.json()) as { id: string };
@@ -130,7 +170,9 @@ describe.runIf(path)('built objects against the official OpenAI schemas', () => 
       valid('OpenAIFile', await (await gw.fetch(`/v1/files/${file.id}`)).json());
       valid('ListFilesResponse', await (await gw.fetch('/v1/files')).json());
       const config = via({ provider: 'openai', api_key: 'sk-o', custom_host: openai.url });
-      const created = (await (await post('/v1/batches', config, { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })).json()) as { id: string };
+      const created = (await (
+        await post('/v1/batches', config, { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' })
+      ).json()) as { id: string };
       valid('Batch', created);
       let batch: { status: string } = created as never;
       for (let i = 0; i < 200 && !['completed', 'failed'].includes(batch.status); i++) {
@@ -149,7 +191,14 @@ describe.runIf(path)('built objects against the official OpenAI schemas', () => 
   describe('moderations', () => {
     const config = () => via({ provider: 'openai', api_key: 'sk-o', custom_host: openai.url });
     it('takes the default model, a string, an array and multimodal parts', async () => {
-      for (const input of ['I will kill the process', ['hello', 'hate this'], [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'https://example.com/kill.png' } }]]) {
+      for (const input of [
+        'I will kill the process',
+        ['hello', 'hate this'],
+        [
+          { type: 'text', text: 'look' },
+          { type: 'image_url', image_url: { url: 'https://example.com/kill.png' } },
+        ],
+      ]) {
         const res = await post('/v1/moderations', config(), { input });
         valid('CreateModerationResponse', await res.json());
         expect(openai.lastRequest!.body).toEqual({ input, model: 'omni-moderation-latest' });

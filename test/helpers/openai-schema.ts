@@ -35,7 +35,10 @@ function toJsonSchema(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
     if (k === 'discriminator' || k === 'nullable' || k === 'example' || k === 'examples') continue;
-    out[k] = k === 'properties' || k === '$defs' || k === 'schemas' ? Object.fromEntries(Object.entries(v as object).map(([n, s]) => [n, toJsonSchema(s)])) : toJsonSchema(v);
+    out[k] =
+      k === 'properties' || k === '$defs' || k === 'schemas'
+        ? Object.fromEntries(Object.entries(v as object).map(([n, s]) => [n, toJsonSchema(s)]))
+        : toJsonSchema(v);
   }
   if ((node as { nullable?: unknown }).nullable !== true) return out;
   if (typeof out.type === 'string') {
@@ -55,7 +58,10 @@ function toJsonSchema(node: unknown): unknown {
 export class OpenAISchemas {
   private readonly ajv: Ajv2020;
   private readonly cache = new Map<string, ValidateFunction>();
-  private readonly schemas: Record<string, { anyOf?: Array<{ $ref?: string }>; oneOf?: Array<{ $ref?: string }>; properties?: { type?: { enum?: unknown[] } } }>;
+  private readonly schemas: Record<
+    string,
+    { anyOf?: Array<{ $ref?: string }>; oneOf?: Array<{ $ref?: string }>; properties?: { type?: { enum?: unknown[] } } }
+  >;
 
   constructor(path: string) {
     const doc = JSON.parse(readFileSync(path, 'utf8')) as { components: { schemas: OpenAISchemas['schemas'] } };
