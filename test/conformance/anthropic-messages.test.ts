@@ -3,6 +3,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { readEvents } from '../helpers/sse-events.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/openai/server.js';
+import { startFakeGoogle, type FakeGoogle } from '../fakes/google/server.js';
 import { missingInEvents, missingInMessage } from './anthropic-message-shapes.js';
 
 /**
@@ -22,6 +23,7 @@ describe('Messages translated from an OpenAI-style target, against the Anthropic
   let plain: FakeOpenAI;
   let vllm: FakeOpenAI;
   let sglang: FakeOpenAI;
+  let google: FakeGoogle;
 
   beforeAll(async () => {
     [plain, vllm, sglang] = await Promise.all([
@@ -29,11 +31,12 @@ describe('Messages translated from an OpenAI-style target, against the Anthropic
       startFakeOpenAI({ apiKey: 'sk-o', stopMember: 'stop_reason' }),
       startFakeOpenAI({ apiKey: 'sk-o', stopMember: 'matched_stop' }),
     ]);
+    google = await startFakeGoogle({ apiKey: 'g-key', cachedTokens: 2 });
     gw = await startGateway();
   });
   afterAll(async () => {
     await gw?.close();
-    await Promise.all([plain?.close(), vllm?.close(), sglang?.close()]);
+    await Promise.all([plain?.close(), vllm?.close(), sglang?.close(), google?.close()]);
   });
 
   const headers = (fake: FakeOpenAI, provider = 'openai') => ({
@@ -118,5 +121,25 @@ describe('Messages translated from an OpenAI-style target, against the Anthropic
       await post(plain, { stop_sequences: ['STOP'], messages: [{ role: 'user', content: 'count then STOP here' }] })
     ).json()) as Record<string, unknown>;
     expect(json).toMatchObject({ stop_reason: 'end_turn', stop_sequence: null });
+  });
+
+  it('builds the same members from a Gemini target, streamed and not', async () => {
+    const config = { 'x-gateway-config': JSON.stringify({ provider: 'google', api_key: 'g-key', custom_host: google.url }) };
+    const send = (body: Record<string, unknown>) =>
+      gw.fetch('/v1/messages', {
+        method: 'POST',
+        headers: config,
+        body: JSON.stringify({ model: 'gemini-2.5-flash', max_tokens: 100, ...body }),
+      });
+    for (const extra of [{}, { tools: [weather] }]) {
+      const res = await send({ messages: [{ role: 'user', content: 'Paris' }], ...extra });
+      expect(res.status).toBe(200);
+      expect(missingInMessage((await res.json()) as Record<string, unknown>)).toEqual([]);
+      const events = (await readEvents(await send({ stream: true, messages: [{ role: 'user', content: 'Paris' }], ...extra }))).map(
+        (e) => e.data as Record<string, unknown>,
+      );
+      expect(missingInEvents(events)).toEqual([]);
+      expect((events[0]!.message as { usage: { input_tokens: number } }).usage.input_tokens).toBeGreaterThan(0);
+    }
   });
 });
