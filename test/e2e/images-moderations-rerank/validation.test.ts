@@ -96,16 +96,20 @@ describe('POST /v1/images/generations body rules', () => {
 const MOD = '/v1/moderations';
 
 describe('POST /v1/moderations body rules', () => {
-  it('input is a required string', async () => {
+  it('input is required: a string, strings, or text and image parts', async () => {
     await rejects(MOD, {}, 'body.input', /required/);
-    await rejects(MOD, { input: ['a', 'b'] }, 'body.input');
     await rejects(MOD, { input: 1 }, 'body.input');
+    await rejects(MOD, { input: [{ type: 'text' }] }, 'body.input');
+    await rejects(MOD, { input: [{ type: 'image_url', image_url: 'https://example.com/a.png' }] }, 'body.input');
+    await accepts(MOD, { input: ['a', 'b'] });
+    await accepts(MOD, { input: [{ type: 'text', text: 'a' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] });
   });
-  it('model is text-moderation-stable or text-moderation-latest (default latest)', async () => {
+  it('model is any name (default omni-moderation-latest)', async () => {
     await accepts(MOD, { input: 'x', model: 'text-moderation-stable' });
+    await accepts(MOD, { input: 'x', model: 'omni-moderation-2024-09-26' });
     await accepts(MOD, { input: 'x' });
-    expect(env.fake.lastRequest!.body.model).toBe('text-moderation-latest');
-    await rejects(MOD, { input: 'x', model: 'omni-moderation-latest' }, 'body.model', /allowed values/);
+    expect(env.fake.lastRequest!.body.model).toBe('omni-moderation-latest');
+    await rejects(MOD, { input: 'x', model: 1 }, 'body.model');
   });
 });
 
