@@ -1,11 +1,10 @@
 import { Type } from 'typebox';
-import { StringEnum } from './string-enum.js';
 import { StringOrArray } from './string-or-array.js';
 import { Nullable } from './nullable.js';
 
 const Message = Type.Object(
   {
-    role: StringEnum(['system', 'developer', 'user', 'assistant', 'tool', 'function']),
+    role: Type.String({ minLength: 1 }),
     content: Type.Optional(StringOrArray(Type.Object({ type: Type.String() }, { additionalProperties: true }), { nullable: true })),
   },
   { additionalProperties: true },
@@ -13,6 +12,8 @@ const Message = Type.Object(
 
 /**
  * The chat completions body: the common schema's required fields and bounds; other fields pass through.
+ * A message's `role` is any non-empty string: a new role reaches an OpenAI-speaking target untouched, and
+ * a translating provider refuses a role it cannot map with a 400 naming `messages[i].role`.
  * The chat route validates with it and prompts take their hyperparameters from it.
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */

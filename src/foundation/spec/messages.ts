@@ -70,8 +70,9 @@ export type MessagesContentBlock =
   | MessagesThinkingBlock
   | MessagesRedactedThinkingBlock;
 
+/** One turn. `system` is a mid-conversation instruction (text blocks only) at that point of the conversation. */
 export interface MessagesTurn {
-  role: 'user' | 'assistant';
+  role: 'user' | 'assistant' | 'system';
   content: string | MessagesContentBlock[];
 }
 
@@ -104,7 +105,10 @@ export interface MessagesRequest {
   top_k?: number;
   tools?: MessagesTool[];
   tool_choice?: MessagesToolChoice;
-  thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'disabled' };
+  /** `adaptive` lets the model choose how much to think (its depth set by `output_config.effort`). */
+  thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'disabled' } | { type: 'adaptive'; display?: string };
+  /** Output settings: `effort` (`low` … `max`) and `format` (a JSON schema the answer follows). */
+  output_config?: { effort?: string; format?: { type: string; schema?: Record<string, unknown> } };
   metadata?: { user_id?: string };
   [key: string]: unknown;
 }

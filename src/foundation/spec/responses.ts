@@ -65,7 +65,7 @@ export interface ResponsesRequest {
   temperature?: number | null;
   top_p?: number | null;
   reasoning?: { effort?: string | null; summary?: string | null; generate_summary?: string | null } | null;
-  text?: { format?: ResponseTextFormat } | null;
+  text?: { format?: ResponseTextFormat; verbosity?: string } | null;
   user?: string;
   include?: string[];
   [key: string]: unknown;

@@ -41,7 +41,13 @@ export function validateMessagesBody(body: any): void {
   }
   let pendingToolUse: string[] = [];
   body.messages.forEach((m: any, i: number) => {
-    if (m?.role !== 'user' && m?.role !== 'assistant') bad(`messages.${i}.role: Input should be 'user' or 'assistant'`);
+    if (m?.role === 'system') {
+      // A mid-conversation system message (the API's per-turn instructions): text blocks only, no pairing effect.
+      const parts: any[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : Array.isArray(m.content) ? m.content : [];
+      if (!parts.length || parts.some((b) => b?.type !== 'text' || typeof b.text !== 'string')) bad(`messages.${i}.content: a system message takes text blocks only`);
+      return;
+    }
+    if (m?.role !== 'user' && m?.role !== 'assistant') bad(`messages.${i}.role: Input should be 'user', 'assistant' or 'system'`);
     const blocks: any[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : Array.isArray(m.content) ? m.content : bad(`messages.${i}.content: Field required`);
     if (blocks.length === 0 && !(i === body.messages.length - 1 && m.role === 'assistant')) bad(`messages.${i}: all messages must have non-empty content`);
     const results = blocks.filter((b) => b?.type === 'tool_result').map((b) => b.tool_use_id);

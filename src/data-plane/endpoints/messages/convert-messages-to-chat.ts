@@ -15,8 +15,13 @@ import type { MessagesContentBlock, MessagesRequest, MessagesSource, MessagesToo
  *   `thinking`, `tools` (`input_schema` → `parameters`), `tool_choice` (`any` → `required`, `tool` → a
  *   named function, `disable_parallel_tool_use` → `parallel_tool_calls: false`), `stream` (with
  *   `stream_options.include_usage`, so the closing `message_delta` can report usage).
- * `top_k` has no common-schema meaning and is dropped. Server tools (a `type` other than `custom`) can
- * only run on Anthropic itself: refused here with 400 naming the tool.
+ * - a mid-conversation `system` turn → a system message at that point (text blocks only);
+ * - `thinking` `enabled`/`disabled` → `thinking`; `adaptive` (the model chooses) → `reasoning_effort` from
+ *   `output_config.effort` (`low`, `medium`, `high`; `max` → `high`), nothing when no effort is given;
+ * - `output_config.format` of type `json_schema` → `response_format`.
+ * `top_k`, `thinking.display`, `context_management`, `service_tier`, `container`, `mcp_servers` and other
+ * members with no common-schema meaning are dropped (docs/messages.md lists them). Server tools (a `type`
+ * other than `custom`) can only run on Anthropic itself: refused here with 400 naming the tool.
  * @see https://docs.anthropic.com/en/api/messages
  */
 export function convertMessagesToChat(req: MessagesRequest): ChatCompletionRequest {
@@ -29,14 +34,18 @@ export function convertMessagesToChat(req: MessagesRequest): ChatCompletionReque
   req.messages.forEach((turn, i) => {
     const param = `messages[${i}]`;
     if (turn.role === 'assistant') messages.push(assistantMessage(turn.content, param));
-    else messages.push(...userMessages(turn.content, param));
+    else if (turn.role === 'user') messages.push(...userMessages(turn.content, param));
+    else if (turn.role === 'system') messages.push(systemMessage(turn.content, param));
+    else throw new GatewayError('invalid_request', `${param}.role '${String(turn.role)}' has no chat equivalent; this target is reached by translation.`, { param: `${param}.role` });
   });
   const chat: ChatCompletionRequest = { model: req.model, messages, max_tokens: req.max_tokens };
   if (req.stop_sequences?.length) chat.stop = req.stop_sequences;
   if (typeof req.temperature === 'number') chat.temperature = req.temperature;
   if (typeof req.top_p === 'number') chat.top_p = req.top_p;
   if (typeof req.metadata?.user_id === 'string' && req.metadata.user_id) chat.user = req.metadata.user_id;
-  if (isObject(req.thinking)) chat.thinking = req.thinking;
+  if (isObject(req.thinking)) mapThinking(req, chat);
+  const format = req.output_config?.format;
+  if (format?.type === 'json_schema' && isObject(format.schema)) chat.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: true } };
   if (req.tools?.length) chat.tools = req.tools.map((t, i) => toFunctionTool(t, `tools[${i}]`));
   if (req.tool_choice) Object.assign(chat, toToolChoice(req.tool_choice));
   if (req.stream === true) {
@@ -45,6 +54,31 @@ export function convertMessagesToChat(req: MessagesRequest): ChatCompletionReque
     chat.stream_options = { include_usage: true };
   }
   return chat;
+}
+
+const EFFORTS: Record<string, ChatCompletionRequest['reasoning_effort']> = { low: 'low', medium: 'medium', high: 'high', max: 'high' };
+
+/** `thinking`: the common schema's `enabled`/`disabled` as is; `adaptive` → `reasoning_effort` from `output_config.effort`. */
+function mapThinking(req: MessagesRequest, chat: ChatCompletionRequest): void {
+  const thinking = req.thinking!;
+  if (thinking.type === 'enabled' || thinking.type === 'disabled') {
+    chat.thinking = thinking;
+    return;
+  }
+  const effort = typeof req.output_config?.effort === 'string' ? EFFORTS[req.output_config.effort] : undefined;
+  if (thinking.type === 'adaptive' && effort) chat.reasoning_effort = effort;
+}
+
+/** A mid-conversation `system` turn as a system message at that point. */
+function systemMessage(content: MessagesRequest['messages'][number]['content'], param: string): ChatMessage {
+  if (typeof content === 'string') return { role: 'system', content };
+  return {
+    role: 'system',
+    content: content.map((block, j) => {
+      if (block.type !== 'text') throw new GatewayError('invalid_request', `${param}.content[${j}]: a system turn holds text blocks only.`, { param: `${param}.content[${j}].type` });
+      return textPart(block.text, block.cache_control);
+    }),
+  };
 }
 
 function textPart(text: string, cacheControl: unknown): ContentPart {

@@ -1,14 +1,19 @@
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { isObject } from '../../../foundation/lib/json.js';
 import type { ChatCompletionRequest, ChatMessage, ContentPart, FunctionTool, ToolChoice } from '../../../foundation/spec/chat.js';
-import type { ResponseContentPart, ResponseItem, ResponsesRequest } from '../../../foundation/spec/responses.js';
+import type { ResponseContentPart, ResponseItem, ResponseTool, ResponsesRequest } from '../../../foundation/spec/responses.js';
 
 /**
  * Maps a Responses request onto a chat completion request for a provider without a native Responses
  * API: `instructions` become the system message, the conversation items (earlier turns loaded by
  * `previous_response_id`, then this request's input) become chat messages, function tools become chat
  * tools, `max_output_tokens` becomes `max_tokens`, `text.format` becomes `response_format`,
- * `reasoning.effort` becomes `reasoning_effort`. A stream asks for the usage chunk.
+ * `reasoning.effort` becomes `reasoning_effort`, `text.verbosity` becomes `verbosity`, `prompt_cache_key` is
+ * kept. Function tools come from `tools` and from `additional_tools` input items; other tool kinds
+ * (hosted `web_search`, `namespace`, `custom`, ...) cannot run over chat: they are dropped, unless
+ * `tool_choice` forces one (400 naming it). `include`, `reasoning.context`, `reasoning.summary`,
+ * `client_metadata` and other members with no chat meaning are dropped (docs/responses.md lists them).
+ * A stream asks for the usage chunk.
  * @see https://platform.openai.com/docs/guides/migrate-to-responses
  */
 export function convertToChatRequest(req: ResponsesRequest, items: readonly ResponseItem[]): ChatCompletionRequest {
@@ -25,9 +30,13 @@ export function convertToChatRequest(req: ResponsesRequest, items: readonly Resp
   if (typeof req.temperature === 'number') chat.temperature = req.temperature;
   if (typeof req.top_p === 'number') chat.top_p = req.top_p;
   if (typeof req.user === 'string') chat.user = req.user;
-  if (typeof req.parallel_tool_calls === 'boolean' && req.tools?.length) chat.parallel_tool_calls = req.parallel_tool_calls;
-  if (req.tools?.length) chat.tools = req.tools.map(convertTool);
-  if (req.tool_choice !== undefined) chat.tool_choice = convertToolChoice(req.tool_choice);
+  const tools = functionTools(req.tools, items);
+  if (typeof req.parallel_tool_calls === 'boolean' && tools.length) chat.parallel_tool_calls = req.parallel_tool_calls;
+  if (tools.length) chat.tools = tools;
+  if (req.tool_choice !== undefined && tools.length) chat.tool_choice = convertToolChoice(req.tool_choice);
+  else if (isObject(req.tool_choice)) throw new GatewayError('invalid_request', `tool_choice forces a tool that cannot run over chat completions: only function tools run there.`, { param: 'tool_choice' });
+  if (typeof req.text?.verbosity === 'string') chat.verbosity = req.text.verbosity;
+  if (typeof req.prompt_cache_key === 'string') chat.prompt_cache_key = req.prompt_cache_key;
   const format = req.text?.format;
   if (format?.type === 'json_object') chat.response_format = { type: 'json_object' };
   if (format?.type === 'json_schema') chat.response_format = { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, ...(typeof format.strict === 'boolean' ? { strict: format.strict } : {}) } };
@@ -59,6 +68,7 @@ export function convertItemsToMessages(items: readonly ResponseItem[]): ChatMess
         out.push({ role: 'tool', tool_call_id: String(item.call_id ?? ''), content: typeof item.output === 'string' ? item.output : textOf(item.output) });
         return;
       case 'reasoning':
+      case 'additional_tools':
         return;
       default:
         throw new GatewayError('invalid_request', `input[${i}]: items of type '${item.type}' need a provider that serves the Responses API natively.`, { param: `input[${i}].type` });
@@ -96,10 +106,18 @@ function convertPart(p: ResponseContentPart, param: string): ContentPart {
   throw new GatewayError('invalid_request', `${param}: content of type '${p.type}' needs a provider that serves the Responses API natively.`, { param });
 }
 
-function convertTool(t: ResponsesRequest['tools'] extends Array<infer T> | undefined ? T : never, i: number): FunctionTool {
-  if (t.type !== 'function') {
-    throw new GatewayError('invalid_request', `tools[${i}]: '${t.type}' tools need a provider that serves the Responses API natively; only function tools run over chat completions.`, { param: `tools[${i}].type` });
+/** The function tools of `tools` and of `additional_tools` items, as chat tools; other tool kinds are dropped. */
+function functionTools(tools: ResponsesRequest['tools'], items: readonly ResponseItem[]): FunctionTool[] {
+  const out: FunctionTool[] = [];
+  for (const t of tools ?? []) if (t.type === 'function') out.push(convertTool(t));
+  for (const item of items) {
+    if (item.type !== 'additional_tools' || !Array.isArray(item.tools)) continue;
+    for (const t of item.tools) if (isObject(t) && t.type === 'function' && typeof t.name === 'string') out.push(convertTool(t as ResponseTool));
   }
+  return out;
+}
+
+function convertTool(t: ResponseTool): FunctionTool {
   const fn: FunctionTool['function'] = { name: String(t.name) };
   if (typeof t.description === 'string') fn.description = t.description;
   if (isObject(t.parameters)) fn.parameters = t.parameters;
@@ -110,5 +128,5 @@ function convertTool(t: ResponsesRequest['tools'] extends Array<infer T> | undef
 function convertToolChoice(choice: NonNullable<ResponsesRequest['tool_choice']>): ToolChoice {
   if (typeof choice === 'string') return choice;
   if (choice.type === 'function' && typeof choice.name === 'string') return { type: 'function', function: { name: choice.name } };
-  throw new GatewayError('invalid_request', `tool_choice of type '${choice.type}' needs a provider that serves the Responses API natively.`, { param: 'tool_choice' });
+  throw new GatewayError('invalid_request', `tool_choice of type '${choice.type}' forces a tool that runs only on a provider serving the Responses API natively; over chat completions only function tools run.`, { param: 'tool_choice' });
 }

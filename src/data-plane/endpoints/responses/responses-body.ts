@@ -1,10 +1,9 @@
 import { Type } from 'typebox';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { isObject } from '../../../foundation/lib/json.js';
-import { StringEnum } from '../../../foundation/spec/string-enum.js';
 import { Nullable } from '../../../foundation/spec/nullable.js';
 
-/** `include` values the specification allows (GET /v1/responses/{id}); the same list is accepted on create and input_items. */
+/** `include` values a stored response can be read with (GET /v1/responses/{id} and input_items). */
 export const ALLOWED_INCLUDES: readonly string[] = ['file_search_call.results', 'message.input_image.image_url', 'computer_call_output.output.image_url'];
 
 /** Metadata limits (gateway-spec.md, "Limits"). */
@@ -12,23 +11,26 @@ export const METADATA_LIMITS = { pairs: 16, keyLength: 64, valueLength: 512 } as
 
 const Item = Type.Object({ type: Type.Optional(Type.String()), role: Type.Optional(Type.String()) }, { additionalProperties: true });
 const Tool = Type.Object({ type: Type.String({ minLength: 1 }) }, { additionalProperties: true });
-const ToolChoice = Type.Union([Type.Literal('none'), Type.Literal('auto'), Type.Literal('required'), Type.Object({ type: Type.String() }, { additionalProperties: true })]);
-const Effort = Nullable(StringEnum(['minimal', 'low', 'medium', 'high']));
-const Summary = Nullable(StringEnum(['auto', 'concise', 'detailed']));
+const ToolChoice = Type.Union([Type.String({ minLength: 1 }), Type.Object({ type: Type.String() }, { additionalProperties: true })]);
+const Effort = Nullable(Type.String({ minLength: 1 }));
+const Summary = Nullable(Type.String({ minLength: 1 }));
 const Format = Type.Object(
   {
-    type: StringEnum(['text', 'json_object', 'json_schema']),
+    type: Type.String({ minLength: 1 }),
     name: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9_-]{1,64}$' })),
     schema: Type.Optional(Type.Object({}, { additionalProperties: true })),
     strict: Type.Optional(Nullable(Type.Boolean())),
     description: Type.Optional(Type.String()),
   },
-  { additionalProperties: false },
+  { additionalProperties: true },
 );
 
 /**
- * Body of `POST /v1/responses`: bounds the specification states (temperature 0–2, top_p 0–1,
- * truncation, tool_choice, reasoning, text.format, ...). Other fields pass through to native hosts.
+ * Body of `POST /v1/responses`: the types and bounds of the members the gateway reads (temperature 0–2,
+ * top_p 0–1, max_output_tokens, metadata, ...). Enum-like members (`reasoning.effort`, `truncation`,
+ * `text.format.type`, `include`, tool types) are strings: new values and unknown members (`reasoning.context`,
+ * `prompt_cache_key`, ...) pass through untouched to native hosts; the gateway's own run over chat maps,
+ * drops or refuses them (docs/responses.md, "Forward compatibility").
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */
 export const ResponsesBody = Type.Object(
@@ -42,12 +44,12 @@ export const ResponsesBody = Type.Object(
     previous_response_id: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
     stream: Type.Optional(Nullable(Type.Boolean())),
     max_output_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 16 }))),
-    truncation: Type.Optional(Nullable(StringEnum(['auto', 'disabled']))),
+    truncation: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
     metadata: Type.Optional(Nullable(Type.Object({}, { additionalProperties: true }))),
     store: Type.Optional(Nullable(Type.Boolean())),
     temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
     top_p: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
-    reasoning: Type.Optional(Nullable(Type.Object({ effort: Type.Optional(Effort), summary: Type.Optional(Summary), generate_summary: Type.Optional(Summary) }, { additionalProperties: false }))),
+    reasoning: Type.Optional(Nullable(Type.Object({ effort: Type.Optional(Effort), summary: Type.Optional(Summary), generate_summary: Type.Optional(Summary) }, { additionalProperties: true }))),
     text: Type.Optional(Nullable(Type.Object({ format: Type.Optional(Format) }, { additionalProperties: true }))),
     user: Type.Optional(Type.String()),
     include: Type.Optional(Nullable(Type.Array(Type.String()))),
@@ -55,10 +57,9 @@ export const ResponsesBody = Type.Object(
   { additionalProperties: true },
 );
 
-/** Checks what the JSON schema cannot say clearly: metadata limits, include values, function tools, text.format. */
+/** Checks what the JSON schema cannot say clearly: metadata limits, function tools, text.format. */
 export function checkResponsesBody(body: Record<string, unknown>): void {
   if (isObject(body.metadata)) checkMetadata(body.metadata);
-  if (Array.isArray(body.include)) checkIncludes(body.include, 'include');
   if (Array.isArray(body.tools)) {
     body.tools.forEach((t, i) => {
       if (!isObject(t) || t.type !== 'function') return;
