@@ -182,9 +182,10 @@ describe('POST /v1/messages (Anthropic SDK through the gateway)', () => {
       expect(openai.requests).toHaveLength(0);
     });
 
-    it('refuses a bad role, empty messages, wrong types and invalid JSON', async () => {
+    it('refuses a role chat has no equivalent for, empty messages, wrong types and invalid JSON', async () => {
       for (const body of [
-        { model: 'gpt-4o', max_tokens: 5, messages: [{ role: 'system', content: 'x' }] },
+        { model: 'gpt-4o', max_tokens: 5, messages: [{ role: 'narrator', content: 'x' }] },
+        { model: 'gpt-4o', max_tokens: 5, messages: [{ role: 'system', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }] },
         { model: 'gpt-4o', max_tokens: 5, messages: [] },
         { model: 'gpt-4o', max_tokens: '5', messages: [{ role: 'user', content: 'x' }] },
         { model: 'gpt-4o', max_tokens: 0, messages: [{ role: 'user', content: 'x' }] },

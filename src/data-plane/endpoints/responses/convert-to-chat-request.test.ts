@@ -70,8 +70,10 @@ describe('convertToChatRequest', () => {
     ]);
   });
 
-  it('refuses what chat completions cannot carry, naming the field', () => {
-    expect(() => convertToChatRequest({ tools: [{ type: 'web_search' }] }, [])).toThrow(expect.objectContaining({ status: 400, param: 'tools[0].type' }));
+  it('drops tool kinds chat cannot run and refuses what it cannot carry, naming the field', () => {
+    expect(convertToChatRequest({ tools: [{ type: 'web_search' }] }, [])).not.toHaveProperty('tools');
+    expect(() => convertToChatRequest({ tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } }, [])).toThrow(expect.objectContaining({ status: 400, param: 'tool_choice' }));
+    expect(() => convertToChatRequest({ truncation: 'smart' } as never, [])).toThrow(expect.objectContaining({ status: 400, param: 'truncation' }));
     expect(() => convertToChatRequest({ tool_choice: { type: 'file_search' } }, [])).toThrow(expect.objectContaining({ status: 400, param: 'tool_choice' }));
     expect(() => convertToChatRequest({}, normalizeInputItems([{ type: 'computer_call_output', call_id: 'c' }]))).toThrow(expect.objectContaining({ status: 400, param: 'input[0].type' }));
   });

@@ -17,6 +17,7 @@ import type { ResponseContentPart, ResponseItem, ResponseTool, ResponsesRequest 
  * @see https://platform.openai.com/docs/guides/migrate-to-responses
  */
 export function convertToChatRequest(req: ResponsesRequest, items: readonly ResponseItem[]): ChatCompletionRequest {
+  checkRunnableOverChat(req);
   const messages: ChatMessage[] = [];
   if (typeof req.instructions === 'string' && req.instructions.length > 0) messages.push({ role: 'system', content: req.instructions });
   messages.push(...convertItemsToMessages(items));
@@ -41,8 +42,23 @@ export function convertToChatRequest(req: ResponsesRequest, items: readonly Resp
   if (format?.type === 'json_object') chat.response_format = { type: 'json_object' };
   if (format?.type === 'json_schema') chat.response_format = { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, ...(typeof format.strict === 'boolean' ? { strict: format.strict } : {}) } };
   const effort = req.reasoning?.effort;
-  if (effort === 'minimal' || effort === 'low' || effort === 'medium' || effort === 'high') chat.reasoning_effort = effort;
+  if (typeof effort === 'string') chat.reasoning_effort = effort as ChatCompletionRequest['reasoning_effort'];
   return chat;
+}
+
+const TRUNCATIONS = new Set(['auto', 'disabled']);
+const CHOICES = new Set(['none', 'auto', 'required']);
+const FORMATS = new Set(['text', 'json_object', 'json_schema']);
+
+/** 400 for a value of a member the gateway itself runs over chat (truncation, tool_choice, text.format) that it does not know. */
+function checkRunnableOverChat(req: ResponsesRequest): void {
+  const refuse = (param: string, value: unknown, known: Set<string>) => {
+    throw new GatewayError('invalid_request', `${param} '${String(value)}' cannot run over chat completions (this target does not serve the Responses API natively); known values: ${[...known].join(', ')}.`, { param });
+  };
+  if (typeof req.truncation === 'string' && !TRUNCATIONS.has(req.truncation)) refuse('truncation', req.truncation, TRUNCATIONS);
+  if (typeof req.tool_choice === 'string' && !CHOICES.has(req.tool_choice)) refuse('tool_choice', req.tool_choice, CHOICES);
+  const format = req.text?.format;
+  if (format && !FORMATS.has(format.type)) refuse('text.format.type', format.type, FORMATS);
 }
 
 /** Conversation items → chat messages. Consecutive function calls join the assistant turn before them. */
