@@ -27,6 +27,7 @@ import { documentRoute } from './openapi/document-route.js';
 import { registerConsole } from './console/serve-console.js';
 import { startRequestSpan } from './request-span.js';
 import { lazyRouteSchemas } from './lazy-route-schemas.js';
+import { isPortkeyHeader, resolvePortkeyHeader } from './middleware/portkey-aliases/portkey-aliases.js';
 
 /** Served without a credential: probes, the OpenAPI document, and console login (its body carries the key). */
 const PUBLIC = ['/health', '/metrics', '/openapi.json', '/v1/auth/login'];
@@ -87,7 +88,10 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       throw new GatewayError('service_unavailable');
     }
     const headers = request.headers;
-    for (const name in headers) if (name.startsWith('x-forwarded-')) delete headers[name];
+    for (const name in headers) {
+      if (name.startsWith('x-forwarded-')) delete headers[name];
+      else if (isPortkeyHeader(name)) resolvePortkeyHeader(headers, name);
+    }
     const incomingTrace = request.headers['x-gateway-trace-id'];
     const span = deps.tracing && request.url.startsWith('/v1/') ? startRequestSpan(deps.tracing, request, reply) : undefined;
     const own = typeof incomingTrace === 'string' && incomingTrace.length > 0 && incomingTrace.length <= 128 ? incomingTrace : undefined;
