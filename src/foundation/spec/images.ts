@@ -1,3 +1,5 @@
+import { GatewayError } from '../errors/gateway-error.js';
+
 /**
  * Image generation in the common schema (`POST /v1/images/generations`).
  * @see https://platform.openai.com/docs/api-reference/images/create
@@ -6,10 +8,12 @@ export interface ImageGenerationRequest {
   prompt: string;
   model?: string;
   n?: number;
-  quality?: 'standard' | 'hd';
+  /** `standard`, `hd` (dall-e-3) or a newer model's value (`low`, `medium`, `high`, `auto`), passed on. */
+  quality?: string;
   response_format?: 'url' | 'b64_json';
-  size?: ImageSize;
-  style?: 'vivid' | 'natural';
+  /** One of the five sizes, or a newer model's (`1536x1024`, `auto`), passed on to OpenAI-speaking hosts. */
+  size?: string;
+  style?: string;
   user?: string;
   [key: string]: unknown;
 }
@@ -33,9 +37,18 @@ export interface ImagesResponse {
 /** How long an image URL stays valid (specification, "Limits"). */
 export const IMAGE_URL_TTL_MS = 60 * 60 * 1000;
 
-/** The size a request asks for, or the specification's default. */
+const SIZES: ReadonlySet<string> = new Set<ImageSize>(['256x256', '512x512', '1024x1024', '1792x1024', '1024x1792']);
+
+/**
+ * The size a request asks for, or the specification's default, for a provider that maps sizes (Imagen,
+ * Titan, Stability): a size outside the five it can map is refused (400 naming `size`).
+ */
 export function imageSizeOf(req: ImageGenerationRequest): ImageSize {
-  return req.size ?? '1024x1024';
+  const size = req.size ?? '1024x1024';
+  if (!SIZES.has(size)) {
+    throw new GatewayError('invalid_request', `size '${size}' cannot be mapped for this provider; it takes ${[...SIZES].join(', ')}.`, { param: 'size' });
+  }
+  return size as ImageSize;
 }
 
 /** Width and height of a `WxH` size. */

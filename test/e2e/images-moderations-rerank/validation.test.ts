@@ -57,7 +57,7 @@ describe('POST /v1/images/generations body rules', () => {
     await rejects(IMG, { model: 'dall-e-3', prompt: 'p', n: 2 }, 'body.n', /must be 1 for model 'dall-e-3'/);
   });
 
-  it('quality: standard or hd, not for dall-e-2', async () => {
+  it('quality: standard or hd for dall-e-3, not for dall-e-2', async () => {
     await accepts(IMG, { model: 'dall-e-3', prompt: 'p', quality: 'hd' });
     await accepts(IMG, { model: 'dall-e-3', prompt: 'p', quality: 'standard' });
     await rejects(IMG, { model: 'dall-e-3', prompt: 'p', quality: 'ultra' }, 'body.quality', /standard, hd/);
@@ -71,13 +71,18 @@ describe('POST /v1/images/generations body rules', () => {
     await rejects(IMG, { model: 'dall-e-2', prompt: 'p', response_format: 'png' }, 'body.response_format', /url, b64_json/);
   });
 
-  it('size: the five sizes; the first three for dall-e-2, the last three for dall-e-3', async () => {
+  it('size: the first three for dall-e-2 (and when model is absent), the last three for dall-e-3', async () => {
     for (const size of ['256x256', '512x512', '1024x1024']) await accepts(IMG, { model: 'dall-e-2', prompt: 'p', size });
     for (const size of ['1792x1024', '1024x1792']) await rejects(IMG, { model: 'dall-e-2', prompt: 'p', size }, 'body.size', /dall-e-2/);
     for (const size of ['1024x1024', '1792x1024', '1024x1792']) await accepts(IMG, { model: 'dall-e-3', prompt: 'p', size });
     for (const size of ['256x256', '512x512']) await rejects(IMG, { model: 'dall-e-3', prompt: 'p', size }, 'body.size', /dall-e-3/);
-    await rejects(IMG, { model: 'gpt-image-1', prompt: 'p', size: '1536x1024' }, 'body.size');
     await rejects(IMG, { prompt: 'p', size: '1792x1024' }, 'body.size');
+  });
+
+  it("a newer model's size, quality and style values reach an OpenAI target untouched", async () => {
+    const body = { model: 'gpt-image-1', prompt: 'p', size: '1536x1024', quality: 'high', style: 'photo', background: 'transparent' };
+    await accepts(IMG, body);
+    expect(env.fake.lastRequest!.body).toMatchObject(body);
   });
 
   it('style: vivid or natural, not for dall-e-2', async () => {

@@ -12,8 +12,10 @@ const NEWER_SIZES = ['1024x1024', '1792x1024', '1024x1792'];
 /**
  * Per-model rules of the specification. The older model is `dall-e-2` (also when `model` is absent,
  * as OpenAI defaults to it): prompt ≤ 1000 characters, the first three sizes, no `quality`/`style`.
- * The newer model is `dall-e-3`: `n` = 1 and the last three sizes. Other models (gpt-image-1, Imagen,
- * Titan, Stability, ...) get the generation-independent rules only (prompt ≤ 4000, n 1–10, the five sizes).
+ * The newer model is `dall-e-3`: `n` = 1, the last three sizes, `quality` `standard`|`hd`, `style`
+ * `vivid`|`natural`. Other models (gpt-image-1, Imagen, Titan, Stability, ...) get the generation-independent
+ * rules only (prompt ≤ 4000, n 1–10); their `size`, `quality` and `style` values pass on untouched to an
+ * OpenAI-speaking host, and a provider that maps sizes refuses one it cannot map.
  */
 const PER_MODEL = [
   {
@@ -22,7 +24,7 @@ const PER_MODEL = [
   },
   {
     if: { properties: { model: { const: 'dall-e-3' } }, required: ['model'] },
-    then: { properties: { n: { const: 1 }, size: { enum: NEWER_SIZES } } },
+    then: { properties: { n: { const: 1 }, size: { enum: NEWER_SIZES }, quality: { enum: ['standard', 'hd'] }, style: { enum: ['vivid', 'natural'] } } },
   },
 ];
 
@@ -32,10 +34,10 @@ export const ImageGenerationBody = Type.Object(
     prompt: Type.String({ minLength: 1, maxLength: 4000 }),
     model: Type.Optional(Type.String({ minLength: 1 })),
     n: Type.Optional(Type.Integer({ minimum: 1, maximum: 10 })),
-    quality: Type.Optional(StringEnum(['standard', 'hd'])),
+    quality: Type.Optional(Type.String({ minLength: 1 })),
     response_format: Type.Optional(StringEnum(['url', 'b64_json'])),
-    size: Type.Optional(StringEnum([...OLDER_SIZES, ...NEWER_SIZES.slice(1)])),
-    style: Type.Optional(StringEnum(['vivid', 'natural'])),
+    size: Type.Optional(Type.String({ minLength: 1 })),
+    style: Type.Optional(Type.String({ minLength: 1 })),
     user: Type.Optional(Type.String()),
   },
   { additionalProperties: true, allOf: PER_MODEL },
