@@ -153,6 +153,12 @@ function bounded(name: string, value: string | undefined, fallback: number, min:
   return n;
 }
 
+/**
+ * The prefix of generated gateway keys when `API_KEY_PREFIX` is not set: `gw_`, so that a secret scanner
+ * can match a leaked key (`gw_` and 48 letters and digits). `API_KEY_PREFIX=` (empty) turns it off.
+ */
+export const DEFAULT_API_KEY_PREFIX = 'gw_';
+
 /** Reads settings; throws with a clear message on a malformed value. */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const dataDir = env.GATEWAY_DATA_DIR || './data';
@@ -165,7 +171,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.REDIS_PREFIX || 'gw:',
     adminKey: env.GATEWAY_ADMIN_KEY || undefined,
-    apiKeyPrefix: env.API_KEY_PREFIX ?? '',
+    apiKeyPrefix: env.API_KEY_PREFIX ?? DEFAULT_API_KEY_PREFIX,
     cookieSecure: env.GATEWAY_COOKIE_SECURE === 'true',
     oidcCustomScopes: (env.OIDC_CUSTOM_SCOPES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     trustedCustomHosts: (env.TRUSTED_CUSTOM_HOSTS ?? 'localhost,127.0.0.1,::1').split(',').map((s) => s.trim()).filter(Boolean),

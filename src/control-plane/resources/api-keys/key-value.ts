@@ -1,6 +1,6 @@
 import { randomId } from '../../../foundation/lib/ids.js';
 
-/** Generates a new key value: `API_KEY_PREFIX` (when set) followed by 48 random characters. */
+/** Generates a new key value: `API_KEY_PREFIX` (default `gw_`; may be empty) followed by 48 random letters and digits. */
 export function newKeyValue(prefix: string): string {
   return `${prefix}${randomId(48)}`;
 }
