@@ -135,6 +135,12 @@ describe('log detail, filters and export', () => {
     const failed = (await (await gw.fetch(`/v1/logs/export?trace_id=${trace}&status_code=500`)).text()).split('\n').filter(Boolean);
     expect(failed).toHaveLength(124);
     expect((await admin('GET', `/v1/logs?trace_id=${trace}&status_code=500`)).body.total).toBe(124);
+    // `status` is an alias of `status_code` on the list, the export and analytics; both at once must agree.
+    expect((await admin('GET', `/v1/logs?trace_id=${trace}&status=500`)).body.total).toBe(124);
+    expect((await (await gw.fetch(`/v1/logs/export?trace_id=${trace}&status=500`)).text()).split('\n').filter(Boolean)).toHaveLength(124);
+    expect((await admin('GET', `/v1/logs?trace_id=${trace}&status=500&status_code=500`)).body.total).toBe(124);
+    expectError(await admin('GET', `/v1/logs?trace_id=${trace}&status=500&status_code=200`), 400, 'invalid_request', 'status');
+    expectError(await admin('GET', '/v1/logs?status=99'), 400, 'invalid_request', 'status');
 
     const other = await createOrganisation(gw, `other-${randomId(6).toLowerCase()}`);
     const outsider = await insertKey(gw, { organisationId: other.organisationId, workspaceId: other.workspaceId, type: 'workspace-service' });

@@ -4,7 +4,6 @@ import type { RequestLogFilter } from '../../../infra/store/repos/request-logs.j
 import { StringEnum } from '../../../foundation/spec/string-enum.js';
 import { UnixOrIsoTime as Time } from '../../../identity/paging.js';
 
-
 /** Cache statuses a row can have (decisions.md `x-gateway-cache-status`). */
 export const CACHE_STATUSES = ['HIT', 'SEMANTIC HIT', 'MISS', 'REFRESH', 'DISABLED'] as const;
 
@@ -14,6 +13,8 @@ export const LogFilterQuery = {
   start_time: Type.Optional(Time),
   end_time: Type.Optional(Time),
   status_code: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
+  /** Alias of `status_code` (a guess many users make); both at once must agree. */
+  status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599, description: 'Alias of status_code.' })),
   model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   api_key_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
@@ -61,6 +62,9 @@ export function filterOf(q: LogFilterInput, bounds: FilterBounds = {}): RequestL
   if (q.start_time !== undefined && bounds.retainedSince !== undefined && startTime! < bounds.retainedSince) {
     throw new GatewayError('invalid_request', `querystring.start_time is before the log retention (rows are kept since ${new Date(bounds.retainedSince).toISOString()}).`, { param: 'start_time' });
   }
+  if (q.status !== undefined && q.status_code !== undefined && q.status !== q.status_code) {
+    throw new GatewayError('invalid_request', 'querystring.status is an alias of querystring.status_code: give one, or the same value in both.', { param: 'status' });
+  }
   const metadata: Array<[string, string]> = [];
   for (const [name, value] of Object.entries(q)) {
     if (!name.startsWith('metadata.')) continue;
@@ -73,7 +77,7 @@ export function filterOf(q: LogFilterInput, bounds: FilterBounds = {}): RequestL
     traceId: q.trace_id,
     startTime,
     endTime,
-    status: q.status_code,
+    status: q.status_code ?? q.status,
     model: q.model,
     provider: q.provider,
     apiKeyId: q.api_key_id,
