@@ -2,6 +2,7 @@ import type { FastifySchema, RouteOptions } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { ErrorAnswer } from '../../control-plane/resource/mount-resource.js';
 import { DATA_PLANE_ANSWERS } from './data-plane-answers.js';
+import { operationIdOf } from './operation-id.js';
 
 /** The permission of the routes that call providers on the caller's behalf: they read the gateway's request headers. */
 const DATA_PLANE_PERMISSION = 'completions.write';
@@ -56,11 +57,13 @@ function answerOf(key: string, fallback: TSchema | undefined): Record<string, un
  * touching how it runs. Data-plane routes (permission `completions.write`) gain the gateway's request
  * headers as parameters, their answer schema (JSON, and SSE where they stream) with the routing headers,
  * and the error shape for `4xx`/`5xx` (with `"type": "error"` on the Messages routes). Other routes keep
- * what they declare (admin resources: `201` on create, the error shape).
+ * what they declare (admin resources: `201` on create, the error shape). Every route gets a stable
+ * `operationId` derived from its method and path (`operationIdOf`) unless it declares one.
  */
 export function documentRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }): { schema: FastifySchema; url: string } {
   if (!schema || (schema as { hide?: boolean }).hide) return { schema, url };
   const methods = Array.isArray(route.method) ? route.method : [route.method];
+  schema = { operationId: operationIdOf(methods[0]!, route.url), ...schema };
   const key = `${methods[0]} ${route.url}`;
   const errors = url.startsWith('/v1/messages') ? MessagesErrorAnswer : ErrorAnswer;
   const declared = schema.response as Record<string, TSchema> | undefined;

@@ -38,6 +38,22 @@ describe('GET /openapi.json', () => {
     await expect(JSON.stringify(doc, null, 1) + '\n').toMatchFileSnapshot('./openapi.snapshot.json');
   });
 
+  it('gives every operation a tag and a unique camelCase operationId derived from its method and path', () => {
+    const ids: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Json>)) {
+      for (const [method, op] of Object.entries(ops as Record<string, Json>)) {
+        expect(op.tags?.length, `${method} ${path}`).toBeGreaterThan(0);
+        expect(op.operationId, `${method} ${path}`).toMatch(/^(get|post|put|patch|delete)[A-Z][A-Za-z0-9]*$/);
+        ids.push(op.operationId);
+      }
+    }
+    expect(ids.length).toBeGreaterThanOrEqual(170);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.paths['/v1/api-keys'].post.operationId).toBe('postApiKeys');
+    expect(doc.paths['/v1/api-keys/{id}/rotate'].post.operationId).toBe('postApiKeysByIdRotate');
+    expect(doc.paths['/v1/chat/completions'].post.operationId).toBe('postChatCompletions');
+  });
+
   it('declares the gateway key as the security scheme', () => {
     expect(doc.components.securitySchemes.gatewayKey).toEqual({ type: 'apiKey', in: 'header', name: 'x-gateway-api-key' });
   });
