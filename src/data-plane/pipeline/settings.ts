@@ -17,6 +17,8 @@ export interface Settings {
   redisPrefix: string;
   adminKey?: string;
   apiKeyPrefix: string;
+  /** `GATEWAY_METRICS_TOKEN`: when set, `GET /metrics` needs `Authorization: Bearer <token>` (unset: open). */
+  metricsToken?: string;
   /** Console session cookies carry `Secure` even over plain http (`GATEWAY_COOKIE_SECURE=true`, behind a TLS proxy). */
   cookieSecure: boolean;
   trustedCustomHosts: string[];
@@ -172,6 +174,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisPrefix: env.REDIS_PREFIX || 'gw:',
     adminKey: env.GATEWAY_ADMIN_KEY || undefined,
     apiKeyPrefix: env.API_KEY_PREFIX ?? DEFAULT_API_KEY_PREFIX,
+    metricsToken: env.GATEWAY_METRICS_TOKEN || undefined,
     cookieSecure: env.GATEWAY_COOKIE_SECURE === 'true',
     oidcCustomScopes: (env.OIDC_CUSTOM_SCOPES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     trustedCustomHosts: (env.TRUSTED_CUSTOM_HOSTS ?? 'localhost,127.0.0.1,::1').split(',').map((s) => s.trim()).filter(Boolean),
