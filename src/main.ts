@@ -35,10 +35,11 @@ function faultLine(msg: string, fields: Record<string, unknown>): void {
  * GATEWAY_SHUTDOWN_TIMEOUT_MS more it exits 1. Start-up faults exit with their documented code (§3).
  */
 async function main(): Promise<void> {
-  const [{ readSettings }, { createGateway }, { createLogger }] = await Promise.all([
+  const [{ readSettings }, { createGateway }, { createLogger }, { consoleUrl, startBanner }] = await Promise.all([
     import('./data-plane/pipeline/settings.js'),
     import('./server/create-gateway.js'),
     import('./infra/observability/logger.js'),
+    import('./server/start-banner.js'),
   ]);
   let settings: ReturnType<typeof readSettings>;
   try {
@@ -51,6 +52,11 @@ async function main(): Promise<void> {
   const gateway = await createGateway(settings, { logger });
   await gateway.app.listen({ host: settings.host, port: settings.port });
   logger.info({ host: settings.host, port: settings.port, store: settings.databaseUrl ? 'postgres' : 'sqlite', shared: settings.redisUrl ? 'redis' : 'memory' }, 'gateway listening');
+  // Plain lines for the person who ran `npm start`: the console's URL and, once, the first start's keys.
+  const address = gateway.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : settings.port;
+  process.stdout.write(startBanner(consoleUrl(settings.publicUrl, settings.host, port), gateway.firstStart));
+  delete gateway.firstStart;
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -21,7 +21,7 @@ import { createLogger, type Logger } from '../infra/observability/logger.js';
 import { Metrics } from '../infra/observability/metrics.js';
 import { RequestLogWriter } from '../infra/observability/request-log.js';
 import { insertRequestLogs } from '../infra/store/repos/request-logs.js';
-import { bootstrap } from './bootstrap.js';
+import { bootstrap, type FirstStart } from './bootstrap.js';
 import { buildApp } from './app.js';
 import type { GatewayDeps } from '../data-plane/pipeline/deps.js';
 import type { Capability, CapabilityParts, CoreDeps } from '../data-plane/pipeline/capability.js';
@@ -47,6 +47,8 @@ export interface Gateway {
   deps: GatewayDeps;
   /** Background jobs (scheduled key rotations, last-use flushes); `runAll` runs each once now. */
   scheduler: Scheduler;
+  /** What this start made on an empty store and must show once (the composition root prints it); absent on later starts. */
+  firstStart?: FirstStart;
   /** Stops accepting, drains in-flight requests and streams, flushes logs, closes store and Redis. */
   close(): Promise<void>;
 }
@@ -72,6 +74,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     logger.warn({ err: err.message }, 'store connection lost; the pool reconnects on the next query');
   };
   let tenant: { organisationId: string; workspaceId: string } | undefined;
+  let firstStart: FirstStart | undefined;
   const store: Store = await openStoreWhenReachable(
     settings.databaseUrl ? { kind: 'postgres', url: settings.databaseUrl, schema: settings.databaseSchema, onConnectionError } : { kind: 'sqlite', path: sqlitePath(settings) },
     {
@@ -80,7 +83,9 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
         // Credentials an older gateway stored in plaintext are sealed before anything reads them.
         const sealed = await sealStoredSecrets(opened, secrets);
         if (sealed > 0) logger.info({ sealed }, 'stored credentials sealed at rest');
-        tenant = await bootstrap(opened, settings, logger, clock.now());
+        const booted = await bootstrap(opened, settings, logger, clock.now());
+        tenant = { organisationId: booted.organisationId, workspaceId: booted.workspaceId };
+        firstStart = booted.firstStart;
       },
       onLockWait: (waitedMs) => logger.info({ waitedMs }, 'waiting for migration lock'),
       onApplied: (migrations) => logger.info({ migrations }, 'store migrations applied'),
@@ -194,6 +199,7 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     app,
     deps,
     scheduler,
+    ...(firstStart ? { firstStart } : {}),
     async close() {
       if (closed) return;
       closed = true;

@@ -16,6 +16,8 @@ export interface Settings {
   /** Prefix of every Redis key this gateway writes (replicas of one gateway share it). */
   redisPrefix: string;
   adminKey?: string;
+  /** `GATEWAY_ADMIN_EMAIL`: the email of the owner user the first start makes (with a generated admin key, `admin@localhost` when unset). */
+  adminEmail?: string;
   apiKeyPrefix: string;
   /** `GATEWAY_METRICS_TOKEN`: when set, `GET /metrics` needs `Authorization: Bearer <token>` (unset: open). */
   metricsToken?: string;
@@ -173,6 +175,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.REDIS_PREFIX || 'gw:',
     adminKey: env.GATEWAY_ADMIN_KEY || undefined,
+    adminEmail: env.GATEWAY_ADMIN_EMAIL || undefined,
     apiKeyPrefix: env.API_KEY_PREFIX ?? DEFAULT_API_KEY_PREFIX,
     metricsToken: env.GATEWAY_METRICS_TOKEN || undefined,
     cookieSecure: env.GATEWAY_COOKIE_SECURE === 'true',
