@@ -12,6 +12,7 @@ import { explainConfig } from './explain-config.js';
 import { keepMaskedConfigCredentials, leftoverHintPath, maskConfigCredentials, sealConfigCredentials } from '../../../foundation/lib/config-credentials.js';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { openStoredConfig } from './open-stored-config.js';
+import { checkConfigReferences } from './check-config-references.js';
 
 const ConfigBody = Type.Record(Type.String(), Type.Unknown());
 const CreateConfig = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), slug: Type.Optional(Slug), config: ConfigBody, workspace_id: Type.Optional(Type.String()) }, { additionalProperties: false });
@@ -37,13 +38,15 @@ function present(c: StoredConfig) {
 }
 
 /**
- * Validates and compiles a config body (400 `invalid_config` with the JSON path), and refuses a
- * credential member that is a masked hint standing for no stored credential (copied from an answer).
+ * Validates and compiles a config body (400 `invalid_config` with the JSON path), refuses a credential
+ * member that is a masked hint standing for no stored credential (copied from an answer), and a target
+ * naming a virtual key or provider slug the config's workspace cannot use.
  */
-function checkConfig(deps: GatewayDeps, config: Record<string, unknown>): void {
+function checkConfig(deps: GatewayDeps, config: Record<string, unknown>, workspaceId: string): void {
   const hinted = leftoverHintPath(config);
   if (hinted) throw new GatewayError('invalid_config', `Invalid config: ${hinted} is a masked hint that stands for no stored credential of this config; send the credential itself.`, { param: hinted });
-  compileConfig(validateConfig(config, (name) => deps.targets.getProvider(name) !== undefined));
+  const compiled = compileConfig(validateConfig(config, (name) => deps.targets.getProvider(name) !== undefined));
+  checkConfigReferences(compiled.root, workspaceId, deps.targets);
 }
 
 const versions = defineAction<StoredConfig, ReturnType<typeof Type.Object>, typeof VersionsAnswer>({
@@ -87,7 +90,7 @@ export const configsResource = defineResource({
   workspaceOf: (c) => c.workspace_id,
   present,
   async create(ctx, body) {
-    checkConfig(ctx.deps, body.config);
+    checkConfig(ctx.deps, body.config, ctx.workspaceId);
     const id = uuid();
     const record: StoredConfig = {
       id,
@@ -109,7 +112,7 @@ export const configsResource = defineResource({
     if (body.config) {
       // Hints sent back (an answer saved unchanged) stand for the stored credentials at their place.
       const next = keepMaskedConfigCredentials(openStoredConfig(ctx.deps.secrets, c, 'config'), body.config);
-      checkConfig(ctx.deps, next);
+      checkConfig(ctx.deps, next, c.workspace_id);
       config = sealConfigCredentials(ctx.deps.secrets, c.id, next);
     }
     const version = await updateConfig(ctx.db, ctx.scope, c.id, { name: body.name, config }, ctx.now);

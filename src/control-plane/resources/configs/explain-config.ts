@@ -8,6 +8,7 @@ import { getConfig } from '../../../infra/store/repos/configs.js';
 import { defineCollectionAction, type ResourceContext } from '../../resource/define-resource.js';
 import { maskConfigItem } from '../../../foundation/lib/config-credentials.js';
 import { openStoredConfig } from './open-stored-config.js';
+import { checkConfigReferences } from './check-config-references.js';
 
 const ExplainBody = Type.Object(
   {
@@ -33,7 +34,7 @@ const ExplainAnswer = Type.Object({ object: Type.Literal('config_explanation'), 
 
 /**
  * The config to explain: an inline one (validated like a stored one: 400 `invalid_config` with the
- * JSON path), or a stored config of the caller's scope by id or slug (404 otherwise), its credentials
+ * JSON path, a virtual key or provider slug the workspace cannot use included), or a stored config of the caller's scope by id or slug (404 otherwise), its credentials
  * opened, compiled with its id so its circuit identities are those the data plane uses.
  */
 async function configOf(ctx: ResourceContext, body: { config?: Record<string, unknown>; config_id?: string }): Promise<CompiledConfig> {
@@ -41,10 +42,16 @@ async function configOf(ctx: ResourceContext, body: { config?: Record<string, un
     throw new GatewayError('invalid_request', 'Send exactly one of config and config_id.', { param: body.config === undefined ? 'config' : 'config_id' });
   }
   const isKnown = (name: string) => ctx.deps.targets.getProvider(name) !== undefined;
-  if (body.config !== undefined) return compileConfig(validateConfig(body.config, isKnown));
+  if (body.config !== undefined) {
+    const inline = compileConfig(validateConfig(body.config, isKnown));
+    checkConfigReferences(inline.root, ctx.workspaceId, ctx.deps.targets);
+    return inline;
+  }
   const stored = await getConfig(ctx.db, ctx.scope, body.config_id!);
   if (!stored || stored.status !== 'active') throw new GatewayError('not_found', `Unknown config '${body.config_id}'.`, { param: 'config_id' });
-  return compileConfig(validateConfig(openStoredConfig(ctx.deps.secrets, stored, 'config_id'), isKnown), { id: stored.id });
+  const compiled = compileConfig(validateConfig(openStoredConfig(ctx.deps.secrets, stored, 'config_id'), isKnown), { id: stored.id });
+  checkConfigReferences(compiled.root, stored.workspace_id, ctx.deps.targets);
+  return compiled;
 }
 
 /**
