@@ -54,10 +54,13 @@ describe.each(['sqlite', 'postgres'] as const)('usage-limits policy API on %s', 
 
   it('creates a policy, normalises next_usage_reset_at to UTC midnight and reads it back', async () => {
     const p = await create({ name: 'team budget', type: 'cost', credit_limit: 50, alert_threshold: 40, periodic_reset_days: 30, next_usage_reset_at: '2099-05-17T13:45:00+02:00', conditions: [{ key: 'model', value: 'gpt-4o' }], group_by: [{ key: 'api_key' }] });
-    expect(Object.keys(p).sort()).toEqual(['alert_threshold', 'conditions', 'created_at', 'credit_limit', 'group_by', 'id', 'last_reset_at', 'last_updated_at', 'managed_by', 'name', 'next_usage_reset_at', 'object', 'organisation_id', 'periodic_reset', 'periodic_reset_days', 'status', 'type', 'workspace_id']);
+    expect(Object.keys(p).sort()).toEqual(['alert_threshold', 'conditions', 'created_at', 'credit_limit', 'group_by', 'id', 'last_reset_at', 'last_updated_at', 'managed_by', 'name', 'next_usage_reset_at', 'object', 'organisation_id', 'periodic_reset', 'periodic_reset_days', 'status', 'type', 'warnings', 'workspace_id']);
     expect(p).toMatchObject({ object: 'policy_usage_limits', type: 'cost', credit_limit: 50, alert_threshold: 40, periodic_reset: null, periodic_reset_days: 30, next_usage_reset_at: '2099-05-17T00:00:00.000Z', last_reset_at: null, status: 'active', workspace_id: defaultWs });
     expect(p.created_at).toMatch(ISO);
-    expect((await call('GET', `${BASE}/${p.id}`)).body).toEqual(p);
+    // `warnings` is advice of the create only (none here: no traffic).
+    const { warnings, ...stored } = p;
+    expect(warnings).toEqual([]);
+    expect((await call('GET', `${BASE}/${p.id}`)).body).toEqual(stored);
   });
 
   it('a monthly policy shows the first of next month as its next reset; one without a schedule none', async () => {

@@ -11,6 +11,7 @@ import { usageLimitPatch } from './usage-limit-fields.js';
 import { Amount, Days, LimitFieldsAnswer, LimitType, Reset, ResetAt, presentLimitFields } from './usage-limit-schemas.js';
 import { Nullable } from '../../../foundation/spec/nullable.js';
 import { StringEnum } from '../../../foundation/spec/string-enum.js';
+import { PolicyWarning, unpricedModelWarnings } from './unpriced-models.js';
 
 const CreatePolicy = Type.Object(
   {
@@ -57,6 +58,8 @@ const ListItem = Type.Object({
   last_updated_at: IsoTime,
 });
 const PolicyAnswer = Type.Object({ ...ListItem.properties, object: Type.Literal('policy_usage_limits') });
+/** The answer of a create: the policy and `warnings` (advice; empty when none), e.g. a cost budget on models without a price. */
+const CreatedPolicy = Type.Object({ ...PolicyAnswer.properties, warnings: Type.Array(PolicyWarning) });
 
 /** A policy as lists show it. */
 function presentItem(p: UsageLimitPolicy) {
@@ -75,6 +78,9 @@ function presentItem(p: UsageLimitPolicy) {
   };
 }
 
+/** A single policy's answer. */
+const presentPolicy = (p: UsageLimitPolicy) => ({ ...presentItem(p), object: 'policy_usage_limits' as const });
+
 const lifecycle = policyLifecycle('Usage-limits policy', { get: getUsageLimitPolicy, update: updateUsageLimitPolicy });
 
 /**
@@ -90,7 +96,7 @@ export const usageLimitPoliciesResource = defineResource({
   noun: { one: 'a usage-limits policy', many: 'usage-limits policies' },
   permissions: { read: 'usage_limits.read', write: 'usage_limits.write' },
   runtimeSections: [USAGE_LIMIT_SECTION],
-  schemas: { create: CreatePolicy, update: UpdatePolicy, listQuery: ListQuery, answer: PolicyAnswer },
+  schemas: { create: CreatePolicy, update: UpdatePolicy, listQuery: ListQuery, answer: PolicyAnswer, created: CreatedPolicy },
   removal: 'archive',
   removeAnswer: 'record',
   idSchema: PolicyId,
@@ -106,7 +112,7 @@ export const usageLimitPoliciesResource = defineResource({
   writable: lifecycle.writable,
   idOf: (p) => p.id,
   workspaceOf: (p) => p.workspace_id,
-  present: (p) => ({ ...presentItem(p), object: 'policy_usage_limits' as const }),
+  present: presentPolicy,
   async create(ctx, body) {
     const patch = usageLimitPatch(body);
     const record: UsageLimitPolicy = {
@@ -128,7 +134,8 @@ export const usageLimitPoliciesResource = defineResource({
       updated_at: ctx.now,
     };
     await insertUsageLimitPolicy(ctx.db, ctx.scope, record);
-    return { record, details: { name: record.name, type: record.type, credit_limit: record.credit_limit } };
+    const warnings = await unpricedModelWarnings(ctx.db, record.workspace_id, record.type, ctx.now);
+    return { record, answer: { ...presentPolicy(record), warnings }, details: { name: record.name, type: record.type, credit_limit: record.credit_limit } };
   },
   async update(ctx, p, body) {
     const patch = usageLimitPatch(body, p);
