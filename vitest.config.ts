@@ -22,7 +22,13 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: ['test/e2e/**/*.test.ts'],
-          exclude: ['test/e2e/providers/**', 'test/e2e/core/shutdown.test.ts', 'test/e2e/routing/replicas.test.ts', '**/*process*.test.ts', '**/*replica*.test.ts'],
+          exclude: [
+            'test/e2e/providers/**',
+            'test/e2e/core/shutdown.test.ts',
+            'test/e2e/routing/replicas.test.ts',
+            '**/*process*.test.ts',
+            '**/*replica*.test.ts',
+          ],
           env: { TEST_STORE: 'postgres' },
         },
       },

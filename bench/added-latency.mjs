@@ -37,7 +37,16 @@ const log = (...a) => console.error('bench:added:', ...a);
 /** `seconds` of chat at `rate` requests per second; the latency of every 2xx answer, in ms. */
 async function slice(call, rate, seconds) {
   const latencies = [];
-  const instance = autocannon({ url: call.url, method: 'POST', headers: call.headers, body: CHAT_BODY, connections: CONNECTIONS, overallRate: rate, duration: seconds, timeout: 10 });
+  const instance = autocannon({
+    url: call.url,
+    method: 'POST',
+    headers: call.headers,
+    body: CHAT_BODY,
+    connections: CONNECTIONS,
+    overallRate: rate,
+    duration: seconds,
+    timeout: 10,
+  });
   instance.on('response', (_c, status, _b, ms) => {
     if (status >= 200 && status < 300) latencies.push(ms);
   });
@@ -52,16 +61,45 @@ const busy0 = machineBusyTicks();
 const t0 = Date.now();
 try {
   const fakePort = await freePort();
-  services.push(await startService({ name: 'fake upstream', command: process.execPath, args: [join(BENCH, 'fake-upstream.mjs'), String(fakePort)], readyUrl: `http://127.0.0.1:${fakePort}/health` }));
+  services.push(
+    await startService({
+      name: 'fake upstream',
+      command: process.execPath,
+      args: [join(BENCH, 'fake-upstream.mjs'), String(fakePort)],
+      readyUrl: `http://127.0.0.1:${fakePort}/health`,
+    }),
+  );
   const fakeUrl = `http://127.0.0.1:${fakePort}`;
   const port = await freePort();
-  const gwEnv = { PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey, ...JSON.parse(env.BENCH_ADDED_ENV || '{}') };
-  services.push(await startService({ name: 'gateway', command: process.execPath, args: [join(ROOT, 'dist/main.js')], env: gwEnv, cwd: ROOT, readyUrl: `http://127.0.0.1:${port}/health`, timeoutMs: 60_000 }));
+  const gwEnv = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    GATEWAY_DATA_DIR: dataDir,
+    GATEWAY_ADMIN_KEY: adminKey,
+    ...JSON.parse(env.BENCH_ADDED_ENV || '{}'),
+  };
+  services.push(
+    await startService({
+      name: 'gateway',
+      command: process.execPath,
+      args: [join(ROOT, 'dist/main.js')],
+      env: gwEnv,
+      cwd: ROOT,
+      readyUrl: `http://127.0.0.1:${port}/health`,
+      timeoutMs: 60_000,
+    }),
+  );
   const calls = {
     upstream: { url: `${fakeUrl}/v1/chat/completions`, headers: { 'content-type': 'application/json' } },
     gateway: {
       url: `http://127.0.0.1:${port}/v1/chat/completions`,
-      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench', 'x-gateway-api-key': adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': `${fakeUrl}/v1` },
+      headers: {
+        'content-type': 'application/json',
+        authorization: 'Bearer sk-bench',
+        'x-gateway-api-key': adminKey,
+        'x-gateway-provider': 'openai',
+        'x-gateway-custom-host': `${fakeUrl}/v1`,
+      },
     },
   };
   for (const rate of RATES) {

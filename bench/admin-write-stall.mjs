@@ -58,10 +58,41 @@ async function seed(storeOptions, fakeUrl) {
   const ws = [workspace.id];
   for (let i = 1; i < WORKSPACES; i++) ws.push(`bench-ws-${String(i).padStart(4, '0')}`);
   const insert = async (table, rows) => {
-    for (let i = 0; i < rows.length; i += 500) await store.db.insertInto(table).values(rows.slice(i, i + 500)).execute();
+    for (let i = 0; i < rows.length; i += 500)
+      await store.db
+        .insertInto(table)
+        .values(rows.slice(i, i + 500))
+        .execute();
   };
-  await insert('workspaces', ws.slice(1).map((id, i) => ({ id, organisation_id: org, name: id, slug: `ws-${i + 1}`, status: 'active', settings: '{}', created_at: now, updated_at: now })));
-  const key = (id, workspaceId, value, type, scopes = '[]') => ({ id, organisation_id: org, workspace_id: workspaceId, name: id, type, key_hash: sha256Hex(value), key_hint: value.slice(0, 4), scopes, status: 'active', expires_at: null, rotation_policy: null, metadata: '{}', created_at: now, updated_at: now });
+  await insert(
+    'workspaces',
+    ws.slice(1).map((id, i) => ({
+      id,
+      organisation_id: org,
+      name: id,
+      slug: `ws-${i + 1}`,
+      status: 'active',
+      settings: '{}',
+      created_at: now,
+      updated_at: now,
+    })),
+  );
+  const key = (id, workspaceId, value, type, scopes = '[]') => ({
+    id,
+    organisation_id: org,
+    workspace_id: workspaceId,
+    name: id,
+    type,
+    key_hash: sha256Hex(value),
+    key_hint: value.slice(0, 4),
+    scopes,
+    status: 'active',
+    expires_at: null,
+    rotation_policy: null,
+    metadata: '{}',
+    created_at: now,
+    updated_at: now,
+  });
   // The admin key holds `*` (a key without scopes gets only its type's data-plane and read defaults).
   const keys = [key('bench-admin', null, ADMIN_KEY, 'organisation-service', '["*"]')];
   const configs = [];
@@ -72,9 +103,30 @@ async function seed(storeOptions, fakeUrl) {
     const w = ws[i % WORKSPACES];
     const n = String(i).padStart(6, '0');
     keys.push(key(`bench-key-${n}`, w, keyValue(i), 'workspace-service'));
-    configs.push({ id: `bench-config-${n}`, organisation_id: org, workspace_id: w, name: `c${i}`, slug: `c${i}`, status: 'active', version: 1, created_at: now, updated_at: now });
+    configs.push({
+      id: `bench-config-${n}`,
+      organisation_id: org,
+      workspace_id: w,
+      name: `c${i}`,
+      slug: `c${i}`,
+      status: 'active',
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    });
     versions.push({ config_id: `bench-config-${n}`, version: 1, config: body, created_at: now });
-    virtualKeys.push({ id: `bench-vk-${n}`, workspace_id: w, name: `vk${i}`, slug: `vk${i}`, provider: 'openai', secret: 'sk-bench', config: '{}', status: 'active', created_at: now, updated_at: now });
+    virtualKeys.push({
+      id: `bench-vk-${n}`,
+      workspace_id: w,
+      name: `vk${i}`,
+      slug: `vk${i}`,
+      provider: 'openai',
+      secret: 'sk-bench',
+      config: '{}',
+      status: 'active',
+      created_at: now,
+      updated_at: now,
+    });
   }
   await insert('api_keys', keys);
   await insert('configs', configs);
@@ -200,11 +252,37 @@ async function inProcess(storeOptions, ws) {
       const id = `bench-in-process-${i}`;
       const w = ws[1 + i];
       const now = Date.now();
-      await stores[0].db.insertInto('configs').values({ id, organisation_id: tenant.organisationId, workspace_id: w, name: id, slug: id, status: 'active', version: 1, created_at: now, updated_at: now }).execute();
-      await stores[0].db.insertInto('config_versions').values({ config_id: id, version: 1, config: JSON.stringify({ provider: 'openai', api_key: 'sk' }), created_at: now }).execute();
-      await measure('one workspace of `configs`', () => writer.changed([{ section: 'configs', workspaceId: w }]), POSTGRES ? () => other.current.configs.has(`${w}:${id}`) : undefined);
-      await stores[0].db.updateTable('api_keys').set({ status: 'revoked' }).where('id', '=', `bench-key-${String(ROWS - 100 - i).padStart(6, '0')}`).execute();
-      await measure('one workspace of `api-keys`', () => writer.changed([{ section: 'api-keys', workspaceId: ws[(ROWS - 100 - i) % WORKSPACES] }]));
+      await stores[0].db
+        .insertInto('configs')
+        .values({
+          id,
+          organisation_id: tenant.organisationId,
+          workspace_id: w,
+          name: id,
+          slug: id,
+          status: 'active',
+          version: 1,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      await stores[0].db
+        .insertInto('config_versions')
+        .values({ config_id: id, version: 1, config: JSON.stringify({ provider: 'openai', api_key: 'sk' }), created_at: now })
+        .execute();
+      await measure(
+        'one workspace of `configs`',
+        () => writer.changed([{ section: 'configs', workspaceId: w }]),
+        POSTGRES ? () => other.current.configs.has(`${w}:${id}`) : undefined,
+      );
+      await stores[0].db
+        .updateTable('api_keys')
+        .set({ status: 'revoked' })
+        .where('id', '=', `bench-key-${String(ROWS - 100 - i).padStart(6, '0')}`)
+        .execute();
+      await measure('one workspace of `api-keys`', () =>
+        writer.changed([{ section: 'api-keys', workspaceId: ws[(ROWS - 100 - i) % WORKSPACES] }]),
+      );
     }
   } finally {
     for (const r of runtimes) r.stop();
@@ -235,19 +313,30 @@ async function main() {
   try {
     const fakePort = await freePort();
     const fakeUrl = `http://127.0.0.1:${fakePort}`;
-    services.push(await startService({ name: 'fake', command: process.execPath, args: [join(BENCH, 'fake-upstream.mjs'), String(fakePort)], readyUrl: `${fakeUrl}/health` }));
+    services.push(
+      await startService({
+        name: 'fake',
+        command: process.execPath,
+        args: [join(BENCH, 'fake-upstream.mjs'), String(fakePort)],
+        readyUrl: `${fakeUrl}/health`,
+      }),
+    );
     const dataDirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), 'gw-stall-')));
     dirs.push(...dataDirs);
     const storeOptions = POSTGRES ? { kind: 'postgres', url: PG_URL, schema } : { kind: 'sqlite', path: join(dataDirs[0], 'gateway.db') };
     let t = performance.now();
     const { ws } = await seed(storeOptions, fakeUrl);
-    log(`seeded ${ROWS} keys, configs and virtual keys in ${WORKSPACES} workspaces (${POSTGRES ? 'PostgreSQL' : 'SQLite'}) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    log(
+      `seeded ${ROWS} keys, configs and virtual keys in ${WORKSPACES} workspaces (${POSTGRES ? 'PostgreSQL' : 'SQLite'}) in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+    );
     const gatewayEnv = {
       GATEWAY_ADMIN_KEY: ADMIN_KEY,
       // Off by default, so that a write's stall is the write's own; `BENCH_STALL_REQUEST_LOG=true` measures it with the log's writes going on.
       GATEWAY_REQUEST_LOG: env.BENCH_STALL_REQUEST_LOG === 'true' ? 'true' : 'false',
       LOG_LEVEL: 'warn',
-      ...(POSTGRES ? { DATABASE_URL: PG_URL, GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY, DATABASE_SCHEMA: schema, REDIS_URL, REDIS_PREFIX: `${schema}:` } : {}),
+      ...(POSTGRES
+        ? { DATABASE_URL: PG_URL, GATEWAY_ENCRYPTION_KEY: ENCRYPTION_KEY, DATABASE_SCHEMA: schema, REDIS_URL, REDIS_PREFIX: `${schema}:` }
+        : {}),
     };
     const origins = [];
     for (let r = 0; r < (POSTGRES ? 2 : 1); r++) {
@@ -293,7 +382,11 @@ async function main() {
       const start = performance.now();
       if (i % 2 === 0) {
         const w = 1 + (i % (WORKSPACES - 1));
-        const created = await admin(writer, 'POST', '/v1/configs', { name: `bench-new-${i}`, workspace_id: ws[w], config: { provider: 'openai', api_key: 'sk-bench', custom_host: `${fakeUrl}/v1` } });
+        const created = await admin(writer, 'POST', '/v1/configs', {
+          name: `bench-new-${i}`,
+          workspace_id: ws[w],
+          config: { provider: 'openai', api_key: 'sk-bench', custom_host: `${fakeUrl}/v1` },
+        });
         const end = performance.now();
         const visible = await until(async () => (await chat(observer, w, created.id)) === 200);
         writes.push({ kind: 'create config', start, end, visible, lag: Math.max(...(await Promise.all(origins.map(loopLagMaxMs)))) });
@@ -312,14 +405,23 @@ async function main() {
 
     const windows = writes.map((w) => [w.start, Math.max(w.end, w.visible) + 20]);
     const overlaps = (s, [a, b]) => s.start < b && s.end > a;
-    const quiet = samples.filter((s) => s.start > samples[0].start + 1000 && !windows.some((win) => overlaps(s, win))).map((s) => s.end - s.start).sort((a, b) => a - b);
+    const quiet = samples
+      .filter((s) => s.start > samples[0].start + 1000 && !windows.some((win) => overlaps(s, win)))
+      .map((s) => s.end - s.start)
+      .sort((a, b) => a - b);
     const quietP50 = percentile(quiet, 50);
     const failed = samples.filter((s) => s.status !== 200).length;
     const rows = writes.map((w, i) => {
-      const during = samples.filter((s) => overlaps(s, windows[i])).map((s) => s.end - s.start).sort((a, b) => a - b);
+      const during = samples
+        .filter((s) => overlaps(s, windows[i]))
+        .map((s) => s.end - s.start)
+        .sort((a, b) => a - b);
       return { ...w, n: during.length, p99: percentile(during, 99) - quietP50, max: (during.at(-1) ?? NaN) - quietP50 };
     });
-    const allDuring = samples.filter((s) => windows.some((win) => overlaps(s, win))).map((s) => s.end - s.start).sort((a, b) => a - b);
+    const allDuring = samples
+      .filter((s) => windows.some((win) => overlaps(s, win)))
+      .map((s) => s.end - s.start)
+      .sort((a, b) => a - b);
     const lines = [
       `# Admin write stall (${POSTGRES ? 'PostgreSQL + Redis, two replicas' : 'SQLite, one replica'})`,
       '',
@@ -333,7 +435,10 @@ async function main() {
       '',
       `| # | write | admin request ms | visible${POSTGRES ? ' on replica 2' : ''} after ms | concurrent requests | added p99 ms | added max ms | loop delay max ms (quiet before) |`,
       '|---|---|---|---|---|---|---|---|',
-      ...rows.map((r, i) => `| ${i + 1} | ${r.kind} | ${fmt(r.end - r.start)} | ${fmt(r.visible - r.start)} | ${r.n} | ${fmt(r.p99)} | ${fmt(r.max)} | ${fmt(r.lag)} (${fmt(quietLag[i])}) |`),
+      ...rows.map(
+        (r, i) =>
+          `| ${i + 1} | ${r.kind} | ${fmt(r.end - r.start)} | ${fmt(r.visible - r.start)} | ${r.n} | ${fmt(r.p99)} | ${fmt(r.max)} | ${fmt(r.lag)} (${fmt(quietLag[i])}) |`,
+      ),
       '',
       `Over all writes: added p99 ${fmt(percentile(allDuring, 99) - quietP50)} ms, added max ${fmt((allDuring.at(-1) ?? NaN) - quietP50)} ms, visible after at most ${fmt(Math.max(...rows.map((r) => r.visible - r.start)))} ms, event-loop delay max ${fmt(Math.max(...rows.map((r) => r.lag)))} ms (quiet gaps: ${fmt(Math.max(...quietLag))} ms).`,
       '',

@@ -42,7 +42,16 @@ const { readSettings } = await dist('data-plane/pipeline/settings.js');
 const { createLogger } = await dist('infra/observability/logger.js');
 const { backfillRollups } = await dist('infra/store/repos/request-log-rollups.js');
 
-const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-3-5-sonnet', 'claude-3-5-haiku', 'gemini-1.5-pro', 'gemini-1.5-flash', 'mistral-large', 'text-embedding-3-small'];
+const MODELS = [
+  'gpt-4o',
+  'gpt-4o-mini',
+  'claude-3-5-sonnet',
+  'claude-3-5-haiku',
+  'gemini-1.5-pro',
+  'gemini-1.5-flash',
+  'mistral-large',
+  'text-embedding-3-small',
+];
 const PROVIDERS = ['openai', 'openai', 'anthropic', 'anthropic', 'google', 'google', 'mistral', 'openai'];
 const KEYS = 40;
 
@@ -53,7 +62,10 @@ const KEYS = 40;
  * log-normal (median ≈ 400 ms); rows evenly spread over the 7 days before `now`.
  */
 function generateSql({ pgsql, organisation, workspaces, now, rows, series }) {
-  const pick = (list, index) => (pgsql ? `(array[${list.map((x) => `'${x}'`).join(',')}])[(${index}) + 1]` : `json_extract('${JSON.stringify(list)}', '$[' || (${index}) || ']')`);
+  const pick = (list, index) =>
+    pgsql
+      ? `(array[${list.map((x) => `'${x}'`).join(',')}])[(${index}) + 1]`
+      : `json_extract('${JSON.stringify(list)}', '$[' || (${index}) || ']')`;
   const u = pgsql ? 'random()' : '((abs(random()) % 1000000) + 1) / 1000001.0';
   const k = `(g * 7919 % ${KEYS})`;
   const m = `((${k} + (g % 2) * 3) % 8)`;
@@ -76,14 +88,22 @@ async function startOn(store) {
   const adminKey = 'bench-admin-' + randomBytes(12).toString('hex');
   const schema = store === 'postgres' ? `bench_analytics_${randomBytes(4).toString('hex')}` : undefined;
   const settings = readSettings({
-    GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey, PORT: '0', LOG_LEVEL: 'silent', GATEWAY_SCHEDULER_INTERVAL_MS: '3600000',
+    GATEWAY_DATA_DIR: dataDir,
+    GATEWAY_ADMIN_KEY: adminKey,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    GATEWAY_SCHEDULER_INTERVAL_MS: '3600000',
     ...(schema ? { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, GATEWAY_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64') } : {}),
   });
   const gateway = await createGateway(settings, { logger: createLogger('silent') });
   await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${gateway.app.server.address().port}`;
   const call = async (method, path, body) => {
-    const init = { method, headers: { 'x-gateway-api-key': adminKey, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined };
+    const init = {
+      method,
+      headers: { 'x-gateway-api-key': adminKey, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    };
     // A kept-alive connection the server closed while the rows were generated resets once: retry on a new one.
     const r = await fetch(url + path, init).catch(() => fetch(url + path, init));
     const json = await r.json();
@@ -94,7 +114,12 @@ async function startOn(store) {
   const workspaces = [defaultWorkspaceId];
   for (let i = 1; i < 4; i++) workspaces.push((await call('POST', '/v1/workspaces', { name: `Bench ${i}`, slug: `bench-${i}` })).id);
   return {
-    gateway, url, call, schema, workspaces, organisation: defaultOrganisationId,
+    gateway,
+    url,
+    call,
+    schema,
+    workspaces,
+    organisation: defaultOrganisationId,
     async close() {
       await gateway.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -118,21 +143,40 @@ async function build(gw, store, rows, now) {
     const chunk = 1_000_000;
     for (let from = 1; from <= rows; from += chunk) {
       const to = Math.min(rows, from + chunk - 1);
-      await c.query(generateSql({ pgsql: true, organisation: gw.organisation, workspaces: gw.workspaces, now, rows, series: `generate_series(${from}::bigint, ${to}::bigint) as s(g)` }));
+      await c.query(
+        generateSql({
+          pgsql: true,
+          organisation: gw.organisation,
+          workspaces: gw.workspaces,
+          now,
+          rows,
+          series: `generate_series(${from}::bigint, ${to}::bigint) as s(g)`,
+        }),
+      );
       process.stderr.write(`  generated ${to.toLocaleString('en')} rows (${seconds(t0)} s)\n`);
     }
     await c.query('analyze request_logs');
     await c.end();
   } else {
-    gw.gateway.deps.store.sqlite.exec(generateSql({ pgsql: false, organisation: gw.organisation, workspaces: gw.workspaces, now, rows, series: `(with recursive s(g) as (select 1 union all select g + 1 from s where g < ${rows}) select g from s)` }));
+    gw.gateway.deps.store.sqlite.exec(
+      generateSql({
+        pgsql: false,
+        organisation: gw.organisation,
+        workspaces: gw.workspaces,
+        now,
+        rows,
+        series: `(with recursive s(g) as (select 1 union all select g + 1 from s where g < ${rows}) select g from s)`,
+      }),
+    );
   }
   const generated = seconds(t0);
   const t1 = performance.now();
   let added = 0;
-  for (let n = BACKFILL_BATCH; n === BACKFILL_BATCH; ) {
+  for (let n = BACKFILL_BATCH; n === BACKFILL_BATCH;) {
     n = await backfillRollups(gw.gateway.deps.store, BACKFILL_BATCH);
     added += n;
-    if (added % 1_000_000 < BACKFILL_BATCH && n > 0) process.stderr.write(`  rolled up ${added.toLocaleString('en')} rows (${seconds(t1)} s)\n`);
+    if (added % 1_000_000 < BACKFILL_BATCH && n > 0)
+      process.stderr.write(`  rolled up ${added.toLocaleString('en')} rows (${seconds(t1)} s)\n`);
   }
   if (added !== rows) throw new Error(`backfill added ${added} rows of ${rows}`);
   const db = gw.gateway.deps.store.db;
@@ -140,8 +184,15 @@ async function build(gw, store, rows, now) {
   else gw.gateway.deps.store.sqlite.exec('analyze');
   const sizes = {};
   for (const t of ['request_log_rollups', 'request_log_latency']) {
-    const r = await db.selectFrom(t).select(['bucket_ms', db.fn.countAll().as('n')]).groupBy('bucket_ms').orderBy('bucket_ms').execute();
-    sizes[t] = r.map((x) => `${{ 60000: 'minute', 3600000: 'hour', 86400000: 'day' }[x.bucket_ms]} ${Number(x.n).toLocaleString('en')}`).join(', ');
+    const r = await db
+      .selectFrom(t)
+      .select(['bucket_ms', db.fn.countAll().as('n')])
+      .groupBy('bucket_ms')
+      .orderBy('bucket_ms')
+      .execute();
+    sizes[t] = r
+      .map((x) => `${{ 60000: 'minute', 3600000: 'hour', 86400000: 'day' }[x.bucket_ms]} ${Number(x.n).toLocaleString('en')}`)
+      .join(', ');
   }
   return { generated, backfill: seconds(t1), sizes };
 }
@@ -150,7 +201,10 @@ async function measure(gw, now) {
   const start = new Date(now - SPAN_MS - ((now - SPAN_MS) % 3_600_000)).toISOString();
   const queries = [
     ['grouped by model, 7 days, p95/p99', '/v1/analytics/groups/model?columns=p95_latency,p99_latency,cost,avg_latency,error_count'],
-    ['grouped by api_key, 7 days, p95/p99', '/v1/analytics/groups/api_key?columns=p95_latency,p99_latency,cost,avg_latency,error_count&page_size=100'],
+    [
+      'grouped by api_key, 7 days, p95/p99',
+      '/v1/analytics/groups/api_key?columns=p95_latency,p99_latency,cost,avg_latency,error_count&page_size=100',
+    ],
     ['graph latency, 7 days, hourly (p50/p95/p99)', `/v1/analytics/graphs/latency?start_time=${start}&interval=hour`],
     ['graph requests, 7 days, hourly', `/v1/analytics/graphs/requests?start_time=${start}&interval=hour`],
   ];
@@ -187,13 +241,26 @@ const runs = [];
 if (!argv.includes('--postgres-only')) runs.push(await run('sqlite', SQLITE_ROWS));
 if (!argv.includes('--sqlite-only')) runs.push(await run('postgres', PG_ROWS));
 
-const commit = (() => { try { return execSync('git rev-parse --short HEAD', { cwd: ROOT }).toString().trim(); } catch { return 'unknown'; } })();
+const commit = (() => {
+  try {
+    return execSync('git rev-parse --short HEAD', { cwd: ROOT }).toString().trim();
+  } catch {
+    return 'unknown';
+  }
+})();
 const lines = [
-  `# Analytics benchmark`, '',
-  `${new Date().toISOString()} · commit ${commit} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · ${(totalmem() / 2 ** 30).toFixed(1)} GiB · Node ${process.version}`, '',
+  `# Analytics benchmark`,
+  '',
+  `${new Date().toISOString()} · commit ${commit} · ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'} · ${(totalmem() / 2 ** 30).toFixed(1)} GiB · Node ${process.version}`,
+  '',
 ];
 for (const r of runs) {
-  lines.push(`## ${r.store}: ${r.rows.toLocaleString('en')} rows over 7 days`, '', `Generated in ${r.generated} s; rollups built by the backfill in ${r.backfill} s.`, '');
+  lines.push(
+    `## ${r.store}: ${r.rows.toLocaleString('en')} rows over 7 days`,
+    '',
+    `Generated in ${r.generated} s; rollups built by the backfill in ${r.backfill} s.`,
+    '',
+  );
   for (const [t, s] of Object.entries(r.sizes)) lines.push(`- \`${t}\`: ${s}`);
   lines.push('', '| query | rows counted | p50 ms | p95 ms |', '|---|---:|---:|---:|');
   for (const q of r.results) lines.push(`| ${q.name} | ${q.requests.toLocaleString('en')} | ${q.p50.toFixed(1)} | ${q.p95.toFixed(1)} |`);

@@ -19,7 +19,9 @@ import { spawnSync } from 'node:child_process';
 
 const [file, mapFile, ...rest] = process.argv.slice(2);
 if (!file || !mapFile) {
-  console.error('usage: node bench/callgrind-names.mjs <callgrind dump> <perf map> [--requests N] [--top N] [--callers <regex>] [--callees <regex>]');
+  console.error(
+    'usage: node bench/callgrind-names.mjs <callgrind dump> <perf map> [--requests N] [--top N] [--callers <regex>] [--callees <regex>]',
+  );
   process.exit(2);
 }
 const option = (name, dflt) => {
@@ -47,9 +49,14 @@ function nameOf(label) {
     if (!named.has(address)) named.set(address, `JS ${ranges.find((r) => address >= r.start && address < r.end)?.name ?? '(unmapped)'}`);
     return named.get(address);
   }
-  return label.replace(/^[^:]*:/, '').replace(/\s*\[[^\]]*\]$/, '').replace(/\(.*$/, '').slice(0, 120);
+  return label
+    .replace(/^[^:]*:/, '')
+    .replace(/\s*\[[^\]]*\]$/, '')
+    .replace(/\(.*$/, '')
+    .slice(0, 120);
 }
-const annotate = (args) => spawnSync('callgrind_annotate', [...args, '--threshold=100', '--show=Ir', file], { encoding: 'utf8', maxBuffer: 1 << 30 }).stdout;
+const annotate = (args) =>
+  spawnSync('callgrind_annotate', [...args, '--threshold=100', '--show=Ir', file], { encoding: 'utf8', maxBuffer: 1 << 30 }).stdout;
 const number = (s) => Number(s.replaceAll(',', ''));
 const perRequest = (n) => String(Math.round(n / requests)).padStart(8);
 

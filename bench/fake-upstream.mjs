@@ -53,10 +53,36 @@ const completion = {
 /** The fixed non-streamed answer. */
 export const COMPLETION_BODY = Buffer.from(JSON.stringify(completion));
 
-const WORDS = ['Streams', ' are', ' passed', ' through', ' chunk', ' by', ' chunk', ',', ' so', ' the', ' client', ' sees', ' the', ' first', ' token', ' early', '.'];
+const WORDS = [
+  'Streams',
+  ' are',
+  ' passed',
+  ' through',
+  ' chunk',
+  ' by',
+  ' chunk',
+  ',',
+  ' so',
+  ' the',
+  ' client',
+  ' sees',
+  ' the',
+  ' first',
+  ' token',
+  ' early',
+  '.',
+];
 
 function chunk(delta, finish) {
-  const c = { id: ID, object: 'chat.completion.chunk', created: CREATED, model: MODEL, system_fingerprint: 'fp_bench000001', choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], usage: null };
+  const c = {
+    id: ID,
+    object: 'chat.completion.chunk',
+    created: CREATED,
+    model: MODEL,
+    system_fingerprint: 'fp_bench000001',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    usage: null,
+  };
   return `data: ${JSON.stringify(c)}\n\n`;
 }
 
@@ -71,7 +97,9 @@ export const STREAM_FRAMES = [
 
 const FIRST_FRAME = STREAM_FRAMES[0];
 const REST_FRAMES = Buffer.concat(STREAM_FRAMES.slice(1));
-const ERROR_BODY = Buffer.from(JSON.stringify({ error: { message: 'The bench upstream fails on purpose.', type: 'server_error', param: null, code: null } }));
+const ERROR_BODY = Buffer.from(
+  JSON.stringify({ error: { message: 'The bench upstream fails on purpose.', type: 'server_error', param: null, code: null } }),
+);
 const STREAM_MARK = Buffer.from('"stream":true');
 const JSON_HEADERS = { 'content-type': 'application/json', 'content-length': String(COMPLETION_BODY.length) };
 const ERROR_HEADERS = { 'content-type': 'application/json', 'content-length': String(ERROR_BODY.length) };
@@ -141,7 +169,11 @@ export function startFakeUpstream(port = 0) {
         server,
         port: actual,
         url: `http://127.0.0.1:${actual}`,
-        close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+        close: () =>
+          new Promise((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
       });
     });
   });

@@ -43,6 +43,10 @@ app.get('/health', async () => 'ok');
 
 await app.listen({ port: Number(port), host: '127.0.0.1' });
 console.log(`listening ${port}`);
-const stop = () => app.close().then(() => pool.close()).then(() => process.exit(0));
+const stop = () =>
+  app
+    .close()
+    .then(() => pool.close())
+    .then(() => process.exit(0));
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

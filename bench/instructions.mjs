@@ -44,7 +44,7 @@ const N = num('BENCH_INSTR_N', GATE ? 500 : 1000);
 const WARMUP = num('BENCH_INSTR_WARMUP', GATE ? 3000 : 6000);
 const CONNECTIONS = num('BENCH_INSTR_CONNECTIONS', 8);
 const ONLY = new Set((env.BENCH_INSTR_SCENARIOS ?? 'chat,stream').split(','));
-const TARGETS = (GATE ? 'floor,ours' : env.BENCH_INSTR_TARGETS ?? 'floor,ours').split(',');
+const TARGETS = (GATE ? 'floor,ours' : (env.BENCH_INSTR_TARGETS ?? 'floor,ours')).split(',');
 const ROUNDS = num('BENCH_INSTR_ROUNDS', GATE ? 1 : 3);
 /** The gate's limits: work per request of ours over the floor's, per scenario (`BENCH_GATE_CHAT`, `BENCH_GATE_STREAM`). */
 const LIMITS = { chat: num('BENCH_GATE_CHAT', 1.3), stream: num('BENCH_GATE_STREAM', 1.75) };
@@ -86,7 +86,13 @@ const FULL_BATCHES = { GATEWAY_REQUEST_LOG_FLUSH_MS: '600000', OTEL_BSP_SCHEDULE
  * and the event-loop delay monitor of the metrics (0.1 s) run every 10 minutes instead. Under valgrind a round lasts 5 s on an idle machine and minutes on a busy one;
  * with these clocks its instructions are the requests' alone, so no idle rate needs subtracting.
  */
-const NO_CLOCK_WORK = { GATEWAY_RUNTIME_POLL_MS: '600000', GATEWAY_BATCH_POLL_MS: '600000', GATEWAY_SCHEDULER_INTERVAL_MS: '600000', GATEWAY_KEY_LAST_USED_FLUSH_MS: '600000', GATEWAY_EVENT_LOOP_MONITOR_MS: '600000' };
+const NO_CLOCK_WORK = {
+  GATEWAY_RUNTIME_POLL_MS: '600000',
+  GATEWAY_BATCH_POLL_MS: '600000',
+  GATEWAY_SCHEDULER_INTERVAL_MS: '600000',
+  GATEWAY_KEY_LAST_USED_FLUSH_MS: '600000',
+  GATEWAY_EVENT_LOOP_MONITOR_MS: '600000',
+};
 /** The OTLP/HTTP receiver of the production target (started with it). */
 let otlp;
 
@@ -100,7 +106,8 @@ function callgrindControl(target, ...args) {
   if (host === undefined) delete childEnv.HOST;
   else childEnv.HOST = host;
   const r = spawnSync('callgrind_control', [...args, String(target.svc.pid)], { encoding: 'utf8', timeout: 60_000, env: childEnv });
-  if (r.status !== 0 || /error/i.test(r.stderr)) throw new Error(`callgrind_control ${args.join(' ')} ${target.svc.pid} failed: ${r.stderr || r.stdout}`);
+  if (r.status !== 0 || /error/i.test(r.stderr))
+    throw new Error(`callgrind_control ${args.join(' ')} ${target.svc.pid} failed: ${r.stderr || r.stdout}`);
 }
 
 /** `count` requests, `CONNECTIONS` at a time; every answer must be 200 (and a stream must end with [DONE]). */
@@ -139,9 +146,11 @@ async function dumpTotal(dir, prefix, pid, part) {
 }
 
 /** V8's garbage collector, by the names of its C++ (self costs; whichever thread ran it). */
-const GC_CODE = /v8::internal::(?:Heap|Scavenger|ScavengerCollector|MarkCompactCollector|MinorMarkCompactCollector|MinorMarkSweepCollector|IncrementalMarking|MarkingBarrier|MarkingWorklist|MainMarkingVisitor|ConcurrentMarking|Sweeper|MemoryReducer|GCTracer|Evacuator|FullEvacuator|RecordMigratedSlotVisitor|LiveObjectVisitor|PointersUpdatingJob|RememberedSet|SlotSet|TypedSlotSet|ArrayBufferSweeper|GlobalHandles|EphemeronHashTable|YoungGenerationMarkingVisitor|MarkingVisitorBase|ScavengeVisitor|IterateAndScavengePromotedObjectsVisitor|EvacuateVisitorBase|EvacuateNewSpaceVisitor|EvacuateOldSpaceVisitor|MarkingState|NonAtomicMarkingState|AtomicMarkingState|BodyDescriptorBase|ExternalStringTable|StringTable::DropOldData|WeakObjectRetainer|PagedSpace|PagedSpaceBase|SemiSpace|SemiSpaceNewSpace|NewSpace|MemoryAllocator|MemoryChunk|BasicMemoryChunk|Page|LargeObjectSpace|FreeList|FreeListCategory|CodeFlushingCandidates|ObjectStatsCollector|HeapVisitor|ConcurrentMarkingVisitor|MarkCompactWeakObjectRetainer|ProcessingWorklist)(?:<[^(]*>)?::|v8::internal::\(anonymous namespace\)::(?:.*Scaveng|.*Marking|.*Sweep|.*Evacuat|.*Compaction)/;
+const GC_CODE =
+  /v8::internal::(?:Heap|Scavenger|ScavengerCollector|MarkCompactCollector|MinorMarkCompactCollector|MinorMarkSweepCollector|IncrementalMarking|MarkingBarrier|MarkingWorklist|MainMarkingVisitor|ConcurrentMarking|Sweeper|MemoryReducer|GCTracer|Evacuator|FullEvacuator|RecordMigratedSlotVisitor|LiveObjectVisitor|PointersUpdatingJob|RememberedSet|SlotSet|TypedSlotSet|ArrayBufferSweeper|GlobalHandles|EphemeronHashTable|YoungGenerationMarkingVisitor|MarkingVisitorBase|ScavengeVisitor|IterateAndScavengePromotedObjectsVisitor|EvacuateVisitorBase|EvacuateNewSpaceVisitor|EvacuateOldSpaceVisitor|MarkingState|NonAtomicMarkingState|AtomicMarkingState|BodyDescriptorBase|ExternalStringTable|StringTable::DropOldData|WeakObjectRetainer|PagedSpace|PagedSpaceBase|SemiSpace|SemiSpaceNewSpace|NewSpace|MemoryAllocator|MemoryChunk|BasicMemoryChunk|Page|LargeObjectSpace|FreeList|FreeListCategory|CodeFlushingCandidates|ObjectStatsCollector|HeapVisitor|ConcurrentMarkingVisitor|MarkCompactWeakObjectRetainer|ProcessingWorklist)(?:<[^(]*>)?::|v8::internal::\(anonymous namespace\)::(?:.*Scaveng|.*Marking|.*Sweep|.*Evacuat|.*Compaction)/;
 /** V8's compilers (TurboFan, Maglev, Sparkplug, the bytecode generator and parser): self costs, whichever thread. */
-const COMPILER_CODE = /v8::internal::(?:compiler::|maglev::|baseline::|turboshaft::|interpreter::Bytecode(?:Generator|ArrayBuilder|ArrayWriter|RegisterOptimizer|Analysis)|Parser|ParserBase|PreParser|Scanner|AstValueFactory|DeclarationScope|Scope::|OptimizedCompilationInfo|CodeAssembler|Assembler|MacroAssembler|TurboAssembler|OptimizingCompileDispatcher|Compiler::)/;
+const COMPILER_CODE =
+  /v8::internal::(?:compiler::|maglev::|baseline::|turboshaft::|interpreter::Bytecode(?:Generator|ArrayBuilder|ArrayWriter|RegisterOptimizer|Analysis)|Parser|ParserBase|PreParser|Scanner|AstValueFactory|DeclarationScope|Scope::|OptimizedCompilationInfo|CodeAssembler|Assembler|MacroAssembler|TurboAssembler|OptimizingCompileDispatcher|Compiler::)/;
 
 /**
  * A dump split by what the instructions were for, from self costs by function (`callgrind_annotate`, names of
@@ -154,7 +163,10 @@ const COMPILER_CODE = /v8::internal::(?:compiler::|maglev::|baseline::|turboshaf
  */
 function kinds(file, events) {
   const names = Object.keys(events);
-  const self = spawnSync('callgrind_annotate', ['--auto=no', '--threshold=100', `--show=${names.join(',')}`, '--sort=Ir', file], { encoding: 'utf8', maxBuffer: 512 << 20 });
+  const self = spawnSync('callgrind_annotate', ['--auto=no', '--threshold=100', `--show=${names.join(',')}`, '--sort=Ir', file], {
+    encoding: 'utf8',
+    maxBuffer: 512 << 20,
+  });
   const gc = names.map(() => 0);
   const compiler = names.map(() => 0);
   for (const line of self.stdout.split('\n')) {
@@ -169,13 +181,23 @@ function kinds(file, events) {
   // Part of `work`: V8's runtime defining an object literal's computed keys. Node's `process.nextTick` builds
   // its tick object with two (`[async_id_symbol]`, `[trigger_async_id_symbol]`); in some processes its
   // compiled code calls the runtime for them, ~20k instructions per chat request (bench/README.md "Session 21").
-  const inclusive = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', '--sort=Ir', file], { encoding: 'utf8', maxBuffer: 512 << 20 });
+  const inclusive = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', '--sort=Ir', file], {
+    encoding: 'utf8',
+    maxBuffer: 512 << 20,
+  });
   let literalRuntime = 0;
   for (const line of inclusive.stdout.split('\n')) {
     const m = /^\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$/.exec(line);
-    if (m && /v8::internal::Runtime_DefineKeyedOwnPropertyInLiteral\(/.test(m[2])) literalRuntime = Math.max(literalRuntime, Number(m[1].replaceAll(',', '')));
+    if (m && /v8::internal::Runtime_DefineKeyedOwnPropertyInLiteral\(/.test(m[2]))
+      literalRuntime = Math.max(literalRuntime, Number(m[1].replaceAll(',', '')));
   }
-  return { compiler: compiler[ir], gc: gc[ir], work: work[ir], literalRuntime, workEvents: Object.fromEntries(names.map((n, i) => [n, work[i]])) };
+  return {
+    compiler: compiler[ir],
+    gc: gc[ir],
+    work: work[ir],
+    literalRuntime,
+    workEvents: Object.fromEntries(names.map((n, i) => [n, work[i]])),
+  };
 }
 
 function median(xs) {
@@ -186,7 +208,12 @@ function median(xs) {
 async function startTarget(kind, fakeUrl) {
   const port = await freePort();
   const prefix = `callgrind.${kind}`;
-  const valgrind = ['--tool=callgrind', '--instr-atstart=no', ...(SIM ? ['--cache-sim=yes', '--branch-sim=yes'] : []), `--callgrind-out-file=${join(work, prefix)}.%p`];
+  const valgrind = [
+    '--tool=callgrind',
+    '--instr-atstart=no',
+    ...(SIM ? ['--cache-sim=yes', '--branch-sim=yes'] : []),
+    `--callgrind-out-file=${join(work, prefix)}.%p`,
+  ];
   let args;
   let extraEnv = {};
   const nodeArgs = [...V8_ARGS, ...(env.BENCH_INSTR_NODE_ARGS ? env.BENCH_INSTR_NODE_ARGS.split(' ') : [])];
@@ -194,17 +221,40 @@ async function startTarget(kind, fakeUrl) {
   else {
     const dataDir = mkdtempSync(join(work, 'data-'));
     args = [...valgrind, process.execPath, ...nodeArgs, join(DIST, 'main.js')];
-    extraEnv = { PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey, GATEWAY_REQUEST_LOG: 'false', LOG_LEVEL: 'warn', ...NO_CLOCK_WORK };
+    extraEnv = {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      GATEWAY_DATA_DIR: dataDir,
+      GATEWAY_ADMIN_KEY: adminKey,
+      GATEWAY_REQUEST_LOG: 'false',
+      LOG_LEVEL: 'warn',
+      ...NO_CLOCK_WORK,
+    };
     if (kind === 'production') {
       // As run.mjs's production instance: request log on, default log level, traces exported to a local receiver.
       otlp ??= await startOtlpReceiver();
       // Batches written when full (500 log rows, 512 spans), as under load: by the clock, valgrind's ~100 requests per second
       // would give a 250 ms log batch a few dozen rows, and the per-batch work would weigh per request as it never does natively.
       // BENCH_PROD_ENV (JSON) changes its settings, as in run.mjs: e.g. request log and tracing off to measure the key and policies alone.
-      extraEnv = { ...extraEnv, GATEWAY_REQUEST_LOG: 'true', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, ...FULL_BATCHES, ...JSON.parse(env.BENCH_PROD_ENV || '{}') };
+      extraEnv = {
+        ...extraEnv,
+        GATEWAY_REQUEST_LOG: 'true',
+        LOG_LEVEL: 'info',
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+        ...FULL_BATCHES,
+        ...JSON.parse(env.BENCH_PROD_ENV || '{}'),
+      };
     }
   }
-  const svc = await startService({ name: kind, command: 'valgrind', args, env: extraEnv, cwd: ROOT, readyUrl: `http://127.0.0.1:${port}/health`, timeoutMs: 300_000 });
+  const svc = await startService({
+    name: kind,
+    command: 'valgrind',
+    args,
+    env: extraEnv,
+    cwd: ROOT,
+    readyUrl: `http://127.0.0.1:${port}/health`,
+    timeoutMs: 300_000,
+  });
   services.push(svc);
   const target = { kind, origin: `http://127.0.0.1:${port}`, adminKey, svc, prefix, dumps: 0, env: extraEnv };
   if (kind === 'production') {
@@ -228,7 +278,12 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 const rows = [];
 try {
   const fakePort = await freePort();
-  const fake = await startService({ name: 'fake upstream', command: process.execPath, args: [join(BENCH, 'fake-upstream.mjs'), String(fakePort)], readyUrl: `http://127.0.0.1:${fakePort}/health` });
+  const fake = await startService({
+    name: 'fake upstream',
+    command: process.execPath,
+    args: [join(BENCH, 'fake-upstream.mjs'), String(fakePort)],
+    readyUrl: `http://127.0.0.1:${fakePort}/health`,
+  });
   services.push(fake);
   const fakeUrl = `http://127.0.0.1:${fakePort}`;
   for (const kind of TARGETS) {
@@ -256,7 +311,9 @@ try {
         const idleS = (Date.now() - t0) / 1000;
         const { events, file } = await dumpTotal(work, target.prefix, target.svc.pid, ++target.dumps);
         target.idleWorkPerS = kinds(file, events).work / idleS;
-        log(`${kind} idle: ${Math.round(target.idleWorkPerS).toLocaleString('en-US')} main-thread instructions per second of background work`);
+        log(
+          `${kind} idle: ${Math.round(target.idleWorkPerS).toLocaleString('en-US')} main-thread instructions per second of background work`,
+        );
       }
       const rounds = [];
       for (let round = 1; round <= ROUNDS; round++) {
@@ -269,8 +326,24 @@ try {
         log(`${kind} ${scenario.name} round ${round}: ${N} requests, ${total} instructions (${seconds.toFixed(1)} s under valgrind)`);
         const k = kinds(file, events);
         const perRequest = (...names) => names.reduce((sum, n) => sum + (k.workEvents[n] ?? 0), 0) / N;
-        const sim = SIM ? { i1: perRequest('I1mr'), d1: perRequest('D1mr', 'D1mw'), ll: perRequest('ILmr', 'DLmr', 'DLmw'), branches: perRequest('Bc', 'Bi'), mispredicted: perRequest('Bcm', 'Bim') } : undefined;
-        rounds.push({ total: total / N, work: k.work / N, seconds, gc: k.gc / N, compiler: k.compiler / N, literalRuntime: k.literalRuntime / N, sim });
+        const sim = SIM
+          ? {
+              i1: perRequest('I1mr'),
+              d1: perRequest('D1mr', 'D1mw'),
+              ll: perRequest('ILmr', 'DLmr', 'DLmw'),
+              branches: perRequest('Bc', 'Bi'),
+              mispredicted: perRequest('Bcm', 'Bim'),
+            }
+          : undefined;
+        rounds.push({
+          total: total / N,
+          work: k.work / N,
+          seconds,
+          gc: k.gc / N,
+          compiler: k.compiler / N,
+          literalRuntime: k.literalRuntime / N,
+          sim,
+        });
         if (KEEP) {
           const keepDir = join(BENCH, 'results/callgrind');
           mkdirSync(keepDir, { recursive: true });
@@ -279,8 +352,22 @@ try {
       }
       const pick = (key) => median(rounds.map((x) => x[key]));
       const pickSim = (key) => median(rounds.map((x) => x.sim[key]));
-      const sim = SIM ? { i1: pickSim('i1'), d1: pickSim('d1'), ll: pickSim('ll'), branches: pickSim('branches'), mispredicted: pickSim('mispredicted') } : undefined;
-      rows.push({ target: kind, scenario: scenario.name, rounds, idlePerS: target.idleWorkPerS, total: pick('total'), work: pick('work'), seconds: pick('seconds'), gc: pick('gc'), compiler: pick('compiler'), literalRuntime: pick('literalRuntime'), sim });
+      const sim = SIM
+        ? { i1: pickSim('i1'), d1: pickSim('d1'), ll: pickSim('ll'), branches: pickSim('branches'), mispredicted: pickSim('mispredicted') }
+        : undefined;
+      rows.push({
+        target: kind,
+        scenario: scenario.name,
+        rounds,
+        idlePerS: target.idleWorkPerS,
+        total: pick('total'),
+        work: pick('work'),
+        seconds: pick('seconds'),
+        gc: pick('gc'),
+        compiler: pick('compiler'),
+        literalRuntime: pick('literalRuntime'),
+        sim,
+      });
     }
     await pool.close();
   }
@@ -293,7 +380,9 @@ try {
 const fmt = (x) => Math.round(x).toLocaleString('en-US');
 const ratio = (a, b) => (b ? (a / b).toFixed(2) + '×' : '—');
 const commit = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim();
-const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() ? ' + uncommitted changes' : '';
+const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim()
+  ? ' + uncommitted changes'
+  : '';
 const lines = [
   `## Instructions per request — ${new Date().toISOString()} (commit ${commit}${dirty}${env.BENCH_INSTR_DIST ? `; ours built in ${env.BENCH_INSTR_DIST}` : ''})`,
   '',
@@ -301,7 +390,7 @@ const lines = [
   'every thread of the gateway process counted; medians over the rounds. "work": the process without the GC and the compiler (the main thread, and the',
   'request log\'s thread when on); "GC": the collector wherever it ran; "compiler": TurboFan (and Sparkplug batches); the gateway\'s clock-driven jobs are',
   'set to every 10 minutes, so none runs in a round ("idle / s": what the target still did per second with no request, before the rounds);',
-  '"literal runtime": the part of work in V8\'s runtime defining object literals\' computed keys (Node\'s nextTick in a slow state: compare work net of it).',
+  "\"literal runtime\": the part of work in V8's runtime defining object literals' computed keys (Node's nextTick in a slow state: compare work net of it).",
   '',
   '| Scenario | Target | total / request | × floor | work / request | × floor | GC / request | compiler / request | literal runtime / request | round s | idle / s | rounds (work / request) |',
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
@@ -323,7 +412,9 @@ if (SIM) {
   for (const r of rows) {
     const f = rows.find((x) => x.target === 'floor' && x.scenario === r.scenario)?.sim;
     const s = r.sim;
-    lines.push(`| ${r.scenario} | ${r.target} | ${fmt(s.i1)} | ${ratio(s.i1, f?.i1)} | ${fmt(s.d1)} | ${ratio(s.d1, f?.d1)} | ${fmt(s.ll)} | ${ratio(s.ll, f?.ll)} | ${fmt(s.branches)} | ${fmt(s.mispredicted)} | ${ratio(s.mispredicted, f?.mispredicted)} |`);
+    lines.push(
+      `| ${r.scenario} | ${r.target} | ${fmt(s.i1)} | ${ratio(s.i1, f?.i1)} | ${fmt(s.d1)} | ${ratio(s.d1, f?.d1)} | ${fmt(s.ll)} | ${ratio(s.ll, f?.ll)} | ${fmt(s.branches)} | ${fmt(s.mispredicted)} | ${ratio(s.mispredicted, f?.mispredicted)} |`,
+    );
   }
 }
 const report = lines.join('\n') + '\n';
@@ -345,7 +436,9 @@ if (GATE) {
     const r = ours.work / floor.work;
     const ok = r <= limit;
     failed ||= !ok;
-    console.log(`gate ${scenario}: ours ${fmt(ours.work)} / floor ${fmt(floor.work)} instructions per request = ${r.toFixed(3)}× (limit ${limit}×) ${ok ? 'ok' : 'FAILED'}`);
+    console.log(
+      `gate ${scenario}: ours ${fmt(ours.work)} / floor ${fmt(floor.work)} instructions per request = ${r.toFixed(3)}× (limit ${limit}×) ${ok ? 'ok' : 'FAILED'}`,
+    );
   }
   process.exit(failed ? 1 : 0);
 }

@@ -25,7 +25,8 @@ if (WANTS_REFERENCE && !existsSync(REF_START)) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
-const { canPin, freePort, startService, statusMb, sampleRss, machineBusyTicks, processTicks, mainThreadTicks } = await import('./lib/procs.mjs');
+const { canPin, freePort, startService, statusMb, sampleRss, machineBusyTicks, processTicks, mainThreadTicks } =
+  await import('./lib/procs.mjs');
 const { runAutocannon, runStreamLoad, sequentialProbe } = await import('./lib/load.mjs');
 const { pairedSummary, renderReport } = await import('./lib/report.mjs');
 const { summarize, memoryGrowth } = await import('./lib/stats.mjs');
@@ -58,10 +59,14 @@ const HZ = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout
 
 // The runner and its load generator run on core 0; re-exec pinned once.
 if (PIN && !env.BENCH_PINNED) {
-  const r = spawnSync('taskset', ['-c', '0', process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    stdio: 'inherit',
-    env: { ...env, BENCH_PINNED: '1' },
-  });
+  const r = spawnSync(
+    'taskset',
+    ['-c', '0', process.execPath, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    {
+      stdio: 'inherit',
+      env: { ...env, BENCH_PINNED: '1' },
+    },
+  );
   process.exit(r.status ?? 1);
 }
 
@@ -181,7 +186,12 @@ async function measure(scenario, conns, target, call) {
   if (WARMUP > 0) await run(WARMUP);
   const pid = target.svc?.pid;
   const rss = pid ? sampleRss(pid) : null;
-  const before = { at: Date.now(), gw: pid ? processTicks(pid) : NaN, main: pid ? mainThreadTicks(pid) : NaN, self: processTicks(process.pid) };
+  const before = {
+    at: Date.now(),
+    gw: pid ? processTicks(pid) : NaN,
+    main: pid ? mainThreadTicks(pid) : NaN,
+    self: processTicks(process.pid),
+  };
   const r = await run(DURATION);
   const seconds = (Date.now() - before.at) / 1000;
   const gwCpuS = (processTicks(pid) - before.gw) / HZ;
@@ -252,7 +262,10 @@ async function pairedRuns(targets, fakeUrl) {
 
 function meta() {
   const git = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim();
-  const version = (pkg) => (existsSync(join(BENCH, `node_modules/${pkg}/package.json`)) ? JSON.parse(readFileSync(join(BENCH, `node_modules/${pkg}/package.json`), 'utf8')).version : 'not installed');
+  const version = (pkg) =>
+    existsSync(join(BENCH, `node_modules/${pkg}/package.json`))
+      ? JSON.parse(readFileSync(join(BENCH, `node_modules/${pkg}/package.json`), 'utf8')).version
+      : 'not installed';
   const refVersion = version('@portkey-ai/gateway');
   const nodeServer = version('@hono/node-server');
   return {
@@ -265,8 +278,9 @@ function meta() {
     reference: `@portkey-ai/gateway ${refVersion} with @hono/node-server ${nodeServer}`,
     'our commit': git || 'unknown',
     'ours (bare)': 'GATEWAY_REQUEST_LOG=false, LOG_LEVEL=warn, admin key as gateway key',
-    'ours (production)': 'request log on, default log level, a workspace-user key, one rate-limit and one usage-limit (cost) policy matching the requests, OTel traces exported to a local OTLP/HTTP receiver',
-    floor: 'bench/floor-proxy.mjs: Fastify + undici forwarding to the fake, no gateway logic (the stack\'s own cost)',
+    'ours (production)':
+      'request log on, default log level, a workspace-user key, one rate-limit and one usage-limit (cost) policy matching the requests, OTel traces exported to a local OTLP/HTTP receiver',
+    floor: "bench/floor-proxy.mjs: Fastify + undici forwarding to the fake, no gateway logic (the stack's own cost)",
   };
 }
 
@@ -308,7 +322,9 @@ async function loadRuns(targets, fakeUrl) {
         // Spans are exported in batches (OTEL_BSP_SCHEDULE_DELAY, 1 s): wait for the last one before counting.
         await new Promise((r) => setTimeout(r, 1500));
         const s = otlp.stats;
-        notes.push(`production: the OTLP receiver accepted ${s.requests.toLocaleString('en-US')} trace exports (${(s.bytes / 1e6).toFixed(1)} MB)${s.requests === 0 ? ' — none: tracing did not export' : ''}.`);
+        notes.push(
+          `production: the OTLP receiver accepted ${s.requests.toLocaleString('en-US')} trace exports (${(s.bytes / 1e6).toFixed(1)} MB)${s.requests === 0 ? ' — none: tracing did not export' : ''}.`,
+        );
       }
     }
   }
@@ -324,14 +340,25 @@ async function probes(targets, fakeUrl) {
     const a = await sequentialProbe({ ...plain, body: CHAT_BODY, n: PROBE_N });
     const b = await sequentialProbe({ ...streamed, body: STREAM_BODY, n: PROBE_N, stream: true });
     const row = (probe, samples, errors) => ({ probe, target: target.kind, n: samples.length, errors, ...summarize(samples) });
-    out.push(row('chat sequential', a.total, a.errors), row('stream TTFB sequential', b.first, b.errors), row('stream TTLB sequential', b.total, b.errors));
+    out.push(
+      row('chat sequential', a.total, a.errors),
+      row('stream TTFB sequential', b.first, b.errors),
+      row('stream TTLB sequential', b.total, b.errors),
+    );
     // Pass-through: the upstream pauses PAUSE_MS after chunk 10; a gateway that buffers shows the first byte after it.
     // (The floor always forwards to the fake's plain path, so it has no paused probe.)
     if (target.kind === 'floor') continue;
     const paused = SCENARIOS[1].call(target, `${fakeUrl}/pause/${PAUSE_MS}`);
     if (target.kind === 'direct') paused.path = `/pause/${PAUSE_MS}${paused.path}`;
     const c = await sequentialProbe({ ...paused, n: 3, warmup: 0, stream: true });
-    out.push({ probe: `paused stream (${PAUSE_MS} ms pause)`, target: target.kind, n: c.first.length, errors: c.errors, ...summarize(c.first), last: summarize(c.total).p50 });
+    out.push({
+      probe: `paused stream (${PAUSE_MS} ms pause)`,
+      target: target.kind,
+      n: c.first.length,
+      errors: c.errors,
+      ...summarize(c.first),
+      last: summarize(c.total).p50,
+    });
   }
   const order = ['chat sequential', 'stream TTFB sequential', 'stream TTLB sequential', `paused stream (${PAUSE_MS} ms pause)`];
   return out.sort((x, y) => order.indexOf(x.probe) - order.indexOf(y.probe));
@@ -346,7 +373,17 @@ async function soak(target, fakeUrl) {
   const rss = sampleRss(target.svc.pid, intervalS * 1000);
   const r = await runAutocannon({ url: call.origin + call.path, connections: 128, duration: SOAK, headers: call.headers, body: call.body });
   const samples = rss.stop().samples;
-  return { target: target.kind, conns: 128, seconds: SOAK, warmupS: warm, intervalS, rps: r.rps, errors: r.errors, samples, growth: memoryGrowth(samples.slice(1)) };
+  return {
+    target: target.kind,
+    conns: 128,
+    seconds: SOAK,
+    warmupS: warm,
+    intervalS,
+    rps: r.rps,
+    errors: r.errors,
+    samples,
+    growth: memoryGrowth(samples.slice(1)),
+  };
 }
 
 /** CPU the run did not account for (other processes on the machine), as a share of one core. */
@@ -393,8 +430,12 @@ async function main() {
   }
   const foreign = foreignCpu(start);
   if (Number.isFinite(foreign.share)) {
-    report.meta['CPU used by other processes'] = `${foreign.coreSeconds.toFixed(0)} core-seconds (${(100 * foreign.share).toFixed(0)}% of one core on average)`;
-    if (foreign.share > 0.1) notes.push(`The machine was shared: other processes used ${(100 * foreign.share).toFixed(0)}% of a core on average during the run, so numbers are noisy (pinning does not keep them off the cores).`);
+    report.meta['CPU used by other processes'] =
+      `${foreign.coreSeconds.toFixed(0)} core-seconds (${(100 * foreign.share).toFixed(0)}% of one core on average)`;
+    if (foreign.share > 0.1)
+      notes.push(
+        `The machine was shared: other processes used ${(100 * foreign.share).toFixed(0)}% of a core on average during the run, so numbers are noisy (pinning does not keep them off the cores).`,
+      );
   }
   for (const svc of services) {
     if (svc === fake) continue;

@@ -50,7 +50,9 @@ function rssChart(samples, title) {
     const v = yMax * f;
     return `<line x1="${pad.l}" x2="${W - pad.r}" y1="${y(v)}" y2="${y(v)}" stroke="#ddd"/><text x="${pad.l - 5}" y="${y(v) + 4}" text-anchor="end" font-size="11">${v.toFixed(0)}</text>`;
   });
-  const tTicks = [0, 0.25, 0.5, 0.75, 1].map((f) => `<text x="${x(tMax * f)}" y="${H - pad.b + 15}" text-anchor="middle" font-size="11">${Math.round(tMax * f)} s</text>`);
+  const tTicks = [0, 0.25, 0.5, 0.75, 1].map(
+    (f) => `<text x="${x(tMax * f)}" y="${H - pad.b + 15}" text-anchor="middle" font-size="11">${Math.round(tMax * f)} s</text>`,
+  );
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif">
 <rect width="100%" height="100%" fill="white"/>
 <text x="${W / 2}" y="18" text-anchor="middle" font-size="13">${title}</text>
@@ -67,8 +69,23 @@ ${tTicks.join('\n')}
 
 /** One autocannon run at a fixed total rate for the whole soak. */
 function load(origin, body, rate, connections) {
-  const headers = { 'content-type': 'application/json', authorization: 'Bearer sk-bench', 'x-gateway-api-key': adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': `${fakeUrl}/v1` };
-  return autocannon({ url: `${origin}/v1/chat/completions`, method: 'POST', headers, body, connections, overallRate: rate, duration: SECONDS, timeout: 10 });
+  const headers = {
+    'content-type': 'application/json',
+    authorization: 'Bearer sk-bench',
+    'x-gateway-api-key': adminKey,
+    'x-gateway-provider': 'openai',
+    'x-gateway-custom-host': `${fakeUrl}/v1`,
+  };
+  return autocannon({
+    url: `${origin}/v1/chat/completions`,
+    method: 'POST',
+    headers,
+    body,
+    connections,
+    overallRate: rate,
+    duration: SECONDS,
+    timeout: 10,
+  });
 }
 
 let fakeUrl;
@@ -79,7 +96,14 @@ const samples = [];
 let result;
 try {
   const fakePort = await freePort();
-  services.push(await startService({ name: 'fake upstream', command: process.execPath, args: [join(BENCH, 'fake-upstream.mjs'), String(fakePort)], readyUrl: `http://127.0.0.1:${fakePort}/health` }));
+  services.push(
+    await startService({
+      name: 'fake upstream',
+      command: process.execPath,
+      args: [join(BENCH, 'fake-upstream.mjs'), String(fakePort)],
+      readyUrl: `http://127.0.0.1:${fakePort}/health`,
+    }),
+  );
   fakeUrl = `http://127.0.0.1:${fakePort}`;
   const port = await freePort();
   const gwEnv = {
@@ -93,10 +117,20 @@ try {
     ...JSON.parse(env.BENCH_SOAK_ENV || '{}'),
   };
   // As `npm start`: the request log and the log level are the defaults.
-  const gw = await startService({ name: 'gateway', command: process.execPath, args: [join(ROOT, 'dist/main.js')], env: gwEnv, cwd: ROOT, readyUrl: `http://127.0.0.1:${port}/health`, timeoutMs: 60_000 });
+  const gw = await startService({
+    name: 'gateway',
+    command: process.execPath,
+    args: [join(ROOT, 'dist/main.js')],
+    env: gwEnv,
+    cwd: ROOT,
+    readyUrl: `http://127.0.0.1:${port}/health`,
+    timeoutMs: 60_000,
+  });
   services.push(gw);
   const origin = `http://127.0.0.1:${port}`;
-  log(`${SECONDS} s at ${RATE} requests/s (${Math.round(STREAM_SHARE * 100)} % streamed), ${CONNECTIONS} connections, PostgreSQL schema ${schema}`);
+  log(
+    `${SECONDS} s at ${RATE} requests/s (${Math.round(STREAM_SHARE * 100)} % streamed), ${CONNECTIONS} connections, PostgreSQL schema ${schema}`,
+  );
   const t0 = Date.now();
   const take = () => samples.push({ t: (Date.now() - t0) / 1000, rss: statusMb(gw.pid, 'VmRSS'), hwm: statusMb(gw.pid, 'VmHWM') });
   take();
@@ -110,7 +144,11 @@ try {
 } finally {
   for (const svc of services.reverse()) await svc.stop().catch(() => {});
   const c = new pg.Client({ connectionString: PG_URL });
-  await c.connect().then(() => c.query(`drop schema if exists ${schema} cascade`)).finally(() => c.end()).catch((err) => log('schema not dropped:', err.message));
+  await c
+    .connect()
+    .then(() => c.query(`drop schema if exists ${schema} cascade`))
+    .finally(() => c.end())
+    .catch((err) => log('schema not dropped:', err.message));
   rmSync(dataDir, { recursive: true, force: true });
 }
 
@@ -134,7 +172,10 @@ const lines = [
 ];
 const dir = join(BENCH, 'results');
 mkdirSync(dir, { recursive: true });
-writeFileSync(join(dir, `soak-pg-${stamp}.svg`), rssChart(samples, `Gateway RSS, ${SECONDS} s at ${RATE} req/s on PostgreSQL, request log on`));
+writeFileSync(
+  join(dir, `soak-pg-${stamp}.svg`),
+  rssChart(samples, `Gateway RSS, ${SECONDS} s at ${RATE} req/s on PostgreSQL, request log on`),
+);
 writeFileSync(join(dir, `soak-pg-${stamp}.md`), lines.join('\n') + '\n');
 copyFileSync(join(dir, `soak-pg-${stamp}.svg`), join(dir, 'soak-pg-latest.svg'));
 copyFileSync(join(dir, `soak-pg-${stamp}.md`), join(dir, 'soak-pg-latest.md'));

@@ -51,7 +51,15 @@ async function main(): Promise<void> {
   const logger = createLogger(settings.logLevel);
   const gateway = await createGateway(settings, { logger });
   await gateway.app.listen({ host: settings.host, port: settings.port });
-  logger.info({ host: settings.host, port: settings.port, store: settings.databaseUrl ? 'postgres' : 'sqlite', shared: settings.redisUrl ? 'redis' : 'memory' }, 'gateway listening');
+  logger.info(
+    {
+      host: settings.host,
+      port: settings.port,
+      store: settings.databaseUrl ? 'postgres' : 'sqlite',
+      shared: settings.redisUrl ? 'redis' : 'memory',
+    },
+    'gateway listening',
+  );
   // Plain lines for the person who ran `npm start`: the console's URL and, once, the first start's keys.
   const address = gateway.app.server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
@@ -92,7 +100,13 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  const exitCode = typeof (err as { exitCode?: unknown })?.exitCode === 'number' && (err as Error).name === 'StartupError' ? (err as { exitCode: number }).exitCode : 1;
-  faultLine(exitCode === 1 ? `gateway failed to start: ${(err as Error)?.message ?? String(err)}` : (err as Error).message, { exitCode, ...(exitCode === 1 ? { stack: (err as Error)?.stack } : {}) });
+  const exitCode =
+    typeof (err as { exitCode?: unknown })?.exitCode === 'number' && (err as Error).name === 'StartupError'
+      ? (err as { exitCode: number }).exitCode
+      : 1;
+  faultLine(exitCode === 1 ? `gateway failed to start: ${(err as Error)?.message ?? String(err)}` : (err as Error).message, {
+    exitCode,
+    ...(exitCode === 1 ? { stack: (err as Error)?.stack } : {}),
+  });
   process.exit(exitCode);
 });

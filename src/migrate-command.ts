@@ -23,9 +23,15 @@ export async function migrate(): Promise<number> {
     }
     let applied: string[] = [];
     const store = await openStoreWhenReachable(
-      settings.databaseUrl ? { kind: 'postgres', url: settings.databaseUrl, schema: settings.databaseSchema } : { kind: 'sqlite', path: sqlitePath(settings), requestLogThread: false },
+      settings.databaseUrl
+        ? { kind: 'postgres', url: settings.databaseUrl, schema: settings.databaseSchema }
+        : { kind: 'sqlite', path: sqlitePath(settings), requestLogThread: false },
       { onApplied: (names) => (applied = names), onLockWait: (waitedMs) => line(30, 'waiting for migration lock', { waitedMs }) },
-      { waitMs: settings.storeWaitMs, onUnreachable: (err, attempt, retryInMs) => line(40, 'store unreachable; retrying', { err: err.message || String(err), attempt, retryInMs }) },
+      {
+        waitMs: settings.storeWaitMs,
+        onUnreachable: (err, attempt, retryInMs) =>
+          line(40, 'store unreachable; retrying', { err: err.message || String(err), attempt, retryInMs }),
+      },
     );
     await store.close();
     line(30, applied.length > 0 ? `applied ${applied.length} migrations` : 'no migrations due', { migrations: applied });

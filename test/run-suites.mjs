@@ -31,7 +31,9 @@ if (skipDeploy && process.env.CI) {
   console.error('GATEWAY_SKIP_DEPLOY_TESTS is not honoured in CI');
   process.exit(1);
 }
-const deploy = skipDeploy ? Promise.resolve({ code: 0, out: 'deployment tests skipped (GATEWAY_SKIP_DEPLOY_TESTS=1)\n' }) : run(['--config', 'test/deploy/vitest.config.ts'], true);
+const deploy = skipDeploy
+  ? Promise.resolve({ code: 0, out: 'deployment tests skipped (GATEWAY_SKIP_DEPLOY_TESTS=1)\n' })
+  : run(['--config', 'test/deploy/vitest.config.ts'], true);
 const main = await run(process.argv.slice(2), false);
 const dep = await deploy;
 console.log('--- deployment tests (test/deploy) ---');

@@ -26,8 +26,9 @@ const UPSTREAM_MS = Number(process.env.BENCH_UPSTREAM_MS ?? 20);
 const PROBE_N = Number(process.env.BENCH_PROBE_N ?? 1000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
-const REDIS = process.env.BENCH_CACHE_REDIS === '1' ? process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379' : undefined;
-const PG_URL = process.env.BENCH_CACHE_POSTGRES === '1' ? process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test' : undefined;
+const REDIS = process.env.BENCH_CACHE_REDIS === '1' ? (process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379') : undefined;
+const PG_URL =
+  process.env.BENCH_CACHE_POSTGRES === '1' ? (process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test') : undefined;
 const PG_SCHEMA = `gwbench_${Date.now()}`;
 const BACKEND = REDIS ? 'redis' : PG_URL ? 'postgres' : 'memory';
 const ADMIN_KEY = 'bench-admin-' + Math.random().toString(36).slice(2);
@@ -38,7 +39,14 @@ function completion(text) {
     object: 'chat.completion',
     created: 1700000000,
     model: 'gpt-4o-mini',
-    choices: [{ index: 0, message: { role: 'assistant', content: `A fixed answer of moderate length to: ${text}`.padEnd(400, '.') }, logprobs: null, finish_reason: 'stop' }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: `A fixed answer of moderate length to: ${text}`.padEnd(400, '.') },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
     usage: { prompt_tokens: 20, completion_tokens: 100, total_tokens: 120 },
   };
 }
@@ -59,7 +67,8 @@ function startUpstream() {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         const base = { id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1700000000, model: 'gpt-4o-mini' };
         const frames = [{ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }];
-        for (let i = 0; i < 18; i++) frames.push({ ...base, choices: [{ index: 0, delta: { content: `piece ${i} ` }, finish_reason: null }] });
+        for (let i = 0; i < 18; i++)
+          frames.push({ ...base, choices: [{ index: 0, delta: { content: `piece ${i} ` }, finish_reason: null }] });
         frames.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] });
         res.end(frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join('') + 'data: [DONE]\n\n');
       }, UPSTREAM_MS);
@@ -83,7 +92,14 @@ function freePort() {
 async function startGateway(upstreamPort) {
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-cache-bench-'));
   const port = await freePort();
-  const env = { ...process.env, PORT: String(port), GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: 'error', GATEWAY_REQUEST_LOG: 'false' };
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    GATEWAY_DATA_DIR: dataDir,
+    GATEWAY_ADMIN_KEY: ADMIN_KEY,
+    LOG_LEVEL: 'error',
+    GATEWAY_REQUEST_LOG: 'false',
+  };
   if (REDIS) Object.assign(env, { REDIS_URL: REDIS, REDIS_PREFIX: `gwbench:${Date.now()}:` });
   if (PG_URL) Object.assign(env, { DATABASE_URL: PG_URL, DATABASE_SCHEMA: PG_SCHEMA });
   const child = spawn(process.execPath, ['dist/main.js'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -99,10 +115,22 @@ async function startGateway(upstreamPort) {
 
 let counter = 0;
 function request(upstreamPort, cache, question, stream) {
-  const config = { provider: 'openai', api_key: 'sk-bench', custom_host: `http://127.0.0.1:${upstreamPort}/v1`, ...(cache ? { cache: { mode: 'simple' } } : {}) };
+  const config = {
+    provider: 'openai',
+    api_key: 'sk-bench',
+    custom_host: `http://127.0.0.1:${upstreamPort}/v1`,
+    ...(cache ? { cache: { mode: 'simple' } } : {}),
+  };
   return {
     headers: { 'content-type': 'application/json', 'x-gateway-api-key': ADMIN_KEY, 'x-gateway-config': JSON.stringify(config) },
-    body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: question() }] }),
+    body: JSON.stringify({
+      model: 'gpt-4o-mini',
+      stream,
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: question() },
+      ],
+    }),
   };
 }
 
@@ -125,7 +153,8 @@ async function probe(pool, c, upstreamPort, stream) {
     const text = await res.body.text();
     const ms = performance.now() - t0;
     const status = res.headers['x-gateway-cache-status'];
-    if (res.statusCode !== 200 || (i >= 100 && status !== c.expect) || (stream && !text.includes('[DONE]'))) throw new Error(`${c.name}: ${res.statusCode} ${status} ${text.slice(0, 300)}`);
+    if (res.statusCode !== 200 || (i >= 100 && status !== c.expect) || (stream && !text.includes('[DONE]')))
+      throw new Error(`${c.name}: ${res.statusCode} ${status} ${text.slice(0, 300)}`);
     if (i >= 100) times.push(ms);
   }
   times.sort((a, b) => a - b);
@@ -169,7 +198,9 @@ try {
       const p = await probe(pool, c, upstreamPort, stream);
       const l = await load(gw.url, c, upstreamPort, stream);
       rows.push({ mode: stream ? 'stream' : 'json', name: c.name, ...p, ...l });
-      process.stderr.write(`${stream ? 'stream' : 'json'} ${c.name}: p50 ${p.p50.toFixed(2)} ms, p99 ${p.p99.toFixed(2)} ms, ${l.rps.toFixed(0)} req/s\n`);
+      process.stderr.write(
+        `${stream ? 'stream' : 'json'} ${c.name}: p50 ${p.p50.toFixed(2)} ms, p99 ${p.p99.toFixed(2)} ms, ${l.rps.toFixed(0)} req/s\n`,
+      );
     }
   }
 } finally {
@@ -186,7 +217,10 @@ try {
   }
 }
 
-console.log(`Backend: ${BACKEND}; upstream latency ${UPSTREAM_MS} ms; probe ${PROBE_N} sequential requests; load ${CONNECTIONS} connections × ${DURATION} s; node ${process.version}\n`);
+console.log(
+  `Backend: ${BACKEND}; upstream latency ${UPSTREAM_MS} ms; probe ${PROBE_N} sequential requests; load ${CONNECTIONS} connections × ${DURATION} s; node ${process.version}\n`,
+);
 console.log('| answer | case | p50 ms (1 conn) | p99 ms (1 conn) | req/s (' + CONNECTIONS + ' conn) | errors |');
 console.log('|---|---|---:|---:|---:|---:|');
-for (const r of rows) console.log(`| ${r.mode} | ${r.name} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.rps.toFixed(0)} | ${r.non2xx} |`);
+for (const r of rows)
+  console.log(`| ${r.mode} | ${r.name} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.rps.toFixed(0)} | ${r.non2xx} |`);

@@ -25,7 +25,8 @@ if (env.BENCH_ALLOC === '1') {
   const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'results', 'alloc');
   const session = new inspector.Session();
   session.connect();
-  const post = (method, params = {}) => new Promise((resolve, reject) => session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
+  const post = (method, params = {}) =>
+    new Promise((resolve, reject) => session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
   let counting = false;
   let requests = 0;
   const emit = http.Server.prototype.emit;
@@ -37,7 +38,11 @@ if (env.BENCH_ALLOC === '1') {
   const length = Number(env.BENCH_ALLOC_LEN_S ?? 4) * 1000;
   setTimeout(async () => {
     await post('HeapProfiler.enable');
-    await post('HeapProfiler.startSampling', { samplingInterval: Number(env.BENCH_ALLOC_INTERVAL ?? 1024), includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: env.BENCH_ALLOC_MINOR !== '0' });
+    await post('HeapProfiler.startSampling', {
+      samplingInterval: Number(env.BENCH_ALLOC_INTERVAL ?? 1024),
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: env.BENCH_ALLOC_MINOR !== '0',
+    });
     counting = true;
     setTimeout(async () => {
       counting = false;

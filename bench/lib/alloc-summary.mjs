@@ -27,4 +27,5 @@ const walk = (node) => {
 };
 walk(profile.head);
 console.log(`${requests} requests, ${Math.round(total / requests)} bytes allocated per request (sampled), by function:`);
-for (const [name, bytes] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, Number(top))) console.log(`${String(Math.round(bytes / requests)).padStart(8)}  ${name}`);
+for (const [name, bytes] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, Number(top)))
+  console.log(`${String(Math.round(bytes / requests)).padStart(8)}  ${name}`);

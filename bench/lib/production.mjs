@@ -47,4 +47,3 @@ export async function setupProduction(ours) {
   ours.gatewayKey = key;
   return null;
 }
-

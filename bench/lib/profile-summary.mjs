@@ -31,7 +31,12 @@ export function summarizeProfile(profile) {
     const where = url ? url.replace(/^file:\/\//, '').replace(/.*\/node_modules\//, 'node_modules/') : '(native)';
     const f = `${functionName || '(anonymous)'} ${where}${url ? `:${lineNumber + 1}` : ''}`;
     fn.set(f, (fn.get(f) ?? 0) + t);
-    const bucket = where.startsWith('node_modules/') ? where.split('/').slice(0, where.split('/')[1].startsWith('@') ? 3 : 2).join('/') : where;
+    const bucket = where.startsWith('node_modules/')
+      ? where
+          .split('/')
+          .slice(0, where.split('/')[1].startsWith('@') ? 3 : 2)
+          .join('/')
+      : where;
     file.set(bucket, (file.get(bucket) ?? 0) + t);
   }
   const top = (m) => [...m].sort((a, b) => b[1] - a[1]).map(([name, us]) => ({ name, ms: us / 1000, share: total ? us / total : 0 }));
@@ -59,7 +64,9 @@ if (isMain && process.argv[2] === '--diff') {
   const load = (p) => JSON.parse(readFileSync(p, 'utf8'));
   const d = diffProfiles(load(pa), Number(na), load(pb), Number(nb));
   const us = (x) => x.toFixed(2).padStart(8);
-  console.log(`self µs per request, idle left out: a ${d.totalA.toFixed(1)}, b ${d.totalB.toFixed(1)}\n\n       a        b    b - a  function`);
+  console.log(
+    `self µs per request, idle left out: a ${d.totalA.toFixed(1)}, b ${d.totalB.toFixed(1)}\n\n       a        b    b - a  function`,
+  );
   for (const r of d.rows.slice(0, Number(n))) console.log(`${us(r.a)} ${us(r.b)} ${us(r.b - r.a)}  ${r.name}`);
 } else if (isMain) {
   const [path, n = '25'] = process.argv.slice(2);

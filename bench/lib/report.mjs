@@ -110,7 +110,11 @@ export function evaluateTargets(report) {
     pass: ours32?.cpuUsPerReq > 0 && ref32?.cpuUsPerReq > 0 ? ref32.cpuUsPerReq >= 8 * ours32.cpuUsPerReq : undefined,
   });
   const floor32 = get('chat', 32, 'floor');
-  out.push({ name: 'chat @32: ours P99 < 10 ms', value: floor32 ? `${fmtMs(ours32?.p99)} (floor ${fmtMs(floor32.p99)})` : fmtMs(ours32?.p99), pass: ours32 ? ours32.p99 < 10 : undefined });
+  out.push({
+    name: 'chat @32: ours P99 < 10 ms',
+    value: floor32 ? `${fmtMs(ours32?.p99)} (floor ${fmtMs(floor32.p99)})` : fmtMs(ours32?.p99),
+    pass: ours32 ? ours32.p99 < 10 : undefined,
+  });
   const seqOurs = probe('chat sequential', 'ours');
   const seqDirect = probe('chat sequential', 'direct');
   // The floor (Fastify + undici, no gateway logic) shows what the stack alone adds in the same run.
@@ -142,7 +146,11 @@ export function evaluateTargets(report) {
   const hwm = report.memory?.find((m) => m.target === 'ours');
   out.push({ name: 'ours RSS high-water mark < 100 MB', value: fmtMb(hwm?.hwmMb), pass: hwm ? hwm.hwmMb < 100 : undefined });
   if (report.soak) {
-    out.push({ name: 'soak: no memory growth', value: `${(100 * report.soak.growth.change).toFixed(1)}%`, pass: !report.soak.growth.grows });
+    out.push({
+      name: 'soak: no memory growth',
+      value: `${(100 * report.soak.growth.change).toFixed(1)}%`,
+      pass: !report.soak.growth.grows,
+    });
   }
   return out;
 }
@@ -191,7 +199,10 @@ export function evaluateIssue25(report) {
   const pair = (name) => report.paired?.find((p) => p.name === name);
   const pct = fmtPct;
   const x = (v) => fmtRatio(v, 1);
-  const source = (p) => (p ? ` (interleaved, ${p.rounds.length} rounds; per round ${pct(p.summary.perRound?.min)}–${pct(p.summary.perRound?.max)})` : ' (sequential runs)');
+  const source = (p) =>
+    p
+      ? ` (interleaved, ${p.rounds.length} rounds; per round ${pct(p.summary.perRound?.min)}–${pct(p.summary.perRound?.max)})`
+      : ' (sequential runs)';
   const ratio = (name, scenario, aTarget, bTarget, bScenario = scenario) => {
     const p = pair(name);
     if (p) return { rps: p.summary.rpsRatio, cpu: p.summary.cpuRatio, note: source(p) };
@@ -201,26 +212,44 @@ export function evaluateIssue25(report) {
   };
   const out = [];
   const chat = ratio('chat @32: ours / floor', 'chat', 'floor', 'ours');
-  out.push({ name: 'chat @32 ≥ 85% of the floor\'s RPS', value: `${pct(chat.rps)}${chat.note}`, pass: Number.isFinite(chat.rps) ? chat.rps >= 0.85 : undefined });
-  out.push({ name: 'chat @32 ≤ 1.2× the floor\'s CPU per request', value: x(chat.cpu), pass: Number.isFinite(chat.cpu) ? chat.cpu <= 1.2 : undefined });
+  out.push({
+    name: "chat @32 ≥ 85% of the floor's RPS",
+    value: `${pct(chat.rps)}${chat.note}`,
+    pass: Number.isFinite(chat.rps) ? chat.rps >= 0.85 : undefined,
+  });
+  out.push({
+    name: "chat @32 ≤ 1.2× the floor's CPU per request",
+    value: x(chat.cpu),
+    pass: Number.isFinite(chat.cpu) ? chat.cpu <= 1.2 : undefined,
+  });
   const stream = ratio('stream @32: ours / floor', 'stream', 'floor', 'ours');
-  out.push({ name: 'stream @32 ≥ 75% of the floor\'s RPS', value: `${pct(stream.rps)}${stream.note}`, pass: Number.isFinite(stream.rps) ? stream.rps >= 0.75 : undefined });
+  out.push({
+    name: "stream @32 ≥ 75% of the floor's RPS",
+    value: `${pct(stream.rps)}${stream.note}`,
+    pass: Number.isFinite(stream.rps) ? stream.rps >= 0.75 : undefined,
+  });
   const direct = probeOf(report, 'chat sequential', 'direct');
   const ours = probeOf(report, 'chat sequential', 'ours');
   const floor = probeOf(report, 'chat sequential', 'floor');
   out.push({
-    name: 'unloaded added P50 ≤ the floor\'s + 0.1 ms',
+    name: "unloaded added P50 ≤ the floor's + 0.1 ms",
     value: direct && ours && floor ? `${fmtAdded(ours.p50, direct.p50)} (floor ${fmtAdded(floor.p50, direct.p50)})` : '—',
     pass: direct && ours && floor ? ours.p50 - floor.p50 <= 0.1 : undefined,
   });
-  const rss = ['stream', 'chat'].map((s) => ({ s, ours: get(s, 128, 'ours')?.rssPeakMb, floor: get(s, 128, 'floor')?.rssPeakMb })).filter((r) => r.ours > 0 && r.floor > 0);
+  const rss = ['stream', 'chat']
+    .map((s) => ({ s, ours: get(s, 128, 'ours')?.rssPeakMb, floor: get(s, 128, 'floor')?.rssPeakMb }))
+    .filter((r) => r.ours > 0 && r.floor > 0);
   out.push({
-    name: 'RSS high-water at 128 connections ≤ 1.5× the floor\'s',
+    name: "RSS high-water at 128 connections ≤ 1.5× the floor's",
     value: rss.length ? rss.map((r) => `${r.s} ${fmtRatio(r.ours, r.floor)}`).join(', ') : '—',
     pass: rss.length ? rss.every((r) => r.ours <= 1.5 * r.floor) : undefined,
   });
   const prod = ratio('production @32: production / bare', 'chat', 'ours', 'ours', 'production');
-  out.push({ name: 'production @32 ≥ 75% of bare chat RPS', value: `${pct(prod.rps)}${prod.note}`, pass: Number.isFinite(prod.rps) ? prod.rps >= 0.75 : undefined });
+  out.push({
+    name: 'production @32 ≥ 75% of bare chat RPS',
+    value: `${pct(prod.rps)}${prod.note}`,
+    pass: Number.isFinite(prod.rps) ? prod.rps >= 0.75 : undefined,
+  });
   return out;
 }
 
@@ -234,17 +263,22 @@ export function renderReport(report) {
   const load = index(report.load);
   const parts = [];
   parts.push(`# Benchmark results — ${report.meta.date}`);
-  parts.push(Object.entries(report.meta).filter(([k]) => k !== 'date').map(([k, v]) => `- ${k}: ${v}`).join('\n'));
+  parts.push(
+    Object.entries(report.meta)
+      .filter(([k]) => k !== 'date')
+      .map(([k, v]) => `- ${k}: ${v}`)
+      .join('\n'),
+  );
 
   if (report.load.length > 0) {
     parts.push('## Under load');
     parts.push(
       'P50/P99 are per-request latencies (streams: to the last byte); TTFB is the first body byte of a stream. ' +
         '"+P50" is the added latency over the direct run of the same scenario and connection count. ' +
-        'GW CPU is the gateway process\'s CPU time over the run (100% = its one core busy); below ~90% the gateway was not the bottleneck ' +
-        '(the load generator\'s core or other processes were), so its RPS is a lower bound. GW CPU µs/req (CPU time per answered request) does not depend on that. ' +
+        "GW CPU is the gateway process's CPU time over the run (100% = its one core busy); below ~90% the gateway was not the bottleneck " +
+        "(the load generator's core or other processes were), so its RPS is a lower bound. GW CPU µs/req (CPU time per answered request) does not depend on that. " +
         '"main thread" is the part of it that the event loop\'s thread used; the rest went to V8\'s helper threads (garbage collection, ' +
-        'compiling) and, on the production instance with SQLite, the request log\'s thread. A CPU profile samples the main thread by the clock, ' +
+        "compiling) and, on the production instance with SQLite, the request log's thread. A CPU profile samples the main thread by the clock, " +
         'so it charges the time the pinned core gave to another thread to whatever the main thread was in (bench/README.md, session 24).',
     );
     const rows = report.load.map((r) => {
@@ -268,7 +302,26 @@ export function renderReport(report) {
       ];
     });
     parts.push(
-      markdownTable(['Scenario', 'Conns', 'Target', 'RPS', 'P50 ms', 'P99 ms', 'TTFB P50', 'TTFB P99', '+P50 vs direct', 'Errors', 'GW CPU', 'Loadgen CPU', 'GW CPU µs/req', 'main thread µs/req', 'RSS peak MB'], rows),
+      markdownTable(
+        [
+          'Scenario',
+          'Conns',
+          'Target',
+          'RPS',
+          'P50 ms',
+          'P99 ms',
+          'TTFB P50',
+          'TTFB P99',
+          '+P50 vs direct',
+          'Errors',
+          'GW CPU',
+          'Loadgen CPU',
+          'GW CPU µs/req',
+          'main thread µs/req',
+          'RSS peak MB',
+        ],
+        rows,
+      ),
     );
 
     const ratioRows = [];
@@ -298,14 +351,27 @@ export function renderReport(report) {
     parts.push('## Unloaded (sequential, one connection)');
     const rows = report.probes.map((p) => {
       const direct = report.probes.find((d) => d.probe === p.probe && d.target === 'direct');
-      return [p.probe, p.target, p.n, fmtMs(p.p50), fmtMs(p.p99), p.target === 'direct' ? '' : fmtAdded(p.p50, direct?.p50), p.target === 'direct' ? '' : fmtAdded(p.p99, direct?.p99)];
+      return [
+        p.probe,
+        p.target,
+        p.n,
+        fmtMs(p.p50),
+        fmtMs(p.p99),
+        p.target === 'direct' ? '' : fmtAdded(p.p50, direct?.p50),
+        p.target === 'direct' ? '' : fmtAdded(p.p99, direct?.p99),
+      ];
     });
     parts.push(markdownTable(['Probe', 'Target', 'n', 'P50 ms', 'P99 ms', 'added P50', 'added P99'], rows));
   }
 
   if (report.memory?.length > 0) {
     parts.push('## Memory');
-    parts.push(markdownTable(['Process', 'VmHWM MB (whole run)', 'RSS at end MB'], report.memory.map((m) => [m.target, fmtMb(m.hwmMb), fmtMb(m.endMb)])));
+    parts.push(
+      markdownTable(
+        ['Process', 'VmHWM MB (whole run)', 'RSS at end MB'],
+        report.memory.map((m) => [m.target, fmtMb(m.hwmMb), fmtMb(m.endMb)]),
+      ),
+    );
   }
 
   if (report.soak) {
@@ -321,7 +387,7 @@ export function renderReport(report) {
     parts.push('## Interleaved pairs');
     parts.push(
       'Slices of load alternating between two targets (a, b, then b, a, ...) at 32 connections, so a machine whose speed drifts during the run moves both sides alike. ' +
-        'Totals over all slices; the per-round ratio is b/a of each round\'s two back-to-back slices.',
+        "Totals over all slices; the per-round ratio is b/a of each round's two back-to-back slices.",
     );
     const rows = report.paired.map((p) => [
       p.name,
@@ -334,17 +400,42 @@ export function renderReport(report) {
       fmtCpuUs(p.summary.b.cpuUsPerReq),
       fmtRatio(p.summary.b.cpuUsPerReq, p.summary.a.cpuUsPerReq),
     ]);
-    parts.push(markdownTable(['Comparison (a / b)', 'Slices per side', 'a RPS', 'b RPS', 'b / a RPS', 'per round min / median / max', 'a µs/req', 'b µs/req', 'b / a CPU per request'], rows));
+    parts.push(
+      markdownTable(
+        [
+          'Comparison (a / b)',
+          'Slices per side',
+          'a RPS',
+          'b RPS',
+          'b / a RPS',
+          'per round min / median / max',
+          'a µs/req',
+          'b µs/req',
+          'b / a CPU per request',
+        ],
+        rows,
+      ),
+    );
   }
 
   if (report.load.length > 0 || report.paired?.length > 0) {
     parts.push('## Issue 25 targets');
-    parts.push(markdownTable(['Target', 'Measured', 'Verdict'], evaluateIssue25(report).map((t) => [t.name, t.value, verdict(t.pass)])));
+    parts.push(
+      markdownTable(
+        ['Target', 'Measured', 'Verdict'],
+        evaluateIssue25(report).map((t) => [t.name, t.value, verdict(t.pass)]),
+      ),
+    );
   }
 
   const targets = evaluateTargets(report);
   parts.push('## Issue 11 targets');
-  parts.push(markdownTable(['Target', 'Measured', 'Verdict'], targets.map((t) => [t.name, t.value, verdict(t.pass)])));
+  parts.push(
+    markdownTable(
+      ['Target', 'Measured', 'Verdict'],
+      targets.map((t) => [t.name, t.value, verdict(t.pass)]),
+    ),
+  );
 
   if (report.notes.length > 0) {
     parts.push('## Notes');

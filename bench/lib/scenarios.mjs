@@ -44,7 +44,12 @@ function configHeaders(target, config) {
 function providerHeaders(target, fakeUrl) {
   const auth = { 'content-type': 'application/json', authorization: 'Bearer sk-bench' };
   if (target.kind === 'ours') {
-    return { ...auth, 'x-gateway-api-key': target.gatewayKey ?? target.adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': `${fakeUrl}/v1` };
+    return {
+      ...auth,
+      'x-gateway-api-key': target.gatewayKey ?? target.adminKey,
+      'x-gateway-provider': 'openai',
+      'x-gateway-custom-host': `${fakeUrl}/v1`,
+    };
   }
   return { ...auth, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${fakeUrl}/v1` };
 }
@@ -57,8 +62,15 @@ export const SCENARIOS = [
   {
     name: 'chat',
     call(target, fakeUrl) {
-      if (target.kind === 'direct') return { origin: target.origin, path: CHAT_PATH, headers: { 'content-type': 'application/json' }, body: CHAT_BODY };
-      if (target.kind === 'floor') return { origin: target.origin, path: CHAT_PATH, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: CHAT_BODY };
+      if (target.kind === 'direct')
+        return { origin: target.origin, path: CHAT_PATH, headers: { 'content-type': 'application/json' }, body: CHAT_BODY };
+      if (target.kind === 'floor')
+        return {
+          origin: target.origin,
+          path: CHAT_PATH,
+          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+          body: CHAT_BODY,
+        };
       return { origin: target.origin, path: CHAT_PATH, headers: providerHeaders(target, fakeUrl), body: CHAT_BODY };
     },
   },
@@ -66,8 +78,15 @@ export const SCENARIOS = [
     name: 'stream',
     stream: true,
     call(target, fakeUrl) {
-      if (target.kind === 'direct') return { origin: target.origin, path: CHAT_PATH, headers: { 'content-type': 'application/json' }, body: STREAM_BODY };
-      if (target.kind === 'floor') return { origin: target.origin, path: CHAT_PATH, headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' }, body: STREAM_BODY };
+      if (target.kind === 'direct')
+        return { origin: target.origin, path: CHAT_PATH, headers: { 'content-type': 'application/json' }, body: STREAM_BODY };
+      if (target.kind === 'floor')
+        return {
+          origin: target.origin,
+          path: CHAT_PATH,
+          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+          body: STREAM_BODY,
+        };
       return { origin: target.origin, path: CHAT_PATH, headers: providerHeaders(target, fakeUrl), body: STREAM_BODY };
     },
   },
@@ -85,7 +104,12 @@ export const SCENARIOS = [
     cache: true,
     call(target, fakeUrl) {
       if (target.kind === 'direct' || target.kind === 'floor') return null;
-      return { origin: target.origin, path: CHAT_PATH, headers: configHeaders(target, leaf(fakeUrl, { cache: { mode: 'simple' } })), body: CHAT_BODY };
+      return {
+        origin: target.origin,
+        path: CHAT_PATH,
+        headers: configHeaders(target, leaf(fakeUrl, { cache: { mode: 'simple' } })),
+        body: CHAT_BODY,
+      };
     },
   },
   {
@@ -113,7 +137,12 @@ export const PRODUCTION_POLICY = {
 export const PRODUCTION_USER = { email: 'bench-user@example.com', name: 'Bench user', workspaces: [{ id: 'default', role: 'member' }] };
 
 /** The production scenario's requests carry this user's `workspace-user` key (its `user_id` is filled in). */
-export const PRODUCTION_USER_KEY = { name: 'bench-user-key', type: 'workspace-user', workspace_id: 'default', scopes: ['completions.write'] };
+export const PRODUCTION_USER_KEY = {
+  name: 'bench-user-key',
+  type: 'workspace-user',
+  workspace_id: 'default',
+  scopes: ['completions.write'],
+};
 
 /** The usage-limit policy the production scenario creates: a cost budget that matches every request and is never reached. */
 export const PRODUCTION_USAGE_LIMIT = {

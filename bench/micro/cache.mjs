@@ -19,7 +19,13 @@ export async function register(bench, dist) {
   const input = {
     workspaceId: 'ws-default',
     endpoint: 'chat',
-    target: { provider: 'openai', apiKey: 'sk-bench', customHost: 'http://127.0.0.1:9/v1', config: { provider: 'openai', api_key: 'sk-bench' }, forwardHeaders: {} },
+    target: {
+      provider: 'openai',
+      apiKey: 'sk-bench',
+      customHost: 'http://127.0.0.1:9/v1',
+      config: { provider: 'openai', api_key: 'sk-bench' },
+      forwardHeaders: {},
+    },
     body: BODY,
   };
   bench.add('cache: exact key (canonical JSON + SHA-256)', () => exactKey(input));

@@ -17,11 +17,23 @@ const REQUESTS = 171;
  */
 export function chatRequestAttributes(i) {
   return {
-    server: { 'http.request.method': 'POST', 'http.route': '/v1/chat/completions', 'url.path': '/v1/chat/completions', 'gateway.request.id': crypto.randomUUID() },
+    server: {
+      'http.request.method': 'POST',
+      'http.route': '/v1/chat/completions',
+      'url.path': '/v1/chat/completions',
+      'gateway.request.id': crypto.randomUUID(),
+    },
     serverEnd: { 'http.response.status_code': 200 },
     routing: { 'gateway.endpoint': 'chat', 'gateway.target.path': 'config', 'gen_ai.provider.name': 'openai' },
     routingEnd: { 'gateway.attempts': 1, 'gateway.retries': 0 },
-    client: { 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.request.max_tokens': 64, 'gateway.target.path': 'config', 'gateway.retry.attempt': 0 },
+    client: {
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.request.model': 'gpt-4o-mini',
+      'gen_ai.request.max_tokens': 64,
+      'gateway.target.path': 'config',
+      'gateway.retry.attempt': 0,
+    },
     answer: {
       'http.response.status_code': 200,
       'gen_ai.response.model': 'gpt-4o-mini-2024-07-18',
@@ -35,7 +47,10 @@ export function chatRequestAttributes(i) {
 
 function gatewaySpans() {
   const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ 'service.name': 'ai-gateway' }), spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': 'ai-gateway' }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  });
   const tracer = provider.getTracer('ai-gateway');
   for (let i = 0; i < REQUESTS; i++) sdkChatSpans(tracer, chatRequestAttributes(i));
   return exporter.getFinishedSpans();
@@ -44,7 +59,14 @@ function gatewaySpans() {
 /** The same requests' spans recorded by the gateway's own span (`OtelSpan`), as the gateway records them. */
 function gatewayOtelSpans(OtelSpan, randomHex) {
   const ended = [];
-  const sink = { resource: resourceFromAttributes({ 'service.name': 'ai-gateway' }), scope: { name: 'ai-gateway' }, processor: { onEnd: (s) => ended.push(s) }, captureContent: false, attributeCountLimit: 128, attributeValueLengthLimit: Infinity };
+  const sink = {
+    resource: resourceFromAttributes({ 'service.name': 'ai-gateway' }),
+    scope: { name: 'ai-gateway' },
+    processor: { onEnd: (s) => ended.push(s) },
+    captureContent: false,
+    attributeCountLimit: 128,
+    attributeValueLengthLimit: Infinity,
+  };
   for (let i = 0; i < REQUESTS; i++) otelChatSpans(OtelSpan, randomHex, sink, chatRequestAttributes(i));
   return ended;
 }
@@ -67,7 +89,13 @@ export function sdkChatSpans(tracer, a) {
 
 /** The same spans through the gateway's `OtelSpan` (its class and `randomHex` from dist/), ended into `sink`. */
 export function otelChatSpans(OtelSpan, randomHex, sink, a) {
-  const server = new OtelSpan(sink, 'POST /v1/chat/completions', SpanKind.SERVER, { traceId: randomHex(16), spanId: randomHex(8), traceFlags: TraceFlags.SAMPLED }, undefined);
+  const server = new OtelSpan(
+    sink,
+    'POST /v1/chat/completions',
+    SpanKind.SERVER,
+    { traceId: randomHex(16), spanId: randomHex(8), traceFlags: TraceFlags.SAMPLED },
+    undefined,
+  );
   server.set(a.server);
   const routing = server.child('routing', 'internal', a.routing);
   const client = routing.child('chat gpt-4o-mini', 'client', a.client);

@@ -21,9 +21,15 @@ const CASES = {
   openai: { response: () => JSON.parse(COMPLETION_BODY), stream: () => Buffer.concat(STREAM_FRAMES) },
   anthropic: { response: 'message-text.json', stream: 'stream-text.sse' },
   google: { response: 'generate-content-text.json', stream: 'stream-text.sse' },
-  bedrock: { config: { cloud1_access_key_id: 'AKIDBENCH', cloud1_secret_access_key: 'bench/secret', cloud1_region: 'us-east-1' }, response: 'converse-response.json' },
+  bedrock: {
+    config: { cloud1_access_key_id: 'AKIDBENCH', cloud1_secret_access_key: 'bench/secret', cloud1_region: 'us-east-1' },
+    response: 'converse-response.json',
+  },
   cohere: { response: 'cohere-chat.json', stream: 'cohere-stream.txt' },
-  'azure-openai': { config: { resource_name: 'bench', deployment_id: 'gpt-4o', api_version: '2024-10-21' }, response: 'azure-openai-chat.json' },
+  'azure-openai': {
+    config: { resource_name: 'bench', deployment_id: 'gpt-4o', api_version: '2024-10-21' },
+    response: 'azure-openai-chat.json',
+  },
   'azure-ai': { response: 'azure-ai-chat.json' },
 };
 
@@ -50,7 +56,13 @@ export async function register(bench, dist, root) {
       continue;
     }
     const ctx = (stream) => ({
-      target: { provider: name, apiKey: 'sk-bench', customHost: 'http://127.0.0.1:9/v1', config: { provider: name, ...spec.config }, forwardHeaders: {} },
+      target: {
+        provider: name,
+        apiKey: 'sk-bench',
+        customHost: 'http://127.0.0.1:9/v1',
+        config: { provider: name, ...spec.config },
+        forwardHeaders: {},
+      },
       stream,
       signal: new AbortController().signal,
       http,

@@ -22,7 +22,10 @@ const dist = (path) => {
   return import(pathToFileURL(file).href);
 };
 
-const GROUPS = readdirSync(HERE).filter((f) => f.endsWith('.mjs') && f !== 'run.mjs').map((f) => f.slice(0, -4)).sort();
+const GROUPS = readdirSync(HERE)
+  .filter((f) => f.endsWith('.mjs') && f !== 'run.mjs')
+  .map((f) => f.slice(0, -4))
+  .sort();
 const filter = process.argv[2];
 const TIME = Number(process.env.BENCH_MICRO_TIME ?? 500);
 const bench = new Bench({ time: TIME, warmupTime: 100 });

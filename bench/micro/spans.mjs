@@ -18,13 +18,35 @@ export async function register(bench, dist) {
   const tracer = new BasicTracerProvider({ resource, spanProcessors: [processor] }).getTracer('ai-gateway');
   const a = chatRequestAttributes(42);
   bench.add('spans of one chat request, the SDK tracer (3 spans)', () => sdkChatSpans(tracer, a));
-  const sink = { resource, scope: { name: 'ai-gateway' }, processor, captureContent: false, attributeCountLimit: 128, attributeValueLengthLimit: Infinity };
-  bench.add('spans of one chat request, the gateway\'s OtelSpan (3 spans)', () => otelChatSpans(OtelSpan, randomHex, sink, a));
+  const sink = {
+    resource,
+    scope: { name: 'ai-gateway' },
+    processor,
+    captureContent: false,
+    attributeCountLimit: 128,
+    attributeValueLengthLimit: Infinity,
+  };
+  bench.add("spans of one chat request, the gateway's OtelSpan (3 spans)", () => otelChatSpans(OtelSpan, randomHex, sink, a));
 
   const now = Date.now();
   const rows = Array.from({ length: 500 }, (_, i) => ({
-    organisation_id: 'org-default', workspace_id: 'ws-default', api_key_id: 'key-1', user_id: 'user-1', endpoint: 'chat', provider: 'openai', model: 'gpt-4o-mini',
-    status: 200, cache_status: null, config_id: null, prompt_id: null, cost: 0.00012, total_tokens: 50, prompt_tokens: 19, completion_tokens: 31, latency_ms: 2 + (i % 7), created_at: now + i * 2,
+    organisation_id: 'org-default',
+    workspace_id: 'ws-default',
+    api_key_id: 'key-1',
+    user_id: 'user-1',
+    endpoint: 'chat',
+    provider: 'openai',
+    model: 'gpt-4o-mini',
+    status: 200,
+    cache_status: null,
+    config_id: null,
+    prompt_id: null,
+    cost: 0.00012,
+    total_tokens: 50,
+    prompt_tokens: 19,
+    completion_tokens: 31,
+    latency_ms: 2 + (i % 7),
+    created_at: now + i * 2,
   }));
   bench.add('request-log rollups of one batch (500 rows of one kind over 1 s)', () => {
     if (rollupRowsOf(rows).cube.length === 0) throw new Error('no rollups');

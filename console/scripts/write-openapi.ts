@@ -16,7 +16,12 @@ const out = fileURLToPath(new URL('../openapi.json', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'gw-openapi-'));
 try {
   // A throw-away admin key, so the bootstrap prints none.
-  const settings = readSettings({ GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: randomBytes(24).toString('base64url'), LOG_LEVEL: 'silent', PORT: '0' });
+  const settings = readSettings({
+    GATEWAY_DATA_DIR: dataDir,
+    GATEWAY_ADMIN_KEY: randomBytes(24).toString('base64url'),
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+  });
   const gateway = await createGateway(settings, { logger: createLogger('silent') });
   try {
     await gateway.app.ready();

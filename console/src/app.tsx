@@ -51,7 +51,10 @@ export function App() {
   useEffect(() => {
     // The one 401 handler: whatever call finds the session gone sends the user to sign-in.
     setUnauthorizedHandler(() => setSession(null));
-    api.GET('/v1/auth/session').then(({ data }) => setSession(data ?? null), () => setSession(null));
+    api.GET('/v1/auth/session').then(
+      ({ data }) => setSession(data ?? null),
+      () => setSession(null),
+    );
   }, []);
   useEffect(() => setMenuOpen(false), [route.path]);
 

@@ -35,7 +35,8 @@ export function tenantScope(principal: Principal, snapshot: RuntimeSnapshot, req
     }
     return { organisationId: principal.organisationId, workspaceIds: [ws.id], organisationWide: false };
   }
-  if (principal.workspaceId !== null) return { organisationId: principal.organisationId, workspaceIds: [principal.workspaceId], organisationWide: false };
+  if (principal.workspaceId !== null)
+    return { organisationId: principal.organisationId, workspaceIds: [principal.workspaceId], organisationWide: false };
   const ids: string[] = [];
   for (const w of snapshot.workspacesById.values()) if (w.organisation_id === principal.organisationId) ids.push(w.id);
   return { organisationId: principal.organisationId, workspaceIds: ids, organisationWide: true };
@@ -52,5 +53,9 @@ export function actsAsOrganisationAdmin(principal: Principal): boolean {
 
 /** 403 `forbidden` unless the principal acts as an organisation owner or admin; `what` names the action. */
 export function requireOrganisationAdmin(principal: Principal, what: string): void {
-  if (!actsAsOrganisationAdmin(principal)) throw new GatewayError('forbidden', `${what} needs an organisation owner or admin (an organisation key, or a user key of an owner or admin).`);
+  if (!actsAsOrganisationAdmin(principal))
+    throw new GatewayError(
+      'forbidden',
+      `${what} needs an organisation owner or admin (an organisation key, or a user key of an owner or admin).`,
+    );
 }

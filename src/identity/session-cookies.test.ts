@@ -25,6 +25,9 @@ describe('session cookies', () => {
     expect(session).toBe('gw_session=tok; Path=/; Max-Age=900; SameSite=Lax; HttpOnly');
     expect(csrf).toBe(`gw_csrf=${csrfOf('tok')}; Path=/; Max-Age=900; SameSite=Lax`);
     expect(sessionCookies('tok', 900, true).every((c) => c.includes('; Secure'))).toBe(true);
-    expect(clearedCookies(false)).toEqual(['gw_session=; Path=/; Max-Age=0; SameSite=Lax; HttpOnly', 'gw_csrf=; Path=/; Max-Age=0; SameSite=Lax']);
+    expect(clearedCookies(false)).toEqual([
+      'gw_session=; Path=/; Max-Age=0; SameSite=Lax; HttpOnly',
+      'gw_csrf=; Path=/; Max-Age=0; SameSite=Lax',
+    ]);
   });
 });

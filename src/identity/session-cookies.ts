@@ -42,7 +42,10 @@ function attributes(maxAgeSeconds: number, secure: boolean): string {
 
 /** The two `Set-Cookie` values that start a session: its token (HttpOnly) and its CSRF token. */
 export function sessionCookies(token: string, maxAgeSeconds: number, secure: boolean): string[] {
-  return [`${SESSION_COOKIE}=${token}; ${attributes(maxAgeSeconds, secure)}; HttpOnly`, `${CSRF_COOKIE}=${csrfOf(token)}; ${attributes(maxAgeSeconds, secure)}`];
+  return [
+    `${SESSION_COOKIE}=${token}; ${attributes(maxAgeSeconds, secure)}; HttpOnly`,
+    `${CSRF_COOKIE}=${csrfOf(token)}; ${attributes(maxAgeSeconds, secure)}`,
+  ];
 }
 
 /** The two `Set-Cookie` values that clear them (logout). */

@@ -57,9 +57,15 @@ export function sessionKeyFor(s: LiveSession, snapshot: RuntimeSnapshot, request
   if (cached) return cached;
   const organisationRole = s.user.role;
   const workspaceRole = ws === null ? 'admin' : effectiveWorkspaceRole(organisationRole, s.memberships.get(ws.id));
-  const permissions = ws === null ? PERMISSION_LIST : userPermissions(organisationRole, workspaceRole, (key) => effectiveSetting(key, ws.settings, s.organisationSettings).value);
+  const permissions =
+    ws === null
+      ? PERMISSION_LIST
+      : userPermissions(organisationRole, workspaceRole, (key) => effectiveSetting(key, ws.settings, s.organisationSettings).value);
   // Org-wide (no workspace chosen): the organisation's settings decide what a non-member admin sees.
-  const visibility = dataVisibility({ organisationRole, membershipRole: ws === null ? null : (s.memberships.get(ws.id) ?? null) }, (key) => effectiveSetting(key, ws?.settings, s.organisationSettings).value);
+  const visibility = dataVisibility(
+    { organisationRole, membershipRole: ws === null ? null : (s.memberships.get(ws.id) ?? null) },
+    (key) => effectiveSetting(key, ws?.settings, s.organisationSettings).value,
+  );
   const defaults = ws?.defaults ? requestDefaultsOf({ defaults: null, workspaceDefaults: ws.defaults }) : undefined;
   const key: AuthKey = {
     id: s.id,

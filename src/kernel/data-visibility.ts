@@ -39,7 +39,11 @@ export function dataVisibility(user: VisibilityUser | null, setting: (key: Setti
   if (user === null) return FULL_VISIBILITY;
   if (isOrganisationAdmin(user.organisationRole)) {
     if (user.membershipRole !== null) return FULL_VISIBILITY;
-    return { rows: 'all', bodies: setting('organisationAdminsViewLogs') !== false, metadata: setting('organisationAdminsViewLogMetadata') !== false };
+    return {
+      rows: 'all',
+      bodies: setting('organisationAdminsViewLogs') !== false,
+      metadata: setting('organisationAdminsViewLogMetadata') !== false,
+    };
   }
   switch (user.membershipRole) {
     case 'admin':

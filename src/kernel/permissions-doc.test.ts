@@ -6,7 +6,11 @@ import { MANAGER_SETTING_SCOPES, WORKSPACE_ROLE_SCOPES } from './roles.js';
 
 describe('docs/permissions.md', () => {
   const doc = readFileSync(new URL('../../docs/permissions.md', import.meta.url), 'utf8');
-  const rows = [...doc.matchAll(/^\| `([a-z_]+\.[a-z]+)` \| (.+) \| (.+) \|$/gm)].map((m) => ({ permission: m[1]!, allows: m[2]!, defaults: m[3]! }));
+  const rows = [...doc.matchAll(/^\| `([a-z_]+\.[a-z]+)` \| (.+) \| (.+) \|$/gm)].map((m) => ({
+    permission: m[1]!,
+    allows: m[2]!,
+    defaults: m[3]!,
+  }));
 
   it('lists every permission of the catalogue, in order, with what it allows', () => {
     expect(rows.map((r) => [r.permission, r.allows])).toEqual(Object.entries(PERMISSIONS));
@@ -15,7 +19,9 @@ describe('docs/permissions.md', () => {
   it('names, for each permission, exactly the key types that hold it by default', () => {
     for (const r of rows) {
       const documented = r.defaults === '—' ? [] : r.defaults.split(', ');
-      const actual = (Object.keys(DEFAULT_SCOPES) as KeyType[]).filter((t) => DEFAULT_SCOPES[t].includes(r.permission as keyof typeof PERMISSIONS));
+      const actual = (Object.keys(DEFAULT_SCOPES) as KeyType[]).filter((t) =>
+        DEFAULT_SCOPES[t].includes(r.permission as keyof typeof PERMISSIONS),
+      );
       expect(documented, r.permission).toEqual(actual);
     }
   });

@@ -64,15 +64,16 @@ export const PERMISSIONS = {
   'integrations.write': 'Create, update and delete integrations.',
   'secret_references.read': 'List and read secret references.',
   'secret_references.write': 'Create, update, test and delete secret references.',
-  'mcp_servers.read': 'List and read MCP servers and integrations, and the users\' OAuth connections to MCP servers.',
+  'mcp_servers.read': "List and read MCP servers and integrations, and the users' OAuth connections to MCP servers.",
   'mcp_servers.write': 'Create, update and delete MCP servers and integrations.',
   'agent_servers.read': 'List and read agent servers.',
   'agent_servers.write': 'Create, update and delete agent servers.',
   'logs.read': 'List and read request logs.',
   'analytics.read': 'Read analytics.',
   'audit_logs.read': 'Read the audit log (organisation-level principals only).',
-  'completions.write': 'The data plane: chat, completions, embeddings, images, audio, moderations, rerank, responses, files, batches, fine-tuning, models, prompt completions.',
-  'mcp.invoke': 'Call MCP servers through the gateway; connect and revoke one\'s own upstream OAuth connection.',
+  'completions.write':
+    'The data plane: chat, completions, embeddings, images, audio, moderations, rerank, responses, files, batches, fine-tuning, models, prompt completions.',
+  'mcp.invoke': "Call MCP servers through the gateway; connect and revoke one's own upstream OAuth connection.",
   'agents.invoke': 'Call agents through the gateway.',
 } as const satisfies Record<string, string>;
 

@@ -6,7 +6,14 @@ import { FULL_VISIBILITY, type DataVisibility } from './data-visibility.js';
 export type KeyType = 'organisation-service' | 'workspace-service' | 'workspace-user';
 
 const DATA_PLANE: readonly Scope[] = ['completions.write', 'prompts.render'];
-const SERVICE_READS: readonly Scope[] = ['configs.read', 'prompts.read', 'guardrails.read', 'rate_limits.read', 'virtual_keys.read', 'logs.read'];
+const SERVICE_READS: readonly Scope[] = [
+  'configs.read',
+  'prompts.read',
+  'guardrails.read',
+  'rate_limits.read',
+  'virtual_keys.read',
+  'logs.read',
+];
 
 /**
  * The scopes a key created without scopes acts with: its type's data-plane and read scopes, never a

@@ -25,7 +25,8 @@ describe('roles', () => {
     expect(manager).toEqual(expect.arrayContaining(['configs.write', 'api_keys.read', 'integrations.write']));
     expect(manager).not.toContain('workspaces.write');
     expect(admin).toEqual(expect.arrayContaining(['workspaces.write', 'api_keys.rotate', 'users.read']));
-    for (const p of ['organisation.write', 'users.write', 'audit_logs.read', 'secret_references.read'] as const) expect(admin).not.toContain(p);
+    for (const p of ['organisation.write', 'users.write', 'audit_logs.read', 'secret_references.read'] as const)
+      expect(admin).not.toContain(p);
   });
 
   it("a manager's optional scopes follow the settings", () => {
@@ -35,10 +36,32 @@ describe('roles', () => {
   });
 
   it('a user key acts with its scopes ∩ its role, computed once per key object', () => {
-    expect(intersectScopes(['configs.*', 'completions.write'], ['configs.read', 'completions.write'])).toEqual(['configs.read', 'completions.write']);
-    const key = { id: 'k', type: 'workspace-user' as const, organisationId: 'o', workspaceId: 'w', scopes: ['*'], user: { id: 'u', organisationRole: 'member' as const, workspaceRole: 'member' as const, permissions: ['configs.read' as const], visibility: { rows: 'own' as const, bodies: true, metadata: true } } };
+    expect(intersectScopes(['configs.*', 'completions.write'], ['configs.read', 'completions.write'])).toEqual([
+      'configs.read',
+      'completions.write',
+    ]);
+    const key = {
+      id: 'k',
+      type: 'workspace-user' as const,
+      organisationId: 'o',
+      workspaceId: 'w',
+      scopes: ['*'],
+      user: {
+        id: 'u',
+        organisationRole: 'member' as const,
+        workspaceRole: 'member' as const,
+        permissions: ['configs.read' as const],
+        visibility: { rows: 'own' as const, bodies: true, metadata: true },
+      },
+    };
     const p = principalOfKey(key);
-    expect(p).toMatchObject({ scopes: ['configs.read'], userId: 'u', organisationRole: 'member', workspaceRole: 'member', visibility: { rows: 'own' } });
+    expect(p).toMatchObject({
+      scopes: ['configs.read'],
+      userId: 'u',
+      organisationRole: 'member',
+      workspaceRole: 'member',
+      visibility: { rows: 'own' },
+    });
     expect(principalOfKey(key)).toBe(p);
   });
 });

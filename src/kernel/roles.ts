@@ -32,7 +32,15 @@ const MEMBER_READS: readonly Scope[] = [
   'logs.read',
   'analytics.read',
 ];
-const MANAGER_WRITES: readonly Scope[] = ['configs.write', 'prompts.write', 'guardrails.write', 'rate_limits.write', 'usage_limits.write', 'virtual_keys.write', 'providers.write'];
+const MANAGER_WRITES: readonly Scope[] = [
+  'configs.write',
+  'prompts.write',
+  'guardrails.write',
+  'rate_limits.write',
+  'usage_limits.write',
+  'virtual_keys.write',
+  'providers.write',
+];
 
 /**
  * What each workspace role may do. Own user keys (`api_keys.write`, `api_keys.rotate`) are open to
@@ -40,7 +48,17 @@ const MANAGER_WRITES: readonly Scope[] = ['configs.write', 'prompts.write', 'gua
  * owners and admins act as workspace `admin` everywhere, and beyond it hold every scope (`*`).
  */
 export const WORKSPACE_ROLE_SCOPES: Readonly<Record<WorkspaceRole, readonly Scope[]>> = {
-  admin: [...DATA_PLANE, ...MEMBER_READS, ...MANAGER_WRITES, 'integrations.write', 'mcp_servers.write', 'agent_servers.write', 'workspaces.write', 'users.read', 'api_keys.*'],
+  admin: [
+    ...DATA_PLANE,
+    ...MEMBER_READS,
+    ...MANAGER_WRITES,
+    'integrations.write',
+    'mcp_servers.write',
+    'agent_servers.write',
+    'workspaces.write',
+    'users.read',
+    'api_keys.*',
+  ],
   manager: [...DATA_PLANE, ...MEMBER_READS, ...MANAGER_WRITES, 'api_keys.read', 'api_keys.write', 'api_keys.rotate'],
   member: [...DATA_PLANE, ...MEMBER_READS, 'api_keys.write', 'api_keys.rotate'],
 };
@@ -63,7 +81,10 @@ export function isOrganisationAdmin(role: OrganisationRole | null | undefined): 
  * The role a user acts with in a workspace: `admin` for organisation owners and admins, else their
  * membership's role, else none (null: the user may do nothing there).
  */
-export function effectiveWorkspaceRole(organisationRole: OrganisationRole, membershipRole: WorkspaceRole | null | undefined): WorkspaceRole | null {
+export function effectiveWorkspaceRole(
+  organisationRole: OrganisationRole,
+  membershipRole: WorkspaceRole | null | undefined,
+): WorkspaceRole | null {
   if (isOrganisationAdmin(organisationRole)) return 'admin';
   return membershipRole ?? null;
 }
@@ -73,11 +94,16 @@ export function effectiveWorkspaceRole(organisationRole: OrganisationRole, membe
  * workspace role's scopes otherwise (a manager's conditional scopes read `setting`), none without a
  * role. Computed when the runtime snapshot loads a key, never per request.
  */
-export function userPermissions(organisationRole: OrganisationRole, workspaceRole: WorkspaceRole | null, setting: (key: SettingKey) => SettingValue): readonly Permission[] {
+export function userPermissions(
+  organisationRole: OrganisationRole,
+  workspaceRole: WorkspaceRole | null,
+  setting: (key: SettingKey) => SettingValue,
+): readonly Permission[] {
   if (isOrganisationAdmin(organisationRole)) return PERMISSION_LIST;
   if (workspaceRole === null) return [];
   const scopes = [...WORKSPACE_ROLE_SCOPES[workspaceRole]];
-  if (workspaceRole === 'manager') for (const [p, key] of Object.entries(MANAGER_SETTING_SCOPES)) if (setting(key) === true) scopes.push(p as Permission);
+  if (workspaceRole === 'manager')
+    for (const [p, key] of Object.entries(MANAGER_SETTING_SCOPES)) if (setting(key) === true) scopes.push(p as Permission);
   return PERMISSION_LIST.filter((p) => covers(scopes, p));
 }
 

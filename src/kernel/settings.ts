@@ -69,7 +69,11 @@ function storedAt(settings: StoredSettings | null | undefined, key: SettingKey):
  * The value of a setting for a workspace and where it comes from: the workspace's override (only for
  * keys a workspace may override), else the organisation's, else the catalogue's default.
  */
-export function effectiveSetting<K extends SettingKey>(key: K, workspaceSettings: StoredSettings | null | undefined, organisationSettings: StoredSettings | null | undefined): { value: SettingValue; source: SettingSource } {
+export function effectiveSetting<K extends SettingKey>(
+  key: K,
+  workspaceSettings: StoredSettings | null | undefined,
+  organisationSettings: StoredSettings | null | undefined,
+): { value: SettingValue; source: SettingSource } {
   const spec: SettingSpec = SETTINGS[key];
   if (spec.workspace) {
     const own = storedAt(workspaceSettings, key);
@@ -81,7 +85,10 @@ export function effectiveSetting<K extends SettingKey>(key: K, workspaceSettings
 }
 
 /** Every setting's effective value for a workspace (what `effective-settings` answers). */
-export function effectiveSettings(workspaceSettings: StoredSettings | null | undefined, organisationSettings: StoredSettings | null | undefined): Record<SettingKey, { value: SettingValue; source: SettingSource }> {
+export function effectiveSettings(
+  workspaceSettings: StoredSettings | null | undefined,
+  organisationSettings: StoredSettings | null | undefined,
+): Record<SettingKey, { value: SettingValue; source: SettingSource }> {
   const out = {} as Record<SettingKey, { value: SettingValue; source: SettingSource }>;
   for (const key of SETTING_KEYS) out[key] = effectiveSetting(key, workspaceSettings, organisationSettings);
   return out;

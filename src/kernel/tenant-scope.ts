@@ -13,5 +13,9 @@ export interface TenantScope {
 
 /** A scope narrowed to one workspace of it (the caller checked that the workspace is in scope). */
 export function narrowTo(scope: TenantScope, workspaceId: string): TenantScope {
-  return { organisationId: scope.organisationId, workspaceIds: scope.workspaceIds.includes(workspaceId) ? [workspaceId] : [], organisationWide: false };
+  return {
+    organisationId: scope.organisationId,
+    workspaceIds: scope.workspaceIds.includes(workspaceId) ? [workspaceId] : [],
+    organisationWide: false,
+  };
 }

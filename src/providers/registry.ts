@@ -67,7 +67,8 @@ export function allProviderSettings(): Record<string, TSchema> {
   for (const p of PROVIDERS.values()) {
     for (const [key, schema] of Object.entries(p.settings ?? {})) {
       const prior = merged[key];
-      if (prior && JSON.stringify(prior) !== JSON.stringify(schema)) throw new Error(`Providers declare setting '${key}' with different schemas (${p.name}).`);
+      if (prior && JSON.stringify(prior) !== JSON.stringify(schema))
+        throw new Error(`Providers declare setting '${key}' with different schemas (${p.name}).`);
       merged[key] ??= schema;
     }
   }

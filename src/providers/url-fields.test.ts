@@ -21,7 +21,15 @@ const VALID: Record<UrlFieldName, string[]> = {
 const ATTACKS = ['x@127.0.0.1:8080/#', 'a/b', 'a?b=c', 'a#b', 'a%2fb', 'a b', 'a\r\nb', '..', '.', 'x.evil.com/', ''];
 
 /** Fields placed in a host name: one DNS label (no dots), so they cannot name another host. */
-const HOST_FIELDS: UrlFieldName[] = ['cloud1_region', 'cloud2_region', 'cloud3_region', 'resource_name', 'cloud3_resource_name', 'cloud3_endpoint_name', 'cloud3_deployment_name'];
+const HOST_FIELDS: UrlFieldName[] = [
+  'cloud1_region',
+  'cloud2_region',
+  'cloud3_region',
+  'resource_name',
+  'cloud3_resource_name',
+  'cloud3_endpoint_name',
+  'cloud3_deployment_name',
+];
 
 describe('URL_FIELDS', () => {
   it.each(Object.keys(VALID) as UrlFieldName[])('%s accepts documented values and refuses URL-moving ones', (field) => {
@@ -34,7 +42,8 @@ describe('URL_FIELDS', () => {
   });
 
   it('the AWS region is the documented shape only', () => {
-    for (const v of ['us-east', 'US-EAST-1', 'useast1', 'us-east-1.evil', 'us-east-1x']) expect(() => checkUrlField('cloud1_region', v)).toThrow(/AWS region/);
+    for (const v of ['us-east', 'US-EAST-1', 'useast1', 'us-east-1.evil', 'us-east-1x'])
+      expect(() => checkUrlField('cloud1_region', v)).toThrow(/AWS region/);
   });
 
   it('refusals are 400 invalid_request naming the field or the given param', () => {
@@ -58,6 +67,7 @@ describe('URL_FIELDS', () => {
   });
 
   it('every pattern is anchored', () => {
-    for (const [name, rule] of Object.entries(URL_FIELDS)) expect([name, rule.pattern.source.startsWith('^') && rule.pattern.source.endsWith('$')]).toEqual([name, true]);
+    for (const [name, rule] of Object.entries(URL_FIELDS))
+      expect([name, rule.pattern.source.startsWith('^') && rule.pattern.source.endsWith('$')]).toEqual([name, true]);
   });
 });

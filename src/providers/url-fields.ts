@@ -47,7 +47,11 @@ export type UrlFieldName = keyof typeof URL_FIELDS;
 export function checkUrlField(field: UrlFieldName, value: string, param: string = field): string {
   const rule: UrlField = URL_FIELDS[field];
   if (!rule.pattern.test(value)) {
-    throw new GatewayError('invalid_request', `'${param}' must be ${rule.what} such as '${rule.example}' (it becomes part of the provider URL).`, { param });
+    throw new GatewayError(
+      'invalid_request',
+      `'${param}' must be ${rule.what} such as '${rule.example}' (it becomes part of the provider URL).`,
+      { param },
+    );
   }
   return value;
 }

@@ -50,7 +50,8 @@ function recordAnswer(span: GatewaySpan, answer: { id?: unknown; model?: unknown
     'gen_ai.usage.input_tokens': typeof usage?.prompt_tokens === 'number' ? usage.prompt_tokens : undefined,
     'gen_ai.usage.output_tokens': typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : undefined,
   });
-  if (span.captureContent && choices.length) span.set({ 'gen_ai.output.messages': JSON.stringify(choices.map((c) => c.message ?? c.delta ?? null)) });
+  if (span.captureContent && choices.length)
+    span.set({ 'gen_ai.output.messages': JSON.stringify(choices.map((c) => c.message ?? c.delta ?? null)) });
 }
 
 /** The members of a streamed chunk its attempt span reads, besides `usage` and the first chunk's `id` and `model`. */
@@ -79,7 +80,9 @@ export function endAttemptSpan(span: GatewaySpan, outcome: Outcome): void {
       seen.id ??= chunk.id;
       seen.model ??= chunk.model;
       if (isObject(chunk.usage)) seen.usage = chunk.usage;
-      if (Array.isArray(chunk.choices)) for (const c of chunk.choices) if (isObject(c) && typeof c.finish_reason === 'string') seen.choices.push({ finish_reason: c.finish_reason });
+      if (Array.isArray(chunk.choices))
+        for (const c of chunk.choices)
+          if (isObject(c) && typeof c.finish_reason === 'string') seen.choices.push({ finish_reason: c.finish_reason });
     },
     onEnd: (ok, error) => {
       recordAnswer(span, seen);

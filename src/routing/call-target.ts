@@ -54,16 +54,38 @@ export async function callTarget(call: TargetCall, signal: AbortSource, deps: Ca
     if (res.status < 200 || res.status >= 300) throw providerError(call, res.status, res.body.toString('utf8'), res.headers);
     const raw = res.body;
     // A relayed body is checked only at its first byte (an HTML page from a proxy is not sent on as JSON).
-    if (call.passthrough && !call.strict && startsLikeJson(raw)) return { status: res.status, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: 'DISABLED', headers: {}, json: new JsonAnswer({ raw }), model: modelOf(call.body) };
+    if (call.passthrough && !call.strict && startsLikeJson(raw))
+      return {
+        status: res.status,
+        provider: call.adapter.name,
+        path: call.path,
+        retries: 0,
+        cacheStatus: 'DISABLED',
+        headers: {},
+        json: new JsonAnswer({ raw }),
+        model: modelOf(call.body),
+      };
     let parsed: unknown;
     try {
       parsed = JSON.parse(raw.toString('utf8'));
     } catch {
-      throw new GatewayError('provider_error', 'The provider answered with a body that is not JSON.', { provider: call.adapter.name, status: 502 });
+      throw new GatewayError('provider_error', 'The provider answered with a body that is not JSON.', {
+        provider: call.adapter.name,
+        status: 502,
+      });
     }
     let value = call.endpoint.mapResponse(parsed, call.body, ctx);
     if (call.strict) value = pickCommonFields(call.input.endpoint, value);
-    return { status: res.status, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: 'DISABLED', headers: {}, json: new JsonAnswer({ value }), model: isObject(value) && typeof value.model === 'string' ? value.model : modelOf(call.body) };
+    return {
+      status: res.status,
+      provider: call.adapter.name,
+      path: call.path,
+      retries: 0,
+      cacheStatus: 'DISABLED',
+      headers: {},
+      json: new JsonAnswer({ value }),
+      model: isObject(value) && typeof value.model === 'string' ? value.model : modelOf(call.body),
+    };
   }
   const res = await deps.http.sendStreamed(upstream, call.adapter.name);
   deps.observeUpstream?.(call.adapter.name, res.status, (performance.now() - started) / 1000);
@@ -88,7 +110,16 @@ export async function callTarget(call: TargetCall, signal: AbortSource, deps: Ca
   const includeUsage = isObject(call.input.body.stream_options) && call.input.body.stream_options.include_usage === true;
   const stream = new StreamAnswer(source, includeUsage, passthrough, framing, call.endpoint.addsStreamUsage === true);
   // One literal, as the JSON outcomes above (a spread of a shared part would add `stream` and `model` through the runtime).
-  return { status: res.status, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: 'DISABLED', headers: {}, stream, model: modelOf(call.body) };
+  return {
+    status: res.status,
+    provider: call.adapter.name,
+    path: call.path,
+    retries: 0,
+    cacheStatus: 'DISABLED',
+    headers: {},
+    stream,
+    model: modelOf(call.body),
+  };
 }
 
 /** Config keys of a target whose values are credentials (`api_key`, `cloud1_secret_access_key`, `cloud1_session_token`, ...). */
@@ -98,10 +129,16 @@ const CREDENTIAL_KEY = /(?:key|secret|token|password)(?:_id)?$/i;
  * The provider's own error for a non-2xx answer, with the credentials of this call removed from its
  * message (a provider that echoes the key it was sent); `GatewayError.toBody` removes the known shapes.
  */
-function providerError(call: TargetCall, status: number, text: string, headers: Record<string, string | string[] | undefined>): GatewayError {
+function providerError(
+  call: TargetCall,
+  status: number,
+  text: string,
+  headers: Record<string, string | string[] | undefined>,
+): GatewayError {
   const err = call.adapter.mapError(status, text, headers);
   const known: string[] = call.target.apiKey ? [call.target.apiKey] : [];
-  for (const [key, value] of Object.entries(call.target.config)) if (typeof value === 'string' && CREDENTIAL_KEY.test(key)) known.push(value);
+  for (const [key, value] of Object.entries(call.target.config))
+    if (typeof value === 'string' && CREDENTIAL_KEY.test(key)) known.push(value);
   err.message = redactSecrets(err.message, known);
   return asProviderFailure(err, call.adapter.name);
 }

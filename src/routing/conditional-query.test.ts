@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { matchesQuery, queryProblem } from './conditional-query.js';
 
-const ctx = { metadata: { plan: 'pro', tier: '3' }, params: { model: 'gpt-4o', temperature: 0.2, stream: true }, url: { pathname: '/v1/chat/completions' } };
+const ctx = {
+  metadata: { plan: 'pro', tier: '3' },
+  params: { model: 'gpt-4o', temperature: 0.2, stream: true },
+  url: { pathname: '/v1/chat/completions' },
+};
 
 describe('conditional queries', () => {
   it('supports every operator', async () => {

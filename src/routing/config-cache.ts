@@ -10,7 +10,11 @@ import { validateConfig } from './validate-config.js';
  * later requests with the same string reuse the result, errors included.
  */
 export class InlineConfigCache {
-  private readonly cache = new LRUCache<string, CompiledConfig | GatewayError>({ max: 2000, maxSize: 32 * 1024 * 1024, sizeCalculation: (_v, k) => k.length + 64 });
+  private readonly cache = new LRUCache<string, CompiledConfig | GatewayError>({
+    max: 2000,
+    maxSize: 32 * 1024 * 1024,
+    sizeCalculation: (_v, k) => k.length + 64,
+  });
 
   constructor(private readonly isKnownProvider: (name: string) => boolean) {}
 

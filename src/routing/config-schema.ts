@@ -13,7 +13,10 @@ const Feedback = Type.Object(
   { additionalProperties: false },
 );
 
-const HookOutcome = Type.Object({ feedback: Type.Optional(Feedback), deny: Type.Optional(Type.Boolean()) }, { additionalProperties: false });
+const HookOutcome = Type.Object(
+  { feedback: Type.Optional(Feedback), deny: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+);
 
 const HookCheck = Type.Object({ id: Type.String({ minLength: 1 }), parameters: Type.Object({}) }, { additionalProperties: false });
 
@@ -65,12 +68,20 @@ export const CacheSchema = Type.Object(
 );
 
 export const RetrySchema = Type.Object(
-  { attempts: Type.Integer({ minimum: 0, maximum: 5 }), on_status_codes: Type.Optional(StatusCodes), use_retry_after_headers: Type.Optional(Type.Boolean()) },
+  {
+    attempts: Type.Integer({ minimum: 0, maximum: 5 }),
+    on_status_codes: Type.Optional(StatusCodes),
+    use_retry_after_headers: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: false },
 );
 
 export const CircuitBreakerSchema = Type.Object(
-  { failure_threshold: Type.Number({ minimum: 1 }), cooldown_interval: Type.Number({ minimum: 30000, maximum: MAX_TIMEOUT_MS }), failure_status_codes: Type.Optional(StatusCodes) },
+  {
+    failure_threshold: Type.Number({ minimum: 1 }),
+    cooldown_interval: Type.Number({ minimum: 30000, maximum: MAX_TIMEOUT_MS }),
+    failure_status_codes: Type.Optional(StatusCodes),
+  },
   { additionalProperties: false },
 );
 

@@ -152,7 +152,10 @@ export class Router {
   private leaf(node: CompiledNode, input: RouteInput, trace: RouteTrace, secretsRefreshed = false): Promise<Outcome> {
     const resolved = resolveTarget(node, input, this.deps);
     const endpoint = resolved.adapter.endpoints[input.endpoint];
-    if (!endpoint) throw new GatewayError('invalid_request', `Provider '${resolved.adapter.name}' does not support ${input.endpoint}.`, { param: 'provider' });
+    if (!endpoint)
+      throw new GatewayError('invalid_request', `Provider '${resolved.adapter.name}' does not support ${input.endpoint}.`, {
+        param: 'provider',
+      });
     const host = resolved.target.customHost;
     // A host already vetted is known without a promise; a new one is checked (and its verdict remembered) first.
     if (host && !this.deps.hostGuard.passes(host)) {
@@ -161,7 +164,14 @@ export class Router {
     return this.callLeaf(node, input, trace, resolved, endpoint, secretsRefreshed);
   }
 
-  private callLeaf(node: CompiledNode, input: RouteInput, trace: RouteTrace, resolved: ResolvedTarget, endpoint: NonNullable<ProviderAdapter['endpoints'][keyof ProviderAdapter['endpoints']]>, secretsRefreshed: boolean): Promise<Outcome> {
+  private callLeaf(
+    node: CompiledNode,
+    input: RouteInput,
+    trace: RouteTrace,
+    resolved: ResolvedTarget,
+    endpoint: NonNullable<ProviderAdapter['endpoints'][keyof ProviderAdapter['endpoints']]>,
+    secretsRefreshed: boolean,
+  ): Promise<Outcome> {
     const { adapter, target, model, pricing, secretRefs } = resolved;
     const overridden = node.overrideParams ? { ...input.body, ...node.overrideParams } : input.body;
     // A `@slug/` model prefix is dropped (an override's model still wins).
@@ -182,7 +192,8 @@ export class Router {
     trace.model = typeof body.model === 'string' ? body.model : trace.model;
     trace.pricing = pricing;
     const interceptors = this.deps.interceptors;
-    const dispatch = (i: number): Promise<Outcome> => (i < interceptors.length ? interceptors[i]!(call, () => dispatch(i + 1)) : this.attempts(call, adapter, trace));
+    const dispatch = (i: number): Promise<Outcome> =>
+      i < interceptors.length ? interceptors[i]!(call, () => dispatch(i + 1)) : this.attempts(call, adapter, trace);
     const answer = dispatch(0);
     if (!secretRefs || secretsRefreshed || !this.deps.refreshSecrets) return answer;
     // A credential filled from a secret manager was refused: it may have been rotated there. Fetch the
@@ -207,7 +218,9 @@ export class Router {
       try {
         // Without a timeout the attempt is the call itself (no async layer around it: its frame and promises
         // were a few hundred bytes per request); the catch below names a client's abort as `withTimeout` does.
-        const outcome = await (timeoutMs === null ? callTarget(call, input.clientAbort ?? input.signal, this.deps) : this.withTimeout(call, timeoutMs));
+        const outcome = await (timeoutMs === null
+          ? callTarget(call, input.clientAbort ?? input.signal, this.deps)
+          : this.withTimeout(call, timeoutMs));
         if (span) endAttemptSpan(span, outcome);
         trace.attempts.push({ path: node.path, provider: adapter.name, status: outcome.status, ms: performance.now() - started });
         trace.retries = attempt;
@@ -215,13 +228,18 @@ export class Router {
         outcome.retries = attempt;
         return outcome;
       } catch (err) {
-        const g = timeoutMs === null && clientAborted(input) ? new GatewayError('client_closed_request', undefined, { provider: adapter.name }) : toGatewayError(err);
+        const g =
+          timeoutMs === null && clientAborted(input)
+            ? new GatewayError('client_closed_request', undefined, { provider: adapter.name })
+            : toGatewayError(err);
         if (span) failAttemptSpan(span, g);
         trace.attempts.push({ path: node.path, provider: adapter.name, status: g.status, ms: performance.now() - started });
         trace.retries = attempt;
         if (clientAborted(input)) throw g;
-        if (node.cb && g.provider !== undefined && this.deps.circuits.counts(g, node.cb)) await this.deps.circuits.failure(identity, node.cb);
-        else if (node.cb && (g.code === 'provider_unreachable' || g.code === 'request_timeout')) await this.deps.circuits.failure(identity, node.cb);
+        if (node.cb && g.provider !== undefined && this.deps.circuits.counts(g, node.cb))
+          await this.deps.circuits.failure(identity, node.cb);
+        else if (node.cb && (g.code === 'provider_unreachable' || g.code === 'request_timeout'))
+          await this.deps.circuits.failure(identity, node.cb);
         if (!shouldRetry(g, node.retry, attempt)) throw g;
         const wait = retryDelayMs(attempt, g, node.retry!, this.deps.retryBaseMs, timeoutMs, this.deps.clock.now(), this.random);
         await sleep(wait, input.signal);
@@ -255,7 +273,10 @@ export class Router {
       return outcome;
     } catch (err) {
       cleanup();
-      if (timedOut) throw new GatewayError('request_timeout', `The target ${call.path} did not answer within ${timeoutMs} ms.`, { provider: call.adapter.name });
+      if (timedOut)
+        throw new GatewayError('request_timeout', `The target ${call.path} did not answer within ${timeoutMs} ms.`, {
+          provider: call.adapter.name,
+        });
       if (clientAborted(call.input)) throw new GatewayError('client_closed_request', undefined, { provider: call.adapter.name });
       throw err;
     }

@@ -17,7 +17,14 @@ const nested = {
       request_timeout: 5000,
       targets: [
         {
-          strategy: { mode: 'conditional', conditions: [{ query: { 'metadata.plan': 'premium' }, then: 'A' }, { query: { 'params.model': { $in: ['gpt-4o'] } }, then: 'B' }], default: 'B' },
+          strategy: {
+            mode: 'conditional',
+            conditions: [
+              { query: { 'metadata.plan': 'premium' }, then: 'A' },
+              { query: { 'params.model': { $in: ['gpt-4o'] } }, then: 'B' },
+            ],
+            default: 'B',
+          },
           input_guardrails: [{ id: 'g1', deny: true, default: { regexMatch: { rule: 'x' } } }],
           targets: [
             { name: 'A', provider: 'openai', api_key: 'sk-a', override_params: { model: 'gpt-4.1' } },
@@ -50,7 +57,10 @@ describe('explainRoute', () => {
       { path: 'config.targets[0]', weight: 7, chance: 0.7 },
       { path: 'config.targets[1]', weight: 3, chance: 0.3 },
     ]);
-    expect(e.nodes[1]).toMatchObject({ order: ['config.targets[0].targets[0]', 'config.targets[0].targets[1]'], on_status_codes: [429, 503] });
+    expect(e.nodes[1]).toMatchObject({
+      order: ['config.targets[0].targets[0]', 'config.targets[0].targets[1]'],
+      on_status_codes: [429, 503],
+    });
     expect(e.nodes[2]).toMatchObject({
       conditions: [
         { then: 'config.targets[0].targets[0].targets[0]', matched: true },
@@ -61,10 +71,30 @@ describe('explainRoute', () => {
     });
     const [a, d, c] = e.targets;
     expect(a).toMatchObject({ name: 'A', provider: 'openai', model: 'gpt-4.1', probability: 0.7, role: 'primary' });
-    expect(a!.settings).toMatchObject({ retry: { attempts: 2 }, request_timeout: 5000, cache: null, override_params: { model: 'gpt-4.1' } });
-    expect(a!.settings.guardrails).toEqual([{ list: 'input_guardrails', path: 'config.targets[0].targets[0]', item: nested.targets[0]!.targets![0]!.input_guardrails![0] }]);
-    expect(d).toMatchObject({ name: 'D', provider: 'mistral-ai', model: 'gpt-4o', probability: 0.3, role: 'primary', settings: { request_timeout: null, retry: { attempts: 2 } } });
-    expect(c).toMatchObject({ name: 'C', probability: 0, role: 'fallback', circuit: { state: 'closed', failures: 0 }, settings: { cb_config: { failure_threshold: 1, cooldown_interval: 30000 } } });
+    expect(a!.settings).toMatchObject({
+      retry: { attempts: 2 },
+      request_timeout: 5000,
+      cache: null,
+      override_params: { model: 'gpt-4.1' },
+    });
+    expect(a!.settings.guardrails).toEqual([
+      { list: 'input_guardrails', path: 'config.targets[0].targets[0]', item: nested.targets[0]!.targets![0]!.input_guardrails![0] },
+    ]);
+    expect(d).toMatchObject({
+      name: 'D',
+      provider: 'mistral-ai',
+      model: 'gpt-4o',
+      probability: 0.3,
+      role: 'primary',
+      settings: { request_timeout: null, retry: { attempts: 2 } },
+    });
+    expect(c).toMatchObject({
+      name: 'C',
+      probability: 0,
+      role: 'fallback',
+      circuit: { state: 'closed', failures: 0 },
+      settings: { cb_config: { failure_threshold: 1, cooldown_interval: 30000 } },
+    });
     expect(JSON.stringify(e)).not.toContain('sk-a');
   });
 
@@ -85,11 +115,15 @@ describe('explainRoute', () => {
       ],
     };
     const root = compiled(config);
-    const openX = async (leaf: CompiledNode): Promise<CircuitView> => (leaf.name === 'X' ? { state: 'open', failures: 1 } : { state: 'closed', failures: 0 });
+    const openX = async (leaf: CompiledNode): Promise<CircuitView> =>
+      leaf.name === 'X' ? { state: 'open', failures: 1 } : { state: 'closed', failures: 0 };
     const e = await explainRoute(root, {}, openX);
     expect(e.nodes[0]!.weights!.map((w) => w.chance)).toEqual([0, 1 / 3, 2 / 3]);
-    expect(e.targets.map((t) => [t.name, t.probability])).toEqual([['Z', 2 / 3], ['Y', 1 / 3], ['X', 0]]);
+    expect(e.targets.map((t) => [t.name, t.probability])).toEqual([
+      ['Z', 2 / 3],
+      ['Y', 1 / 3],
+      ['X', 0],
+    ]);
     expect(e.targets[2]!.circuit).toEqual({ state: 'open', failures: 1 });
   });
-
 });

@@ -81,7 +81,11 @@ const GUARDRAIL_LISTS = ['input_guardrails', 'output_guardrails', 'before_reques
  * others are fallbacks (probability 0), and each reachable leaf shows the settings it inherits.
  * `circuit` reads a leaf's breaker state (only for leaves with `cb_config`).
  */
-export async function explainRoute(root: CompiledNode, request: ExplainRequest, circuit: (leaf: CompiledNode) => Promise<CircuitView>): Promise<Explanation> {
+export async function explainRoute(
+  root: CompiledNode,
+  request: ExplainRequest,
+  circuit: (leaf: CompiledNode) => Promise<CircuitView>,
+): Promise<Explanation> {
   const params = { ...(request.params ?? {}), ...(request.model !== undefined ? { model: request.model } : {}) };
   const ctx = { metadata: request.metadata ?? {}, params, url: { pathname: request.path ?? '/v1/chat/completions' } };
   const nodes: ExplainedNode[] = [];
@@ -109,7 +113,13 @@ export async function explainRoute(root: CompiledNode, request: ExplainRequest, 
       case 'single':
         return walk(node.children[0]!, probability, role, chain);
       case 'conditional': {
-        const conditions = await Promise.all(node.conditions.map(async (c) => ({ query: c.query, then: node.children[c.then]?.path ?? '', matched: await matchesQuery(c.query, ctx) })));
+        const conditions = await Promise.all(
+          node.conditions.map(async (c) => ({
+            query: c.query,
+            then: node.children[c.then]?.path ?? '',
+            matched: await matchesQuery(c.query, ctx),
+          })),
+        );
         entry.conditions = conditions;
         const first = conditions.findIndex((c) => c.matched);
         const index = first >= 0 ? node.conditions[first]!.then : node.defaultIndex;
@@ -124,10 +134,17 @@ export async function explainRoute(root: CompiledNode, request: ExplainRequest, 
         return walk(child, probability, role, chain);
       }
       case 'loadbalance': {
-        const usable = await Promise.all(node.children.map(async (c, i) => (node.weights[i]! > 0 && !(await isOpen(c)) ? node.weights[i]! : 0)));
+        const usable = await Promise.all(
+          node.children.map(async (c, i) => (node.weights[i]! > 0 && !(await isOpen(c)) ? node.weights[i]! : 0)),
+        );
         const total = usable.reduce((a, b) => a + b, 0);
-        entry.weights = node.children.map((c, i) => ({ path: c.path, weight: node.weights[i]!, chance: total > 0 ? usable[i]! / total : 0 }));
-        for (const [i, child] of node.children.entries()) if (node.weights[i]! > 0) await walk(child, total > 0 ? (probability * usable[i]!) / total : 0, role, chain);
+        entry.weights = node.children.map((c, i) => ({
+          path: c.path,
+          weight: node.weights[i]!,
+          chance: total > 0 ? usable[i]! / total : 0,
+        }));
+        for (const [i, child] of node.children.entries())
+          if (node.weights[i]! > 0) await walk(child, total > 0 ? (probability * usable[i]!) / total : 0, role, chain);
         return;
       }
       case 'fallback': {
@@ -135,7 +152,8 @@ export async function explainRoute(root: CompiledNode, request: ExplainRequest, 
         entry.on_status_codes = node.fallbackCodes ? [...node.fallbackCodes] : null;
         let primary = -1;
         for (const [i, child] of node.children.entries()) if (primary < 0 && !(await isOpen(child))) primary = i;
-        for (const [i, child] of node.children.entries()) await walk(child, i === primary ? probability : 0, i === primary ? role : 'fallback', chain);
+        for (const [i, child] of node.children.entries())
+          await walk(child, i === primary ? probability : 0, i === primary ? role : 'fallback', chain);
         return;
       }
     }
@@ -145,7 +163,14 @@ export async function explainRoute(root: CompiledNode, request: ExplainRequest, 
   return { targets, nodes };
 }
 
-function describeLeaf(node: CompiledNode, chain: CompiledNode[], probability: number, role: 'primary' | 'fallback', circuit: CircuitView | undefined, requestModel: unknown): ExplainedTarget {
+function describeLeaf(
+  node: CompiledNode,
+  chain: CompiledNode[],
+  probability: number,
+  role: 'primary' | 'fallback',
+  circuit: CircuitView | undefined,
+  requestModel: unknown,
+): ExplainedTarget {
   const leaf = node.leaf!;
   const overrideModel = node.overrideParams?.model;
   const model = typeof overrideModel === 'string' ? overrideModel : typeof requestModel === 'string' ? requestModel : null;
@@ -167,7 +192,13 @@ function describeLeaf(node: CompiledNode, chain: CompiledNode[], probability: nu
     role,
     ...(circuit ? { circuit } : {}),
     settings: {
-      retry: node.retry ? { attempts: node.retry.attempts, on_status_codes: [...node.retry.onStatusCodes], use_retry_after_headers: node.retry.useRetryAfter } : null,
+      retry: node.retry
+        ? {
+            attempts: node.retry.attempts,
+            on_status_codes: [...node.retry.onStatusCodes],
+            use_retry_after_headers: node.retry.useRetryAfter,
+          }
+        : null,
       request_timeout: node.requestTimeoutMs,
       cache: node.cache ? { mode: node.cache.mode, max_age: node.cache.maxAgeSeconds } : null,
       cb_config: node.cb ? { failure_threshold: node.cb.failureThreshold, cooldown_interval: node.cb.cooldownMs } : null,

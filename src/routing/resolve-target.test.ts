@@ -6,12 +6,34 @@ import { getProvider } from '../providers/registry.js';
 
 const keys = new Map<string, ResolvedVirtualKey>([
   ['ws:openai-prod', { provider: 'openai', secret: 'sk-prod', config: { custom_host: 'https://proxy.example.com/v1' } }],
-  ['ws:limited', { provider: 'openai', secret: 'sk-lim', config: {}, models: { allowAll: false, enabled: new Set(['gpt-4o']), hosts: new Map([['gpt-4o', 'https://gpt4o.example.com/v1']]) } }],
+  [
+    'ws:limited',
+    {
+      provider: 'openai',
+      secret: 'sk-lim',
+      config: {},
+      models: { allowAll: false, enabled: new Set(['gpt-4o']), hosts: new Map([['gpt-4o', 'https://gpt4o.example.com/v1']]) },
+    },
+  ],
 ]);
 const deps = { getProvider, getVirtualKey: (ref: string, ws: string) => keys.get(`${ws}:${ref}`) };
 
 function input(body: Record<string, unknown> | undefined, headerTarget: RouteInput['headerTarget'] = {}): RouteInput {
-  return { endpoint: 'chat', body: body as Record<string, unknown>, stream: false, headers: {}, metadata: {}, pathname: '/v1/chat/completions', organisationId: 'o', workspaceId: 'ws', headerTarget, forwardHeaderNames: null, requestTimeoutMs: null, cacheForceRefresh: false, signal: new AbortController().signal };
+  return {
+    endpoint: 'chat',
+    body: body as Record<string, unknown>,
+    stream: false,
+    headers: {},
+    metadata: {},
+    pathname: '/v1/chat/completions',
+    organisationId: 'o',
+    workspaceId: 'ws',
+    headerTarget,
+    forwardHeaderNames: null,
+    requestTimeoutMs: null,
+    cacheForceRefresh: false,
+    signal: new AbortController().signal,
+  };
 }
 const root = (config: Record<string, unknown> = {}) => compileConfig(config as never).root;
 
@@ -35,6 +57,8 @@ describe('resolveTarget: providers by @slug', () => {
 
   it('an integration model list refuses models not enabled and routes a model to its custom host', () => {
     expect(resolveTarget(root(), input({ model: '@limited/gpt-4o' }), deps).target.customHost).toBe('https://gpt4o.example.com/v1');
-    expect(() => resolveTarget(root(), input({ model: 'gpt-4o-mini' }, { provider: '@limited' }), deps)).toThrow(expect.objectContaining({ code: 'invalid_request', param: 'model' }));
+    expect(() => resolveTarget(root(), input({ model: 'gpt-4o-mini' }, { provider: '@limited' }), deps)).toThrow(
+      expect.objectContaining({ code: 'invalid_request', param: 'model' }),
+    );
   });
 });

@@ -45,7 +45,9 @@ function mappedValue(m: SecretMappingOf, text: string): string {
   try {
     return pickMember(text, m.secretKey);
   } catch (err) {
-    throw new GatewayError('provider_unreachable', `Secret reference '${m.refId}' cannot fill ${m.target}: ${(err as Error).message}.`, { param: 'secret_reference_id' });
+    throw new GatewayError('provider_unreachable', `Secret reference '${m.refId}' cannot fill ${m.target}: ${(err as Error).message}.`, {
+      param: 'secret_reference_id',
+    });
   }
 }
 
@@ -56,7 +58,12 @@ function withSecrets(vk: ResolvedVirtualKey, deps: TargetResolverDeps, workspace
   let secret = vk.secret;
   const config = { ...vk.config };
   for (const m of mappings) {
-    if (!deps.secretValue) throw new GatewayError('provider_unreachable', `Secret reference '${m.refId}' cannot be resolved: no secret resolver is configured.`, { param: 'secret_reference_id' });
+    if (!deps.secretValue)
+      throw new GatewayError(
+        'provider_unreachable',
+        `Secret reference '${m.refId}' cannot be resolved: no secret resolver is configured.`,
+        { param: 'secret_reference_id' },
+      );
     const value = mappedValue(m, deps.secretValue(m.refId, workspaceId));
     if (m.target === 'key') secret = value;
     else config[m.target.slice('configurations.'.length)] = value;
@@ -65,7 +72,8 @@ function withSecrets(vk: ResolvedVirtualKey, deps: TargetResolverDeps, workspace
 }
 
 /** Headers never forwarded to a provider, whatever `forward_headers` says. */
-const NEVER_FORWARD = /^(x-gateway-|x-forwarded-|host$|connection$|content-length$|transfer-encoding$|keep-alive$|upgrade$|te$|trailer$|proxy-)/;
+const NEVER_FORWARD =
+  /^(x-gateway-|x-forwarded-|host$|connection$|content-length$|transfer-encoding$|keep-alive$|upgrade$|te$|trailer$|proxy-)/;
 
 /** A leaf's provider, the target it calls, and what the call needs besides. */
 export interface ResolvedTarget {
@@ -105,30 +113,44 @@ export function resolveTarget(node: CompiledNode, input: RouteInput, deps: Targe
   if (vkRef) {
     vk = deps.getVirtualKey(vkRef, input.workspaceId);
     // Unknown and another workspace's are the same answer: 404.
-    if (!vk) throw new GatewayError('not_found', `Unknown virtual key or provider slug '${vkRef}' (${node.path}).`, { param: 'virtual_key' });
+    if (!vk)
+      throw new GatewayError('not_found', `Unknown virtual key or provider slug '${vkRef}' (${node.path}).`, { param: 'virtual_key' });
     vk = withSecrets(vk, deps, input.workspaceId);
     providerName = providerName ?? vk.provider;
   }
   if (!providerName) {
-    throw new GatewayError('invalid_request', 'No provider for this request: send x-gateway-provider with Authorization: Bearer <provider key>, x-gateway-virtual-key, or a config naming a provider.', {
-      param: 'provider',
-    });
+    throw new GatewayError(
+      'invalid_request',
+      'No provider for this request: send x-gateway-provider with Authorization: Bearer <provider key>, x-gateway-virtual-key, or a config naming a provider.',
+      {
+        param: 'provider',
+      },
+    );
   }
   const adapter = deps.getProvider(providerName);
   if (!adapter) throw new GatewayError('invalid_request', `Unknown provider '${providerName}'.`, { param: 'provider' });
   const config = vk ? { ...vk.config, ...leaf.config } : leaf.config;
-  const effectiveModel = model ?? (typeof node.overrideParams?.model === 'string' ? node.overrideParams.model : typeof rawModel === 'string' ? rawModel : undefined);
+  const effectiveModel =
+    model ??
+    (typeof node.overrideParams?.model === 'string' ? node.overrideParams.model : typeof rawModel === 'string' ? rawModel : undefined);
   const modelHost = vk?.models && effectiveModel !== undefined ? checkModel(vk.models, effectiveModel, vkRef!) : undefined;
   const target: ProviderTarget = {
     provider: adapter.name,
     apiKey: leaf.apiKey ?? vk?.secret ?? input.headerTarget.apiKey,
-    customHost: leaf.customHost ?? modelHost ?? (typeof vk?.config.custom_host === 'string' ? vk.config.custom_host : undefined) ?? input.headerTarget.customHost,
+    customHost:
+      leaf.customHost ??
+      modelHost ??
+      (typeof vk?.config.custom_host === 'string' ? vk.config.custom_host : undefined) ??
+      input.headerTarget.customHost,
     config,
     forwardHeaders: pickForwardHeaders(input, node.forwardHeaders),
   };
   // Pricing terms and secret references only when the provider has them (nothing is allocated otherwise).
   if (!vk?.pricing && !vk?.secretMappings?.length) return model === undefined ? { adapter, target } : { adapter, target, model };
-  const extra = { ...(vk.pricing ? { pricing: vk.pricing } : {}), ...(vk.secretMappings?.length ? { secretRefs: vk.secretMappings.map((m) => m.refId) } : {}) };
+  const extra = {
+    ...(vk.pricing ? { pricing: vk.pricing } : {}),
+    ...(vk.secretMappings?.length ? { secretRefs: vk.secretMappings.map((m) => m.refId) } : {}),
+  };
   return model === undefined ? { adapter, target, ...extra } : { adapter, target, model, ...extra };
 }
 
@@ -137,7 +159,8 @@ const MODEL_PREFIX = /^@([^/\s]+)\/(.+)$/s;
 
 /** Refuses a model the integration does not enable (with `allow_all_models: false`); returns its custom host, if any. */
 function checkModel(models: NonNullable<ResolvedVirtualKey['models']>, model: string, ref: string): string | undefined {
-  if (!models.allowAll && !models.enabled.has(model)) throw new GatewayError('invalid_request', `Model '${model}' is not enabled for provider '@${ref}'.`, { param: 'model' });
+  if (!models.allowAll && !models.enabled.has(model))
+    throw new GatewayError('invalid_request', `Model '${model}' is not enabled for provider '@${ref}'.`, { param: 'model' });
   return models.hosts.get(model);
 }
 

@@ -9,7 +9,15 @@ const MAX_RETRY_AFTER_MS = 60_000;
  * provider's `retry-after-ms` / `Retry-After` (seconds or HTTP date) when `use_retry_after_headers`
  * is on, capped by the request timeout (decisions.md).
  */
-export function retryDelayMs(attempt: number, err: GatewayError, retry: RetrySettings, baseMs: number, timeoutMs: number | null, now: number, random: () => number = Math.random): number {
+export function retryDelayMs(
+  attempt: number,
+  err: GatewayError,
+  retry: RetrySettings,
+  baseMs: number,
+  timeoutMs: number | null,
+  now: number,
+  random: () => number = Math.random,
+): number {
   if (retry.useRetryAfter) {
     const hinted = retryAfterMs(err.headers ?? {}, now);
     if (hinted !== undefined) return Math.min(hinted, timeoutMs ?? MAX_RETRY_AFTER_MS, MAX_RETRY_AFTER_MS);

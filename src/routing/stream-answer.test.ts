@@ -13,8 +13,21 @@ async function collect(s: StreamAnswer): Promise<string> {
   return out;
 }
 
-const chunk = (content: string) => ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] });
-const usage = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } };
+const chunk = (content: string) => ({
+  id: 'c',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, delta: { content }, finish_reason: null }],
+});
+const usage = {
+  id: 'c',
+  object: 'chat.completion.chunk',
+  created: 1,
+  model: 'm',
+  choices: [],
+  usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+};
 
 describe('StreamAnswer', () => {
   it('serialises mapped chunks, ends with [DONE], and drops the usage chunk unless asked', async () => {
@@ -48,17 +61,31 @@ describe('StreamAnswer', () => {
 
   it('hands a chunksWith observer the first chunk, the chunks with those members and the usage chunk, each once, with or without the usage frame stripped', async () => {
     const first = { ...chunk('a'), usage: null };
-    const middle = [chunk('b'), chunk('c'), { ...chunk('d'), choices: [{ index: 0, delta: { content: 'say "finish_reason"' }, finish_reason: null }] }];
+    const middle = [
+      chunk('b'),
+      chunk('c'),
+      { ...chunk('d'), choices: [{ index: 0, delta: { content: 'say "finish_reason"' }, finish_reason: null }] },
+    ];
     const last = { ...chunk(''), choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] };
     const both = { ...last, usage: usage.usage };
     for (const [frames, wanted] of [
-      [[first, ...middle, last, usage], [first, last, usage]],
-      [[first, ...middle, both], [first, both]],
+      [
+        [first, ...middle, last, usage],
+        [first, last, usage],
+      ],
+      [
+        [first, ...middle, both],
+        [first, both],
+      ],
     ] as const) {
       const raw = frames.map((f) => `data: ${JSON.stringify(f)}\n\n`).join('') + 'data: [DONE]\n\n';
       const bytes = Buffer.from(raw);
       for (const strip of [false, true]) {
-        for (const split of [[bytes], [...bytes].map((b) => Buffer.from([b])), [bytes.subarray(0, 90), bytes.subarray(90, 400), bytes.subarray(400)]]) {
+        for (const split of [
+          [bytes],
+          [...bytes].map((b) => Buffer.from([b])),
+          [bytes.subarray(0, 90), bytes.subarray(90, 400), bytes.subarray(400)],
+        ]) {
           const picked: unknown[] = [];
           const usageSeen: unknown[] = [];
           const s = new StreamAnswer(items(split), false, true, undefined, strip);
@@ -67,7 +94,9 @@ describe('StreamAnswer', () => {
           const out = await collect(s);
           expect(picked).toEqual(wanted);
           // The usage-only observer may be handed more, but the usage chunk once.
-          expect(usageSeen.filter((c) => (c as { usage?: unknown }).usage !== null && (c as { usage?: unknown }).usage !== undefined)).toEqual([wanted.at(-1)]);
+          expect(
+            usageSeen.filter((c) => (c as { usage?: unknown }).usage !== null && (c as { usage?: unknown }).usage !== undefined),
+          ).toEqual([wanted.at(-1)]);
           if (!strip || frames.at(-1) === both) expect(out).toBe(raw);
           else expect(out).toBe(raw.replace(`data: ${JSON.stringify(usage)}\n\n`, ''));
         }
@@ -96,10 +125,16 @@ describe('StreamAnswer', () => {
 
   it('ends a failing stream with one error frame and tells observers', async () => {
     let ended: [boolean, GatewayError | undefined] | undefined;
-    const s = new StreamAnswer(items([chunk('a')], new GatewayError('provider_error', 'boom', { status: 502, provider: 'p' })), false, false);
+    const s = new StreamAnswer(
+      items([chunk('a')], new GatewayError('provider_error', 'boom', { status: 502, provider: 'p' })),
+      false,
+      false,
+    );
     s.observe({ onEnd: (ok, err) => (ended = [ok, err]) });
     const out = await collect(s);
-    expect(out.endsWith('data: {"error":{"message":"boom","type":"provider_error","param":null,"code":"provider_error","provider":"p"}}\n\n')).toBe(true);
+    expect(
+      out.endsWith('data: {"error":{"message":"boom","type":"provider_error","param":null,"code":"provider_error","provider":"p"}}\n\n'),
+    ).toBe(true);
     expect(out).not.toContain('[DONE]');
     expect(ended?.[0]).toBe(false);
   });

@@ -72,8 +72,19 @@ export class StreamAnswer implements AsyncIterable<Uint8Array> {
     // members: the first frame and the frames mentioning `usage` or those members are decoded (the stripper
     // then only judges the usage frame, so that no chunk is told twice).
     const members = parseAll ? undefined : chunksWithOf(this.observers);
-    const stripper = this.passthrough && this.stripUsageFrames && !this.includeUsage ? new UsageFrameStripper(observed && !parseAll && !members ? (chunk) => this.tell(chunk) : undefined) : undefined;
-    const decoder = observed ? (parseAll ? new SseDecoder() : members ? new FramesMentioning(members, true, true) : stripper ? undefined : new FramesMentioning('"usage"', true)) : undefined;
+    const stripper =
+      this.passthrough && this.stripUsageFrames && !this.includeUsage
+        ? new UsageFrameStripper(observed && !parseAll && !members ? (chunk) => this.tell(chunk) : undefined)
+        : undefined;
+    const decoder = observed
+      ? parseAll
+        ? new SseDecoder()
+        : members
+          ? new FramesMentioning(members, true, true)
+          : stripper
+            ? undefined
+            : new FramesMentioning('"usage"', true)
+      : undefined;
     const holdDone = this.passthrough && this.framing.done !== null && this.observers.some((o) => o.beforeEnd);
     let failure: GatewayError | undefined;
     let ended = false;

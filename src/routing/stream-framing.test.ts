@@ -26,7 +26,12 @@ describe('stream framing', () => {
 
   it('ends a failing Messages stream with one error event in the Anthropic shape', async () => {
     const ended: Array<[boolean, string | undefined]> = [];
-    const s = new StreamAnswer(items([start], new GatewayError('provider_error', 'overloaded', { status: 529, provider: 'anthropic' })), false, false, streamFramingOf('messages'));
+    const s = new StreamAnswer(
+      items([start], new GatewayError('provider_error', 'overloaded', { status: 529, provider: 'anthropic' })),
+      false,
+      false,
+      streamFramingOf('messages'),
+    );
     s.observe({ onEnd: (ok, err) => ended.push([ok, err?.message]) });
     const frames = (await collect(s)).split('\n\n').filter(Boolean);
     expect(frames).toHaveLength(2);
@@ -39,7 +44,9 @@ describe('stream framing', () => {
   it('adds nothing after a passed-through Messages stream, and keeps the OpenAI framing elsewhere', async () => {
     const raw = Buffer.from(`event: message_stop\ndata: ${JSON.stringify(stop)}\n\n`);
     expect(await collect(new StreamAnswer(items([raw]), false, true, streamFramingOf('messages')))).toBe(raw.toString());
-    const failed = await collect(new StreamAnswer(items([], new GatewayError('provider_error', 'x', { status: 502 })), false, false, streamFramingOf('chat')));
+    const failed = await collect(
+      new StreamAnswer(items([], new GatewayError('provider_error', 'x', { status: 502 })), false, false, streamFramingOf('chat')),
+    );
     expect(failed.startsWith('data: {"error":')).toBe(true);
   });
 
@@ -51,11 +58,16 @@ describe('stream framing', () => {
   });
 
   it("recognises a passed-through Messages stream that ended on the upstream's error event", () => {
-    const error = (type: string, message: string) => `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`;
+    const error = (type: string, message: string) =>
+      `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`;
     const messages = streamFramingOf('messages');
     const found = messages.upstreamError(`{"type":"content_block_delta"}\n\n${error('overloaded_error', 'Overloaded')}`);
     expect(found).toBeInstanceOf(UpstreamStreamError);
-    expect(found).toMatchObject({ code: 'provider_error', status: 502, message: 'The provider ended its stream with an error event (overloaded_error: Overloaded).' });
+    expect(found).toMatchObject({
+      code: 'provider_error',
+      status: 502,
+      message: 'The provider ended its stream with an error event (overloaded_error: Overloaded).',
+    });
     expect(messages.upstreamError(error('api_error', 'x').replaceAll('\n', '\r\n'))?.message).toContain('api_error: x');
     // The last event is not an error, or its name line is not in the tail, or the name is only like it.
     expect(messages.upstreamError(`${error('api_error', 'x')}event: content_block_delta\ndata: {}\n\n`)).toBeUndefined();
@@ -67,7 +79,11 @@ describe('stream framing', () => {
   });
 
   it('passes the upstream error event on once, and reports the stream failed', async () => {
-    const frames = [`event: message_start\ndata: ${JSON.stringify(start)}\n\n`, 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error",', '"message":"Busy"}}\n\n'];
+    const frames = [
+      `event: message_start\ndata: ${JSON.stringify(start)}\n\n`,
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error",',
+      '"message":"Busy"}}\n\n',
+    ];
     const body = (async function* () {
       for (const f of frames) yield Buffer.from(f);
     })();

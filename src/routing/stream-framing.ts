@@ -53,7 +53,9 @@ function messagesError(tail: string): UpstreamStreamError | undefined {
   const error = isObject(parsed) && isObject(parsed.error) ? parsed.error : undefined;
   const type = typeof error?.type === 'string' ? error.type : 'error';
   const message = typeof error?.message === 'string' ? error.message : 'no message';
-  return new UpstreamStreamError('provider_error', `The provider ended its stream with an error event (${type}: ${message}).`, { status: 502 });
+  return new UpstreamStreamError('provider_error', `The provider ended its stream with an error event (${type}: ${message}).`, {
+    status: 502,
+  });
 }
 
 const MESSAGES_FRAMING: StreamFraming = {

@@ -21,7 +21,10 @@ export function streamFailure(err: unknown, { signal, provider }: StreamGuard): 
     return new GatewayError('request_timeout', 'The answer did not complete within the request timeout.', { provider });
   }
   if (signal.aborted) return new GatewayError('client_closed_request', undefined, { provider });
-  return new GatewayError('provider_error', `The provider's stream broke off: ${(err as Error).message ?? 'connection lost'}`, { provider, status: 502 });
+  return new GatewayError('provider_error', `The provider's stream broke off: ${(err as Error).message ?? 'connection lost'}`, {
+    provider,
+    status: 502,
+  });
 }
 
 const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
@@ -58,7 +61,11 @@ export class RawItems implements AsyncIterator<StreamItem> {
       return r;
     }
     const tail = this.tail.text();
-    if (!this.framing.complete(tail)) throw this.framing.upstreamError(tail) ?? new GatewayError('provider_error', 'The provider closed the stream before it was complete.', { status: 502 });
+    if (!this.framing.complete(tail))
+      throw (
+        this.framing.upstreamError(tail) ??
+        new GatewayError('provider_error', 'The provider closed the stream before it was complete.', { status: 502 })
+      );
     return r;
   };
 
@@ -90,13 +97,18 @@ export class ByteTail {
   /** The last `n` bytes (fewer when the stream was shorter), as Latin-1 text. */
   text(): string {
     const chunks = this.chunks;
-    const all = chunks.length === 1 ? Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.length) : Buffer.concat(chunks, this.length);
+    const all =
+      chunks.length === 1 ? Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.length) : Buffer.concat(chunks, this.length);
     return all.subarray(Math.max(0, all.length - this.n)).toString('latin1');
   }
 }
 
 /** Upstream bytes re-framed by the provider's transcoder; its `end()` checks the stream completed. */
-export async function* transcodedItems(body: AsyncIterable<Uint8Array>, transcoder: StreamMapper<Uint8Array>, guard: StreamGuard): AsyncGenerator<StreamItem> {
+export async function* transcodedItems(
+  body: AsyncIterable<Uint8Array>,
+  transcoder: StreamMapper<Uint8Array>,
+  guard: StreamGuard,
+): AsyncGenerator<StreamItem> {
   try {
     for await (const chunk of body) yield* transcoder.push(chunk);
     yield* transcoder.end();
@@ -106,7 +118,12 @@ export async function* transcodedItems(body: AsyncIterable<Uint8Array>, transcod
 }
 
 /** Upstream chunks mapped to the common schema by the provider's mapper (`strictEndpoint`: only that endpoint's common fields kept). */
-export async function* mappedItems(body: AsyncIterable<Uint8Array>, mapper: StreamMapper<unknown>, strictEndpoint: string | undefined, guard: StreamGuard): AsyncGenerator<StreamItem> {
+export async function* mappedItems(
+  body: AsyncIterable<Uint8Array>,
+  mapper: StreamMapper<unknown>,
+  strictEndpoint: string | undefined,
+  guard: StreamGuard,
+): AsyncGenerator<StreamItem> {
   try {
     for await (const chunk of body) {
       for (const out of mapper.push(chunk)) yield prepare(out, strictEndpoint);

@@ -84,7 +84,13 @@ describe('UsageFrameStripper', () => {
     ];
     const [oddOut, oddSeen] = runWith([odd.join('') + done], true);
     expect(oddOut).toBe(done);
-    expect(oddSeen).toEqual([{ choices: [], usage: { total_tokens: 4 } }, { id: 'c1', choices: [], usage: { total_tokens: 4 } }, { id: 'c1', choices: [], usage: { total_tokens: 4 }, x: 1 }, { id: 'c1', choices: [], usage: { total_tokens: 4 } }, { choices: [], x: [], usage: { total_tokens: 4 } }]);
+    expect(oddSeen).toEqual([
+      { choices: [], usage: { total_tokens: 4 } },
+      { id: 'c1', choices: [], usage: { total_tokens: 4 } },
+      { id: 'c1', choices: [], usage: { total_tokens: 4 }, x: 1 },
+      { id: 'c1', choices: [], usage: { total_tokens: 4 } },
+      { choices: [], x: [], usage: { total_tokens: 4 } },
+    ]);
     // Lines ending with a bare carriage return have no frame end the stripper finds: all is held, and read at the end.
     const cr = (content + usage).replace(/\n/g, '\r');
     const [crOut, crSeen] = runWith([cr], true);

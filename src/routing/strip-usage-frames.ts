@@ -1,7 +1,16 @@
 import { UNKNOWN_MEMBER, isObject, lastMemberBounds, skipWs, skipWsBack, topLevelBounds, tryParseJson } from '../foundation/lib/json.js';
 import { SseDecoder } from '../foundation/lib/sse.js';
 import { readCompactUsage } from '../infra/fast/compact-usage.js';
-import { EMPTY, asBuffer, frameEnd, frameStart, indexOfQuoted, lastFrameEnd, mayHaveUsage, memberIsNull } from '../infra/fast/sse-frames.js';
+import {
+  EMPTY,
+  asBuffer,
+  frameEnd,
+  frameStart,
+  indexOfQuoted,
+  lastFrameEnd,
+  mayHaveUsage,
+  memberIsNull,
+} from '../infra/fast/sse-frames.js';
 
 const USAGE = Buffer.from('"usage"');
 const USAGE_TAIL = USAGE.subarray(1);
@@ -30,7 +39,7 @@ function isUsageFrame(buf: Buffer, start: number, stop: number): boolean {
 /** The value of the frame's only `data:` line, or undefined when it has none or several. */
 function singleDataLine(buf: Buffer, start: number, stop: number): Buffer | undefined {
   let value: Buffer | undefined;
-  for (let line = start; line < stop; ) {
+  for (let line = start; line < stop;) {
     let end = buf.indexOf(0x0a, line);
     if (end < 0 || end > stop) end = stop;
     const next = end + 1;

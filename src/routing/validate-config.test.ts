@@ -32,7 +32,13 @@ describe('validateConfig', () => {
       { provider: 'bedrock', cloud1_access_key_id: 'a', cloud1_secret_access_key: 'b' },
       { provider: 'vertex-ai', cloud2_region: 'r', cloud2_service_account_json: {} },
       { provider: 'vertex-ai', cloud2_region: 'r', cloud2_project_id: 'p' },
-      { provider: 'azure-ai', cloud3_deployment_name: 'd', cloud3_deployment_type: 'serverless', cloud3_region: 'r', cloud3_api_version: 'v' },
+      {
+        provider: 'azure-ai',
+        cloud3_deployment_name: 'd',
+        cloud3_deployment_type: 'serverless',
+        cloud3_region: 'r',
+        cloud3_api_version: 'v',
+      },
       { provider: 'azure-ai', cloud3_endpoint_name: 'e', cloud3_deployment_type: 'managed' },
       { after_request_hooks: [{ id: 'h' }] },
       { before_request_hooks: [{ id: 'h' }] },
@@ -46,20 +52,29 @@ describe('validateConfig', () => {
 
   it('rejects unknown keys at every level with the JSON path', () => {
     expect(errorOf({ provider: 'openai', api_key: 'k', colour: 1 }).message).toContain('config.colour');
-    expect(errorOf({ strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'a' }, { virtual_key: 'b', nope: true }] }).message).toContain('config.targets[1].nope');
+    expect(
+      errorOf({ strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'a' }, { virtual_key: 'b', nope: true }] }).message,
+    ).toContain('config.targets[1].nope');
     expect(errorOf({ retry: { attempts: 1, when: [] } }).message).toContain('config.retry.when');
-    expect(errorOf({ strategy: { mode: 'fallback', extra: 1 }, targets: [{ virtual_key: 'a' }] }).message).toContain('config.strategy.extra');
+    expect(errorOf({ strategy: { mode: 'fallback', extra: 1 }, targets: [{ virtual_key: 'a' }] }).message).toContain(
+      'config.strategy.extra',
+    );
   });
 
   it('names what a fixed set allows', () => {
     const e = errorOf({ strategy: { mode: 'roundrobin' }, targets: [{ virtual_key: 'a' }] });
     expect(e.message).toBe('Invalid config: config.strategy.mode must be one of single, loadbalance, fallback, conditional');
     expect(e.param).toBe('config.strategy.mode');
-    expect(errorOf({ provider: 'openai', api_key: 'k', cache: { mode: 'fuzzy' } }).message).toBe('Invalid config: config.cache.mode must be one of simple, semantic');
+    expect(errorOf({ provider: 'openai', api_key: 'k', cache: { mode: 'fuzzy' } }).message).toBe(
+      'Invalid config: config.cache.mode must be one of simple, semantic',
+    );
   });
 
   it('names the first offending key in nested targets', () => {
-    const e = errorOf({ strategy: { mode: 'fallback' }, targets: [{ strategy: { mode: 'loadbalance' }, targets: [{ virtual_key: 'a', retry: { attempts: 9 } }] }] });
+    const e = errorOf({
+      strategy: { mode: 'fallback' },
+      targets: [{ strategy: { mode: 'loadbalance' }, targets: [{ virtual_key: 'a', retry: { attempts: 9 } }] }],
+    });
     expect(e.message).toContain('config.targets[0].targets[0].retry.attempts');
     expect(e.param).toBe('config.targets[0].targets[0].retry.attempts');
   });
@@ -68,12 +83,20 @@ describe('validateConfig', () => {
     expect(errorOf({ retry: { attempts: 6 } }).message).toContain('config.retry.attempts');
     expect(errorOf({ retry: { attempts: -1 } }).message).toContain('config.retry.attempts');
     expect(errorOf({ retry: { attempts: 1, on_status_codes: [500.5] } }).message).toContain('config.retry.on_status_codes[0]');
-    expect(errorOf({ virtual_key: 'a', cb_config: { failure_threshold: 0, cooldown_interval: 30000 } }).message).toContain('failure_threshold');
-    expect(errorOf({ virtual_key: 'a', cb_config: { failure_threshold: 1, cooldown_interval: 29999 } }).message).toContain('cooldown_interval');
+    expect(errorOf({ virtual_key: 'a', cb_config: { failure_threshold: 0, cooldown_interval: 30000 } }).message).toContain(
+      'failure_threshold',
+    );
+    expect(errorOf({ virtual_key: 'a', cb_config: { failure_threshold: 1, cooldown_interval: 29999 } }).message).toContain(
+      'cooldown_interval',
+    );
     expect(errorOf({ virtual_key: 'a', cb_config: { failure_threshold: 1 } }).message).toContain('config.cb_config.cooldown_interval');
     expect(errorOf({ cache: { mode: 'fuzzy' } }).message).toContain('config.cache.mode');
-    expect(errorOf({ strategy: { mode: 'fallback', on_status_codes: ['500'] }, targets: [{ virtual_key: 'a' }] }).message).toContain('on_status_codes[0]');
-    expect(errorOf({ provider: 'azure-ai', cloud3_endpoint_name: 'e', cloud3_deployment_type: 'spot' }).message).toContain('cloud3_deployment_type');
+    expect(errorOf({ strategy: { mode: 'fallback', on_status_codes: ['500'] }, targets: [{ virtual_key: 'a' }] }).message).toContain(
+      'on_status_codes[0]',
+    );
+    expect(errorOf({ provider: 'azure-ai', cloud3_endpoint_name: 'e', cloud3_deployment_type: 'spot' }).message).toContain(
+      'cloud3_deployment_type',
+    );
   });
 
   it('rejects a config that matches no combination, naming the missing key', () => {
@@ -89,16 +112,35 @@ describe('validateConfig', () => {
   it('checks strategy requirements', () => {
     expect(errorOf({ strategy: { mode: 'fallback' }, retry: { attempts: 1 } }).message).toContain('config.targets is required');
     expect(errorOf({ targets: [{ virtual_key: 'a' }], retry: { attempts: 1 } }).message).toContain('config.strategy is required');
-    expect(errorOf({ strategy: { mode: 'loadbalance', on_status_codes: [500] }, targets: [{ virtual_key: 'a' }] }).message).toContain("only in 'fallback'");
-    expect(errorOf({ strategy: { mode: 'conditional', default: 'a' }, targets: [{ name: 'a', virtual_key: 'a' }] }).message).toContain('conditions is required');
-    expect(errorOf({ strategy: { mode: 'conditional', conditions: [{ query: {}, then: 'a' }] }, targets: [{ name: 'a', virtual_key: 'a' }] }).message).toContain('default is required');
-    expect(errorOf({ strategy: { mode: 'conditional', conditions: [{ query: {}, then: 'zz' }], default: 'a' }, targets: [{ name: 'a', virtual_key: 'a' }] }).message).toContain('conditions[0].then');
-    expect(errorOf({ strategy: { mode: 'conditional', conditions: [{ query: { 'metadata.x': { $near: 1 } }, then: 'a' }], default: 'a' }, targets: [{ name: 'a', virtual_key: 'a' }] }).message).toContain('unknown operator $near');
+    expect(errorOf({ strategy: { mode: 'loadbalance', on_status_codes: [500] }, targets: [{ virtual_key: 'a' }] }).message).toContain(
+      "only in 'fallback'",
+    );
+    expect(errorOf({ strategy: { mode: 'conditional', default: 'a' }, targets: [{ name: 'a', virtual_key: 'a' }] }).message).toContain(
+      'conditions is required',
+    );
+    expect(
+      errorOf({ strategy: { mode: 'conditional', conditions: [{ query: {}, then: 'a' }] }, targets: [{ name: 'a', virtual_key: 'a' }] })
+        .message,
+    ).toContain('default is required');
+    expect(
+      errorOf({
+        strategy: { mode: 'conditional', conditions: [{ query: {}, then: 'zz' }], default: 'a' },
+        targets: [{ name: 'a', virtual_key: 'a' }],
+      }).message,
+    ).toContain('conditions[0].then');
+    expect(
+      errorOf({
+        strategy: { mode: 'conditional', conditions: [{ query: { 'metadata.x': { $near: 1 } }, then: 'a' }], default: 'a' },
+        targets: [{ name: 'a', virtual_key: 'a' }],
+      }).message,
+    ).toContain('unknown operator $near');
     expect(errorOf({ strategy: { mode: 'loadbalance' }, targets: [{ virtual_key: 'a', weight: 0 }] }).message).toContain('weight above 0');
   });
 
   it('keeps passthrough exclusive', () => {
-    expect(errorOf({ passthrough: true, strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'a' }] }).message).toContain('passthrough');
+    expect(errorOf({ passthrough: true, strategy: { mode: 'fallback' }, targets: [{ virtual_key: 'a' }] }).message).toContain(
+      'passthrough',
+    );
     expect(errorOf({ passthrough: true, override_params: { model: 'x' } }).message).toContain('config.override_params');
     expect(errorOf({ passthrough: true, input_guardrails: ['g'] }).message).toContain('config.input_guardrails');
   });
@@ -123,7 +165,12 @@ describe('compileConfig', () => {
           strategy: { mode: 'fallback' },
           targets: [
             { virtual_key: 'x', override_params: { model: 'b' } },
-            { strategy: { mode: 'single' }, retry: { attempts: 0 }, request_timeout: 10, targets: [{ virtual_key: 'y', override_params: { top_p: 0.5 } }] },
+            {
+              strategy: { mode: 'single' },
+              retry: { attempts: 0 },
+              request_timeout: 10,
+              targets: [{ virtual_key: 'y', override_params: { top_p: 0.5 } }],
+            },
           ],
         },
         known,

@@ -49,7 +49,11 @@ function checkDepth(config: Record<string, unknown>): void {
     });
   }
   const deep = tooDeepPath(config, MAX_CONFIG_JSON_DEPTH);
-  if (deep) throw invalid(toPath(deep.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')), `is nested more than ${MAX_CONFIG_JSON_DEPTH} levels deep`);
+  if (deep)
+    throw invalid(
+      toPath(deep.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('')),
+      `is nested more than ${MAX_CONFIG_JSON_DEPTH} levels deep`,
+    );
 }
 
 function invalid(path: string, message: string): GatewayError {
@@ -58,7 +62,9 @@ function invalid(path: string, message: string): GatewayError {
 
 /** Turns Ajv's errors into one message about the most specific problem. */
 function shapeError(errors: ErrorObject[]): GatewayError {
-  const specific = errors.filter((e) => e.keyword !== 'anyOf' && !(e.keyword === 'type' && e.params.type === 'string' && /guardrails\/\d+$/.test(e.instancePath)));
+  const specific = errors.filter(
+    (e) => e.keyword !== 'anyOf' && !(e.keyword === 'type' && e.params.type === 'string' && /guardrails\/\d+$/.test(e.instancePath)),
+  );
   const pool = specific.length ? specific : errors;
   const best = pool.reduce((a, b) => (depth(b) > depth(a) ? b : a));
   let path = toPath(best.instancePath);
@@ -101,7 +107,15 @@ function checkNode(node: ConfigObject, path: string, isKnownProvider: (name: str
   const present = (k: string) => node[k] !== undefined || (k === 'virtual_key' && storedProvider);
   if (!REQUIRED_COMBINATIONS.some((combo) => combo.every(present))) throw missingCombination(node, path);
   if (node.passthrough) {
-    for (const k of ['targets', 'strategy', 'override_params', 'input_guardrails', 'output_guardrails', 'before_request_hooks', 'after_request_hooks']) {
+    for (const k of [
+      'targets',
+      'strategy',
+      'override_params',
+      'input_guardrails',
+      'output_guardrails',
+      'before_request_hooks',
+      'after_request_hooks',
+    ]) {
       if (present(k)) throw invalid(`${path}.${k}`, 'cannot be used with passthrough: true');
     }
   }
@@ -111,8 +125,10 @@ function checkNode(node: ConfigObject, path: string, isKnownProvider: (name: str
   const mode = node.strategy?.mode;
   if (node.targets && !node.strategy) throw invalid(`${path}.strategy`, 'is required when targets are given');
   if (mode && mode !== 'single' && !node.targets) throw invalid(`${path}.targets`, `is required with strategy mode '${mode}'`);
-  if (mode === 'single' && !node.targets && !node.provider && !node.virtual_key) throw invalid(`${path}.targets`, "is required with strategy mode 'single' when no provider is set");
-  if (mode !== 'fallback' && node.strategy?.on_status_codes) throw invalid(`${path}.strategy.on_status_codes`, "is used only in 'fallback' mode");
+  if (mode === 'single' && !node.targets && !node.provider && !node.virtual_key)
+    throw invalid(`${path}.targets`, "is required with strategy mode 'single' when no provider is set");
+  if (mode !== 'fallback' && node.strategy?.on_status_codes)
+    throw invalid(`${path}.strategy.on_status_codes`, "is used only in 'fallback' mode");
   if (mode === 'conditional') checkConditional(node, path);
   node.targets?.forEach((t, i) => checkNode(t, `${path}.targets[${i}]`, isKnownProvider));
   for (const v of extraValidators) v(node, path);
@@ -120,7 +136,8 @@ function checkNode(node: ConfigObject, path: string, isKnownProvider: (name: str
 
 function checkConditional(node: ConfigObject, path: string): void {
   const s = node.strategy!;
-  if (!s.conditions || s.conditions.length === 0) throw invalid(`${path}.strategy.conditions`, "is required with strategy mode 'conditional'");
+  if (!s.conditions || s.conditions.length === 0)
+    throw invalid(`${path}.strategy.conditions`, "is required with strategy mode 'conditional'");
   if (s.default === undefined) throw invalid(`${path}.strategy.default`, "is required with strategy mode 'conditional'");
   const names = new Set((node.targets ?? []).map((t) => t.name).filter((n): n is string => typeof n === 'string'));
   s.conditions.forEach((c, i) => {
@@ -144,7 +161,13 @@ function missingCombination(node: ConfigObject, path: string): GatewayError {
   }
   if (best) {
     const missing = best.filter((k) => !keys.has(k));
-    return invalid(`${path}.${missing[0]}`, `is required (with ${best.filter((k) => keys.has(k)).join(', ')}; missing ${missing.join(', ')})`);
+    return invalid(
+      `${path}.${missing[0]}`,
+      `is required (with ${best.filter((k) => keys.has(k)).join(', ')}; missing ${missing.join(', ')})`,
+    );
   }
-  return invalid(path, 'must contain one of: provider + api_key, provider + custom_host, virtual_key, strategy + targets, cache, retry, prompt_id, forward_headers, request_timeout, passthrough, guardrails or hooks, or cloud credential keys');
+  return invalid(
+    path,
+    'must contain one of: provider + api_key, provider + custom_host, virtual_key, strategy + targets, cache, retry, prompt_id, forward_headers, request_timeout, passthrough, guardrails or hooks, or cloud credential keys',
+  );
 }

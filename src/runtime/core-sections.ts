@@ -94,13 +94,20 @@ function partitionedSection<R extends { id: string }, V>(
 ): RuntimeSection<PartitionedMap<V>> {
   const collect = async (store: Store, previous: PartitionedMap<V> | undefined, workspaceIds?: readonly string[]) => {
     const into = new PartitionedMapBuilder<V>();
-    await eachRow((p) => list(store, p), PAGE[store.dialect], slice, workspaceIds, (row) => add(into, row, previous));
+    await eachRow(
+      (p) => list(store, p),
+      PAGE[store.dialect],
+      slice,
+      workspaceIds,
+      (row) => add(into, row, previous),
+    );
     return into.build();
   };
   return {
     name,
     load: (store, previous) => collect(store, previous),
-    loadWorkspaces: async (store, previous, workspaceIds) => replacePartitions(previous, workspaceIds, await collect(store, previous, workspaceIds)),
+    loadWorkspaces: async (store, previous, workspaceIds) =>
+      replacePartitions(previous, workspaceIds, await collect(store, previous, workspaceIds)),
   };
 }
 
@@ -118,7 +125,18 @@ export function requestDefaultsOf(k: Pick<AuthKeyRow, 'defaults' | 'workspaceDef
 function addApiKey(into: PartitionedMapBuilder<AuthKey>, k: AuthKeyRow): void {
   const partition = k.workspace_id ?? '';
   const defaults = requestDefaultsOf(k);
-  const auth: AuthKey = { id: k.id, organisationId: k.organisation_id, workspaceId: k.workspace_id, type: k.type, scopes: k.scopes, expiresAt: k.expires_at, name: k.name, defaults, ...(k.grant ? { user: k.grant } : {}), ...(k.logBodies ? { logBodies: true } : {}) };
+  const auth: AuthKey = {
+    id: k.id,
+    organisationId: k.organisation_id,
+    workspaceId: k.workspace_id,
+    type: k.type,
+    scopes: k.scopes,
+    expiresAt: k.expires_at,
+    name: k.name,
+    defaults,
+    ...(k.grant ? { user: k.grant } : {}),
+    ...(k.logBodies ? { logBodies: true } : {}),
+  };
   into.add(partition, k.key_hash, auth);
   // After a rotation the previous value stays valid for the transition: at most two values map to the
   // key, and the previous one's expiry is the transition's end, so the auth hook's expiry comparison
@@ -164,10 +182,15 @@ function pricingTermsOf(i: Integration): { pricing?: PricingTerms } {
   const models = new Map<string, ModelPricing>();
   for (const m of i.models ?? []) {
     if (!m.pricing_config && !m.base_model_slug) continue;
-    models.set(m.slug, { ...(m.pricing_config ? { override: m.pricing_config } : {}), ...(m.base_model_slug ? { baseModel: m.base_model_slug } : {}) });
+    models.set(m.slug, {
+      ...(m.pricing_config ? { override: m.pricing_config } : {}),
+      ...(m.base_model_slug ? { baseModel: m.base_model_slug } : {}),
+    });
   }
   if (!i.pricing_adjustments && models.size === 0) return {};
-  return { pricing: { ...(i.pricing_adjustments ? { multiplier: i.pricing_adjustments.multiplier } : {}), ...(models.size ? { models } : {}) } };
+  return {
+    pricing: { ...(i.pricing_adjustments ? { multiplier: i.pricing_adjustments.multiplier } : {}), ...(models.size ? { models } : {}) },
+  };
 }
 
 /**
@@ -176,7 +199,12 @@ function pricingTermsOf(i: Integration): { pricing?: PricingTerms } {
  * archived, is another workspace's, is an organisation integration not shared with the provider's
  * workspace, or its sealed values do not open.
  */
-function resolveThroughIntegration(v: VirtualKey, i: Integration | undefined, secrets: SecretBox | undefined, logger: Logger): ResolvedVirtualKey | undefined {
+function resolveThroughIntegration(
+  v: VirtualKey,
+  i: Integration | undefined,
+  secrets: SecretBox | undefined,
+  logger: Logger,
+): ResolvedVirtualKey | undefined {
   if (!i) return undefined;
   if (i.workspace_id === null ? !i.workspaces.includes(v.workspace_id) : i.workspace_id !== v.workspace_id) return undefined;
   let secret = '';
@@ -203,7 +231,14 @@ function resolveThroughIntegration(v: VirtualKey, i: Integration | undefined, se
     ...(models ? { models } : {}),
     ...pricingTermsOf(i),
     ...(i.secret_mappings.length
-      ? { secretMappings: i.secret_mappings.map((m) => ({ target: m.target_field, refId: m.secret_reference_id, format: m.value_format ?? 'string', ...(m.secret_key ? { secretKey: m.secret_key } : {}) })) }
+      ? {
+          secretMappings: i.secret_mappings.map((m) => ({
+            target: m.target_field,
+            refId: m.secret_reference_id,
+            format: m.value_format ?? 'string',
+            ...(m.secret_key ? { secretKey: m.secret_key } : {}),
+          })),
+        }
       : {}),
   };
 }
@@ -218,34 +253,52 @@ export function coreSections(logger: Logger, secrets?: SecretBox): RuntimeSectio
   const apiKeys = partitionedSection(API_KEYS_SECTION, listAuthKeyRowsPage, SLICE, addApiKey);
   // A stored config's body never changes for one version: a reload reuses what it compiled before.
   const compiledVersion = new WeakMap<CompiledConfig, number>();
-  const configs = partitionedSection<StoredConfig, CompiledConfig>(CONFIGS_SECTION, listActiveConfigsPage, CONFIG_SLICE, (into, c, previous) => {
-    const prior = previous?.all.get(`${c.workspace_id}:${c.id}`);
-    let cc = prior && compiledVersion.get(prior) === c.version ? prior : undefined;
-    if (!cc) {
-      try {
-        // Credentials are opened here, once per version: the request path reads them from the snapshot.
-        cc = compileConfig((secrets ? openConfigCredentials(secrets, c.id, c.config) : c.config) as never, { id: c.id });
-        compiledVersion.set(cc, c.version);
-      } catch (err) {
-        logger.warn({ err, configId: c.id }, 'stored config no longer compiles; skipped');
-        return;
+  const configs = partitionedSection<StoredConfig, CompiledConfig>(
+    CONFIGS_SECTION,
+    listActiveConfigsPage,
+    CONFIG_SLICE,
+    (into, c, previous) => {
+      const prior = previous?.all.get(`${c.workspace_id}:${c.id}`);
+      let cc = prior && compiledVersion.get(prior) === c.version ? prior : undefined;
+      if (!cc) {
+        try {
+          // Credentials are opened here, once per version: the request path reads them from the snapshot.
+          cc = compileConfig((secrets ? openConfigCredentials(secrets, c.id, c.config) : c.config) as never, { id: c.id });
+          compiledVersion.set(cc, c.version);
+        } catch (err) {
+          logger.warn({ err, configId: c.id }, 'stored config no longer compiles; skipped');
+          return;
+        }
       }
-    }
-    into.add(c.workspace_id, `${c.workspace_id}:${c.id}`, cc);
-    into.add(c.workspace_id, `${c.workspace_id}:${c.slug}`, cc);
-  });
+      into.add(c.workspace_id, `${c.workspace_id}:${c.id}`, cc);
+      into.add(c.workspace_id, `${c.workspace_id}:${c.slug}`, cc);
+    },
+  );
   // Providers using an integration read its key and settings: the integrations are loaded first, on every
   // load of this section (an integration write publishes this section).
   let integrations = new Map<string, Integration>();
-  const providers = partitionedSection<VirtualKey, ResolvedVirtualKey>(VIRTUAL_KEYS_SECTION, listActiveVirtualKeysPage, SLICE, (into, v) => {
-    const r = v.integration_id ? resolveThroughIntegration(v, integrations.get(v.integration_id), secrets, logger) : resolveOwn(v, secrets, logger);
-    if (!r) return;
-    into.add(v.workspace_id, `${v.workspace_id}:${v.id}`, r);
-    into.add(v.workspace_id, `${v.workspace_id}:${v.slug}`, r);
-  });
+  const providers = partitionedSection<VirtualKey, ResolvedVirtualKey>(
+    VIRTUAL_KEYS_SECTION,
+    listActiveVirtualKeysPage,
+    SLICE,
+    (into, v) => {
+      const r = v.integration_id
+        ? resolveThroughIntegration(v, integrations.get(v.integration_id), secrets, logger)
+        : resolveOwn(v, secrets, logger);
+      if (!r) return;
+      into.add(v.workspace_id, `${v.workspace_id}:${v.id}`, r);
+      into.add(v.workspace_id, `${v.workspace_id}:${v.slug}`, r);
+    },
+  );
   const withIntegrations = async <T>(store: Store, load: () => Promise<T>): Promise<T> => {
     const loaded = new Map<string, Integration>();
-    await eachRow((p) => listActiveIntegrationsPage(store, p), PAGE[store.dialect], SLICE, undefined, (i) => loaded.set(i.id, i));
+    await eachRow(
+      (p) => listActiveIntegrationsPage(store, p),
+      PAGE[store.dialect],
+      SLICE,
+      undefined,
+      (i) => loaded.set(i.id, i),
+    );
     integrations = loaded;
     return load();
   };
@@ -257,10 +310,16 @@ export function coreSections(logger: Logger, secrets?: SecretBox): RuntimeSectio
   const collectWorkspaces = async (store: Store, ids?: readonly string[]): Promise<WorkspacesSection> => {
     const byId = new PartitionedMapBuilder<Workspace>();
     const bySlug = new PartitionedMapBuilder<Workspace>();
-    await eachRow((p) => listWorkspacesPage(store, p), PAGE[store.dialect], SLICE, ids, (w) => {
-      byId.add(w.id, w.id, w);
-      bySlug.add(w.id, `${w.organisation_id}:${w.slug}`, w);
-    });
+    await eachRow(
+      (p) => listWorkspacesPage(store, p),
+      PAGE[store.dialect],
+      SLICE,
+      ids,
+      (w) => {
+        byId.add(w.id, w.id, w);
+        bySlug.add(w.id, `${w.organisation_id}:${w.slug}`, w);
+      },
+    );
     const built = byId.build();
     return { byId: built, bySlug: bySlug.build(), defaultByOrganisation: await defaultWorkspaces(store, built) };
   };
@@ -270,7 +329,11 @@ export function coreSections(logger: Logger, secrets?: SecretBox): RuntimeSectio
     async loadWorkspaces(store, previous, ids) {
       const fresh = await collectWorkspaces(store, ids);
       const byId = await replacePartitions(previous.byId, ids, fresh.byId);
-      return { byId, bySlug: await replacePartitions(previous.bySlug, ids, fresh.bySlug), defaultByOrganisation: await defaultWorkspaces(store, byId) };
+      return {
+        byId,
+        bySlug: await replacePartitions(previous.bySlug, ids, fresh.bySlug),
+        defaultByOrganisation: await defaultWorkspaces(store, byId),
+      };
     },
   };
   return [apiKeys, workspaces, configs, virtualKeys, sessionsSection] as RuntimeSection[];

@@ -31,10 +31,23 @@ export async function listAuthKeyRowsPage(store: Store, p: RuntimePage): Promise
   const { users, memberships } = await usersOfKeys(db, keys);
   const workspaceIds = [...new Set(keys.map((k) => k.workspace_id).filter((id): id is string => id !== null))];
   const workspaces = new Map(
-    workspaceIds.length ? (await db.selectFrom('workspaces').select(['id', 'organisation_id', 'settings', 'defaults']).where('id', 'in', workspaceIds).execute()).map((w) => [w.id, w]) : [],
+    workspaceIds.length
+      ? (
+          await db
+            .selectFrom('workspaces')
+            .select(['id', 'organisation_id', 'settings', 'defaults'])
+            .where('id', 'in', workspaceIds)
+            .execute()
+        ).map((w) => [w.id, w])
+      : [],
   );
   const organisationIds = [...new Set(keys.map((k) => k.organisation_id))];
-  const organisations = new Map((await db.selectFrom('organisations').select(['id', 'settings']).where('id', 'in', organisationIds).execute()).map((o) => [o.id, JSON.parse(o.settings) as Record<string, unknown>]));
+  const organisations = new Map(
+    (await db.selectFrom('organisations').select(['id', 'settings']).where('id', 'in', organisationIds).execute()).map((o) => [
+      o.id,
+      JSON.parse(o.settings) as Record<string, unknown>,
+    ]),
+  );
   const out: AuthKeyRow[] = [];
   for (const k of keys) {
     const ws = k.workspace_id === null ? undefined : workspaces.get(k.workspace_id);
@@ -51,7 +64,13 @@ export async function listAuthKeyRowsPage(store: Store, p: RuntimePage): Promise
       const orgSettings = organisations.get(k.organisation_id);
       const setting = (key: SettingKey) => effectiveSetting(key, wsSettings, orgSettings).value;
       const permissions = userPermissions(organisationRole, workspaceRole, setting);
-      row.grant = { id: user.id, organisationRole, workspaceRole, permissions, visibility: dataVisibility({ organisationRole, membershipRole }, setting) };
+      row.grant = {
+        id: user.id,
+        organisationRole,
+        workspaceRole,
+        permissions,
+        visibility: dataVisibility({ organisationRole, membershipRole }, setting),
+      };
     }
     out.push(row);
   }

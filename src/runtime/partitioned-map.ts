@@ -39,7 +39,11 @@ export class PartitionedMapBuilder<V> {
  * from `fresh` ends up empty). `previous` is left untouched; the copy yields to the event loop every
  * few thousand entries so a large section never blocks requests for long.
  */
-export async function replacePartitions<V>(previous: PartitionedMap<V>, partitions: readonly string[], fresh: PartitionedMap<V>): Promise<PartitionedMap<V>> {
+export async function replacePartitions<V>(
+  previous: PartitionedMap<V>,
+  partitions: readonly string[],
+  fresh: PartitionedMap<V>,
+): Promise<PartitionedMap<V>> {
   const dropped = new Set<string>();
   for (const p of partitions) for (const k of previous.keysByPartition.get(p) ?? []) dropped.add(k);
   const all = new Map<string, V>();

@@ -10,7 +10,14 @@ import type { RuntimeChange } from '../kernel/runtime-change.js';
 import type { RuntimeSection } from './runtime-section.js';
 import type { PartitionedMap } from './partitioned-map.js';
 import { yieldToEventLoop } from './partitioned-map.js';
-import { API_KEYS_SECTION, CONFIGS_SECTION, VIRTUAL_KEYS_SECTION, WORKSPACES_SECTION, coreSections, type WorkspacesSection } from './core-sections.js';
+import {
+  API_KEYS_SECTION,
+  CONFIGS_SECTION,
+  VIRTUAL_KEYS_SECTION,
+  WORKSPACES_SECTION,
+  coreSections,
+  type WorkspacesSection,
+} from './core-sections.js';
 import { ReloadPlan, coversEveryVersion } from './reload-plan.js';
 
 export type { RuntimeSection } from './runtime-section.js';
@@ -94,7 +101,9 @@ export class Runtime {
    */
   async committed(changes?: readonly RuntimeChange[]): Promise<void> {
     await this.schedule(changes);
-    await this.pubsub.publish(CHANNEL, String(this.snapshot?.version ?? 0)).catch((err) => this.logger.warn({ err }, 'runtime change not published'));
+    await this.pubsub
+      .publish(CHANNEL, String(this.snapshot?.version ?? 0))
+      .catch((err) => this.logger.warn({ err }, 'runtime change not published'));
   }
 
   /**
@@ -173,7 +182,10 @@ export class Runtime {
       const rows = await readRuntimeChanges(this.store, previous.version, version);
       if (coversEveryVersion(rows, previous.version, version)) for (const r of rows) plan.add(r.section, r.workspaceId);
       else {
-        this.logger.info({ from: previous.version, to: version }, 'runtime change outbox no longer covers the versions missed; reloading everything');
+        this.logger.info(
+          { from: previous.version, to: version },
+          'runtime change outbox no longer covers the versions missed; reloading everything',
+        );
         plan.everything = true;
       }
     }
@@ -190,7 +202,10 @@ export class Runtime {
     }
     this.snapshot = this.assemble(Math.max(version, previous?.version ?? 0), values);
     const sections = plan.everything ? '*' : [...plan.sections].map(([s, ws]) => (ws ? `${s}(${ws.size} workspaces)` : s)).join(',');
-    this.logger.debug({ version: this.snapshot.version, sections, ms: Math.round(performance.now() - started) }, 'runtime snapshot reloaded');
+    this.logger.debug(
+      { version: this.snapshot.version, sections, ms: Math.round(performance.now() - started) },
+      'runtime snapshot reloaded',
+    );
   }
 
   private async loadEverything(previous: RuntimeSnapshot | undefined): Promise<Map<string, unknown>> {
@@ -208,7 +223,10 @@ export class Runtime {
       const section = this.sections.get(name);
       // A change of a section this gateway does not hold (its capability is not loaded) needs nothing.
       if (!section) continue;
-      const value = workspaceIds && section.loadWorkspaces && values.has(name) ? await section.loadWorkspaces(this.store, values.get(name), [...workspaceIds]) : await section.load(this.store, values.get(name));
+      const value =
+        workspaceIds && section.loadWorkspaces && values.has(name)
+          ? await section.loadWorkspaces(this.store, values.get(name), [...workspaceIds])
+          : await section.load(this.store, values.get(name));
       values.set(name, value);
       await yieldToEventLoop();
     }

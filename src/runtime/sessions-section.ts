@@ -51,10 +51,23 @@ async function loadSessions(store: Store): Promise<SessionsSection> {
     const rows = await listLiveSessionsPage(store, { afterId, limit: PAGE });
     if (!rows.length) break;
     const userIds = [...new Set(rows.map((r) => r.user_id))];
-    const users = new Map((await db.selectFrom('users').selectAll().where('id', 'in', userIds).where('status', '=', 'active').execute()).map((u) => [u.id, u]));
-    const members = await db.selectFrom('workspace_members').selectAll().where('user_id', 'in', userIds).orderBy('created_at').orderBy('workspace_id').execute();
+    const users = new Map(
+      (await db.selectFrom('users').selectAll().where('id', 'in', userIds).where('status', '=', 'active').execute()).map((u) => [u.id, u]),
+    );
+    const members = await db
+      .selectFrom('workspace_members')
+      .selectAll()
+      .where('user_id', 'in', userIds)
+      .orderBy('created_at')
+      .orderBy('workspace_id')
+      .execute();
     const organisationIds = [...new Set(rows.map((r) => r.organisation_id))];
-    const organisations = new Map((await db.selectFrom('organisations').select(['id', 'settings']).where('id', 'in', organisationIds).execute()).map((o) => [o.id, JSON.parse(o.settings) as StoredSettings]));
+    const organisations = new Map(
+      (await db.selectFrom('organisations').select(['id', 'settings']).where('id', 'in', organisationIds).execute()).map((o) => [
+        o.id,
+        JSON.parse(o.settings) as StoredSettings,
+      ]),
+    );
     for (const r of rows) {
       const u = users.get(r.user_id);
       if (!u || u.organisation_id !== r.organisation_id) continue;

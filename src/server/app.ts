@@ -107,7 +107,10 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   });
   const optionalAuth = deps.optionalAuthPaths ?? [];
   const mayAuthenticate = (url: string) => optionalAuth.some((p) => url.startsWith(p));
-  app.addHook('onRequest', createAuthHook(deps.runtime, isPublic, () => deps.clock.now(), deps.keyUsage, mayAuthenticate));
+  app.addHook(
+    'onRequest',
+    createAuthHook(deps.runtime, isPublic, () => deps.clock.now(), deps.keyUsage, mayAuthenticate),
+  );
 
   app.setErrorHandler(errorHandler(deps.logger, undefined, (request, error) => recordRefusal(deps, request, error)));
   app.setNotFoundHandler((request, reply) => {

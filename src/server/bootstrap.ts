@@ -38,7 +38,12 @@ async function writePrivate(dataDir: string, name: string, value: string): Promi
  * so the console can be signed in to at once. Answers the default tenant and, on a first start, what
  * `main` prints once.
  */
-export async function bootstrap(store: Store, settings: Settings, logger: Logger, now: number): Promise<{ organisationId: string; workspaceId: string; firstStart?: FirstStart }> {
+export async function bootstrap(
+  store: Store,
+  settings: Settings,
+  logger: Logger,
+  now: number,
+): Promise<{ organisationId: string; workspaceId: string; firstStart?: FirstStart }> {
   const { organisation, workspace } = await ensureDefaultTenant(store, now);
   const tenant = { organisationId: organisation.id, workspaceId: workspace.id };
   const anyKey = await store.db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst();
@@ -51,7 +56,12 @@ export async function bootstrap(store: Store, settings: Settings, logger: Logger
   });
   const firstStart: FirstStart = {};
   if (!settings.adminKey) firstStart.adminKey = { value, file: await writePrivate(settings.dataDir, 'admin-key', value) };
-  if (owner && email !== undefined) firstStart.owner = { email, key: owner.key, file: await writePrivate(settings.dataDir, 'console-key', owner.key) };
-  logger.info(owner ? 'created the default organisation, workspace, admin key and owner user' : 'created the default organisation, workspace and admin key');
+  if (owner && email !== undefined)
+    firstStart.owner = { email, key: owner.key, file: await writePrivate(settings.dataDir, 'console-key', owner.key) };
+  logger.info(
+    owner
+      ? 'created the default organisation, workspace, admin key and owner user'
+      : 'created the default organisation, workspace and admin key',
+  );
   return { ...tenant, firstStart };
 }

@@ -40,7 +40,6 @@ import { KeyUsage } from '../control-plane/resources/api-keys/key-usage.js';
 import { scheduledRotationJob } from '../control-plane/resources/api-keys/scheduled-rotation.js';
 import { pruneSessionsJob } from '../control-plane/identity/prune-sessions.js';
 
-
 /** A built gateway: the app plus a `close` that drains and releases everything. */
 export interface Gateway {
   app: FastifyInstance;
@@ -68,7 +67,9 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
   const metrics = new Metrics(settings.eventLoopMonitorMs);
   // Before anything is opened: an unwritable data directory, a missing or malformed GATEWAY_ENCRYPTION_KEY stop the start with their reason (exit 2).
   assertWritableDataDir(settings.dataDir);
-  const secrets = startupCheck(() => loadSecretBox({ configured: settings.encryptionKey, dataDir: settings.dataDir, shared: settings.databaseUrl !== undefined }));
+  const secrets = startupCheck(() =>
+    loadSecretBox({ configured: settings.encryptionKey, dataDir: settings.dataDir, shared: settings.databaseUrl !== undefined }),
+  );
   const onConnectionError = (err: Error) => {
     metrics.warnings.inc({ component: 'store' });
     logger.warn({ err: err.message }, 'store connection lost; the pool reconnects on the next query');
@@ -76,7 +77,9 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
   let tenant: { organisationId: string; workspaceId: string } | undefined;
   let firstStart: FirstStart | undefined;
   const store: Store = await openStoreWhenReachable(
-    settings.databaseUrl ? { kind: 'postgres', url: settings.databaseUrl, schema: settings.databaseSchema, onConnectionError } : { kind: 'sqlite', path: sqlitePath(settings) },
+    settings.databaseUrl
+      ? { kind: 'postgres', url: settings.databaseUrl, schema: settings.databaseSchema, onConnectionError }
+      : { kind: 'sqlite', path: sqlitePath(settings) },
     {
       // Under the migration lock: replicas started together on an empty database bootstrap one at a time.
       async afterMigrations(opened) {
@@ -90,16 +93,25 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
       onLockWait: (waitedMs) => logger.info({ waitedMs }, 'waiting for migration lock'),
       onApplied: (migrations) => logger.info({ migrations }, 'store migrations applied'),
     },
-    { waitMs: settings.storeWaitMs, onUnreachable: (err, attempt, retryInMs) => logger.warn({ err: err.message || String(err), attempt, retryInMs }, 'store unreachable; retrying') },
+    {
+      waitMs: settings.storeWaitMs,
+      onUnreachable: (err, attempt, retryInMs) =>
+        logger.warn({ err: err.message || String(err), attempt, retryInMs }, 'store unreachable; retrying'),
+    },
   );
   // ioredis is loaded only when Redis is configured (an embedded gateway never pays for it).
-  const state: SharedState = settings.redisUrl ? redisState((await import('../infra/state/redis.js')).openRedis(settings.redisUrl), settings.redisPrefix) : memoryState();
+  const state: SharedState = settings.redisUrl
+    ? redisState((await import('../infra/state/redis.js')).openRedis(settings.redisUrl), settings.redisPrefix)
+    : memoryState();
   // Commands fail fast while Redis is not connected (no offline queue): let the connection come up before capabilities use it.
   // Unreachable, the gateway starts degraded (docs/deployment.md): every start-up use of Redis tolerates it, and the connection retries.
   const redis = state.redis;
   if (redis) {
     await waitForRedis(redis).catch((err: Error) => {
-      logger.warn({ err: err.message }, 'Redis not ready at startup; starting degraded (limits fail open, shared state per replica) until it connects');
+      logger.warn(
+        { err: err.message },
+        'Redis not ready at startup; starting degraded (limits fail open, shared state per replica) until it connects',
+      );
       redis.once('ready', () => logger.info('Redis connected; shared state resumed'));
     });
   }
@@ -114,7 +126,12 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
   const runtime = new Runtime(store, state.pubsub, logger, tenant, settings.runtimePollMs, secrets);
   const hostGuard = new CustomHostGuard(http.outbound);
   const secretResolver = new SecretResolver({
-    context: { lookup: http.outbound.lookup, checkUrl: (url) => hostGuard.check(url), ca: settings.secretManagerCaFile ? readFileSync(settings.secretManagerCaFile, 'utf8') : undefined, timeoutMs: settings.upstreamConnectTimeoutMs },
+    context: {
+      lookup: http.outbound.lookup,
+      checkUrl: (url) => hostGuard.check(url),
+      ca: settings.secretManagerCaFile ? readFileSync(settings.secretManagerCaFile, 'utf8') : undefined,
+      timeoutMs: settings.upstreamConnectTimeoutMs,
+    },
     ttlMs: settings.secretCacheTtlMs,
     now: () => clock.now(),
     logger,
@@ -126,9 +143,11 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     getVirtualKey: (idOrSlug, workspaceId) => runtime.current.virtualKeys.get(`${workspaceId}:${idOrSlug}`),
     secretValue(refId, workspaceId) {
       const source = secretSource(refId);
-      if (!source || (!source.allowAllWorkspaces && !source.allowedWorkspaces.includes(workspaceId))) throw secretUnavailable({ id: refId, name: refId }, 'the reference does not exist or is not shared with this workspace');
+      if (!source || (!source.allowAllWorkspaces && !source.allowedWorkspaces.includes(workspaceId)))
+        throw secretUnavailable({ id: refId, name: refId }, 'the reference does not exist or is not shared with this workspace');
       const value = secretResolver.peek(source);
-      if (value === undefined) throw secretUnavailable(source, secretResolver.lastError(refId) ?? 'its value has not been fetched yet; try again shortly');
+      if (value === undefined)
+        throw secretUnavailable(source, secretResolver.lastError(refId) ?? 'its value has not been fetched yet; try again shortly');
       return value;
     },
   };
@@ -170,7 +189,12 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
     clock,
     logger,
     metrics,
-    logs: new RequestLogWriter((rows) => insertRequestLogs(store, rows), logger, { flushMs: settings.requestLogFlushMs }, (rows) => metrics.requestLogDropped.inc(rows)),
+    logs: new RequestLogWriter(
+      (rows) => insertRequestLogs(store, rows),
+      logger,
+      { flushMs: settings.requestLogFlushMs },
+      (rows) => metrics.requestLogDropped.inc(rows),
+    ),
     hooks: parts.flatMap((p) => p.hooks ?? []),
     lifecycle: { closing: false },
     publicPaths: parts.flatMap((p) => p.publicPaths ?? []),
@@ -211,7 +235,8 @@ export async function createGateway(settings: Settings, opts: GatewayOptions = {
       runtime.stop();
       await deps.logs.flush();
       await deps.tracing?.shutdown();
-      if (deps.logs.backlog > 0) logger.warn({ rows: deps.logs.backlog }, 'request log rows not written at shutdown: the store is unreachable');
+      if (deps.logs.backlog > 0)
+        logger.warn({ rows: deps.logs.backlog }, 'request log rows not written at shutdown: the store is unreachable');
       await http.close();
       await state.close();
       await store.close();

@@ -12,12 +12,16 @@ export function startRequestSpan(tracing: Tracing, request: FastifyRequest, repl
   const path = q < 0 ? url : url.slice(0, q);
   const pattern = request.routeOptions.url;
   const route = pattern ?? path;
-  const span = tracing.startRequest(pattern === undefined ? `${request.method} ${path}` : spanName(request.method, pattern), request.headers, {
-    'http.request.method': request.method,
-    'http.route': route,
-    'url.path': path,
-    'gateway.request.id': request.id,
-  });
+  const span = tracing.startRequest(
+    pattern === undefined ? `${request.method} ${path}` : spanName(request.method, pattern),
+    request.headers,
+    {
+      'http.request.method': request.method,
+      'http.route': route,
+      'url.path': path,
+      'gateway.request.id': request.id,
+    },
+  );
   reply.raw.once('close', () => {
     const status = reply.raw.statusCode;
     span.set({ 'http.response.status_code': status });

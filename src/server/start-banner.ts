@@ -21,10 +21,15 @@ export function startBanner(url: string, firstStart: FirstStart | undefined): st
       `  ${firstStart.owner.key}`,
     );
   } else if (firstStart) {
-    lines.push('Sign in: the console takes the API key of a user (a workspace-user key); create a user and their key with the admin key (see docs/console.md).');
+    lines.push(
+      'Sign in: the console takes the API key of a user (a workspace-user key); create a user and their key with the admin key (see docs/console.md).',
+    );
   }
   if (firstStart?.adminKey) {
-    lines.push(`Gateway admin key (API only, not for the console; shown once, also written to ${firstStart.adminKey.file}):`, `  ${firstStart.adminKey.value}`);
+    lines.push(
+      `Gateway admin key (API only, not for the console; shown once, also written to ${firstStart.adminKey.file}):`,
+      `  ${firstStart.adminKey.value}`,
+    );
   }
   lines.push('');
   return lines.join('\n') + '\n';

@@ -13,7 +13,10 @@ import { cruise, type ICruiseOptions, type IViolation } from 'dependency-cruiser
  */
 
 const repo = resolve(import.meta.dirname, '../..');
-const config = createRequire(import.meta.url)(join(repo, '.dependency-cruiser.cjs')) as { forbidden: Array<{ name: string }>; options: ICruiseOptions };
+const config = createRequire(import.meta.url)(join(repo, '.dependency-cruiser.cjs')) as {
+  forbidden: Array<{ name: string }>;
+  options: ICruiseOptions;
+};
 
 /** Importer → what it imports: a path in the tree (`src/...`, `test/...`) or a package name. */
 const VIOLATIONS: Array<[from: string, to: string, rules: string[]]> = [
@@ -24,7 +27,11 @@ const VIOLATIONS: Array<[from: string, to: string, rules: string[]]> = [
   ['src/providers/acme/acme-stream.ts', 'src/providers/other/other-chat.ts', ['providers-stay-in-their-folder']],
   ['src/providers/vertex-ai/vertex-ai-rerank.ts', 'src/providers/other/other-chat.ts', ['vertex-ai-reuses-only-the-formats-it-hosts']],
   ['src/routing/resolve-target.ts', 'src/providers/acme/acme-chat.ts', ['provider-folders-only-through-registry']],
-  ['src/infra/observability/metrics.ts', 'src/routing/execute.ts', ['infra-imports-only-foundation-and-kernel', 'observability-imports-store-and-fast']],
+  [
+    'src/infra/observability/metrics.ts',
+    'src/routing/execute.ts',
+    ['infra-imports-only-foundation-and-kernel', 'observability-imports-store-and-fast'],
+  ],
   ['src/infra/state/shared-state.ts', 'src/infra/store/store.ts', ['state-imports-no-other-infra']],
   ['src/infra/store/store.ts', 'src/infra/observability/logger.ts', ['store-imports-no-other-infra']],
   ['src/infra/pricing/catalogue.ts', 'src/kernel/principal.ts', ['pricing-imports-only-foundation']],
@@ -37,11 +44,23 @@ const VIOLATIONS: Array<[from: string, to: string, rules: string[]]> = [
   ['src/data-plane/pipeline/deps.ts', 'src/data-plane/endpoints/chat/chat-completions.ts', ['pipeline-below-endpoints']],
   ['src/data-plane/endpoints/chat/chat-completions.ts', 'src/features/cache/cache-capability.ts', ['endpoints-import-pipeline-and-below']],
   ['src/data-plane/endpoints/messages/messages-routes.ts', 'src/data-plane/endpoints/chat/chat-completions.ts', ['endpoints-independent']],
-  ['src/data-plane/endpoints/batches/batch-worker.ts', 'src/data-plane/endpoints/responses/responses-routes.ts', ['batches-imports-only-files']],
-  ['src/data-plane/endpoints/fine-tuning/fine-tuning-routes.ts', 'src/data-plane/endpoints/images/image-store.ts', ['fine-tuning-imports-only-files-and-batches']],
+  [
+    'src/data-plane/endpoints/batches/batch-worker.ts',
+    'src/data-plane/endpoints/responses/responses-routes.ts',
+    ['batches-imports-only-files'],
+  ],
+  [
+    'src/data-plane/endpoints/fine-tuning/fine-tuning-routes.ts',
+    'src/data-plane/endpoints/images/image-store.ts',
+    ['fine-tuning-imports-only-files-and-batches'],
+  ],
   ['src/features/cache/cache-capability.ts', 'src/control-plane/resources/index.ts', ['features-import-data-plane-and-below']],
   ['src/features/cache/cache-key.ts', 'src/features/limits/limits-capability.ts', ['features-independent']],
-  ['src/control-plane/resource/mount-resource.ts', 'src/server/app.ts', ['control-plane-imports-no-server', 'server-imported-only-by-main']],
+  [
+    'src/control-plane/resource/mount-resource.ts',
+    'src/server/app.ts',
+    ['control-plane-imports-no-server', 'server-imported-only-by-main'],
+  ],
   ['src/tools/print-routes.ts', 'src/server/app.ts', ['server-imported-only-by-main']],
   ['src/foundation/lib/json.ts', 'test/helpers/gateway.ts', ['src-imports-no-tests']],
   ['src/features/cache/cache-store.ts', 'src/features/cache/test-support.ts', ['src-imports-no-tests']],
@@ -131,8 +150,19 @@ function writeTree(): void {
     mkdirSync(join(root, dirname(file)), { recursive: true });
     writeFileSync(join(root, file), `${lines.join('\n')}\nexport {};\n`);
   }
-  writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'fixture', type: 'module', dependencies: { typebox: '*', tldts: '*', '@a2a-js/sdk': '*', 'openid-client': '*' }, devDependencies: { vitest: '*' } }));
-  writeFileSync(join(root, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true } }));
+  writeFileSync(
+    join(root, 'package.json'),
+    JSON.stringify({
+      name: 'fixture',
+      type: 'module',
+      dependencies: { typebox: '*', tldts: '*', '@a2a-js/sdk': '*', 'openid-client': '*' },
+      devDependencies: { vitest: '*' },
+    }),
+  );
+  writeFileSync(
+    join(root, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true } }),
+  );
   symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'), 'dir');
 }
 
@@ -150,7 +180,11 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
     const cwd = process.cwd();
     process.chdir(root);
     try {
-      const result = await cruise(['src', 'test'], { ...config.options, ruleSet: { forbidden: config.forbidden } as ICruiseOptions['ruleSet'], validate: true });
+      const result = await cruise(['src', 'test'], {
+        ...config.options,
+        ruleSet: { forbidden: config.forbidden } as ICruiseOptions['ruleSet'],
+        validate: true,
+      });
       if (typeof result.output === 'string') throw new Error('expected a cruise result object');
       violations = result.output.summary.violations;
     } finally {
@@ -165,7 +199,11 @@ describe('dependency rules (.dependency-cruiser.cjs)', () => {
   /** The rules reported on `from → to` (the cycle's rule on either of its edges). */
   const reported = (from: string, to: string) =>
     violations
-      .filter((v) => pairOf(v) === `${from} → ${bare(to)}` || (v.rule.name === 'no-circular' && cycle.includes(`${from} → ${to}`) && cycle.includes(pairOf(v))))
+      .filter(
+        (v) =>
+          pairOf(v) === `${from} → ${bare(to)}` ||
+          (v.rule.name === 'no-circular' && cycle.includes(`${from} → ${to}`) && cycle.includes(pairOf(v))),
+      )
       .map((v) => v.rule.name)
       .sort();
 

@@ -4,7 +4,10 @@ import { diffProfiles, summarizeProfile } from '../../bench/lib/profile-summary.
 /** A profile whose samples land on the named functions for the given microseconds each. */
 function profile(self: Record<string, number>) {
   const names = Object.keys(self);
-  const nodes = names.map((name, i) => ({ id: i + 1, callFrame: { functionName: name, url: name.startsWith('(') ? '' : `file:///app/${name}.js`, lineNumber: 0 } }));
+  const nodes = names.map((name, i) => ({
+    id: i + 1,
+    callFrame: { functionName: name, url: name.startsWith('(') ? '' : `file:///app/${name}.js`, lineNumber: 0 },
+  }));
   return { nodes, samples: nodes.map((n) => n.id), timeDeltas: names.map((n) => self[n]!) };
 }
 

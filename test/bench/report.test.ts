@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { memoryGrowth, percentile, summarize } from '../../bench/lib/stats.mjs';
-import { evaluateIssue25, evaluateTargets, fmtAdded, fmtMs, fmtRatio, fmtRps, markdownTable, pairedSummary, renderReport, rowFromAutocannon, type Report } from '../../bench/lib/report.mjs';
+import {
+  evaluateIssue25,
+  evaluateTargets,
+  fmtAdded,
+  fmtMs,
+  fmtRatio,
+  fmtRps,
+  markdownTable,
+  pairedSummary,
+  renderReport,
+  rowFromAutocannon,
+  type Report,
+} from '../../bench/lib/report.mjs';
 
 describe('percentile (nearest rank)', () => {
   const sorted = Array.from({ length: 100 }, (_, i) => i + 1);
@@ -73,8 +85,32 @@ describe('report', () => {
     meta: { date: '2026-01-01' },
     load: [
       { scenario: 'chat', conns: 32, target: 'direct', rps: 30_000, p50: 1, p99: 3, errors: 0 },
-      { scenario: 'chat', conns: 32, target: 'ours', rps: 10_000, p50: 3, p99: 8, errors: 0, rssPeakMb: 80, gwCpu: 0.985, loadgenCpu: 0.6, cpuUsPerReq: 98.5, mainCpuUsPerReq: 91.25 },
-      { scenario: 'chat', conns: 32, target: 'reference', rps: 1_200, p50: 25, p99: 40, errors: 0, rssPeakMb: 220, gwCpu: 1, cpuUsPerReq: 833 },
+      {
+        scenario: 'chat',
+        conns: 32,
+        target: 'ours',
+        rps: 10_000,
+        p50: 3,
+        p99: 8,
+        errors: 0,
+        rssPeakMb: 80,
+        gwCpu: 0.985,
+        loadgenCpu: 0.6,
+        cpuUsPerReq: 98.5,
+        mainCpuUsPerReq: 91.25,
+      },
+      {
+        scenario: 'chat',
+        conns: 32,
+        target: 'reference',
+        rps: 1_200,
+        p50: 25,
+        p99: 40,
+        errors: 0,
+        rssPeakMb: 220,
+        gwCpu: 1,
+        cpuUsPerReq: 833,
+      },
       { scenario: 'production', directScenario: 'chat', conns: 32, target: 'ours', rps: 7_000, p50: 4, p99: 9, errors: 0 },
     ],
     probes: [
@@ -97,14 +133,21 @@ describe('report', () => {
     expect(t['unloaded stream TTFB added < 0.5 ms']).toMatchObject({ value: '+0.380', pass: true });
     expect(t['production path @32 ≥ 75% of bare chat RPS']).toMatchObject({ value: '70%', pass: false });
     expect(t['ours RSS high-water mark < 100 MB'].pass).toBe(true);
-    expect(t['stream passed through: first byte before the upstream pause ends']).toMatchObject({ value: 'first byte 1.20 ms, last 301.5 ms', pass: true });
+    expect(t['stream passed through: first byte before the upstream pause ends']).toMatchObject({
+      value: 'first byte 1.20 ms, last 301.5 ms',
+      pass: true,
+    });
   });
 
   it('shows the floor (Fastify + undici without gateway logic) beside the latency targets when it was measured', () => {
     const withFloor: Report = {
       ...report,
       load: [...report.load, { scenario: 'chat', conns: 32, target: 'floor', rps: 14_000, p50: 2, p99: 6.5, errors: 0 }],
-      probes: [...report.probes, { probe: 'chat sequential', target: 'floor', n: 2000, p50: 0.25, p99: 0.5 }, { probe: 'stream TTFB sequential', target: 'floor', n: 2000, p50: 0.4, p99: 0.8 }],
+      probes: [
+        ...report.probes,
+        { probe: 'chat sequential', target: 'floor', n: 2000, p50: 0.25, p99: 0.5 },
+        { probe: 'stream TTFB sequential', target: 'floor', n: 2000, p50: 0.4, p99: 0.8 },
+      ],
     };
     const t = Object.fromEntries(evaluateTargets(withFloor).map((v) => [v.name, v]));
     expect(t['unloaded added P50 < 0.25 ms']).toMatchObject({ value: '+0.200 (floor +0.150)', pass: true });
@@ -114,7 +157,10 @@ describe('report', () => {
   });
 
   it('fails the pass-through target when the first byte waits for the pause', () => {
-    const buffered: Report = { ...report, probes: [{ probe: 'paused stream (300 ms pause)', target: 'ours', n: 3, p50: 300.4, p99: 301, last: 300.9 }] };
+    const buffered: Report = {
+      ...report,
+      probes: [{ probe: 'paused stream (300 ms pause)', target: 'ours', n: 3, p50: 300.4, p99: 301, last: 300.9 }],
+    };
     const t = evaluateTargets(buffered).find((v) => v.name.startsWith('stream passed through'));
     expect(t?.pass).toBe(false);
   });
@@ -150,7 +196,7 @@ describe('interleaved pairs and issue 25', () => {
     expect(s.b.rps).toBeCloseTo(74_000 / 12, 6);
     expect(s.rpsRatio).toBeCloseTo(74 / 88, 6);
     expect(s.a.cpuUsPerReq).toBeCloseTo((10.84 * 1e6) / 88_000, 6);
-    expect(s.cpuRatio).toBeCloseTo(((11.46 * 1e6) / 74_000) / ((10.84 * 1e6) / 88_000), 6);
+    expect(s.cpuRatio).toBeCloseTo((11.46 * 1e6) / 74_000 / ((10.84 * 1e6) / 88_000), 6);
     expect(s.perRound?.min).toBeCloseTo(0.8, 6);
     expect(s.perRound?.median).toBeCloseTo(24 / 28, 6);
     expect(s.perRound?.max).toBeCloseTo(0.9, 6);

@@ -12,16 +12,48 @@ type Json = Record<string, any>;
  * A valid create and update body per declared resource (and the body of each custom write action
  * that needs one, by verb): a resource without one fails the suite.
  */
-const SAMPLES: Record<string, { create?: () => Json; update?: Json; /** A read-only resource's row, stored directly (its id). */ seed?: (gw: TestGateway) => Promise<string>; actions?: Record<string, Json>; /** A write action's status on a fresh row when not 200 (then it writes no audit row). */ refused?: Record<string, number>; /** Organisation owners and admins only: a workspace key is refused the list (403) rather than shown none. */ organisationAdminsOnly?: boolean }> = {
+const SAMPLES: Record<
+  string,
+  {
+    create?: () => Json;
+    update?: Json;
+    /** A read-only resource's row, stored directly (its id). */ seed?: (gw: TestGateway) => Promise<string>;
+    actions?: Record<string, Json>;
+    /** A write action's status on a fresh row when not 200 (then it writes no audit row). */ refused?: Record<string, number>;
+    /** Organisation owners and admins only: a workspace key is refused the list (403) rather than shown none. */ organisationAdminsOnly?: boolean;
+  }
+> = {
   // A fresh key has no pending value: reveal is 404 (its 200 is tested in test/e2e/control-plane/api-key-lifecycle.test.ts).
-  api_key: { create: () => ({ name: `k-${randomId(6)}`, scopes: ['configs.read'] }), update: { name: 'renamed' }, refused: { reveal: 404 } },
-  config: { create: () => ({ name: `c-${randomId(6)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } }), update: { name: 'renamed' } },
+  api_key: {
+    create: () => ({ name: `k-${randomId(6)}`, scopes: ['configs.read'] }),
+    update: { name: 'renamed' },
+    refused: { reveal: 404 },
+  },
+  config: {
+    create: () => ({ name: `c-${randomId(6)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } }),
+    update: { name: 'renamed' },
+  },
   virtual_key: { create: () => ({ name: `v-${randomId(6)}`, provider: 'openai', key: 'sk-vk-secret' }), update: { name: 'renamed' } },
   rate_limit_policy: { create: () => ({ type: 'requests', unit: 'rpm', value: 1000 }), update: { value: 2000 } },
-  usage_limit_policy: { create: () => ({ type: 'requests', credit_limit: 1000, periodic_reset: 'monthly' }), update: { credit_limit: 2000 }, actions: { reset: { group: {} } } },
-  guardrail: { create: () => ({ name: `g-${randomId(6)}`, checks: [{ id: 'default.wordCount', parameters: { maxWords: 3 } }] }), update: { name: 'renamed' } },
-  prompt: { create: () => ({ name: `p-${randomId(6)}`, string: 'Hello {{name}}' }), update: { name: 'renamed' }, actions: { publish: { version: 1 } } },
-  prompt_partial: { create: () => ({ name: `pp-${randomId(6)}`, string: 'Regards, {{agent}}' }), update: { string: 'Cheers, {{agent}}' }, actions: { publish: { version: 2 } } },
+  usage_limit_policy: {
+    create: () => ({ type: 'requests', credit_limit: 1000, periodic_reset: 'monthly' }),
+    update: { credit_limit: 2000 },
+    actions: { reset: { group: {} } },
+  },
+  guardrail: {
+    create: () => ({ name: `g-${randomId(6)}`, checks: [{ id: 'default.wordCount', parameters: { maxWords: 3 } }] }),
+    update: { name: 'renamed' },
+  },
+  prompt: {
+    create: () => ({ name: `p-${randomId(6)}`, string: 'Hello {{name}}' }),
+    update: { name: 'renamed' },
+    actions: { publish: { version: 1 } },
+  },
+  prompt_partial: {
+    create: () => ({ name: `pp-${randomId(6)}`, string: 'Regards, {{agent}}' }),
+    update: { string: 'Cheers, {{agent}}' },
+    actions: { publish: { version: 2 } },
+  },
   workspace: { create: () => ({ name: `w-${randomId(6)}` }), update: { description: 'changed' } },
   user: { create: () => ({ email: `u-${randomId(8)}@example.com` }), update: { name: 'renamed' } },
   // The user it adds is created in `beforeAll` (one per store), as the path's workspace is.
@@ -31,18 +63,44 @@ const SAMPLES: Record<string, { create?: () => Json; update?: Json; /** A read-o
   integration: {
     create: () => ({ name: `i-${randomId(6)}`, ai_provider_id: 'openai', key: 'sk-integration-secret', create_default_provider: false }),
     update: { name: 'renamed' },
-    actions: { update_models: { allow_all_models: false, models: [{ slug: 'gpt-4o', enabled: true }] }, update_workspaces: { workspaces: [] } },
+    actions: {
+      update_models: { allow_all_models: false, models: [{ slug: 'gpt-4o', enabled: true }] },
+      update_workspaces: { workspaces: [] },
+    },
   },
   scim_token: { create: () => ({}), organisationAdminsOnly: true },
-  scim_workspace_mapping: { create: () => ({ workspace_id: 'default', role: 'member', scim_group_name: `g-${randomId(6)}` }), organisationAdminsOnly: true },
-  agent_server: { create: () => ({ name: `a-${randomId(6)}`, url: 'http://127.0.0.1:9/agent', headers: { authorization: 'Bearer agent-server-secret' } }), update: { name: 'renamed' } },
-  mcp_integration: { create: () => ({ name: `m-${randomId(6)}`, url: 'http://127.0.0.1:9/mcp', workspace_id: 'default', headers: { 'x-token': 'mcp-header-secret' } }), update: { name: 'renamed' } },
+  scim_workspace_mapping: {
+    create: () => ({ workspace_id: 'default', role: 'member', scim_group_name: `g-${randomId(6)}` }),
+    organisationAdminsOnly: true,
+  },
+  agent_server: {
+    create: () => ({ name: `a-${randomId(6)}`, url: 'http://127.0.0.1:9/agent', headers: { authorization: 'Bearer agent-server-secret' } }),
+    update: { name: 'renamed' },
+  },
+  mcp_integration: {
+    create: () => ({
+      name: `m-${randomId(6)}`,
+      url: 'http://127.0.0.1:9/mcp',
+      workspace_id: 'default',
+      headers: { 'x-token': 'mcp-header-secret' },
+    }),
+    update: { name: 'renamed' },
+  },
   // Uses the organisation-level integration made in beforeAll, which does not use OAuth: revoking a
   // connection is 409 there (test/e2e/mcp/mcp-oauth-flow.test.ts covers the OAuth case).
-  mcp_server: { create: () => ({ name: `s-${randomId(6)}`, mcp_integration_id: 'conformance-mcp' }), update: { name: 'renamed' }, refused: { revoke_connection: 409 } },
+  mcp_server: {
+    create: () => ({ name: `s-${randomId(6)}`, mcp_integration_id: 'conformance-mcp' }),
+    update: { name: 'renamed' },
+    refused: { revoke_connection: 409 },
+  },
   // `test` reaches no Vault here (connection refused): it answers 200 `{ok: false}` and writes nothing.
   secret_reference: {
-    create: () => ({ name: `s-${randomId(6)}`, manager_type: 'hashicorp_vault', auth_config: { vault_addr: 'http://127.0.0.1:9', token: 'hvs.conformance-token' }, secret_path: 'llm/key' }),
+    create: () => ({
+      name: `s-${randomId(6)}`,
+      manager_type: 'hashicorp_vault',
+      auth_config: { vault_addr: 'http://127.0.0.1:9', token: 'hvs.conformance-token' },
+      secret_path: 'llm/key',
+    }),
     update: { name: 'renamed' },
   },
 };
@@ -51,11 +109,39 @@ const SAMPLES: Record<string, { create?: () => Json; update?: Json; /** A read-o
 async function seedLog(gw: TestGateway): Promise<string> {
   const rt = gw.gateway.deps.runtime.current;
   const id = `log_${randomId(16)}`;
-  await insertRequestLogs(gw.gateway.deps.store, [{
-    id, organisation_id: rt.defaultOrganisationId, workspace_id: rt.defaultWorkspaceId, api_key_id: null, user_id: null, trace_id: 't', endpoint: 'chat', provider: 'openai', model: 'm', status: 200, stream: 0,
-    cache_status: null, config_id: null, prompt_id: null, target_path: null, retry_count: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0, latency_ms: 1, metadata: '{}', error: null, hook_results: null, created_at: Date.now(),
-    unit_prices: null, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0,
-  }]);
+  await insertRequestLogs(gw.gateway.deps.store, [
+    {
+      id,
+      organisation_id: rt.defaultOrganisationId,
+      workspace_id: rt.defaultWorkspaceId,
+      api_key_id: null,
+      user_id: null,
+      trace_id: 't',
+      endpoint: 'chat',
+      provider: 'openai',
+      model: 'm',
+      status: 200,
+      stream: 0,
+      cache_status: null,
+      config_id: null,
+      prompt_id: null,
+      target_path: null,
+      retry_count: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
+      cost: 0,
+      latency_ms: 1,
+      metadata: '{}',
+      error: null,
+      hook_results: null,
+      created_at: Date.now(),
+      unit_prices: null,
+      cached_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
+    },
+  ]);
   return id;
 }
 
@@ -82,12 +168,32 @@ function routesOf(res: Resource<unknown>, base: string): RouteCase[] {
   const sample = SAMPLES[res.name]!;
   const write = res.permissions.write;
   const routes: RouteCase[] = [];
-  if (write && res.create) routes.push({ method: 'POST', path: () => base, permission: write, write: true, verb: 'create', byId: false, body: sample.create });
+  if (write && res.create)
+    routes.push({ method: 'POST', path: () => base, permission: write, write: true, verb: 'create', byId: false, body: sample.create });
   routes.push({ method: 'GET', path: () => base, permission: res.permissions.read, write: false, byId: false });
   routes.push({ method: 'GET', path: (id) => `${base}/${id}`, permission: res.permissions.read, write: false, byId: true });
-  if (write && res.update) routes.push({ method: 'PUT', path: (id) => `${base}/${id}`, permission: write, write: true, verb: 'update', byId: true, body: () => sample.update! });
-  for (const a of res.actions ?? []) routes.push({ method: a.method, path: (id) => `${base}/${id}${a.suffix}`, permission: a.permission, write: a.write, verb: a.verb, byId: true, body: a.method === 'GET' ? undefined : () => sample.actions?.[a.verb] ?? {} });
-  if (write && res.removal) routes.push({ method: 'DELETE', path: (id) => `${base}/${id}`, permission: write, write: true, verb: res.removal, byId: true });
+  if (write && res.update)
+    routes.push({
+      method: 'PUT',
+      path: (id) => `${base}/${id}`,
+      permission: write,
+      write: true,
+      verb: 'update',
+      byId: true,
+      body: () => sample.update!,
+    });
+  for (const a of res.actions ?? [])
+    routes.push({
+      method: a.method,
+      path: (id) => `${base}/${id}${a.suffix}`,
+      permission: a.permission,
+      write: a.write,
+      verb: a.verb,
+      byId: true,
+      body: a.method === 'GET' ? undefined : () => sample.actions?.[a.verb] ?? {},
+    });
+  if (write && res.removal)
+    routes.push({ method: 'DELETE', path: (id) => `${base}/${id}`, permission: write, write: true, verb: res.removal, byId: true });
   return routes;
 }
 
@@ -98,12 +204,19 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
   const lacking = new Map<Permission, string>();
 
   async function call(method: string, path: string, key: string, body?: Json): Promise<{ status: number; body: Json }> {
-    const res = await gw.fetch(path, { method, headers: { 'x-gateway-api-key': key }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const res = await gw.fetch(path, {
+      method,
+      headers: { 'x-gateway-api-key': key },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     return { status: res.status, body: (await res.json()) as Json };
   }
 
   async function auditCount(): Promise<number> {
-    const row = await gw.gateway.deps.store.db.selectFrom('audit_logs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const row = await gw.gateway.deps.store.db
+      .selectFrom('audit_logs')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
@@ -111,7 +224,10 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
   async function keyLacking(permission: Permission): Promise<string> {
     let key = lacking.get(permission);
     if (!key) {
-      const created = await call('POST', '/v1/api-keys', gw.adminKey, { name: `lacks-${permission}`, scopes: PERMISSION_LIST.filter((p) => p !== permission) });
+      const created = await call('POST', '/v1/api-keys', gw.adminKey, {
+        name: `lacks-${permission}`,
+        scopes: PERMISSION_LIST.filter((p) => p !== permission),
+      });
       expect(created.status).toBe(201);
       key = created.body.key as string;
       lacking.set(permission, key);
@@ -128,17 +244,38 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
     expect(member.status).toBe(201);
     memberUserId = member.body.id;
     const wsB = uuid();
-    await db.insertInto('workspaces').values({ id: wsB, organisation_id: org, name: 'B', slug: 'b', status: 'active', settings: '{}', created_at: 1, updated_at: 1 }).execute();
+    await db
+      .insertInto('workspaces')
+      .values({ id: wsB, organisation_id: org, name: 'B', slug: 'b', status: 'active', settings: '{}', created_at: 1, updated_at: 1 })
+      .execute();
     const org2 = await call('POST', '/v1/organisations', gw.adminKey, { name: 'Other', slug: 'other' });
     expect(org2.status).toBe(201);
-    const org2Key = await call('POST', '/v1/api-keys', org2.body.admin_key, { name: 'org2', type: 'workspace-service', workspace_id: 'default', scopes: ['*'] });
+    const org2Key = await call('POST', '/v1/api-keys', org2.body.admin_key, {
+      name: 'org2',
+      type: 'workspace-service',
+      workspace_id: 'default',
+      scopes: ['*'],
+    });
     expect(org2Key.status).toBe(201);
     otherOrganisationKey = org2Key.body.key;
     await deps.runtime.changed();
-    const b = await call('POST', '/v1/api-keys', gw.adminKey, { name: 'ws-b', type: 'workspace-service', workspace_id: wsB, scopes: ['*'] });
+    const b = await call('POST', '/v1/api-keys', gw.adminKey, {
+      name: 'ws-b',
+      type: 'workspace-service',
+      workspace_id: wsB,
+      scopes: ['*'],
+    });
     expect(b.status).toBe(201);
     otherWorkspaceKey = b.body.key;
-    expect((await call('POST', '/v1/mcp-integrations', gw.adminKey, { name: 'conformance', slug: 'conformance-mcp', url: 'http://127.0.0.1:9/mcp' })).status).toBe(201);
+    expect(
+      (
+        await call('POST', '/v1/mcp-integrations', gw.adminKey, {
+          name: 'conformance',
+          slug: 'conformance-mcp',
+          url: 'http://127.0.0.1:9/mcp',
+        })
+      ).status,
+    ).toBe(201);
   });
   afterAll(async () => {
     await gw?.close();
@@ -179,7 +316,10 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
           expect(denied.body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining(r.permission) });
         }
         for (const r of routes.filter((x) => x.byId)) {
-          for (const [who, key] of [['another workspace', otherWorkspaceKey], ['another organisation', otherOrganisationKey]] as const) {
+          for (const [who, key] of [
+            ['another workspace', otherWorkspaceKey],
+            ['another organisation', otherOrganisationKey],
+          ] as const) {
             const hidden = await call(r.method, r.path(id), key, r.body?.());
             expect(hidden.status, `${r.method} ${r.path(id)} from ${who}`).toBe(404);
             expect(hidden.body.error.code).toBe('not_found');
@@ -202,7 +342,12 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
         }
         expect(await auditCount(), 'refused requests write no audit row').toBe(before);
 
-        const createdRows = await gw.gateway.deps.store.db.selectFrom('audit_logs').selectAll().where('resource_id', '=', id).where('resource_type', '=', res.name).execute();
+        const createdRows = await gw.gateway.deps.store.db
+          .selectFrom('audit_logs')
+          .selectAll()
+          .where('resource_id', '=', id)
+          .where('resource_type', '=', res.name)
+          .execute();
         expect(createdRows.map((r) => r.action)).toEqual(sample.seed ? [] : [`${res.name}.create`]);
         for (const r of routes.filter((x) => x.byId && x.write)) {
           const n = await auditCount();
@@ -215,7 +360,13 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
           }
           expect(ok.status, `${r.method} ${r.path(id)}: ${JSON.stringify(ok.body)}`).toBe(200);
           expect(await auditCount(), `${r.method} ${r.path(id)} writes one audit row`).toBe(n + 1);
-          const last = await gw.gateway.deps.store.db.selectFrom('audit_logs').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(10).execute();
+          const last = await gw.gateway.deps.store.db
+            .selectFrom('audit_logs')
+            .selectAll()
+            .orderBy('created_at', 'desc')
+            .orderBy('id', 'desc')
+            .limit(10)
+            .execute();
           expect(last.some((row) => row.action === `${res.name}.${r.verb}` && row.resource_id === id)).toBe(true);
         }
         const details = JSON.stringify(await gw.gateway.deps.store.db.selectFrom('audit_logs').select('details').execute());
@@ -230,27 +381,44 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
     expect(gw.gateway.app.hasRoute({ method: 'GET', url: '/v1/auth/session' })).toBe(true);
     expect(gw.gateway.app.hasRoute({ method: 'POST', url: '/v1/auth/logout' })).toBe(true);
     const before = await auditCount();
-    const anonymous = await fetch(`${gw.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: 'unknown' }) });
+    const anonymous = await fetch(`${gw.url}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: 'unknown' }),
+    });
     expect(anonymous.status).toBe(401);
     expect(((await anonymous.json()) as Json).error).toMatchObject({ code: 'invalid_api_key', param: 'api_key' });
-    for (const [method, path] of [['GET', '/v1/auth/session'], ['POST', '/v1/auth/logout']] as const) {
+    for (const [method, path] of [
+      ['GET', '/v1/auth/session'],
+      ['POST', '/v1/auth/logout'],
+    ] as const) {
       const res = await call(method, path, gw.adminKey);
       expect(res.status, `${method} ${path} with a key`).toBe(401);
       expect(res.body.error.code).toBe('invalid_api_key');
       expect((await fetch(gw.url + path, { method })).status, `${method} ${path} without a credential`).toBe(401);
     }
     expect(await auditCount()).toBe(before);
-    const someone = await call('POST', '/v1/users', gw.adminKey, { email: `login-${randomId(8)}@example.com`, workspaces: [{ id: 'default', role: 'member' }] });
+    const someone = await call('POST', '/v1/users', gw.adminKey, {
+      email: `login-${randomId(8)}@example.com`,
+      workspaces: [{ id: 'default', role: 'member' }],
+    });
     expect(someone.status).toBe(201);
     const user = await call('POST', '/v1/api-keys', gw.adminKey, { name: 'login', type: 'workspace-user', user_id: someone.body.id });
     expect(user.status, JSON.stringify(user.body)).toBe(201);
     const afterKey = await auditCount();
-    const login = await fetch(`${gw.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: user.body.key }) });
+    const login = await fetch(`${gw.url}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: user.body.key }),
+    });
     expect(login.status).toBe(200);
     expect(await auditCount()).toBe(afterKey + 1);
     const cookies = login.headers.getSetCookie().map((l) => l.split(';')[0]!);
     const csrf = cookies.find((c) => c.startsWith('gw_csrf='))!.slice('gw_csrf='.length);
-    const out = await fetch(`${gw.url}/v1/auth/logout`, { method: 'POST', headers: { cookie: cookies.join('; '), 'x-gateway-csrf': csrf } });
+    const out = await fetch(`${gw.url}/v1/auth/logout`, {
+      method: 'POST',
+      headers: { cookie: cookies.join('; '), 'x-gateway-csrf': csrf },
+    });
     expect(out.status).toBe(204);
     expect(await auditCount()).toBe(afterKey + 2);
   });
@@ -259,7 +427,12 @@ describe.each(['sqlite', 'postgres'] as const)('admin routes conformance on %s',
   it('/v1/organisation: 403 without the permission, each organisation sees only its own, one audit row per write', async () => {
     const routes = [
       { method: 'GET', path: '/v1/organisation', permission: 'organisation.read' as Permission, body: undefined },
-      { method: 'PUT', path: '/v1/organisation/settings', permission: 'organisation.write' as Permission, body: { membersViewAllData: false } },
+      {
+        method: 'PUT',
+        path: '/v1/organisation/settings',
+        permission: 'organisation.write' as Permission,
+        body: { membersViewAllData: false },
+      },
     ];
     for (const r of routes) await keyLacking(r.permission);
     const before = await auditCount();

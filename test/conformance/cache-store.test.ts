@@ -182,7 +182,12 @@ describe('redis backend specifics', () => {
   });
 
   it('throws (for the caller to degrade) when Redis is unreachable', async () => {
-    const dead = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const dead = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     dead.on('error', () => {});
     const store = new RedisCacheStore(dead, 'gwtest:', new FakeClock());
     await expect(store.get('k')).rejects.toThrow();

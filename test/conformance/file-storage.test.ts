@@ -153,11 +153,16 @@ describe.each(BACKENDS)('FileStorage conformance: $name', ({ name, open }) => {
         if (pulled >= 4 * MiB) return void this.push(null);
         if (pulled === 3 * MiB) {
           // Check the rows while the upload is still running, then go on.
-          void b.store!.db.selectFrom('file_chunks').select('seq').where('pending_since', 'is not', null).execute().then((rows) => {
-            rowsSeenAt3MiB = rows.length;
-            pulled += 512 * 1024;
-            this.push(Buffer.alloc(512 * 1024, 1));
-          });
+          void b
+            .store!.db.selectFrom('file_chunks')
+            .select('seq')
+            .where('pending_since', 'is not', null)
+            .execute()
+            .then((rows) => {
+              rowsSeenAt3MiB = rows.length;
+              pulled += 512 * 1024;
+              this.push(Buffer.alloc(512 * 1024, 1));
+            });
           return;
         }
         pulled += 512 * 1024;
@@ -166,8 +171,18 @@ describe.each(BACKENDS)('FileStorage conformance: $name', ({ name, open }) => {
     });
     expect(await b.storage.put(key, source)).toBe(4 * MiB);
     expect(rowsSeenAt3MiB).toBeGreaterThanOrEqual(2);
-    const rows = await b.store!.db.selectFrom('file_chunks').select(['seq', 'pending_since']).where('file_id', '=', key).orderBy('seq').execute();
-    expect(rows.map((r) => [Number(r.seq), r.pending_since])).toEqual([[0, null], [1, null], [2, null], [3, null]]);
+    const rows = await b
+      .store!.db.selectFrom('file_chunks')
+      .select(['seq', 'pending_since'])
+      .where('file_id', '=', key)
+      .orderBy('seq')
+      .execute();
+    expect(rows.map((r) => [Number(r.seq), r.pending_since])).toEqual([
+      [0, null],
+      [1, null],
+      [2, null],
+      [3, null],
+    ]);
   });
 
   it('reads fail when the file is deleted while being read', async () => {
@@ -177,9 +192,11 @@ describe.each(BACKENDS)('FileStorage conformance: $name', ({ name, open }) => {
     const it = stream[Symbol.asyncIterator]();
     expect(((await it.next()).value as Buffer).length).toBe(MiB);
     await b.storage.delete(key);
-    await expect((async () => {
-      for (;;) if ((await it.next()).done) return 'ended';
-    })()).rejects.toThrow(/changed while it was being read/);
+    await expect(
+      (async () => {
+        for (;;) if ((await it.next()).done) return 'ended';
+      })(),
+    ).rejects.toThrow(/changed while it was being read/);
   });
 
   it("sweeps chunks of an upload abandoned by a dead writer, but not a recent one's", async () => {

@@ -68,7 +68,10 @@ describe.each(KINDS)('rate counter store conformance: $name', ({ make }) => {
     expect(await store.admit([tokens])).toEqual({ admitted: true, readings: [{ count: 0, resetAt: windowOf(T0, WINDOW_MS.rpm).resetAt }] });
     await store.add([{ key: 'tok', windowMs: WINDOW_MS.rpm, amount: 60 }]);
     expect((await store.admit([tokens])).readings[0]!.count).toBe(60);
-    await store.add([{ key: 'tok', windowMs: WINDOW_MS.rpm, amount: 70 }, { key: 'other', windowMs: WINDOW_MS.rpm, amount: 0 }]);
+    await store.add([
+      { key: 'tok', windowMs: WINDOW_MS.rpm, amount: 70 },
+      { key: 'other', windowMs: WINDOW_MS.rpm, amount: 0 },
+    ]);
     expect(await store.admit([tokens])).toMatchObject({ admitted: false, readings: [{ count: 130 }] });
     clock.advance(WINDOW_MS.rpm);
     expect(await store.admit([tokens])).toMatchObject({ admitted: true, readings: [{ count: 0 }] });

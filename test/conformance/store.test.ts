@@ -1,10 +1,37 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STORE_KINDS, type StoreHandle } from '../helpers/stores.js';
 import { ensureDefaultTenant, listWorkspaces } from '../../src/infra/store/repos/organisations.js';
-import { claimScheduledRotation, getApiKey, insertApiKey, listActiveApiKeys, listApiKeys, listDueRotations, rotateApiKey, takePendingKey, touchApiKeys, updateApiKey, type ApiKeyRecord } from '../../src/infra/store/repos/api-keys.js';
-import { archiveConfig, getConfig, insertConfig, listConfigs, listConfigVersions, updateConfig } from '../../src/infra/store/repos/configs.js';
+import {
+  claimScheduledRotation,
+  getApiKey,
+  insertApiKey,
+  listActiveApiKeys,
+  listApiKeys,
+  listDueRotations,
+  rotateApiKey,
+  takePendingKey,
+  touchApiKeys,
+  updateApiKey,
+  type ApiKeyRecord,
+} from '../../src/infra/store/repos/api-keys.js';
+import {
+  archiveConfig,
+  getConfig,
+  insertConfig,
+  listConfigs,
+  listConfigVersions,
+  updateConfig,
+} from '../../src/infra/store/repos/configs.js';
 import { getVirtualKey, insertVirtualKey, listVirtualKeys, updateVirtualKey } from '../../src/infra/store/repos/virtual-keys.js';
-import { deleteRequestLogsBefore, getRequestLog, insertRequestLogs, listRequestLogs, readRequestLogPage, type LogCursor, type LogViewer } from '../../src/infra/store/repos/request-logs.js';
+import {
+  deleteRequestLogsBefore,
+  getRequestLog,
+  insertRequestLogs,
+  listRequestLogs,
+  readRequestLogPage,
+  type LogCursor,
+  type LogViewer,
+} from '../../src/infra/store/repos/request-logs.js';
 
 /** A reader of the request log who sees every row and field. */
 const viewer: LogViewer = { userId: null, visibility: { rows: 'all', metadata: true } };
@@ -98,9 +125,16 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
     await insertApiKey(h.store.db, scope(), k);
     const rotation = (hash: string, ends: number) => ({ keyHash: hash, keyHint: 'n', transitionEndsAt: ends, pendingCiphertext: null });
     expect(await rotateApiKey(h.store.db, scope(), k.id, rotation('h1', 5_000), 1_000)).toBe(true);
-    expect(await getApiKey(h.store.db, scope(), k.id)).toMatchObject({ key_hash: 'h1', previous_key_hash: k.key_hash, key_transition_expires_at: 5_000, updated_at: 1_000 });
+    expect(await getApiKey(h.store.db, scope(), k.id)).toMatchObject({
+      key_hash: 'h1',
+      previous_key_hash: k.key_hash,
+      key_transition_expires_at: 5_000,
+      updated_at: 1_000,
+    });
     expect(await rotateApiKey(h.store.db, scope(), k.id, rotation('h2', 9_000), 4_999)).toBe(false);
-    expect(await rotateApiKey(h.store.db, { ...scope(), workspaceIds: [uuid()], organisationWide: false }, k.id, rotation('h2', 9_000), 5_000)).toBe(false);
+    expect(
+      await rotateApiKey(h.store.db, { ...scope(), workspaceIds: [uuid()], organisationWide: false }, k.id, rotation('h2', 9_000), 5_000),
+    ).toBe(false);
     expect(await rotateApiKey(h.store.db, scope(), k.id, rotation('h2', 9_000), 5_000)).toBe(true);
     expect(await getApiKey(h.store.db, scope(), k.id)).toMatchObject({ key_hash: 'h2', previous_key_hash: 'h1' });
   });
@@ -113,7 +147,17 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
     await insertApiKey(h.store.db, scope(), key({ next_rotation_at: 1_000, expires_at: 2_500 }));
     expect((await listDueRotations(h.store.db, 3_000, 10)).map((r) => r.id)).toEqual([k.id]);
     const claim = (hash: string) =>
-      h.store.db.transaction().execute((trx) => claimScheduledRotation(trx, k.id, due, { keyHash: hash, keyHint: 'n', transitionEndsAt: 9_000, pendingCiphertext: `sealed-${hash}`, nextRotationAt: 50_000 }, 3_000));
+      h.store.db
+        .transaction()
+        .execute((trx) =>
+          claimScheduledRotation(
+            trx,
+            k.id,
+            due,
+            { keyHash: hash, keyHint: 'n', transitionEndsAt: 9_000, pendingCiphertext: `sealed-${hash}`, nextRotationAt: 50_000 },
+            3_000,
+          ),
+        );
     const results = await Promise.all([claim('c1'), claim('c2'), claim('c3')]);
     expect(results.filter(Boolean)).toHaveLength(1);
     const after = (await getApiKey(h.store.db, scope(), k.id))!;
@@ -128,7 +172,9 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
     const plain = key();
     await insertApiKey(h.store.db, scope(), plain);
     expect(await takePendingKey(h.store.db, scope(), plain.id, 1)).toEqual({ none: true });
-    expect(await takePendingKey(h.store.db, { ...scope(), workspaceIds: [uuid()], organisationWide: false }, k.id, 1)).toEqual({ none: true });
+    expect(await takePendingKey(h.store.db, { ...scope(), workspaceIds: [uuid()], organisationWide: false }, k.id, 1)).toEqual({
+      none: true,
+    });
     expect(await takePendingKey(h.store.db, scope(), k.id, 7)).toEqual({ ciphertext: 'sealed' });
     expect(await takePendingKey(h.store.db, scope(), k.id, 8)).toEqual({ revealedAt: 7 });
     await touchApiKeys(h.store.db, [k.id, plain.id], 100);
@@ -139,14 +185,36 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
 
   it('versions configs and finds them by id or slug within workspaces', async () => {
     const id = uuid();
-    await insertConfig(h.store.db, scope(), { id, organisation_id: org, workspace_id: ws, name: 'c', slug: 'c-slug', status: 'active', version: 1, config: { retry: { attempts: 1 } }, created_at: 1, updated_at: 1 });
+    await insertConfig(h.store.db, scope(), {
+      id,
+      organisation_id: org,
+      workspace_id: ws,
+      name: 'c',
+      slug: 'c-slug',
+      status: 'active',
+      version: 1,
+      config: { retry: { attempts: 1 } },
+      created_at: 1,
+      updated_at: 1,
+    });
     expect(await updateConfig(h.store.db, scope(), id, { config: { retry: { attempts: 2 } } }, 2)).toBe(2);
     expect(await updateConfig(h.store.db, scope(), id, { name: 'renamed' }, 3)).toBe(2);
     const bySlug = await getConfig(h.store.db, scope(), 'c-slug');
     expect(bySlug).toMatchObject({ id, name: 'renamed', version: 2, config: { retry: { attempts: 2 } } });
     expect(await getConfig(h.store.db, { organisationId: org, workspaceIds: [uuid()], organisationWide: false }, id)).toBeUndefined();
     expect((await listConfigVersions(h.store.db, scope(), id)).map((v) => v.version)).toEqual([2, 1]);
-    const dup = await insertConfig(h.store.db, scope(), { id: uuid(), organisation_id: org, workspace_id: ws, name: 'd', slug: 'c-slug', status: 'active', version: 1, config: {}, created_at: 1, updated_at: 1 }).catch((e) => e);
+    const dup = await insertConfig(h.store.db, scope(), {
+      id: uuid(),
+      organisation_id: org,
+      workspace_id: ws,
+      name: 'd',
+      slug: 'c-slug',
+      status: 'active',
+      version: 1,
+      config: {},
+      created_at: 1,
+      updated_at: 1,
+    }).catch((e) => e);
     expect(isUniqueViolation(dup)).toBe(true);
     expect((await listConfigs(h.store.db, scope(), { limit: 10, offset: 0 })).total).toBe(1);
     await archiveConfig(h.store.db, scope(), id, 4);
@@ -155,16 +223,55 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
 
   it('stores virtual keys and request logs', async () => {
     const id = uuid();
-    await insertVirtualKey(h.store.db, scope(), { id, workspace_id: ws, name: 'v', slug: 'v1', provider: 'openai', secret: 's', config: { custom_host: 'http://x' }, status: 'active', created_at: 1, updated_at: 1 });
+    await insertVirtualKey(h.store.db, scope(), {
+      id,
+      workspace_id: ws,
+      name: 'v',
+      slug: 'v1',
+      provider: 'openai',
+      secret: 's',
+      config: { custom_host: 'http://x' },
+      status: 'active',
+      created_at: 1,
+      updated_at: 1,
+    });
     await updateVirtualKey(h.store.db, scope(), id, { secret: 's2' }, 2);
     expect(await getVirtualKey(h.store.db, scope(), 'v1')).toMatchObject({ id, secret: 's2', config: { custom_host: 'http://x' } });
     expect((await listVirtualKeys(h.store.db, scope(), { limit: 10, offset: 0 })).total).toBe(1);
     const row = {
-      id: uuid(), organisation_id: org, workspace_id: ws, api_key_id: null, user_id: null, trace_id: 't1', endpoint: 'chat', provider: 'openai', model: 'm', status: 200, stream: 1,
-      cache_status: 'MISS', config_id: null, prompt_id: null, target_path: 'config', retry_count: 0, prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cost: 0.5,
-      latency_ms: 12, metadata: '{}', error: null, hook_results: null, created_at: 1_800_000_000_000,
-      unit_prices: '{"input_mtok":2.5,"output_mtok":10,"multiplier":1,"source":"catalogue"}', cached_tokens: 1, cache_write_tokens: 0, reasoning_tokens: 1,
-      attempts: '[{"target_path":"config","provider":"openai","status":200,"latency_ms":11}]', ttfb_ms: 7, request_body: null, response_body: null,
+      id: uuid(),
+      organisation_id: org,
+      workspace_id: ws,
+      api_key_id: null,
+      user_id: null,
+      trace_id: 't1',
+      endpoint: 'chat',
+      provider: 'openai',
+      model: 'm',
+      status: 200,
+      stream: 1,
+      cache_status: 'MISS',
+      config_id: null,
+      prompt_id: null,
+      target_path: 'config',
+      retry_count: 0,
+      prompt_tokens: 1,
+      completion_tokens: 2,
+      total_tokens: 3,
+      cost: 0.5,
+      latency_ms: 12,
+      metadata: '{}',
+      error: null,
+      hook_results: null,
+      created_at: 1_800_000_000_000,
+      unit_prices: '{"input_mtok":2.5,"output_mtok":10,"multiplier":1,"source":"catalogue"}',
+      cached_tokens: 1,
+      cache_write_tokens: 0,
+      reasoning_tokens: 1,
+      attempts: '[{"target_path":"config","provider":"openai","status":200,"latency_ms":11}]',
+      ttfb_ms: 7,
+      request_body: null,
+      response_body: null,
     };
     await insertRequestLogs(h.store, [row, { ...row, id: uuid(), trace_id: 't2' }]);
     const logs = await listRequestLogs(h.store.db, scope(), viewer, { traceId: 't1' }, { limit: 10, offset: 0 });
@@ -172,7 +279,14 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
     // Written with their rollups in the same transaction (`rolled_up` 1: the backfill skips them).
     expect(logs.rows[0]).toEqual({ ...row, rolled_up: 1 });
     // A batch longer than one multi-row statement (SQLite writes 32 rows per INSERT, then single rows): every row lands whole.
-    const batch = Array.from({ length: 75 }, (_, i) => ({ ...row, id: uuid(), trace_id: 'batch', model: `m${i}`, latency_ms: i, created_at: row.created_at + i }));
+    const batch = Array.from({ length: 75 }, (_, i) => ({
+      ...row,
+      id: uuid(),
+      trace_id: 'batch',
+      model: `m${i}`,
+      latency_ms: i,
+      created_at: row.created_at + i,
+    }));
     await insertRequestLogs(h.store, batch);
     const stored = await listRequestLogs(h.store.db, scope(), viewer, { traceId: 'batch' }, { limit: 100, offset: 0 });
     expect(stored.total).toBe(75);
@@ -195,16 +309,41 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
 
   it('request logs: reads are limited to the tenant scope and to what the viewer may see, on list and by id', async () => {
     const base = {
-      organisation_id: org, workspace_id: ws, api_key_id: null, trace_id: 'vis', endpoint: 'chat', provider: 'openai', model: 'm', status: 200, stream: 0, cache_status: null, config_id: null, prompt_id: null,
-      target_path: null, retry_count: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0, latency_ms: 1, metadata: '{"team":"a"}', error: null, hook_results: null, created_at: 1_800_000_000_000,
-      unit_prices: null, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0,
+      organisation_id: org,
+      workspace_id: ws,
+      api_key_id: null,
+      trace_id: 'vis',
+      endpoint: 'chat',
+      provider: 'openai',
+      model: 'm',
+      status: 200,
+      stream: 0,
+      cache_status: null,
+      config_id: null,
+      prompt_id: null,
+      target_path: null,
+      retry_count: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
+      cost: 0,
+      latency_ms: 1,
+      metadata: '{"team":"a"}',
+      error: null,
+      hook_results: null,
+      created_at: 1_800_000_000_000,
+      unit_prices: null,
+      cached_tokens: 0,
+      cache_write_tokens: 0,
+      reasoning_tokens: 0,
     };
     const mine = { ...base, id: uuid(), user_id: 'u1' };
     const theirs = { ...base, id: uuid(), user_id: 'u2', created_at: base.created_at + 1 };
     const service = { ...base, id: uuid(), user_id: null, created_at: base.created_at + 2 };
     await insertRequestLogs(h.store, [mine, theirs, service]);
     const page = { limit: 10, offset: 0 };
-    const ids = async (v: LogViewer, f = {}) => (await listRequestLogs(h.store.db, scope(), v, { traceId: 'vis', ...f }, page)).rows.map((r) => r.id);
+    const ids = async (v: LogViewer, f = {}) =>
+      (await listRequestLogs(h.store.db, scope(), v, { traceId: 'vis', ...f }, page)).rows.map((r) => r.id);
     expect(await ids(viewer)).toEqual([service.id, theirs.id, mine.id]);
     const own = { userId: 'u1', visibility: { rows: 'own' as const, metadata: true } };
     expect(await ids(own)).toEqual([mine.id]);
@@ -212,11 +351,23 @@ describe.each(STORE_KINDS)('store conformance: $name', (kind) => {
     expect(await ids(viewer, { userId: 'u2' })).toEqual([theirs.id]);
     expect(await getRequestLog(h.store.db, scope(), own, theirs.id)).toBeUndefined();
     expect((await getRequestLog(h.store.db, scope(), own, mine.id))?.metadata).toBe('{"team":"a"}');
-    expect((await getRequestLog(h.store.db, scope(), { userId: null, visibility: { rows: 'all', metadata: false } }, mine.id))?.metadata).toBe('null');
+    expect(
+      (await getRequestLog(h.store.db, scope(), { userId: null, visibility: { rows: 'all', metadata: false } }, mine.id))?.metadata,
+    ).toBe('null');
     const elsewhere = { organisationId: org, workspaceIds: ['another-workspace'], organisationWide: false };
     expect(await getRequestLog(h.store.db, elsewhere, viewer, mine.id)).toBeUndefined();
     expect((await listRequestLogs(h.store.db, elsewhere, viewer, { traceId: 'vis' }, page)).total).toBe(0);
-    expect((await listRequestLogs(h.store.db, scope(), viewer, { traceId: 'vis', startTime: base.created_at + 1, endTime: base.created_at + 2 }, page)).rows.map((r) => r.id)).toEqual([theirs.id]);
+    expect(
+      (
+        await listRequestLogs(
+          h.store.db,
+          scope(),
+          viewer,
+          { traceId: 'vis', startTime: base.created_at + 1, endTime: base.created_at + 2 },
+          page,
+        )
+      ).rows.map((r) => r.id),
+    ).toEqual([theirs.id]);
   });
 
   it('bumps the runtime version', async () => {

@@ -18,7 +18,16 @@ const KINDS: Array<{ name: string; make(clock: FakeClock): UsageCounterStore }> 
   { name: 'redis', make: (clock) => new RedisUsageCounterStore(redis, `gwtest:${randomId(8)}:ul:`, clock) },
 ];
 
-const entry = (over: Partial<UsageReservation> = {}): UsageReservation => ({ policyId: 'p1', windowStart: T0, resetAt: T0 + DAY, group: '{}', limit: 3, amount: 1, strict: true, ...over });
+const entry = (over: Partial<UsageReservation> = {}): UsageReservation => ({
+  policyId: 'p1',
+  windowStart: T0,
+  resetAt: T0 + DAY,
+  group: '{}',
+  limit: 3,
+  amount: 1,
+  strict: true,
+  ...over,
+});
 
 describe.each(KINDS)('usage counter store conformance: $name', ({ make }) => {
   let store: UsageCounterStore;

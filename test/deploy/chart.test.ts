@@ -26,10 +26,24 @@ networkPolicy: { enabled: true }
 ingress: { enabled: true, className: nginx, hosts: [{ host: gw.example.test, paths: [{ path: /, pathType: Prefix }] }] }
 `;
 
-type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; annotations?: Record<string, string> }; spec?: any; data?: Record<string, string> };
+type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; annotations?: Record<string, string> };
+  spec?: any;
+  data?: Record<string, string>;
+};
 
 function helm(args: string[]): string {
-  return execFileSync(helmBinary(), args, { encoding: 'utf8', env: { ...process.env, HELM_CACHE_HOME: join(tmpdir(), 'helm-cache'), HELM_CONFIG_HOME: join(tmpdir(), 'helm-config'), HELM_DATA_HOME: join(tmpdir(), 'helm-data') } });
+  return execFileSync(helmBinary(), args, {
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      HELM_CACHE_HOME: join(tmpdir(), 'helm-cache'),
+      HELM_CONFIG_HOME: join(tmpdir(), 'helm-config'),
+      HELM_DATA_HOME: join(tmpdir(), 'helm-data'),
+    },
+  });
 }
 
 async function render(values?: string): Promise<K8sObject[]> {
@@ -40,7 +54,9 @@ async function render(values?: string): Promise<K8sObject[]> {
     args.push('-f', file);
     expect(helm(['lint', CHART, '-f', file])).toContain('0 chart(s) failed');
   }
-  const objects = parseAllDocuments(helm(args)).map((d) => d.toJS() as K8sObject).filter(Boolean);
+  const objects = parseAllDocuments(helm(args))
+    .map((d) => d.toJS() as K8sObject)
+    .filter(Boolean);
   for (const o of objects) {
     const validate = await validatorOf(o.apiVersion, o.kind);
     expect(validate, `${o.apiVersion} ${o.kind} has a schema`).toBeDefined();
@@ -70,7 +86,12 @@ describe('the Helm chart deploy/helm/ai-gateway', () => {
     expect(c.readinessProbe.httpGet.path).toBe('/health/ready');
     expect(['/health/live', '/health/ready']).toContain(c.startupProbe.httpGet.path);
     expect(c.resources).toEqual({ requests: { cpu: '500m', memory: '512Mi' }, limits: { memory: '1Gi' } });
-    expect(c.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(c.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(c.volumeMounts.map((m: { mountPath: string }) => m.mountPath)).toEqual(expect.arrayContaining(['/tmp', '/data']));
     expect(pod.spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(35);
     expect(deployment!.spec.replicas).toBe(1);
@@ -95,7 +116,11 @@ describe('the Helm chart deploy/helm/ai-gateway', () => {
     expect(env.GATEWAY_CONFIG_FILE.value).toBe('/etc/ai-gateway/config.yaml');
     expect(find(objects, 'Secret').some((s) => s.data?.['encryption-key'])).toBe(false);
     expect(find(objects, 'ConfigMap')[0]!.data).toEqual({ 'config.yaml': 'version: 1\n' });
-    expect(find(objects, 'HorizontalPodAutoscaler')[0]!.spec).toMatchObject({ minReplicas: 3, maxReplicas: 12, metrics: [{ resource: { target: { averageUtilization: 60 } } }] });
+    expect(find(objects, 'HorizontalPodAutoscaler')[0]!.spec).toMatchObject({
+      minReplicas: 3,
+      maxReplicas: 12,
+      metrics: [{ resource: { target: { averageUtilization: 60 } } }],
+    });
     expect(find(objects, 'PodDisruptionBudget')[0]!.spec.minAvailable).toBe(2);
     expect(find(objects, 'ServiceMonitor')[0]!.spec.endpoints[0].path).toBe('/metrics');
     expect(find(objects, 'NetworkPolicy')[0]!.spec.ingress[0].ports[0].port).toBe(8787);
@@ -103,7 +128,9 @@ describe('the Helm chart deploy/helm/ai-gateway', () => {
     const [job] = find(objects, 'Job');
     expect(job!.metadata.annotations!['helm.sh/hook']).toBe('pre-install,pre-upgrade');
     expect(job!.spec.template.spec.containers[0].args).toContain('migrate');
-    expect(job!.spec.template.spec.containers[0].env.find((e: { name: string }) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef).toEqual({ name: 'gw-db', key: 'url' });
+    expect(
+      job!.spec.template.spec.containers[0].env.find((e: { name: string }) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef,
+    ).toEqual({ name: 'gw-db', key: 'url' });
   }, 300_000);
 });
 

@@ -21,7 +21,27 @@ beforeAll(async () => {
   await assertContainersWork();
   const context = stageContext();
   cleanup.push(async () => context.dispose());
-  await must('podman', ['--runtime', 'runc', 'build', '--format', 'docker', '--network', 'host', ...ULIMITS, '--build-arg', `NODE_IMAGE=${BASE_TAG}`, '--build-arg', `GIT_COMMIT=${commit}`, '-t', IMAGE, context.dir], 20 * 60_000);
+  await must(
+    'podman',
+    [
+      '--runtime',
+      'runc',
+      'build',
+      '--format',
+      'docker',
+      '--network',
+      'host',
+      ...ULIMITS,
+      '--build-arg',
+      `NODE_IMAGE=${BASE_TAG}`,
+      '--build-arg',
+      `GIT_COMMIT=${commit}`,
+      '-t',
+      IMAGE,
+      context.dir,
+    ],
+    20 * 60_000,
+  );
   cleanup.push(() => run('podman', ['rmi', '-f', IMAGE]));
   fake = await startFakeOpenAI();
 }, 25 * 60_000);
@@ -38,7 +58,8 @@ async function waitReady(url: string, container: string): Promise<void> {
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`container did not become ready:\n${(await run('podman', ['logs', container])).out.slice(-4000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`container did not become ready:\n${(await run('podman', ['logs', container])).out.slice(-4000)}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -46,19 +67,47 @@ async function waitReady(url: string, container: string): Promise<void> {
 async function chat(url: string, adminKey: string): Promise<void> {
   const res = await fetch(url + '/v1/chat/completions', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-gateway-api-key': adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer k' },
+    headers: {
+      'content-type': 'application/json',
+      'x-gateway-api-key': adminKey,
+      'x-gateway-provider': 'openai',
+      'x-gateway-custom-host': fake.url,
+      authorization: 'Bearer k',
+    },
     body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'through the container' }] }),
   });
   expect(res.status).toBe(200);
-  expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe('echo: through the container');
+  expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe(
+    'echo: through the container',
+  );
 }
 
 /** Starts the image detached (host network, read-only root, tmpfs /tmp, a volume on /data); returns its name and URL. */
 async function start(volume: string, env: Record<string, string>, adminKey: string): Promise<{ name: string; url: string }> {
   const port = await freePort();
   const name = `gw-${randomId(10).toLowerCase()}`;
-  const envArgs = Object.entries({ ...env, PORT: String(port), HOST: '127.0.0.1', GATEWAY_ADMIN_KEY: adminKey }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-  await must('podman', ['--runtime', 'runc', 'run', '-d', '--name', name, '--network', 'host', ...ULIMITS, '--read-only', '--tmpfs', '/tmp', '-v', `${volume}:/data`, ...envArgs, IMAGE]);
+  const envArgs = Object.entries({ ...env, PORT: String(port), HOST: '127.0.0.1', GATEWAY_ADMIN_KEY: adminKey }).flatMap(([k, v]) => [
+    '-e',
+    `${k}=${v}`,
+  ]);
+  await must('podman', [
+    '--runtime',
+    'runc',
+    'run',
+    '-d',
+    '--name',
+    name,
+    '--network',
+    'host',
+    ...ULIMITS,
+    '--read-only',
+    '--tmpfs',
+    '/tmp',
+    '-v',
+    `${volume}:/data`,
+    ...envArgs,
+    IMAGE,
+  ]);
   cleanup.push(() => run('podman', ['rm', '-f', name]));
   const url = `http://127.0.0.1:${port}`;
   await waitReady(url, name);
@@ -77,7 +126,18 @@ describe('the container image (operations.md §5)', () => {
     const size = async (image: string) => Number((await must('podman', ['image', 'inspect', '--format', '{{.Size}}', image])).trim());
     const added = (await size(IMAGE)) - (await size(BASE_TAG));
     expect(added / MB).toBeLessThanOrEqual(250);
-    const inside = await must('podman', ['--runtime', 'runc', 'run', '--rm', ...ULIMITS, '--entrypoint', 'sh', IMAGE, '-c', 'id -u; id -g; ls /app/node_modules; node dist/cli.js --version']);
+    const inside = await must('podman', [
+      '--runtime',
+      'runc',
+      'run',
+      '--rm',
+      ...ULIMITS,
+      '--entrypoint',
+      'sh',
+      IMAGE,
+      '-c',
+      'id -u; id -g; ls /app/node_modules; node dist/cli.js --version',
+    ]);
     const [uid, gid, ...rest] = inside.trim().split('\n');
     expect([uid, gid]).toEqual(['10001', '10001']);
     for (const dev of ['typescript', 'vitest', 'tsx', 'playwright-core']) expect(rest).not.toContain(dev);
@@ -97,7 +157,9 @@ describe('the container image (operations.md §5)', () => {
     await stop(first.name);
     // The same volume in a new container: the request-log row written before the stop is there.
     const second = await start(volume, {}, adminKey);
-    const logs = (await (await fetch(second.url + '/v1/logs', { headers: { 'x-gateway-api-key': adminKey } })).json()) as { data: unknown[] };
+    const logs = (await (await fetch(second.url + '/v1/logs', { headers: { 'x-gateway-api-key': adminKey } })).json()) as {
+      data: unknown[];
+    };
     expect(logs.data.length).toBeGreaterThanOrEqual(1);
     await stop(second.name);
   }, 300_000);
@@ -109,7 +171,17 @@ describe('the container image (operations.md §5)', () => {
     await must('podman', ['volume', 'create', volume]);
     cleanup.push(() => run('podman', ['volume', 'rm', '-f', volume]));
     const adminKey = 'img-admin-' + randomId(20);
-    const gw = await start(volume, { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, REDIS_URL: REDIS_URL, REDIS_PREFIX: `img-${schema}:`, GATEWAY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY }, adminKey);
+    const gw = await start(
+      volume,
+      {
+        DATABASE_URL: PG_URL,
+        DATABASE_SCHEMA: schema,
+        REDIS_URL: REDIS_URL,
+        REDIS_PREFIX: `img-${schema}:`,
+        GATEWAY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      },
+      adminKey,
+    );
     await chat(gw.url, adminKey);
     expect((await run('podman', ['healthcheck', 'run', gw.name])).code).toBe(0);
     await stop(gw.name);

@@ -15,7 +15,7 @@ export const ULIMITS = ['--ulimit', `nofile=${HARD_NOFILE}:${HARD_NOFILE}`, '--u
 export function run(cmd: string, args: string[], timeoutMs = 60_000): Promise<{ code: number; out: string; stdout: string }> {
   return new Promise((res) => {
     execFile(cmd, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
       res({ code, out: `${stdout}${stderr}`, stdout });
     });
   });
@@ -34,10 +34,26 @@ export async function must(cmd: string, args: string[], timeoutMs = 60_000): Pro
  */
 export async function assertContainersWork(): Promise<void> {
   const which = await run('bash', ['-c', 'command -v podman && command -v runc && command -v debootstrap']);
-  if (which.code !== 0) throw new Error(`this machine cannot build images: podman, runc or debootstrap is missing (.ci/run installs them from Debian: podman runc buildah debootstrap fuse-overlayfs uidmap)\n${which.out}`);
+  if (which.code !== 0)
+    throw new Error(
+      `this machine cannot build images: podman, runc or debootstrap is missing (.ci/run installs them from Debian: podman runc buildah debootstrap fuse-overlayfs uidmap)\n${which.out}`,
+    );
   await must('bash', [join(ROOT, 'test/deploy/build-test-base.sh'), BASE_TAG], 15 * 60_000);
-  const probe = await run('podman', ['--runtime', 'runc', 'run', '--rm', '--network', 'host', ...ULIMITS, BASE_TAG, 'node', '-e', 'console.log("containers run")']);
-  if (probe.code !== 0 || !probe.out.includes('containers run')) throw new Error(`this machine cannot run containers (podman --runtime runc run failed):\n${probe.out}`);
+  const probe = await run('podman', [
+    '--runtime',
+    'runc',
+    'run',
+    '--rm',
+    '--network',
+    'host',
+    ...ULIMITS,
+    BASE_TAG,
+    'node',
+    '-e',
+    'console.log("containers run")',
+  ]);
+  if (probe.code !== 0 || !probe.out.includes('containers run'))
+    throw new Error(`this machine cannot run containers (podman --runtime runc run failed):\n${probe.out}`);
 }
 
 /**
@@ -47,7 +63,8 @@ export async function assertContainersWork(): Promise<void> {
 export function stageContext(): { dir: string; dispose(): void } {
   const given = process.env.GATEWAY_IMAGE_CONTEXT;
   if (given) return { dir: given, dispose() {} };
-  if (!existsSync(join(ROOT, 'dist/cli.js')) || !existsSync(join(ROOT, 'console/dist/index.html'))) throw new Error('run `npm run build` first: the image copies dist/ and console/dist/');
+  if (!existsSync(join(ROOT, 'dist/cli.js')) || !existsSync(join(ROOT, 'console/dist/index.html')))
+    throw new Error('run `npm run build` first: the image copies dist/ and console/dist/');
   const dir = mkdtempSync(join(tmpdir(), 'gw-image-'));
   stageInto(dir);
   return { dir, dispose: () => rmSync(dir, { recursive: true, force: true }) };

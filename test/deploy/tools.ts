@@ -30,9 +30,26 @@ export type Validator = (object: Record<string, unknown>) => void;
 
 /** The schema validator of an `apiVersion`/`kind`, installing the schema packages on first use; undefined when no package has it. */
 export async function validatorOf(apiVersion: string, kind: string): Promise<Validator | undefined> {
-  if (!existsSync(join(TOOLS, 'node_modules', '@kubernetes-models', 'prometheus-operator', 'package.json')) || !existsSync(join(TOOLS, 'node_modules', 'kubernetes-models', 'package.json'))) {
+  if (
+    !existsSync(join(TOOLS, 'node_modules', '@kubernetes-models', 'prometheus-operator', 'package.json')) ||
+    !existsSync(join(TOOLS, 'node_modules', 'kubernetes-models', 'package.json'))
+  ) {
     mkdirSync(TOOLS, { recursive: true });
-    execFileSync('npm', ['install', '--prefix', TOOLS, '--no-save', '--no-audit', '--no-fund', '--omit=dev', 'kubernetes-models@5', '@kubernetes-models/prometheus-operator@6'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        TOOLS,
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        '--omit=dev',
+        'kubernetes-models@5',
+        '@kubernetes-models/prometheus-operator@6',
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
   }
   const pkg = apiVersion.startsWith('monitoring.coreos.com/') ? '@kubernetes-models/prometheus-operator' : 'kubernetes-models';
   const file = join(TOOLS, 'node_modules', pkg, apiVersion, 'index.js');

@@ -30,7 +30,10 @@ beforeAll(async () => {
   rmSync(previousDir, { recursive: true });
   execFileSync('git', ['worktree', 'add', '--detach', previousDir, PREVIOUS], { cwd: ROOT, stdio: 'ignore' });
   symlinkSync(join(ROOT, 'node_modules'), join(previousDir, 'node_modules'));
-  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: previousDir, stdio: 'inherit' });
+  execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: previousDir,
+    stdio: 'inherit',
+  });
   fake = await startFakeOpenAI();
 }, 10 * 60_000);
 afterAll(async () => {
@@ -51,7 +54,20 @@ async function startReplica(main: string, env: Record<string, string> = {}): Pro
   const port = await freePort();
   const child = spawn(process.execPath, [main], {
     cwd: tmpdir(),
-    env: { ...process.env, LOG_LEVEL: 'info', DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, REDIS_URL, REDIS_PREFIX: `${schema}:`, GATEWAY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY, GATEWAY_ADMIN_KEY: adminKey, GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-up-')), HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'info',
+      DATABASE_URL: PG_URL,
+      DATABASE_SCHEMA: schema,
+      REDIS_URL,
+      REDIS_PREFIX: `${schema}:`,
+      GATEWAY_ENCRYPTION_KEY: TEST_ENCRYPTION_KEY,
+      GATEWAY_ADMIN_KEY: adminKey,
+      GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-up-')),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -63,7 +79,13 @@ async function startReplica(main: string, env: Record<string, string> = {}): Pro
   const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`replica exited early:\n${out}`);
-    if (await fetch(url + '/health').then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(url + '/health').then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (Date.now() > deadline) throw new Error(`replica did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -89,7 +111,13 @@ describe('a rolling upgrade from the previous release (operations.md §6)', () =
           const res = await request(target + '/v1/chat/completions', {
             method: 'POST',
             dispatcher: agent,
-            headers: { 'content-type': 'application/json', 'x-gateway-api-key': adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer k' },
+            headers: {
+              'content-type': 'application/json',
+              'x-gateway-api-key': adminKey,
+              'x-gateway-provider': 'openai',
+              'x-gateway-custom-host': fake.url,
+              authorization: 'Bearer k',
+            },
             body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `request ${sent}` }] }),
           });
           const body = await res.body.text();

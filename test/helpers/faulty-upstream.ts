@@ -61,7 +61,11 @@ export class FaultyUpstream {
       case 'redirect-302':
       case 'redirect-307': {
         const body = 'Moved elsewhere';
-        res.writeHead(fault === 'redirect-302' ? 302 : 307, { location: 'http://127.0.0.1:1/elsewhere?token=secret', 'content-type': 'text/plain', 'content-length': String(body.length) });
+        res.writeHead(fault === 'redirect-302' ? 302 : 307, {
+          location: 'http://127.0.0.1:1/elsewhere?token=secret',
+          'content-type': 'text/plain',
+          'content-length': String(body.length),
+        });
         res.end(body);
         return;
       }

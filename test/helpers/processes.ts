@@ -25,7 +25,6 @@ export function ensureBuilt(): void {
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, stdio: 'inherit' });
 }
 
-
 /**
  * The request log's writer thread for a SQLite file, running the built script (dist/): a gateway run from
  * the sources under vitest has no compiled script of its own, so tests of the SQLite store give it this one.
@@ -48,7 +47,10 @@ export interface GatewayProcess {
 /** Starts `node dist/main.js` as its own OS process and waits until /health answers. */
 export async function spawnGateway(
   env: Record<string, string>,
-  opts: { /** Reuse this data directory (a restart); it is kept on stop. */ dataDir?: string; /** Node options before the script (e.g. `--import`). */ nodeArgs?: string[] } = {},
+  opts: {
+    /** Reuse this data directory (a restart); it is kept on stop. */ dataDir?: string;
+    /** Node options before the script (e.g. `--import`). */ nodeArgs?: string[];
+  } = {},
 ): Promise<GatewayProcess> {
   ensureBuilt();
   const port = await freePort();
@@ -57,7 +59,17 @@ export async function spawnGateway(
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), join(ROOT, 'dist/main.js')], {
     cwd: ROOT,
     // Every replica of a test shares one encryption key (required with DATABASE_URL).
-    env: { ...process.env, LOG_LEVEL: 'warn', GATEWAY_RETRY_BASE_MS: '5', GATEWAY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), ...env, PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, GATEWAY_ADMIN_KEY: adminKey },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      GATEWAY_RETRY_BASE_MS: '5',
+      GATEWAY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      GATEWAY_DATA_DIR: dataDir,
+      GATEWAY_ADMIN_KEY: adminKey,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -26,7 +26,10 @@ export interface ProviderSuite<F extends ProviderFake> {
  * (closed after it), and the fake reset with no frame delay before each test. `config` is the
  * target's inline config for a fake (provider, credentials, `custom_host`).
  */
-export function useProviderSuite<F extends ProviderFake>(startFake: () => Promise<F>, config: (fake: F) => Record<string, unknown>): ProviderSuite<F> {
+export function useProviderSuite<F extends ProviderFake>(
+  startFake: () => Promise<F>,
+  config: (fake: F) => Record<string, unknown>,
+): ProviderSuite<F> {
   let gw: TestGateway | undefined;
   let fake: F | undefined;
   beforeAll(async () => {
@@ -75,7 +78,9 @@ export async function collectChatStream(stream: AsyncIterable<OpenAI.Chat.Comple
 }
 
 /** Reads a chat stream until it ends or fails: the text that arrived and the error (undefined when it ended cleanly). */
-export async function readChatStreamUntilError(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>): Promise<{ text: string; error: unknown }> {
+export async function readChatStreamUntilError(
+  stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
+): Promise<{ text: string; error: unknown }> {
   let text = '';
   try {
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';

@@ -24,7 +24,13 @@ export const STORE_KINDS: Array<{ name: 'sqlite' | 'postgres'; open(): Promise<S
       const path = join(dir, 'gateway.db');
       // As the built gateway does: the request log is written by its own thread.
       const store = await openStore({ kind: 'sqlite', path, requestLogThread: builtRequestLogThread(path) });
-      return { store, dispose: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
+      return {
+        store,
+        dispose: async () => {
+          await store.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
     },
   },
   {
@@ -32,7 +38,13 @@ export const STORE_KINDS: Array<{ name: 'sqlite' | 'postgres'; open(): Promise<S
     async open() {
       const schema = `t_${randomId(12).toLowerCase()}`;
       const store = await openStore({ kind: 'postgres', url: PG_URL, schema });
-      return { store, dispose: async () => { await store.close(); await dropPostgresSchema(PG_URL, schema); } };
+      return {
+        store,
+        dispose: async () => {
+          await store.close();
+          await dropPostgresSchema(PG_URL, schema);
+        },
+      };
     },
   },
 ];

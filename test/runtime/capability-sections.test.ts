@@ -6,11 +6,29 @@ import { guardrailsSection, type GuardrailIndex } from '../../src/features/guard
 import { rateLimitSection } from '../../src/features/limits/rate-limit-section.js';
 
 const guardrail = (id: string, workspace: string): StoredGuardrail => ({
-  id, organisation_id: 'org', workspace_id: workspace, name: id, slug: `s-${id}`, created_at: 1, updated_at: 1,
-  checks: [{ id: 'default.contains', parameters: { words: ['x'] } }], actions: { deny: true },
+  id,
+  organisation_id: 'org',
+  workspace_id: workspace,
+  name: id,
+  slug: `s-${id}`,
+  created_at: 1,
+  updated_at: 1,
+  checks: [{ id: 'default.contains', parameters: { words: ['x'] } }],
+  actions: { deny: true },
 });
 const policy = (id: string, workspace: string): RateLimitPolicy => ({
-  id, organisation_id: 'org', workspace_id: workspace, name: null, type: 'requests', unit: 'rpm', value: 10, conditions: [], group_by: [], status: 'active', created_at: 1, updated_at: 1,
+  id,
+  organisation_id: 'org',
+  workspace_id: workspace,
+  name: null,
+  type: 'requests',
+  unit: 'rpm',
+  value: 10,
+  conditions: [],
+  group_by: [],
+  status: 'active',
+  created_at: 1,
+  updated_at: 1,
 });
 
 describe.each(STORE_KINDS)('capability sections reloaded per workspace on $name', (kind) => {
@@ -18,7 +36,11 @@ describe.each(STORE_KINDS)('capability sections reloaded per workspace on $name'
   beforeAll(async () => {
     h = await kind.open();
     await h.store.db.insertInto('organisations').values({ id: 'org', name: 'o', slug: 'o', settings: '{}', created_at: 0 }).execute();
-    for (const ws of ['w1', 'w2']) await h.store.db.insertInto('workspaces').values({ id: ws, organisation_id: 'org', name: ws, slug: ws, status: 'active', settings: '{}', created_at: 0, updated_at: 0 }).execute();
+    for (const ws of ['w1', 'w2'])
+      await h.store.db
+        .insertInto('workspaces')
+        .values({ id: ws, organisation_id: 'org', name: ws, slug: ws, status: 'active', settings: '{}', created_at: 0, updated_at: 0 })
+        .execute();
   });
   afterAll(async () => h?.dispose());
   const ORG = { organisationId: 'org', workspaceIds: ['w1', 'w2'], organisationWide: true };

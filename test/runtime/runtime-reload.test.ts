@@ -17,20 +17,41 @@ const CONFIG = { provider: 'openai', api_key: 'sk-test' };
 function spySection(name: string, withWorkspaces = true) {
   let n = 0;
   const load = vi.fn(async () => ({ whole: ++n, workspaces: [] as string[] }));
-  const loadWorkspaces = vi.fn(async (_store: Store, previous: { whole: number; workspaces: string[] }, ids: readonly string[]) => ({ ...previous, workspaces: [...new Set([...previous.workspaces, ...ids])] }));
+  const loadWorkspaces = vi.fn(async (_store: Store, previous: { whole: number; workspaces: string[] }, ids: readonly string[]) => ({
+    ...previous,
+    workspaces: [...new Set([...previous.workspaces, ...ids])],
+  }));
   const section: RuntimeSection<{ whole: number; workspaces: string[] }> = withWorkspaces ? { name, load, loadWorkspaces } : { name, load };
   return { section: section as RuntimeSection, load, loadWorkspaces };
 }
 
 async function addWorkspace(store: Store, organisationId: string, slug: string): Promise<string> {
   const id = uuid();
-  await store.db.insertInto('workspaces').values({ id, organisation_id: organisationId, name: slug, slug, status: 'active', settings: '{}', created_at: 1, updated_at: 1 }).execute();
+  await store.db
+    .insertInto('workspaces')
+    .values({ id, organisation_id: organisationId, name: slug, slug, status: 'active', settings: '{}', created_at: 1, updated_at: 1 })
+    .execute();
   return id;
 }
 
 async function addConfig(store: Store, organisationId: string, workspaceId: string, slug: string): Promise<string> {
   const id = uuid();
-  await insertConfig(store.db, { organisationId, workspaceIds: [workspaceId], organisationWide: false }, { id, organisation_id: organisationId, workspace_id: workspaceId, name: slug, slug, status: 'active', version: 1, config: CONFIG, created_at: 1, updated_at: 1 });
+  await insertConfig(
+    store.db,
+    { organisationId, workspaceIds: [workspaceId], organisationWide: false },
+    {
+      id,
+      organisation_id: organisationId,
+      workspace_id: workspaceId,
+      name: slug,
+      slug,
+      status: 'active',
+      version: 1,
+      config: CONFIG,
+      created_at: 1,
+      updated_at: 1,
+    },
+  );
   return id;
 }
 
@@ -123,7 +144,13 @@ describe.each(STORE_KINDS)('runtime reload on $name', (kind) => {
     const first = runtime.current.configs.get(`${tenant.workspaceId}:${id}`);
     await runtime.changed();
     expect(runtime.current.configs.get(`${tenant.workspaceId}:${id}`)).toBe(first);
-    await updateConfig(h.store.db, { organisationId: tenant.organisationId, workspaceIds: [tenant.workspaceId], organisationWide: false }, id, { config: { ...CONFIG, api_key: 'sk-new' } }, 2);
+    await updateConfig(
+      h.store.db,
+      { organisationId: tenant.organisationId, workspaceIds: [tenant.workspaceId], organisationWide: false },
+      id,
+      { config: { ...CONFIG, api_key: 'sk-new' } },
+      2,
+    );
     await runtime.changed([{ section: CONFIGS_SECTION, workspaceId: tenant.workspaceId }]);
     const second = runtime.current.configs.get(`${tenant.workspaceId}:${id}`);
     expect(second).not.toBe(first);
@@ -133,8 +160,26 @@ describe.each(STORE_KINDS)('runtime reload on $name', (kind) => {
   it('reloads the workspaces and virtual-keys sections of one workspace', async () => {
     const runtime = await startRuntime();
     const ws = await addWorkspace(h.store, tenant.organisationId, 'team');
-    await insertVirtualKey(h.store.db, { organisationId: tenant.organisationId, workspaceIds: [ws], organisationWide: false }, { id: uuid(), workspace_id: ws, name: 'vk', slug: 'vk', provider: 'openai', secret: 's', config: {}, status: 'active', created_at: 1, updated_at: 1 });
-    await runtime.changed([{ section: WORKSPACES_SECTION, workspaceId: ws }, { section: VIRTUAL_KEYS_SECTION, workspaceId: ws }]);
+    await insertVirtualKey(
+      h.store.db,
+      { organisationId: tenant.organisationId, workspaceIds: [ws], organisationWide: false },
+      {
+        id: uuid(),
+        workspace_id: ws,
+        name: 'vk',
+        slug: 'vk',
+        provider: 'openai',
+        secret: 's',
+        config: {},
+        status: 'active',
+        created_at: 1,
+        updated_at: 1,
+      },
+    );
+    await runtime.changed([
+      { section: WORKSPACES_SECTION, workspaceId: ws },
+      { section: VIRTUAL_KEYS_SECTION, workspaceId: ws },
+    ]);
     expect(runtime.current.workspacesById.get(ws)?.slug).toBe('team');
     expect(runtime.current.workspacesBySlug.get(`${tenant.organisationId}:team`)?.id).toBe(ws);
     expect(runtime.current.workspacesById.get(tenant.workspaceId)?.slug).toBe('default');
@@ -143,10 +188,26 @@ describe.each(STORE_KINDS)('runtime reload on $name', (kind) => {
 
   it('loads many rows in pages and yields to the event loop while it does', async () => {
     const rows = Array.from({ length: 1200 }, (_, i) => ({
-      id: `k${String(i).padStart(5, '0')}`, organisation_id: tenant.organisationId, workspace_id: tenant.workspaceId, name: 'k', type: 'workspace-service', key_hash: `h${i}`,
-      key_hint: 'k', scopes: '[]', status: 'active', expires_at: null, rotation_policy: null, metadata: '{}', created_at: 1, updated_at: 1,
+      id: `k${String(i).padStart(5, '0')}`,
+      organisation_id: tenant.organisationId,
+      workspace_id: tenant.workspaceId,
+      name: 'k',
+      type: 'workspace-service',
+      key_hash: `h${i}`,
+      key_hint: 'k',
+      scopes: '[]',
+      status: 'active',
+      expires_at: null,
+      rotation_policy: null,
+      metadata: '{}',
+      created_at: 1,
+      updated_at: 1,
     }));
-    for (let i = 0; i < rows.length; i += 200) await h.store.db.insertInto('api_keys').values(rows.slice(i, i + 200)).execute();
+    for (let i = 0; i < rows.length; i += 200)
+      await h.store.db
+        .insertInto('api_keys')
+        .values(rows.slice(i, i + 200))
+        .execute();
     const runtime = await startRuntime();
     expect(runtime.current.apiKeysByHash.size).toBe(1200);
     let ticks = 0;
@@ -166,7 +227,10 @@ describe.each(STORE_KINDS)('runtime reload on $name', (kind) => {
     // Another writer's changes, then their outbox rows pruned before this replica read them.
     await recordRuntimeChange(h.store.db, [{ section: 'a', workspaceId: 'w1' }]);
     await recordRuntimeChange(h.store.db, [{ section: 'a', workspaceId: 'w2' }]);
-    await h.store.db.deleteFrom('runtime_changes').where('version', '=', v + 1).execute();
+    await h.store.db
+      .deleteFrom('runtime_changes')
+      .where('version', '=', v + 1)
+      .execute();
     b.load.mockClear();
     await runtime.committed([]);
     expect(b.load).toHaveBeenCalledTimes(1);
@@ -203,7 +267,13 @@ describe.each(STORE_KINDS)('runtime reload on $name', (kind) => {
   it('a reload that cannot read the store keeps the last good snapshot and never rejects', async () => {
     const own = await kind.open();
     const t = await ensureDefaultTenant(own.store, 1);
-    const runtime = new Runtime(own.store, new MemoryPubSub(), logger, { organisationId: t.organisation.id, workspaceId: t.workspace.id }, 60_000);
+    const runtime = new Runtime(
+      own.store,
+      new MemoryPubSub(),
+      logger,
+      { organisationId: t.organisation.id, workspaceId: t.workspace.id },
+      60_000,
+    );
     await runtime.start();
     runtime.stop();
     const before = runtime.current;

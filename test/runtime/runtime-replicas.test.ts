@@ -47,8 +47,24 @@ describe('replicas sharing one PostgreSQL', () => {
     const write = async () => {
       const id = uuid();
       await stores[0].db.transaction().execute(async (trx) => {
-        await trx.insertInto('configs').values({ id, organisation_id: tenant.organisationId, workspace_id: tenant.workspaceId, name: 'c', slug: `c-${id}`, status: 'active', version: 1, created_at: 1, updated_at: 1 }).execute();
-        await trx.insertInto('config_versions').values({ config_id: id, version: 1, config: JSON.stringify({ provider: 'openai', api_key: 'sk' }), created_at: 1 }).execute();
+        await trx
+          .insertInto('configs')
+          .values({
+            id,
+            organisation_id: tenant.organisationId,
+            workspace_id: tenant.workspaceId,
+            name: 'c',
+            slug: `c-${id}`,
+            status: 'active',
+            version: 1,
+            created_at: 1,
+            updated_at: 1,
+          })
+          .execute();
+        await trx
+          .insertInto('config_versions')
+          .values({ config_id: id, version: 1, config: JSON.stringify({ provider: 'openai', api_key: 'sk' }), created_at: 1 })
+          .execute();
         await recordRuntimeChange(trx, [{ section: CONFIGS_SECTION, workspaceId: tenant.workspaceId }]);
       });
       await writer.committed([{ section: CONFIGS_SECTION, workspaceId: tenant.workspaceId }]);
@@ -90,7 +106,22 @@ describe('replicas sharing one PostgreSQL', () => {
   it('a write reported with changed() and no list (a full reload) reaches the other replica too', async () => {
     const { writer, reader, stores, tenant } = await twoReplicas(() => new MemoryPubSub(), { writer: 60_000, reader: 200 });
     const id = uuid();
-    await insertConfig(stores[0].db, { organisationId: tenant.organisationId, workspaceIds: [tenant.workspaceId], organisationWide: false }, { id, organisation_id: tenant.organisationId, workspace_id: tenant.workspaceId, name: 'p', slug: 'plain', status: 'active', version: 1, config: { provider: 'openai', api_key: 'sk' }, created_at: 1, updated_at: 1 });
+    await insertConfig(
+      stores[0].db,
+      { organisationId: tenant.organisationId, workspaceIds: [tenant.workspaceId], organisationWide: false },
+      {
+        id,
+        organisation_id: tenant.organisationId,
+        workspace_id: tenant.workspaceId,
+        name: 'p',
+        slug: 'plain',
+        status: 'active',
+        version: 1,
+        config: { provider: 'openai', api_key: 'sk' },
+        created_at: 1,
+        updated_at: 1,
+      },
+    );
     await writer.changed();
     await timeUntil(() => reader.current.configs.has(`${tenant.workspaceId}:plain`), 1000);
     expect(reader.current.version).toBe(writer.current.version);

@@ -78,7 +78,12 @@ export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; respo
   const { data, error, response } = await call;
   if (response.ok) return data as T;
   const body = (error as { error?: ErrorBody } | undefined)?.error;
-  throw new ApiError(response.status, body && typeof body.message === 'string' ? body : { message: `${response.status} ${response.statusText}`, type: 'unknown', param: null, code: null });
+  throw new ApiError(
+    response.status,
+    body && typeof body.message === 'string'
+      ? body
+      : { message: `${response.status} ${response.statusText}`, type: 'unknown', param: null, code: null },
+  );
 }
 
 /** A raw `fetch` with the same session rules, for endpoints another part of the gateway adds later (404 when absent). */
@@ -98,7 +103,10 @@ export async function rawGet<T>(path: string, query: Record<string, string | und
   }
   if (!response.ok) {
     const body = (json as { error?: ErrorBody } | null)?.error;
-    throw new ApiError(response.status, body ?? { message: `${response.status} ${response.statusText}`, type: 'unknown', param: null, code: null });
+    throw new ApiError(
+      response.status,
+      body ?? { message: `${response.status} ${response.statusText}`, type: 'unknown', param: null, code: null },
+    );
   }
   return json as T;
 }

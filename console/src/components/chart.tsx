@@ -15,7 +15,17 @@ const COLOURS = ['#2563eb', '#d97706', '#dc2626', '#059669'];
  * A time-series chart (uPlot, drawn on a canvas) with a table view of the same numbers — a toggle
  * shows one or the other, and screen readers get the table. `times` are Unix seconds.
  */
-export function TimeChart({ title, times, series, format = (v) => String(v) }: { title: string; times: number[]; series: Series[]; format?: (v: number) => string }) {
+export function TimeChart({
+  title,
+  times,
+  series,
+  format = (v) => String(v),
+}: {
+  title: string;
+  times: number[];
+  series: Series[];
+  format?: (v: number) => string;
+}) {
   const [table, setTable] = useState(false);
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -26,7 +36,15 @@ export function TimeChart({ title, times, series, format = (v) => String(v) }: {
       {
         width: width(),
         height: 220,
-        series: [{}, ...series.map((s, i) => ({ label: s.label, stroke: COLOURS[i % COLOURS.length], width: 2, value: (_u: uPlot, v: number | null) => (v === null ? '—' : format(v)) }))],
+        series: [
+          {},
+          ...series.map((s, i) => ({
+            label: s.label,
+            stroke: COLOURS[i % COLOURS.length],
+            width: 2,
+            value: (_u: uPlot, v: number | null) => (v === null ? '—' : format(v)),
+          })),
+        ],
         axes: [{}, { values: (_u: uPlot, ticks: number[]) => ticks.map(format), size: 70 }],
         legend: { show: true },
       },
@@ -56,7 +74,14 @@ export function TimeChart({ title, times, series, format = (v) => String(v) }: {
           caption={title}
           rows={rows}
           rowKey={(r) => String(r.t)}
-          columns={[{ label: 'Time', cell: (r) => new Date(r.t * 1000).toLocaleString() }, ...series.map((s) => ({ label: s.label, numeric: true, cell: (r: { i: number }) => (s.values[r.i] === null ? '—' : format(s.values[r.i]!)) }))]}
+          columns={[
+            { label: 'Time', cell: (r) => new Date(r.t * 1000).toLocaleString() },
+            ...series.map((s) => ({
+              label: s.label,
+              numeric: true,
+              cell: (r: { i: number }) => (s.values[r.i] === null ? '—' : format(s.values[r.i]!)),
+            })),
+          ]}
         />
       ) : (
         <div ref={box} class="chart-box" aria-hidden="true" />

@@ -6,7 +6,19 @@ import type { ErrorBody } from '../api/client';
  * A JSON text editor (a plain textarea: no editor library in the bundle). When the server refuses the
  * document, `error` names the JSON path; the editor shows it and selects that value in the text.
  */
-export function JsonEditor({ label, value, onInput, error, rows = 16 }: { label: string; value: string; onInput(v: string): void; error?: ErrorBody; rows?: number }) {
+export function JsonEditor({
+  label,
+  value,
+  onInput,
+  error,
+  rows = 16,
+}: {
+  label: string;
+  value: string;
+  onInput(v: string): void;
+  error?: ErrorBody;
+  rows?: number;
+}) {
   const ref = useRef<HTMLTextAreaElement>(null);
   const path = error ? pathOfError(error.param, error.message) : undefined;
   useEffect(() => {
@@ -26,7 +38,15 @@ export function JsonEditor({ label, value, onInput, error, rows = 16 }: { label:
     <div class="json-editor">
       <label>
         <span>{label}</span>
-        <textarea ref={ref} rows={rows} spellcheck={false} value={value} aria-invalid={error ? 'true' : 'false'} aria-describedby={error ? 'json-error' : undefined} onInput={(e) => onInput((e.target as HTMLTextAreaElement).value)} />
+        <textarea
+          ref={ref}
+          rows={rows}
+          spellcheck={false}
+          value={value}
+          aria-invalid={error ? 'true' : 'false'}
+          aria-describedby={error ? 'json-error' : undefined}
+          onInput={(e) => onInput((e.target as HTMLTextAreaElement).value)}
+        />
       </label>
       {error && (
         <p class="error" id="json-error" role="alert">
@@ -49,6 +69,8 @@ export function parseJson(text: string): { value?: unknown; error?: ErrorBody } 
   try {
     return { value: JSON.parse(text) };
   } catch (err) {
-    return { error: { message: `Not valid JSON: ${(err as Error).message}`, type: 'invalid_request_error', param: null, code: 'invalid_json' } };
+    return {
+      error: { message: `Not valid JSON: ${(err as Error).message}`, type: 'invalid_request_error', param: null, code: 'invalid_json' },
+    };
   }
 }

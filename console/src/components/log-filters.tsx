@@ -2,7 +2,14 @@ import { useState } from 'preact/hooks';
 import { LOG_FILTERS, type LogFilters } from '../lib/log-format';
 import { submit } from './ui';
 
-const LABELS: Record<(typeof LOG_FILTERS)[number], string> = { model: 'Model', provider: 'Provider', status_code: 'Status', trace_id: 'Trace id', api_key_id: 'API key id', cache_status: 'Cache' };
+const LABELS: Record<(typeof LOG_FILTERS)[number], string> = {
+  model: 'Model',
+  provider: 'Provider',
+  status_code: 'Status',
+  trace_id: 'Trace id',
+  api_key_id: 'API key id',
+  cache_status: 'Cache',
+};
 
 /** The log filters as a form; applies on submit. */
 export function LogFilterForm({ value, onApply }: { value: LogFilters; onApply(f: LogFilters): void }) {
@@ -12,7 +19,12 @@ export function LogFilterForm({ value, onApply }: { value: LogFilters; onApply(f
       {LOG_FILTERS.map((k) => (
         <label>
           <span>{LABELS[k]}</span>
-          <input name={k} value={draft[k] ?? ''} inputMode={k === 'status_code' ? 'numeric' : undefined} onInput={(e) => setDraft({ ...draft, [k]: (e.target as HTMLInputElement).value.trim() })} />
+          <input
+            name={k}
+            value={draft[k] ?? ''}
+            inputMode={k === 'status_code' ? 'numeric' : undefined}
+            onInput={(e) => setDraft({ ...draft, [k]: (e.target as HTMLInputElement).value.trim() })}
+          />
         </label>
       ))}
       <button type="submit">Apply</button>

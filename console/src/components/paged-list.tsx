@@ -25,12 +25,27 @@ export interface Paged<T> extends Load<{ data: T[]; total: number }> {
 export function usePaged<T>(fetch: (query: PageQuery) => Promise<{ data: T[]; total: number }>, deps: unknown[] = []): Paged<T> {
   const { workspace } = useApp();
   const [page, setPage] = useState(0);
-  const list = useLoad(() => fetch({ current_page: page, page_size: PAGE_SIZE, ...(workspace ? { workspace_id: workspace } : {}) }), [page, workspace, ...deps]);
+  const list = useLoad(
+    () => fetch({ current_page: page, page_size: PAGE_SIZE, ...(workspace ? { workspace_id: workspace } : {}) }),
+    [page, workspace, ...deps],
+  );
   return { ...list, page, setPage };
 }
 
 /** The table of a paged list with its pager (and the list's error). */
-export function PagedTable<T>({ list, caption, columns, rowKey, empty }: { list: Paged<T>; caption: string; columns: Column<T>[]; rowKey(row: T): string; empty?: string }) {
+export function PagedTable<T>({
+  list,
+  caption,
+  columns,
+  rowKey,
+  empty,
+}: {
+  list: Paged<T>;
+  caption: string;
+  columns: Column<T>[];
+  rowKey(row: T): string;
+  empty?: string;
+}) {
   return (
     <>
       <ErrorBanner error={list.error} />
@@ -48,7 +63,21 @@ export function PagedTable<T>({ list, caption, columns, rowKey, empty }: { list:
  * A list page whose rows open their own editor page (configs, prompts): the title, a "New …" link to
  * `<base>/new` and the paged table.
  */
-export function LinkedListPage<T extends { id: string }>({ title, base, newLabel, fetch, columns, children }: { title: string; base: string; newLabel: string; fetch: (query: PageQuery) => Promise<{ data: T[]; total: number }>; columns: Column<T>[]; children?: ComponentChildren }) {
+export function LinkedListPage<T extends { id: string }>({
+  title,
+  base,
+  newLabel,
+  fetch,
+  columns,
+  children,
+}: {
+  title: string;
+  base: string;
+  newLabel: string;
+  fetch: (query: PageQuery) => Promise<{ data: T[]; total: number }>;
+  columns: Column<T>[];
+  children?: ComponentChildren;
+}) {
   const list = usePaged(fetch);
   return (
     <>

@@ -80,7 +80,12 @@ export function ResourceList<T extends { id: string; name?: string | null }>({
     if (parsed.error) return setError(parsed.error);
     try {
       if (editing) await crud.update(editing.id, parsed.value);
-      else await crud.create(workspaceScoped && workspace && typeof parsed.value === 'object' && parsed.value !== null && !('workspace_id' in parsed.value) ? { ...parsed.value, workspace_id: workspace } : parsed.value);
+      else
+        await crud.create(
+          workspaceScoped && workspace && typeof parsed.value === 'object' && parsed.value !== null && !('workspace_id' in parsed.value)
+            ? { ...parsed.value, workspace_id: workspace }
+            : parsed.value,
+        );
       edit(null);
       list.reload();
     } catch (err) {
@@ -112,7 +117,11 @@ export function ResourceList<T extends { id: string; name?: string | null }>({
             </button>
           )}
           {extra && (
-            <button type="button" onClick={() => setSelected(selected?.id === row.id ? undefined : row)} aria-pressed={selected?.id === row.id}>
+            <button
+              type="button"
+              onClick={() => setSelected(selected?.id === row.id ? undefined : row)}
+              aria-pressed={selected?.id === row.id}
+            >
               {extraLabel}
             </button>
           )}

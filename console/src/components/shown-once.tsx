@@ -1,7 +1,19 @@
 import { useState } from 'preact/hooks';
 
 /** A secret value shown once (a key after create or rotate, a SCIM token), until the user dismisses it. */
-export function ShownOnce({ title, value, note, onDone, testId = 'new-key' }: { title: string; value: string; note?: string; onDone(): void; testId?: string }) {
+export function ShownOnce({
+  title,
+  value,
+  note,
+  onDone,
+  testId = 'new-key',
+}: {
+  title: string;
+  value: string;
+  note?: string;
+  onDone(): void;
+  testId?: string;
+}) {
   const [copied, setCopied] = useState(false);
   return (
     <div class="card shown-once" role="status" aria-live="polite">

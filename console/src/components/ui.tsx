@@ -39,7 +39,19 @@ export interface Column<T> {
 }
 
 /** A table of rows (scrolls sideways on a phone); `empty` shows when there are none. */
-export function DataTable<T>({ rows, columns, rowKey, empty = 'Nothing yet.', caption }: { rows: T[]; columns: Column<T>[]; rowKey(row: T): string; empty?: string; caption?: string }) {
+export function DataTable<T>({
+  rows,
+  columns,
+  rowKey,
+  empty = 'Nothing yet.',
+  caption,
+}: {
+  rows: T[];
+  columns: Column<T>[];
+  rowKey(row: T): string;
+  empty?: string;
+  caption?: string;
+}) {
   return (
     <div class="table-wrap" tabIndex={0} role="region" aria-label={caption ?? 'table'}>
       <table>

@@ -51,7 +51,8 @@ export function AgentServersPage() {
       crud={{
         list: (query) => unwrap(api.GET('/v1/agent-servers', { params: { query } })),
         create: (body) => unwrap(api.POST('/v1/agent-servers', { body: body as BodyOf<'/v1/agent-servers', 'post'> })),
-        update: (id, body) => unwrap(api.PUT('/v1/agent-servers/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/agent-servers/{id}', 'put'> })),
+        update: (id, body) =>
+          unwrap(api.PUT('/v1/agent-servers/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/agent-servers/{id}', 'put'> })),
         remove: (id) => unwrap(api.DELETE('/v1/agent-servers/{id}', { params: { path: { id } } })),
       }}
       columns={[
@@ -62,7 +63,12 @@ export function AgentServersPage() {
         { label: 'Skills', cell: (a) => (a.skills.allow === null ? 'all' : a.skills.allow.join(', ') || 'none') },
         { label: 'Updated', cell: (a) => <Time value={a.last_updated_at} /> },
       ]}
-      template={{ name: 'Research agent', url: 'https://agents.example.com/research/', headers: { Authorization: 'Bearer …' }, skills: { allow: null } }}
+      template={{
+        name: 'Research agent',
+        url: 'https://agents.example.com/research/',
+        headers: { Authorization: 'Bearer …' },
+        skills: { allow: null },
+      }}
       editable={(a) => ({ name: a.name, url: a.url, skills: { allow: a.skills.allow } })}
       extra={(a) => <AgentCard server={a} />}
       extraLabel="View card"

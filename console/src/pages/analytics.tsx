@@ -48,14 +48,21 @@ function Chart({ spec, range, workspace }: { spec: (typeof METRICS)[number]; ran
   const graph = useLoad(() => {
     const end = new Date();
     const start = new Date(end.getTime() - range * 1000);
-    return analytics<Graph>(`/v1/analytics/graphs/${spec.metric}`, { start_time: start.toISOString(), end_time: end.toISOString(), workspace_id: workspace ?? undefined });
+    return analytics<Graph>(`/v1/analytics/graphs/${spec.metric}`, {
+      start_time: start.toISOString(),
+      end_time: end.toISOString(),
+      workspace_id: workspace ?? undefined,
+    });
   }, [spec.metric, range, workspace]);
   if (graph.error) return <ErrorBanner error={`${spec.title}: ${graph.error}`} />;
   if (graph.value === 'unavailable') return null;
   if (!graph.value) return <p class="muted">Loading {spec.title.toLowerCase()}…</p>;
   const points = Array.isArray(graph.value.data_points) ? graph.value.data_points : [];
   const times = points.map((p) => seconds(p.timestamp));
-  const series: Series[] = spec.series.map((key) => ({ label: key === 'value' ? spec.title : key, values: points.map((p) => num(p[key])) }));
+  const series: Series[] = spec.series.map((key) => ({
+    label: key === 'value' ? spec.title : key,
+    values: points.map((p) => num(p[key])),
+  }));
   return <TimeChart title={spec.title} times={times} series={series} format={spec.format} />;
 }
 
@@ -67,7 +74,12 @@ export function AnalyticsPage() {
   const probe = useLoad(() => analytics('/v1/analytics/graphs/requests', { workspace_id: workspace ?? undefined }), [workspace]);
   const groups = useLoad(() => {
     const end = new Date();
-    return analytics<{ data: Array<Record<string, unknown>>; total: number }>(`/v1/analytics/groups/${group}`, { start_time: new Date(end.getTime() - range * 1000).toISOString(), end_time: end.toISOString(), columns: COLUMNS.join(','), workspace_id: workspace ?? undefined });
+    return analytics<{ data: Array<Record<string, unknown>>; total: number }>(`/v1/analytics/groups/${group}`, {
+      start_time: new Date(end.getTime() - range * 1000).toISOString(),
+      end_time: end.toISOString(),
+      columns: COLUMNS.join(','),
+      workspace_id: workspace ?? undefined,
+    });
   }, [group, range, workspace]);
 
   return (
@@ -104,7 +116,20 @@ export function AnalyticsPage() {
                 caption={`by ${group}`}
                 rows={groups.value.data}
                 rowKey={(r) => String(r[group])}
-                columns={[{ label: group, cell: (r) => String(r[group] ?? '—') }, { label: 'requests', numeric: true, cell: (r) => String(r.requests ?? '—') }, ...COLUMNS.map((c) => ({ label: c.replace('_', ' '), numeric: true, cell: (r: Record<string, unknown>) => (typeof r[c] === 'number' ? (c === 'cost' ? money(r[c] as number) : String(Math.round((r[c] as number) * 100) / 100)) : '—') }))]}
+                columns={[
+                  { label: group, cell: (r) => String(r[group] ?? '—') },
+                  { label: 'requests', numeric: true, cell: (r) => String(r.requests ?? '—') },
+                  ...COLUMNS.map((c) => ({
+                    label: c.replace('_', ' '),
+                    numeric: true,
+                    cell: (r: Record<string, unknown>) =>
+                      typeof r[c] === 'number'
+                        ? c === 'cost'
+                          ? money(r[c] as number)
+                          : String(Math.round((r[c] as number) * 100) / 100)
+                        : '—',
+                  })),
+                ]}
               />
             )}
           </Section>

@@ -11,7 +11,6 @@ const MIN_TRANSITION_MINUTES = 30;
 
 type KeyType = 'workspace-user' | 'workspace-service' | 'organisation-service';
 
-
 /** API keys: list (server-paged), create (value shown once), rotate with a transition time, revoke. */
 export function ApiKeysPage() {
   const { workspace } = useApp();
@@ -24,7 +23,15 @@ export function ApiKeysPage() {
   const [rotating, setRotating] = useState<string>();
   const [minutes, setMinutes] = useState(String(MIN_TRANSITION_MINUTES));
   const [revoking, setRevoking] = useState<string>();
-  const list = useLoad(() => unwrap(api.GET('/v1/api-keys', { params: { query: { current_page: page, page_size: PAGE_SIZE, ...(workspace ? { workspace_id: workspace } : {}) } } })), [page, workspace]);
+  const list = useLoad(
+    () =>
+      unwrap(
+        api.GET('/v1/api-keys', {
+          params: { query: { current_page: page, page_size: PAGE_SIZE, ...(workspace ? { workspace_id: workspace } : {}) } },
+        }),
+      ),
+    [page, workspace],
+  );
 
   const run = async (fn: () => Promise<void>) => {
     setError(undefined);
@@ -38,7 +45,16 @@ export function ApiKeysPage() {
   const create = () =>
     run(async () => {
       const list = scopes.split(/[\s,]+/).filter(Boolean);
-      const made = await unwrap(api.POST('/v1/api-keys', { body: { name: name.trim(), type, ...(list.length ? { scopes: list } : {}), ...(workspace && type !== 'organisation-service' ? { workspace_id: workspace } : {}) } }));
+      const made = await unwrap(
+        api.POST('/v1/api-keys', {
+          body: {
+            name: name.trim(),
+            type,
+            ...(list.length ? { scopes: list } : {}),
+            ...(workspace && type !== 'organisation-service' ? { workspace_id: workspace } : {}),
+          },
+        }),
+      );
       setShown({ title: `New key “${made.name}”`, value: (made as { key: string }).key });
       setName('');
       setScopes('');
@@ -46,9 +62,17 @@ export function ApiKeysPage() {
   const rotate = (k: ApiKey) =>
     run(async () => {
       const ms = Math.round(Number(minutes) * 60_000);
-      const out = await unwrap(api.POST('/v1/api-keys/{id}/rotate', { params: { path: { id: k.id } }, body: { key_transition_period_ms: ms } }));
+      const out = await unwrap(
+        api.POST('/v1/api-keys/{id}/rotate', { params: { path: { id: k.id } }, body: { key_transition_period_ms: ms } }),
+      );
       setRotating(undefined);
-      setShown({ title: `Rotated “${k.name}”`, value: out.key, note: out.key_transition_expires_at ? `The previous value works until ${new Date(out.key_transition_expires_at).toLocaleString()}.` : undefined });
+      setShown({
+        title: `Rotated “${k.name}”`,
+        value: out.key,
+        note: out.key_transition_expires_at
+          ? `The previous value works until ${new Date(out.key_transition_expires_at).toLocaleString()}.`
+          : undefined,
+      });
     });
   const revoke = (k: ApiKey) =>
     run(async () => {
@@ -102,7 +126,14 @@ export function ApiKeysPage() {
                     <form class="row-form" onSubmit={submit(() => rotate(k))} aria-label={`rotate ${k.name}`}>
                       <label>
                         <span>Old value works for (minutes)</span>
-                        <input name="transition" type="number" min={MIN_TRANSITION_MINUTES} step={1} value={minutes} onInput={(e) => setMinutes((e.target as HTMLInputElement).value)} />
+                        <input
+                          name="transition"
+                          type="number"
+                          min={MIN_TRANSITION_MINUTES}
+                          step={1}
+                          value={minutes}
+                          onInput={(e) => setMinutes((e.target as HTMLInputElement).value)}
+                        />
                       </label>
                       <button type="submit" class="primary">
                         Rotate now

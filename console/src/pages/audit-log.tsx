@@ -14,7 +14,19 @@ export function AuditLogPage() {
   const [draft, setDraft] = useState(filters);
   const [open, setOpen] = useState<string>();
   const list = useLoad(
-    () => unwrap(api.GET('/v1/audit-logs', { params: { query: { current_page: page, page_size: PAGE_SIZE, ...(filters.action ? { action: filters.action } : {}), ...(filters.resource_type ? { resource_type: filters.resource_type } : {}) } } })),
+    () =>
+      unwrap(
+        api.GET('/v1/audit-logs', {
+          params: {
+            query: {
+              current_page: page,
+              page_size: PAGE_SIZE,
+              ...(filters.action ? { action: filters.action } : {}),
+              ...(filters.resource_type ? { resource_type: filters.resource_type } : {}),
+            },
+          },
+        }),
+      ),
     [page, filters],
   );
   return (
@@ -22,10 +34,20 @@ export function AuditLogPage() {
       <PageHeader title="Audit log" />
       <form class="filters" onSubmit={submit(() => (setPage(0), setFilters(draft)))} aria-label="filters">
         <Field label="Action">
-          <input name="action" placeholder="api_key.rotate" value={draft.action} onInput={(e) => setDraft({ ...draft, action: (e.target as HTMLInputElement).value.trim() })} />
+          <input
+            name="action"
+            placeholder="api_key.rotate"
+            value={draft.action}
+            onInput={(e) => setDraft({ ...draft, action: (e.target as HTMLInputElement).value.trim() })}
+          />
         </Field>
         <Field label="Resource type">
-          <input name="resource_type" placeholder="config" value={draft.resource_type} onInput={(e) => setDraft({ ...draft, resource_type: (e.target as HTMLInputElement).value.trim() })} />
+          <input
+            name="resource_type"
+            placeholder="config"
+            value={draft.resource_type}
+            onInput={(e) => setDraft({ ...draft, resource_type: (e.target as HTMLInputElement).value.trim() })}
+          />
         </Field>
         <button type="submit">Apply</button>
       </form>

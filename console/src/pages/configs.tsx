@@ -8,7 +8,13 @@ import { linkTo, navigate } from '../lib/router';
 import { useLoad } from '../lib/use-load';
 import { useApp } from '../session';
 
-const EXAMPLE = { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'sk-…' }, { provider: 'anthropic', api_key: 'sk-ant-…' }] };
+const EXAMPLE = {
+  strategy: { mode: 'fallback' },
+  targets: [
+    { provider: 'openai', api_key: 'sk-…' },
+    { provider: 'anthropic', api_key: 'sk-ant-…' },
+  ],
+};
 
 /** Configs: the list (`/configs`), or one config's editor (`/configs/<id>`, `/configs/new`). */
 export function ConfigsPage({ rest }: { rest: string }) {
@@ -39,8 +45,14 @@ function ConfigList() {
  */
 function ConfigEditor({ id }: { id: string | undefined }) {
   const { workspace } = useApp();
-  const existing = useLoad(() => (id ? unwrap(api.GET('/v1/configs/{id}', { params: { path: { id } } })) : Promise.resolve(undefined)), [id]);
-  const versions = useLoad(() => (id ? unwrap(api.GET('/v1/configs/{id}/versions', { params: { path: { id } } })) : Promise.resolve(undefined)), [id]);
+  const existing = useLoad(
+    () => (id ? unwrap(api.GET('/v1/configs/{id}', { params: { path: { id } } })) : Promise.resolve(undefined)),
+    [id],
+  );
+  const versions = useLoad(
+    () => (id ? unwrap(api.GET('/v1/configs/{id}/versions', { params: { path: { id } } })) : Promise.resolve(undefined)),
+    [id],
+  );
   const [name, setName] = useState('');
   const [text, setText] = useState(JSON.stringify(EXAMPLE, null, 2));
   const [error, setError] = useState<ErrorBody>();
@@ -79,7 +91,9 @@ function ConfigEditor({ id }: { id: string | undefined }) {
         existing.reload();
         versions.reload();
       } else {
-        const out = await unwrap(api.POST('/v1/configs', { body: { name: name.trim(), config, ...(workspace ? { workspace_id: workspace } : {}) } }));
+        const out = await unwrap(
+          api.POST('/v1/configs', { body: { name: name.trim(), config, ...(workspace ? { workspace_id: workspace } : {}) } }),
+        );
         navigate(`/configs/${out.id}`, true);
       }
     } catch (err) {
@@ -92,7 +106,9 @@ function ConfigEditor({ id }: { id: string | undefined }) {
     const parsed = parseJson(text);
     if (parsed.error) return setError(parsed.error);
     try {
-      setExplained(await unwrap(api.POST('/v1/configs/explain', { body: { config: parsed.value as Record<string, unknown>, request: { model } } })));
+      setExplained(
+        await unwrap(api.POST('/v1/configs/explain', { body: { config: parsed.value as Record<string, unknown>, request: { model } } })),
+      );
     } catch (err) {
       refused(err);
     }

@@ -94,7 +94,14 @@ function LogDetail({ id }: { id: string }) {
   const row = useLoad(() => unwrap(api.GET('/v1/logs/{id}', { params: { path: { id } } })) as Promise<Detail>, [id]);
   const r = row.value;
   const attempts = Array.isArray(r?.attempts) ? (r!.attempts as Attempt[]) : undefined;
-  const extra = r ? Object.entries(r).filter(([k]) => ['timings', 'cost_details', 'pricing', 'request', 'response', 'request_body', 'response_body'].includes(k) && r[k] !== null && r[k] !== undefined) : [];
+  const extra = r
+    ? Object.entries(r).filter(
+        ([k]) =>
+          ['timings', 'cost_details', 'pricing', 'request', 'response', 'request_body', 'response_body'].includes(k) &&
+          r[k] !== null &&
+          r[k] !== undefined,
+      )
+    : [];
   return (
     <>
       <PageHeader title="Request">
@@ -132,7 +139,11 @@ function LogDetail({ id }: { id: string }) {
             )}
           </Section>
           <Section title="Hook results" id="log-hooks">
-            {r.hook_results === null || r.hook_results === undefined ? <p class="muted">No hooks ran.</p> : <JsonView value={r.hook_results} />}
+            {r.hook_results === null || r.hook_results === undefined ? (
+              <p class="muted">No hooks ran.</p>
+            ) : (
+              <JsonView value={r.hook_results} />
+            )}
           </Section>
           {extra.map(([k, v]) => (
             <Section title={k.replace(/_/g, ' ')} id={`log-${k}`}>

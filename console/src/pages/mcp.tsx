@@ -22,7 +22,12 @@ function McpConnections({ server, authType }: { server: McpServer; authType?: st
   const [failure, setFailure] = useState<string>();
   const [authorizationUrl, setAuthorizationUrl] = useState<string>();
   const connections = useLoad(
-    () => unwrap(api.GET('/v1/mcp-servers/{id}/connections', { params: { path: { id: server.id }, query: { current_page: page, page_size: CONNECTIONS_PAGE } } })),
+    () =>
+      unwrap(
+        api.GET('/v1/mcp-servers/{id}/connections', {
+          params: { path: { id: server.id }, query: { current_page: page, page_size: CONNECTIONS_PAGE } },
+        }),
+      ),
     [server.id, page],
   );
   const revoke = async (userId: string) => {
@@ -37,7 +42,9 @@ function McpConnections({ server, authType }: { server: McpServer; authType?: st
   const connect = async () => {
     setFailure(undefined);
     try {
-      setAuthorizationUrl((await unwrap(api.POST('/v1/mcp-servers/{id}/connect', { params: { path: { id: server.id } } }))).authorization_url);
+      setAuthorizationUrl(
+        (await unwrap(api.POST('/v1/mcp-servers/{id}/connect', { params: { path: { id: server.id } } }))).authorization_url,
+      );
     } catch (err) {
       setFailure(messageOf(err));
     }
@@ -101,9 +108,21 @@ const list = (tools: string[] | undefined) => (tools && tools.length ? tools.joi
  */
 export function McpIntegrationsPage() {
   const templates: Record<string, BodyOf<'/v1/mcp-integrations', 'post'>> = {
-    'Headers (e.g. a bearer token)': { name: 'Linear', url: 'https://mcp.linear.app/mcp', transport: 'http', auth_type: 'headers', headers: { Authorization: 'Bearer …' } },
+    'Headers (e.g. a bearer token)': {
+      name: 'Linear',
+      url: 'https://mcp.linear.app/mcp',
+      transport: 'http',
+      auth_type: 'headers',
+      headers: { Authorization: 'Bearer …' },
+    },
     'No auth': { name: 'Docs search', url: 'https://mcp.example.com/mcp', transport: 'http', auth_type: 'none' },
-    OAuth: { name: 'GitHub', url: 'https://api.githubcopilot.com/mcp/', transport: 'http', auth_type: 'oauth', oauth: { client_id: '…', client_secret: '…', scopes: ['repo'] } },
+    OAuth: {
+      name: 'GitHub',
+      url: 'https://api.githubcopilot.com/mcp/',
+      transport: 'http',
+      auth_type: 'oauth',
+      oauth: { client_id: '…', client_secret: '…', scopes: ['repo'] },
+    },
   };
   return (
     <ResourceList<McpIntegration>
@@ -112,7 +131,10 @@ export function McpIntegrationsPage() {
       crud={{
         list: (query) => unwrap(api.GET('/v1/mcp-integrations', { params: { query } })),
         create: (body) => unwrap(api.POST('/v1/mcp-integrations', { body: body as BodyOf<'/v1/mcp-integrations', 'post'> })),
-        update: (id, body) => unwrap(api.PUT('/v1/mcp-integrations/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/mcp-integrations/{id}', 'put'> })),
+        update: (id, body) =>
+          unwrap(
+            api.PUT('/v1/mcp-integrations/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/mcp-integrations/{id}', 'put'> }),
+          ),
         remove: (id) => unwrap(api.DELETE('/v1/mcp-integrations/{id}', { params: { path: { id } } })),
       }}
       columns={[
@@ -134,7 +156,13 @@ export function McpIntegrationsPage() {
       ]}
       template={Object.values(templates)[0]}
       templates={templates}
-      editable={(i) => ({ name: i.name, url: i.url, transport: i.transport, auth_type: i.auth_type, ...(i.oauth ? { oauth: { ...i.oauth, client_secret: undefined } } : {}) })}
+      editable={(i) => ({
+        name: i.name,
+        url: i.url,
+        transport: i.transport,
+        auth_type: i.auth_type,
+        ...(i.oauth ? { oauth: { ...i.oauth, client_secret: undefined } } : {}),
+      })}
     />
   );
 }
@@ -148,7 +176,12 @@ export function McpServersPage() {
   const first = integrations.value?.data[0]?.slug;
   // The editor's template names the first integration: mount the list once they are known, so a
   // late answer never replaces what the user has started typing.
-  if (integrations.loading && !integrations.value && !integrations.error) return <p role="status" class="muted">Loading MCP integrations…</p>;
+  if (integrations.loading && !integrations.value && !integrations.error)
+    return (
+      <p role="status" class="muted">
+        Loading MCP integrations…
+      </p>
+    );
   return (
     <ResourceList<McpServer>
       title="MCP servers"
@@ -156,19 +189,25 @@ export function McpServersPage() {
       intro={
         <p class="muted">
           Integrations this workspace may expose:{' '}
-          {integrations.value?.data.length ? integrations.value.data.map((i) => <code>{i.slug} </code>) : 'none yet (create one under MCP integrations).'}
+          {integrations.value?.data.length
+            ? integrations.value.data.map((i) => <code>{i.slug} </code>)
+            : 'none yet (create one under MCP integrations).'}
         </p>
       }
       crud={{
         list: (query) => unwrap(api.GET('/v1/mcp-servers', { params: { query } })),
         create: (body) => unwrap(api.POST('/v1/mcp-servers', { body: body as BodyOf<'/v1/mcp-servers', 'post'> })),
-        update: (id, body) => unwrap(api.PUT('/v1/mcp-servers/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/mcp-servers/{id}', 'put'> })),
+        update: (id, body) =>
+          unwrap(api.PUT('/v1/mcp-servers/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/mcp-servers/{id}', 'put'> })),
         remove: (id) => unwrap(api.DELETE('/v1/mcp-servers/{id}', { params: { path: { id } } })),
       }}
       columns={[
         { label: 'Name', cell: (s) => s.name },
         { label: 'Endpoint', cell: (s) => <code>{s.endpoint}</code> },
-        { label: 'Integration', cell: (s) => integrations.value?.data.find((i) => i.id === s.mcp_integration_id)?.slug ?? s.mcp_integration_id },
+        {
+          label: 'Integration',
+          cell: (s) => integrations.value?.data.find((i) => i.id === s.mcp_integration_id)?.slug ?? s.mcp_integration_id,
+        },
         {
           label: 'Tools',
           cell: (s) => (
@@ -182,8 +221,18 @@ export function McpServersPage() {
         { label: 'Users', cell: (s) => <Badge tone={s.default_user_access === 'allow' ? 'ok' : 'warn'}>{s.default_user_access}</Badge> },
         { label: 'Updated', cell: (s) => <Time value={s.last_updated_at} /> },
       ]}
-      template={{ name: 'Linear', mcp_integration_id: first ?? '<integration id or slug>', tools: { allow: [], deny: ['delete_issue'] }, default_user_access: 'allow' }}
-      editable={(s) => ({ name: s.name, mcp_integration_id: s.mcp_integration_id, tools: s.tools, default_user_access: s.default_user_access })}
+      template={{
+        name: 'Linear',
+        mcp_integration_id: first ?? '<integration id or slug>',
+        tools: { allow: [], deny: ['delete_issue'] },
+        default_user_access: 'allow',
+      }}
+      editable={(s) => ({
+        name: s.name,
+        mcp_integration_id: s.mcp_integration_id,
+        tools: s.tools,
+        default_user_access: s.default_user_access,
+      })}
       extra={(s) => <McpConnections server={s} authType={integrations.value?.data.find((i) => i.id === s.mcp_integration_id)?.auth_type} />}
       extraLabel="Connections"
     />

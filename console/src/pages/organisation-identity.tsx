@@ -21,12 +21,31 @@ export function SsoSettings() {
       load={() => unwrap(api.GET('/v1/organisation/sso'))}
       save={(body) => unwrap(api.PUT('/v1/organisation/sso', { body: body as never }))}
       remove={() => unwrap(api.DELETE('/v1/organisation/sso'))}
-      editable={(s) => ({ issuer: s.issuer, client_id: s.client_id, client_secret: '', token_endpoint_auth_method: s.token_endpoint_auth_method, scopes: s.scopes, domains: s.domains, default_role: s.default_role, auto_provision: s.auto_provision })}
-      example={{ issuer: 'https://example.okta.com', client_id: '0oa1b2c3d4', client_secret: '…', token_endpoint_auth_method: 'client_secret_basic', scopes: ['groups'], domains: [{ domain: 'example.com', allow_subdomains: true }], default_role: 'member', auto_provision: true }}
+      editable={(s) => ({
+        issuer: s.issuer,
+        client_id: s.client_id,
+        client_secret: '',
+        token_endpoint_auth_method: s.token_endpoint_auth_method,
+        scopes: s.scopes,
+        domains: s.domains,
+        default_role: s.default_role,
+        auto_provision: s.auto_provision,
+      })}
+      example={{
+        issuer: 'https://example.okta.com',
+        client_id: '0oa1b2c3d4',
+        client_secret: '…',
+        token_endpoint_auth_method: 'client_secret_basic',
+        scopes: ['groups'],
+        domains: [{ domain: 'example.com', allow_subdomains: true }],
+        default_role: 'member',
+        auto_provision: true,
+      }}
       offText="SSO is off: users sign in with their API key."
     >
       <p class="muted">
-        OpenID Connect. Register <code>{location.origin}/v1/auth/sso/callback</code> as the redirect URI with the provider. Each save sends the whole object, the client secret included (it is write-only).
+        OpenID Connect. Register <code>{location.origin}/v1/auth/sso/callback</code> as the redirect URI with the provider. Each save sends
+        the whole object, the client secret included (it is write-only).
       </p>
     </SettingsEditor>
   );
@@ -41,8 +60,19 @@ export function JwtSettings() {
       load={() => unwrap(api.GET('/v1/organisation/jwt'))}
       save={(body) => unwrap(api.PUT('/v1/organisation/jwt', { body: body as never }))}
       remove={() => unwrap(api.DELETE('/v1/organisation/jwt'))}
-      editable={(j) => Object.fromEntries(Object.entries({ jwks_url: j.jwks_url, jwks: j.jwks, issuer: j.issuer, audience: j.audience, algorithms: j.algorithms }).filter(([, v]) => v !== null))}
-      example={{ jwks_url: 'https://idp.example.com/.well-known/jwks.json', issuer: 'https://idp.example.com', audience: 'ai-gateway', algorithms: ['RS256', 'ES256'] }}
+      editable={(j) =>
+        Object.fromEntries(
+          Object.entries({ jwks_url: j.jwks_url, jwks: j.jwks, issuer: j.issuer, audience: j.audience, algorithms: j.algorithms }).filter(
+            ([, v]) => v !== null,
+          ),
+        )
+      }
+      example={{
+        jwks_url: 'https://idp.example.com/.well-known/jwks.json',
+        issuer: 'https://idp.example.com',
+        audience: 'ai-gateway',
+        algorithms: ['RS256', 'ES256'],
+      }}
       offText="JWT authentication is off."
     />
   );
@@ -51,8 +81,12 @@ export function JwtSettings() {
 /** SCIM tokens (the value shown once, then only its hint; revoke) and group → workspace mappings. */
 export function ScimSettings() {
   const { session } = useApp();
-  const tokens = usePaged<ScimToken>(({ current_page, page_size }) => unwrap(api.GET('/v1/scim/tokens', { params: { query: { current_page, page_size } } })));
-  const mappings = usePaged<ScimMapping>(({ current_page, page_size }) => unwrap(api.GET('/v1/scim/workspaces', { params: { query: { current_page, page_size } } })));
+  const tokens = usePaged<ScimToken>(({ current_page, page_size }) =>
+    unwrap(api.GET('/v1/scim/tokens', { params: { query: { current_page, page_size } } })),
+  );
+  const mappings = usePaged<ScimMapping>(({ current_page, page_size }) =>
+    unwrap(api.GET('/v1/scim/workspaces', { params: { query: { current_page, page_size } } })),
+  );
   const [created, setCreated] = useState<string>();
   const [error, setError] = useState<string>();
   const [revoking, setRevoking] = useState<string>();
@@ -82,7 +116,11 @@ export function ScimSettings() {
     });
   const map = () =>
     run(async () => {
-      await unwrap(api.POST('/v1/scim/workspaces', { body: { workspace_id: draft.workspace_id, role: draft.role, scim_group_name: draft.scim_group_name.trim() } }));
+      await unwrap(
+        api.POST('/v1/scim/workspaces', {
+          body: { workspace_id: draft.workspace_id, role: draft.role, scim_group_name: draft.scim_group_name.trim() },
+        }),
+      );
       setDraft({ ...draft, scim_group_name: '' });
       mappings.reload();
     });
@@ -128,10 +166,19 @@ export function ScimSettings() {
       <h3>Groups and workspaces</h3>
       <form class="inline-form" onSubmit={submit(map)} aria-label="map a SCIM group">
         <Field label="SCIM group name">
-          <input name="scim_group_name" required value={draft.scim_group_name} onInput={(e) => setDraft({ ...draft, scim_group_name: (e.target as HTMLInputElement).value })} />
+          <input
+            name="scim_group_name"
+            required
+            value={draft.scim_group_name}
+            onInput={(e) => setDraft({ ...draft, scim_group_name: (e.target as HTMLInputElement).value })}
+          />
         </Field>
         <Field label="Workspace">
-          <select name="workspace_id" value={draft.workspace_id} onChange={(e) => setDraft({ ...draft, workspace_id: (e.target as HTMLSelectElement).value })}>
+          <select
+            name="workspace_id"
+            value={draft.workspace_id}
+            onChange={(e) => setDraft({ ...draft, workspace_id: (e.target as HTMLSelectElement).value })}
+          >
             {workspaces.map((w) => (
               <option value={w.id}>{w.name}</option>
             ))}

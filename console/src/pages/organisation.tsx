@@ -31,7 +31,11 @@ export function OrganisationPage() {
     setError(undefined);
     setSaved(false);
     try {
-      const body: Settings = { ...Object.fromEntries(TOGGLES.map(([k]) => [k, draft[k]])), user_api_key_rotation_period: draft.user_api_key_rotation_period ?? null, session_settings: { max_session_ttl: draft.session_settings?.max_session_ttl } };
+      const body: Settings = {
+        ...Object.fromEntries(TOGGLES.map(([k]) => [k, draft[k]])),
+        user_api_key_rotation_period: draft.user_api_key_rotation_period ?? null,
+        session_settings: { max_session_ttl: draft.session_settings?.max_session_ttl },
+      };
       await unwrap(api.PUT('/v1/organisation/settings', { body }));
       setSaved(true);
       org.reload();
@@ -54,19 +58,38 @@ export function OrganisationPage() {
                 <legend>Data and permissions</legend>
                 {TOGGLES.map(([k, label]) => (
                   <label class="check">
-                    <input type="checkbox" name={k} checked={draft[k] === true} onChange={() => setDraft({ ...draft, [k]: !draft[k] })} /> {label}
+                    <input type="checkbox" name={k} checked={draft[k] === true} onChange={() => setDraft({ ...draft, [k]: !draft[k] })} />{' '}
+                    {label}
                   </label>
                 ))}
               </fieldset>
               <Field label="User key rotation">
-                <select name="user_api_key_rotation_period" value={draft.user_api_key_rotation_period ?? ''} onChange={(e) => setDraft({ ...draft, user_api_key_rotation_period: ((e.target as HTMLSelectElement).value || null) as Settings['user_api_key_rotation_period'] })}>
+                <select
+                  name="user_api_key_rotation_period"
+                  value={draft.user_api_key_rotation_period ?? ''}
+                  onChange={(e) =>
+                    setDraft({
+                      ...draft,
+                      user_api_key_rotation_period: ((e.target as HTMLSelectElement).value ||
+                        null) as Settings['user_api_key_rotation_period'],
+                    })
+                  }
+                >
                   <option value="">not enforced</option>
                   <option value="weekly">weekly</option>
                   <option value="monthly">monthly</option>
                 </select>
               </Field>
               <Field label="Longest console session (seconds)" hint="At least 900.">
-                <input name="max_session_ttl" type="number" min={900} value={draft.session_settings?.max_session_ttl ?? 86400} onInput={(e) => setDraft({ ...draft, session_settings: { max_session_ttl: Number((e.target as HTMLInputElement).value) } })} />
+                <input
+                  name="max_session_ttl"
+                  type="number"
+                  min={900}
+                  value={draft.session_settings?.max_session_ttl ?? 86400}
+                  onInput={(e) =>
+                    setDraft({ ...draft, session_settings: { max_session_ttl: Number((e.target as HTMLInputElement).value) } })
+                  }
+                />
               </Field>
               <div class="actions">
                 <button type="submit" class="primary">

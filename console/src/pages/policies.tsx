@@ -10,7 +10,10 @@ type UsageLimit = AnswerOf<'/v1/policies/usage-limits', 'get'>['data'][number];
 
 /** Current usage of a usage-limit policy per group (`/entities`), with a reset of one group. */
 function Entities({ policy }: { policy: UsageLimit }) {
-  const entities = useLoad(() => unwrap(api.GET('/v1/policies/usage-limits/{id}/entities', { params: { path: { id: policy.id } } })), [policy.id]);
+  const entities = useLoad(
+    () => unwrap(api.GET('/v1/policies/usage-limits/{id}/entities', { params: { path: { id: policy.id } } })),
+    [policy.id],
+  );
   const [error, setError] = useState<string>();
   const reset = async (group: Record<string, string>) => {
     try {
@@ -30,7 +33,13 @@ function Entities({ policy }: { policy: UsageLimit }) {
           rowKey={(e) => JSON.stringify(e.group)}
           empty="No usage yet."
           columns={[
-            { label: 'Group', cell: (e) => Object.entries(e.group).map(([k, v]) => `${k}=${v}`).join(', ') || 'all requests' },
+            {
+              label: 'Group',
+              cell: (e) =>
+                Object.entries(e.group)
+                  .map(([k, v]) => `${k}=${v}`)
+                  .join(', ') || 'all requests',
+            },
             {
               label: 'Used',
               cell: (e) => (
@@ -68,7 +77,13 @@ export function PoliciesPage() {
         crud={{
           list: (query) => unwrap(api.GET('/v1/policies/rate-limits', { params: { query } })),
           create: (body) => unwrap(api.POST('/v1/policies/rate-limits', { body: body as BodyOf<'/v1/policies/rate-limits', 'post'> })),
-          update: (id, body) => unwrap(api.PUT('/v1/policies/rate-limits/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/policies/rate-limits/{id}', 'put'> })),
+          update: (id, body) =>
+            unwrap(
+              api.PUT('/v1/policies/rate-limits/{id}', {
+                params: { path: { id } },
+                body: body as BodyOf<'/v1/policies/rate-limits/{id}', 'put'>,
+              }),
+            ),
           remove: (id) => unwrap(api.DELETE('/v1/policies/rate-limits/{id}', { params: { path: { id } } })),
         }}
         columns={[
@@ -86,7 +101,13 @@ export function PoliciesPage() {
         crud={{
           list: (query) => unwrap(api.GET('/v1/policies/usage-limits', { params: { query } })),
           create: (body) => unwrap(api.POST('/v1/policies/usage-limits', { body: body as BodyOf<'/v1/policies/usage-limits', 'post'> })),
-          update: (id, body) => unwrap(api.PUT('/v1/policies/usage-limits/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/policies/usage-limits/{id}', 'put'> })),
+          update: (id, body) =>
+            unwrap(
+              api.PUT('/v1/policies/usage-limits/{id}', {
+                params: { path: { id } },
+                body: body as BodyOf<'/v1/policies/usage-limits/{id}', 'put'>,
+              }),
+            ),
           remove: (id) => unwrap(api.DELETE('/v1/policies/usage-limits/{id}', { params: { path: { id } } })),
         }}
         columns={[
@@ -95,8 +116,21 @@ export function PoliciesPage() {
           { label: 'Resets', cell: (p) => p.periodic_reset ?? (p.periodic_reset_days ? `every ${p.periodic_reset_days} days` : 'never') },
           { label: 'Status', cell: (p) => <Badge tone={p.status === 'active' ? 'ok' : 'neutral'}>{p.status}</Badge> },
         ]}
-        template={{ name: 'Monthly budget', type: 'cost', credit_limit: 100, periodic_reset: 'monthly', conditions: [], group_by: [{ key: 'api_key' }] }}
-        editable={(p) => ({ name: p.name, credit_limit: p.credit_limit, alert_threshold: p.alert_threshold, conditions: p.conditions, group_by: p.group_by })}
+        template={{
+          name: 'Monthly budget',
+          type: 'cost',
+          credit_limit: 100,
+          periodic_reset: 'monthly',
+          conditions: [],
+          group_by: [{ key: 'api_key' }],
+        }}
+        editable={(p) => ({
+          name: p.name,
+          credit_limit: p.credit_limit,
+          alert_threshold: p.alert_threshold,
+          conditions: p.conditions,
+          group_by: p.group_by,
+        })}
         extra={(p) => <Entities policy={p} />}
       />
     </>

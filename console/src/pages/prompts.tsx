@@ -39,8 +39,14 @@ function PromptList() {
  */
 function PromptDetail({ id }: { id: string | undefined }) {
   const { workspace } = useApp();
-  const prompt = useLoad(() => (id ? unwrap(api.GET('/v1/prompts/{promptId}', { params: { path: { promptId: id } } })) : Promise.resolve(undefined)), [id]);
-  const versions = useLoad(() => (id ? unwrap(api.GET('/v1/prompts/{promptId}/versions', { params: { path: { promptId: id } } })) : Promise.resolve(undefined)), [id]);
+  const prompt = useLoad(
+    () => (id ? unwrap(api.GET('/v1/prompts/{promptId}', { params: { path: { promptId: id } } })) : Promise.resolve(undefined)),
+    [id],
+  );
+  const versions = useLoad(
+    () => (id ? unwrap(api.GET('/v1/prompts/{promptId}/versions', { params: { path: { promptId: id } } })) : Promise.resolve(undefined)),
+    [id],
+  );
   const [name, setName] = useState('');
   const [template, setTemplate] = useState('[{"role": "user", "content": "Say hello to {{name}}."}]');
   const [model, setModel] = useState('');
@@ -72,12 +78,21 @@ function PromptDetail({ id }: { id: string | undefined }) {
   const save = () =>
     guard(async () => {
       if (id) {
-        await unwrap(api.PUT('/v1/prompts/{promptId}', { params: { path: { promptId: id } }, body: { name: name.trim(), string: template, ...(model ? { model } : {}) } }));
+        await unwrap(
+          api.PUT('/v1/prompts/{promptId}', {
+            params: { path: { promptId: id } },
+            body: { name: name.trim(), string: template, ...(model ? { model } : {}) },
+          }),
+        );
         setEdited(false);
         prompt.reload();
         versions.reload();
       } else {
-        const made = await unwrap(api.POST('/v1/prompts', { body: { name: name.trim(), string: template, ...(model ? { model } : {}), ...(workspace ? { workspace_id: workspace } : {}) } }));
+        const made = await unwrap(
+          api.POST('/v1/prompts', {
+            body: { name: name.trim(), string: template, ...(model ? { model } : {}), ...(workspace ? { workspace_id: workspace } : {}) },
+          }),
+        );
         navigate(`/prompts/${made.id}`, true);
       }
     });
@@ -113,7 +128,13 @@ function PromptDetail({ id }: { id: string | undefined }) {
           <input name="model" value={model} onInput={(e) => setModel((e.target as HTMLInputElement).value)} />
         </Field>
         <Field label="Template" hint="A JSON array of chat messages, or plain text; Mustache variables like {{name}}.">
-          <textarea name="template" rows={8} spellcheck={false} value={template} onInput={(e) => (setEdited(true), setTemplate((e.target as HTMLTextAreaElement).value))} />
+          <textarea
+            name="template"
+            rows={8}
+            spellcheck={false}
+            value={template}
+            onInput={(e) => (setEdited(true), setTemplate((e.target as HTMLTextAreaElement).value))}
+          />
         </Field>
         <button type="submit" class="primary" disabled={!name.trim()}>
           {id ? 'Save new version' : 'Create prompt'}

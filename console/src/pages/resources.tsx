@@ -16,7 +16,8 @@ export function GuardrailsPage() {
       crud={{
         list: (query) => unwrap(api.GET('/v1/guardrails', { params: { query } })),
         create: (body) => unwrap(api.POST('/v1/guardrails', { body: body as BodyOf<'/v1/guardrails', 'post'> })),
-        update: (id, body) => unwrap(api.PUT('/v1/guardrails/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/guardrails/{id}', 'put'> })),
+        update: (id, body) =>
+          unwrap(api.PUT('/v1/guardrails/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/guardrails/{id}', 'put'> })),
         remove: (id) => unwrap(api.DELETE('/v1/guardrails/{id}', { params: { path: { id } } })),
       }}
       columns={[
@@ -40,7 +41,8 @@ export function IntegrationsPage() {
       crud={{
         list: (query) => unwrap(api.GET('/v1/integrations', { params: { query } })),
         create: (body) => unwrap(api.POST('/v1/integrations', { body: body as BodyOf<'/v1/integrations', 'post'> })),
-        update: (id, body) => unwrap(api.PUT('/v1/integrations/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/integrations/{id}', 'put'> })),
+        update: (id, body) =>
+          unwrap(api.PUT('/v1/integrations/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/integrations/{id}', 'put'> })),
         remove: (id) => unwrap(api.DELETE('/v1/integrations/{id}', { params: { path: { id } } })),
       }}
       columns={[
@@ -65,7 +67,8 @@ export function ProvidersPage() {
       crud={{
         list: (query) => unwrap(api.GET('/v1/providers', { params: { query } })),
         create: (body) => unwrap(api.POST('/v1/providers', { body: body as BodyOf<'/v1/providers', 'post'> })),
-        update: (id, body) => unwrap(api.PUT('/v1/providers/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/providers/{id}', 'put'> })),
+        update: (id, body) =>
+          unwrap(api.PUT('/v1/providers/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/providers/{id}', 'put'> })),
         remove: (id) => unwrap(api.DELETE('/v1/providers/{id}', { params: { path: { id } } })),
       }}
       columns={[

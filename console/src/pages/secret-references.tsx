@@ -9,10 +9,33 @@ type TestResult = AnswerOf<'/v1/secret-references/{id}/test', 'post'>;
 
 /** A new reference of each manager type, with the `auth_config` fields that type takes (docs/secrets.md). */
 const TEMPLATES: Record<string, BodyOf<'/v1/secret-references', 'post'>> = {
-  'HashiCorp Vault (token)': { name: 'OpenAI key in Vault', manager_type: 'hashicorp_vault', auth_config: { vault_addr: 'https://vault.example.com', token: 'hvs.…', mount: 'secret' }, secret_path: 'llm/openai', secret_key: 'api_key' },
-  'HashiCorp Vault (AppRole)': { name: 'OpenAI key in Vault', manager_type: 'hashicorp_vault', auth_config: { vault_addr: 'https://vault.example.com', role_id: '…', secret_id: '…', namespace: 'team-a', mount: 'secret' }, secret_path: 'llm/openai', secret_key: 'api_key' },
-  'AWS Secrets Manager': { name: 'OpenAI key in AWS', manager_type: 'aws_sm', auth_config: { region: 'eu-west-1', access_key_id: 'AKIA…', secret_access_key: '…' }, secret_path: 'prod/openai', secret_key: 'api_key' },
-  'Azure Key Vault': { name: 'OpenAI key in Azure', manager_type: 'azure_kv', auth_config: { vault_url: 'https://my-vault.vault.azure.net', tenant_id: '…', client_id: '…', client_secret: '…' }, secret_path: 'openai-key' },
+  'HashiCorp Vault (token)': {
+    name: 'OpenAI key in Vault',
+    manager_type: 'hashicorp_vault',
+    auth_config: { vault_addr: 'https://vault.example.com', token: 'hvs.…', mount: 'secret' },
+    secret_path: 'llm/openai',
+    secret_key: 'api_key',
+  },
+  'HashiCorp Vault (AppRole)': {
+    name: 'OpenAI key in Vault',
+    manager_type: 'hashicorp_vault',
+    auth_config: { vault_addr: 'https://vault.example.com', role_id: '…', secret_id: '…', namespace: 'team-a', mount: 'secret' },
+    secret_path: 'llm/openai',
+    secret_key: 'api_key',
+  },
+  'AWS Secrets Manager': {
+    name: 'OpenAI key in AWS',
+    manager_type: 'aws_sm',
+    auth_config: { region: 'eu-west-1', access_key_id: 'AKIA…', secret_access_key: '…' },
+    secret_path: 'prod/openai',
+    secret_key: 'api_key',
+  },
+  'Azure Key Vault': {
+    name: 'OpenAI key in Azure',
+    manager_type: 'azure_kv',
+    auth_config: { vault_url: 'https://my-vault.vault.azure.net', tenant_id: '…', client_id: '…', client_secret: '…' },
+    secret_path: 'openai-key',
+  },
 };
 const MANAGERS: Record<string, string> = { aws_sm: 'AWS Secrets Manager', azure_kv: 'Azure Key Vault', hashicorp_vault: 'HashiCorp Vault' };
 
@@ -69,7 +92,10 @@ export function SecretReferencesPage() {
         // Organisation-wide: the chosen workspace does not filter them.
         list: ({ current_page, page_size }) => unwrap(api.GET('/v1/secret-references', { params: { query: { current_page, page_size } } })),
         create: (body) => unwrap(api.POST('/v1/secret-references', { body: body as BodyOf<'/v1/secret-references', 'post'> })),
-        update: (id, body) => unwrap(api.PUT('/v1/secret-references/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/secret-references/{id}', 'put'> })),
+        update: (id, body) =>
+          unwrap(
+            api.PUT('/v1/secret-references/{id}', { params: { path: { id } }, body: body as BodyOf<'/v1/secret-references/{id}', 'put'> }),
+          ),
         remove: (id) => unwrap(api.DELETE('/v1/secret-references/{id}', { params: { path: { id } } })),
       }}
       columns={[
@@ -92,7 +118,13 @@ export function SecretReferencesPage() {
       template={first}
       templates={TEMPLATES}
       // auth_config is write-only: an update replaces it whole, so the editor leaves it out unless typed again.
-      editable={(r) => ({ name: r.name, secret_path: r.secret_path, secret_key: r.secret_key, allow_all_workspaces: r.allow_all_workspaces, allowed_workspaces: r.allowed_workspaces })}
+      editable={(r) => ({
+        name: r.name,
+        secret_path: r.secret_path,
+        secret_key: r.secret_key,
+        allow_all_workspaces: r.allow_all_workspaces,
+        allowed_workspaces: r.allowed_workspaces,
+      })}
       rowActions={(r) => <TestButton reference={r} />}
       workspaceScoped={false}
     />

@@ -62,7 +62,14 @@ export function SignIn({ onSignedIn }: { onSignedIn(s: Session): void }) {
       <form class="card" onSubmit={submit(login)} aria-label="sign in with an API key">
         <h2>Sign in with your API key</h2>
         <Field label="User API key" hint="A workspace-user key; the console keeps a session cookie, never the key.">
-          <input name="api_key" type="password" autocomplete="off" required value={key} onInput={(e) => setKey((e.target as HTMLInputElement).value)} />
+          <input
+            name="api_key"
+            type="password"
+            autocomplete="off"
+            required
+            value={key}
+            onInput={(e) => setKey((e.target as HTMLInputElement).value)}
+          />
         </Field>
         <button type="submit" class="primary" disabled={busy || !key.trim()}>
           Sign in
@@ -72,7 +79,14 @@ export function SignIn({ onSignedIn }: { onSignedIn(s: Session): void }) {
         <form class="card" onSubmit={submit(ssoLogin)} aria-label="sign in with SSO">
           <h2>Single sign-on</h2>
           <Field label="Work email">
-            <input name="email" type="email" autocomplete="email" required value={email} onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
+            <input
+              name="email"
+              type="email"
+              autocomplete="email"
+              required
+              value={email}
+              onInput={(e) => setEmail((e.target as HTMLInputElement).value)}
+            />
           </Field>
           <button type="submit" disabled={!email.includes('@')}>
             Sign in with SSO

@@ -40,7 +40,9 @@ export function TailPage() {
           const row = JSON.parse((e as MessageEvent<string>).data) as LogRow;
           setRows((old) => [row, ...old.filter((r) => r.id !== row.id)].slice(0, KEEP));
         });
-        source.addEventListener('gap', (e) => setGap((g) => g + (JSON.parse((e as MessageEvent<string>).data) as { skipped: number }).skipped));
+        source.addEventListener('gap', (e) =>
+          setGap((g) => g + (JSON.parse((e as MessageEvent<string>).data) as { skipped: number }).skipped),
+        );
         source.onerror = () => {
           if (source?.readyState === EventSource.CLOSED) {
             setState('closed');

@@ -11,7 +11,10 @@ const PAGE_SIZE = 50;
 
 /** The members of one workspace: add a user with a role, change a role, remove. */
 function Members({ workspace }: { workspace: Workspace }) {
-  const members = useLoad(() => unwrap(api.GET('/v1/workspaces/{id}/members', { params: { path: { id: workspace.id }, query: { page_size: 100 } } })), [workspace.id]);
+  const members = useLoad(
+    () => unwrap(api.GET('/v1/workspaces/{id}/members', { params: { path: { id: workspace.id }, query: { page_size: 100 } } })),
+    [workspace.id],
+  );
   const users = useLoad(() => unwrap(api.GET('/v1/users', { params: { query: { page_size: 100 } } })).catch(() => undefined), []);
   const [userId, setUserId] = useState('');
   const [role, setRole] = useState<Role>('member');
@@ -40,7 +43,20 @@ function Members({ workspace }: { workspace: Workspace }) {
             {
               label: 'Role',
               cell: (m) => (
-                <select aria-label={`role of ${m.email}`} value={m.role} onChange={(e) => run(() => unwrap(api.PUT('/v1/workspaces/{id}/members/{user_id}', { params: path(m), body: { role: (e.target as HTMLSelectElement).value as Role } })))}>
+                <select
+                  aria-label={`role of ${m.email}`}
+                  value={m.role}
+                  onChange={(e) =>
+                    run(() =>
+                      unwrap(
+                        api.PUT('/v1/workspaces/{id}/members/{user_id}', {
+                          params: path(m),
+                          body: { role: (e.target as HTMLSelectElement).value as Role },
+                        }),
+                      ),
+                    )
+                  }
+                >
                   {ROLES.map((r) => (
                     <option value={r}>{r}</option>
                   ))}
@@ -50,7 +66,11 @@ function Members({ workspace }: { workspace: Workspace }) {
             {
               label: '',
               cell: (m) => (
-                <button type="button" class="danger" onClick={() => run(() => unwrap(api.DELETE('/v1/workspaces/{id}/members/{user_id}', { params: path(m) })))}>
+                <button
+                  type="button"
+                  class="danger"
+                  onClick={() => run(() => unwrap(api.DELETE('/v1/workspaces/{id}/members/{user_id}', { params: path(m) })))}
+                >
                   Remove
                 </button>
               ),
@@ -58,7 +78,15 @@ function Members({ workspace }: { workspace: Workspace }) {
           ]}
         />
       )}
-      <form class="inline-form" onSubmit={submit(() => run(() => unwrap(api.POST('/v1/workspaces/{id}/members', { params: { path: { id: workspace.id } }, body: { user_id: userId, role } }))))} aria-label="add a member">
+      <form
+        class="inline-form"
+        onSubmit={submit(() =>
+          run(() =>
+            unwrap(api.POST('/v1/workspaces/{id}/members', { params: { path: { id: workspace.id } }, body: { user_id: userId, role } })),
+          ),
+        )}
+        aria-label="add a member"
+      >
         <Field label="User">
           {users.value ? (
             <select name="user_id" value={userId} onChange={(e) => setUserId((e.target as HTMLSelectElement).value)}>
@@ -68,7 +96,12 @@ function Members({ workspace }: { workspace: Workspace }) {
               ))}
             </select>
           ) : (
-            <input name="user_id" placeholder="user id" value={userId} onInput={(e) => setUserId((e.target as HTMLInputElement).value.trim())} />
+            <input
+              name="user_id"
+              placeholder="user id"
+              value={userId}
+              onInput={(e) => setUserId((e.target as HTMLInputElement).value.trim())}
+            />
           )}
         </Field>
         <Field label="Role">
@@ -93,7 +126,15 @@ export function WorkspacesPage() {
   const [name, setName] = useState('');
   const [error, setError] = useState<string>();
   const [chosen, setChosen] = useState<Workspace>();
-  const list = useLoad(() => unwrap(api.GET('/v1/workspaces', { params: { query: { current_page: page, page_size: PAGE_SIZE, ...(archived ? { status: 'active,archived' } : {}) } } })), [page, archived]);
+  const list = useLoad(
+    () =>
+      unwrap(
+        api.GET('/v1/workspaces', {
+          params: { query: { current_page: page, page_size: PAGE_SIZE, ...(archived ? { status: 'active,archived' } : {}) } },
+        }),
+      ),
+    [page, archived],
+  );
   const run = async (fn: () => Promise<unknown>) => {
     setError(undefined);
     try {
@@ -111,7 +152,11 @@ export function WorkspacesPage() {
         </label>
       </PageHeader>
       <Section title="Create a workspace" id="create-workspace">
-        <form class="inline-form" onSubmit={submit(() => run(async () => (await unwrap(api.POST('/v1/workspaces', { body: { name: name.trim() } })), setName(''))))} aria-label="create a workspace">
+        <form
+          class="inline-form"
+          onSubmit={submit(() => run(async () => (await unwrap(api.POST('/v1/workspaces', { body: { name: name.trim() } })), setName(''))))}
+          aria-label="create a workspace"
+        >
           <Field label="Name">
             <input name="name" required value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
           </Field>
@@ -140,11 +185,20 @@ export function WorkspacesPage() {
                       Members
                     </button>
                     {w.status === 'active' ? (
-                      <button type="button" class="danger" onClick={() => run(() => unwrap(api.DELETE('/v1/workspaces/{id}', { params: { path: { id: w.id } } })))}>
+                      <button
+                        type="button"
+                        class="danger"
+                        onClick={() => run(() => unwrap(api.DELETE('/v1/workspaces/{id}', { params: { path: { id: w.id } } })))}
+                      >
                         Archive
                       </button>
                     ) : (
-                      <button type="button" onClick={() => run(() => unwrap(api.PUT('/v1/workspaces/{id}', { params: { path: { id: w.id } }, body: { status: 'active' } })))}>
+                      <button
+                        type="button"
+                        onClick={() =>
+                          run(() => unwrap(api.PUT('/v1/workspaces/{id}', { params: { path: { id: w.id } }, body: { status: 'active' } })))
+                        }
+                      >
                         Restore
                       </button>
                     )}

@@ -11,6 +11,8 @@ export async function checkIdentityUrl(policy: OutboundPolicy, url: string, para
   await checkCustomHost(policy, url, param);
   const u = new URL(url);
   if (u.protocol === 'http:' && !policy.trusts(u.hostname)) {
-    throw new GatewayError('invalid_request', `${param} must use https (plain http only for a host listed in TRUSTED_CUSTOM_HOSTS).`, { param });
+    throw new GatewayError('invalid_request', `${param} must use https (plain http only for a host listed in TRUSTED_CUSTOM_HOSTS).`, {
+      param,
+    });
   }
 }

@@ -30,7 +30,15 @@ const SessionAnswer = Type.Object({
   id: Type.String(),
   user: Type.Object({ id: Type.String(), email: Type.String(), name: Nullable(Type.String()), role: OrganisationRoleSchema }),
   organisation: Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String() }),
-  workspaces: Type.Array(Type.Object({ id: Type.String(), name: Type.String(), slug: Type.String(), status: StringEnum(['active', 'archived']), role: WorkspaceRoleSchema })),
+  workspaces: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      slug: Type.String(),
+      status: StringEnum(['active', 'archived']),
+      role: WorkspaceRoleSchema,
+    }),
+  ),
   created_at: Type.String(),
   expires_at: Type.String(),
 });
@@ -85,13 +93,24 @@ export function registerSessionRoutes(app: FastifyInstance, deps: GatewayDeps): 
 
   typed.post(
     '/v1/auth/login',
-    { config: { public: true }, schema: { body: LoginBody, tags, summary: 'Start a console session with a user API key (sets the gw_session and gw_csrf cookies)', security: [], response: answers } },
+    {
+      config: { public: true },
+      schema: {
+        body: LoginBody,
+        tags,
+        summary: 'Start a console session with a user API key (sets the gw_session and gw_csrf cookies)',
+        security: [],
+        response: answers,
+      },
+    },
     async (request, reply) => {
       const now = deps.clock.now();
       const snapshot = deps.runtime.current;
       const key = snapshot.apiKeysByHash.get(sha256Hex(request.body.api_key));
       if (!key || key.type !== 'workspace-user' || !key.user || (key.expiresAt !== null && key.expiresAt <= now)) {
-        throw new GatewayError('invalid_api_key', 'Log in with the API key of an active user (a workspace-user key).', { param: 'api_key' });
+        throw new GatewayError('invalid_api_key', 'Log in with the API key of an active user (a workspace-user key).', {
+          param: 'api_key',
+        });
       }
       if (key.workspaceId !== null && snapshot.workspacesById.get(key.workspaceId)?.status === 'archived') {
         throw new GatewayError('forbidden', `Workspace '${key.workspaceId}' is archived: its keys are refused until it is restored.`);
@@ -104,10 +123,27 @@ export function registerSessionRoutes(app: FastifyInstance, deps: GatewayDeps): 
       await deps.store.db.transaction().execute(async (trx) => {
         const o = await getOrganisation(trx, key.organisationId);
         const user = await userOfOrganisation(trx, key.organisationId, userId);
-        if (!o || !user || user.status !== 'active') throw new GatewayError('invalid_api_key', 'Log in with the API key of an active user (a workspace-user key).', { param: 'api_key' });
+        if (!o || !user || user.status !== 'active')
+          throw new GatewayError('invalid_api_key', 'Log in with the API key of an active user (a workspace-user key).', {
+            param: 'api_key',
+          });
         ttl = Number(effectiveSetting('session_settings.max_session_ttl', null, o.settings as StoredSettings).value);
-        await insertSession(trx, { id, token_hash: sha256Hex(token), user_id: userId, organisation_id: o.id, created_at: now, expires_at: now + ttl * 1000, revoked_at: null });
-        await writeAudit(trx, request, principalOfKey(key), now, { action: 'session.create', resourceType: 'session', resourceId: id, workspaceId: null, details: { user_id: userId, max_session_ttl: ttl } });
+        await insertSession(trx, {
+          id,
+          token_hash: sha256Hex(token),
+          user_id: userId,
+          organisation_id: o.id,
+          created_at: now,
+          expires_at: now + ttl * 1000,
+          revoked_at: null,
+        });
+        await writeAudit(trx, request, principalOfKey(key), now, {
+          action: 'session.create',
+          resourceType: 'session',
+          resourceId: id,
+          workspaceId: null,
+          details: { user_id: userId, max_session_ttl: ttl },
+        });
         await recordRuntimeChange(trx, changes);
       });
       await deps.runtime.committed(changes);
@@ -118,11 +154,22 @@ export function registerSessionRoutes(app: FastifyInstance, deps: GatewayDeps): 
     },
   );
 
-  typed.get('/v1/auth/session', { config: { session: true }, schema: { tags, summary: 'Read the current console session', response: answers } }, async (request) => present(deps, sessionOf(request)));
+  typed.get(
+    '/v1/auth/session',
+    { config: { session: true }, schema: { tags, summary: 'Read the current console session', response: answers } },
+    async (request) => present(deps, sessionOf(request)),
+  );
 
   typed.post(
     '/v1/auth/logout',
-    { config: { session: true }, schema: { tags, summary: 'End the current console session (clears its cookies)', response: { 204: Type.Null({ description: 'Session ended' }), '4xx': ErrorAnswer, '5xx': ErrorAnswer } } },
+    {
+      config: { session: true },
+      schema: {
+        tags,
+        summary: 'End the current console session (clears its cookies)',
+        response: { 204: Type.Null({ description: 'Session ended' }), '4xx': ErrorAnswer, '5xx': ErrorAnswer },
+      },
+    },
     async (request, reply) => {
       const s = sessionOf(request);
       const principal = principalOf(request);
@@ -130,7 +177,13 @@ export function registerSessionRoutes(app: FastifyInstance, deps: GatewayDeps): 
       const changes: RuntimeChange[] = [{ section: SESSIONS_SECTION, workspaceId: null }];
       await deps.store.db.transaction().execute(async (trx) => {
         if (!(await revokeSession(trx, s.organisationId, s.id, now))) throw new GatewayError('invalid_api_key', NO_SESSION);
-        await writeAudit(trx, request, principal, now, { action: 'session.revoke', resourceType: 'session', resourceId: s.id, workspaceId: null, details: { user_id: s.userId, reason: 'logout' } });
+        await writeAudit(trx, request, principal, now, {
+          action: 'session.revoke',
+          resourceType: 'session',
+          resourceId: s.id,
+          workspaceId: null,
+          details: { user_id: s.userId, reason: 'logout' },
+        });
         await recordRuntimeChange(trx, changes);
       });
       await deps.runtime.committed(changes);

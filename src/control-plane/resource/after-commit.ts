@@ -9,6 +9,8 @@ export function startAfterCommit(tasks: AfterCommitTask[], logger: Pick<Logger, 
   for (const task of tasks.splice(0)) {
     void Promise.resolve()
       .then(task)
-      .catch((err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'work after a control-plane write failed'));
+      .catch((err: unknown) =>
+        logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'work after a control-plane write failed'),
+      );
   }
 }

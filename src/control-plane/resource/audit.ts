@@ -16,7 +16,8 @@ export interface AuditRecord {
   details?: Record<string, unknown>;
 }
 
-const SECRET_NAME = /^(key|secret|token|password|api_key|client_secret|access_key|secret_access_key|session_token|authorization|private_key|key_hash)$/i;
+const SECRET_NAME =
+  /^(key|secret|token|password|api_key|client_secret|access_key|secret_access_key|session_token|authorization|private_key|key_hash)$/i;
 
 /** A copy of `details` without members whose name says they hold a secret, at any depth. */
 export function withoutSecrets(value: unknown): unknown {
@@ -28,7 +29,13 @@ export function withoutSecrets(value: unknown): unknown {
 }
 
 /** Writes the audit entry of a write made by `principal`, on the write's own transaction. */
-export async function writeAudit(db: Kysely<Database>, request: FastifyRequest, principal: Principal, now: number, r: AuditRecord): Promise<void> {
+export async function writeAudit(
+  db: Kysely<Database>,
+  request: FastifyRequest,
+  principal: Principal,
+  now: number,
+  r: AuditRecord,
+): Promise<void> {
   await insertAuditEntry(db, {
     id: uuid(),
     created_at: now,

@@ -38,7 +38,13 @@ export interface ScopedRepo<R, Q> {
   /** `GET /:id`'s lookup when its path names more than a row (a prompt's `@latest` / `@N` version); default `get`. */
   read?(db: Kysely<Database>, scope: TenantScope, ref: string, viewer: Principal): Promise<R | undefined>;
   /** A page of live rows, newest first, with the total of the filter. */
-  list(db: Kysely<Database>, scope: TenantScope, query: Q, page: { limit: number; offset: number }, viewer: Principal): Promise<{ rows: R[]; total: number }>;
+  list(
+    db: Kysely<Database>,
+    scope: TenantScope,
+    query: Q,
+    page: { limit: number; offset: number },
+    viewer: Principal,
+  ): Promise<{ rows: R[]; total: number }>;
   /** Archives or deletes the row (the declaration's `removal`); may return the row as now stored. Absent on a read-only resource. */
   remove?(db: Kysely<Database>, scope: TenantScope, record: R, now: number): Promise<R | void>;
 }
@@ -69,7 +75,12 @@ export interface ResourceAction<R, B extends TSchema = TSchema, A extends TSchem
   answer: A;
   /** Runtime sections a write changes, when not the resource's own (`[]`: none). */
   runtimeSections?: readonly string[];
-  run(ctx: ResourceContext, record: R, body: Static<B>, query: Static<Q>): Promise<{ answer: Static<A>; record?: R; details?: Record<string, unknown> }>;
+  run(
+    ctx: ResourceContext,
+    record: R,
+    body: Static<B>,
+    query: Static<Q>,
+  ): Promise<{ answer: Static<A>; record?: R; details?: Record<string, unknown> }>;
 }
 
 /**
@@ -167,12 +178,16 @@ export interface ResourceDefinition<R, C extends TSchema, U extends TSchema, Q e
 export type Resource<R = unknown> = ResourceDefinition<R, TSchema, TSchema, TObject, TSchema>;
 
 /** Declares a resource (identity at run time; the types tie schemas, rows and handlers together). */
-export function defineResource<R, C extends TSchema, U extends TSchema, Q extends TObject, A extends TSchema>(def: ResourceDefinition<R, C, U, Q, A>): ResourceDefinition<R, C, U, Q, A> {
+export function defineResource<R, C extends TSchema, U extends TSchema, Q extends TObject, A extends TSchema>(
+  def: ResourceDefinition<R, C, U, Q, A>,
+): ResourceDefinition<R, C, U, Q, A> {
   return def;
 }
 
 /** Declares a custom action (types its body and answer). */
-export function defineAction<R, B extends TSchema, A extends TSchema, Q extends TObject = TObject>(action: ResourceAction<R, B, A, Q>): ResourceAction<R> {
+export function defineAction<R, B extends TSchema, A extends TSchema, Q extends TObject = TObject>(
+  action: ResourceAction<R, B, A, Q>,
+): ResourceAction<R> {
   return action as unknown as ResourceAction<R>;
 }
 

@@ -15,7 +15,12 @@ import { Nullable } from '../../foundation/spec/nullable.js';
 
 /** The decisions.md error body, as every admin route documents its failures. */
 export const ErrorAnswer = Type.Object(
-  { error: Type.Object({ message: Type.String(), type: Type.String(), param: Nullable(Type.String()), code: Nullable(Type.String()) }, { additionalProperties: true }) },
+  {
+    error: Type.Object(
+      { message: Type.String(), type: Type.String(), param: Nullable(Type.String()), code: Nullable(Type.String()) },
+      { additionalProperties: true },
+    ),
+  },
   { additionalProperties: true },
 );
 
@@ -26,7 +31,8 @@ function answers(ok: number, schema: TSchema) {
 }
 
 function requestedWorkspace(value: unknown): string | undefined {
-  if (typeof value === 'object' && value !== null && 'workspace_id' in value && typeof value.workspace_id === 'string') return value.workspace_id;
+  if (typeof value === 'object' && value !== null && 'workspace_id' in value && typeof value.workspace_id === 'string')
+    return value.workspace_id;
   return undefined;
 }
 
@@ -65,7 +71,13 @@ const afterCommitTasks = new WeakMap<ResourceContext, AfterCommitTask[]>();
  * unique violation is 409 `conflict`; after the commit the runtime publishes the changed sections
  * (`sections`: an action's own, default the resource's; none for an action declaring `[]`).
  */
-async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: string, fn: (ctx: ResourceContext) => Promise<WriteResult<R>>, sections: readonly string[] = res.runtimeSections): Promise<WriteResult<R>> {
+async function inTransaction<R>(
+  res: Resource<R>,
+  ctx: ResourceContext,
+  verb: string,
+  fn: (ctx: ResourceContext) => Promise<WriteResult<R>>,
+  sections: readonly string[] = res.runtimeSections,
+): Promise<WriteResult<R>> {
   // An action that declares no runtime sections (`[]`) changes nothing the runtime reads: no outbox row, no reload.
   const publishes = sections === res.runtimeSections || sections.length > 0;
   let changes: RuntimeChange[] = [];
@@ -75,11 +87,23 @@ async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: st
       const inner = { ...ctx, db: trx };
       const result = await fn(inner);
       const workspaceId = res.workspaceOf(result.record);
-      if (workspaceId !== null && !res.archivedWorkspaceWrites && ctx.deps.runtime.current.workspacesById.get(workspaceId)?.status === 'archived') {
-        throw new GatewayError('conflict', `Workspace '${workspaceId}' is archived: its resources are read-only until it is restored.`, { param: 'workspace_id' });
+      if (
+        workspaceId !== null &&
+        !res.archivedWorkspaceWrites &&
+        ctx.deps.runtime.current.workspacesById.get(workspaceId)?.status === 'archived'
+      ) {
+        throw new GatewayError('conflict', `Workspace '${workspaceId}' is archived: its resources are read-only until it is restored.`, {
+          param: 'workspace_id',
+        });
       }
       changes = sections.map((section) => ({ section, workspaceId }));
-      await writeAudit(trx, ctx.request, ctx.principal, ctx.now, { action: `${res.name}.${verb}`, resourceType: res.name, resourceId: res.idOf(result.record), workspaceId, details: result.details });
+      await writeAudit(trx, ctx.request, ctx.principal, ctx.now, {
+        action: `${res.name}.${verb}`,
+        resourceType: res.name,
+        resourceId: res.idOf(result.record),
+        workspaceId,
+        details: result.details,
+      });
       if (publishes) await recordRuntimeChange(trx, changes);
       return result;
     });
@@ -88,7 +112,9 @@ async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: st
     afterCommitTasks.get(ctx)?.splice(0);
     if (isUniqueViolation(err)) {
       if (res.unique) throw new GatewayError('conflict', res.unique.message, { param: res.unique.param });
-      throw new GatewayError('conflict', `A ${res.noun.one.replace(/^an? /, '')} with this slug already exists in this workspace.`, { param: 'slug' });
+      throw new GatewayError('conflict', `A ${res.noun.one.replace(/^an? /, '')} with this slug already exists in this workspace.`, {
+        param: 'slug',
+      });
     }
     throw err;
   }
@@ -100,8 +126,12 @@ async function inTransaction<R>(res: Resource<R>, ctx: ResourceContext, verb: st
 
 /** The row an id names (`GET /:id` with `reading`: through `repo.read` when declared); 404 when unknown. */
 async function load<R>(res: Resource<R>, ctx: ResourceContext, id: string, reading = false): Promise<R> {
-  const record = reading && res.repo.read ? await res.repo.read(ctx.db, ctx.scope, id, ctx.principal) : await res.repo.get(ctx.db, ctx.scope, id, ctx.principal);
-  if (record === undefined) throw new GatewayError('not_found', `Unknown ${res.noun.one.replace(/^an? /, '')} '${id}'.`, { param: res.idParam ?? 'id' });
+  const record =
+    reading && res.repo.read
+      ? await res.repo.read(ctx.db, ctx.scope, id, ctx.principal)
+      : await res.repo.get(ctx.db, ctx.scope, id, ctx.principal);
+  if (record === undefined)
+    throw new GatewayError('not_found', `Unknown ${res.noun.one.replace(/^an? /, '')} '${id}'.`, { param: res.idParam ?? 'id' });
   return record;
 }
 
@@ -137,7 +167,10 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
   const listItem = res.listItem ?? { schema: res.schemas.answer, present: (r: R) => res.present(r) };
   // A list query may take members by pattern (`metadata.<key>` of the logs), still refusing any other.
   const patternProperties = (res.schemas.listQuery as { patternProperties?: Record<string, TSchema> }).patternProperties;
-  const ListQuery: TObject = Type.Object({ ...PageQuery, workspace_id: Type.Optional(Type.String()), ...res.schemas.listQuery.properties }, { additionalProperties: false, ...(patternProperties ? { patternProperties } : {}) });
+  const ListQuery: TObject = Type.Object(
+    { ...PageQuery, workspace_id: Type.Optional(Type.String()), ...res.schemas.listQuery.properties },
+    { additionalProperties: false, ...(patternProperties ? { patternProperties } : {}) },
+  );
   const { create, update } = res;
   const write = res.permissions.write;
   const remove = res.repo.remove?.bind(res.repo);
@@ -145,53 +178,120 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
     if (write && create && res.schemas.create) {
       // An optional create body (`Type.Optional`) may be left out: it is validated as `{}`.
       const optionalCreate = Type.IsOptional(res.schemas.create) ? { preValidation: emptyBody } : {};
-      typed.post(base, { config: { permission: write }, ...optionalCreate, schema: { ...withBase, body: res.schemas.create, tags, summary: `Create ${res.noun.one}`, response: answers(201, res.schemas.created ?? res.schemas.answer) } }, async (request, reply) => {
-        const ctx = context(request, request.body);
-        const out = await inTransaction(res, ctx, 'create', (c) => create(c, request.body));
-        return reply.code(201).send(out.answer ?? res.present(out.record));
-      });
+      typed.post(
+        base,
+        {
+          config: { permission: write },
+          ...optionalCreate,
+          schema: {
+            ...withBase,
+            body: res.schemas.create,
+            tags,
+            summary: `Create ${res.noun.one}`,
+            response: answers(201, res.schemas.created ?? res.schemas.answer),
+          },
+        },
+        async (request, reply) => {
+          const ctx = context(request, request.body);
+          const out = await inTransaction(res, ctx, 'create', (c) => create(c, request.body));
+          return reply.code(201).send(out.answer ?? res.present(out.record));
+        },
+      );
     }
 
-    typed.get(base, { config: { permission: res.permissions.read }, schema: { ...withBase, querystring: ListQuery, tags, summary: `List ${res.noun.many}`, response: answers(200, ListAnswer(listItem.schema)) } }, async (request) => {
-      const ctx = context(request, request.query);
-      await res.beforeList?.(ctx, request.query);
-      const { rows, total } = await res.repo.list(ctx.db, ctx.scope, request.query, pageOf(request.query), ctx.principal);
-      return { object: 'list' as const, data: rows.map((r) => listItem.present(r)), total };
-    });
+    typed.get(
+      base,
+      {
+        config: { permission: res.permissions.read },
+        schema: {
+          ...withBase,
+          querystring: ListQuery,
+          tags,
+          summary: `List ${res.noun.many}`,
+          response: answers(200, ListAnswer(listItem.schema)),
+        },
+      },
+      async (request) => {
+        const ctx = context(request, request.query);
+        await res.beforeList?.(ctx, request.query);
+        const { rows, total } = await res.repo.list(ctx.db, ctx.scope, request.query, pageOf(request.query), ctx.principal);
+        return { object: 'list' as const, data: rows.map((r) => listItem.present(r)), total };
+      },
+    );
 
-    const readSchema = { params: IdParams, ...(res.readQuery ? { querystring: res.readQuery } : {}), tags, summary: `Read ${res.noun.one}`, response: answers(200, res.schemas.answer) };
+    const readSchema = {
+      params: IdParams,
+      ...(res.readQuery ? { querystring: res.readQuery } : {}),
+      tags,
+      summary: `Read ${res.noun.one}`,
+      response: answers(200, res.schemas.answer),
+    };
     typed.get(`${base}/:${idParam}`, { config: { permission: res.permissions.read }, schema: readSchema }, async (request) => {
       const ctx = context(request, undefined);
       const id = idOf(request.params);
       const record = await load(res, ctx, id, true);
-      if (res.readable && !res.readable(record, request.query)) throw new GatewayError('not_found', `Unknown ${res.noun.one.replace(/^an? /, '')} '${id}'.`, { param: idParam });
+      if (res.readable && !res.readable(record, request.query))
+        throw new GatewayError('not_found', `Unknown ${res.noun.one.replace(/^an? /, '')} '${id}'.`, { param: idParam });
       return res.present(record);
     });
 
     if (write && update && res.schemas.update) {
-      typed.put(`${base}/:${idParam}`, { config: { permission: write }, schema: { params: IdParams, body: res.schemas.update, tags, summary: `Update ${res.noun.one}`, response: answers(200, res.schemas.answer) } }, async (request) => {
-        const ctx = context(request, undefined);
-        const out = await inTransaction(res, ctx, 'update', async (c) => update(c, await loadWritable(res, c, idOf(request.params)), request.body));
-        return out.answer ?? res.present(out.record);
-      });
+      typed.put(
+        `${base}/:${idParam}`,
+        {
+          config: { permission: write },
+          schema: {
+            params: IdParams,
+            body: res.schemas.update,
+            tags,
+            summary: `Update ${res.noun.one}`,
+            response: answers(200, res.schemas.answer),
+          },
+        },
+        async (request) => {
+          const ctx = context(request, undefined);
+          const out = await inTransaction(res, ctx, 'update', async (c) =>
+            update(c, await loadWritable(res, c, idOf(request.params)), request.body),
+          );
+          return out.answer ?? res.present(out.record);
+        },
+      );
     }
 
     const removal = res.removal;
     if (write && removal && remove) {
-      typed.delete(`${base}/:${idParam}`, { config: { permission: write }, schema: { params: IdParams, tags, summary: `${removal === 'archive' ? 'Archive' : 'Delete'} ${res.noun.one}`, response: answers(200, res.removeAnswer === 'record' ? res.schemas.answer : Deleted) } }, async (request) => {
-        const ctx = context(request, undefined);
-        const out = await inTransaction(res, ctx, removal, async (c) => {
-          const record = await loadWritable(res, c, idOf(request.params));
-          await res.beforeRemove?.(c, record);
-          const after = await remove(c.db, c.scope, record, c.now);
-          return { record: after ?? record };
-        });
-        return res.removeAnswer === 'record' ? res.present(out.record) : { id: res.idOf(out.record), object: res.name, deleted: true };
-      });
+      typed.delete(
+        `${base}/:${idParam}`,
+        {
+          config: { permission: write },
+          schema: {
+            params: IdParams,
+            tags,
+            summary: `${removal === 'archive' ? 'Archive' : 'Delete'} ${res.noun.one}`,
+            response: answers(200, res.removeAnswer === 'record' ? res.schemas.answer : Deleted),
+          },
+        },
+        async (request) => {
+          const ctx = context(request, undefined);
+          const out = await inTransaction(res, ctx, removal, async (c) => {
+            const record = await loadWritable(res, c, idOf(request.params));
+            await res.beforeRemove?.(c, record);
+            const after = await remove(c.db, c.scope, record, c.now);
+            return { record: after ?? record };
+          });
+          return res.removeAnswer === 'record' ? res.present(out.record) : { id: res.idOf(out.record), object: res.name, deleted: true };
+        },
+      );
     }
 
     for (const action of res.collectionActions ?? []) {
-      const schema = { ...withBase, ...(action.body ? { body: action.body } : {}), tags, summary: action.summary, response: answers(200, action.answer) };
+      const schema = {
+        ...withBase,
+        ...(action.body ? { body: action.body } : {}),
+        tags,
+        summary: action.summary,
+        response: answers(200, action.answer),
+      };
       typed.route({
         method: action.method,
         url: `${base}${action.suffix}`,
@@ -202,7 +302,14 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
     }
 
     for (const action of res.actions ?? []) {
-      const schema = { params: IdParams, ...(action.body ? { body: action.body } : {}), ...(action.query ? { querystring: action.query } : {}), tags, summary: action.summary, response: answers(200, action.answer) };
+      const schema = {
+        params: IdParams,
+        ...(action.body ? { body: action.body } : {}),
+        ...(action.query ? { querystring: action.query } : {}),
+        tags,
+        summary: action.summary,
+        response: answers(200, action.answer),
+      };
       // An optional body (`Type.Optional`) may be left out: it is validated as `{}`.
       const optionalBody = action.body !== undefined && Type.IsOptional(action.body);
       typed.route({
@@ -220,14 +327,23 @@ export function mountResource<R>(app: FastifyInstance, deps: GatewayDeps, res: R
           : {}),
         handler: async (request) => {
           const ctx = context(request, undefined);
-          if (!action.write) return (await action.run(ctx, await load(res, ctx, idOf(request.params)), request.body, request.query as Record<string, unknown>)).answer;
+          if (!action.write)
+            return (
+              await action.run(ctx, await load(res, ctx, idOf(request.params)), request.body, request.query as Record<string, unknown>)
+            ).answer;
           let answer: unknown;
-          await inTransaction(res, ctx, action.verb, async (c) => {
-            const record = await loadWritable(res, c, idOf(request.params));
-            const out = await action.run(c, record, request.body, request.query as Record<string, unknown>);
-            answer = out.answer;
-            return { record: out.record ?? record, details: out.details };
-          }, action.runtimeSections);
+          await inTransaction(
+            res,
+            ctx,
+            action.verb,
+            async (c) => {
+              const record = await loadWritable(res, c, idOf(request.params));
+              const out = await action.run(c, record, request.body, request.query as Record<string, unknown>);
+              answer = out.answer;
+              return { record: out.record ?? record, details: out.details };
+            },
+            action.runtimeSections,
+          );
           return answer;
         },
       });

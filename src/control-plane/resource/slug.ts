@@ -6,7 +6,13 @@ export const Slug = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,127}$' });
 
 /** A name in kebab case (at most 100 characters), or `fallback` when the name has no usable characters. */
 export function kebabSlug(name: string, fallback: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 100) || fallback;
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 100) || fallback
+  );
 }
 
 /** A unique-enough slug made from a name (or `fallback` when the name has no usable characters) and 8 random characters. */

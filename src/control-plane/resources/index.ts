@@ -41,4 +41,3 @@ export const ADMIN_RESOURCES: ReadonlyArray<Resource<unknown>> = [
   mcpServersResource,
   secretReferencesResource,
 ];
-

@@ -13,8 +13,17 @@ import { Nullable } from '../../foundation/spec/nullable.js';
  */
 export const PolicyStatus = StringEnum(['active', 'archived']);
 export const PolicyName = Nullable(Type.String({ maxLength: 200 }));
-export const PolicyConditions = Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }), value: Type.String({ maxLength: 512 }) }, { additionalProperties: false }), { maxItems: 32 });
-export const PolicyGroupBy = Type.Array(Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }), { maxItems: 8 });
+export const PolicyConditions = Type.Array(
+  Type.Object(
+    { key: Type.String({ minLength: 1, maxLength: 200 }), value: Type.String({ maxLength: 512 }) },
+    { additionalProperties: false },
+  ),
+  { maxItems: 32 },
+);
+export const PolicyGroupBy = Type.Array(
+  Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
+  { maxItems: 8 },
+);
 export const PolicyReadQuery = Type.Object({ status: Type.Optional(PolicyStatus) }, { additionalProperties: false });
 export const PolicyId = Type.String({ pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' });
 /** `conditions` and `group_by` in answers. */
@@ -34,9 +43,12 @@ export function policyLifecycle<P extends { id: string; status: string }>(label:
       await repo.update(db, scope, p.id, { status: 'archived' }, now);
       return repo.get(db, scope, p.id);
     },
-    readable: (p: P, query: unknown) => p.status === (typeof query === 'object' && query !== null && 'status' in query && query.status === 'archived' ? 'archived' : 'active'),
+    readable: (p: P, query: unknown) =>
+      p.status ===
+      (typeof query === 'object' && query !== null && 'status' in query && query.status === 'archived' ? 'archived' : 'active'),
     writable(p: P): void {
-      if (p.status === 'archived') throw new GatewayError('conflict', `${label} '${p.id}' is archived and cannot be changed.`, { param: 'id' });
+      if (p.status === 'archived')
+        throw new GatewayError('conflict', `${label} '${p.id}' is archived and cannot be changed.`, { param: 'id' });
     },
   };
 }

@@ -9,7 +9,14 @@ import type { GatewayHeaders } from './read-gateway-headers.js';
  * The routing engine's view of a data-plane request: the body and metadata as the hooks left them,
  * the gateway headers, and the request's shared `locals`. The one place that builds a RouteInput.
  */
-export function buildRouteInput(request: FastifyRequest, dp: DataPlaneRequest, gh: GatewayHeaders, abort: AbortSource, endpoint: ProviderEndpointKind, sourceText?: string): RouteInput {
+export function buildRouteInput(
+  request: FastifyRequest,
+  dp: DataPlaneRequest,
+  gh: GatewayHeaders,
+  abort: AbortSource,
+  endpoint: ProviderEndpointKind,
+  sourceText?: string,
+): RouteInput {
   if (abort instanceof LazyAbort) return new LazyRouteInput(request, dp, gh, abort, endpoint, sourceText);
   const signal = abort;
   return {
@@ -52,7 +59,14 @@ class LazyRouteInput implements RouteInput {
   readonly clientAbort: LazyAbort;
   readonly locals: Record<string, unknown>;
 
-  constructor(request: FastifyRequest, dp: DataPlaneRequest, gh: GatewayHeaders, abort: LazyAbort, endpoint: ProviderEndpointKind, sourceText: string | undefined) {
+  constructor(
+    request: FastifyRequest,
+    dp: DataPlaneRequest,
+    gh: GatewayHeaders,
+    abort: LazyAbort,
+    endpoint: ProviderEndpointKind,
+    sourceText: string | undefined,
+  ) {
     this.endpoint = endpoint;
     this.body = dp.body;
     this.sourceText = sourceText;

@@ -46,7 +46,14 @@ export const FORWARDS_TEXT: DataPlaneOptions = Object.freeze({ forwardsText: tru
  * engine, then the answer (bytes passed through or mapped, streamed chunk by chunk with backpressure).
  * Logging, metrics and accounting run after the last byte, off the response path.
  */
-export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, endpoint: ProviderEndpointKind, body: Record<string, unknown>, options: DataPlaneOptions = {}): Promise<void> {
+export async function handleDataPlane(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  endpoint: ProviderEndpointKind,
+  body: Record<string, unknown>,
+  options: DataPlaneOptions = {},
+): Promise<void> {
   const ctx = request.gw;
   const gh = readGatewayHeaders(request.headers, requestDefaults(ctx.key));
   const snapshot = deps.runtime.current;
@@ -79,7 +86,8 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
       if (pending) await pending;
     }
     const input = buildRouteInput(request, dp, gh, abort, endpoint, options.forwardsText && dp.body === body ? ctx.bodyText : undefined);
-    if (ctx.span) dp.locals[ROUTING_SPAN] = ctx.span.child('routing', 'internal', { 'gateway.endpoint': endpoint, 'gateway.config.id': dp.config?.id });
+    if (ctx.span)
+      dp.locals[ROUTING_SPAN] = ctx.span.child('routing', 'internal', { 'gateway.endpoint': endpoint, 'gateway.config.id': dp.config?.id });
     outcome = await deps.router.route(dp.config?.root ?? HEADER_ONLY, input, trace);
     endRoutingSpan(dp, trace);
   } catch (err) {
@@ -101,7 +109,11 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
       // `usage` is read from the answer only when someone asks (the request log, a tokens policy).
       recordCompletion(deps, dp, new CompletedJson(outcome, json, trace, latencyMs));
     };
-    const payload = options.shapeJson ? Buffer.from(JSON.stringify(options.shapeJson({ status: outcome.status, headers: stringHeaders(reply.getHeaders()), body: json.value }))) : json.bytes;
+    const payload = options.shapeJson
+      ? Buffer.from(
+          JSON.stringify(options.shapeJson({ status: outcome.status, headers: stringHeaders(reply.getHeaders()), body: json.value })),
+        )
+      : json.bytes;
     return reply.code(outcome.status).header('content-type', 'application/json').send(payload);
   }
   const stream = outcome.stream!;
@@ -113,7 +125,16 @@ export async function handleDataPlane(deps: GatewayDeps, request: FastifyRequest
       if (isObject(chunk.usage)) usage = chunk.usage as unknown as Usage;
     },
     onEnd: (ok, error) => {
-      recordCompletion(deps, dp, { status: ok ? outcome.status : (error?.status ?? 500), outcome, error, trace, usage, latencyMs: Date.now() - ctx.startedAt, responseBody: chunks ? { chunks } : undefined, price: undefined });
+      recordCompletion(deps, dp, {
+        status: ok ? outcome.status : (error?.status ?? 500),
+        outcome,
+        error,
+        trace,
+        usage,
+        latencyMs: Date.now() - ctx.startedAt,
+        responseBody: chunks ? { chunks } : undefined,
+        price: undefined,
+      });
     },
   });
   return sendEventStream(reply, outcome.status, stream);
@@ -181,4 +202,3 @@ function stringHeaders(h: Record<string, number | string | string[] | undefined>
   for (const [k, v] of Object.entries(h)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : String(v);
   return out;
 }
-

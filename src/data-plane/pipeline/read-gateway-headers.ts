@@ -40,12 +40,18 @@ export function readGatewayHeaders(h: IncomingHttpHeaders, defaults?: RequestDef
     try {
       parsed = JSON.parse(meta);
     } catch {
-      throw new GatewayError('invalid_request', 'x-gateway-metadata must be a JSON object of string values.', { param: 'x-gateway-metadata' });
+      throw new GatewayError('invalid_request', 'x-gateway-metadata must be a JSON object of string values.', {
+        param: 'x-gateway-metadata',
+      });
     }
-    if (!isObject(parsed)) throw new GatewayError('invalid_request', 'x-gateway-metadata must be a JSON object of string values.', { param: 'x-gateway-metadata' });
+    if (!isObject(parsed))
+      throw new GatewayError('invalid_request', 'x-gateway-metadata must be a JSON object of string values.', {
+        param: 'x-gateway-metadata',
+      });
     metadata = {};
     for (const [k, v] of Object.entries(parsed)) {
-      if (typeof v !== 'string') throw new GatewayError('invalid_request', `x-gateway-metadata.${k} must be a string.`, { param: 'x-gateway-metadata' });
+      if (typeof v !== 'string')
+        throw new GatewayError('invalid_request', `x-gateway-metadata.${k} must be a string.`, { param: 'x-gateway-metadata' });
       metadata[k] = v;
     }
   }
@@ -54,7 +60,11 @@ export function readGatewayHeaders(h: IncomingHttpHeaders, defaults?: RequestDef
   if (timeout !== undefined) {
     requestTimeoutMs = Number(timeout);
     if (!Number.isInteger(requestTimeoutMs) || requestTimeoutMs <= 0 || requestTimeoutMs > MAX_TIMEOUT_MS) {
-      throw new GatewayError('invalid_request', `x-gateway-request-timeout must be a positive integer of milliseconds, at most ${MAX_TIMEOUT_MS}.`, { param: 'x-gateway-request-timeout' });
+      throw new GatewayError(
+        'invalid_request',
+        `x-gateway-request-timeout must be a positive integer of milliseconds, at most ${MAX_TIMEOUT_MS}.`,
+        { param: 'x-gateway-request-timeout' },
+      );
     }
   }
   const fwd = one(h, 'x-gateway-forward-headers');
@@ -62,7 +72,12 @@ export function readGatewayHeaders(h: IncomingHttpHeaders, defaults?: RequestDef
     config: one(h, 'x-gateway-config')?.trim() || undefined,
     target,
     metadata,
-    forwardHeaderNames: fwd ? fwd.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean) : null,
+    forwardHeaderNames: fwd
+      ? fwd
+          .split(',')
+          .map((s) => s.trim().toLowerCase())
+          .filter(Boolean)
+      : null,
     requestTimeoutMs,
     cacheForceRefresh: one(h, 'x-gateway-cache-force-refresh') === 'true',
   };

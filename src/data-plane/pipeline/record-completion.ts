@@ -41,9 +41,23 @@ export function recordCompletion(deps: GatewayDeps, dp: DataPlaneRequest, done: 
     if (done.error) {
       // The error handler, which the error may reach next, must not account for it a second time.
       markAccounted(dp.ctx);
-      if (done.outcome) logFailedRequest(deps.logger, done.error, { requestId: dp.ctx.requestId, method: 'POST', path: dp.endpoint, latencyMs: done.latencyMs, model });
+      if (done.outcome)
+        logFailedRequest(deps.logger, done.error, {
+          requestId: dp.ctx.requestId,
+          method: 'POST',
+          path: dp.endpoint,
+          latencyMs: done.latencyMs,
+          model,
+        });
     }
-    deps.metrics.observeRequest({ endpoint: dp.endpoint, provider, model, status: done.status, seconds: done.latencyMs / 1000, answeredModel: done.outcome?.model });
+    deps.metrics.observeRequest({
+      endpoint: dp.endpoint,
+      provider,
+      model,
+      status: done.status,
+      seconds: done.latencyMs / 1000,
+      answeredModel: done.outcome?.model,
+    });
     const usage = done.usage;
     // Priced here, after the answer, from memoised catalogue lookups (the usage-limit hook reads the same price).
     const price = priceOfRequest(done, dp.ctx.startedAt);

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import { HttpRequestContext } from './request-context.js';
 
-const key = { id: 'k', organisationId: 'org-b', workspaceId: null, type: 'organisation-service' as const, scopes: [], expiresAt: null, name: 'k' };
+const key = {
+  id: 'k',
+  organisationId: 'org-b',
+  workspaceId: null,
+  type: 'organisation-service' as const,
+  scopes: [],
+  expiresAt: null,
+  name: 'k',
+};
 
 function errorOf(read: () => unknown): GatewayError | undefined {
   try {

@@ -16,12 +16,19 @@ export function requestDefaults(key: AuthKey | undefined): RequestDefaults | und
  * `forbidden` when the defaults set `allowConfigOverride: false`; default metadata goes under the
  * request's `x-gateway-metadata` (the request's keys win).
  */
-export function applyRequestDefaults<H extends { config?: string; metadata: Record<string, string> }>(gh: H, defaults: RequestDefaults | undefined): H {
+export function applyRequestDefaults<H extends { config?: string; metadata: Record<string, string> }>(
+  gh: H,
+  defaults: RequestDefaults | undefined,
+): H {
   if (!defaults) return gh;
   if (defaults.configId !== undefined) {
     if (gh.config === undefined) gh.config = defaults.configId;
     else if (!defaults.allowConfigOverride) {
-      throw new GatewayError('forbidden', "This API key's default config cannot be overridden: send the request without x-gateway-config.", { param: 'x-gateway-config' });
+      throw new GatewayError(
+        'forbidden',
+        "This API key's default config cannot be overridden: send the request without x-gateway-config.",
+        { param: 'x-gateway-config' },
+      );
     }
   }
   if (defaults.metadata) gh.metadata = { ...defaults.metadata, ...gh.metadata };

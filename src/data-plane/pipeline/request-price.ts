@@ -18,7 +18,14 @@ export function priceOfRequest(done: CompletedRequest, at: number, usage?: unkno
   const outcome = done.outcome;
   let price = FREE;
   if (outcome && outcome.cacheStatus !== 'HIT' && outcome.cacheStatus !== 'SEMANTIC HIT') {
-    price = priceUsage({ provider: done.trace.provider, model: done.trace.model, answeredModel: outcome.model, usage: usage ?? done.usage, terms: done.trace.pricing, at });
+    price = priceUsage({
+      provider: done.trace.provider,
+      model: done.trace.model,
+      answeredModel: outcome.model,
+      usage: usage ?? done.usage,
+      terms: done.trace.pricing,
+      at,
+    });
   }
   if (usage === undefined) done.price = price;
   return price;

@@ -8,7 +8,12 @@ import type { RuntimeSnapshot } from '../../runtime/snapshot.js';
  * id or slug of a stored config of the request's workspace. Any other id, another tenant's included, is
  * 404 `not_found` (the two are indistinguishable).
  */
-export function resolveConfig(header: string | undefined, workspaceId: string, snapshot: RuntimeSnapshot, inline: InlineConfigCache): CompiledConfig | null {
+export function resolveConfig(
+  header: string | undefined,
+  workspaceId: string,
+  snapshot: RuntimeSnapshot,
+  inline: InlineConfigCache,
+): CompiledConfig | null {
   if (!header) return null;
   if (header.startsWith('{')) return inline.get(header);
   const stored = snapshot.configs.get(`${workspaceId}:${header}`);

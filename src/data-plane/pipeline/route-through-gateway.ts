@@ -42,11 +42,27 @@ export function prepareRequest(deps: GatewayDeps, request: FastifyRequest, reply
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) abort.abort(new Error('client closed the connection'));
   });
-  const dp: DataPlaneRequest = { ctx, endpoint: 'chat', body: {}, stream: false, metadata: gh.metadata, headers: request.headers, config, responseHeaders: {}, locals: {} };
+  const dp: DataPlaneRequest = {
+    ctx,
+    endpoint: 'chat',
+    body: {},
+    stream: false,
+    metadata: gh.metadata,
+    headers: request.headers,
+    config,
+    responseHeaders: {},
+    locals: {},
+  };
   return { gh, dp, root: config?.root ?? HEADER_ONLY, signal: abort.signal };
 }
 
-function routeInput(request: FastifyRequest, p: PreparedRequest, endpoint: ProviderEndpointKind, body: Record<string, unknown>, stream: boolean): RouteInput {
+function routeInput(
+  request: FastifyRequest,
+  p: PreparedRequest,
+  endpoint: ProviderEndpointKind,
+  body: Record<string, unknown>,
+  stream: boolean,
+): RouteInput {
   return buildRouteInput(request, { ...p.dp, body, stream }, p.gh, p.signal, endpoint);
 }
 
@@ -55,7 +71,13 @@ function routeInput(request: FastifyRequest, p: PreparedRequest, endpoint: Provi
  * endpoint: the Responses or Messages API) for the model it would be sent (the leaf's `override_params.model`,
  * else `model`); a target that cannot be resolved counts as not native.
  */
-export function servesNatively(request: FastifyRequest, p: PreparedRequest, targets: TargetResolverDeps, endpoint: 'responses' | 'messages' | 'messages_count_tokens', model?: string): boolean {
+export function servesNatively(
+  request: FastifyRequest,
+  p: PreparedRequest,
+  targets: TargetResolverDeps,
+  endpoint: 'responses' | 'messages' | 'messages_count_tokens',
+  model?: string,
+): boolean {
   const input = routeInput(request, p, endpoint, {}, false);
   const leaves: CompiledNode[] = [];
   const walk = (n: CompiledNode) => (n.mode === 'leaf' ? leaves.push(n) : n.children.forEach(walk));
@@ -77,7 +99,14 @@ export function servesNatively(request: FastifyRequest, p: PreparedRequest, targ
  * does (fallback, retries, cache, guardrails and limits apply), and sets the routing headers on the
  * reply. A failure is accounted for and thrown.
  */
-export async function routeThroughGateway(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, p: PreparedRequest, endpoint: ProviderEndpointKind, body: Record<string, unknown>): Promise<RoutedRequest> {
+export async function routeThroughGateway(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  p: PreparedRequest,
+  endpoint: ProviderEndpointKind,
+  body: Record<string, unknown>,
+): Promise<RoutedRequest> {
   const { dp } = p;
   dp.endpoint = endpoint;
   dp.body = body;
@@ -86,7 +115,11 @@ export async function routeThroughGateway(deps: GatewayDeps, request: FastifyReq
   let outcome: Outcome;
   try {
     for (const hook of deps.hooks) if (hook.before) await hook.before(dp);
-    if (dp.ctx.span) dp.locals[ROUTING_SPAN] = dp.ctx.span.child('routing', 'internal', { 'gateway.endpoint': endpoint, 'gateway.config.id': dp.config?.id });
+    if (dp.ctx.span)
+      dp.locals[ROUTING_SPAN] = dp.ctx.span.child('routing', 'internal', {
+        'gateway.endpoint': endpoint,
+        'gateway.config.id': dp.config?.id,
+      });
     outcome = await deps.router.route(p.root, routeInput(request, p, endpoint, dp.body, dp.stream), trace);
     endRoutingSpan(dp, trace);
   } catch (err) {

@@ -7,7 +7,12 @@ import { routingSpanOf } from '../../infra/observability/tracing.js';
 export function endRoutingSpan(dp: DataPlaneRequest, trace: RouteTrace, error?: GatewayError): void {
   const span = routingSpanOf(dp.locals);
   if (!span) return;
-  span.set({ 'gateway.target.path': trace.path, 'gen_ai.provider.name': trace.provider, 'gateway.attempts': trace.attempts.length, 'gateway.retries': trace.retries });
+  span.set({
+    'gateway.target.path': trace.path,
+    'gen_ai.provider.name': trace.provider,
+    'gateway.attempts': trace.attempts.length,
+    'gateway.retries': trace.retries,
+  });
   if (error) span.fail(error.publicCode ?? error.code, error.message);
   span.end();
 }

@@ -92,7 +92,8 @@ function int(value: string | undefined, fallback: number): number {
 function timeout(value: string | undefined, fallback: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_TIMEOUT_MS) throw new Error(`Expected a timeout of 1 to ${MAX_TIMEOUT_MS} ms, got '${value}'`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_TIMEOUT_MS)
+    throw new Error(`Expected a timeout of 1 to ${MAX_TIMEOUT_MS} ms, got '${value}'`);
   return n;
 }
 
@@ -100,7 +101,8 @@ function timeout(value: string | undefined, fallback: number): number {
 function seconds(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback * 1000;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 30 * 86_400) throw new Error(`${name}: expected a whole number of seconds from 1 to 2592000, got '${value}'`);
+  if (!Number.isInteger(n) || n < 1 || n > 30 * 86_400)
+    throw new Error(`${name}: expected a whole number of seconds from 1 to 2592000, got '${value}'`);
   return n * 1000;
 }
 
@@ -127,7 +129,9 @@ function httpUrl(value: string | undefined, name: string): string | undefined {
 function tracingOf(env: NodeJS.ProcessEnv): TracingOptions | undefined {
   if (sdkDisabled(env)) return undefined;
   const base = httpUrl(env.OTEL_EXPORTER_OTLP_ENDPOINT, 'OTEL_EXPORTER_OTLP_ENDPOINT');
-  const endpoint = httpUrl(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ?? (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
+  const endpoint =
+    httpUrl(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ??
+    (base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined);
   if (!endpoint) return undefined;
   return {
     endpoint,
@@ -179,8 +183,14 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     apiKeyPrefix: env.API_KEY_PREFIX ?? DEFAULT_API_KEY_PREFIX,
     metricsToken: env.GATEWAY_METRICS_TOKEN || undefined,
     cookieSecure: env.GATEWAY_COOKIE_SECURE === 'true',
-    oidcCustomScopes: (env.OIDC_CUSTOM_SCOPES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
-    trustedCustomHosts: (env.TRUSTED_CUSTOM_HOSTS ?? 'localhost,127.0.0.1,::1').split(',').map((s) => s.trim()).filter(Boolean),
+    oidcCustomScopes: (env.OIDC_CUSTOM_SCOPES ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    trustedCustomHosts: (env.TRUSTED_CUSTOM_HOSTS ?? 'localhost,127.0.0.1,::1')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     bodyLimitBytes: int(env.GATEWAY_MAX_BODY_BYTES, 25 * 1024 * 1024),
     shutdownTimeoutMs: int(env.GATEWAY_SHUTDOWN_TIMEOUT_MS, 30_000),
     shutdownDelayMs: bounded('GATEWAY_SHUTDOWN_DELAY_MS', env.GATEWAY_SHUTDOWN_DELAY_MS, 0, 0, 600_000),

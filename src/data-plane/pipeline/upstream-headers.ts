@@ -27,10 +27,18 @@ export interface HeaderSource {
  * `provider_unreachable` naming the reference (never a value) when a mapping cannot be resolved.
  * The values are credentials: never log or answer them.
  */
-export async function upstreamHeadersOf(deps: HeaderDeps, row: object, h: HeaderSource, workspaceId: string): Promise<Record<string, string>> {
+export async function upstreamHeadersOf(
+  deps: HeaderDeps,
+  row: object,
+  h: HeaderSource,
+  workspaceId: string,
+): Promise<Record<string, string>> {
   const base = openHeaders(deps.secrets, row, h.id, h.sealed);
   if (h.secretMappings.length === 0) return { ...base };
-  return overrideHeaders(base, await resolveMappedHeaders({ source: (refId) => sourceOf(deps, refId), resolver: deps.secretResolver }, h.secretMappings, workspaceId));
+  return overrideHeaders(
+    base,
+    await resolveMappedHeaders({ source: (refId) => sourceOf(deps, refId), resolver: deps.secretResolver }, h.secretMappings, workspaceId),
+  );
 }
 
 /**

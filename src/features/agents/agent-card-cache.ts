@@ -16,7 +16,10 @@ export class AgentCardCache {
   private readonly cards = new LRUCache<string, CachedCard>({ max: 1000 });
 
   /** The current card of a server (from the cache when the upstream says it did not change). */
-  async read(key: { serverId: string; url: string; updatedAt: number; version: string }, f: Omit<CardFetch, 'cached'>): Promise<{ card: Record<string, unknown>; revalidated: boolean }> {
+  async read(
+    key: { serverId: string; url: string; updatedAt: number; version: string },
+    f: Omit<CardFetch, 'cached'>,
+  ): Promise<{ card: Record<string, unknown>; revalidated: boolean }> {
     const id = `${key.serverId}|${key.updatedAt}|${key.url}|${key.version}`;
     const cached = this.cards.get(id);
     const fetched = await fetchAgentCard({ ...f, ...(cached ? { cached: { location: cached.location, etag: cached.etag } } : {}) });

@@ -83,7 +83,8 @@ function faultAnswer(c: Call, g: GatewayError): JsonRpcError {
 
 /** The gateway error of an upstream fault: 408 `request_timeout` once the call's deadline passed (the abort it caused surfaces as whatever the HTTP client saw). */
 function faultOf(c: Call, err: unknown): GatewayError {
-  if (c.deadline?.passed) return new GatewayError('request_timeout', `The agent server did not answer within ${c.timeoutMs} ms.`, { provider: 'a2a' });
+  if (c.deadline?.passed)
+    return new GatewayError('request_timeout', `The agent server did not answer within ${c.timeoutMs} ms.`, { provider: 'a2a' });
   return toGatewayError(err);
 }
 
@@ -104,7 +105,10 @@ async function claim(c: Call, result: unknown, seen: Set<string>): Promise<void>
   try {
     await c.owners.record(c.server.id, taskId, c.owner);
   } catch (err) {
-    c.deps.logger.warn({ err: (err as Error)?.message, agent: c.server.slug }, 'task owner could not be recorded; the caller will not see this task again');
+    c.deps.logger.warn(
+      { err: (err as Error)?.message, agent: c.server.slug },
+      'task owner could not be recorded; the caller will not see this task again',
+    );
   }
 }
 
@@ -119,7 +123,10 @@ async function relayJson(c: Call, res: UpstreamResponse): Promise<FastifyReply> 
   }
   const parsed = tryParseJson(text);
   if (!isObject(parsed)) {
-    const g = new GatewayError('provider_error', `The agent server answered HTTP ${res.status} without a JSON-RPC body.`, { status: 502, provider: 'a2a' });
+    const g = new GatewayError('provider_error', `The agent server answered HTTP ${res.status} without a JSON-RPC body.`, {
+      status: 502,
+      provider: 'a2a',
+    });
     return refuse(c, rpcError(c.id, RPC.internalError, g.message, { code: g.code, status: res.status }), 502, g);
   }
   await claim(c, parsed.result, new Set());
@@ -160,7 +167,12 @@ async function relayStream(c: Call, res: UpstreamResponse): Promise<void> {
  * for the server's workspace; 502 naming the reference when one cannot be).
  */
 export function agentHeadersOf(deps: GatewayDeps, server: AgentServer): Promise<Record<string, string>> {
-  return upstreamHeadersOf(deps, server, { id: server.id, sealed: server.headers_sealed, secretMappings: server.secret_mappings }, server.workspace_id);
+  return upstreamHeadersOf(
+    deps,
+    server,
+    { id: server.id, sealed: server.headers_sealed, secretMappings: server.secret_mappings },
+    server.workspace_id,
+  );
 }
 
 /**
@@ -179,12 +191,19 @@ async function forward(c: Call, body: Record<string, unknown>, stream: boolean):
   if (c.bounded) startDeadline(c, abort);
   const payload = JSON.stringify(body);
   const send = async (): Promise<UpstreamResponse> => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream, application/json' : 'application/json', ...(await agentHeadersOf(deps, server)) };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: stream ? 'text/event-stream, application/json' : 'application/json',
+      ...(await agentHeadersOf(deps, server)),
+    };
     for (const name of PASSED) {
       const v = request.headers[name];
       if (typeof v === 'string') headers[name] = v;
     }
-    return deps.http.send({ url: server.url, method: 'POST', headers, body: payload, signal: abort, headersTimeout: timeout, bodyTimeout: timeout }, 'a2a');
+    return deps.http.send(
+      { url: server.url, method: 'POST', headers, body: payload, signal: abort, headersTimeout: timeout, bodyTimeout: timeout },
+      'a2a',
+    );
   };
   let res: UpstreamResponse;
   try {
@@ -211,7 +230,13 @@ async function forward(c: Call, body: Record<string, unknown>, stream: boolean):
  * first (rate and usage limits match `endpoint_type: agents`); the answer is relayed as it came, a
  * stream chunk by chunk; every call is logged.
  */
-async function proxyCall(deps: GatewayDeps, owners: TaskOwners, guard: CustomHostGuard, request: FastifyRequest<{ Params: { slug: string } }>, reply: FastifyReply): Promise<FastifyReply | void> {
+async function proxyCall(
+  deps: GatewayDeps,
+  owners: TaskOwners,
+  guard: CustomHostGuard,
+  request: FastifyRequest<{ Params: { slug: string } }>,
+  reply: FastifyReply,
+): Promise<FastifyReply | void> {
   // The A2A SDK (~1 MB of heap) is loaded by the first agent call, not with the gateway.
   const { METHOD_NAMES, kindOf, versionOf } = await import('./a2a-methods.js');
   const ctx = request.gw;
@@ -223,9 +248,32 @@ async function proxyCall(deps: GatewayDeps, owners: TaskOwners, guard: CustomHos
   const version = versionOf(request.headers['a2a-version']);
   const method = isObject(body) && typeof body.method === 'string' ? body.method : undefined;
   const kind = version && method !== undefined ? kindOf(version, method) : undefined;
-  const dp: DataPlaneRequest = { ctx, endpoint: 'agents', body: isObject(body) ? body : {}, stream: kind === 'stream', metadata: gh.metadata, headers: request.headers, config: null, responseHeaders: {}, locals: {} };
+  const dp: DataPlaneRequest = {
+    ctx,
+    endpoint: 'agents',
+    body: isObject(body) ? body : {},
+    stream: kind === 'stream',
+    metadata: gh.metadata,
+    headers: request.headers,
+    config: null,
+    responseHeaders: {},
+    locals: {},
+  };
   const timeoutMs = gh.requestTimeoutMs ?? deps.settings.agentTimeoutMs;
-  const c: Call = { deps, owners, request, reply, server, dp, trace: { retries: 0, attempts: [], provider: 'a2a', model: server.slug }, id: idOf(body), version: version ?? '0.3', owner: ownerOf(ctx.key), timeoutMs, bounded: gh.requestTimeoutMs !== null };
+  const c: Call = {
+    deps,
+    owners,
+    request,
+    reply,
+    server,
+    dp,
+    trace: { retries: 0, attempts: [], provider: 'a2a', model: server.slug },
+    id: idOf(body),
+    version: version ?? '0.3',
+    owner: ownerOf(ctx.key),
+    timeoutMs,
+    bounded: gh.requestTimeoutMs !== null,
+  };
   // GenAI semantic conventions for agents: one CLIENT span per call, named `invoke_agent {agent name}`.
   c.span = ctx.span?.child(`invoke_agent ${server.name}`, 'client', {
     'gen_ai.operation.name': 'invoke_agent',
@@ -250,17 +298,47 @@ async function proxyCall(deps: GatewayDeps, owners: TaskOwners, guard: CustomHos
   }
   for (const k in dp.responseHeaders) reply.header(k, dp.responseHeaders[k]);
   if (!isObject(body) || body.jsonrpc !== '2.0' || method === undefined) {
-    return refuse(c, rpcError(c.id, RPC.invalidRequest, Array.isArray(body) ? 'Batch requests are not supported by the gateway.' : 'The body must be one JSON-RPC 2.0 request: {"jsonrpc": "2.0", "id", "method", "params"}.'));
+    return refuse(
+      c,
+      rpcError(
+        c.id,
+        RPC.invalidRequest,
+        Array.isArray(body)
+          ? 'Batch requests are not supported by the gateway.'
+          : 'The body must be one JSON-RPC 2.0 request: {"jsonrpc": "2.0", "id", "method", "params"}.',
+      ),
+    );
   }
-  if (!version) return refuse(c, rpcError(c.id, RPC.versionNotSupported, `A2A-Version '${String(request.headers['a2a-version'])}' is not supported; the gateway speaks 0.3 and 1.0.`));
-  if (!kind) return refuse(c, rpcError(c.id, RPC.methodNotFound, `Method '${method}' is not available through the gateway for A2A ${version} (${METHOD_NAMES[version].join(', ')}).`));
+  if (!version)
+    return refuse(
+      c,
+      rpcError(
+        c.id,
+        RPC.versionNotSupported,
+        `A2A-Version '${String(request.headers['a2a-version'])}' is not supported; the gateway speaks 0.3 and 1.0.`,
+      ),
+    );
+  if (!kind)
+    return refuse(
+      c,
+      rpcError(
+        c.id,
+        RPC.methodNotFound,
+        `Method '${method}' is not available through the gateway for A2A ${version} (${METHOD_NAMES[version].join(', ')}).`,
+      ),
+    );
   const params = body.params;
   if (!isObject(params)) return refuse(c, rpcError(c.id, RPC.invalidParams, 'params must be an object.'));
   if (server.skills_allow !== null && (kind === 'send' || kind === 'stream')) {
     const skill = skillOfParams(params);
     if (!skill || !server.skills_allow.includes(skill)) {
       const what = skill ? `Skill '${skill}' is not allowed` : 'A skill must be named (metadata.skillId)';
-      return refuse(c, rpcError(c.id, RPC.invalidParams, `${what} on agent '${server.slug}'; allowed: ${server.skills_allow.join(', ') || 'none'}.`, { param: 'metadata.skillId' }));
+      return refuse(
+        c,
+        rpcError(c.id, RPC.invalidParams, `${what} on agent '${server.slug}'; allowed: ${server.skills_allow.join(', ') || 'none'}.`, {
+          param: 'metadata.skillId',
+        }),
+      );
     }
   }
   for (const taskId of taskIdsOfParams(kind, params)) {
@@ -288,7 +366,10 @@ export function registerAgentRoutes(app: FastifyInstance, deps: GatewayDeps, own
   const guard = new CustomHostGuard(deps.http.outbound);
   app.post<{ Params: { slug: string } }>(
     '/v1/agents/:slug',
-    { config: { permission: 'agents.invoke', forwardsBody: true, dataPlane: 'agents' }, schema: { params: Params, tags: ['agents'], summary: 'Call an agent (A2A JSON-RPC 0.3 or 1.0, chosen by A2A-Version)' } },
+    {
+      config: { permission: 'agents.invoke', forwardsBody: true, dataPlane: 'agents' },
+      schema: { params: Params, tags: ['agents'], summary: 'Call an agent (A2A JSON-RPC 0.3 or 1.0, chosen by A2A-Version)' },
+    },
     (request, reply) => proxyCall(deps, owners, guard, request, reply),
   );
 }

@@ -12,7 +12,9 @@ import { MemoryTaskOwners, RedisTaskOwners, type TaskOwners } from './task-owner
 export const agentsCapability: Capability = {
   name: 'agents',
   create(core) {
-    const owners: TaskOwners = core.state.redis ? new RedisTaskOwners(core.state.redis, `${core.state.prefix}a2a:`) : new MemoryTaskOwners();
+    const owners: TaskOwners = core.state.redis
+      ? new RedisTaskOwners(core.state.redis, `${core.state.prefix}a2a:`)
+      : new MemoryTaskOwners();
     return {
       sections: [agentServersSection],
       routes: (app, deps) => registerAgentRoutes(app, deps, owners),

@@ -92,7 +92,17 @@ export async function fetchAgentCard(f: CardFetch): Promise<FetchedCard> {
       await f.guard.check(location);
       const conditional: Record<string, string> = f.cached?.location === location ? { 'if-none-match': f.cached.etag } : {};
       const remaining = Math.max(1, f.timeoutMs - (Date.now() - started));
-      const res = await f.http.send({ url: location, method: 'GET', headers: { accept: 'application/json', ...f.headers, ...conditional }, signal: deadline, headersTimeout: remaining, bodyTimeout: remaining }, 'a2a');
+      const res = await f.http.send(
+        {
+          url: location,
+          method: 'GET',
+          headers: { accept: 'application/json', ...f.headers, ...conditional },
+          signal: deadline,
+          headersTimeout: remaining,
+          bodyTimeout: remaining,
+        },
+        'a2a',
+      );
       if (res.status === 304 && f.cached?.location === location) {
         discard(res);
         return { notModified: true };
@@ -115,7 +125,8 @@ export async function fetchAgentCard(f: CardFetch): Promise<FetchedCard> {
   } catch (err) {
     // The overall deadline and undici's header/body timers (set to what remains of it) race: either may fire first.
     const timedOut = deadline.aborted || (err instanceof GatewayError && err.code === 'request_timeout');
-    if (timedOut) throw new GatewayError('request_timeout', `The agent server did not send its card within ${f.timeoutMs} ms.`, { provider: 'a2a' });
+    if (timedOut)
+      throw new GatewayError('request_timeout', `The agent server did not send its card within ${f.timeoutMs} ms.`, { provider: 'a2a' });
     if (err instanceof GatewayError) throw err;
     throw upstreamFault(`The agent card could not be read: ${(err as Error).message}`);
   }

@@ -51,13 +51,35 @@ describe('rewriteAgentCard', () => {
   });
 
   it('v0.3: url and JSON-RPC additional interfaces at the gateway', () => {
-    const out = rewriteAgentCard({ name: 'A', url: 'https://agent.example/grpc', preferredTransport: 'GRPC', additionalInterfaces: [{ url: 'https://agent.example/rpc', transport: 'JSONRPC' }, { url: 'https://agent.example/rest', transport: 'HTTP+JSON' }], supportsAuthenticatedExtendedCard: true }, at, null);
-    expect(out).toMatchObject({ url: at, preferredTransport: 'JSONRPC', additionalInterfaces: [{ url: at, transport: 'JSONRPC' }], supportsAuthenticatedExtendedCard: false });
+    const out = rewriteAgentCard(
+      {
+        name: 'A',
+        url: 'https://agent.example/grpc',
+        preferredTransport: 'GRPC',
+        additionalInterfaces: [
+          { url: 'https://agent.example/rpc', transport: 'JSONRPC' },
+          { url: 'https://agent.example/rest', transport: 'HTTP+JSON' },
+        ],
+        supportsAuthenticatedExtendedCard: true,
+      },
+      at,
+      null,
+    );
+    expect(out).toMatchObject({
+      url: at,
+      preferredTransport: 'JSONRPC',
+      additionalInterfaces: [{ url: at, transport: 'JSONRPC' }],
+      supportsAuthenticatedExtendedCard: false,
+    });
   });
 
   it('refuses a card without a JSON-RPC interface (502)', () => {
-    expect(() => rewriteAgentCard({ name: 'A', url: 'https://agent.example/grpc', preferredTransport: 'GRPC' }, at, null)).toThrow(/no JSON-RPC interface/);
-    expect(() => rewriteAgentCard({ name: 'A', supportedInterfaces: [{ url: 'x', protocolBinding: 'GRPC' }] }, at, null)).toThrow(/no JSON-RPC interface/);
+    expect(() => rewriteAgentCard({ name: 'A', url: 'https://agent.example/grpc', preferredTransport: 'GRPC' }, at, null)).toThrow(
+      /no JSON-RPC interface/,
+    );
+    expect(() => rewriteAgentCard({ name: 'A', supportedInterfaces: [{ url: 'x', protocolBinding: 'GRPC' }] }, at, null)).toThrow(
+      /no JSON-RPC interface/,
+    );
   });
 
   it('validateCard wants an object with a name and a URL', () => {

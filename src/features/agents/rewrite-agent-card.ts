@@ -48,20 +48,30 @@ export function rewriteAgentCard(card: Record<string, unknown>, url: string, all
   }
   if (typeof card.url === 'string') {
     // v0.3: `url` serves `preferredTransport` (JSON-RPC when absent); other transports are listed in `additionalInterfaces`.
-    const additional = Array.isArray(card.additionalInterfaces) ? card.additionalInterfaces.filter((i) => isObject(i) && isJsonRpc(i.transport)) : [];
+    const additional = Array.isArray(card.additionalInterfaces)
+      ? card.additionalInterfaces.filter((i) => isObject(i) && isJsonRpc(i.transport))
+      : [];
     if (card.preferredTransport === undefined || isJsonRpc(card.preferredTransport) || additional.length > 0) {
       jsonRpc = true;
       out.url = url;
       out.preferredTransport = 'JSONRPC';
-      if (card.additionalInterfaces !== undefined) out.additionalInterfaces = additional.slice(0, 1).map((i) => ({ ...(i as object), url }));
+      if (card.additionalInterfaces !== undefined)
+        out.additionalInterfaces = additional.slice(0, 1).map((i) => ({ ...(i as object), url }));
     } else {
       delete out.url;
       delete out.additionalInterfaces;
     }
   }
-  if (!jsonRpc) throw new GatewayError('provider_error', 'The agent card declares no JSON-RPC interface (the gateway proxies JSON-RPC only).', { status: 502, provider: 'a2a', retryable: false });
+  if (!jsonRpc)
+    throw new GatewayError('provider_error', 'The agent card declares no JSON-RPC interface (the gateway proxies JSON-RPC only).', {
+      status: 502,
+      provider: 'a2a',
+      retryable: false,
+    });
   if ('supportsAuthenticatedExtendedCard' in out) out.supportsAuthenticatedExtendedCard = false;
-  if (isObject(card.capabilities) && 'extendedAgentCard' in card.capabilities) out.capabilities = { ...card.capabilities, extendedAgentCard: false };
-  if (allow !== null && Array.isArray(card.skills)) out.skills = card.skills.filter((s) => isObject(s) && typeof s.id === 'string' && allow.includes(s.id));
+  if (isObject(card.capabilities) && 'extendedAgentCard' in card.capabilities)
+    out.capabilities = { ...card.capabilities, extendedAgentCard: false };
+  if (allow !== null && Array.isArray(card.skills))
+    out.skills = card.skills.filter((s) => isObject(s) && typeof s.id === 'string' && allow.includes(s.id));
   return out;
 }

@@ -82,7 +82,12 @@ export function cacheCapability(opts: CacheOptions = {}): CacheCapability {
       }
       // Counted on every answer, a leaf without a cache too (DISABLED): one label object per status, found by identity
       // (prom-client's Counter built and hashed a label key per request: ~0.5 µs of a chat request's CPU).
-      const lookups = new LeanCounter('gateway_cache_lookups_total', 'Answers by x-gateway-cache-status (HIT, SEMANTIC HIT, MISS, REFRESH, DISABLED).', ['status'], metrics.registry);
+      const lookups = new LeanCounter(
+        'gateway_cache_lookups_total',
+        'Answers by x-gateway-cache-status (HIT, SEMANTIC HIT, MISS, REFRESH, DISABLED).',
+        ['status'],
+        metrics.registry,
+      );
       const byStatus = new Map<CacheStatus, { status: string }>();
       const labelsOf = (status: CacheStatus) => {
         let labels = byStatus.get(status);

@@ -17,7 +17,19 @@ function setup(store?: CacheStore) {
   const http = {
     send: async (req: { body?: unknown }) => {
       embeddings.push(req.body);
-      return { status: 200, headers: {}, body: { text: async () => JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [1, 0] }], model: 'e', usage: { prompt_tokens: 1, total_tokens: 1 } }) } };
+      return {
+        status: 200,
+        headers: {},
+        body: {
+          text: async () =>
+            JSON.stringify({
+              object: 'list',
+              data: [{ object: 'embedding', index: 0, embedding: [1, 0] }],
+              model: 'e',
+              usage: { prompt_tokens: 1, total_tokens: 1 },
+            }),
+        },
+      };
     },
   } as unknown as HttpClient;
   const interceptor = createCacheInterceptor({
@@ -37,7 +49,12 @@ function setup(store?: CacheStore) {
 
 const adapter = {
   name: 'openai',
-  endpoints: { embeddings: { buildRequest: () => ({ url: 'http://x/v1/embeddings', method: 'POST', headers: {}, body: 'e' }), mapResponse: (b: unknown) => b } },
+  endpoints: {
+    embeddings: {
+      buildRequest: () => ({ url: 'http://x/v1/embeddings', method: 'POST', headers: {}, body: 'e' }),
+      mapResponse: (b: unknown) => b,
+    },
+  },
   mapError: () => new Error('x'),
 };
 
@@ -52,7 +69,15 @@ function call(mode: 'simple' | 'semantic' | null, text = 'hello'): LeafCall {
   } as unknown as LeafCall;
 }
 
-const answer = (status = 200): Outcome => ({ status, provider: 'openai', path: 'config', retries: 0, cacheStatus: 'DISABLED', headers: {}, json: new JsonAnswer({ value: { id: 'a', choices: [] } }) });
+const answer = (status = 200): Outcome => ({
+  status,
+  provider: 'openai',
+  path: 'config',
+  retries: 0,
+  cacheStatus: 'DISABLED',
+  headers: {},
+  json: new JsonAnswer({ value: { id: 'a', choices: [] } }),
+});
 
 describe('cache interceptor', () => {
   it('leaves DISABLED untouched without cache settings', async () => {
@@ -75,7 +100,11 @@ describe('cache interceptor', () => {
   });
 
   it('degrades to MISS without an embedding call when the backend fails', async () => {
-    const broken: CacheStore = { kind: 'redis', get: () => Promise.reject(new Error('down')), set: () => Promise.reject(new Error('down')) };
+    const broken: CacheStore = {
+      kind: 'redis',
+      get: () => Promise.reject(new Error('down')),
+      set: () => Promise.reject(new Error('down')),
+    };
     const t = setup(broken);
     const out = await t.interceptor(call('semantic'), async () => answer());
     expect(out.cacheStatus).toBe('MISS');

@@ -108,7 +108,13 @@ async function embed(deps: CacheInterceptorDeps, call: LeafCall, text: string, s
   }
 }
 
-async function lookupSimilar(deps: CacheInterceptorDeps, call: LeafCall, bucket: string, vector: Float32Array, maxAgeMs: number): Promise<Outcome | undefined> {
+async function lookupSimilar(
+  deps: CacheInterceptorDeps,
+  call: LeafCall,
+  bucket: string,
+  vector: Float32Array,
+  maxAgeMs: number,
+): Promise<Outcome | undefined> {
   let matches;
   try {
     matches = await deps.index.search(bucket, vector, deps.threshold);
@@ -126,7 +132,15 @@ async function lookupSimilar(deps: CacheInterceptorDeps, call: LeafCall, bucket:
 /** An answer from a stored entry: its JSON bytes unchanged, or replayed as a stream of chunks. */
 function serve(entry: CacheEntry | undefined, call: LeafCall, status: CacheStatus): Outcome | undefined {
   if (!entry) return undefined;
-  const base = { status: 200, provider: call.adapter.name, path: call.path, retries: 0, cacheStatus: status, headers: {}, model: entry.model };
+  const base = {
+    status: 200,
+    provider: call.adapter.name,
+    path: call.path,
+    retries: 0,
+    cacheStatus: status,
+    headers: {},
+    model: entry.model,
+  };
   if (!call.input.stream) return { ...base, json: new JsonAnswer({ raw: Buffer.from(entry.body, 'utf8') }) };
   const chunks = replayChunks(call.input.endpoint, tryParseJson(entry.body));
   if (!chunks) return undefined;

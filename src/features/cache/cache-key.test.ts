@@ -2,13 +2,36 @@ import { describe, expect, it } from 'vitest';
 import type { ProviderTarget } from '../../providers/provider.js';
 import { exactKey, semanticKey, type KeyInput } from './cache-key.js';
 
-const target = (over: Partial<ProviderTarget> = {}): ProviderTarget => ({ provider: 'openai', apiKey: 'sk-a', customHost: 'http://h/v1', config: {}, forwardHeaders: {}, ...over });
-const body = { model: 'gpt-4o', temperature: 0, messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello' }] };
+const target = (over: Partial<ProviderTarget> = {}): ProviderTarget => ({
+  provider: 'openai',
+  apiKey: 'sk-a',
+  customHost: 'http://h/v1',
+  config: {},
+  forwardHeaders: {},
+  ...over,
+});
+const body = {
+  model: 'gpt-4o',
+  temperature: 0,
+  messages: [
+    { role: 'system', content: 'be brief' },
+    { role: 'user', content: 'hello' },
+  ],
+};
 const input = (over: Partial<KeyInput> = {}): KeyInput => ({ workspaceId: 'ws-1', endpoint: 'chat', target: target(), body, ...over });
 
 describe('exactKey', () => {
   it('ignores key order and answer-neutral fields', () => {
-    const reordered = { messages: body.messages, temperature: 0, model: 'gpt-4o', stream: true, stream_options: { include_usage: true }, user: 'u-9', metadata: { a: '1' }, store: true };
+    const reordered = {
+      messages: body.messages,
+      temperature: 0,
+      model: 'gpt-4o',
+      stream: true,
+      stream_options: { include_usage: true },
+      user: 'u-9',
+      metadata: { a: '1' },
+      store: true,
+    };
     expect(exactKey(input({ body: reordered }))).toBe(exactKey(input()));
   });
 
@@ -31,7 +54,9 @@ describe('exactKey', () => {
   it('never contains the credential and ignores routing-only config keys', () => {
     const k = exactKey(input());
     expect(k).toMatch(/^[0-9a-f]{64}$/);
-    expect(exactKey(input({ target: target({ config: { retry: { attempts: 3 }, cache: { mode: 'simple', max_age: 5 }, weight: 2 } }) }))).toBe(k);
+    expect(
+      exactKey(input({ target: target({ config: { retry: { attempts: 3 }, cache: { mode: 'simple', max_age: 5 }, weight: 2 } }) })),
+    ).toBe(k);
   });
 });
 
@@ -41,14 +66,41 @@ describe('semanticKey', () => {
     expect(s.text).toBe('hello');
     const other = semanticKey(input({ body: { ...body, messages: [body.messages[0], { role: 'user', content: 'hi there' }] } }))!;
     expect(other.bucket).toBe(s.bucket);
-    expect(semanticKey(input({ body: { ...body, messages: [{ role: 'system', content: 'be long' }, { role: 'user', content: 'hello' }] } }))!.bucket).not.toBe(s.bucket);
+    expect(
+      semanticKey(
+        input({
+          body: {
+            ...body,
+            messages: [
+              { role: 'system', content: 'be long' },
+              { role: 'user', content: 'hello' },
+            ],
+          },
+        }),
+      )!.bucket,
+    ).not.toBe(s.bucket);
     expect(semanticKey(input({ workspaceId: 'ws-2' }))!.bucket).not.toBe(s.bucket);
     expect(semanticKey(input({ target: target({ apiKey: 'sk-b' }) }))!.bucket).not.toBe(s.bucket);
   });
 
   it('joins text parts and keeps image parts in the bucket', () => {
     const img = { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } };
-    const withParts = (url: string) => input({ body: { model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'what' }, { ...img, image_url: { url } }, { type: 'text', text: 'is it' }] }] } });
+    const withParts = (url: string) =>
+      input({
+        body: {
+          model: 'm',
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'what' },
+                { ...img, image_url: { url } },
+                { type: 'text', text: 'is it' },
+              ],
+            },
+          ],
+        },
+      });
     const a = semanticKey(withParts('data:image/png;base64,AAAA'))!;
     expect(a.text).toBe('what\nis it');
     expect(semanticKey(withParts('data:image/png;base64,BBBB'))!.bucket).not.toBe(a.bucket);

@@ -3,12 +3,36 @@ import { sha256Hex } from '../../foundation/lib/hash.js';
 import type { ProviderEndpointKind, ProviderTarget } from '../../providers/provider.js';
 
 /** Request fields that do not change the answer: removed before hashing. */
-const ANSWER_NEUTRAL = ['stream', 'stream_options', 'user', 'metadata', 'store', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention'];
+const ANSWER_NEUTRAL = [
+  'stream',
+  'stream_options',
+  'user',
+  'metadata',
+  'store',
+  'safety_identifier',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+];
 
 /** Config keys of a leaf that steer routing, not the provider's answer: left out of the credential identity. */
 const ROUTING_KEYS = new Set([
-  'strategy', 'targets', 'name', 'weight', 'on_status_codes', 'retry', 'cache', 'cb_config', 'request_timeout', 'override_params',
-  'forward_headers', 'strict_compat_compliance', 'before_request_hooks', 'after_request_hooks', 'input_guardrails', 'output_guardrails', 'prompt_id',
+  'strategy',
+  'targets',
+  'name',
+  'weight',
+  'on_status_codes',
+  'retry',
+  'cache',
+  'cb_config',
+  'request_timeout',
+  'override_params',
+  'forward_headers',
+  'strict_compat_compliance',
+  'before_request_hooks',
+  'after_request_hooks',
+  'input_guardrails',
+  'output_guardrails',
+  'prompt_id',
 ]);
 
 /** What a cache key is made of. */

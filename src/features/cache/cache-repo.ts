@@ -43,7 +43,15 @@ export async function writeCacheEntry(store: Store, key: string, entry: CacheEnt
  * Adds (or moves to the front) the vector of `key` in `bucket`, then trims the bucket to its newest
  * `keep` rows. On PostgreSQL `seq` comes from its sequence, also on a re-add (the proposed row's default).
  */
-export async function addCacheVector(store: Store, bucket: string, key: string, vector: Buffer, expiresAt: number, now: number, keep: number): Promise<void> {
+export async function addCacheVector(
+  store: Store,
+  bucket: string,
+  key: string,
+  vector: Buffer,
+  expiresAt: number,
+  now: number,
+  keep: number,
+): Promise<void> {
   await store.db
     .insertInto('cache_vectors')
     .values({ bucket, key, vector, expires_at: expiresAt, created_at: now })

@@ -34,7 +34,8 @@ export async function embedText(
   const body = await readBodyText(res, adapter.name);
   if (res.status < 200 || res.status >= 300) throw adapter.mapError(res.status, body, res.headers);
   const parsed = tryParseJson(body);
-  if (parsed === undefined) throw new GatewayError('provider_error', 'The embeddings answer is not JSON.', { provider: adapter.name, status: 502 });
+  if (parsed === undefined)
+    throw new GatewayError('provider_error', 'The embeddings answer is not JSON.', { provider: adapter.name, status: 502 });
   const mapped = endpoint.mapResponse(parsed, req, ctx);
   const first = isObject(mapped) && Array.isArray(mapped.data) ? mapped.data[0] : undefined;
   const embedding = isObject(first) ? first.embedding : undefined;

@@ -1,7 +1,15 @@
 import type { Clock } from '../../foundation/lib/clock.js';
 import type { Store } from '../../infra/store/store.js';
 import { addCacheVector, readCacheEntry, recentCacheVectors, sweepExpiredCache, writeCacheEntry } from './cache-repo.js';
-import { vectorFromBytes, vectorToBytes, type CacheEntry, type CacheStore, type VectorIndex, type VectorItem, type VectorMatch } from './cache-store.js';
+import {
+  vectorFromBytes,
+  vectorToBytes,
+  type CacheEntry,
+  type CacheStore,
+  type VectorIndex,
+  type VectorItem,
+  type VectorMatch,
+} from './cache-store.js';
 import { rank } from './memory-cache-store.js';
 
 /** Tuning of the PostgreSQL cache backend. */
@@ -62,7 +70,11 @@ export class PostgresVectorIndex implements VectorIndex {
   async add(bucket: string, item: VectorItem): Promise<void> {
     const now = this.clock.now();
     if (item.expiresAt <= now) return;
-    await bounded(addCacheVector(this.store, bucket, item.key, vectorToBytes(item.vector), item.expiresAt, now, this.perBucket), this.timeoutMs, 'vector write');
+    await bounded(
+      addCacheVector(this.store, bucket, item.key, vectorToBytes(item.vector), item.expiresAt, now, this.perBucket),
+      this.timeoutMs,
+      'vector write',
+    );
   }
 
   async search(bucket: string, vector: Float32Array, threshold: number): Promise<VectorMatch[]> {

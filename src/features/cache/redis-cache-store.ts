@@ -1,6 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../foundation/lib/clock.js';
-import { decodeEntry, encodeEntry, type CacheEntry, type CacheStore, type VectorIndex, type VectorItem, type VectorMatch } from './cache-store.js';
+import {
+  decodeEntry,
+  encodeEntry,
+  type CacheEntry,
+  type CacheStore,
+  type VectorIndex,
+  type VectorItem,
+  type VectorMatch,
+} from './cache-store.js';
 import { rank } from './memory-cache-store.js';
 
 /**

@@ -11,7 +11,12 @@ import type { ProviderEndpointKind } from '../../providers/provider.js';
 export function replayChunks(endpoint: ProviderEndpointKind, answer: unknown): Array<Record<string, unknown>> | undefined {
   if (!isObject(answer) || !Array.isArray(answer.choices) || (endpoint !== 'chat' && endpoint !== 'completions')) return undefined;
   const chat = endpoint === 'chat';
-  const base: Record<string, unknown> = { id: answer.id, object: chat ? 'chat.completion.chunk' : 'text_completion', created: answer.created, model: answer.model };
+  const base: Record<string, unknown> = {
+    id: answer.id,
+    object: chat ? 'chat.completion.chunk' : 'text_completion',
+    created: answer.created,
+    model: answer.model,
+  };
   if (answer.system_fingerprint !== undefined) base.system_fingerprint = answer.system_fingerprint;
   const out: Array<Record<string, unknown>> = [];
   const push = (choice: Record<string, unknown>) => out.push({ ...base, choices: [choice] });

@@ -27,9 +27,26 @@ import { webhook } from './checks/webhook.js';
 import { wordCount } from './checks/word-count.js';
 
 const ALL: CheckDefinition[] = [
-  regexMatch, contains, wordCount, sentenceCount, characterCount, jsonSchema, jsonKeys, validUrls,
-  containsCode, endsWith, allUppercase, allLowercase, modelWhitelist, allowedRequestTypes, notNull,
-  requiredMetadataKeys, requiredMetadataKeyPairs, pii, inlineImage, webhook,
+  regexMatch,
+  contains,
+  wordCount,
+  sentenceCount,
+  characterCount,
+  jsonSchema,
+  jsonKeys,
+  validUrls,
+  containsCode,
+  endsWith,
+  allUppercase,
+  allLowercase,
+  modelWhitelist,
+  allowedRequestTypes,
+  notNull,
+  requiredMetadataKeys,
+  requiredMetadataKeyPairs,
+  pii,
+  inlineImage,
+  webhook,
 ];
 
 /** Every built-in check by id. */
@@ -54,7 +71,9 @@ export function validateCheck(id: string, params: unknown, path: string = id, ev
   const def = getCheck(id);
   if (!def) throw new GatewayError('invalid_config', `${path}: unknown guardrail check "${id}"`, { param: path });
   if (event && !def.phases.includes(event)) {
-    throw new GatewayError('invalid_config', `${path}: check "${id}" cannot run in ${event} (supports ${def.phases.join(', ')})`, { param: path });
+    throw new GatewayError('invalid_config', `${path}: check "${id}" cannot run in ${event} (supports ${def.phases.join(', ')})`, {
+      param: path,
+    });
   }
   def.validateParams(params, path);
 }
@@ -91,7 +110,13 @@ export async function runCheck(id: string, input: CheckInput, params: Record<str
     const result = await withinBudget((async () => def.run(input, params))(), budget.ms);
     if (result === undefined) {
       const error = `the check did not finish within its budget of ${budget.ms} ms`;
-      return { id, verdict: budget.failOpen, error, explanation: `${error}; failing ${budget.failOpen ? 'open' : 'closed'}.`, execution_time: elapsed() };
+      return {
+        id,
+        verdict: budget.failOpen,
+        error,
+        explanation: `${error}; failing ${budget.failOpen ? 'open' : 'closed'}.`,
+        execution_time: elapsed(),
+      };
     }
     return { id, ...result, execution_time: elapsed() };
   } catch (err) {

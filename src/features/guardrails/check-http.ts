@@ -38,7 +38,10 @@ export function checkHttpFrom(client: HttpClient): CheckHttp {
 }
 
 /** Reads at most `maxBytes`; `overflow` is true when the body was longer (the rest is discarded). */
-export async function readCapped(body: AsyncIterable<Uint8Array>, maxBytes: number): Promise<{ bytes: number; overflow: boolean; data: Buffer }> {
+export async function readCapped(
+  body: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+): Promise<{ bytes: number; overflow: boolean; data: Buffer }> {
   const parts: Buffer[] = [];
   let bytes = 0;
   for await (const chunk of body) {

@@ -13,7 +13,16 @@ describe('guardedCheckHttp', () => {
   const signal = new AbortController().signal;
 
   it('refuses private, loopback and link-local addresses that are not trusted, without calling out', async () => {
-    for (const url of ['http://10.0.0.5/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::1]:8080/x', 'http://192.168.1.1/', 'http://[::ffff:127.0.0.1]:8080/', 'http://[::ffff:169.254.169.254]/', 'http://[64:ff9b::7f00:1]/', 'http://[fec0::1]/']) {
+    for (const url of [
+      'http://10.0.0.5/hook',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::1]:8080/x',
+      'http://192.168.1.1/',
+      'http://[::ffff:127.0.0.1]:8080/',
+      'http://[::ffff:169.254.169.254]/',
+      'http://[64:ff9b::7f00:1]/',
+      'http://[fec0::1]/',
+    ]) {
       await expect(http({ url, method: 'POST', signal })).rejects.toThrow(/private address/);
     }
     await expect(http({ url: 'file:///etc/passwd', method: 'GET', signal })).rejects.toThrow(/http or https/);

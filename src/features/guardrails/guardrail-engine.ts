@@ -66,7 +66,12 @@ export class GuardrailEngine {
     return {
       eventType: 'beforeRequestHook',
       requestText: requestTextOf(r.body),
-      request: { body: r.body, model: typeof r.body.model === 'string' ? r.body.model : undefined, endpoint: r.endpoint, metadata: r.metadata },
+      request: {
+        body: r.body,
+        model: typeof r.body.model === 'string' ? r.body.model : undefined,
+        endpoint: r.endpoint,
+        metadata: r.metadata,
+      },
       signal: r.signal,
       http: this.deps.http,
     };
@@ -81,7 +86,9 @@ export class GuardrailEngine {
     if (guardrails.length === 0) return;
     // The client's signal must not cut async checks short once the answer is out.
     void runGuardrails(guardrails, { ...input, signal: undefined }, this.deps.now)
-      .then((run) => this.deps.logger.info({ trace_id: traceId, event: input.eventType, hook_results: run.results }, 'async guardrail results'))
+      .then((run) =>
+        this.deps.logger.info({ trace_id: traceId, event: input.eventType, hook_results: run.results }, 'async guardrail results'),
+      )
       .catch((err) => this.deps.logger.warn({ err, trace_id: traceId }, 'async guardrails failed'));
   }
 
@@ -165,7 +172,12 @@ export class GuardrailEngine {
       else delete locals.hookResults;
     };
     record();
-    const view = (): RequestView => ({ body: call.body, endpoint: call.input.endpoint, metadata: call.input.metadata, signal: call.input.signal });
+    const view = (): RequestView => ({
+      body: call.body,
+      endpoint: call.input.endpoint,
+      metadata: call.input.metadata,
+      signal: call.input.signal,
+    });
 
     if (syncBefore.length) {
       const run = await runGuardrails(syncBefore, this.beforeInput(view()), this.deps.now);

@@ -6,7 +6,17 @@ import { chainOf, checkReferences, indexTree, planOf, resolveItems } from './gua
 import { thrown } from './test-support.js';
 
 const leaf = (extra: Record<string, unknown> = {}): ConfigObject => ({ provider: 'openai', api_key: 'k', ...extra });
-const stored: StoredGuardrail = { id: 'g1', organisation_id: 'o', workspace_id: 'w', name: 'n', slug: 'slug-1', checks: [{ id: 'default.contains', parameters: { words: ['x'] } }], actions: { deny: true }, created_at: 0, updated_at: 0 };
+const stored: StoredGuardrail = {
+  id: 'g1',
+  organisation_id: 'o',
+  workspace_id: 'w',
+  name: 'n',
+  slug: 'slug-1',
+  checks: [{ id: 'default.contains', parameters: { words: ['x'] } }],
+  actions: { deny: true },
+  created_at: 0,
+  updated_at: 0,
+};
 const lookup = (ref: string) => (ref === 'g1' || ref === 'slug-1' ? stored : undefined);
 
 describe('guardrail plan of a compiled config', () => {
@@ -14,7 +24,14 @@ describe('guardrail plan of a compiled config', () => {
     strategy: { mode: 'fallback' },
     input_guardrails: ['slug-1'],
     targets: [
-      { strategy: { mode: 'loadbalance' }, output_guardrails: [{ 'default.notNull': {} }], targets: [leaf({ before_request_hooks: [{ id: 'h', checks: [{ id: 'default.wordCount', parameters: { maxWords: 5 } }] }] }), leaf()] },
+      {
+        strategy: { mode: 'loadbalance' },
+        output_guardrails: [{ 'default.notNull': {} }],
+        targets: [
+          leaf({ before_request_hooks: [{ id: 'h', checks: [{ id: 'default.wordCount', parameters: { maxWords: 5 } }] }] }),
+          leaf(),
+        ],
+      },
       leaf(),
     ],
   });
@@ -31,7 +48,10 @@ describe('guardrail plan of a compiled config', () => {
   it('splits each node’s items by event, guardrails before hooks', () => {
     expect(planOf(root)?.before.map((p) => p.kind)).toEqual(['ref']);
     expect(planOf(inner)?.after).toHaveLength(1);
-    expect(planOf(inner.children[0]!)?.before[0]).toMatchObject({ kind: 'inline', guardrail: { id: 'h', path: 'config.targets[0].targets[0].before_request_hooks[0]' } });
+    expect(planOf(inner.children[0]!)?.before[0]).toMatchObject({
+      kind: 'inline',
+      guardrail: { id: 'h', path: 'config.targets[0].targets[0].before_request_hooks[0]' },
+    });
     expect(planOf(root.children[1]!)).toBeNull();
   });
 
@@ -39,7 +59,10 @@ describe('guardrail plan of a compiled config', () => {
     expect(resolveItems(planOf(root)!.before, lookup)[0]).toMatchObject({ id: 'g1', denyOnFail: true });
     checkReferences(root, lookup);
     const bad = compileConfig({ strategy: { mode: 'fallback' }, targets: [leaf(), leaf({ output_guardrails: ['nope'] })] });
-    expect(thrown(() => checkReferences(bad.root, lookup))).toMatchObject({ code: 'invalid_config', param: 'config.targets[1].output_guardrails[0]' });
+    expect(thrown(() => checkReferences(bad.root, lookup))).toMatchObject({
+      code: 'invalid_config',
+      param: 'config.targets[1].output_guardrails[0]',
+    });
   });
 
   it('a node of a tree never indexed is its own chain', () => {

@@ -68,7 +68,10 @@ export function resolveItems(items: readonly ItemPlan[], lookup: StoredLookup): 
   return items.map((item) => {
     if (item.kind === 'inline') return item.guardrail;
     const stored = lookup(item.ref);
-    if (!stored) throw new GatewayError('invalid_config', `Invalid config: ${item.path} names no stored guardrail '${item.ref}' in this workspace`, { param: item.path });
+    if (!stored)
+      throw new GatewayError('invalid_config', `Invalid config: ${item.path} names no stored guardrail '${item.ref}' in this workspace`, {
+        param: item.path,
+      });
     return fromStored(stored, item);
   });
 }

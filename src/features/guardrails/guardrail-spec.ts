@@ -60,8 +60,7 @@ export interface Guardrail {
 
 /** A config item, normalised once per compiled config. */
 export type ItemPlan =
-  | { kind: 'inline'; guardrail: Guardrail }
-  | { kind: 'ref'; ref: string; path: string; event: HookEvent; overrides: GuardrailActions };
+  { kind: 'inline'; guardrail: Guardrail } | { kind: 'ref'; ref: string; path: string; event: HookEvent; overrides: GuardrailActions };
 
 /** `["default.contains"]` or `.name`: how a key is written in a JSON path. */
 export function keyPath(key: string): string {
@@ -135,7 +134,11 @@ export function fromStored(stored: StoredGuardrail, plan: Extract<ItemPlan, { ki
   stored.checks.forEach((c, i) => {
     const def = getCheck(c.id);
     if (def && !def.phases.includes(plan.event)) {
-      throw new GatewayError('invalid_config', `${plan.path}: stored guardrail '${plan.ref}' check ${i} ("${c.id}") cannot run in ${plan.event}`, { param: plan.path });
+      throw new GatewayError(
+        'invalid_config',
+        `${plan.path}: stored guardrail '${plan.ref}' check ${i} ("${c.id}") cannot run in ${plan.event}`,
+        { param: plan.path },
+      );
     }
   });
   const s = stored.actions;

@@ -1,13 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_KINDS, type StoreHandle } from '../../../test/helpers/stores.js';
 import { isUniqueViolation } from '../../infra/store/store.js';
-import { deleteGuardrail, getGuardrail, insertGuardrail, listAllGuardrails, listGuardrails, updateGuardrail, type StoredGuardrail } from './guardrails-repo.js';
+import {
+  deleteGuardrail,
+  getGuardrail,
+  insertGuardrail,
+  listAllGuardrails,
+  listGuardrails,
+  updateGuardrail,
+  type StoredGuardrail,
+} from './guardrails-repo.js';
 import { guardrailsSection, storedLookup } from './guardrails-section.js';
 import type { RuntimeSnapshot } from '../../runtime/snapshot.js';
 
 const row = (id: string, workspace: string, at: number): StoredGuardrail => ({
-  id, organisation_id: 'org', workspace_id: workspace, name: `n-${id}`, slug: `s-${id}`, created_at: at, updated_at: at,
-  checks: [{ id: 'default.contains', parameters: { words: ['x'] } }], actions: { deny: true, on_fail: { feedback: { value: -1 } } },
+  id,
+  organisation_id: 'org',
+  workspace_id: workspace,
+  name: `n-${id}`,
+  slug: `s-${id}`,
+  created_at: at,
+  updated_at: at,
+  checks: [{ id: 'default.contains', parameters: { words: ['x'] } }],
+  actions: { deny: true, on_fail: { feedback: { value: -1 } } },
 });
 
 const scope = (...workspaceIds: string[]) => ({ organisationId: 'org', workspaceIds, organisationWide: false });
@@ -19,7 +34,10 @@ describe.each(STORE_KINDS)('guardrails repository on $name', (kind) => {
     h = await kind.open();
     await h.store.db.insertInto('organisations').values({ id: 'org', name: 'o', slug: 'o', settings: '{}', created_at: 0 }).execute();
     for (const [i, ws] of ['w1', 'w2'].entries()) {
-      await h.store.db.insertInto('workspaces').values({ id: ws, organisation_id: 'org', name: ws, slug: ws, status: 'active', settings: '{}', created_at: i, updated_at: i }).execute();
+      await h.store.db
+        .insertInto('workspaces')
+        .values({ id: ws, organisation_id: 'org', name: ws, slug: ws, status: 'active', settings: '{}', created_at: i, updated_at: i })
+        .execute();
     }
     for (let i = 0; i < 4; i++) await insertGuardrail(h.store.db, all, row(`g${i}`, 'w1', 1000 + i));
     await insertGuardrail(h.store.db, all, row('other', 'w2', 5000));
@@ -60,7 +78,12 @@ describe.each(STORE_KINDS)('guardrails repository on $name', (kind) => {
 
   it('updates and deletes', async () => {
     await updateGuardrail(h.store.db, all, 'g0', { name: 'renamed', actions: {} }, 9999);
-    expect(await getGuardrail(h.store.db, all, 'g0')).toMatchObject({ name: 'renamed', actions: {}, updated_at: 9999, checks: row('g0', 'w1', 0).checks });
+    expect(await getGuardrail(h.store.db, all, 'g0')).toMatchObject({
+      name: 'renamed',
+      actions: {},
+      updated_at: 9999,
+      checks: row('g0', 'w1', 0).checks,
+    });
     await deleteGuardrail(h.store.db, all, 'g0');
     expect(await getGuardrail(h.store.db, all, 'g0')).toBeUndefined();
   });

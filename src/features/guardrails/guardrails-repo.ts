@@ -39,7 +39,13 @@ export async function insertGuardrail(db: Kysely<Database>, scope: TenantScope, 
 }
 
 /** Replaces the given fields of a guardrail of the scope. */
-export async function updateGuardrail(db: Kysely<Database>, scope: TenantScope, id: string, patch: Partial<Pick<StoredGuardrail, 'name' | 'checks' | 'actions'>>, now: number): Promise<void> {
+export async function updateGuardrail(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  id: string,
+  patch: Partial<Pick<StoredGuardrail, 'name' | 'checks' | 'actions'>>,
+  now: number,
+): Promise<void> {
   const set: Updateable<GuardrailsTable> = { updated_at: now };
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.checks !== undefined) set.checks = JSON.stringify(patch.checks);
@@ -68,7 +74,11 @@ export async function getGuardrail(db: Kysely<Database>, scope: TenantScope, idO
  * A page of the scope's guardrails, newest first, with the total. `ids` keeps only those ids (or
  * slugs); the total then counts the matches.
  */
-export async function listGuardrails(db: Kysely<Database>, scope: TenantScope, f: { ids?: string[]; limit: number; offset: number }): Promise<{ rows: StoredGuardrail[]; total: number }> {
+export async function listGuardrails(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  f: { ids?: string[]; limit: number; offset: number },
+): Promise<{ rows: StoredGuardrail[]; total: number }> {
   if (scope.workspaceIds.length === 0 || (f.ids && f.ids.length === 0)) return { rows: [], total: 0 };
   let base = db.selectFrom('guardrails').where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope));
   if (f.ids) {
@@ -95,5 +105,11 @@ function toRow(g: StoredGuardrail): NewGuardrailRow {
 }
 
 function fromRow(r: GuardrailRow): StoredGuardrail {
-  return { ...r, checks: JSON.parse(r.checks), actions: JSON.parse(r.actions), created_at: Number(r.created_at), updated_at: Number(r.updated_at) };
+  return {
+    ...r,
+    checks: JSON.parse(r.checks),
+    actions: JSON.parse(r.actions),
+    created_at: Number(r.created_at),
+    updated_at: Number(r.updated_at),
+  };
 }

@@ -31,7 +31,10 @@ export function guardrailsSection(secrets?: SecretBox, logger?: Logger): Runtime
         out.push({ ...g, checks: openConfigCredentials(secrets, g.id, { checks: g.checks }, 'guardrail').checks as StoredCheck[] });
       } catch (err) {
         if (!(err instanceof SecretBoxError)) throw err;
-        logger?.warn({ guardrailId: g.id, workspaceId: g.workspace_id }, 'stored guardrail credentials do not open with this encryption key; guardrail skipped');
+        logger?.warn(
+          { guardrailId: g.id, workspaceId: g.workspace_id },
+          'stored guardrail credentials do not open with this encryption key; guardrail skipped',
+        );
       }
     }
     return out;

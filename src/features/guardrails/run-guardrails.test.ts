@@ -4,7 +4,14 @@ import { denialError, runGuardrails } from './run-guardrails.js';
 import { after, before } from './test-support.js';
 
 const g = (checks: Guardrail['checks'], over: Partial<Guardrail> = {}): Guardrail => ({
-  id: 'g', path: 'p', event: 'beforeRequestHook', checks, denyOnFail: false, denyOnSuccess: false, async: false, ...over,
+  id: 'g',
+  path: 'p',
+  event: 'beforeRequestHook',
+  checks,
+  denyOnFail: false,
+  denyOnSuccess: false,
+  async: false,
+  ...over,
 });
 const contains = (words: string[]) => ({ id: 'default.contains', parameters: { operator: 'none', words } });
 
@@ -34,8 +41,14 @@ describe('runGuardrails', () => {
 
   it('mutators run first and later checks see the redacted request', async () => {
     const input = before('write to a@b.co');
-    const run = await runGuardrails([g([contains(['a@b.co'])], { id: 'plain' }), g([{ id: 'default.pii', parameters: { redact: true } }], { id: 'pii' })], input);
-    expect(run.results.map((r) => [r.id, r.verdict, r.transformed])).toEqual([['plain', true, false], ['pii', false, true]]);
+    const run = await runGuardrails(
+      [g([contains(['a@b.co'])], { id: 'plain' }), g([{ id: 'default.pii', parameters: { redact: true } }], { id: 'pii' })],
+      input,
+    );
+    expect(run.results.map((r) => [r.id, r.verdict, r.transformed])).toEqual([
+      ['plain', true, false],
+      ['pii', false, true],
+    ]);
     expect(run.requestBody).toEqual({ messages: [{ role: 'user', content: 'write to [EMAIL_ADDRESS_1]' }] });
     expect(JSON.stringify(run.results[1])).not.toContain('a@b.co');
     expect(input.request.body).toEqual({ messages: [{ role: 'user', content: 'write to a@b.co' }] });
@@ -43,7 +56,10 @@ describe('runGuardrails', () => {
 
   it('rewrites the answer body after the request', async () => {
     const body = { choices: [{ index: 0, message: { role: 'assistant', content: 'mail x@y.io' } }] };
-    const run = await runGuardrails([g([{ id: 'default.pii', parameters: { redact: true } }], { event: 'afterRequestHook' })], after('mail x@y.io', body));
+    const run = await runGuardrails(
+      [g([{ id: 'default.pii', parameters: { redact: true } }], { event: 'afterRequestHook' })],
+      after('mail x@y.io', body),
+    );
     expect(run.responseBody).toEqual({ choices: [{ index: 0, message: { role: 'assistant', content: 'mail [EMAIL_ADDRESS_1]' } }] });
     expect(run.requestBody).toBeUndefined();
   });
@@ -56,7 +72,13 @@ describe('runGuardrails', () => {
 
 describe('denialError', () => {
   it('is a 446 guardrail_denied carrying hook_results and naming the denying guardrails', () => {
-    const results = { before_request_hooks: [{ id: 'a', deny: true }, { id: 'b', deny: false }] as never, after_request_hooks: [] };
+    const results = {
+      before_request_hooks: [
+        { id: 'a', deny: true },
+        { id: 'b', deny: false },
+      ] as never,
+      after_request_hooks: [],
+    };
     const err = denialError(results, 'request');
     expect(err.status).toBe(446);
     expect(err.message).toContain('guardrail a');

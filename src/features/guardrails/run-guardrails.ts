@@ -74,7 +74,11 @@ function applyTransform(input: CheckInput, o: CheckOutcome): CheckInput | undefi
 }
 
 /** Runs `guardrails` (all of one event) on `input`. Never throws. */
-export async function runGuardrails(guardrails: readonly Guardrail[], input: CheckInput, now: () => number = Date.now): Promise<GuardrailRun> {
+export async function runGuardrails(
+  guardrails: readonly Guardrail[],
+  input: CheckInput,
+  now: () => number = Date.now,
+): Promise<GuardrailRun> {
   const started = performance.now();
   const outcomes: Array<Array<CheckOutcome | undefined>> = guardrails.map((g) => g.checks.map(() => undefined));
   const transformedBy = new Set<number>();
@@ -128,5 +132,7 @@ export async function runGuardrails(guardrails: readonly Guardrail[], input: Che
 /** The 446 answer: `guardrail_denied` with `hook_results` in the body. */
 export function denialError(results: HookResults, event: 'request' | 'answer'): GatewayError {
   const ids = [...results.before_request_hooks, ...results.after_request_hooks].filter((r) => r.deny).map((r) => r.id);
-  return new GatewayError('guardrail_denied', `The ${event} was denied by guardrail ${ids.join(', ')}.`, { extra: { hook_results: results } });
+  return new GatewayError('guardrail_denied', `The ${event} was denied by guardrail ${ids.join(', ')}.`, {
+    extra: { hook_results: results },
+  });
 }

@@ -1,11 +1,37 @@
 import { describe, expect, it } from 'vitest';
-import { assembleStreamText, hasToolCalls, mapRequestTexts, mapResponseTexts, requestTextOf, responseTextOf, StreamTextAssembler } from './text-of.js';
+import {
+  assembleStreamText,
+  hasToolCalls,
+  mapRequestTexts,
+  mapResponseTexts,
+  requestTextOf,
+  responseTextOf,
+  StreamTextAssembler,
+} from './text-of.js';
 
 describe('requestTextOf', () => {
   it('reads the last chat message (string or text parts)', () => {
-    expect(requestTextOf({ messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'hello' }] })).toBe('hello');
     expect(
-      requestTextOf({ messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'image_url', image_url: { url: 'x' } }, { type: 'text', text: 'b' }] }] }),
+      requestTextOf({
+        messages: [
+          { role: 'system', content: 'sys' },
+          { role: 'user', content: 'hello' },
+        ],
+      }),
+    ).toBe('hello');
+    expect(
+      requestTextOf({
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'image_url', image_url: { url: 'x' } },
+              { type: 'text', text: 'b' },
+            ],
+          },
+        ],
+      }),
     ).toBe('a\nb');
   });
 
@@ -21,7 +47,9 @@ describe('requestTextOf', () => {
 
 describe('responseTextOf', () => {
   it('reads chat and text completions and responses output', () => {
-    expect(responseTextOf({ object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' } }] })).toBe('hi');
+    expect(responseTextOf({ object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' } }] })).toBe(
+      'hi',
+    );
     expect(responseTextOf({ object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: null } }] })).toBe('');
     expect(responseTextOf({ object: 'text_completion', choices: [{ index: 0, text: 'done' }] })).toBe('done');
     expect(responseTextOf({ output: [{ type: 'message', content: [{ type: 'output_text', text: 'out' }] }] })).toBe('out');
@@ -49,17 +77,54 @@ describe('mapRequestTexts / mapResponseTexts', () => {
   const up = (s: string) => s.toUpperCase();
 
   it('rewrites every message and leaves the original untouched', () => {
-    const body = { model: 'm', messages: [{ role: 'system', content: 'a' }, { role: 'user', content: [{ type: 'text', text: 'b' }, { type: 'image_url', image_url: { url: 'u' } }] }] };
+    const body = {
+      model: 'm',
+      messages: [
+        { role: 'system', content: 'a' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'b' },
+            { type: 'image_url', image_url: { url: 'u' } },
+          ],
+        },
+      ],
+    };
     const out = mapRequestTexts(body, up);
-    expect(out).toEqual({ model: 'm', messages: [{ role: 'system', content: 'A' }, { role: 'user', content: [{ type: 'text', text: 'B' }, { type: 'image_url', image_url: { url: 'u' } }] }] });
+    expect(out).toEqual({
+      model: 'm',
+      messages: [
+        { role: 'system', content: 'A' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'B' },
+            { type: 'image_url', image_url: { url: 'u' } },
+          ],
+        },
+      ],
+    });
     expect(body.messages[0].content).toBe('a');
     expect(mapRequestTexts({ prompt: ['x', 'y'] }, up)).toEqual({ prompt: ['X', 'Y'] });
     expect(mapRequestTexts({ input: 'z' }, up)).toEqual({ input: 'Z' });
   });
 
   it('rewrites answer texts', () => {
-    expect(mapResponseTexts({ choices: [{ index: 0, message: { role: 'assistant', content: 'hi' } }, { index: 1, text: 'yo' }] }, up)).toEqual({
-      choices: [{ index: 0, message: { role: 'assistant', content: 'HI' } }, { index: 1, text: 'YO' }],
+    expect(
+      mapResponseTexts(
+        {
+          choices: [
+            { index: 0, message: { role: 'assistant', content: 'hi' } },
+            { index: 1, text: 'yo' },
+          ],
+        },
+        up,
+      ),
+    ).toEqual({
+      choices: [
+        { index: 0, message: { role: 'assistant', content: 'HI' } },
+        { index: 1, text: 'YO' },
+      ],
     });
   });
 

@@ -162,5 +162,7 @@ export function mapResponseTexts(body: unknown, fn: TextRewrite): unknown {
 /** True when a chat completion answered with tool calls (its text may then be empty). */
 export function hasToolCalls(body: unknown): boolean {
   if (!isObject(body) || !Array.isArray(body.choices)) return false;
-  return body.choices.some((c) => isObject(c) && isObject(c.message) && Array.isArray(c.message.tool_calls) && c.message.tool_calls.length > 0);
+  return body.choices.some(
+    (c) => isObject(c) && isObject(c.message) && Array.isArray(c.message.tool_calls) && c.message.tool_calls.length > 0,
+  );
 }

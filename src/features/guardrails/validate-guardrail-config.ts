@@ -34,7 +34,8 @@ function validateGuardrailObject(item: Record<string, unknown>, event: HookEvent
 
 function validateHookObject(item: Record<string, unknown>, event: HookEvent, path: string): void {
   if (!Array.isArray(item.checks)) return;
-  if (item.checks.length === 0) throw invalid(`${path}.checks`, 'must list at least one check (or leave it out to use the stored guardrail named by id)');
+  if (item.checks.length === 0)
+    throw invalid(`${path}.checks`, 'must list at least one check (or leave it out to use the stored guardrail named by id)');
   item.checks.forEach((c, j) => {
     const p = `${path}.checks[${j}]`;
     if (!isObject(c) || typeof c.id !== 'string') throw invalid(`${p}.id`, 'is required');

@@ -4,7 +4,21 @@ import { compilePolicy, counterKey, matchesPolicy } from './compiled-policy.js';
 import type { RequestFacts } from './request-facts.js';
 
 function policy(over: Partial<RateLimitPolicy> = {}): RateLimitPolicy {
-  return { id: 'p1', organisation_id: 'o', workspace_id: 'ws-1', name: null, type: 'requests', unit: 'rpm', value: 5, conditions: [], group_by: [], status: 'active', created_at: 0, updated_at: 0, ...over };
+  return {
+    id: 'p1',
+    organisation_id: 'o',
+    workspace_id: 'ws-1',
+    name: null,
+    type: 'requests',
+    unit: 'rpm',
+    value: 5,
+    conditions: [],
+    group_by: [],
+    status: 'active',
+    created_at: 0,
+    updated_at: 0,
+    ...over,
+  };
 }
 
 const facts: RequestFacts = {
@@ -17,7 +31,8 @@ const facts: RequestFacts = {
   metadata: { _user: 'ann', env: 'prod' },
 };
 
-const matches = (conditions: RateLimitPolicy['conditions'], f: RequestFacts = facts) => matchesPolicy(compilePolicy(policy({ conditions })), f);
+const matches = (conditions: RateLimitPolicy['conditions'], f: RequestFacts = facts) =>
+  matchesPolicy(compilePolicy(policy({ conditions })), f);
 
 describe('policy conditions', () => {
   it('a policy without conditions matches every request', () => {
@@ -46,10 +61,30 @@ describe('policy conditions', () => {
   });
 
   it('different keys must all match; values of the same key are alternatives', () => {
-    expect(matches([{ key: 'model', value: 'gpt-4o' }, { key: 'metadata.env', value: 'prod' }])).toBe(true);
-    expect(matches([{ key: 'model', value: 'gpt-4o' }, { key: 'metadata.env', value: 'dev' }])).toBe(false);
-    expect(matches([{ key: 'model', value: 'o3' }, { key: 'model', value: 'gpt-4o' }])).toBe(true);
-    expect(matches([{ key: 'model', value: 'o3' }, { key: 'model', value: 'o4' }])).toBe(false);
+    expect(
+      matches([
+        { key: 'model', value: 'gpt-4o' },
+        { key: 'metadata.env', value: 'prod' },
+      ]),
+    ).toBe(true);
+    expect(
+      matches([
+        { key: 'model', value: 'gpt-4o' },
+        { key: 'metadata.env', value: 'dev' },
+      ]),
+    ).toBe(false);
+    expect(
+      matches([
+        { key: 'model', value: 'o3' },
+        { key: 'model', value: 'gpt-4o' },
+      ]),
+    ).toBe(true);
+    expect(
+      matches([
+        { key: 'model', value: 'o3' },
+        { key: 'model', value: 'o4' },
+      ]),
+    ).toBe(false);
   });
 
   it('a fact the request lacks never matches (no model, provider unknown before routing, no key)', () => {

@@ -20,7 +20,16 @@ export interface CompiledPolicy {
 /** Compiles a stored policy: conditions grouped by key, endpoint types made canonical. */
 export function compilePolicy(p: RateLimitPolicy): CompiledPolicy {
   const conditions = compileConditions(p.conditions);
-  return { id: p.id, workspaceId: p.workspace_id, type: p.type, unit: p.unit, value: p.value, windowMs: WINDOW_MS[p.unit], conditions, groupBy: p.group_by.map((g) => g.key) };
+  return {
+    id: p.id,
+    workspaceId: p.workspace_id,
+    type: p.type,
+    unit: p.unit,
+    value: p.value,
+    windowMs: WINDOW_MS[p.unit],
+    conditions,
+    groupBy: p.group_by.map((g) => g.key),
+  };
 }
 
 /** Conditions grouped by key (alternatives of one key in a set), endpoint types made canonical. */
@@ -92,7 +101,13 @@ const MEMO_PER_POLICY = 10_000;
  * `make(policy, f)`'s answer for `value` under `policy` (no closure per call), remembered in `memo` (a compiled policy is replaced when
  * its stored one changes, so the memo goes with it); past `MEMO_PER_POLICY` values it starts over.
  */
-export function memoByValue<P extends object>(memo: WeakMap<object, Map<string, string>>, policy: P, value: string, make: (p: P, f: RequestFacts) => string, f: RequestFacts): string {
+export function memoByValue<P extends object>(
+  memo: WeakMap<object, Map<string, string>>,
+  policy: P,
+  value: string,
+  make: (p: P, f: RequestFacts) => string,
+  f: RequestFacts,
+): string {
   let byValue = memo.get(policy);
   if (byValue === undefined) memo.set(policy, (byValue = new Map()));
   let out = byValue.get(value);

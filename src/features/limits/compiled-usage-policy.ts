@@ -30,7 +30,12 @@ export function counterIdOf(id: string, type: UsageLimitType): string {
 
 /** The schedule of a stored policy. */
 export function scheduleOf(p: UsageLimitPolicy): ResetSchedule {
-  return { periodicReset: p.periodic_reset, periodicResetDays: p.periodic_reset_days, anchor: p.next_usage_reset_at, createdAt: p.created_at };
+  return {
+    periodicReset: p.periodic_reset,
+    periodicResetDays: p.periodic_reset_days,
+    anchor: p.next_usage_reset_at,
+    createdAt: p.created_at,
+  };
 }
 
 /** Compiles a stored policy: conditions grouped by key, its current window computed once. */

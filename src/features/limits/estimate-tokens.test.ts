@@ -12,7 +12,18 @@ describe('token estimates (gpt-tokenizer, o200k_base)', () => {
 
   it('estimates chat prompts with per-message framing, completion prompts and embeddings inputs', async () => {
     const count = await loadTokenCounter();
-    const chat = { messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: [{ type: 'text', text: 'hello world' }, { type: 'image_url', image_url: { url: 'x' } }] }] };
+    const chat = {
+      messages: [
+        { role: 'system', content: 'be brief' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'hello world' },
+            { type: 'image_url', image_url: { url: 'x' } },
+          ],
+        },
+      ],
+    };
     expect(estimatePromptTokens(count, chat)).toBe(3 + (4 + count('be brief')) + (4 + 2));
     expect(estimatePromptTokens(count, { prompt: 'hello world' })).toBe(2);
     expect(estimatePromptTokens(count, { input: ['hello world', 'hello world'] })).toBe(4);

@@ -21,7 +21,11 @@ export function estimatePromptTokens(count: TokenCounter, body: Record<string, u
   }
   const input = body.prompt ?? body.input;
   if (typeof input === 'string') return count(input);
-  if (Array.isArray(input)) return input.reduce<number>((n, x) => n + (typeof x === 'string' ? count(x) : typeof x === 'number' ? 1 : Array.isArray(x) ? x.length : 0), 0);
+  if (Array.isArray(input))
+    return input.reduce<number>(
+      (n, x) => n + (typeof x === 'string' ? count(x) : typeof x === 'number' ? 1 : Array.isArray(x) ? x.length : 0),
+      0,
+    );
   return 0;
 }
 

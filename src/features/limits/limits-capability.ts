@@ -31,10 +31,35 @@ export function createLimitsCapability(opts: LimitsOptions = {}): Capability {
   return {
     name: 'limits',
     create(core) {
-      const counters: RateCounterStore = core.state.redis ? new RedisCounterStore(core.state.redis, `${core.state.prefix}rl:`, core.clock) : new MemoryCounterStore(core.clock);
+      const counters: RateCounterStore = core.state.redis
+        ? new RedisCounterStore(core.state.redis, `${core.state.prefix}rl:`, core.clock)
+        : new MemoryCounterStore(core.clock);
       const tallies = new WeakMap<object, StreamTextTally>();
-      const hook = createRateLimitHook({ runtime: core.runtime, counters, clock: core.clock, logger: core.logger, metrics: core.metrics, tallies, onCounted: opts.onCounted });
-      const usage = createUsageLimitHook({ runtime: core.runtime, counters: usageCountersFor(core.state, core.clock), alert: createUsageAlerts({ store: core.store, http: core.http, guard: new CustomHostGuard(core.http.outbound), logger: core.logger, webhookUrl: core.settings.alertWebhookUrl }), clock: core.clock, logger: core.logger, metrics: core.metrics, tallies, onSettled: opts.onSettled });
+      const hook = createRateLimitHook({
+        runtime: core.runtime,
+        counters,
+        clock: core.clock,
+        logger: core.logger,
+        metrics: core.metrics,
+        tallies,
+        onCounted: opts.onCounted,
+      });
+      const usage = createUsageLimitHook({
+        runtime: core.runtime,
+        counters: usageCountersFor(core.state, core.clock),
+        alert: createUsageAlerts({
+          store: core.store,
+          http: core.http,
+          guard: new CustomHostGuard(core.http.outbound),
+          logger: core.logger,
+          webhookUrl: core.settings.alertWebhookUrl,
+        }),
+        clock: core.clock,
+        logger: core.logger,
+        metrics: core.metrics,
+        tallies,
+        onSettled: opts.onSettled,
+      });
       return {
         sections: [rateLimitSection, usageLimitSection],
         // Rate limits first: their stream tally is shared with the usage hook, which settles from the same figures.

@@ -1,5 +1,12 @@
 import type { Clock } from '../../foundation/lib/clock.js';
-import { windowOf, type AdmitResult, type CounterAddition, type CounterEntry, type CounterReading, type RateCounterStore } from './counter-store.js';
+import {
+  windowOf,
+  type AdmitResult,
+  type CounterAddition,
+  type CounterEntry,
+  type CounterReading,
+  type RateCounterStore,
+} from './counter-store.js';
 
 const SWEEP_EVERY_MS = 60_000;
 

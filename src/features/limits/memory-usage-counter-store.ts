@@ -1,5 +1,12 @@
 import type { Clock } from '../../foundation/lib/clock.js';
-import { USAGE_TTL_GRACE_MS, type GroupUsage, type SettleResult, type UsageCounterStore, type UsageReservation, type UsageSettlement } from './usage-counter-store.js';
+import {
+  USAGE_TTL_GRACE_MS,
+  type GroupUsage,
+  type SettleResult,
+  type UsageCounterStore,
+  type UsageReservation,
+  type UsageSettlement,
+} from './usage-counter-store.js';
 
 interface Window {
   groups: Map<string, number>;

@@ -63,11 +63,18 @@ function isKnown(key: string, known: readonly string[]): boolean {
  * Checks the keys of `conditions` and `group_by` (400 `invalid_request` naming the JSON path of the
  * first bad entry). Values are free text except `endpoint_type`, which must name a known type.
  */
-export function checkPolicyKeys(conditions: ReadonlyArray<{ key: string; value: string }> | undefined, groupBy: ReadonlyArray<{ key: string }> | undefined): void {
+export function checkPolicyKeys(
+  conditions: ReadonlyArray<{ key: string; value: string }> | undefined,
+  groupBy: ReadonlyArray<{ key: string }> | undefined,
+): void {
   (conditions ?? []).forEach((c, i) => {
     if (!isKnown(c.key, CONDITION_KEYS)) {
       const param = `body.conditions[${i}].key`;
-      throw new GatewayError('invalid_request', `${param}: unknown condition key '${c.key}'; expected one of ${CONDITION_KEYS.join(', ')} or metadata.<key>.`, { param });
+      throw new GatewayError(
+        'invalid_request',
+        `${param}: unknown condition key '${c.key}'; expected one of ${CONDITION_KEYS.join(', ')} or metadata.<key>.`,
+        { param },
+      );
     }
     if (c.key === 'endpoint_type' && !canonicalEndpointType(c.value)) {
       const param = `body.conditions[${i}].value`;
@@ -79,7 +86,11 @@ export function checkPolicyKeys(conditions: ReadonlyArray<{ key: string; value: 
   (groupBy ?? []).forEach((g, i) => {
     const param = `body.group_by[${i}].key`;
     if (!isKnown(g.key, GROUP_BY_KEYS)) {
-      throw new GatewayError('invalid_request', `${param}: unknown group_by key '${g.key}'; expected one of ${GROUP_BY_KEYS.join(', ')} or metadata.<key>.`, { param });
+      throw new GatewayError(
+        'invalid_request',
+        `${param}: unknown group_by key '${g.key}'; expected one of ${GROUP_BY_KEYS.join(', ')} or metadata.<key>.`,
+        { param },
+      );
     }
     if (seen.has(g.key)) throw new GatewayError('invalid_request', `${param}: '${g.key}' is listed twice.`, { param });
     seen.add(g.key);

@@ -6,7 +6,21 @@ import { rateLimitHeaders, refusal, tightest, type PolicyReading } from './rate-
 const NOW = Date.UTC(2026, 0, 7, 10, 20, 30, 250);
 
 function reading(id: string, over: Partial<RateLimitPolicy>, count: number, resetAt: number): PolicyReading {
-  const p: RateLimitPolicy = { id, organisation_id: 'o', workspace_id: 'w', name: null, type: 'requests', unit: 'rpm', value: 10, conditions: [], group_by: [], status: 'active', created_at: 0, updated_at: 0, ...over };
+  const p: RateLimitPolicy = {
+    id,
+    organisation_id: 'o',
+    workspace_id: 'w',
+    name: null,
+    type: 'requests',
+    unit: 'rpm',
+    value: 10,
+    conditions: [],
+    group_by: [],
+    status: 'active',
+    created_at: 0,
+    updated_at: 0,
+    ...over,
+  };
   return { policy: compilePolicy(p), count, resetAt };
 }
 
@@ -41,7 +55,13 @@ describe('refusal', () => {
     const err = refusal([minute, day, roomy], NOW);
     expect(err.status).toBe(429);
     expect(err.code).toBe('rate_limit_exceeded');
-    expect(err.headers).toEqual({ 'retry-after': '3600', 'x-ratelimit-policy': 'd', 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '3600' });
+    expect(err.headers).toEqual({
+      'retry-after': '3600',
+      'x-ratelimit-policy': 'd',
+      'x-ratelimit-limit': '100',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': '3600',
+    });
     expect(err.message).toBe('Rate limit exceeded: policy d allows 100 requests per day. Retry after 3600 s.');
     expect(err.toBody().error).toEqual({ message: err.message, type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' });
   });

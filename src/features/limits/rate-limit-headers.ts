@@ -56,7 +56,11 @@ export function refusal(readings: readonly PolicyReading[], now: number): Gatewa
   const wait = secondsToReset(r, now);
   const p = r.policy;
   const what = p.type === 'requests' ? 'requests' : 'tokens';
-  return new GatewayError('rate_limit_exceeded', `Rate limit exceeded: policy ${p.id} allows ${p.value} ${what} per ${PER[p.unit]}. Retry after ${wait} s.`, {
-    headers: { 'retry-after': String(wait), ...rateLimitHeaders(r, now) },
-  });
+  return new GatewayError(
+    'rate_limit_exceeded',
+    `Rate limit exceeded: policy ${p.id} allows ${p.value} ${what} per ${PER[p.unit]}. Retry after ${wait} s.`,
+    {
+      headers: { 'retry-after': String(wait), ...rateLimitHeaders(r, now) },
+    },
+  );
 }

@@ -18,9 +18,27 @@ const T0 = Date.UTC(2026, 0, 7, 10, 20, 30, 250);
 
 function setup(counters: RateCounterStore, policies: Array<Partial<RateLimitPolicy>>) {
   const compiled = policies.map((p, i) =>
-    compilePolicy({ id: `p${i}`, organisation_id: 'o', workspace_id: 'ws', name: null, type: 'requests', unit: 'rpm', value: 10, conditions: [], group_by: [], status: 'active', created_at: 0, updated_at: 0, ...p }),
+    compilePolicy({
+      id: `p${i}`,
+      organisation_id: 'o',
+      workspace_id: 'ws',
+      name: null,
+      type: 'requests',
+      unit: 'rpm',
+      value: 10,
+      conditions: [],
+      group_by: [],
+      status: 'active',
+      created_at: 0,
+      updated_at: 0,
+      ...p,
+    }),
   );
-  const snapshot = { workspacesById: new Map(), virtualKeys: new Map(), sections: new Map([[RATE_LIMIT_SECTION, { byWorkspace: new Map([['ws', compiled]]) }]]) } as unknown as RuntimeSnapshot;
+  const snapshot = {
+    workspacesById: new Map(),
+    virtualKeys: new Map(),
+    sections: new Map([[RATE_LIMIT_SECTION, { byWorkspace: new Map([['ws', compiled]]) }]]),
+  } as unknown as RuntimeSnapshot;
   const metrics = new Metrics();
   const counted: number[] = [];
   const hook = createRateLimitHook({
@@ -50,7 +68,13 @@ function request(): DataPlaneRequest {
 }
 
 function done(outcome: Partial<Outcome>, usage?: CompletedRequest['usage']): CompletedRequest {
-  return { status: 200, outcome: { status: 200, provider: 'openai', path: 'config', retries: 0, cacheStatus: 'MISS', headers: {}, ...outcome }, trace: { retries: 0, attempts: [] }, usage, latencyMs: 1 };
+  return {
+    status: 200,
+    outcome: { status: 200, provider: 'openai', path: 'config', retries: 0, cacheStatus: 'MISS', headers: {}, ...outcome },
+    trace: { retries: 0, attempts: [] },
+    usage,
+    latencyMs: 1,
+  };
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 50));

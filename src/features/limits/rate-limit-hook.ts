@@ -53,13 +53,18 @@ export function createRateLimitHook(deps: RateLimitHookDeps): DataPlaneHook {
     const now = Date.now();
     if (now - lastLog < LOG_EVERY_MS) return;
     lastLog = now;
-    deps.logger.warn({ err: (err as Error)?.message ?? String(err) }, 'rate-limit counters unreachable; requests are admitted without limits (fail open)');
+    deps.logger.warn(
+      { err: (err as Error)?.message ?? String(err) },
+      'rate-limit counters unreachable; requests are admitted without limits (fail open)',
+    );
   };
 
   async function countTokens(dp: DataPlaneRequest, done: CompletedRequest, l: LimitLocals): Promise<void> {
     let tokens = totalTokensOf(done.usage ?? l.tally.usage);
     if (tokens === undefined) {
-      const text = done.outcome?.stream ? l.tally.text : textOfChoices(isObject(done.outcome?.json?.value) ? (done.outcome.json.value as Record<string, unknown>).choices : undefined);
+      const text = done.outcome?.stream
+        ? l.tally.text
+        : textOfChoices(isObject(done.outcome?.json?.value) ? (done.outcome.json.value as Record<string, unknown>).choices : undefined);
       tokens = await estimateTokens(dp.body, text);
     }
     if (tokens > 0) await deps.counters.add(l.tokens.map((m) => ({ key: m.key, windowMs: m.policy.windowMs, amount: tokens })));

@@ -24,7 +24,10 @@ export const rateLimitSection: RuntimeSection<RateLimitSection> = {
 };
 
 /** Adds the policies, compiled and grouped by workspace, to `into` (replacing those workspaces' lists). */
-function byWorkspace(into: Map<string, readonly CompiledPolicy[]>, policies: readonly RateLimitPolicy[]): Map<string, readonly CompiledPolicy[]> {
+function byWorkspace(
+  into: Map<string, readonly CompiledPolicy[]>,
+  policies: readonly RateLimitPolicy[],
+): Map<string, readonly CompiledPolicy[]> {
   const fresh = new Map<string, CompiledPolicy[]>();
   for (const p of policies) {
     const list = fresh.get(p.workspace_id) ?? [];

@@ -43,7 +43,6 @@ return 1
 /** Keys outlive their window by this much (clock skew between replicas). */
 const TTL_GRACE_MS = 60_000;
 
-
 /**
  * Counters in Redis shared by every replica. Each `admit` is one Lua script, atomic on the Redis
  * server: N replicas together admit exactly the limit. The window comes from the caller's clock
@@ -64,7 +63,10 @@ export class RedisCounterStore implements RateCounterStore {
     const keys = entries.map((e, i) => `${this.prefix}${e.key}:${windows[i]!.start}`);
     const args = entries.flatMap((e, i) => [e.limit, e.cost, ttl(windows[i]!.resetAt, now)]);
     const reply = (await ADMIT.run(this.redis, keys, args)) as number[];
-    return { admitted: Number(reply[0]) === 1, readings: entries.map((_, i) => ({ count: Number(reply[i + 1]), resetAt: windows[i]!.resetAt })) };
+    return {
+      admitted: Number(reply[0]) === 1,
+      readings: entries.map((_, i) => ({ count: Number(reply[i + 1]), resetAt: windows[i]!.resetAt })),
+    };
   }
 
   async add(additions: readonly CounterAddition[]): Promise<void> {
@@ -73,7 +75,11 @@ export class RedisCounterStore implements RateCounterStore {
     if (live.length === 0) return;
     const windows = live.map((a) => windowOf(now, a.windowMs));
     const keys = live.map((a, i) => `${this.prefix}${a.key}:${windows[i]!.start}`);
-    await ADD.run(this.redis, keys, live.flatMap((a, i) => [Math.round(a.amount), ttl(windows[i]!.resetAt, now)]));
+    await ADD.run(
+      this.redis,
+      keys,
+      live.flatMap((a, i) => [Math.round(a.amount), ttl(windows[i]!.resetAt, now)]),
+    );
   }
 
   async close(): Promise<void> {}

@@ -1,7 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../../foundation/lib/clock.js';
 import { RedisScript } from '../../infra/state/redis-script.js';
-import { USAGE_TTL_GRACE_MS, type GroupUsage, type SettleResult, type UsageCounterStore, type UsageReservation, type UsageSettlement } from './usage-counter-store.js';
+import {
+  USAGE_TTL_GRACE_MS,
+  type GroupUsage,
+  type SettleResult,
+  type UsageCounterStore,
+  type UsageReservation,
+  type UsageSettlement,
+} from './usage-counter-store.js';
 
 /** KEYS: one hash per entry. ARGV per entry: group, limit, amount, strict (1/0), ttl ms (0: never). */
 const RESERVE = new RedisScript(`
@@ -52,7 +59,6 @@ for i = 1, #KEYS / 2 do
 end
 return out
 `);
-
 
 /** Time to live of a window's keys by the caller's clock (0: never expires). */
 function ttl(resetAt: number | null, now: number): number {

@@ -6,7 +6,19 @@ import type { DataPlaneRequest } from '../../data-plane/pipeline/data-plane-hook
 import type { Workspace } from '../../infra/store/repos/organisations.js';
 import { providerBeforeRouting, requestFacts } from './request-facts.js';
 
-const ws: Workspace = { id: 'ws-1', organisation_id: 'org', name: 'A', slug: 'team-a', status: 'active', settings: {}, description: null, metadata: {}, defaults: null, created_at: 0, updated_at: 0 };
+const ws: Workspace = {
+  id: 'ws-1',
+  organisation_id: 'org',
+  name: 'A',
+  slug: 'team-a',
+  status: 'active',
+  settings: {},
+  description: null,
+  metadata: {},
+  defaults: null,
+  created_at: 0,
+  updated_at: 0,
+};
 
 const snapshot = {
   version: 1,
@@ -23,9 +35,20 @@ const snapshot = {
   sections: new Map(),
 } as unknown as RuntimeSnapshot;
 
-function dp(headers: Record<string, string>, config?: Record<string, unknown>, body: Record<string, unknown> = { model: 'gpt-4o' }): DataPlaneRequest {
+function dp(
+  headers: Record<string, string>,
+  config?: Record<string, unknown>,
+  body: Record<string, unknown> = { model: 'gpt-4o' },
+): DataPlaneRequest {
   return {
-    ctx: { requestId: 'r', traceId: 't', startedAt: 0, organisationId: 'org', workspaceId: 'ws-1', key: { id: 'key-1', organisationId: 'org', workspaceId: null, type: 'organisation-service', scopes: [], expiresAt: null, name: 'k' } },
+    ctx: {
+      requestId: 'r',
+      traceId: 't',
+      startedAt: 0,
+      organisationId: 'org',
+      workspaceId: 'ws-1',
+      key: { id: 'key-1', organisationId: 'org', workspaceId: null, type: 'organisation-service', scopes: [], expiresAt: null, name: 'k' },
+    },
     endpoint: 'chat',
     body,
     stream: false,
@@ -46,14 +69,22 @@ describe('provider before routing', () => {
   });
 
   it("comes from the config's leaf: its provider, its virtual key, else the header", () => {
-    expect(providerBeforeRouting(dp({ 'x-gateway-provider': 'openai' }, { provider: 'anthropic', api_key: 'k' }), snapshot)).toBe('anthropic');
+    expect(providerBeforeRouting(dp({ 'x-gateway-provider': 'openai' }, { provider: 'anthropic', api_key: 'k' }), snapshot)).toBe(
+      'anthropic',
+    );
     expect(providerBeforeRouting(dp({}, { virtual_key: 'vk-anthropic' }), snapshot)).toBe('anthropic');
     expect(providerBeforeRouting(dp({ 'x-gateway-provider': 'openai' }, { retry: { attempts: 2 } }), snapshot)).toBe('openai');
   });
 
   it('is known for a strategy whose targets all use one provider, unknown when they differ', () => {
     const same = { strategy: { mode: 'loadbalance' }, targets: [{ provider: 'openai', api_key: 'a' }, { virtual_key: 'vk-openai' }] };
-    const mixed = { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'a' }, { provider: 'anthropic', api_key: 'b' }] };
+    const mixed = {
+      strategy: { mode: 'fallback' },
+      targets: [
+        { provider: 'openai', api_key: 'a' },
+        { provider: 'anthropic', api_key: 'b' },
+      ],
+    };
     expect(providerBeforeRouting(dp({}, same), snapshot)).toBe('openai');
     expect(providerBeforeRouting(dp({}, mixed), snapshot)).toBeUndefined();
   });

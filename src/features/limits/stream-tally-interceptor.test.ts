@@ -11,7 +11,15 @@ function call(headers: object, stream: boolean): LeafCall {
 
 /** An outcome whose stream records the observers attached to it. */
 function streamedOutcome(observers: StreamObserver[]): Outcome {
-  return { status: 200, provider: 'openai', path: 'config', retries: 0, cacheStatus: 'DISABLED', headers: {}, stream: { observe: (o: StreamObserver) => observers.push(o) } } as unknown as Outcome;
+  return {
+    status: 200,
+    provider: 'openai',
+    path: 'config',
+    retries: 0,
+    cacheStatus: 'DISABLED',
+    headers: {},
+    stream: { observe: (o: StreamObserver) => observers.push(o) },
+  } as unknown as Outcome;
 }
 
 describe('stream tally interceptor', () => {
@@ -34,11 +42,16 @@ describe('stream tally interceptor', () => {
       const tally = new StreamTextTally();
       tally.needsText = needsText;
       const observers: StreamObserver[] = [];
-      const outcome = await createStreamTallyInterceptor(new WeakMap([[headers, tally]]))(call(headers, true), () => Promise.resolve(streamedOutcome(observers)));
+      const outcome = await createStreamTallyInterceptor(new WeakMap([[headers, tally]]))(call(headers, true), () =>
+        Promise.resolve(streamedOutcome(observers)),
+      );
       expect(outcome.stream).toBeDefined();
       expect(observers).toHaveLength(1);
       expect(observers[0]!.usageOnly).toBe(!needsText);
-      observers[0]!.onChunk!({ choices: [{ index: 0, delta: { content: 'hi' } }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } });
+      observers[0]!.onChunk!({
+        choices: [{ index: 0, delta: { content: 'hi' } }],
+        usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 },
+      });
       expect(tally.usage).toEqual({ prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 });
       expect(tally.text).toBe('hi');
     }

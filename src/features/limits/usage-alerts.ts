@@ -50,7 +50,13 @@ export function createUsageAlerts(deps: UsageAlertDeps): (a: UsageAlert) => Prom
       resource_id: a.policyId,
       request_id: null,
       client_ip: null,
-      details: { group: a.group, used: a.used, alert_threshold: a.alertThreshold, credit_limit: a.creditLimit, window_started_at: windowStartedAt },
+      details: {
+        group: a.group,
+        used: a.used,
+        alert_threshold: a.alertThreshold,
+        credit_limit: a.creditLimit,
+        window_started_at: windowStartedAt,
+      },
     });
     const url = deps.webhookUrl;
     if (!url) return;
@@ -60,11 +66,18 @@ export function createUsageAlerts(deps: UsageAlertDeps): (a: UsageAlert) => Prom
         url,
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ policy_id: a.policyId, group: a.group, used: a.used, credit_limit: a.creditLimit, window_started_at: windowStartedAt }),
+        body: JSON.stringify({
+          policy_id: a.policyId,
+          group: a.group,
+          used: a.used,
+          credit_limit: a.creditLimit,
+          window_started_at: windowStartedAt,
+        }),
         signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
         headersTimeout: WEBHOOK_TIMEOUT_MS,
       });
-      if (res.status < 200 || res.status >= 300) deps.logger.warn({ status: res.status, policy: a.policyId }, 'usage-limit alert webhook answered with an error');
+      if (res.status < 200 || res.status >= 300)
+        deps.logger.warn({ status: res.status, policy: a.policyId }, 'usage-limit alert webhook answered with an error');
     } catch (err) {
       deps.logger.warn({ err: (err as Error)?.message ?? String(err), policy: a.policyId }, 'usage-limit alert webhook failed');
     }

@@ -77,7 +77,10 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
     const now = Date.now();
     if (now - lastLog < LOG_EVERY_MS) return;
     lastLog = now;
-    deps.logger.warn({ err: (err as Error)?.message ?? String(err) }, 'usage-limit counters unreachable; requests are admitted without usage limits (fail open)');
+    deps.logger.warn(
+      { err: (err as Error)?.message ?? String(err) },
+      'usage-limit counters unreachable; requests are admitted without usage limits (fail open)',
+    );
   };
 
   // One pair of callbacks for every settlement (a .catch().finally() chain was two more promises and a closure per request).
@@ -97,7 +100,15 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
       if (!matchesPolicy(policy, facts)) continue;
       const w = currentWindow(policy, now);
       const amount = policy.type === 'cost' ? (learnedCost.get(policy.id) ?? 0) : reserveAmount(policy.type, dp.body);
-      const entry: UsageReservation = { policyId: policy.counterId, windowStart: w.start, resetAt: w.resetAt, group: groupOf(policy, facts), limit: policy.limit, amount, strict: policy.type === 'requests' };
+      const entry: UsageReservation = {
+        policyId: policy.counterId,
+        windowStart: w.start,
+        resetAt: w.resetAt,
+        group: groupOf(policy, facts),
+        limit: policy.limit,
+        amount,
+        strict: policy.type === 'requests',
+      };
       reserved.push({ policy, entry });
       entries.push(entry);
       if (policy.type === 'tokens') tokens = true;
@@ -111,7 +122,9 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
       return;
     }
     if (!result.admitted) {
-      const refusing = reserved.filter((r, i) => (r.entry.strict ? result.used[i]! + r.entry.amount > r.entry.limit : result.used[i]! >= r.entry.limit)).map((r) => r.policy);
+      const refusing = reserved
+        .filter((r, i) => (r.entry.strict ? result.used[i]! + r.entry.amount > r.entry.limit : result.used[i]! >= r.entry.limit))
+        .map((r) => r.policy);
       throw usageRefusal(refusing.length ? refusing : reserved.map((r) => r.policy), now);
     }
     const tally = deps.tallies.get(dp.headers) ?? new StreamTextTally();
@@ -133,7 +146,14 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
     }
     let tokens = 0;
     if (spent && hasTokens) {
-      tokens = totalTokensOf(usage) ?? (await estimateTokens(dp.body, outcome.stream ? l.tally.text : textOfChoices(isObject(outcome.json?.value) ? (outcome.json.value as Record<string, unknown>).choices : undefined)));
+      tokens =
+        totalTokensOf(usage) ??
+        (await estimateTokens(
+          dp.body,
+          outcome.stream
+            ? l.tally.text
+            : textOfChoices(isObject(outcome.json?.value) ? (outcome.json.value as Record<string, unknown>).choices : undefined),
+        ));
     }
     // The request's price, as its log row records it (a stream without usage: priced from the estimate).
     const cost = spent && hasCost ? priceOfRequest(done, dp.ctx.startedAt, done.usage === undefined ? usage : undefined).cost : 0;
@@ -142,7 +162,16 @@ export function createUsageLimitHook(deps: UsageLimitHookDeps): DataPlaneHook {
     for (const { policy, entry: e } of l.reserved) {
       const delta = (spent || policy.type === 'requests' ? settledAmount(policy.type, cost, tokens) : 0) - e.amount;
       if (delta === 0 && policy.alertAt === null) continue;
-      settlements.push({ policyId: e.policyId, windowStart: e.windowStart, resetAt: e.resetAt, group: e.group, limit: e.limit, id: policy.id, delta, alertAt: policy.alertAt });
+      settlements.push({
+        policyId: e.policyId,
+        windowStart: e.windowStart,
+        resetAt: e.resetAt,
+        group: e.group,
+        limit: e.limit,
+        id: policy.id,
+        delta,
+        alertAt: policy.alertAt,
+      });
     }
     if (spent && hasCost) {
       for (const r of l.reserved) {

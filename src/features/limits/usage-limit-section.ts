@@ -23,7 +23,10 @@ export const usageLimitSection: RuntimeSection<UsageLimitSection> = {
   },
 };
 
-function byWorkspace(into: Map<string, readonly CompiledUsagePolicy[]>, policies: readonly UsageLimitPolicy[]): Map<string, readonly CompiledUsagePolicy[]> {
+function byWorkspace(
+  into: Map<string, readonly CompiledUsagePolicy[]>,
+  policies: readonly UsageLimitPolicy[],
+): Map<string, readonly CompiledUsagePolicy[]> {
   const now = Date.now();
   const fresh = new Map<string, CompiledUsagePolicy[]>();
   for (const p of policies) {

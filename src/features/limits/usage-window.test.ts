@@ -34,7 +34,10 @@ describe('usageWindow', () => {
     expect(usageWindow(s, t('2026-03-13T00:00:00Z')).start).toBe(t('2026-03-13T00:00:00Z'));
     const anchored = { ...s, anchor: t('2026-03-20T00:00:00Z') };
     expect(usageWindow(anchored, t('2026-03-19T00:00:00Z'))).toEqual({ start: base.createdAt, resetAt: t('2026-03-20T00:00:00Z') });
-    expect(usageWindow(anchored, t('2026-03-24T00:00:00Z'))).toEqual({ start: t('2026-03-23T00:00:00Z'), resetAt: t('2026-03-26T00:00:00Z') });
+    expect(usageWindow(anchored, t('2026-03-24T00:00:00Z'))).toEqual({
+      start: t('2026-03-23T00:00:00Z'),
+      resetAt: t('2026-03-26T00:00:00Z'),
+    });
   });
 
   it('a given next reset alone resets once, then never again', () => {

@@ -32,12 +32,26 @@ function registerRoutes(app: FastifyInstance, gateway: () => Promise<McpGateway>
 }
 
 const CallbackQuery = Type.Object(
-  { state: Type.Optional(Type.String({ maxLength: 2048 })), code: Type.Optional(Type.String({ maxLength: 4096 })), error: Type.Optional(Type.String({ maxLength: 256 })), error_description: Type.Optional(Type.String({ maxLength: 2048 })) },
+  {
+    state: Type.Optional(Type.String({ maxLength: 2048 })),
+    code: Type.Optional(Type.String({ maxLength: 4096 })),
+    error: Type.Optional(Type.String({ maxLength: 256 })),
+    error_description: Type.Optional(Type.String({ maxLength: 2048 })),
+  },
   { additionalProperties: Type.String({ maxLength: 2048 }) },
 );
-const ErrorBody = Type.Object({ error: Type.Object({ message: Type.String(), type: Type.String(), param: Nullable(Type.String()), code: Nullable(Type.String()) }) });
+const ErrorBody = Type.Object({
+  error: Type.Object({ message: Type.String(), type: Type.String(), param: Nullable(Type.String()), code: Nullable(Type.String()) }),
+});
 /** A user's connection as the callback and `GET /v1/mcp-servers/{id}/connections` show it (never a token). */
-export const ConnectionAnswer = Type.Object({ object: Type.Literal('mcp_connection'), server_id: Type.String(), user_id: Type.String(), connected: Type.Boolean(), connected_at: Type.String(), expires_at: Nullable(Type.String()) });
+export const ConnectionAnswer = Type.Object({
+  object: Type.Literal('mcp_connection'),
+  server_id: Type.String(),
+  user_id: Type.String(),
+  connected: Type.Boolean(),
+  connected_at: Type.String(),
+  expires_at: Nullable(Type.String()),
+});
 
 /**
  * `GET /v1/mcp/oauth/callback`: where the upstream's authorization server sends the user back. Public
@@ -48,12 +62,28 @@ export const ConnectionAnswer = Type.Object({ object: Type.Literal('mcp_connecti
 function registerCallback(app: FastifyInstance, deps: GatewayDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     MCP_OAUTH_CALLBACK_PATH,
-    { config: { public: true }, schema: { querystring: CallbackQuery, tags: ['mcp'], summary: "Finish a user's OAuth connection to an MCP server's upstream (the authorization server's redirect)", security: [], response: { 200: ConnectionAnswer, '4xx': ErrorBody, '5xx': ErrorBody } } },
+    {
+      config: { public: true },
+      schema: {
+        querystring: CallbackQuery,
+        tags: ['mcp'],
+        summary: "Finish a user's OAuth connection to an MCP server's upstream (the authorization server's redirect)",
+        security: [],
+        response: { 200: ConnectionAnswer, '4xx': ErrorBody, '5xx': ErrorBody },
+      },
+    },
     async (request) => {
       const caller = request.gw.key ? principalOfKey(request.gw.key).userId : undefined;
       const { connection, serverId } = await (await loadUpstreamOAuth()).upstreamOAuth(deps).flow.finish(request, request.query, caller);
       deps.logger.info({ server_id: serverId, user_id: connection.user_id }, 'MCP OAuth connection stored');
-      return { object: 'mcp_connection' as const, server_id: serverId, user_id: connection.user_id, connected: true, connected_at: new Date(connection.connected_at).toISOString(), expires_at: connection.expires_at === null ? null : new Date(connection.expires_at).toISOString() };
+      return {
+        object: 'mcp_connection' as const,
+        server_id: serverId,
+        user_id: connection.user_id,
+        connected: true,
+        connected_at: new Date(connection.connected_at).toISOString(),
+        expires_at: connection.expires_at === null ? null : new Date(connection.expires_at).toISOString(),
+      };
     },
   );
 }

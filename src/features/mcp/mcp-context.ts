@@ -32,7 +32,10 @@ export function principalOfRequest(request: FastifyRequest): Principal {
  */
 export function assertAccess(route: McpRoute, principal: Principal): void {
   if (route.server.default_user_access === 'allow' || principal.userId === null || principal.workspaceRole === 'admin') return;
-  throw new GatewayError('forbidden', `MCP server '${route.server.slug}' is closed to users by default (default_user_access: deny); a workspace admin may use it.`);
+  throw new GatewayError(
+    'forbidden',
+    `MCP server '${route.server.slug}' is closed to users by default (default_user_access: deny); a workspace admin may use it.`,
+  );
 }
 
 /** Whether a stored session belongs to this principal: the same user, or for service keys the same key. */
@@ -49,7 +52,12 @@ export function sessionBelongsTo(session: McpSession, principal: Principal): boo
  */
 export async function targetOf(deps: GatewayDeps, route: McpRoute, bearer?: string): Promise<UpstreamTarget> {
   const i = route.integration;
-  const headers = await upstreamHeadersOf(deps, i, { id: i.id, sealed: i.headers_ciphertext, secretMappings: i.secret_mappings }, route.server.workspace_id);
+  const headers = await upstreamHeadersOf(
+    deps,
+    i,
+    { id: i.id, sealed: i.headers_ciphertext, secretMappings: i.secret_mappings },
+    route.server.workspace_id,
+  );
   if (bearer !== undefined) headers.Authorization = `Bearer ${bearer}`;
   return { url: i.url, transport: i.transport, headers };
 }

@@ -1,13 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isInitializeRequest, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest, type JSONRPCResponse, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isInitializeRequest,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+  type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import { toGatewayError } from '../../foundation/errors/to-gateway-error.js';
 import type { GatewayDeps } from '../../data-plane/pipeline/deps.js';
 import { refreshMappedSecrets } from '../../data-plane/pipeline/upstream-headers.js';
 import type { Principal } from '../../kernel/principal.js';
-import { deleteIdleMcpSessions, deleteMcpSession, getMcpSession, insertMcpSession, setMcpUpstreamSession, touchMcpSession, type McpSession } from '../../infra/store/repos/mcp.js';
+import {
+  deleteIdleMcpSessions,
+  deleteMcpSession,
+  getMcpSession,
+  insertMcpSession,
+  setMcpUpstreamSession,
+  touchMcpSession,
+  type McpSession,
+} from '../../infra/store/repos/mcp.js';
 import type { McpRoute } from './mcp-section.js';
 import { assertAccess, principalOfRequest, routeOf, sessionBelongsTo, stateOf, targetOf } from './mcp-context.js';
 import { CONNECTION_REQUIRED, authorizationUrlOf, isConnectionRequired } from './oauth/connection-tokens.js';
@@ -71,13 +87,21 @@ function peek(raw: string): unknown {
  */
 function wantsStream(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
-  return messages.some((m) => isJSONRPCRequest(m) && (m.method === 'tools/call' || (m.params?._meta as { progressToken?: unknown } | undefined)?.progressToken !== undefined));
+  return messages.some(
+    (m) =>
+      isJSONRPCRequest(m) &&
+      (m.method === 'tools/call' || (m.params?._meta as { progressToken?: unknown } | undefined)?.progressToken !== undefined),
+  );
 }
 
 /** The JSON-RPC error of a request that needs the user's upstream OAuth connection: `data` names the code and the URL to complete. */
 function connectionRequiredError(id: RequestId, err: GatewayError): JSONRPCResponse {
   const url = authorizationUrlOf(err);
-  return rpcError(id, RPC.serverError, err.message, { status: err.status, code: CONNECTION_REQUIRED, ...(url ? { authorization_url: url } : {}) });
+  return rpcError(id, RPC.serverError, err.message, {
+    status: err.status,
+    code: CONNECTION_REQUIRED,
+    ...(url ? { authorization_url: url } : {}),
+  });
 }
 
 /**
@@ -88,7 +112,10 @@ function connectionRequiredError(id: RequestId, err: GatewayError): JSONRPCRespo
 function connectionRequiredAnswer(messages: unknown[], err: GatewayError): Response | undefined {
   const errors = messages.filter((m): m is JSONRPCRequest => isJSONRPCRequest(m)).map((m) => connectionRequiredError(m.id, err));
   if (errors.length === 0) return undefined;
-  return new Response(JSON.stringify(messages.length === 1 ? errors[0] : errors), { status: 200, headers: { 'content-type': 'application/json' } });
+  return new Response(JSON.stringify(messages.length === 1 ? errors[0] : errors), {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 /**
@@ -106,7 +133,9 @@ export class McpGateway {
   private lastSweep = 0;
   private readonly oauth: UpstreamOAuth;
   /** Session streams opened upstream at `notifications/initialized`, until the client's `GET` takes them. */
-  private readonly primed = new PrimedSessionStreams((session, dropped) => this.deps.logger.warn({ session, dropped }, 'MCP session stream: upstream messages dropped before the client connected (buffer full)'));
+  private readonly primed = new PrimedSessionStreams((session, dropped) =>
+    this.deps.logger.warn({ session, dropped }, 'MCP session stream: upstream messages dropped before the client connected (buffer full)'),
+  );
 
   constructor(private readonly deps: GatewayDeps) {
     this.fetcher = new UpstreamFetch(deps.http.outbound, deps.settings.upstreamConnectTimeoutMs, deps.settings.upstreamHeadersTimeoutMs);
@@ -120,7 +149,8 @@ export class McpGateway {
     assertAccess(route, principal);
     const raw = typeof request.body === 'string' ? request.body : '';
     // As the gateway's JSON parser does for every other route: the SDKs' validation and serialisation recurse, and would overflow.
-    if (nestsDeeperThan(raw, MAX_BODY_JSON_DEPTH)) return void (await reply.send(rpcErrorResponse(400, RPC.parseError, 'The request is nested too deeply.')));
+    if (nestsDeeperThan(raw, MAX_BODY_JSON_DEPTH))
+      return void (await reply.send(rpcErrorResponse(400, RPC.parseError, 'The request is nested too deeply.')));
     const body = peek(raw);
     const messages = Array.isArray(body) ? body : [body];
     let bearer: string | undefined;
@@ -153,7 +183,11 @@ export class McpGateway {
         : isInitializeRequest(message)
           ? this.initialize(ctx, transport, message, (id) => (created = id))
           : this.request(ctx, transport, message);
-      work.push(job.catch((err: unknown) => this.deps.logger.warn({ err: String(err), server: route.server.slug, method: methodOf(message) }, 'MCP message failed')));
+      work.push(
+        job.catch((err: unknown) =>
+          this.deps.logger.warn({ err: String(err), server: route.server.slug, method: methodOf(message) }, 'MCP message failed'),
+        ),
+      );
     };
     await transport.start();
     const res = await transport.handleRequest(webRequest(request, raw));
@@ -174,7 +208,10 @@ export class McpGateway {
     const bearer = await this.oauth.tokens.bearer(route, principal, request);
     const session = await this.session(request, route, principal);
     if (session instanceof Response) return void (await reply.send(session));
-    if (route.integration.transport !== 'http') return void (await reply.send(rpcErrorResponse(405, RPC.serverError, 'This MCP server has no session stream (its upstream uses the SSE transport).')));
+    if (route.integration.transport !== 'http')
+      return void (await reply.send(
+        rpcErrorResponse(405, RPC.serverError, 'This MCP server has no session stream (its upstream uses the SSE transport).'),
+      ));
     const primed = this.primed.take(session.id);
     const abort = primed?.abort ?? new AbortController();
     this.sessionStreams.add(abort);
@@ -187,7 +224,13 @@ export class McpGateway {
     if (upstream instanceof Response && upstream.status === 401 && bearer !== undefined && principal.userId !== null) {
       const renewed = await this.oauth.tokens.renew(route, principal, request, bearer);
       upstream = await relayEventStream(this.fetcher, await targetOf(this.deps, route, renewed), stateOf(session), abort.signal);
-      if (upstream instanceof Response && upstream.status === 401) throw await this.oauth.tokens.required(route, principal.userId, request, 'was refused by its upstream even with your renewed OAuth token');
+      if (upstream instanceof Response && upstream.status === 401)
+        throw await this.oauth.tokens.required(
+          route,
+          principal.userId,
+          request,
+          'was refused by its upstream even with your renewed OAuth token',
+        );
     }
     if (upstream instanceof Response) return void (await reply.send(upstream));
     const transport = new WebStandardStreamableHTTPServerTransport({});
@@ -212,7 +255,12 @@ export class McpGateway {
     this.links.delete(session.id);
     try {
       if (link) await (await link).close();
-      else if (route.integration.transport === 'http') await terminateOverHttp(this.fetcher, await targetOf(this.deps, route, await this.oauth.tokens.bearer(route, principal, request).catch(() => undefined)), stateOf(session));
+      else if (route.integration.transport === 'http')
+        await terminateOverHttp(
+          this.fetcher,
+          await targetOf(this.deps, route, await this.oauth.tokens.bearer(route, principal, request).catch(() => undefined)),
+          stateOf(session),
+        );
     } catch (err) {
       this.deps.logger.warn({ err: String(err), server: route.server.slug }, 'MCP upstream session did not end cleanly');
     }
@@ -263,14 +311,23 @@ export class McpGateway {
    * `initialize`: opens the upstream session, stores ours, answers the upstream's result. `created` gets
    * the session id before the answer is handed to the transport (which may end the HTTP answer at once).
    */
-  private async initialize(ctx: PostContext, transport: WebStandardStreamableHTTPServerTransport, message: JSONRPCRequest, created: (id: string) => void): Promise<void> {
+  private async initialize(
+    ctx: PostContext,
+    transport: WebStandardStreamableHTTPServerTransport,
+    message: JSONRPCRequest,
+    created: (id: string) => void,
+  ): Promise<void> {
     const relay = (m: JSONRPCMessage) => void transport.send(m, { relatedRequestId: message.id }).catch(() => undefined);
     const id = randomUUID();
     let answer: JSONRPCResponse | undefined;
     let upstreamSessionId: string | null = null;
     try {
       if (ctx.route.integration.transport === 'http') {
-        const out = await this.withRenewal(ctx, async () => this.retryRefusedSecrets(ctx, await targetOf(this.deps, ctx.route, ctx.bearer), (t) => exchangeOverHttp(this.fetcher, t, { upstreamSessionId: null, protocolVersion: null }, message, relay, ctx.signal)));
+        const out = await this.withRenewal(ctx, async () =>
+          this.retryRefusedSecrets(ctx, await targetOf(this.deps, ctx.route, ctx.bearer), (t) =>
+            exchangeOverHttp(this.fetcher, t, { upstreamSessionId: null, protocolVersion: null }, message, relay, ctx.signal),
+          ),
+        );
         answer = out.answer;
         upstreamSessionId = out.upstreamSessionId;
       } else {
@@ -296,7 +353,8 @@ export class McpGateway {
       await transport.send(answer ?? rpcError(message.id, RPC.internalError, 'The upstream MCP server did not answer initialize.'));
       return;
     }
-    const version = typeof answer.result.protocolVersion === 'string' ? answer.result.protocolVersion : String(message.params?.protocolVersion ?? '');
+    const version =
+      typeof answer.result.protocolVersion === 'string' ? answer.result.protocolVersion : String(message.params?.protocolVersion ?? '');
     const now = this.deps.clock.now();
     await insertMcpSession(this.deps.store, {
       id,
@@ -314,7 +372,9 @@ export class McpGateway {
     await transport.send(answer);
     if (now - this.lastSweep > SWEEP_EVERY_MS) {
       this.lastSweep = now;
-      await deleteIdleMcpSessions(this.deps.store, now - SESSION_IDLE_TTL_MS).catch((err: unknown) => this.deps.logger.warn({ err: String(err) }, 'MCP session sweep failed'));
+      await deleteIdleMcpSessions(this.deps.store, now - SESSION_IDLE_TTL_MS).catch((err: unknown) =>
+        this.deps.logger.warn({ err: String(err) }, 'MCP session sweep failed'),
+      );
     }
   }
 
@@ -351,13 +411,21 @@ export class McpGateway {
     if (message.method === 'tools/call') return transport.send(await this.callTool(ctx, message, relay));
     let answer: JSONRPCResponse;
     try {
-      answer = (await this.forward(ctx, message, relay)) ?? rpcError(message.id, RPC.internalError, 'The upstream MCP server did not answer.');
+      answer =
+        (await this.forward(ctx, message, relay)) ?? rpcError(message.id, RPC.internalError, 'The upstream MCP server did not answer.');
     } catch (err) {
       answer = this.failure(message, err);
     }
     if (message.method === 'tools/list' && isJSONRPCResultResponse(answer)) {
       const { result, collision } = filterToolList(ctx.route.server.tools, answer.result);
-      answer = collision === undefined ? { ...answer, result } : rpcError(message.id, RPC.internalError, `The upstream MCP server lists two tools named '${collision}'; the gateway refuses colliding tool names.`);
+      answer =
+        collision === undefined
+          ? { ...answer, result }
+          : rpcError(
+              message.id,
+              RPC.internalError,
+              `The upstream MCP server lists two tools named '${collision}'; the gateway refuses colliding tool names.`,
+            );
     }
     await transport.send(answer);
   }
@@ -371,11 +439,18 @@ export class McpGateway {
     const started = Date.now();
     const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
     const server = ctx.route.server;
-    if (typeof params.name !== 'string' || params.name.length === 0) return rpcError(message.id, RPC.invalidParams, 'tools/call needs params.name (the tool to call).');
+    if (typeof params.name !== 'string' || params.name.length === 0)
+      return rpcError(message.id, RPC.invalidParams, 'tools/call needs params.name (the tool to call).');
     const tool = params.name;
     const dp = toolCallRequest(ctx.request, server, tool, params.arguments);
     // GenAI semantic conventions for tools: one CLIENT span per call, `execute_tool {tool}` (arguments never recorded).
-    const span = ctx.request.gw.span?.child(`execute_tool ${tool}`, 'client', { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool, 'gateway.mcp.server': server.slug, 'rpc.system': 'jsonrpc', 'rpc.method': 'tools/call' });
+    const span = ctx.request.gw.span?.child(`execute_tool ${tool}`, 'client', {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': tool,
+      'gateway.mcp.server': server.slug,
+      'rpc.system': 'jsonrpc',
+      'rpc.method': 'tools/call',
+    });
     const record = (status: number, error?: GatewayError) => {
       if (span) {
         span.set({ 'http.response.status_code': status });
@@ -400,10 +475,14 @@ export class McpGateway {
     let status = 200;
     let error: GatewayError | undefined;
     try {
-      answer = (await this.forward(ctx, message, relay)) ?? rpcError(message.id, RPC.internalError, 'The upstream MCP server did not answer.');
+      answer =
+        (await this.forward(ctx, message, relay)) ?? rpcError(message.id, RPC.internalError, 'The upstream MCP server did not answer.');
       if (!isJSONRPCResultResponse(answer)) {
         status = 502;
-        error = new GatewayError('provider_error', `The upstream MCP server answered tools/call with an error (${(answer as { error: { code: number } }).error.code}).`);
+        error = new GatewayError(
+          'provider_error',
+          `The upstream MCP server answered tools/call with an error (${(answer as { error: { code: number } }).error.code}).`,
+        );
       }
     } catch (err) {
       answer = this.failure(message, err);
@@ -422,8 +501,18 @@ export class McpGateway {
       ctx,
       async () => {
         const target = await targetOf(this.deps, ctx.route, ctx.bearer);
-        if (target.transport === 'http') return (await this.retryRefusedSecrets(ctx, target, (t) => exchangeOverHttp(this.fetcher, t, stateOf(session), message, relay, ctx.signal))).answer;
-        return this.retryRefusedSecrets(ctx, target, async (t) => (await this.sseLink(session, t)).exchange(message, relay, ctx.signal), () => this.dropLink(session.id));
+        if (target.transport === 'http')
+          return (
+            await this.retryRefusedSecrets(ctx, target, (t) =>
+              exchangeOverHttp(this.fetcher, t, stateOf(session), message, relay, ctx.signal),
+            )
+          ).answer;
+        return this.retryRefusedSecrets(
+          ctx,
+          target,
+          async (t) => (await this.sseLink(session, t)).exchange(message, relay, ctx.signal),
+          () => this.dropLink(session.id),
+        );
       },
       () => this.dropLink(session.id),
     );
@@ -444,7 +533,13 @@ export class McpGateway {
       try {
         return await run();
       } catch (again) {
-        if (again instanceof UpstreamFailure && again.status === 401) throw await this.oauth.tokens.required(ctx.route, ctx.principal.userId, ctx.request, 'was refused by its upstream even with your renewed OAuth token');
+        if (again instanceof UpstreamFailure && again.status === 401)
+          throw await this.oauth.tokens.required(
+            ctx.route,
+            ctx.principal.userId,
+            ctx.request,
+            'was refused by its upstream even with your renewed OAuth token',
+          );
         throw again;
       }
     }
@@ -457,7 +552,12 @@ export class McpGateway {
    * (an SSE stream opened with the old headers is dropped: the retry opens a new one). The refused request
    * never ran upstream.
    */
-  private async retryRefusedSecrets<T>(ctx: PostContext, target: UpstreamTarget, run: (t: UpstreamTarget) => Promise<T>, beforeRetry?: () => void): Promise<T> {
+  private async retryRefusedSecrets<T>(
+    ctx: PostContext,
+    target: UpstreamTarget,
+    run: (t: UpstreamTarget) => Promise<T>,
+    beforeRetry?: () => void,
+  ): Promise<T> {
     try {
       return await run(target);
     } catch (err) {
@@ -482,7 +582,12 @@ export class McpGateway {
     }
     const opening = (async () => {
       const link = await SseLink.open(this.fetcher, target);
-      const init = { jsonrpc: '2.0' as const, id: `gateway-reinit-${randomUUID()}`, method: 'initialize', params: JSON.parse(session.initialize_params) as Record<string, unknown> };
+      const init = {
+        jsonrpc: '2.0' as const,
+        id: `gateway-reinit-${randomUUID()}`,
+        method: 'initialize',
+        params: JSON.parse(session.initialize_params) as Record<string, unknown>,
+      };
       const answer = await link.exchange(init, () => undefined);
       if (!answer || !isJSONRPCResultResponse(answer)) {
         await link.close();
@@ -519,7 +624,13 @@ export class McpGateway {
     if (isConnectionRequired(err)) return connectionRequiredError(message.id, err);
     // A gateway fault before the upstream was called (a secret mapping that cannot be resolved): its status and code.
     if (err instanceof GatewayError) return rpcError(message.id, RPC.serverError, err.message, { status: err.status, code: err.code });
-    const text = err instanceof UpstreamFailure ? err.message : `The upstream MCP server failed: ${err instanceof Error ? err.message : String(err)}`;
-    return rpcError(message.id, RPC.serverError, text, err instanceof UpstreamFailure && err.status !== undefined ? { upstream_status: err.status } : undefined);
+    const text =
+      err instanceof UpstreamFailure ? err.message : `The upstream MCP server failed: ${err instanceof Error ? err.message : String(err)}`;
+    return rpcError(
+      message.id,
+      RPC.serverError,
+      text,
+      err instanceof UpstreamFailure && err.status !== undefined ? { upstream_status: err.status } : undefined,
+    );
   }
 }

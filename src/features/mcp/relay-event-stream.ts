@@ -14,7 +14,12 @@ export interface UpstreamStream {
  * version). An upstream that refuses (405: it offers none; 404: the session is gone) is answered to the
  * client with the same status as a JSON-RPC error; an unreachable one is 502.
  */
-export async function relayEventStream(fetcher: UpstreamFetch, target: UpstreamTarget, state: UpstreamSessionState, signal: AbortSignal): Promise<UpstreamStream | Response> {
+export async function relayEventStream(
+  fetcher: UpstreamFetch,
+  target: UpstreamTarget,
+  state: UpstreamSessionState,
+  signal: AbortSignal,
+): Promise<UpstreamStream | Response> {
   const headers: Record<string, string> = { ...target.headers, accept: 'text/event-stream' };
   if (state.upstreamSessionId) headers['mcp-session-id'] = state.upstreamSessionId;
   if (state.protocolVersion) headers['mcp-protocol-version'] = state.protocolVersion;
@@ -22,11 +27,19 @@ export async function relayEventStream(fetcher: UpstreamFetch, target: UpstreamT
   try {
     res = await fetcher.fetchFor()(target.url, { method: 'GET', headers, signal });
   } catch (err) {
-    return rpcErrorResponse(502, RPC.serverError, `The upstream MCP server could not be reached: ${err instanceof Error ? err.message : String(err)}`);
+    return rpcErrorResponse(
+      502,
+      RPC.serverError,
+      `The upstream MCP server could not be reached: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   if (res.status !== 200 || !res.body) {
     await res.body?.cancel().catch(() => undefined);
-    return rpcErrorResponse(res.status >= 400 ? res.status : 502, RPC.serverError, `The upstream MCP server refused the session stream (HTTP ${res.status}).`);
+    return rpcErrorResponse(
+      res.status >= 400 ? res.status : 502,
+      RPC.serverError,
+      `The upstream MCP server refused the session stream (HTTP ${res.status}).`,
+    );
   }
   const body = res.body;
   return {

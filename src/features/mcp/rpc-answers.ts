@@ -18,7 +18,10 @@ export function rpcError(id: RequestId, code: number, message: string, data?: Re
 
 /** An HTTP answer holding one JSON-RPC error with a null id (what the Streamable HTTP transport answers for transport-level failures). */
 export function rpcErrorResponse(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'content-type': 'application/json' } });
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'content-type': 'application/json' },
+  });
 }
 
 /** The `method` of a message, when it is a request or notification. */

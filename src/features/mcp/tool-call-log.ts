@@ -26,7 +26,12 @@ export function toolCallRequest(request: FastifyRequest, server: McpServer, tool
     endpoint: 'mcp' as ProviderEndpointKind,
     body: {},
     stream: false,
-    metadata: { ...gh.metadata, mcp_server: server.slug, mcp_tool: tool, mcp_arguments: JSON.stringify(Object.fromEntries(argNames.map((n) => [n, REDACTED]))) },
+    metadata: {
+      ...gh.metadata,
+      mcp_server: server.slug,
+      mcp_tool: tool,
+      mcp_arguments: JSON.stringify(Object.fromEntries(argNames.map((n) => [n, REDACTED]))),
+    },
     headers: request.headers,
     config: null,
     responseHeaders: {},
@@ -46,6 +51,19 @@ export async function admitToolCall(deps: GatewayDeps, dp: DataPlaneRequest): Pr
  * Records a finished tool call: the request log row (endpoint `mcp`, provider = the server's slug,
  * model = the tool, status, latency, user) and the hooks' `after` (usage settlement).
  */
-export function recordToolCall(deps: GatewayDeps, dp: DataPlaneRequest, server: McpServer, tool: string, status: number, startedAt: number, error?: GatewayError): void {
-  recordCompletion(deps, dp, { status, error, trace: { provider: server.slug, model: tool, retries: 0, attempts: [] }, latencyMs: Date.now() - startedAt });
+export function recordToolCall(
+  deps: GatewayDeps,
+  dp: DataPlaneRequest,
+  server: McpServer,
+  tool: string,
+  status: number,
+  startedAt: number,
+  error?: GatewayError,
+): void {
+  recordCompletion(deps, dp, {
+    status,
+    error,
+    trace: { provider: server.slug, model: tool, retries: 0, attempts: [] },
+    latencyMs: Date.now() - startedAt,
+  });
 }

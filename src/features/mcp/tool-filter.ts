@@ -11,7 +11,10 @@ export function toolAllowed(filter: McpToolFilter, name: string): boolean {
  * collision the gateway refuses (which of them a call reaches would be the upstream's choice, not the
  * filter's): the name is returned as `collision` and nothing is listed.
  */
-export function filterToolList(filter: McpToolFilter, result: Record<string, unknown>): { result: Record<string, unknown>; collision?: string } {
+export function filterToolList(
+  filter: McpToolFilter,
+  result: Record<string, unknown>,
+): { result: Record<string, unknown>; collision?: string } {
   const tools = Array.isArray(result.tools) ? (result.tools as Array<Record<string, unknown>>) : [];
   const seen = new Set<string>();
   for (const t of tools) {

@@ -19,7 +19,11 @@ export class UpstreamFetch {
    */
   constructor(policy: OutboundPolicy, connectTimeoutMs = 10_000, headersTimeoutMs = 600_000) {
     this.guard = new CustomHostGuard(policy);
-    this.agent = new Agent({ connect: policy.connector({ timeout: connectTimeoutMs }), keepAliveTimeout: 30_000, headersTimeout: headersTimeoutMs });
+    this.agent = new Agent({
+      connect: policy.connector({ timeout: connectTimeoutMs }),
+      keepAliveTimeout: 30_000,
+      headersTimeout: headersTimeoutMs,
+    });
   }
 
   /**

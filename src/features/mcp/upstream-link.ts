@@ -1,7 +1,14 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse, type JSONRPCMessage, type JSONRPCRequest, type JSONRPCResponse } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type JSONRPCResponse,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { McpTransport } from '../../infra/store/repos/mcp.js';
 import type { UpstreamFetch } from './upstream-fetch.js';
 
@@ -78,7 +85,14 @@ function describe(err: unknown): string {
  * replica can serve any message of a session. Resolves with the answer (undefined for notifications and
  * responses) and the upstream session id (set by the upstream on `initialize`).
  */
-export async function exchangeOverHttp(fetcher: UpstreamFetch, target: UpstreamTarget, state: UpstreamSessionState, message: JSONRPCMessage, relay: Relay, signal?: AbortSignal): Promise<{ answer?: JSONRPCResponse; upstreamSessionId: string | null }> {
+export async function exchangeOverHttp(
+  fetcher: UpstreamFetch,
+  target: UpstreamTarget,
+  state: UpstreamSessionState,
+  message: JSONRPCMessage,
+  relay: Relay,
+  signal?: AbortSignal,
+): Promise<{ answer?: JSONRPCResponse; upstreamSessionId: string | null }> {
   let settle!: { resolve(a: JSONRPCResponse | undefined): void; reject(e: unknown): void };
   const answered = new Promise<JSONRPCResponse | undefined>((resolve, reject) => (settle = { resolve, reject }));
   const wantsAnswer = isJSONRPCRequest(message);
@@ -87,16 +101,25 @@ export async function exchangeOverHttp(fetcher: UpstreamFetch, target: UpstreamT
     requestInit: { headers: target.headers },
     // A stream that closed without the answer is a failure, not a wait for the timeout (after a grace
     // period: the transport is still parsing the stream's last events when its bytes end).
-    fetch: fetcher.fetchFor(() => setTimeout(() => settle.reject(new UpstreamFailure('The upstream MCP server closed its answer stream without answering.')), STREAM_END_GRACE_MS).unref()),
+    fetch: fetcher.fetchFor(() =>
+      setTimeout(
+        () => settle.reject(new UpstreamFailure('The upstream MCP server closed its answer stream without answering.')),
+        STREAM_END_GRACE_MS,
+      ).unref(),
+    ),
     reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
   });
   if (state.protocolVersion) transport.setProtocolVersion(state.protocolVersion);
   transport.onmessage = (m) => {
-    if ((isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m)) && wantsAnswer && m.id === (message as JSONRPCRequest).id) settle.resolve(m);
+    if ((isJSONRPCResultResponse(m) || isJSONRPCErrorResponse(m)) && wantsAnswer && m.id === (message as JSONRPCRequest).id)
+      settle.resolve(m);
     else relay(m);
   };
   transport.onerror = (err) => settle.reject(new UpstreamFailure(`The upstream MCP server failed: ${describe(err)}`, statusOf(err)));
-  const timer = setTimeout(() => settle.reject(new UpstreamFailure(`The upstream MCP server did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s.`)), UPSTREAM_TIMEOUT_MS);
+  const timer = setTimeout(
+    () => settle.reject(new UpstreamFailure(`The upstream MCP server did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s.`)),
+    UPSTREAM_TIMEOUT_MS,
+  );
   const onAbort = () => settle.reject(new UpstreamFailure('The client closed the connection.'));
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
@@ -120,7 +143,11 @@ export async function exchangeOverHttp(fetcher: UpstreamFetch, target: UpstreamT
 /** Ends the upstream session (HTTP `DELETE`); an upstream that does not support it (405) is fine. */
 export async function terminateOverHttp(fetcher: UpstreamFetch, target: UpstreamTarget, state: UpstreamSessionState): Promise<void> {
   if (!state.upstreamSessionId) return;
-  const transport = new StreamableHTTPClientTransport(new URL(target.url), { sessionId: state.upstreamSessionId, requestInit: { headers: target.headers }, fetch: fetcher.fetchFor() });
+  const transport = new StreamableHTTPClientTransport(new URL(target.url), {
+    sessionId: state.upstreamSessionId,
+    requestInit: { headers: target.headers },
+    fetch: fetcher.fetchFor(),
+  });
   if (state.protocolVersion) transport.setProtocolVersion(state.protocolVersion);
   try {
     await transport.start();
@@ -159,7 +186,10 @@ export class SseLink {
 
   /** Opens the SSE stream (resolves once the upstream named its message endpoint). */
   static async open(fetcher: UpstreamFetch, target: UpstreamTarget): Promise<SseLink> {
-    const transport = new SSEClientTransport(new URL(target.url), { requestInit: { headers: target.headers }, fetch: statusKeeping(fetcher.fetchFor()) });
+    const transport = new SSEClientTransport(new URL(target.url), {
+      requestInit: { headers: target.headers },
+      fetch: statusKeeping(fetcher.fetchFor()),
+    });
     try {
       await transport.start();
     } catch (err) {
@@ -217,7 +247,10 @@ export class SseLink {
     // A failed send rejects the answer too (the transport reports the error before it throws it), and then the answer
     // is never awaited: without this, that rejection went unhandled and ended the process.
     answer.catch(() => undefined);
-    const timer = setTimeout(() => this.settleFailed(id, new UpstreamFailure(`The upstream MCP server did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s.`)), UPSTREAM_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => this.settleFailed(id, new UpstreamFailure(`The upstream MCP server did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s.`)),
+      UPSTREAM_TIMEOUT_MS,
+    );
     const onAbort = () => this.settleFailed(id, new UpstreamFailure('The client closed the connection.'));
     signal?.addEventListener('abort', onAbort, { once: true });
     try {

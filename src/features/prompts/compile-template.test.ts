@@ -3,7 +3,10 @@ import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import { compileTemplate, missingVariables, templateMessages, type ResolvedPartial } from './compile-template.js';
 
 const noPartials = () => undefined;
-const partials = (map: Record<string, string>) => (name: string): ResolvedPartial | undefined => (map[name] === undefined ? undefined : { key: `${name}@1`, text: map[name]! });
+const partials =
+  (map: Record<string, string>) =>
+  (name: string): ResolvedPartial | undefined =>
+    map[name] === undefined ? undefined : { key: `${name}@1`, text: map[name]! };
 
 function errorOf(fn: () => unknown): GatewayError {
   try {
@@ -47,26 +50,43 @@ describe('templateMessages', () => {
 describe('compileTemplate', () => {
   it('substitutes variables without HTML escaping; objects render as JSON', () => {
     const t = compileTemplate('Dear {{name}}, {{{raw}}} {{data}} {{n}}', noPartials);
-    expect(t.render({ name: 'Tom & "Jerry" <x>', raw: 'a&b', data: { k: [1] }, n: 3 })).toEqual([{ role: 'user', content: 'Dear Tom & "Jerry" <x>, a&b {"k":[1]} 3' }]);
+    expect(t.render({ name: 'Tom & "Jerry" <x>', raw: 'a&b', data: { k: [1] }, n: 3 })).toEqual([
+      { role: 'user', content: 'Dear Tom & "Jerry" <x>, a&b {"k":[1]} 3' },
+    ]);
   });
 
   it('renders sections over lists, inverted sections, and every string of a message (not the role)', () => {
     const t = compileTemplate(
       JSON.stringify([
         { role: 'system', content: '{{#rules}}- {{.}}\n{{/rules}}{{^rules}}No rules.{{/rules}}' },
-        { role: 'user', content: [{ type: 'text', text: 'Look at {{what}}' }, { type: 'image_url', image_url: { url: '{{img}}' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look at {{what}}' },
+            { type: 'image_url', image_url: { url: '{{img}}' } },
+          ],
+        },
       ]),
       noPartials,
     );
     expect([...t.required].sort()).toEqual(['img', 'what']);
     const out = t.render({ rules: ['be brief', 'be kind'], what: 'this', img: 'https://x/y.png' });
     expect(out[0]).toEqual({ role: 'system', content: '- be brief\n- be kind\n' });
-    expect(out[1]).toEqual({ role: 'user', content: [{ type: 'text', text: 'Look at this' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }] });
+    expect(out[1]).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Look at this' },
+        { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+      ],
+    });
     expect(t.render({ rules: [], what: 'a', img: 'b' })[0]!.content).toBe('No rules.');
   });
 
   it('requires names outside sections only (dotted names need every step), partials included', () => {
-    const t = compileTemplate('{{user.name}} {{#items}}{{title}}{{/items}} {{^flag}}{{other}}{{/flag}} {{> footer}}', partials({ footer: 'Signed {{signer}}' }));
+    const t = compileTemplate(
+      '{{user.name}} {{#items}}{{title}}{{/items}} {{^flag}}{{other}}{{/flag}} {{> footer}}',
+      partials({ footer: 'Signed {{signer}}' }),
+    );
     expect([...t.required].sort()).toEqual(['signer', 'user.name']);
     expect(t.partials.get('footer')).toBe('footer@1');
     expect(missingVariables(t.required, { user: { name: 'a' }, signer: 'b' })).toEqual([]);
@@ -83,8 +103,19 @@ describe('compileTemplate', () => {
     expect(errorOf(() => compileTemplate('{{> nope}}', noPartials)).message).toContain("partial 'nope', which does not exist");
     expect(errorOf(() => compileTemplate('{{> loop}}', partials({ loop: 'x {{> loop}}' }))).message).toContain('includes itself');
     const tree = compileTemplate('{{> node}}', partials({ node: '{{name}}[{{#kids}}{{> node}}{{/kids}}]' }));
-    expect(tree.render({ name: 'r', kids: [{ name: 'a', kids: [] }, { name: 'b', kids: [] }] })[0]!.content).toBe('r[a[]b[]]');
+    expect(
+      tree.render({
+        name: 'r',
+        kids: [
+          { name: 'a', kids: [] },
+          { name: 'b', kids: [] },
+        ],
+      })[0]!.content,
+    ).toBe('r[a[]b[]]');
     // Without its own `kids`, 'b' finds its parent's (Mustache looks names up the context stack): endless.
-    expect(errorOf(() => tree.render({ name: 'r', kids: [{ name: 'b' }] }))).toMatchObject({ status: 400, message: expect.stringContaining('recursed too deeply') });
+    expect(errorOf(() => tree.render({ name: 'r', kids: [{ name: 'b' }] }))).toMatchObject({
+      status: 400,
+      message: expect.stringContaining('recursed too deeply'),
+    });
   });
 });

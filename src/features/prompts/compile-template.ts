@@ -24,7 +24,11 @@ export interface CompiledTemplate {
   render(variables: Record<string, unknown>): RenderedMessage[];
 }
 
-type Node = { k: 'tpl'; tokens: Tokens; src: string } | { k: 'arr'; items: Node[] } | { k: 'obj'; entries: Array<[string, Node]> } | { k: 'lit'; v: unknown };
+type Node =
+  | { k: 'tpl'; tokens: Tokens; src: string }
+  | { k: 'arr'; items: Node[] }
+  | { k: 'obj'; entries: Array<[string, Node]> }
+  | { k: 'lit'; v: unknown };
 
 /**
  * The messages a template text stands for: a JSON array of chat messages, or (anything else) plain
@@ -35,7 +39,8 @@ export function templateMessages(text: string, param = 'string'): Array<Record<s
   const trimmed = text.trimStart();
   if (trimmed.startsWith('[')) {
     // Deeper text would overflow the walks below (and the renderer's); the request body that carried it was checked only to its own depth.
-    if (nestsDeeperThan(trimmed, MAX_BODY_JSON_DEPTH)) throw new GatewayError('invalid_request', `${param} is nested more than ${MAX_BODY_JSON_DEPTH} levels deep.`, { param });
+    if (nestsDeeperThan(trimmed, MAX_BODY_JSON_DEPTH))
+      throw new GatewayError('invalid_request', `${param} is nested more than ${MAX_BODY_JSON_DEPTH} levels deep.`, { param });
     let parsed: unknown;
     try {
       parsed = JSON.parse(trimmed);
@@ -74,11 +79,17 @@ export function compileTemplate(text: string, resolvePartial: (ref: string) => R
       else if (type === '#' || type === '^') walk(t[4] as Tokens, true, stack);
       else if (type === '>') {
         if (stack.includes(name)) {
-          if (!inSection) throw new GatewayError('invalid_request', `Prompt partial '${name}' includes itself outside a section.`, { param: 'string' });
+          if (!inSection)
+            throw new GatewayError('invalid_request', `Prompt partial '${name}' includes itself outside a section.`, { param: 'string' });
           continue;
         }
         const p = resolvePartial(name);
-        if (!p) throw new GatewayError('invalid_request', `The template includes the partial '${name}', which does not exist in this workspace.`, { param: 'string' });
+        if (!p)
+          throw new GatewayError(
+            'invalid_request',
+            `The template includes the partial '${name}', which does not exist in this workspace.`,
+            { param: 'string' },
+          );
         partialKeys.set(name, p.key);
         partialTexts[name] = p.text;
         walk(parseMustache(p.text), inSection, [...stack, name]);
@@ -93,7 +104,12 @@ export function compileTemplate(text: string, resolvePartial: (ref: string) => R
       try {
         return renderNode(root, variables, partialTexts) as RenderedMessage[];
       } catch (err) {
-        if (err instanceof RangeError) throw new GatewayError('invalid_request', 'The template recursed too deeply: a partial includes itself through a section the variables never end.', { param: 'variables' });
+        if (err instanceof RangeError)
+          throw new GatewayError(
+            'invalid_request',
+            'The template recursed too deeply: a partial includes itself through a section the variables never end.',
+            { param: 'variables' },
+          );
         throw err;
       }
     },
@@ -113,14 +129,23 @@ export function missingVariables(required: readonly string[], variables: Record<
 }
 
 function checkMessages(value: unknown, param: string): Array<Record<string, unknown>> {
-  if (!Array.isArray(value) || value.length === 0) throw new GatewayError('invalid_request', `${param} must be a non-empty JSON array of chat messages, or plain text.`, { param });
+  if (!Array.isArray(value) || value.length === 0)
+    throw new GatewayError('invalid_request', `${param} must be a non-empty JSON array of chat messages, or plain text.`, { param });
   value.forEach((m, i) => {
     const where = `${param}[${i}]`;
     if (!isObject(m)) throw new GatewayError('invalid_request', `${where} must be a chat message object.`, { param: where });
-    if (typeof m.role !== 'string' || !ROLES.has(m.role)) throw new GatewayError('invalid_request', `${where}.role must be one of ${[...ROLES].join(', ')}.`, { param: `${where}.role` });
+    if (typeof m.role !== 'string' || !ROLES.has(m.role))
+      throw new GatewayError('invalid_request', `${where}.role must be one of ${[...ROLES].join(', ')}.`, { param: `${where}.role` });
     const c = m.content;
-    if (!(c === undefined || c === null || typeof c === 'string' || (Array.isArray(c) && c.every((p) => isObject(p) && typeof p.type === 'string')))) {
-      throw new GatewayError('invalid_request', `${where}.content must be a string or an array of content parts.`, { param: `${where}.content` });
+    if (!(
+      c === undefined ||
+      c === null ||
+      typeof c === 'string' ||
+      (Array.isArray(c) && c.every((p) => isObject(p) && typeof p.type === 'string'))
+    )) {
+      throw new GatewayError('invalid_request', `${where}.content must be a string or an array of content parts.`, {
+        param: `${where}.content`,
+      });
     }
   });
   return value as Array<Record<string, unknown>>;

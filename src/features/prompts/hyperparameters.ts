@@ -41,10 +41,10 @@ export const HYPERPARAMETERS: Record<string, TSchema> = {
 const NOT_SAVED = new Set(['model', 'stream']);
 
 /** The saved `parameters` of a prompt version (checked at write time). */
-export const SavedParameters = Type.Object(
-  Object.fromEntries(Object.entries(HYPERPARAMETERS).filter(([k]) => !NOT_SAVED.has(k))),
-  { additionalProperties: true, description: 'Saved chat-completion hyperparameters (temperature, max_completion_tokens, tools, ...).' },
-);
+export const SavedParameters = Type.Object(Object.fromEntries(Object.entries(HYPERPARAMETERS).filter(([k]) => !NOT_SAVED.has(k))), {
+  additionalProperties: true,
+  description: 'Saved chat-completion hyperparameters (temperature, max_completion_tokens, tools, ...).',
+});
 
 /** The body of `/render` and `/completions`: `variables` plus hyperparameters at the root. */
 export const PromptRunBody = Type.Object(
@@ -60,11 +60,15 @@ export function checkParameterKeys(value: Record<string, unknown>, where: 'body'
   for (const key of Object.keys(value)) {
     if (where === 'body' && key === 'variables') continue;
     if (where === 'parameters' && NOT_SAVED.has(key)) {
-      const why = key === 'model' ? 'save the model in the prompt\'s `model` field' : '`stream` is chosen by each request';
+      const why = key === 'model' ? "save the model in the prompt's `model` field" : '`stream` is chosen by each request';
       throw new GatewayError('invalid_request', `parameters.${key} cannot be saved: ${why}.`, { param: `parameters.${key}` });
     }
     if (key === 'messages') {
-      throw new GatewayError('invalid_request', `${where}.messages is not accepted: the prompt template supplies the messages; pass values through \`variables\`.`, { param: `${where}.messages` });
+      throw new GatewayError(
+        'invalid_request',
+        `${where}.messages is not accepted: the prompt template supplies the messages; pass values through \`variables\`.`,
+        { param: `${where}.messages` },
+      );
     }
     if (!Object.hasOwn(HYPERPARAMETERS, key)) {
       const hint = where === 'body' ? ' Hyperparameters go at the root of the body, next to `variables`, never nested.' : '';

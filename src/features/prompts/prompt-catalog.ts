@@ -44,7 +44,9 @@ export class PromptCatalog {
   /** A catalog with the entries of `workspaceIds` replaced by `entries` (this one is not changed). */
   withWorkspaces(workspaceIds: readonly string[], entries: Array<StoredPrompt & { versions: PromptVersion[] }>): PromptCatalog {
     const changed = new Set(workspaceIds);
-    const kept = [...this.byId.values()].filter((e) => !changed.has(e.workspace_id)).map((e) => ({ ...e, versions: [...e.versions.values()] }));
+    const kept = [...this.byId.values()]
+      .filter((e) => !changed.has(e.workspace_id))
+      .map((e) => ({ ...e, versions: [...e.versions.values()] }));
     return new PromptCatalog([...kept, ...entries]);
   }
 

@@ -31,7 +31,12 @@ export function createPromptHook(renderer: PromptRenderer): DataPlaneHook {
         const ref = dp.config?.promptId;
         if (!ref || dp.endpoint !== 'chat') return;
         const { variables = {}, messages: _replaced, ...overrides } = dp.body;
-        if (!isObject(variables)) throw new GatewayError('invalid_request', 'variables must be a JSON object (the values of the prompt named by the config\'s prompt_id).', { param: 'variables' });
+        if (!isObject(variables))
+          throw new GatewayError(
+            'invalid_request',
+            "variables must be a JSON object (the values of the prompt named by the config's prompt_id).",
+            { param: 'variables' },
+          );
         rendered = renderer.render(ref, variables, overrides, lookupScope(dp.ctx));
         dp.body = rendered.body;
         dp.stream = rendered.body.stream === true;

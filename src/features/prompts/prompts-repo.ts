@@ -56,7 +56,11 @@ function atomically<T>(db: Kysely<Database>, fn: (trx: Kysely<Database>) => Prom
 
 /** The scope's prompt ids (a subquery: version rows carry no workspace of their own). */
 function scopedIds(db: Kysely<Database>, scope: TenantScope) {
-  return db.selectFrom('prompts').select('id').where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope));
+  return db
+    .selectFrom('prompts')
+    .select('id')
+    .where('organisation_id', '=', scope.organisationId)
+    .where('workspace_id', 'in', inList(scope));
 }
 
 /** Creates a prompt or partial of the scope with its version 1, published. */
@@ -64,7 +68,10 @@ export async function insertPrompt(db: Kysely<Database>, scope: TenantScope, p: 
   assertInScope(scope, p.organisation_id, p.workspace_id);
   await atomically(db, async (trx) => {
     await trx.insertInto('prompts').values(p).execute();
-    await trx.insertInto('prompt_versions').values(versionRow(p.id, 1, first, p.created_at)).execute();
+    await trx
+      .insertInto('prompt_versions')
+      .values(versionRow(p.id, 1, first, p.created_at))
+      .execute();
   });
 }
 
@@ -73,7 +80,14 @@ export async function insertPrompt(db: Kysely<Database>, scope: TenantScope, p: 
  * its number. The latest version is bumped with one `update … returning`, so concurrent writers get
  * distinct numbers.
  */
-export async function addPromptVersion(db: Kysely<Database>, scope: TenantScope, id: string, fields: VersionFields, patch: PromptPatch, now: number): Promise<number> {
+export async function addPromptVersion(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  id: string,
+  fields: VersionFields,
+  patch: PromptPatch,
+  now: number,
+): Promise<number> {
   return atomically(db, async (trx) => {
     const row = await trx
       .updateTable('prompts')
@@ -84,21 +98,48 @@ export async function addPromptVersion(db: Kysely<Database>, scope: TenantScope,
       .returning('latest_version')
       .executeTakeFirstOrThrow();
     const version = Number(row.latest_version);
-    await trx.insertInto('prompt_versions').values(versionRow(id, version, fields, now)).execute();
+    await trx
+      .insertInto('prompt_versions')
+      .values(versionRow(id, version, fields, now))
+      .execute();
     return version;
   });
 }
 
 /** Changes prompt-level fields of a prompt of the scope only (no new version). */
 export async function updatePrompt(db: Kysely<Database>, scope: TenantScope, id: string, patch: PromptPatch, now: number): Promise<void> {
-  await db.updateTable('prompts').set({ ...patch, updated_at: now }).where('id', '=', id).where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope)).execute();
+  await db
+    .updateTable('prompts')
+    .set({ ...patch, updated_at: now })
+    .where('id', '=', id)
+    .where('organisation_id', '=', scope.organisationId)
+    .where('workspace_id', 'in', inList(scope))
+    .execute();
 }
 
 /** Publishes an existing version of a prompt of the scope; false when the version (or prompt) does not exist. */
-export async function publishPromptVersion(db: Kysely<Database>, scope: TenantScope, id: string, version: number, now: number): Promise<boolean> {
-  const exists = await db.selectFrom('prompt_versions').select('version').where('prompt_id', '=', id).where('prompt_id', 'in', scopedIds(db, scope)).where('version', '=', version).executeTakeFirst();
+export async function publishPromptVersion(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  id: string,
+  version: number,
+  now: number,
+): Promise<boolean> {
+  const exists = await db
+    .selectFrom('prompt_versions')
+    .select('version')
+    .where('prompt_id', '=', id)
+    .where('prompt_id', 'in', scopedIds(db, scope))
+    .where('version', '=', version)
+    .executeTakeFirst();
   if (!exists) return false;
-  await db.updateTable('prompts').set({ published_version: version, updated_at: now }).where('id', '=', id).where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope)).execute();
+  await db
+    .updateTable('prompts')
+    .set({ published_version: version, updated_at: now })
+    .where('id', '=', id)
+    .where('organisation_id', '=', scope.organisationId)
+    .where('workspace_id', 'in', inList(scope))
+    .execute();
   return true;
 }
 
@@ -106,12 +147,22 @@ export async function publishPromptVersion(db: Kysely<Database>, scope: TenantSc
 export async function deletePrompt(db: Kysely<Database>, scope: TenantScope, id: string): Promise<void> {
   await atomically(db, async (trx) => {
     await trx.deleteFrom('prompt_versions').where('prompt_id', '=', id).where('prompt_id', 'in', scopedIds(trx, scope)).execute();
-    await trx.deleteFrom('prompts').where('id', '=', id).where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope)).execute();
+    await trx
+      .deleteFrom('prompts')
+      .where('id', '=', id)
+      .where('organisation_id', '=', scope.organisationId)
+      .where('workspace_id', 'in', inList(scope))
+      .execute();
   });
 }
 
 /** One prompt or partial of the scope by id or slug. */
-export async function getPrompt(db: Kysely<Database>, scope: TenantScope, kind: PromptKind, idOrSlug: string): Promise<StoredPrompt | undefined> {
+export async function getPrompt(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  kind: PromptKind,
+  idOrSlug: string,
+): Promise<StoredPrompt | undefined> {
   if (scope.workspaceIds.length === 0) return undefined;
   const row = await db
     .selectFrom('prompts')
@@ -126,14 +177,31 @@ export async function getPrompt(db: Kysely<Database>, scope: TenantScope, kind: 
 }
 
 /** One version of a prompt of the scope, or undefined. */
-export async function getPromptVersion(db: Kysely<Database>, scope: TenantScope, id: string, version: number): Promise<PromptVersion | undefined> {
-  const row = await db.selectFrom('prompt_versions').selectAll().where('prompt_id', '=', id).where('prompt_id', 'in', scopedIds(db, scope)).where('version', '=', version).executeTakeFirst();
+export async function getPromptVersion(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  id: string,
+  version: number,
+): Promise<PromptVersion | undefined> {
+  const row = await db
+    .selectFrom('prompt_versions')
+    .selectAll()
+    .where('prompt_id', '=', id)
+    .where('prompt_id', 'in', scopedIds(db, scope))
+    .where('version', '=', version)
+    .executeTakeFirst();
   return row && toVersion(row);
 }
 
 /** Every version of a prompt of the scope, newest first. */
 export async function listPromptVersions(db: Kysely<Database>, scope: TenantScope, id: string): Promise<PromptVersion[]> {
-  const rows = await db.selectFrom('prompt_versions').selectAll().where('prompt_id', '=', id).where('prompt_id', 'in', scopedIds(db, scope)).orderBy('version', 'desc').execute();
+  const rows = await db
+    .selectFrom('prompt_versions')
+    .selectAll()
+    .where('prompt_id', '=', id)
+    .where('prompt_id', 'in', scopedIds(db, scope))
+    .orderBy('version', 'desc')
+    .execute();
   return rows.map(toVersion);
 }
 
@@ -144,10 +212,16 @@ export async function listPrompts(
   f: { kind: PromptKind; limit: number; offset: number },
 ): Promise<{ rows: Array<StoredPrompt & { published: PromptVersion }>; total: number }> {
   if (scope.workspaceIds.length === 0) return { rows: [], total: 0 };
-  const base = db.selectFrom('prompts').where('prompts.kind', '=', f.kind).where('prompts.organisation_id', '=', scope.organisationId).where('prompts.workspace_id', 'in', inList(scope));
+  const base = db
+    .selectFrom('prompts')
+    .where('prompts.kind', '=', f.kind)
+    .where('prompts.organisation_id', '=', scope.organisationId)
+    .where('prompts.workspace_id', 'in', inList(scope));
   const [rows, count] = await Promise.all([
     base
-      .innerJoin('prompt_versions as v', (j) => j.onRef('v.prompt_id', '=', 'prompts.id').onRef('v.version', '=', 'prompts.published_version'))
+      .innerJoin('prompt_versions as v', (j) =>
+        j.onRef('v.prompt_id', '=', 'prompts.id').onRef('v.version', '=', 'prompts.published_version'),
+      )
       .selectAll('prompts')
       .select(['v.template', 'v.parameters', 'v.model', 'v.metadata', 'v.description', 'v.created_at as version_created_at'])
       .orderBy('prompts.created_at', 'desc')
@@ -160,7 +234,16 @@ export async function listPrompts(
   return {
     rows: rows.map((r) => ({
       ...toPrompt(r),
-      published: toVersion({ prompt_id: r.id, version: r.published_version, template: r.template, parameters: r.parameters, model: r.model, metadata: r.metadata, description: r.description, created_at: r.version_created_at }),
+      published: toVersion({
+        prompt_id: r.id,
+        version: r.published_version,
+        template: r.template,
+        parameters: r.parameters,
+        model: r.model,
+        metadata: r.metadata,
+        description: r.description,
+        created_at: r.version_created_at,
+      }),
     })),
     total: Number(count?.n ?? 0),
   };
@@ -170,7 +253,10 @@ export async function listPrompts(
  * Every prompt and partial with all their versions, or those of some workspaces (the runtime
  * snapshot's source: the only unscoped read).
  */
-export async function loadAllPrompts(store: Store, workspaceIds?: readonly string[]): Promise<Array<StoredPrompt & { versions: PromptVersion[] }>> {
+export async function loadAllPrompts(
+  store: Store,
+  workspaceIds?: readonly string[],
+): Promise<Array<StoredPrompt & { versions: PromptVersion[] }>> {
   if (workspaceIds && workspaceIds.length === 0) return [];
   let prompts = store.db.selectFrom('prompts').selectAll();
   let versions = store.db.selectFrom('prompt_versions').selectAll();

@@ -42,12 +42,20 @@ export class PromptRenderer {
     const template = this.compile(catalog, entry, version);
     const missing = missingVariables(template.required, variables);
     if (missing.length > 0) {
-      throw new GatewayError('invalid_request', `Missing prompt variable${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}.`, { param: `variables.${missing[0]}` });
+      throw new GatewayError('invalid_request', `Missing prompt variable${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}.`, {
+        param: `variables.${missing[0]}`,
+      });
     }
     const body: Record<string, unknown> = { messages: template.render(variables) };
     if (version.model) body.model = version.model;
     Object.assign(body, withCompletionTokens(version.parameters), withCompletionTokens(overrides));
-    return { promptId: entry.id, workspaceId: entry.workspace_id, version: number, credential: { virtualKey: entry.virtual_key, provider: entry.provider }, body };
+    return {
+      promptId: entry.id,
+      workspaceId: entry.workspace_id,
+      version: number,
+      credential: { virtualKey: entry.virtual_key, provider: entry.provider },
+      body,
+    };
   }
 
   private compile(catalog: PromptCatalog, entry: CatalogEntry, version: PromptVersion): CompiledTemplate {

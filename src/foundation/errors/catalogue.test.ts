@@ -15,14 +15,22 @@ describe('error catalogue', () => {
   it('renders the decisions.md shape', () => {
     const body = new GatewayError('invalid_config', 'bad', { param: 'config.x' }).toBody();
     expect(body).toEqual({ error: { message: 'bad', type: 'invalid_request_error', param: 'config.x', code: 'invalid_config' } });
-    const provider = new GatewayError('provider_error', 'nope', { status: 429, provider: 'openai', publicCode: 'rate_limit', type: 'requests' }).toBody();
+    const provider = new GatewayError('provider_error', 'nope', {
+      status: 429,
+      provider: 'openai',
+      publicCode: 'rate_limit',
+      type: 'requests',
+    }).toBody();
     expect(provider.error).toEqual({ message: 'nope', type: 'requests', param: null, code: 'rate_limit', provider: 'openai' });
   });
 
   it('maps Fastify and unknown errors', () => {
     expect(toGatewayError({ code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }).status).toBe(413);
     expect(toGatewayError({ code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }).code).toBe('unsupported_media_type');
-    const v = toGatewayError({ validation: [{ instancePath: '/messages/0', message: 'must have required property', params: { missingProperty: 'role' } }], validationContext: 'body' });
+    const v = toGatewayError({
+      validation: [{ instancePath: '/messages/0', message: 'must have required property', params: { missingProperty: 'role' } }],
+      validationContext: 'body',
+    });
     expect(v.param).toBe('body.messages.0.role');
     expect(v.status).toBe(400);
     expect(toGatewayError({ code: 'FST_ERR_BAD_URL', statusCode: 400 }).code).toBe('invalid_request');

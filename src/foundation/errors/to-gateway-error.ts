@@ -60,7 +60,8 @@ export function toGatewayError(err: unknown): GatewayError {
     return new GatewayError('invalid_request', 'The request is nested too deeply.');
   }
   // encodeURIComponent of a user string with a lone surrogate (an id, a name put into an upstream URL).
-  if (err instanceof URIError) return new GatewayError('invalid_request', 'A value of the request cannot be encoded in a URL (a lone UTF-16 surrogate).');
+  if (err instanceof URIError)
+    return new GatewayError('invalid_request', 'A value of the request cannot be encoded in a URL (a lone UTF-16 surrogate).');
   if (typeof e.code === 'string' && e.code.startsWith('HPE_')) return new GatewayError('invalid_request', 'Malformed HTTP request.');
   if (e.statusCode === 400 && e.message && /JSON|Unexpected|token/i.test(e.message)) {
     return new GatewayError('invalid_request', `Malformed JSON body: ${e.message}`);

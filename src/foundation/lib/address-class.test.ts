@@ -70,11 +70,17 @@ describe('nonPublicRange', () => {
     expect(nonPublicRange('')).toBe('invalid');
   });
 
-  it.each(['8.8.8.8', '93.184.216.34', '1.1.1.1', '2606:4700::1111', '2a00:1450:4001::200e', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])(
-    '%s is public',
-    (address) => {
-      expect(nonPublicRange(address)).toBeNull();
-      expect(isPublicAddress(address)).toBe(true);
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '93.184.216.34',
+    '1.1.1.1',
+    '2606:4700::1111',
+    '2a00:1450:4001::200e',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ])('%s is public', (address) => {
+    expect(nonPublicRange(address)).toBeNull();
+    expect(isPublicAddress(address)).toBe(true);
+  });
 });

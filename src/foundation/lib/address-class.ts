@@ -67,7 +67,8 @@ function v6Range(ip: IPv6): string | null {
 function embeddedV4(ip: IPv6): { via: string; v4: IPv4 } | null {
   const p = ip.parts;
   const range = ip.range();
-  if (range === 'ipv4Mapped' || range === 'rfc6145' || ip.match(NAT64_WELL_KNOWN)) return { via: range === 'rfc6052' ? 'nat64' : range, v4: lowV4(p[6]!, p[7]!) };
+  if (range === 'ipv4Mapped' || range === 'rfc6145' || ip.match(NAT64_WELL_KNOWN))
+    return { via: range === 'rfc6052' ? 'nat64' : range, v4: lowV4(p[6]!, p[7]!) };
   if (range === '6to4') return { via: '6to4', v4: lowV4(p[1]!, p[2]!) };
   return null;
 }

@@ -17,7 +17,13 @@ function gitHead(root: string): string | undefined {
     const gitDir = join(root, '.git');
     let dir = gitDir;
     // A worktree's `.git` is a file naming its git directory.
-    if (statSync(gitDir).isFile()) dir = resolve(root, readFileSync(gitDir, 'utf8').replace(/^gitdir:/, '').trim());
+    if (statSync(gitDir).isFile())
+      dir = resolve(
+        root,
+        readFileSync(gitDir, 'utf8')
+          .replace(/^gitdir:/, '')
+          .trim(),
+      );
     const head = readFileSync(join(dir, 'HEAD'), 'utf8').trim();
     if (!head.startsWith('ref:')) return SHA.test(head) ? head : undefined;
     const ref = head.slice(4).trim();
@@ -28,7 +34,8 @@ function gitHead(root: string): string | undefined {
       if (existsSync(loose)) return readFileSync(loose, 'utf8').trim();
     }
     const packed = join(common, 'packed-refs');
-    if (existsSync(packed)) for (const line of readFileSync(packed, 'utf8').split('\n')) if (line.endsWith(' ' + ref)) return line.split(' ')[0];
+    if (existsSync(packed))
+      for (const line of readFileSync(packed, 'utf8').split('\n')) if (line.endsWith(' ' + ref)) return line.split(' ')[0];
   } catch {
     // Not a checkout, or one we cannot read: the commit is unknown.
   }

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { SecretBox, isSealed } from './secret-box.js';
-import { hasPlainConfigCredentials, keepMaskedConfigCredentials, leftoverHintPath, maskConfigCredentials, maskConfigItem, openConfigCredentials, sealConfigCredentials } from './config-credentials.js';
+import {
+  hasPlainConfigCredentials,
+  keepMaskedConfigCredentials,
+  leftoverHintPath,
+  maskConfigCredentials,
+  maskConfigItem,
+  openConfigCredentials,
+  sealConfigCredentials,
+} from './config-credentials.js';
 
 const box = new SecretBox(Buffer.alloc(32, 5));
 const KEY = 'sk-config-credential-0001';
@@ -14,7 +22,17 @@ describe('config credentials', () => {
         { provider: 'openai', api_key: KEY, override_params: { max_tokens: 5, model: 'm' }, forward_headers: ['x-token'] },
         { strategy: { mode: 'single' }, targets: [{ provider: 'openai', Authorization: `Bearer ${KEY}`, virtual_key: 'vk' }] },
       ],
-      before_request_hooks: [{ id: 'h', checks: [{ id: 'default.webhook', parameters: { webhookURL: 'https://h.example', headers: JSON.stringify({ 'X-Api-Key': 'hook-secret-value' }), timeout: 100 } }] }],
+      before_request_hooks: [
+        {
+          id: 'h',
+          checks: [
+            {
+              id: 'default.webhook',
+              parameters: { webhookURL: 'https://h.example', headers: JSON.stringify({ 'X-Api-Key': 'hook-secret-value' }), timeout: 100 },
+            },
+          ],
+        },
+      ],
     };
     const sealed = sealConfigCredentials(box, 'cfg-1', config) as Record<string, any>;
     const text = JSON.stringify(sealed);
@@ -34,23 +52,44 @@ describe('config credentials', () => {
   });
 
   it('masks with hints, also plaintext values and guardrail items', () => {
-    const masked = maskConfigCredentials({ provider: 'openai', api_key: KEY, cloud2_service_account_json: { private_key: 'pk-123456789012' } }) as Record<string, unknown>;
+    const masked = maskConfigCredentials({
+      provider: 'openai',
+      api_key: KEY,
+      cloud2_service_account_json: { private_key: 'pk-123456789012' },
+    }) as Record<string, unknown>;
     expect(masked.api_key).toBe('sk-…0001');
     expect(JSON.stringify(masked)).not.toContain('pk-123456789012');
-    const item = maskConfigItem('input_guardrails', { 'default.webhook': { webhookURL: 'https://h.example', headers: { authorization: `Bearer ${KEY}` } } });
+    const item = maskConfigItem('input_guardrails', {
+      'default.webhook': { webhookURL: 'https://h.example', headers: { authorization: `Bearer ${KEY}` } },
+    });
     expect(item).toEqual({ 'default.webhook': { webhookURL: 'https://h.example', headers: { authorization: 'Bea…0001' } } });
   });
 
   it('restores hints sent back at their path or, when unambiguous, by name; anything else is a new value', () => {
-    const stored = { strategy: { mode: 'loadbalance' }, targets: [{ provider: 'openai', api_key: 'sk-aaaaaaaaaaaa-1111' }, { provider: 'openai', api_key: 'sk-bbbbbbbbbbbb-1111' }, { provider: 'openai', api_key: 'sk-cccccccccccc-2222' }] };
+    const stored = {
+      strategy: { mode: 'loadbalance' },
+      targets: [
+        { provider: 'openai', api_key: 'sk-aaaaaaaaaaaa-1111' },
+        { provider: 'openai', api_key: 'sk-bbbbbbbbbbbb-1111' },
+        { provider: 'openai', api_key: 'sk-cccccccccccc-2222' },
+      ],
+    };
     const masked = maskConfigCredentials(stored) as typeof stored;
     expect(keepMaskedConfigCredentials(stored, masked)).toEqual(stored);
     // Moved: the third target's hint is unique, so it is found at its new place.
     const moved = { ...masked, targets: [{ ...masked.targets[2]! }, { ...masked.targets[2]! }] };
-    expect((keepMaskedConfigCredentials(stored, moved) as typeof stored).targets.map((t) => t.api_key)).toEqual(['sk-cccccccccccc-2222', 'sk-cccccccccccc-2222']);
+    expect((keepMaskedConfigCredentials(stored, moved) as typeof stored).targets.map((t) => t.api_key)).toEqual([
+      'sk-cccccccccccc-2222',
+      'sk-cccccccccccc-2222',
+    ]);
     // At a path with no stored member, a hint two stored members share is ambiguous: kept as sent.
     const added = { ...masked, targets: [...masked.targets, { ...masked.targets[0]! }] };
-    expect((keepMaskedConfigCredentials(stored, added) as typeof stored).targets.map((t) => t.api_key)).toEqual(['sk-aaaaaaaaaaaa-1111', 'sk-bbbbbbbbbbbb-1111', 'sk-cccccccccccc-2222', 'sk-…1111']);
+    expect((keepMaskedConfigCredentials(stored, added) as typeof stored).targets.map((t) => t.api_key)).toEqual([
+      'sk-aaaaaaaaaaaa-1111',
+      'sk-bbbbbbbbbbbb-1111',
+      'sk-cccccccccccc-2222',
+      'sk-…1111',
+    ]);
     expect(leftoverHintPath(keepMaskedConfigCredentials(stored, added))).toBe('config.targets[3].api_key');
     expect(leftoverHintPath(keepMaskedConfigCredentials(stored, masked))).toBeUndefined();
     expect(leftoverHintPath({ provider: 'openai', api_key: 'sk-…' })).toBeUndefined();

@@ -31,21 +31,24 @@ function paramSlots(params: Record<string, unknown>, path: string, out: Slot[]):
       const headers = typeof v === 'string' ? tryParseJson(v) : v;
       if (!isObject(headers)) continue;
       params.headers = headers;
-      for (const [name, value] of Object.entries(headers)) if (present(value)) out.push({ holder: headers, key: name, path: member(member(path, 'headers'), name) });
+      for (const [name, value] of Object.entries(headers))
+        if (present(value)) out.push({ holder: headers, key: name, path: member(member(path, 'headers'), name) });
     } else if (isCredentialKey(k) && present(v)) out.push({ holder: params, key: k, path: member(path, k) });
   }
 }
 
 /** The credential members of one config node and of the nodes below it (`targets`), in document order. */
 function nodeSlots(node: Record<string, unknown>, path: string, out: Slot[]): void {
-  for (const [k, v] of Object.entries(node)) if (isCredentialKey(k) && present(v)) out.push({ holder: node, key: k, path: member(path, k) });
+  for (const [k, v] of Object.entries(node))
+    if (isCredentialKey(k) && present(v)) out.push({ holder: node, key: k, path: member(path, k) });
   for (const list of HOOK_LISTS) {
     const hooks = node[list];
     if (!Array.isArray(hooks)) continue;
     hooks.forEach((hook, i) => {
       if (!isObject(hook) || !Array.isArray(hook.checks)) return;
       hook.checks.forEach((check, j) => {
-        if (isObject(check) && isObject(check.parameters)) paramSlots(check.parameters, `${path}.${list}[${i}].checks[${j}].parameters`, out);
+        if (isObject(check) && isObject(check.parameters))
+          paramSlots(check.parameters, `${path}.${list}[${i}].checks[${j}].parameters`, out);
       });
     });
   }
@@ -54,7 +57,8 @@ function nodeSlots(node: Record<string, unknown>, path: string, out: Slot[]): vo
     if (!Array.isArray(items)) continue;
     items.forEach((item, i) => {
       if (!isObject(item)) return;
-      for (const [k, v] of Object.entries(item)) if (!GUARDRAIL_ITEM_KEYS.has(k) && isObject(v)) paramSlots(v, member(`${path}.${list}[${i}]`, k), out);
+      for (const [k, v] of Object.entries(item))
+        if (!GUARDRAIL_ITEM_KEYS.has(k) && isObject(v)) paramSlots(v, member(`${path}.${list}[${i}]`, k), out);
     });
   }
   if (Array.isArray(node.targets)) node.targets.forEach((t, i) => isObject(t) && nodeSlots(t, `${path}.targets[${i}]`, out));
@@ -93,9 +97,15 @@ const contextOf = (configId: string, path: string) => `${configId}:${path}`;
  * `kind` `guardrail`: each check's parameters, bound to `<guardrail id>:checks[i].parameters…`). Values already sealed are left
  * alone, so this also seals rows written before configs were sealed.
  */
-export function sealConfigCredentials(box: SecretBox, configId: string, config: Record<string, unknown>, kind: CredentialDocument = 'config'): Record<string, unknown> {
+export function sealConfigCredentials(
+  box: SecretBox,
+  configId: string,
+  config: Record<string, unknown>,
+  kind: CredentialDocument = 'config',
+): Record<string, unknown> {
   const { copy, slots } = slotsOf(config, kind);
-  for (const s of slots) if (!asSealed(s.holder[s.key])) s.holder[s.key] = sealCredential(box, contextOf(configId, s.path), s.holder[s.key]);
+  for (const s of slots)
+    if (!asSealed(s.holder[s.key])) s.holder[s.key] = sealCredential(box, contextOf(configId, s.path), s.holder[s.key]);
   return copy;
 }
 
@@ -120,7 +130,12 @@ export function maskConfigCredentials(config: Record<string, unknown>, kind: Cre
  * The config in plaintext, for the runtime and for checks that need the real values (opened once
  * when the configs section loads, never per request). Throws when a sealed value does not open.
  */
-export function openConfigCredentials(box: SecretBox, configId: string, config: Record<string, unknown>, kind: CredentialDocument = 'config'): Record<string, unknown> {
+export function openConfigCredentials(
+  box: SecretBox,
+  configId: string,
+  config: Record<string, unknown>,
+  kind: CredentialDocument = 'config',
+): Record<string, unknown> {
   const { copy, slots } = slotsOf(config, kind);
   for (const s of slots) {
     const sealed = asSealed(s.holder[s.key]);
@@ -135,8 +150,17 @@ export function openConfigCredentials(box: SecretBox, configId: string, config: 
  * looked up at the same JSON path first, then among the stored members of the same name whose hint it
  * is, when exactly one is (targets moved around). Any other value is a new credential, kept as sent.
  */
-export function keepMaskedConfigCredentials(stored: Record<string, unknown>, next: Record<string, unknown>, kind: CredentialDocument = 'config'): Record<string, unknown> {
-  const before = slotsOf(stored, kind).slots.map((s) => ({ path: s.path, key: s.key, value: s.holder[s.key], hint: hintOf(s.holder[s.key]) }));
+export function keepMaskedConfigCredentials(
+  stored: Record<string, unknown>,
+  next: Record<string, unknown>,
+  kind: CredentialDocument = 'config',
+): Record<string, unknown> {
+  const before = slotsOf(stored, kind).slots.map((s) => ({
+    path: s.path,
+    key: s.key,
+    value: s.holder[s.key],
+    hint: hintOf(s.holder[s.key]),
+  }));
   const byPath = new Map(before.map((b) => [b.path, b]));
   const { copy, slots } = slotsOf(next, kind);
   for (const s of slots) {

@@ -5,7 +5,17 @@ import { isSealed, type SecretBox } from './secret-box.js';
  * behind provider settings, virtual-key and integration configs, and the members of stored routing
  * configs (`api_key`, `Authorization`, `cloud1_secret_access_key`, `cloud2_service_account_json` …).
  */
-export const CREDENTIAL_NAME_PARTS: readonly string[] = ['secret', 'token', 'password', 'service_account_json', 'private_key', 'api_key', 'api-key', 'apikey', 'authorization'];
+export const CREDENTIAL_NAME_PARTS: readonly string[] = [
+  'secret',
+  'token',
+  'password',
+  'service_account_json',
+  'private_key',
+  'api_key',
+  'api-key',
+  'apikey',
+  'authorization',
+];
 
 /** A settings key whose value is a credential: sealed at rest and shown only by a hint. */
 const CREDENTIAL_KEY = new RegExp(`(${CREDENTIAL_NAME_PARTS.join('|')})`, 'i');
@@ -30,14 +40,19 @@ export interface SealedValue {
 export function asSealed(v: unknown): SealedValue | undefined {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const o = v as Record<string, unknown>;
-  return Object.keys(o).length === 2 && typeof o.sealed === 'string' && typeof o.hint === 'string' && isSealed(o.sealed) ? (o as unknown as SealedValue) : undefined;
+  return Object.keys(o).length === 2 && typeof o.sealed === 'string' && typeof o.hint === 'string' && isSealed(o.sealed)
+    ? (o as unknown as SealedValue)
+    : undefined;
 }
 
 const contextOf = (context: string, key: string) => `${context}:${key}`;
 
 /** One credential value sealed as JSON (so it opens with its type) bound to `context`, beside its hint. */
 export function sealCredential(box: SecretBox, context: string, value: unknown): SealedValue {
-  return { sealed: box.encrypt(JSON.stringify(value), context), hint: credentialHint(typeof value === 'string' ? value : JSON.stringify(value)) };
+  return {
+    sealed: box.encrypt(JSON.stringify(value), context),
+    hint: credentialHint(typeof value === 'string' ? value : JSON.stringify(value)),
+  };
 }
 
 /** Opens a value sealed by {@link sealCredential} under `context`; throws when it does not open. */
@@ -51,7 +66,12 @@ export function openCredential(box: SecretBox, context: string, value: SealedVal
  * Idempotent, so it also serves to seal rows written before credentials were sealed. `isCredential`
  * picks the keys to seal when it is not their name that says so (every header of a captured request).
  */
-export function sealCredentialSettings(box: SecretBox, context: string, settings: Record<string, unknown>, isCredential: (key: string) => boolean = isCredentialKey): Record<string, unknown> {
+export function sealCredentialSettings(
+  box: SecretBox,
+  context: string,
+  settings: Record<string, unknown>,
+  isCredential: (key: string) => boolean = isCredentialKey,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(settings)) {
     if (!isCredential(k) || asSealed(v) || v === null || v === undefined || v === '') out[k] = v;

@@ -149,7 +149,9 @@ export class HttpClient {
   async sendStreamed(req: UpstreamRequest, provider?: string): Promise<StreamedResponse> {
     try {
       const { origin, path } = splitUrl(req.url);
-      const head = await new Promise<StreamedHead>((resolve, reject) => this.dispatch(req, origin, path, new UpstreamBody(req.signal, resolve, reject)));
+      const head = await new Promise<StreamedHead>((resolve, reject) =>
+        this.dispatch(req, origin, path, new UpstreamBody(req.signal, resolve, reject)),
+      );
       if (isRedirect(head.status)) {
         head.body.destroy();
         throw redirectRefused(head.status, head.headers, req.url, provider);
@@ -252,7 +254,8 @@ function splitUrl(url: string): { origin: string; path: string } {
   let hit = urls.get(url);
   if (hit === undefined) {
     const u = new URL(url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new undiciErrors.InvalidArgumentError('Invalid URL protocol: the URL must start with `http:` or `https:`.');
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      throw new undiciErrors.InvalidArgumentError('Invalid URL protocol: the URL must start with `http:` or `https:`.');
     hit = { origin: u.origin, path: u.search ? `${u.pathname}${u.search}` : u.pathname };
     if (urls.size >= 1024) urls.clear();
     urls.set(url, hit);
@@ -327,7 +330,8 @@ class BufferingHandler extends AbortableHandler {
     this.chunks = [];
     if (this.status === 0) this.reject(toUpstreamError(err, this.req.url, this.provider));
     else if (isRedirect(this.status)) this.reject(redirectRefused(this.status, this.headers, this.req.url, this.provider));
-    else if (this.status < 200 || this.status >= 300) this.resolve({ status: this.status, headers: this.headers, body: Buffer.alloc(0), headersAt: this.headersAt });
+    else if (this.status < 200 || this.status >= 300)
+      this.resolve({ status: this.status, headers: this.headers, body: Buffer.alloc(0), headersAt: this.headersAt });
     else this.reject(toUpstreamError(err, this.req.url, this.provider, 'body'));
   }
 }
@@ -355,9 +359,16 @@ export function toUpstreamError(err: unknown, url: string, provider?: string, ph
   const e = err as { name?: string; code?: string; message?: string };
   if (e?.name === 'AbortError' || e?.code === 'UND_ERR_ABORTED') return err;
   if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
-    return new GatewayError('request_timeout', `The provider did not answer in time (${safeOrigin(url)}).`, { provider, cause: err, retryable: true });
+    return new GatewayError('request_timeout', `The provider did not answer in time (${safeOrigin(url)}).`, {
+      provider,
+      cause: err,
+      retryable: true,
+    });
   }
-  const what = phase === 'body' ? `The connection to the provider at ${safeOrigin(url)} broke off while reading its answer` : `Could not reach the provider at ${safeOrigin(url)}`;
+  const what =
+    phase === 'body'
+      ? `The connection to the provider at ${safeOrigin(url)} broke off while reading its answer`
+      : `Could not reach the provider at ${safeOrigin(url)}`;
   return new GatewayError('provider_unreachable', `${what}: ${e?.code ?? e?.message ?? 'network error'}`, {
     provider,
     cause: err,
@@ -373,11 +384,15 @@ export function toUpstreamError(err: unknown, url: string, provider?: string, ph
 export function redirectRefused(status: number, headers: UpstreamResponse['headers'], url: string, provider?: string): GatewayError {
   const location = headers.location;
   const where = typeof location === 'string' && location.length > 0 ? ` to ${safeTarget(location, url)}` : '';
-  return new GatewayError('provider_error', `The provider at ${safeOrigin(url)} answered with a redirect (${status})${where}; the gateway does not follow provider redirects.`, {
-    status: 502,
-    provider,
-    retryable: false,
-  });
+  return new GatewayError(
+    'provider_error',
+    `The provider at ${safeOrigin(url)} answered with a redirect (${status})${where}; the gateway does not follow provider redirects.`,
+    {
+      status: 502,
+      provider,
+      retryable: false,
+    },
+  );
 }
 
 /** Origin and path of a redirect target (its query and fragment may carry secrets), resolved against the request URL. */

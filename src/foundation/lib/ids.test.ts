@@ -29,7 +29,12 @@ describe('ids', () => {
 
   it('makes time-ordered ids whose text sorts by creation time and does not repeat within a millisecond', () => {
     const t = Date.UTC(2026, 10, 21);
-    const ids = [timeOrderedId('log_', t + 1000), timeOrderedId('log_', t), timeOrderedId('log_', t + 1), timeOrderedId('log_', t + 36 ** 3)];
+    const ids = [
+      timeOrderedId('log_', t + 1000),
+      timeOrderedId('log_', t),
+      timeOrderedId('log_', t + 1),
+      timeOrderedId('log_', t + 36 ** 3),
+    ];
     for (const id of ids) expect(id).toMatch(/^log_[0-9a-z]{9}[A-Za-z0-9]{15}$/);
     expect([...ids].sort()).toEqual([ids[1], ids[2], ids[0], ids[3]]);
     const same = new Set(Array.from({ length: 1000 }, () => timeOrderedId('log_', t)));
@@ -52,7 +57,24 @@ describe('ids', () => {
   });
 
   it('writes the clock of a time-ordered id as base-36 digits, 9 at least, after any prefix', () => {
-    for (const t of [0, 1, 35, 36, 36 ** 4 - 1, 36 ** 4, 36 ** 4 + 1, 36 ** 5 - 1, Date.UTC(2026, 10, 28, 16, 30), 36 ** 9 - 1, 36 ** 9, 36 ** 10 + 5, 2 ** 31 * 36 ** 4 - 1, 2 ** 31 * 36 ** 4 + 7, Number.MAX_SAFE_INTEGER, 1234.9]) {
+    for (const t of [
+      0,
+      1,
+      35,
+      36,
+      36 ** 4 - 1,
+      36 ** 4,
+      36 ** 4 + 1,
+      36 ** 5 - 1,
+      Date.UTC(2026, 10, 28, 16, 30),
+      36 ** 9 - 1,
+      36 ** 9,
+      36 ** 10 + 5,
+      2 ** 31 * 36 ** 4 - 1,
+      2 ** 31 * 36 ** 4 + 7,
+      Number.MAX_SAFE_INTEGER,
+      1234.9,
+    ]) {
       const id = timeOrderedId('log_', t);
       const digits = Math.floor(t).toString(36).padStart(9, '0');
       expect(id.slice(0, 4 + digits.length)).toBe(`log_${digits}`);

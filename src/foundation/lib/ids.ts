@@ -125,7 +125,8 @@ export function uuid(): string {
   let out = 0;
   for (let i = 0; i < 16; i++) {
     let v = pool[at + i]!;
-    if (i === 6) v = (v & 0x0f) | 0x40; // version 4
+    if (i === 6)
+      v = (v & 0x0f) | 0x40; // version 4
     else if (i === 8) v = (v & 0x3f) | 0x80; // RFC 9562 variant
     if (i === 4 || i === 6 || i === 8 || i === 10) UUID_TEXT[out++] = 0x2d;
     UUID_TEXT[out++] = HEX_PAIRS[2 * v]!;

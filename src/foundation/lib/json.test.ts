@@ -104,8 +104,19 @@ describe('topLevelMembers', () => {
   });
 
   it('reads several members in one walk, in the order asked, as topLevelMember reads each', () => {
-    const text = JSON.stringify({ id: 'c-1', model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { content: '"id": 2' } }], usage: { total_tokens: 5 }, id2: 3 });
-    expect(topLevelMembers(b(text), ['usage', 'id', 'missing', 'choices'])).toEqual([{ total_tokens: 5 }, 'c-1', undefined, [{ index: 0, finish_reason: 'stop', message: { content: '"id": 2' } }]]);
+    const text = JSON.stringify({
+      id: 'c-1',
+      model: 'm',
+      choices: [{ index: 0, finish_reason: 'stop', message: { content: '"id": 2' } }],
+      usage: { total_tokens: 5 },
+      id2: 3,
+    });
+    expect(topLevelMembers(b(text), ['usage', 'id', 'missing', 'choices'])).toEqual([
+      { total_tokens: 5 },
+      'c-1',
+      undefined,
+      [{ index: 0, finish_reason: 'stop', message: { content: '"id": 2' } }],
+    ]);
     expect(topLevelMembers(b('{"a":1,"a":2}'), ['a'])).toEqual([2]);
     expect(topLevelMembers(b('{}'), ['a', 'b'])).toEqual([undefined, undefined]);
     expect(topLevelMembers(b('{"a":1'), ['a'])).toBe(UNKNOWN_MEMBER);

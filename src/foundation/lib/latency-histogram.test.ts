@@ -7,7 +7,7 @@ const exact = (sorted: number[], p: number) => sorted[Math.ceil((p * sorted.leng
 /** A small deterministic generator (so a failure is reproducible). */
 function lcg(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 describe('latency histogram', () => {
@@ -28,7 +28,9 @@ describe('latency histogram', () => {
     const samples: number[][] = [
       Array.from({ length: 5000 }, () => Math.round(Math.exp(5 + 2 * next()) * (1 + next()))), // log-spread
       Array.from({ length: 3000 }, (_, i) => (i % 100 === 0 ? 30_000 + Math.round(next() * 5000) : 200 + Math.round(next() * 50))), // a tail
-      [7], [0, 0, 1], Array.from({ length: 101 }, (_, i) => i * 37),
+      [7],
+      [0, 0, 1],
+      Array.from({ length: 101 }, (_, i) => i * 37),
     ];
     for (const values of samples) {
       const h: Histogram = new Map();
@@ -115,7 +117,24 @@ describe('latency histogram', () => {
     });
 
     it('writes counts on both sides of 31 bits (integers below, doubles above) and every digit count', () => {
-      const counts = [0, 1, 9, 10, 99, 100, 65_535, 999_999_999, 1_000_000_000, 2 ** 31 - 2, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 4_294_967_296, 10 ** 15, Number.MAX_SAFE_INTEGER];
+      const counts = [
+        0,
+        1,
+        9,
+        10,
+        99,
+        100,
+        65_535,
+        999_999_999,
+        1_000_000_000,
+        2 ** 31 - 2,
+        2 ** 31 - 1,
+        2 ** 31,
+        2 ** 31 + 1,
+        4_294_967_296,
+        10 ** 15,
+        Number.MAX_SAFE_INTEGER,
+      ];
       for (const count of counts) {
         // Split in two so that the sum crosses the boundary inside the merge.
         const half = Math.floor(count / 2);

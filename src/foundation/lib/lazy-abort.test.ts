@@ -38,7 +38,7 @@ describe('LazyAbort', () => {
     expect(signalOf(plain)).toBe(plain);
   });
 
-  it("is the EventEmitter signal undici takes: a streamed call aborts mid-body and before it starts, and its listener is removed", async () => {
+  it('is the EventEmitter signal undici takes: a streamed call aborts mid-body and before it starts, and its listener is removed', async () => {
     const server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: one\n\n');
@@ -58,7 +58,9 @@ describe('LazyAbort', () => {
 
       const early = new LazyAbort();
       early.abort(new Error('gone before the call'));
-      await expect(agent.request({ origin, path: '/', method: 'GET', signal: early as unknown as EventEmitter })).rejects.toThrow('gone before the call');
+      await expect(agent.request({ origin, path: '/', method: 'GET', signal: early as unknown as EventEmitter })).rejects.toThrow(
+        'gone before the call',
+      );
 
       // A call that completes unregisters its listener: the switch holds nothing afterwards.
       const done = new LazyAbort();

@@ -79,7 +79,10 @@ describe('the guarded connector', () => {
   });
 
   it('connects to trusted hosts, and to operator-fixed origins without the check', async () => {
-    const http = new HttpClient({ outbound: new OutboundPolicy({ trusted: ['trusted.test'], resolve: rebindingResolver().resolve }), fixedOrigins: [`http://localhost:${port}/v1`] });
+    const http = new HttpClient({
+      outbound: new OutboundPolicy({ trusted: ['trusted.test'], resolve: rebindingResolver().resolve }),
+      fixedOrigins: [`http://localhost:${port}/v1`],
+    });
     try {
       const trusted = await http.sendText({ url: `http://trusted.test:${port}/x`, method: 'GET', headers: {} });
       expect(trusted.text).toBe('ok');
@@ -111,7 +114,8 @@ describe('OutboundPolicy.vet', () => {
   });
 
   it('refuses untrusted non-public literals and names', async () => {
-    for (const host of ['10.0.0.1', '::ffff:a9fe:a9fe', '64:ff9b::7f00:1', 'inside.test']) await expect(policy.vet(host)).rejects.toThrow(/private address/);
+    for (const host of ['10.0.0.1', '::ffff:a9fe:a9fe', '64:ff9b::7f00:1', 'inside.test'])
+      await expect(policy.vet(host)).rejects.toThrow(/private address/);
     await expect(policy.vet('8.8.8.8')).resolves.toHaveLength(1);
   });
 });

@@ -100,10 +100,16 @@ export class OutboundPolicy {
 
 /** Lower case, without the brackets of an IPv6 literal or a trailing dot. */
 function normalizeHost(host: string): string {
-  return host.trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
 }
 
 function refusal(host: string, address: string, range: string): GatewayError {
   const what = host === address ? `is a private address (${range})` : `resolves to a private address (${address}, ${range})`;
-  return new GatewayError('invalid_request', `custom host '${host}' ${what}; add it to TRUSTED_CUSTOM_HOSTS to allow it`, { param: 'custom_host' });
+  return new GatewayError('invalid_request', `custom host '${host}' ${what}; add it to TRUSTED_CUSTOM_HOSTS to allow it`, {
+    param: 'custom_host',
+  });
 }

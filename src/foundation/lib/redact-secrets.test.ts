@@ -6,7 +6,10 @@ describe('redactSecrets', () => {
     const cases: Array<[string, string]> = [
       ['Incorrect API key provided: sk-proj-AbCdEfGhIjKlMnOp1234.', `Incorrect API key provided: ${REDACTED}.`],
       ['invalid x-api-key sk-ant-api03-AbCdEfGhIjKl_mn-op', `invalid x-api-key ${REDACTED}`],
-      ['The security token AKIAIOSFODNN7EXAMPLE is invalid; ASIAY34FZKBOKMUTVV7A too', `The security token ${REDACTED} is invalid; ${REDACTED} too`],
+      [
+        'The security token AKIAIOSFODNN7EXAMPLE is invalid; ASIAY34FZKBOKMUTVV7A too',
+        `The security token ${REDACTED} is invalid; ${REDACTED} too`,
+      ],
       ['API key not valid: AIzaSyA1234567890abcdefghijklmnopqrstuv', `API key not valid: ${REDACTED}`],
       ['Authorization: Bearer eyJhbGciOi.JIUzI1NiJ9-x_y', `Authorization: Bearer ${REDACTED}`],
       ['GET https://h.test/v1?api_key=hunter2&key=abc&x=1 failed', `GET https://h.test/v1?api_key=${REDACTED}&key=${REDACTED}&x=1 failed`],
@@ -16,12 +19,15 @@ describe('redactSecrets', () => {
   });
 
   it('leaves ordinary messages alone', () => {
-    const text = 'The model `gpt-4o` does not exist or you do not have access to it (task-12 monkey business, masked key sk-proj-****1234).';
+    const text =
+      'The model `gpt-4o` does not exist or you do not have access to it (task-12 monkey business, masked key sk-proj-****1234).';
     expect(redactSecrets(text)).toBe(text);
   });
 
   it('removes the exact credentials it is given, ignoring values too short to be one', () => {
-    expect(redactSecrets('bad key my-private-credential-42 (k)', ['my-private-credential-42', 'k', undefined])).toBe(`bad key ${REDACTED} (k)`);
+    expect(redactSecrets('bad key my-private-credential-42 (k)', ['my-private-credential-42', 'k', undefined])).toBe(
+      `bad key ${REDACTED} (k)`,
+    );
   });
 
   it('removes keys with the gateway key prefix once it is registered', () => {

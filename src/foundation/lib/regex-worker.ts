@@ -130,7 +130,13 @@ export class RegexWorkerHost {
     await w?.terminate();
   }
 
-  private submit(source: string, flags: string, subject: string | undefined, budgetMs: number, subjects?: readonly string[]): Promise<RegexMatch | null | boolean[]> {
+  private submit(
+    source: string,
+    flags: string,
+    subject: string | undefined,
+    budgetMs: number,
+    subjects?: readonly string[],
+  ): Promise<RegexMatch | null | boolean[]> {
     return new Promise((resolve, reject) => {
       const job: Job = { id: this.nextId++, source, flags, subject, subjects, budgetMs, resolve, reject };
       this.jobs.set(job.id, job);
@@ -173,7 +179,8 @@ export class RegexWorkerHost {
     const job = reply.id === undefined ? undefined : this.jobs.get(reply.id);
     if (!job) return;
     if (reply.ok) this.finish(job, reply.each ?? reply.match ?? null);
-    else this.finish(job, new RegexJobError(`the regular expression engine refused the pattern: ${reply.error ?? 'unknown error'}`, 'engine'));
+    else
+      this.finish(job, new RegexJobError(`the regular expression engine refused the pattern: ${reply.error ?? 'unknown error'}`, 'engine'));
   }
 
   private finish(job: Job, outcome: RegexMatch | null | boolean[] | Error): void {

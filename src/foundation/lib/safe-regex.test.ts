@@ -1,5 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_PATTERN_LENGTH, MAX_SUBJECT_LENGTH, RegexError, compileSafeRegex, matchSafeRegex, parseRegexLiteral, stopRegexWorker, testSafeRegex } from './safe-regex.js';
+import {
+  MAX_PATTERN_LENGTH,
+  MAX_SUBJECT_LENGTH,
+  RegexError,
+  compileSafeRegex,
+  matchSafeRegex,
+  parseRegexLiteral,
+  stopRegexWorker,
+  testSafeRegex,
+} from './safe-regex.js';
 
 afterAll(() => stopRegexWorker());
 

@@ -71,8 +71,13 @@ export function parseRegexLiteral(rule: string): { pattern: string; flags: strin
  * The first match of `re` in `subject`, or null. Rejects with RegexError when the subject is longer
  * than MAX_SUBJECT_LENGTH, when RE2 refuses the pattern, or when `budgetMs` elapses first.
  */
-export async function matchSafeRegex(re: SafeRegex, subject: string, budgetMs: number = DEFAULT_MATCH_BUDGET_MS): Promise<RegexMatch | null> {
-  if (subject.length > MAX_SUBJECT_LENGTH) throw new RegexError(`the text is longer than ${MAX_SUBJECT_LENGTH} characters and was not tested`);
+export async function matchSafeRegex(
+  re: SafeRegex,
+  subject: string,
+  budgetMs: number = DEFAULT_MATCH_BUDGET_MS,
+): Promise<RegexMatch | null> {
+  if (subject.length > MAX_SUBJECT_LENGTH)
+    throw new RegexError(`the text is longer than ${MAX_SUBJECT_LENGTH} characters and was not tested`);
   try {
     return await host.match(re.source, re.flags, subject, budgetMs);
   } catch (err) {
@@ -85,10 +90,15 @@ export async function matchSafeRegex(re: SafeRegex, subject: string, budgetMs: n
  * with RegexError when the subjects together are longer than MAX_SUBJECT_LENGTH, when RE2 refuses
  * the pattern, or when `budgetMs` elapses first.
  */
-export async function testEachSafeRegex(re: SafeRegex, subjects: readonly string[], budgetMs: number = DEFAULT_MATCH_BUDGET_MS): Promise<boolean[]> {
+export async function testEachSafeRegex(
+  re: SafeRegex,
+  subjects: readonly string[],
+  budgetMs: number = DEFAULT_MATCH_BUDGET_MS,
+): Promise<boolean[]> {
   let total = 0;
   for (const s of subjects) total += s.length;
-  if (total > MAX_SUBJECT_LENGTH) throw new RegexError(`the texts are longer than ${MAX_SUBJECT_LENGTH} characters together and were not tested`);
+  if (total > MAX_SUBJECT_LENGTH)
+    throw new RegexError(`the texts are longer than ${MAX_SUBJECT_LENGTH} characters together and were not tested`);
   try {
     return await host.testEach(re.source, re.flags, subjects, budgetMs);
   } catch (err) {

@@ -37,7 +37,14 @@ describe('Scheduler', () => {
     const errors: string[] = [];
     const s = new Scheduler((job, err) => errors.push(`${job}: ${(err as Error).message}`));
     let calls = 0;
-    s.add({ name: 'flaky', everyMs: 5, run: async () => { calls++; throw new Error('boom'); } });
+    s.add({
+      name: 'flaky',
+      everyMs: 5,
+      run: async () => {
+        calls++;
+        throw new Error('boom');
+      },
+    });
     s.start();
     await sleep(80);
     await s.stop();
@@ -64,11 +71,15 @@ describe('inBatches', () => {
     expect(runs).toBe(0);
     // Between two batches the event loop turns: an immediate queued during the first runs before the second.
     const order: string[] = [];
-    await inBatches(async () => {
-      order.push('batch');
-      if (order.length === 1) setImmediate(() => order.push('immediate'));
-      return 10;
-    }, 10, 2);
+    await inBatches(
+      async () => {
+        order.push('batch');
+        if (order.length === 1) setImmediate(() => order.push('immediate'));
+        return 10;
+      },
+      10,
+      2,
+    );
     expect(order).toEqual(['batch', 'immediate', 'batch']);
   });
 });

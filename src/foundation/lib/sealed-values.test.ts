@@ -8,11 +8,17 @@ const box = () => new SecretBox(randomBytes(32));
 describe('sealed values and headers', () => {
   it('seals values together under their context, hints each one, and opens only under that context', () => {
     const b = box();
-    const { sealed, hints } = sealValues(b, 'id-1:configurations', { aws_secret_access_key: 'aws-secret-0123456789', service_account_json: { k: 1 } });
+    const { sealed, hints } = sealValues(b, 'id-1:configurations', {
+      aws_secret_access_key: 'aws-secret-0123456789',
+      service_account_json: { k: 1 },
+    });
     expect(isSealed(sealed)).toBe(true);
     expect(sealed).not.toContain('aws-secret');
     expect(hints).toEqual({ aws_secret_access_key: 'aws…6789', service_account_json: '…' });
-    expect(openValues(b, 'id-1:configurations', sealed)).toEqual({ aws_secret_access_key: 'aws-secret-0123456789', service_account_json: { k: 1 } });
+    expect(openValues(b, 'id-1:configurations', sealed)).toEqual({
+      aws_secret_access_key: 'aws-secret-0123456789',
+      service_account_json: { k: 1 },
+    });
     expect(() => openValues(b, 'id-2:configurations', sealed)).toThrow();
     expect(sealValues(b, 'x', {})).toEqual({ sealed: '', hints: {} });
     expect(openValues(b, 'x', '')).toEqual({});

@@ -18,7 +18,9 @@ export const headersContext = (id: string): string => `${id}:headers`;
 export function sealValues(box: SecretBox, context: string, values: Record<string, unknown>): SealedValues {
   const names = Object.keys(values);
   if (names.length === 0) return { sealed: '', hints: {} };
-  const hints = Object.fromEntries(names.map((n) => [n, credentialHint(typeof values[n] === 'string' ? (values[n] as string) : JSON.stringify(values[n]))]));
+  const hints = Object.fromEntries(
+    names.map((n) => [n, credentialHint(typeof values[n] === 'string' ? (values[n] as string) : JSON.stringify(values[n]))]),
+  );
   return { sealed: box.encrypt(JSON.stringify(values), context), hints };
 }
 

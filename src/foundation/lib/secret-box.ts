@@ -50,7 +50,10 @@ export class SecretBox {
     const parts = sealed.split('.');
     if (parts.length !== 5 || parts[0] !== VERSION) throw new SecretBoxError(`Not a sealed value of format ${VERSION}.`);
     const [, keyId, ivText, bodyText, tagText] = parts as [string, string, string, string, string];
-    if (keyId !== this.keyId) throw new SecretBoxError(`The value was sealed with encryption key ${keyId}; this gateway's key is ${this.keyId} (GATEWAY_ENCRYPTION_KEY changed?).`);
+    if (keyId !== this.keyId)
+      throw new SecretBoxError(
+        `The value was sealed with encryption key ${keyId}; this gateway's key is ${this.keyId} (GATEWAY_ENCRYPTION_KEY changed?).`,
+      );
     const iv = Buffer.from(ivText, 'base64url');
     const tag = Buffer.from(tagText, 'base64url');
     if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new SecretBoxError('Malformed sealed value.');
@@ -91,7 +94,9 @@ export function parseEncryptionKey(text: string): Buffer {
     const bytes = Buffer.from(t.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
     if (bytes.length === 32) return bytes;
   }
-  throw new Error('GATEWAY_ENCRYPTION_KEY must be 32 bytes written as 64 hex characters or as base64 (generate one with `openssl rand -base64 32`).');
+  throw new Error(
+    'GATEWAY_ENCRYPTION_KEY must be 32 bytes written as 64 hex characters or as base64 (generate one with `openssl rand -base64 32`).',
+  );
 }
 
 /**
@@ -103,7 +108,9 @@ export function parseEncryptionKey(text: string): Buffer {
 export function loadSecretBox(opts: { configured?: string; dataDir: string; shared: boolean }): SecretBox {
   if (opts.configured) return new SecretBox(parseEncryptionKey(opts.configured));
   if (opts.shared) {
-    throw new Error('GATEWAY_ENCRYPTION_KEY is required with DATABASE_URL: every replica must seal and open stored secrets with the same key (generate one with `openssl rand -base64 32`).');
+    throw new Error(
+      'GATEWAY_ENCRYPTION_KEY is required with DATABASE_URL: every replica must seal and open stored secrets with the same key (generate one with `openssl rand -base64 32`).',
+    );
   }
   const file = join(opts.dataDir, ENCRYPTION_KEY_FILE);
   let existing: string | undefined;

@@ -26,7 +26,14 @@ describe('SseDecoder', () => {
   });
 
   it('decodes like TextDecoder: a leading byte-order mark (even split) is dropped, invalid bytes become U+FFFD, Uint8Array input', () => {
-    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('data: a \ufeff €\n\ndata: x'), Buffer.from([0xc3]), Buffer.from('y\n\ndata: z'), Buffer.from([0xe2, 0x82]), Buffer.from('\n\n')]);
+    const body = Buffer.concat([
+      Buffer.from([0xef, 0xbb, 0xbf]),
+      Buffer.from('data: a \ufeff €\n\ndata: x'),
+      Buffer.from([0xc3]),
+      Buffer.from('y\n\ndata: z'),
+      Buffer.from([0xe2, 0x82]),
+      Buffer.from('\n\n'),
+    ]);
     const reference = new SseDecoder();
     const expected = [...reference.push(new TextDecoder().decode(body)), ...reference.end()].map((e) => e.data);
     expect(expected).toEqual(['a \ufeff €', 'x\ufffdy', 'z\ufffd']);

@@ -137,12 +137,20 @@ describe('HttpClient.sendStreamed (UpstreamBody)', () => {
       res.end();
     });
     await expect(get('/moved')).rejects.toMatchObject({ code: 'provider_error' });
-    await expect(http.sendStreamed({ url: 'http://127.0.0.1:1/', method: 'GET', headers: {} })).rejects.toMatchObject({ code: 'provider_unreachable' });
+    await expect(http.sendStreamed({ url: 'http://127.0.0.1:1/', method: 'GET', headers: {} })).rejects.toMatchObject({
+      code: 'provider_unreachable',
+    });
   });
 });
 
 describe("HttpClient's upstream timeouts (the handler's own timer, not undici's)", () => {
-  const call = (path: string, headersTimeout: number, bodyTimeout: number): UpstreamRequest => ({ url: `${base}${path}`, method: 'GET', headers: {}, headersTimeout, bodyTimeout });
+  const call = (path: string, headersTimeout: number, bodyTimeout: number): UpstreamRequest => ({
+    url: `${base}${path}`,
+    method: 'GET',
+    headers: {},
+    headersTimeout,
+    bodyTimeout,
+  });
   const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
   it('times out an upstream that sends no headers, buffered or streamed, as request_timeout', async () => {
@@ -232,7 +240,8 @@ describe("HttpClient's upstream timeouts (the handler's own timer, not undici's)
 });
 
 describe('HttpClient.sendBuffered (a body read whole)', () => {
-  const post = (path: string) => http.sendBuffered({ url: `${base}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  const post = (path: string) =>
+    http.sendBuffered({ url: `${base}${path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
 
   it('gives a body of one read as it came, one of several reads joined in order, an empty one as empty', async () => {
     routes.set('/one-read', (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"answer":"whole"}'));

@@ -5,7 +5,17 @@
  */
 
 /** Purposes a file can be uploaded (or produced) for. */
-export const FILE_PURPOSES = ['assistants', 'assistants_output', 'batch', 'batch_output', 'fine-tune', 'fine-tune-results', 'vision', 'user_data', 'evals'] as const;
+export const FILE_PURPOSES = [
+  'assistants',
+  'assistants_output',
+  'batch',
+  'batch_output',
+  'fine-tune',
+  'fine-tune-results',
+  'vision',
+  'user_data',
+  'evals',
+] as const;
 export type FilePurpose = (typeof FILE_PURPOSES)[number];
 
 /** The file object. `status` is deprecated but still sent; `status_details` (deprecated, a string) only when there are details. */

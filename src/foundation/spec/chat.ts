@@ -46,11 +46,7 @@ export interface FunctionTool {
   function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
 }
 
-export type ToolChoice =
-  | 'none'
-  | 'auto'
-  | 'required'
-  | { type: 'function'; function: { name: string } };
+export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
 
 /** A chat completion request in the common schema. Unknown fields are kept and forwarded where the provider speaks the same schema. */
 export interface ChatCompletionRequest {
@@ -74,7 +70,10 @@ export interface ChatCompletionRequest {
   tools?: FunctionTool[];
   tool_choice?: ToolChoice;
   parallel_tool_calls?: boolean;
-  response_format?: { type: 'text' | 'json_object' | 'json_schema'; json_schema?: { name?: string; schema?: Record<string, unknown>; strict?: boolean } };
+  response_format?: {
+    type: 'text' | 'json_object' | 'json_schema';
+    json_schema?: { name?: string; schema?: Record<string, unknown>; strict?: boolean };
+  };
   /** Extended thinking (Anthropic-style) in the common schema. */
   thinking?: { type: 'enabled' | 'disabled'; budget_tokens?: number };
   reasoning_effort?: 'minimal' | 'low' | 'medium' | 'high';
@@ -86,7 +85,12 @@ export interface Usage {
   completion_tokens: number;
   total_tokens: number;
   prompt_tokens_details?: { cached_tokens?: number; cache_creation_tokens?: number; [k: string]: unknown };
-  completion_tokens_details?: { reasoning_tokens?: number; accepted_prediction_tokens?: number; rejected_prediction_tokens?: number; [k: string]: unknown };
+  completion_tokens_details?: {
+    reasoning_tokens?: number;
+    accepted_prediction_tokens?: number;
+    rejected_prediction_tokens?: number;
+    [k: string]: unknown;
+  };
 }
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call' | (string & {});

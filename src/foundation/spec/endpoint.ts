@@ -3,13 +3,4 @@
  * guardrails (`allowedRequestTypes`) and logs use these names.
  */
 export type EndpointKind =
-  | 'chat'
-  | 'completions'
-  | 'embeddings'
-  | 'images'
-  | 'moderations'
-  | 'rerank'
-  | 'responses'
-  | 'files'
-  | 'batches'
-  | 'fine_tuning';
+  'chat' | 'completions' | 'embeddings' | 'images' | 'moderations' | 'rerank' | 'responses' | 'files' | 'batches' | 'fine_tuning';

@@ -8,6 +8,7 @@ describe('imageSizeOf (providers that map sizes)', () => {
   });
 
   it("refuses a newer model's size it cannot map, naming size", () => {
-    for (const size of ['1536x1024', 'auto']) expect(() => imageSizeOf({ prompt: 'p', size })).toThrow(expect.objectContaining({ status: 400, param: 'size' }));
+    for (const size of ['1536x1024', 'auto'])
+      expect(() => imageSizeOf({ prompt: 'p', size })).toThrow(expect.objectContaining({ status: 400, param: 'size' }));
   });
 });

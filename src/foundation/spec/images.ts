@@ -46,7 +46,9 @@ const SIZES: ReadonlySet<string> = new Set<ImageSize>(['256x256', '512x512', '10
 export function imageSizeOf(req: ImageGenerationRequest): ImageSize {
   const size = req.size ?? '1024x1024';
   if (!SIZES.has(size)) {
-    throw new GatewayError('invalid_request', `size '${size}' cannot be mapped for this provider; it takes ${[...SIZES].join(', ')}.`, { param: 'size' });
+    throw new GatewayError('invalid_request', `size '${size}' cannot be mapped for this provider; it takes ${[...SIZES].join(', ')}.`, {
+      param: 'size',
+    });
   }
   return size as ImageSize;
 }

@@ -146,7 +146,15 @@ export interface MessagesResponse {
 
 /** One server-sent event of a streamed answer: its `event:` name is the `type` of its data. */
 export interface MessagesStreamEvent {
-  type: 'message_start' | 'content_block_start' | 'content_block_delta' | 'content_block_stop' | 'message_delta' | 'message_stop' | 'ping' | 'error';
+  type:
+    | 'message_start'
+    | 'content_block_start'
+    | 'content_block_delta'
+    | 'content_block_stop'
+    | 'message_delta'
+    | 'message_stop'
+    | 'ping'
+    | 'error';
   [key: string]: unknown;
 }
 

@@ -18,7 +18,12 @@ export type ModerationInput = string | string[] | ModerationInputPart[];
  * The models OpenAI documents; `omni-moderation-latest` is the default. Any other model name passes
  * through to the target (forward compatibility).
  */
-export const MODERATION_MODELS = ['omni-moderation-latest', 'omni-moderation-2024-09-26', 'text-moderation-latest', 'text-moderation-stable'] as const;
+export const MODERATION_MODELS = [
+  'omni-moderation-latest',
+  'omni-moderation-2024-09-26',
+  'text-moderation-latest',
+  'text-moderation-stable',
+] as const;
 export type ModerationModel = (typeof MODERATION_MODELS)[number];
 export const DEFAULT_MODERATION_MODEL: ModerationModel = 'omni-moderation-latest';
 

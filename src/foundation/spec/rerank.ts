@@ -74,7 +74,11 @@ export function buildRerankResponse(
     provider: meta.provider,
     results: cut.map((r) => {
       const doc = req.documents[r.index];
-      return { index: r.index, relevance_score: r.relevance_score, ...(withDocs && doc !== undefined ? { document: { text: rerankDocumentText(doc) } } : {}) };
+      return {
+        index: r.index,
+        relevance_score: r.relevance_score,
+        ...(withDocs && doc !== undefined ? { document: { text: rerankDocumentText(doc) } } : {}),
+      };
     }),
     usage: { search_units: meta.searchUnits ?? 1 },
   };

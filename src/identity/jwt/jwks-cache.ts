@@ -66,18 +66,26 @@ export class RemoteJwks {
     let text: string;
     let status: number;
     try {
-      ({ status, text } = await this.http.sendText({ url: this.url, method: 'GET', headers: { accept: 'application/json' }, headersTimeout: 5000, bodyTimeout: 5000 }));
+      ({ status, text } = await this.http.sendText({
+        url: this.url,
+        method: 'GET',
+        headers: { accept: 'application/json' },
+        headersTimeout: 5000,
+        bodyTimeout: 5000,
+      }));
     } catch (err) {
       throw new GatewayError('invalid_api_key', `Invalid JWT: the JWKS could not be fetched (${(err as Error).message}).`);
     }
-    if (status !== 200 || text.length > MAX_JWKS_BYTES) throw new GatewayError('invalid_api_key', `Invalid JWT: the JWKS URL answered ${status}.`);
+    if (status !== 200 || text.length > MAX_JWKS_BYTES)
+      throw new GatewayError('invalid_api_key', `Invalid JWT: the JWKS URL answered ${status}.`);
     let jwks: unknown;
     try {
       jwks = JSON.parse(text);
     } catch {
       throw new GatewayError('invalid_api_key', 'Invalid JWT: the JWKS URL did not answer JSON.');
     }
-    if (typeof jwks !== 'object' || jwks === null || !Array.isArray((jwks as JSONWebKeySet).keys)) throw new GatewayError('invalid_api_key', 'Invalid JWT: the JWKS URL did not answer a key set.');
+    if (typeof jwks !== 'object' || jwks === null || !Array.isArray((jwks as JSONWebKeySet).keys))
+      throw new GatewayError('invalid_api_key', 'Invalid JWT: the JWKS URL did not answer a key set.');
     this.local = createLocalJWKSet(jwks as JSONWebKeySet);
   }
 }

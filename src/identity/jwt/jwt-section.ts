@@ -42,8 +42,16 @@ export function jwtSection(http: HttpClient, now: () => number): RuntimeSection<
           out.set(s.organisation_id, kept);
           continue;
         }
-        const resolveKey = s.jwks_url !== null ? new RemoteJwks(s.jwks_url, http, now).resolve : localJwks((s.jwks ?? { keys: [] }) as JSONWebKeySet);
-        out.set(s.organisation_id, { organisationId: s.organisation_id, issuer: s.issuer, audience: s.audience, algorithms: s.algorithms, resolveKey, fingerprint });
+        const resolveKey =
+          s.jwks_url !== null ? new RemoteJwks(s.jwks_url, http, now).resolve : localJwks((s.jwks ?? { keys: [] }) as JSONWebKeySet);
+        out.set(s.organisation_id, {
+          organisationId: s.organisation_id,
+          issuer: s.issuer,
+          audience: s.audience,
+          algorithms: s.algorithms,
+          resolveKey,
+          fingerprint,
+        });
       }
       return out;
     },

@@ -66,14 +66,16 @@ function workspaceOf(snapshot: RuntimeSnapshot, organisationId: string, claim: u
   if (typeof claim !== 'string' || !claim) throw refused('claim workspace_id must be a workspace id or slug');
   const ws = snapshot.workspacesById.get(claim) ?? snapshot.workspacesBySlug.get(`${organisationId}:${claim}`);
   if (!ws || ws.organisation_id !== organisationId) throw refused(`unknown workspace '${claim}'`);
-  if (ws.status === 'archived') throw new GatewayError('forbidden', `Workspace '${ws.id}' is archived: its keys are refused until it is restored.`);
+  if (ws.status === 'archived')
+    throw new GatewayError('forbidden', `Workspace '${ws.id}' is archived: its keys are refused until it is restored.`);
   return ws;
 }
 
 function scopesOf(payload: JWTPayload): string[] {
   if (typeof payload.scope === 'string') return payload.scope.split(' ').filter(Boolean);
   if (payload.scopes === undefined) return [];
-  if (!Array.isArray(payload.scopes) || !payload.scopes.every((s) => typeof s === 'string')) throw refused('claim scopes must be an array of strings');
+  if (!Array.isArray(payload.scopes) || !payload.scopes.every((s) => typeof s === 'string'))
+    throw refused('claim scopes must be an array of strings');
   return payload.scopes as string[];
 }
 
@@ -111,7 +113,12 @@ export async function verifyJwt(token: string, snapshot: RuntimeSnapshot, sectio
         currentDate: new Date(now),
       });
       const ws = workspaceOf(snapshot, v.organisationId, claims.workspace_id);
-      const subject = typeof claims.sub === 'string' && claims.sub ? claims.sub : typeof claims.email === 'string' && claims.email ? claims.email : undefined;
+      const subject =
+        typeof claims.sub === 'string' && claims.sub
+          ? claims.sub
+          : typeof claims.email === 'string' && claims.email
+            ? claims.email
+            : undefined;
       const metadata = metadataOf(claims);
       const defaults = requestDefaultsOf({ defaults: metadata ? { metadata } : null, workspaceDefaults: ws.defaults ?? undefined });
       return {

@@ -6,7 +6,12 @@ const full = (n: number[]) => ({
   completion_tokens: n[1],
   total_tokens: n[2],
   prompt_tokens_details: { cached_tokens: n[3], audio_tokens: n[4] },
-  completion_tokens_details: { reasoning_tokens: n[5], audio_tokens: n[6], accepted_prediction_tokens: n[7], rejected_prediction_tokens: n[8] },
+  completion_tokens_details: {
+    reasoning_tokens: n[5],
+    audio_tokens: n[6],
+    accepted_prediction_tokens: n[7],
+    rejected_prediction_tokens: n[8],
+  },
 });
 const short = (n: number[]) => ({ prompt_tokens: n[0], completion_tokens: n[1], total_tokens: n[2] });
 

@@ -43,10 +43,16 @@ export function readCompactUsage(bytes: Uint8Array, start: number, end: number):
       completion_tokens: n[1],
       total_tokens: n[2],
       prompt_tokens_details: { cached_tokens: n[3], audio_tokens: n[4] },
-      completion_tokens_details: { reasoning_tokens: n[5], audio_tokens: n[6], accepted_prediction_tokens: n[7], rejected_prediction_tokens: n[8] },
+      completion_tokens_details: {
+        reasoning_tokens: n[5],
+        audio_tokens: n[6],
+        accepted_prediction_tokens: n[7],
+        rejected_prediction_tokens: n[8],
+      },
     };
   }
-  if (matches(bytes, start, end, LAYOUTS[1]!)) return { prompt_tokens: numbers[0], completion_tokens: numbers[1], total_tokens: numbers[2] };
+  if (matches(bytes, start, end, LAYOUTS[1]!))
+    return { prompt_tokens: numbers[0], completion_tokens: numbers[1], total_tokens: numbers[2] };
   return undefined;
 }
 

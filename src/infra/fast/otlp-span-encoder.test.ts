@@ -26,10 +26,24 @@ describe('encodeTraceExport', () => {
   it('writes the bytes of the SDK serializer for the gateway-like span tree', () => {
     const spans = spansOf('ai-gateway', (p) => {
       const tracer = p.getTracer('ai-gateway');
-      const server = tracer.startSpan('POST /v1/chat/completions', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'POST', 'url.path': '/v1/chat/completions' } });
+      const server = tracer.startSpan('POST /v1/chat/completions', {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': 'POST', 'url.path': '/v1/chat/completions' },
+      });
       const routing = tracer.startSpan('routing', { kind: SpanKind.INTERNAL }, trace.setSpan(ROOT_CONTEXT, server));
-      const client = tracer.startSpan('chat gpt-4o-mini', { kind: SpanKind.CLIENT, attributes: { 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.request.max_tokens': 64, 'gen_ai.request.temperature': 0.7 } }, trace.setSpan(ROOT_CONTEXT, routing));
-      client.setAttributes({ 'gen_ai.response.finish_reasons': ['stop'], 'gen_ai.usage.input_tokens': 19, 'http.response.status_code': 200 });
+      const client = tracer.startSpan(
+        'chat gpt-4o-mini',
+        {
+          kind: SpanKind.CLIENT,
+          attributes: { 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.request.max_tokens': 64, 'gen_ai.request.temperature': 0.7 },
+        },
+        trace.setSpan(ROOT_CONTEXT, routing),
+      );
+      client.setAttributes({
+        'gen_ai.response.finish_reasons': ['stop'],
+        'gen_ai.usage.input_tokens': 19,
+        'http.response.status_code': 200,
+      });
       client.end();
       routing.setAttribute('gateway.attempts', 1);
       routing.end();
@@ -94,7 +108,18 @@ describe('encodeTraceExport', () => {
             holes: ['a', null, undefined, 'b'] as string[],
             emptyArray: [],
           },
-          links: [{ context: { traceId: '11111111111111111111111111111111', spanId: '2222222222222222', traceFlags: TraceFlags.NONE, isRemote: true, traceState: new TraceState('k=v') }, attributes: { reason: 'batch', n: 2 } }],
+          links: [
+            {
+              context: {
+                traceId: '11111111111111111111111111111111',
+                spanId: '2222222222222222',
+                traceFlags: TraceFlags.NONE,
+                isRemote: true,
+                traceState: new TraceState('k=v'),
+              },
+              attributes: { reason: 'batch', n: 2 },
+            },
+          ],
         },
         remote,
       );
@@ -115,14 +140,32 @@ describe('encodeTraceExport', () => {
   });
 
   it('writes ids of interleaved, repeated and upper-case trace ids, and repeated attribute names of every value kind, as the SDK serializer does', () => {
-    const parentOf = (traceId: string, spanId: string) => trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true });
-    const ids = ['0af7651916cd43dd8448eb211c80319c', 'ABCDEF0123456789ABCDEF0123456789', '0af7651916cd43dd8448eb211c80319c', 'abcdef0123456789abcdef0123456789'];
+    const parentOf = (traceId: string, spanId: string) =>
+      trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true });
+    const ids = [
+      '0af7651916cd43dd8448eb211c80319c',
+      'ABCDEF0123456789ABCDEF0123456789',
+      '0af7651916cd43dd8448eb211c80319c',
+      'abcdef0123456789abcdef0123456789',
+    ];
     const spans = spansOf('ai-gateway', (p) => {
       const tracer = p.getTracer('ai-gateway');
       for (let round = 0; round < 3; round++) {
         for (const [i, traceId] of ids.entries()) {
           const values = [i, i % 2 === 0, `v${round}`, [i, round], 0.5 * i];
-          tracer.startSpan(`s${i}`, { attributes: { 'gen_ai.usage.input_tokens': values[round % values.length] as never, 'http.response.status_code': 200 + i, [`k${i}`]: i } }, parentOf(traceId, 'B7AD6B7169203331')).end();
+          tracer
+            .startSpan(
+              `s${i}`,
+              {
+                attributes: {
+                  'gen_ai.usage.input_tokens': values[round % values.length] as never,
+                  'http.response.status_code': 200 + i,
+                  [`k${i}`]: i,
+                },
+              },
+              parentOf(traceId, 'B7AD6B7169203331'),
+            )
+            .end();
         }
       }
     });

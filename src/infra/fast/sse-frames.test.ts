@@ -96,7 +96,13 @@ describe('mentions followed by null', () => {
     const all = content + spaced + plain + usage + both + crlf + done;
     const expected = [usage, both, crlf].map((f) => new SseDecoder().push(Buffer.from(f))[0]!.data);
     expect(scan([all], '"usage"', true)).toEqual(expected);
-    expect(scan([...Buffer.from(all)].map((byte) => Buffer.from([byte])), '"usage"', true)).toEqual(expected);
+    expect(
+      scan(
+        [...Buffer.from(all)].map((byte) => Buffer.from([byte])),
+        '"usage"',
+        true,
+      ),
+    ).toEqual(expected);
     expect(scan([all.slice(0, 70), all.slice(70, 231), all.slice(231)], '"usage"', true)).toEqual(expected);
   });
 });
@@ -107,7 +113,8 @@ describe('indexOfQuoted', () => {
     const tail = needle.subarray(1);
     for (const text of ['"usage"', 'usage" "usage"', 'x"usag "usage":1,"usage":2', 'no usage" here', '', '"', 'susage"usage""usage"']) {
       const b = Buffer.from(text);
-      for (let from = 0; from <= b.length; from++) expect(indexOfQuoted(b, needle, tail, from), `${text} from ${from}`).toBe(b.indexOf(needle, from));
+      for (let from = 0; from <= b.length; from++)
+        expect(indexOfQuoted(b, needle, tail, from), `${text} from ${from}`).toBe(b.indexOf(needle, from));
     }
   });
 });

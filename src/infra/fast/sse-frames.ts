@@ -147,7 +147,7 @@ export class FramesMentioning {
       // The first frames come first (they start the bytes), decoded until one yields an event.
       // Arrays only once a frame is found: most chunks of a stream mention no needle.
       let taken: number[] | undefined;
-      for (let at = 0; this.first && at < end; ) {
+      for (let at = 0; this.first && at < end;) {
         const stop = frameEnd(buf, at, end);
         events = new SseDecoder().push(buf.subarray(at, stop));
         if (events.length) this.first = false;
@@ -157,7 +157,7 @@ export class FramesMentioning {
       // Then the frames mentioning a needle, each once ([start, stop) pairs), in stream order.
       let frames: Array<[number, number]> | undefined;
       for (const needle of this.needles) {
-        for (let at = this.find(buf, needle, 0); at >= 0 && at < end; ) {
+        for (let at = this.find(buf, needle, 0); at >= 0 && at < end;) {
           if (this.skipNull && memberIsNull(buf, at, needle.bytes.length)) {
             at = this.find(buf, needle, at + needle.bytes.length);
             continue;

@@ -22,10 +22,15 @@ export function logRetentionJob(store: Store, retentionDays: number, now: () => 
     everyMs,
     async run() {
       const before = now() - retentionDays * 86_400_000;
-      let budget = await inBatches(() => deleteRequestLogsBefore(store, before, RETENTION_BATCH_ROWS), RETENTION_BATCH_ROWS, RETENTION_BATCHES_PER_RUN);
+      let budget = await inBatches(
+        () => deleteRequestLogsBefore(store, before, RETENTION_BATCH_ROWS),
+        RETENTION_BATCH_ROWS,
+        RETENTION_BATCHES_PER_RUN,
+      );
       const organisations = await store.db.selectFrom('organisations').select('id').execute();
       for (const { id } of organisations) {
-        for (const width of BUCKETS_MS) budget = await inBatches(() => deleteRollupBucketsBefore(store, id, width, before), RETENTION_BUCKETS_PER_STATEMENT, budget);
+        for (const width of BUCKETS_MS)
+          budget = await inBatches(() => deleteRollupBucketsBefore(store, id, width, before), RETENTION_BUCKETS_PER_STATEMENT, budget);
       }
     },
   };

@@ -43,7 +43,9 @@ interface Window {
  * for, while the condition lasts. Other levels pass untouched (an error line per failed request keeps
  * its request id).
  */
-export function throttleWarnings(intervalMs: number): (this: pino.Logger, args: Parameters<pino.LogFn>, method: pino.LogFn, level: number) => void {
+export function throttleWarnings(
+  intervalMs: number,
+): (this: pino.Logger, args: Parameters<pino.LogFn>, method: pino.LogFn, level: number) => void {
   const windows = new Map<string, Window>();
   const open = (kind: string) => {
     const w: Window = { suppressed: 0 };

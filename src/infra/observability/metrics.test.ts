@@ -12,7 +12,14 @@ describe('Metrics label bounds', () => {
       const model = randomModel();
       // Half are answered with the model (2xx), half fail; some names carry control characters.
       const answered = i % 2 === 0;
-      metrics.observeRequest({ endpoint: 'chat', provider: 'openai', model: i % 7 === 0 ? `${model}\n\u001b` : model, status: answered ? 200 : 404, seconds: 0.01, answeredModel: answered ? model : undefined });
+      metrics.observeRequest({
+        endpoint: 'chat',
+        provider: 'openai',
+        model: i % 7 === 0 ? `${model}\n\u001b` : model,
+        status: answered ? 200 : 404,
+        seconds: 0.01,
+        answeredModel: answered ? model : undefined,
+      });
     }
     const started = performance.now();
     const text = await metrics.registry.metrics();

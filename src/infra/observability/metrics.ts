@@ -67,9 +67,26 @@ export class Metrics {
   private readonly requestSeries = new SeriesCap(REQUEST_LABELS, MAX_SERIES);
   private readonly upstreamSeries = new SeriesCap(UPSTREAM_LABELS, MAX_SERIES);
   // The per-request metrics are lean-metrics.ts's (rendered by the registry like prom-client's own): no label hashing per observation.
-  private readonly requests = new LeanCounter('gateway_requests_total', 'Requests answered, by endpoint, provider, model and status code.', REQUEST_LABELS, this.registry);
-  private readonly latency = new LeanHistogram('gateway_request_duration_seconds', 'Time from request received to answer complete.', REQUEST_LABELS, BUCKETS, this.registry);
-  private readonly upstreamLatency = new LeanHistogram('gateway_upstream_duration_seconds', 'Time from upstream call sent to response headers received.', UPSTREAM_LABELS, BUCKETS, this.registry);
+  private readonly requests = new LeanCounter(
+    'gateway_requests_total',
+    'Requests answered, by endpoint, provider, model and status code.',
+    REQUEST_LABELS,
+    this.registry,
+  );
+  private readonly latency = new LeanHistogram(
+    'gateway_request_duration_seconds',
+    'Time from request received to answer complete.',
+    REQUEST_LABELS,
+    BUCKETS,
+    this.registry,
+  );
+  private readonly upstreamLatency = new LeanHistogram(
+    'gateway_upstream_duration_seconds',
+    'Time from upstream call sent to response headers received.',
+    UPSTREAM_LABELS,
+    BUCKETS,
+    this.registry,
+  );
   /** Degraded operations; `component` is a constant of the code, never request data. */
   readonly warnings = new Counter({
     name: 'gateway_degraded_total',
@@ -94,7 +111,12 @@ export class Metrics {
     GEN_AI_DURATION_BUCKETS,
     this.registry,
   );
-  private readonly cost = new LeanCounter('gen_ai_client_cost_usd_total', 'Cost of provider operations in US dollars, by operation, provider and model.', GEN_AI_LABELS, this.registry);
+  private readonly cost = new LeanCounter(
+    'gen_ai_client_cost_usd_total',
+    'Cost of provider operations in US dollars, by operation, provider and model.',
+    GEN_AI_LABELS,
+    this.registry,
+  );
 
   readonly requestLogDropped = new Counter({
     name: 'gateway_request_log_dropped_total',
@@ -114,7 +136,12 @@ export class Metrics {
   /** Counts a finished data-plane request and observes its duration. */
   observeRequest(r: RequestObservation): void {
     if (r.answeredModel !== undefined && r.status >= 200 && r.status < 300) this.models.learn(r.answeredModel);
-    const labels = this.requestSeries.admit({ endpoint: r.endpoint, provider: r.provider, model: this.models.label(r.model), status: statusLabel(r.status) });
+    const labels = this.requestSeries.admit({
+      endpoint: r.endpoint,
+      provider: r.provider,
+      model: this.models.label(r.model),
+      status: statusLabel(r.status),
+    });
     this.requests.inc(labels);
     this.latency.observe(labels, r.seconds);
   }
@@ -124,8 +151,10 @@ export class Metrics {
     const known = this.models.label(o.model);
     if (known !== 'other') this.genAiModels.learn(known);
     const s = this.genAiLabels(o.operation, o.provider, this.genAiModels.label(o.model), o.errorType ?? 'none');
-    if (o.inputTokens !== undefined) this.tokenUsage.observe((s.input ??= pick(this.admitGenAi(s, 'input', ''), 'error_type')), o.inputTokens);
-    if (o.outputTokens !== undefined) this.tokenUsage.observe((s.output ??= pick(this.admitGenAi(s, 'output', ''), 'error_type')), o.outputTokens);
+    if (o.inputTokens !== undefined)
+      this.tokenUsage.observe((s.input ??= pick(this.admitGenAi(s, 'input', ''), 'error_type')), o.inputTokens);
+    if (o.outputTokens !== undefined)
+      this.tokenUsage.observe((s.output ??= pick(this.admitGenAi(s, 'output', ''), 'error_type')), o.outputTokens);
     this.operationDuration.observe((s.duration ??= pick(this.admitGenAi(s, '', s.errorType), 'gen_ai_token_type')), o.seconds);
     if (o.cost !== undefined && o.cost > 0) {
       if (s.cost === undefined) {
@@ -151,7 +180,13 @@ export class Metrics {
   }
 
   private admitGenAi(s: GenAiLabelSets, tokenType: string, errorType: string): Record<GenAiLabel, string> {
-    return this.genAiSeries.admit({ gen_ai_operation_name: s.operation, gen_ai_provider_name: s.provider, gen_ai_request_model: s.model, gen_ai_token_type: tokenType, error_type: errorType });
+    return this.genAiSeries.admit({
+      gen_ai_operation_name: s.operation,
+      gen_ai_provider_name: s.provider,
+      gen_ai_request_model: s.model,
+      gen_ai_token_type: tokenType,
+      error_type: errorType,
+    });
   }
 
   /** Observes the time to an upstream's response headers. */

@@ -8,7 +8,9 @@ import { OtelSpan, UnsampledSpan, type SpanSink } from './otel-span.js';
 import { encodeTraceExport } from '../fast/otlp-span-encoder.js';
 
 /** A sink that keeps the ended spans. */
-function sinkOf(limits: Partial<Pick<SpanSink, 'attributeCountLimit' | 'attributeValueLengthLimit'>> = {}): SpanSink & { ended: ReadableSpan[] } {
+function sinkOf(
+  limits: Partial<Pick<SpanSink, 'attributeCountLimit' | 'attributeValueLengthLimit'>> = {},
+): SpanSink & { ended: ReadableSpan[] } {
   const ended: ReadableSpan[] = [];
   return {
     ended,
@@ -23,16 +25,32 @@ function sinkOf(limits: Partial<Pick<SpanSink, 'attributeCountLimit' | 'attribut
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const server = (sink: SpanSink, parent?: OtelSpan['parentSpanContext']) =>
-  new OtelSpan(sink, 'POST /v1/chat/completions', SpanKind.SERVER, { traceId: TRACE, spanId: '00f067aa0ba902b7', traceFlags: TraceFlags.SAMPLED, traceState: parent?.traceState }, parent);
+  new OtelSpan(
+    sink,
+    'POST /v1/chat/completions',
+    SpanKind.SERVER,
+    { traceId: TRACE, spanId: '00f067aa0ba902b7', traceFlags: TraceFlags.SAMPLED, traceState: parent?.traceState },
+    parent,
+  );
 
 describe('OtelSpan', () => {
   it('is a ReadableSpan the SDK serializers read: the protobuf encoder writes what the SDK serializer writes for it, and JSON reads its tree', () => {
     const sink = sinkOf();
-    const remote = { traceId: TRACE, spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.SAMPLED, isRemote: true, traceState: new TraceState('vendor=a1') };
+    const remote = {
+      traceId: TRACE,
+      spanId: 'b7ad6b7169203331',
+      traceFlags: TraceFlags.SAMPLED,
+      isRemote: true,
+      traceState: new TraceState('vendor=a1'),
+    };
     const root = server(sink, remote);
     root.set({ 'http.request.method': 'POST', 'url.path': '/v1/chat/completions', skipped: undefined });
     const routing = root.child('routing', 'internal', { 'gateway.endpoint': 'chat' });
-    const client = routing.child('chat gpt-4o-mini', 'client', { 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.request.max_tokens': 64, 'gen_ai.request.temperature': 0.7 });
+    const client = routing.child('chat gpt-4o-mini', 'client', {
+      'gen_ai.request.model': 'gpt-4o-mini',
+      'gen_ai.request.max_tokens': 64,
+      'gen_ai.request.temperature': 0.7,
+    });
     client.set({ 'gen_ai.response.finish_reasons': ['stop'], 'gen_ai.usage.input_tokens': 19 });
     client.fail('provider_error', 'upstream failed');
     client.end();
@@ -44,14 +62,39 @@ describe('OtelSpan', () => {
     expect(Buffer.from(encodeTraceExport(spans)).equals(Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!))).toBe(true);
 
     const json = JSON.parse(Buffer.from(JsonTraceSerializer.serializeRequest(spans)!).toString()) as {
-      resourceSpans: Array<{ scopeSpans: Array<{ scope: { name: string }; spans: Array<{ name: string; traceId: string; spanId: string; parentSpanId?: string; kind: number; traceState?: string; status: { code: number; message?: string }; attributes: Array<{ key: string }> }> }> }>;
+      resourceSpans: Array<{
+        scopeSpans: Array<{
+          scope: { name: string };
+          spans: Array<{
+            name: string;
+            traceId: string;
+            spanId: string;
+            parentSpanId?: string;
+            kind: number;
+            traceState?: string;
+            status: { code: number; message?: string };
+            attributes: Array<{ key: string }>;
+          }>;
+        }>;
+      }>;
     };
     const [c, r, s] = json.resourceSpans[0]!.scopeSpans[0]!.spans;
     expect(json.resourceSpans[0]!.scopeSpans[0]!.scope.name).toBe('ai-gateway');
-    expect(s).toMatchObject({ traceId: TRACE, parentSpanId: 'b7ad6b7169203331', kind: SpanKind.SERVER + 1, traceState: 'vendor=a1', status: { code: SpanStatusCode.ERROR } });
+    expect(s).toMatchObject({
+      traceId: TRACE,
+      parentSpanId: 'b7ad6b7169203331',
+      kind: SpanKind.SERVER + 1,
+      traceState: 'vendor=a1',
+      status: { code: SpanStatusCode.ERROR },
+    });
     expect(s!.attributes.map((a) => a.key)).toEqual(['http.request.method', 'url.path', 'error.type']);
     expect(r).toMatchObject({ traceId: TRACE, parentSpanId: s!.spanId, kind: SpanKind.INTERNAL + 1 });
-    expect(c).toMatchObject({ traceId: TRACE, parentSpanId: r!.spanId, kind: SpanKind.CLIENT + 1, status: { code: SpanStatusCode.ERROR, message: 'upstream failed' } });
+    expect(c).toMatchObject({
+      traceId: TRACE,
+      parentSpanId: r!.spanId,
+      kind: SpanKind.CLIENT + 1,
+      status: { code: SpanStatusCode.ERROR, message: 'upstream failed' },
+    });
     expect(new Set([s!.spanId, r!.spanId, c!.spanId]).size).toBe(3);
     for (const id of [r!.spanId, c!.spanId]) expect(id).toMatch(/^[0-9a-f]{16}$/);
   });
@@ -82,7 +125,9 @@ describe('OtelSpan', () => {
     expect(Math.abs(start - before)).toBeLessThan(50);
     expect(hrTimeToNanoseconds(span.duration)).toBeGreaterThanOrEqual(3e6);
     // (Epoch nanoseconds pass 2^53: compared within a microsecond.)
-    expect(Math.abs(hrTimeToNanoseconds(span.endTime) - hrTimeToNanoseconds(span.startTime) - hrTimeToNanoseconds(span.duration))).toBeLessThan(1000);
+    expect(
+      Math.abs(hrTimeToNanoseconds(span.endTime) - hrTimeToNanoseconds(span.startTime) - hrTimeToNanoseconds(span.duration)),
+    ).toBeLessThan(1000);
   });
 
   it('keeps valid values only, within the count limit (dropped counted) and cut to the length limit; nothing changes once ended', () => {

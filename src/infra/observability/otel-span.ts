@@ -1,4 +1,13 @@
-import { SpanKind, SpanStatusCode, type Attributes, type AttributeValue, type HrTime, type Link, type SpanContext, type SpanStatus } from '@opentelemetry/api';
+import {
+  SpanKind,
+  SpanStatusCode,
+  type Attributes,
+  type AttributeValue,
+  type HrTime,
+  type Link,
+  type SpanContext,
+  type SpanStatus,
+} from '@opentelemetry/api';
 import { hrTime, hrTimeDuration, isAttributeValue, type InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, SpanProcessor, TimedEvent } from '@opentelemetry/sdk-trace-base';
@@ -106,7 +115,13 @@ export class OtelSpan implements GatewaySpan, ReadableSpan {
 
   child(name: string, kind: 'internal' | 'client', attributes?: SpanAttributes): GatewaySpan {
     const c = this.context;
-    const span = new OtelSpan(this.sink, name, KINDS[kind], { traceId: c.traceId, spanId: randomHex(8), traceFlags: c.traceFlags, traceState: c.traceState }, c);
+    const span = new OtelSpan(
+      this.sink,
+      name,
+      KINDS[kind],
+      { traceId: c.traceId, spanId: randomHex(8), traceFlags: c.traceFlags, traceState: c.traceState },
+      c,
+    );
     if (attributes) span.set(attributes);
     return span;
   }

@@ -1,6 +1,13 @@
 import { ROOT_CONTEXT, SpanKind, TraceFlags, isSpanContextValid, trace, type SpanContext, type TextMapGetter } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  SamplingDecision,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-base';
 import type { Sampler, SpanExporter } from '@opentelemetry/sdk-trace-base';
 // The SDK's own reading of the span limits, OTEL_SPAN_ATTRIBUTE_* then OTEL_ATTRIBUTE_* (what its BasicTracerProvider is configured from).
 import { reconfigureLimits } from '@opentelemetry/sdk-trace-base/build/src/utility.js';
@@ -45,16 +52,25 @@ async function exporterOf(options: TracingOptions): Promise<SpanExporter> {
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
     return new OTLPTraceExporter({ url: options.endpoint });
   }
-  const [{ OTLPExporterBase }, { createOtlpHttpExportDelegate, convertLegacyHttpOptions }, { ProtobufTraceSerializer, TraceExporterMetricsHelper }, { encodeTraceExport }] =
-    await Promise.all([
-      import('@opentelemetry/otlp-exporter-base'),
-      import('@opentelemetry/otlp-exporter-base/node-http'),
-      import('@opentelemetry/otlp-transformer'),
-      import('../fast/otlp-span-encoder.js'),
-    ]);
-  const serializer = { serializeRequest: encodeTraceExport, deserializeResponse: (data: Uint8Array) => ProtobufTraceSerializer.deserializeResponse(data) };
+  const [
+    { OTLPExporterBase },
+    { createOtlpHttpExportDelegate, convertLegacyHttpOptions },
+    { ProtobufTraceSerializer, TraceExporterMetricsHelper },
+    { encodeTraceExport },
+  ] = await Promise.all([
+    import('@opentelemetry/otlp-exporter-base'),
+    import('@opentelemetry/otlp-exporter-base/node-http'),
+    import('@opentelemetry/otlp-transformer'),
+    import('../fast/otlp-span-encoder.js'),
+  ]);
+  const serializer = {
+    serializeRequest: encodeTraceExport,
+    deserializeResponse: (data: Uint8Array) => ProtobufTraceSerializer.deserializeResponse(data),
+  };
   const settings = convertLegacyHttpOptions({ url: options.endpoint }, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' });
-  return new OTLPExporterBase(createOtlpHttpExportDelegate(settings, serializer, 'otlp_http_span_exporter', TraceExporterMetricsHelper, undefined));
+  return new OTLPExporterBase(
+    createOtlpHttpExportDelegate(settings, serializer, 'otlp_http_span_exporter', TraceExporterMetricsHelper, undefined),
+  );
 }
 
 /**
@@ -94,7 +110,13 @@ export async function createOtelTracing(options: TracingOptions): Promise<Tracin
       const traceId = parent ? parent.traceId : randomHex(16);
       const sampled = sampler.shouldSample(context, traceId, name, SpanKind.SERVER, attributes as never, []);
       if (sampled.decision !== SamplingDecision.RECORD_AND_SAMPLED) return new UnsampledSpan(traceId, options.captureContent);
-      const span = new OtelSpan(sink, name, SpanKind.SERVER, { traceId, spanId: randomHex(8), traceFlags: TraceFlags.SAMPLED, traceState: sampled.traceState ?? parent?.traceState }, parent);
+      const span = new OtelSpan(
+        sink,
+        name,
+        SpanKind.SERVER,
+        { traceId, spanId: randomHex(8), traceFlags: TraceFlags.SAMPLED, traceState: sampled.traceState ?? parent?.traceState },
+        parent,
+      );
       span.set(attributes);
       if (sampled.attributes) span.set(sampled.attributes as never);
       return span;

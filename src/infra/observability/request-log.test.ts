@@ -6,7 +6,10 @@ import type { RequestLogRow } from '../store/repos/request-logs.js';
 import { RequestLogWriter, type RequestLogOptions } from './request-log.js';
 
 const row = (id: string) => ({ id }) as RequestLogRow;
-const unreachable = () => new GatewayError('store_unavailable', undefined, { cause: Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }) });
+const unreachable = () =>
+  new GatewayError('store_unavailable', undefined, {
+    cause: Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+  });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A writer over an in-memory "store" that is down while `down` is true; records its warn lines. */

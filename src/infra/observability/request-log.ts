@@ -20,7 +20,14 @@ export interface RequestLogOptions {
   reportEveryMs: number;
 }
 
-const DEFAULTS: RequestLogOptions = { flushMs: 250, batchSize: 500, maxRows: 50_000, retryBaseMs: 250, retryMaxMs: 5000, reportEveryMs: 10_000 };
+const DEFAULTS: RequestLogOptions = {
+  flushMs: 250,
+  batchSize: 500,
+  maxRows: 50_000,
+  retryBaseMs: 250,
+  retryMaxMs: 5000,
+  reportEveryMs: 10_000,
+};
 
 /**
  * The request log pipeline: the hot path only pushes a row into memory; rows leave in batches on a
@@ -162,7 +169,10 @@ export class RequestLogWriter {
   }
 
   private unreachable(err: unknown, rows: QueuedLogRow[]): QueuedLogRow[] {
-    this.logger.warn({ err: (err as Error)?.message, backlog: this.pending.length + rows.length }, 'request log store unreachable; rows kept in memory and retried');
+    this.logger.warn(
+      { err: (err as Error)?.message, backlog: this.pending.length + rows.length },
+      'request log store unreachable; rows kept in memory and retried',
+    );
     return rows;
   }
 
@@ -186,7 +196,10 @@ export class RequestLogWriter {
       this.reportTimer = undefined;
       return;
     }
-    this.logger.warn({ dropped: this.unreported, total: this.dropped, ...(err ? { err: (err as Error)?.message } : {}) }, 'request log rows dropped');
+    this.logger.warn(
+      { dropped: this.unreported, total: this.dropped, ...(err ? { err: (err as Error)?.message } : {}) },
+      'request log rows dropped',
+    );
     this.unreported = 0;
     this.reportTimer = setTimeout(() => this.report(), this.opts.reportEveryMs);
     this.reportTimer.unref();

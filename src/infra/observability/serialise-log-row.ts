@@ -27,7 +27,8 @@ export const MAX_BODY_CHARS = 64 * 1024;
 export const TRUNCATED = '…[truncated]';
 
 /** Members whose string value is a credential, whatever it looks like (an echoed header, a tool's key). */
-const SECRET_MEMBER = /^(authorization|proxy-authorization|x-api-key|x-gateway-api-key|api[-_]?key|apikey|client_secret|secret|password|access_token|refresh_token|id_token|token)$/i;
+const SECRET_MEMBER =
+  /^(authorization|proxy-authorization|x-api-key|x-gateway-api-key|api[-_]?key|apikey|client_secret|secret|password|access_token|refresh_token|id_token|token)$/i;
 
 function hideSecretMembers(key: string, value: unknown): unknown {
   return typeof value === 'string' && SECRET_MEMBER.test(key) ? REDACTED : value;
@@ -48,10 +49,17 @@ export function serialiseBody(body: unknown): string | null {
 /** The attempts as stored: `[{target_path, provider, status, latency_ms}]`. */
 function serialiseAttempts(attempts: QueuedLogRow['attempts']): string | null {
   if (attempts === undefined || attempts === null || typeof attempts === 'string') return attempts ?? null;
-  return JSON.stringify(attempts.map((a) => ({ target_path: a.path, provider: a.provider, status: a.status, latency_ms: Math.round(a.ms) })));
+  return JSON.stringify(
+    attempts.map((a) => ({ target_path: a.path, provider: a.provider, status: a.status, latency_ms: Math.round(a.ms) })),
+  );
 }
 
 /** The row to insert: attempts and bodies serialised (off the request path, in the writer's batch). */
 export function serialiseLogRow(row: QueuedLogRow): RequestLogRow {
-  return { ...row, attempts: serialiseAttempts(row.attempts), request_body: serialiseBody(row.request_body), response_body: serialiseBody(row.response_body) };
+  return {
+    ...row,
+    attempts: serialiseAttempts(row.attempts),
+    request_body: serialiseBody(row.request_body),
+    response_body: serialiseBody(row.response_body),
+  };
 }

@@ -1,5 +1,12 @@
 /** The samplers `OTEL_TRACES_SAMPLER` may name (OpenTelemetry's SDK environment variables, the ones the JS SDK ships). */
-export const TRACE_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+export const TRACE_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
 
 /** One of {@link TRACE_SAMPLERS}. */
 export type TraceSamplerName = (typeof TRACE_SAMPLERS)[number];
@@ -20,11 +27,13 @@ export interface TraceSamplerSetting {
 export function readTraceSampler(env: NodeJS.ProcessEnv): TraceSamplerSetting {
   const raw = (env.OTEL_TRACES_SAMPLER ?? '').trim().toLowerCase();
   const name = (raw || 'parentbased_always_on') as TraceSamplerName;
-  if (!TRACE_SAMPLERS.includes(name)) throw new Error(`OTEL_TRACES_SAMPLER: expected one of ${TRACE_SAMPLERS.join(', ')}, got '${env.OTEL_TRACES_SAMPLER}'`);
+  if (!TRACE_SAMPLERS.includes(name))
+    throw new Error(`OTEL_TRACES_SAMPLER: expected one of ${TRACE_SAMPLERS.join(', ')}, got '${env.OTEL_TRACES_SAMPLER}'`);
   const arg = (env.OTEL_TRACES_SAMPLER_ARG ?? '').trim();
   if (!name.endsWith('traceidratio') || arg === '') return { name, ratio: 1 };
   const ratio = Number(arg);
-  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1) throw new Error(`OTEL_TRACES_SAMPLER_ARG: expected a probability from 0 to 1 for ${name}, got '${env.OTEL_TRACES_SAMPLER_ARG}'`);
+  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1)
+    throw new Error(`OTEL_TRACES_SAMPLER_ARG: expected a probability from 0 to 1 for ${name}, got '${env.OTEL_TRACES_SAMPLER_ARG}'`);
   return { name, ratio };
 }
 

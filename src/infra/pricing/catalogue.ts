@@ -116,7 +116,8 @@ export function pricesAt(m: CatalogueModel, inputTokens: number, at: number): Fl
   const out: FlatPrices = {};
   for (const [k, v] of Object.entries(prices)) {
     if (typeof v === 'number') out[k] = v;
-    else if (v instanceof TieredPrices || (typeof v === 'object' && v !== null && 'base' in v)) out[k] = tierPrice(v as TieredPrices, inputTokens);
+    else if (v instanceof TieredPrices || (typeof v === 'object' && v !== null && 'base' in v))
+      out[k] = tierPrice(v as TieredPrices, inputTokens);
   }
   return out;
 }

@@ -95,7 +95,12 @@ export function priceUsage(input: PriceInput): RequestPrice {
     return { cost: costOf(tokens, catalogue) * multiplier, unitPrices, tokens };
   }
   const prices: FlatPrices = { ...catalogue, ...(terms?.override as FlatPrices | undefined) };
-  const unitPrices: UnitPrices = { ...pick(prices), multiplier, source: terms?.override ? 'pricing_config' : 'catalogue', ...(found ? { catalogue_model: found.modelId } : {}) };
+  const unitPrices: UnitPrices = {
+    ...pick(prices),
+    multiplier,
+    source: terms?.override ? 'pricing_config' : 'catalogue',
+    ...(found ? { catalogue_model: found.modelId } : {}),
+  };
   return { cost: costOf(tokens, prices) * multiplier, unitPrices, tokens };
 }
 
@@ -132,10 +137,20 @@ export function unitPricesJson(unitPrices: UnitPrices): string {
  * The list price of a model (for `GET /v1/models`): its unit prices now, at the base tier, with the
  * integration's override and multiplier; undefined when neither the catalogue nor an override prices it.
  */
-export function listPrice(provider: string | undefined, model: string, terms: PricingTerms | undefined, at: number): UnitPrices | undefined {
+export function listPrice(
+  provider: string | undefined,
+  model: string,
+  terms: PricingTerms | undefined,
+  at: number,
+): UnitPrices | undefined {
   const own = terms?.models?.get(model);
   const found = catalogueModel(provider, own?.baseModel ?? model);
   if (!found && !own?.override) return undefined;
   const prices: FlatPrices = { ...(found ? pricesAt(found, 0, at) : {}), ...(own?.override as FlatPrices | undefined) };
-  return { ...pick(prices), multiplier: terms?.multiplier ?? 1, source: own?.override ? 'pricing_config' : 'catalogue', ...(found ? { catalogue_model: found.modelId } : {}) };
+  return {
+    ...pick(prices),
+    multiplier: terms?.multiplier ?? 1,
+    source: own?.override ? 'pricing_config' : 'catalogue',
+    ...(found ? { catalogue_model: found.modelId } : {}),
+  };
 }

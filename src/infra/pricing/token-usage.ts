@@ -41,13 +41,27 @@ export function readTokenUsage(usage: unknown): TokenUsage | undefined {
   if ('prompt_tokens' in usage || 'completion_tokens' in usage) {
     const cacheRead = num(member(usage.prompt_tokens_details, 'cached_tokens'));
     const cacheWrite = num(member(usage.prompt_tokens_details, 'cache_creation_tokens'));
-    return { input: num(usage.prompt_tokens), output: num(usage.completion_tokens), cacheRead, cacheWrite, reasoning: num(member(usage.completion_tokens_details, 'reasoning_tokens')), ...reported };
+    return {
+      input: num(usage.prompt_tokens),
+      output: num(usage.completion_tokens),
+      cacheRead,
+      cacheWrite,
+      reasoning: num(member(usage.completion_tokens_details, 'reasoning_tokens')),
+      ...reported,
+    };
   }
   if (!('input_tokens' in usage) && !('output_tokens' in usage)) return undefined;
   if ('cache_read_input_tokens' in usage || 'cache_creation_input_tokens' in usage) {
     const cacheRead = num(usage.cache_read_input_tokens);
     const cacheWrite = num(usage.cache_creation_input_tokens);
-    return { input: num(usage.input_tokens) + cacheRead + cacheWrite, output: num(usage.output_tokens), cacheRead, cacheWrite, reasoning: 0, ...reported };
+    return {
+      input: num(usage.input_tokens) + cacheRead + cacheWrite,
+      output: num(usage.output_tokens),
+      cacheRead,
+      cacheWrite,
+      reasoning: 0,
+      ...reported,
+    };
   }
   return {
     input: num(usage.input_tokens),

@@ -80,16 +80,22 @@ export function checkAuthConfig(type: ManagerType, value: unknown): AuthConfig {
   const fields = FIELDS[type];
   for (const [k, v] of Object.entries(value)) {
     if (!(k in fields)) throw invalid(`auth_config.${k}`, `Unknown auth_config field '${k}' for manager_type '${type}'.`);
-    if (typeof v !== 'string' || v.length === 0 || v.length > 8192) throw invalid(`auth_config.${k}`, `auth_config.${k} must be a non-empty string.`);
+    if (typeof v !== 'string' || v.length === 0 || v.length > 8192)
+      throw invalid(`auth_config.${k}`, `auth_config.${k} must be a non-empty string.`);
     if (fields[k]!.url && !/^https?:\/\//i.test(v)) throw invalid(`auth_config.${k}`, `auth_config.${k} must be an http(s) URL.`);
     if (fields[k]!.url && !URL.canParse(v)) throw invalid(`auth_config.${k}`, `auth_config.${k} must be a valid URL.`);
   }
-  for (const [k, f] of Object.entries(fields)) if (f.required && value[k] === undefined) throw invalid(`auth_config.${k}`, `auth_config.${k} is required for manager_type '${type}'.`);
+  for (const [k, f] of Object.entries(fields))
+    if (f.required && value[k] === undefined) throw invalid(`auth_config.${k}`, `auth_config.${k} is required for manager_type '${type}'.`);
   if (type === 'hashicorp_vault') {
     const approle = value.role_id !== undefined || value.secret_id !== undefined;
-    if (value.token !== undefined && approle) throw invalid('auth_config.token', 'auth_config takes either token or role_id and secret_id (AppRole), not both.');
+    if (value.token !== undefined && approle)
+      throw invalid('auth_config.token', 'auth_config takes either token or role_id and secret_id (AppRole), not both.');
     if (value.token === undefined && (value.role_id === undefined || value.secret_id === undefined)) {
-      throw invalid(value.role_id === undefined ? 'auth_config.role_id' : 'auth_config.secret_id', 'auth_config needs a token, or role_id and secret_id (AppRole).');
+      throw invalid(
+        value.role_id === undefined ? 'auth_config.role_id' : 'auth_config.secret_id',
+        'auth_config needs a token, or role_id and secret_id (AppRole).',
+      );
     }
   }
   return value as unknown as AuthConfig;

@@ -17,7 +17,11 @@ export async function fetchAws(source: SecretSource, ctx: FetchContext): Promise
   const client = new SecretsManagerClient({
     region: auth.region,
     ...(auth.endpoint ? { endpoint: auth.endpoint } : {}),
-    credentials: { accessKeyId: auth.access_key_id, secretAccessKey: auth.secret_access_key, ...(auth.session_token ? { sessionToken: auth.session_token } : {}) },
+    credentials: {
+      accessKeyId: auth.access_key_id,
+      secretAccessKey: auth.secret_access_key,
+      ...(auth.session_token ? { sessionToken: auth.session_token } : {}),
+    },
     maxAttempts: 1,
     requestHandler: {
       requestTimeout: ctx.timeoutMs,
@@ -29,7 +33,9 @@ export async function fetchAws(source: SecretSource, ctx: FetchContext): Promise
     },
   });
   try {
-    const out = await client.send(new GetSecretValueCommand({ SecretId: source.path }), { abortSignal: AbortSignal.timeout(ctx.timeoutMs) });
+    const out = await client.send(new GetSecretValueCommand({ SecretId: source.path }), {
+      abortSignal: AbortSignal.timeout(ctx.timeoutMs),
+    });
     if (out.SecretString !== undefined) return out.SecretString;
     if (out.SecretBinary !== undefined) return Buffer.from(out.SecretBinary).toString('utf8');
     throw new Error('AWS Secrets Manager answered no secret value');

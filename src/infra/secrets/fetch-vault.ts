@@ -8,13 +8,21 @@ function agentFor(ctx: FetchContext): Agent {
   const key = ctx.ca ?? '';
   let a = agents.get(key);
   if (!a) {
-    a = new Agent({ connect: { lookup: ctx.lookup, ...(ctx.ca ? { ca: ctx.ca } : {}), timeout: ctx.timeoutMs }, headersTimeout: ctx.timeoutMs, bodyTimeout: ctx.timeoutMs });
+    a = new Agent({
+      connect: { lookup: ctx.lookup, ...(ctx.ca ? { ca: ctx.ca } : {}), timeout: ctx.timeoutMs },
+      headersTimeout: ctx.timeoutMs,
+      bodyTimeout: ctx.timeoutMs,
+    });
     agents.set(key, a);
   }
   return a;
 }
 
-async function call(ctx: FetchContext, url: string, init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<Record<string, unknown>> {
+async function call(
+  ctx: FetchContext,
+  url: string,
+  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+): Promise<Record<string, unknown>> {
   await ctx.checkUrl(url);
   const res = await request(url, { ...init, dispatcher: agentFor(ctx), maxRedirections: 0 } as Parameters<typeof request>[1]);
   const text = await res.body.text();
@@ -22,7 +30,11 @@ async function call(ctx: FetchContext, url: string, init: { method: 'GET' | 'POS
     let reason = '';
     try {
       const errors = (JSON.parse(text) as { errors?: unknown }).errors;
-      if (Array.isArray(errors)) reason = `: ${errors.filter((e) => typeof e === 'string').join('; ').slice(0, 200)}`;
+      if (Array.isArray(errors))
+        reason = `: ${errors
+          .filter((e) => typeof e === 'string')
+          .join('; ')
+          .slice(0, 200)}`;
     } catch {
       // Not JSON: the status says enough.
     }
@@ -44,7 +56,11 @@ export async function fetchVault(source: SecretSource, ctx: FetchContext): Promi
   const headers: Record<string, string> = auth.namespace ? { 'x-vault-namespace': auth.namespace } : {};
   let token = auth.token;
   if (!token) {
-    const login = await call(ctx, `${base}/v1/auth/approle/login`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ role_id: auth.role_id, secret_id: auth.secret_id }) });
+    const login = await call(ctx, `${base}/v1/auth/approle/login`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ role_id: auth.role_id, secret_id: auth.secret_id }),
+    });
     token = (login.auth as { client_token?: string } | undefined)?.client_token;
     if (!token) throw new Error('Vault AppRole login answered no client token');
   }

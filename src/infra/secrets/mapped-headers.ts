@@ -23,7 +23,8 @@ export function isTemplate(format: string | undefined): format is string {
 export function headerValueOf(m: HeaderSecretMapping, text: string): string {
   const secret = m.secret_key ? pickMember(text, m.secret_key) : text;
   const value = isTemplate(m.value_format) ? m.value_format.replace(SECRET_PLACEHOLDER, () => secret) : secret;
-  if (value === '' || /[\r\n\0]/.test(value)) throw new Error(`its value cannot be sent as header '${mappedHeaderName(m)}' (empty, or holds a line break or NUL)`);
+  if (value === '' || /[\r\n\0]/.test(value))
+    throw new Error(`its value cannot be sent as header '${mappedHeaderName(m)}' (empty, or holds a line break or NUL)`);
   return value;
 }
 
@@ -41,12 +42,19 @@ export interface MappedHeaderDeps {
  * `provider_unreachable` naming the reference (never a value) when a reference is gone, is not shared
  * with the workspace, cannot be fetched, or its value does not fit the mapping.
  */
-export async function resolveMappedHeaders(deps: MappedHeaderDeps, mappings: readonly HeaderSecretMapping[], workspaceId: string): Promise<Record<string, string>> {
+export async function resolveMappedHeaders(
+  deps: MappedHeaderDeps,
+  mappings: readonly HeaderSecretMapping[],
+  workspaceId: string,
+): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const m of mappings) {
     const source = deps.source(m.secret_reference_id);
     if (!source || !(source.allowAllWorkspaces || source.allowedWorkspaces.includes(workspaceId))) {
-      throw secretUnavailable({ id: m.secret_reference_id, name: source?.name ?? m.secret_reference_id }, `the reference does not exist or is not shared with this workspace (header '${mappedHeaderName(m)}').`);
+      throw secretUnavailable(
+        { id: m.secret_reference_id, name: source?.name ?? m.secret_reference_id },
+        `the reference does not exist or is not shared with this workspace (header '${mappedHeaderName(m)}').`,
+      );
     }
     const text = deps.resolver.peek(source) ?? (await deps.resolver.resolve(source));
     try {

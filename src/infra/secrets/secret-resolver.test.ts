@@ -5,7 +5,16 @@ import { SecretResolver } from './secret-resolver.js';
 import type { SecretSource } from './secret-source.js';
 
 const source = (version = 1, key: string | null = null): SecretSource => ({
-  id: 'ref-1', name: 'vault', organisationId: 'o', managerType: 'hashicorp_vault', auth: { vault_addr: 'http://x', token: 't' }, path: 'p', key, version, allowAllWorkspaces: true, allowedWorkspaces: [],
+  id: 'ref-1',
+  name: 'vault',
+  organisationId: 'o',
+  managerType: 'hashicorp_vault',
+  auth: { vault_addr: 'http://x', token: 't' },
+  path: 'p',
+  key,
+  version,
+  allowAllWorkspaces: true,
+  allowedWorkspaces: [],
 });
 
 function setup(fetch: () => Promise<string>) {
@@ -55,7 +64,10 @@ describe('SecretResolver', () => {
     expect(await t.resolver.resolve(source(1, 'api_key'))).toBe('k1');
     expect(t.resolver.lastError('ref-1')).toContain('ECONNREFUSED');
     await expect(t.resolver.probe(source(1, 'api_key'))).rejects.toMatchObject({ status: 502, code: 'provider_unreachable' });
-    await expect(t.resolver.resolve(source(2, 'api_key'))).rejects.toMatchObject({ status: 502, message: expect.stringContaining("'vault' (ref-1)") });
+    await expect(t.resolver.resolve(source(2, 'api_key'))).rejects.toMatchObject({
+      status: 502,
+      message: expect.stringContaining("'vault' (ref-1)"),
+    });
   });
 
   it('a JSON member that is missing is an error naming the key, not the value', async () => {

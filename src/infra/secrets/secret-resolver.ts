@@ -9,7 +9,11 @@ import { pickMember, type FetchContext, type SecretFetcher, type SecretSource } 
 // first fetch from that manager: a gateway that does not use them never pays for them.
 const fetchAws: SecretFetcher = async (...args) => (await import('./fetch-aws.js')).fetchAws(...args);
 const fetchAzure: SecretFetcher = async (...args) => (await import('./fetch-azure.js')).fetchAzure(...args);
-const FETCHERS: Record<SecretSource['managerType'], SecretFetcher> = { aws_sm: fetchAws, azure_kv: fetchAzure, hashicorp_vault: fetchVault };
+const FETCHERS: Record<SecretSource['managerType'], SecretFetcher> = {
+  aws_sm: fetchAws,
+  azure_kv: fetchAzure,
+  hashicorp_vault: fetchVault,
+};
 
 /** Wait before a failed refresh of a value still served from the cache is tried again (ms). */
 const ERROR_BACKOFF_MS = 5_000;
@@ -37,7 +41,9 @@ export function fingerprintOf(value: string): string {
 
 /** 502 naming the reference (never the value) whose secret could not be resolved. */
 export function secretUnavailable(source: Pick<SecretSource, 'id' | 'name'>, reason: string): GatewayError {
-  return new GatewayError('provider_unreachable', `Secret reference '${source.name}' (${source.id}) could not be resolved: ${reason}`, { param: 'secret_reference_id' });
+  return new GatewayError('provider_unreachable', `Secret reference '${source.name}' (${source.id}) could not be resolved: ${reason}`, {
+    param: 'secret_reference_id',
+  });
 }
 
 /**

@@ -38,7 +38,14 @@ export class RedisCircuitStore implements CircuitStore {
   }
 
   async recordFailure(key: string, threshold: number, now: number, ttlMs: number): Promise<CircuitState> {
-    const [failures, opened] = (await this.redis.eval(RECORD_FAILURE, 1, this.prefix + key, threshold, now, Math.max(1, Math.ceil(ttlMs)))) as [number, string];
+    const [failures, opened] = (await this.redis.eval(
+      RECORD_FAILURE,
+      1,
+      this.prefix + key,
+      threshold,
+      now,
+      Math.max(1, Math.ceil(ttlMs)),
+    )) as [number, string];
     return { failures: Number(failures), openedAt: opened ? Number(opened) : null };
   }
 

@@ -1,4 +1,11 @@
-import { PostgresDialect, type CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
+import {
+  PostgresDialect,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
 import { toStoreError } from './store-errors.js';
 
 type CompileQuery = Parameters<NonNullable<Driver['savepoint']>>[2];

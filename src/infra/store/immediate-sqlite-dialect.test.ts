@@ -24,7 +24,7 @@ describe("the main SQLite connection's transactions begin IMMEDIATE", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('holds the write lock from its start, so a write after a read is not refused for another connection\'s commit', async () => {
+  it("holds the write lock from its start, so a write after a read is not refused for another connection's commit", async () => {
     // The request log's thread is such another connection. It waits for the lock (busy timeout); this one does not wait.
     const other = new SQLite(path);
     other.pragma('busy_timeout = 0');
@@ -32,8 +32,13 @@ describe("the main SQLite connection's transactions begin IMMEDIATE", () => {
       await store.db.transaction().execute(async (trx) => {
         await trx.selectFrom('runtime_version').select('version').execute();
         // A deferred transaction would let this commit, then fail its own write below with SQLITE_BUSY_SNAPSHOT.
-        expect(() => other.prepare('update runtime_version set version = version + 100').run()).toThrow(expect.objectContaining({ code: 'SQLITE_BUSY' }));
-        await trx.updateTable('runtime_version').set((eb) => ({ version: eb('version', '+', 1) })).execute();
+        expect(() => other.prepare('update runtime_version set version = version + 100').run()).toThrow(
+          expect.objectContaining({ code: 'SQLITE_BUSY' }),
+        );
+        await trx
+          .updateTable('runtime_version')
+          .set((eb) => ({ version: eb('version', '+', 1) }))
+          .execute();
       });
       const after = other.prepare('update runtime_version set version = version + 100').run();
       expect(after.changes).toBe(1);
@@ -54,9 +59,15 @@ describe("the main SQLite connection's transactions begin IMMEDIATE", () => {
       // The other connection commits from a timer: a wait that slept in this thread (SQLite's busy timeout) would never see it.
       setTimeout(() => other.prepare('commit').run(), 60);
       const started = performance.now();
-      await store.db.updateTable('runtime_version').set((eb) => ({ version: eb('version', '+', 1) })).execute();
+      await store.db
+        .updateTable('runtime_version')
+        .set((eb) => ({ version: eb('version', '+', 1) }))
+        .execute();
       await store.db.transaction().execute(async (trx) => {
-        await trx.updateTable('runtime_version').set((eb) => ({ version: eb('version', '+', 1) })).execute();
+        await trx
+          .updateTable('runtime_version')
+          .set((eb) => ({ version: eb('version', '+', 1) }))
+          .execute();
       });
       clearInterval(ticker);
       const waited = performance.now() - started;
@@ -79,7 +90,14 @@ describe("the main SQLite connection's transactions begin IMMEDIATE", () => {
     try {
       other.prepare('begin immediate').run();
       const started = performance.now();
-      const error = await db.updateTable('runtime_version').set((eb) => ({ version: eb('version', '+', 1) })).execute().then(() => undefined, (e: unknown) => e);
+      const error = await db
+        .updateTable('runtime_version')
+        .set((eb) => ({ version: eb('version', '+', 1) }))
+        .execute()
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       const waited = performance.now() - started;
       expect((error as { code?: string }).code).toBe('SQLITE_BUSY');
       // SQLite's 100 ms, not the main connection's 5 s of tries after it.

@@ -55,7 +55,8 @@ class ImmediateSqliteDriver extends SqliteDriver implements Driver {
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     const connection = await super.acquireConnection();
-    return (this.connection ??= this.database.pragma('busy_timeout', { simple: true }) === 0 ? new WaitingConnection(connection) : connection);
+    return (this.connection ??=
+      this.database.pragma('busy_timeout', { simple: true }) === 0 ? new WaitingConnection(connection) : connection);
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {

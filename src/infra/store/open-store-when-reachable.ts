@@ -26,7 +26,8 @@ export async function openStoreWhenReachable(opts: StoreOptions, hooks: OpenStor
     } catch (err) {
       if (!isStoreUnavailable(err)) throw err;
       const left = deadline - Date.now();
-      if (left <= 0) throw new StartupError(`store unreachable for ${wait.waitMs} ms (GATEWAY_STORE_WAIT_MS): ${(err as Error).message}`, 3);
+      if (left <= 0)
+        throw new StartupError(`store unreachable for ${wait.waitMs} ms (GATEWAY_STORE_WAIT_MS): ${(err as Error).message}`, 3);
       const next = Math.min(delay, left);
       wait.onUnreachable(err as Error, attempt, next);
       await sleep(next);

@@ -31,7 +31,9 @@ const ops: RequestLogThreadOps = {
   backfillRollups: (limit) => backfillRollups(store, limit),
 };
 
-type Call = { [K in keyof RequestLogThreadOps]: { id: number; op: K; args: Parameters<RequestLogThreadOps[K]> } }[keyof RequestLogThreadOps];
+type Call = {
+  [K in keyof RequestLogThreadOps]: { id: number; op: K; args: Parameters<RequestLogThreadOps[K]> };
+}[keyof RequestLogThreadOps];
 
 let queue: Promise<void> = Promise.resolve();
 
@@ -49,7 +51,10 @@ port.on('message', (message: Call | { close: true }) => {
       port.postMessage({ id: message.id, value: await run(...message.args) });
     } catch (err) {
       const e = err as { message?: unknown; code?: unknown };
-      port.postMessage({ id: message.id, error: { message: String(e?.message ?? err), code: typeof e?.code === 'string' ? e.code : undefined } });
+      port.postMessage({
+        id: message.id,
+        error: { message: String(e?.message ?? err), code: typeof e?.code === 'string' ? e.code : undefined },
+      });
     }
   });
 });

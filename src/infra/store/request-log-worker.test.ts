@@ -15,9 +15,32 @@ const T = Date.parse('2026-03-02T00:00:00.000Z');
 
 function rowsOf(n: number, org = 'org-thread', from = T): RequestLogRow[] {
   return Array.from({ length: n }, (_, i) => ({
-    id: `log_th_${randomId(12)}`, organisation_id: org, workspace_id: 'ws-a', api_key_id: null, user_id: null, trace_id: `t-${i}`, endpoint: 'chat', provider: 'openai',
-    model: 'gpt-4o', status: 200, stream: 0, cache_status: 'MISS', config_id: null, prompt_id: null, target_path: null, retry_count: 0, prompt_tokens: 3, completion_tokens: 2,
-    total_tokens: 5, cost: 0.001, latency_ms: 40, metadata: '{}', error: null, hook_results: null, created_at: from + i, request_body: '{"model":"gpt-4o","messages":[]}',
+    id: `log_th_${randomId(12)}`,
+    organisation_id: org,
+    workspace_id: 'ws-a',
+    api_key_id: null,
+    user_id: null,
+    trace_id: `t-${i}`,
+    endpoint: 'chat',
+    provider: 'openai',
+    model: 'gpt-4o',
+    status: 200,
+    stream: 0,
+    cache_status: 'MISS',
+    config_id: null,
+    prompt_id: null,
+    target_path: null,
+    retry_count: 0,
+    prompt_tokens: 3,
+    completion_tokens: 2,
+    total_tokens: 5,
+    cost: 0.001,
+    latency_ms: 40,
+    metadata: '{}',
+    error: null,
+    hook_results: null,
+    created_at: from + i,
+    request_body: '{"model":"gpt-4o","messages":[]}',
   }));
 }
 
@@ -36,9 +59,18 @@ async function turnsDuring(work: Promise<unknown>): Promise<number> {
 }
 
 async function countOf(store: Store, org: string): Promise<{ rows: number; rolledUp: number }> {
-  const rows = await store.db.selectFrom('request_logs').select((eb) => eb.fn.countAll<number>().as('n')).where('organisation_id', '=', org).executeTakeFirstOrThrow();
+  const rows = await store.db
+    .selectFrom('request_logs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('organisation_id', '=', org)
+    .executeTakeFirstOrThrow();
   // Each row counts once per bucket size: the sums of one size.
-  const rolled = await store.db.selectFrom('request_log_rollups').select(['bucket_ms', (eb) => eb.fn.sum<number>('requests').as('n')]).where('organisation_id', '=', org).groupBy('bucket_ms').execute();
+  const rolled = await store.db
+    .selectFrom('request_log_rollups')
+    .select(['bucket_ms', (eb) => eb.fn.sum<number>('requests').as('n')])
+    .where('organisation_id', '=', org)
+    .groupBy('bucket_ms')
+    .execute();
   return { rows: Number(rows.n), rolledUp: Number(rolled[0]?.n ?? 0) };
 }
 
@@ -74,7 +106,10 @@ describe('the request log written by its own thread (SQLite file)', () => {
     const [first] = rowsOf(1, 'org-dup');
     await insertRequestLogs(store, [first!]);
     const batch = [...rowsOf(40, 'org-dup'), { ...first! }];
-    const err = await insertRequestLogs(store, batch).then(() => undefined, (e: unknown) => e);
+    const err = await insertRequestLogs(store, batch).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect((err as { code?: string }).code).toBe('SQLITE_CONSTRAINT_PRIMARYKEY');
     expect(isStoreUnavailable(err)).toBe(false);
     expect(await countOf(store, 'org-dup')).toEqual({ rows: 1, rolledUp: 1 });
@@ -85,7 +120,10 @@ describe('the request log written by its own thread (SQLite file)', () => {
   it("fails a thread's batch with store_unavailable when it cannot open the file, and starts a new thread for the next one", async () => {
     const later = join(dir, 'not-yet', 'gateway.db');
     const lone = builtRequestLogThread(later);
-    const err = await lone.run('insertRequestLogs', rowsOf(3, 'org-later')).then(() => undefined, (e: unknown) => e);
+    const err = await lone.run('insertRequestLogs', rowsOf(3, 'org-later')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(GatewayError);
     expect(isStoreUnavailable(err)).toBe(true);
     mkdirSync(join(dir, 'not-yet'));
@@ -126,7 +164,10 @@ describe('the request log written by its own thread (SQLite file)', () => {
       expect(await backfillRollups(other, 100)).toBe(0);
       expect(lazy.started).toBe(false);
       // Rows without rollups, as a replica older than the rollups wrote them.
-      await other.db.insertInto('request_logs').values(rowsOf(7, 'org-legacy').map((r) => ({ ...r, rolled_up: 0 }))).execute();
+      await other.db
+        .insertInto('request_logs')
+        .values(rowsOf(7, 'org-legacy').map((r) => ({ ...r, rolled_up: 0 })))
+        .execute();
       expect(await backfillRollups(other, 100)).toBe(7);
       expect(lazy.started).toBe(true);
       expect(await countOf(other, 'org-legacy')).toEqual({ rows: 7, rolledUp: 7 });

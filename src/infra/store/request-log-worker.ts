@@ -105,7 +105,8 @@ export class RequestLogThread {
   /** Fails the calls a stopped thread was given: the request log keeps their rows and retries them. */
   private lost(running: Running, cause: Error): void {
     if (this.running === running) this.running = undefined;
-    for (const waiter of running.waiting.values()) waiter.reject(new GatewayError('store_unavailable', `request log not written: ${cause.message}`, { cause }));
+    for (const waiter of running.waiting.values())
+      waiter.reject(new GatewayError('store_unavailable', `request log not written: ${cause.message}`, { cause }));
     running.waiting.clear();
   }
 }

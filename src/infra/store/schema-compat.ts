@@ -42,12 +42,18 @@ export async function migrationStatus(db: Kysely<Database>): Promise<MigrationSt
  */
 export async function assertSchemaRunnable(db: Kysely<Database>, status: MigrationStatus): Promise<void> {
   if (status.unknown.length > 0 && status.pending.length > 0) {
-    throw new StartupError(`the database schema holds migrations of a later release (${status.unknown.join(', ')}) but lacks this build's ${status.pending.join(', ')}: run the later release`, 4);
+    throw new StartupError(
+      `the database schema holds migrations of a later release (${status.unknown.join(', ')}) but lacks this build's ${status.pending.join(', ')}: run the later release`,
+      4,
+    );
   }
   if (status.pending.includes('0034-schema-compat')) return;
   const row = await sql<{ min_level: number | string }>`select min_level from schema_compat where id = 1`.execute(db);
   const min = Number(row.rows[0]?.min_level ?? 0);
   if (min > SCHEMA_LEVEL) {
-    throw new StartupError(`the database schema needs build level ${min} or later (a later release's contract step ran); this build is level ${SCHEMA_LEVEL}: run the later release`, 4);
+    throw new StartupError(
+      `the database schema needs build level ${min} or later (a later release's contract step ran); this build is level ${SCHEMA_LEVEL}: run the later release`,
+      4,
+    );
   }
 }

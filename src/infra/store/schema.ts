@@ -425,8 +425,22 @@ export interface SessionsTable {
   revoked_at: number | null;
 }
 
-export type { JwtSettingsTable, ScimTokensTable, ScimUsersTable, ScimGroupsTable, ScimGroupMembersTable, ScimWorkspaceMappingsTable } from './schema-identity.js';
-import type { JwtSettingsTable, ScimTokensTable, ScimUsersTable, ScimGroupsTable, ScimGroupMembersTable, ScimWorkspaceMappingsTable } from './schema-identity.js';
+export type {
+  JwtSettingsTable,
+  ScimTokensTable,
+  ScimUsersTable,
+  ScimGroupsTable,
+  ScimGroupMembersTable,
+  ScimWorkspaceMappingsTable,
+} from './schema-identity.js';
+import type {
+  JwtSettingsTable,
+  ScimTokensTable,
+  ScimUsersTable,
+  ScimGroupsTable,
+  ScimGroupMembersTable,
+  ScimWorkspaceMappingsTable,
+} from './schema-identity.js';
 /** MCP integrations (migration 0022): an upstream MCP server, its transport and sealed headers. */
 export interface McpIntegrationsTable {
   id: string;

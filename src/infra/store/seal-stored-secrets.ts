@@ -131,7 +131,8 @@ async function sealBatchRoutes(trx: Transaction<Database>, box: SecretBox): Prom
     .execute();
   for (const r of rows) {
     const route = JSON.parse(r.route) as { headers?: unknown };
-    if (typeof route.headers !== 'object' || route.headers === null || !hasPlainRouteHeaders(route.headers as Record<string, unknown>)) continue;
+    if (typeof route.headers !== 'object' || route.headers === null || !hasPlainRouteHeaders(route.headers as Record<string, unknown>))
+      continue;
     const result = await trx
       .updateTable('batches')
       .set({ route: JSON.stringify({ ...route, headers: sealRouteHeaders(box, r.id, route.headers as Record<string, unknown>) }) })

@@ -23,6 +23,8 @@ describe('isOtherSchemaChange (which failed migration runs are read again)', () 
 
   it('never retries other errors, nor on SQLite', () => {
     expect(isOtherSchemaChange(err('syntax error at or near "x"'), undefined, pg)).toBe(false);
-    expect(isOtherSchemaChange(err('column "x" of relation "y" does not exist'), undefined, { kind: 'sqlite', path: ':memory:' })).toBe(false);
+    expect(isOtherSchemaChange(err('column "x" of relation "y" does not exist'), undefined, { kind: 'sqlite', path: ':memory:' })).toBe(
+      false,
+    );
   });
 });

@@ -65,7 +65,12 @@ export interface OpenStoreHooks {
 export async function openStore(opts: StoreOptions, hooks: OpenStoreHooks = {}): Promise<Store> {
   const sqlite = opts.kind === 'sqlite' ? await openSqlite(opts.path) : undefined;
   const db = sqlite ? sqlite.db : await openPostgres(opts as PostgresOptions);
-  const requestLogThread = opts.kind === 'sqlite' ? (opts.requestLogThread === undefined ? RequestLogThread.forFile(opts.path) : opts.requestLogThread || undefined) : undefined;
+  const requestLogThread =
+    opts.kind === 'sqlite'
+      ? opts.requestLogThread === undefined
+        ? RequestLogThread.forFile(opts.path)
+        : opts.requestLogThread || undefined
+      : undefined;
   const store: Store = {
     db,
     dialect: opts.kind,
@@ -203,7 +208,12 @@ export async function dropPostgresSchema(url: string, schema: string): Promise<v
 /** True when an error is a unique-constraint violation in either database. */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
-  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || /UNIQUE constraint failed/.test(e?.message ?? '');
+  return (
+    e?.code === '23505' ||
+    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    /UNIQUE constraint failed/.test(e?.message ?? '')
+  );
 }
 
 /** Bumps the runtime version so every replica reloads its whole snapshot. */
@@ -229,14 +239,29 @@ const PRUNE_VERSIONS_PER_WRITE = 100;
 export async function recordRuntimeChange(db: Kysely<Database>, changes: readonly RuntimeChange[]): Promise<void> {
   // On a bare handle, the version and its outbox rows still commit together (a reader between the two would see a gap).
   if (!db.isTransaction) return db.transaction().execute((trx) => recordRuntimeChange(trx, changes));
-  const bumped = await sql<{ version: number | string }>`update runtime_version set version = version + 1 where id = 1 returning version`.execute(db);
+  const bumped = await sql<{
+    version: number | string;
+  }>`update runtime_version set version = version + 1 where id = 1 returning version`.execute(db);
   const version = Number(bumped.rows[0]?.version);
   const now = Date.now();
-  const rows = distinctChanges(changes).map((c, seq) => ({ version, seq, section: c.section, workspace_id: c.workspaceId ?? null, created_at: now }));
+  const rows = distinctChanges(changes).map((c, seq) => ({
+    version,
+    seq,
+    section: c.section,
+    workspace_id: c.workspaceId ?? null,
+    created_at: now,
+  }));
   await db.insertInto('runtime_changes').values(rows).execute();
-  const oldest = await db.selectFrom('runtime_changes').select((eb) => eb.fn.min('version').as('v')).executeTakeFirst();
+  const oldest = await db
+    .selectFrom('runtime_changes')
+    .select((eb) => eb.fn.min('version').as('v'))
+    .executeTakeFirst();
   const cutoff = Math.min(version - RUNTIME_CHANGES_KEEP.versions, Number(oldest?.v ?? version) + PRUNE_VERSIONS_PER_WRITE);
-  await db.deleteFrom('runtime_changes').where('version', '<=', cutoff).where('created_at', '<', now - RUNTIME_CHANGES_KEEP.ms).execute();
+  await db
+    .deleteFrom('runtime_changes')
+    .where('version', '<=', cutoff)
+    .where('created_at', '<', now - RUNTIME_CHANGES_KEEP.ms)
+    .execute();
 }
 
 function distinctChanges(changes: readonly RuntimeChange[]): Array<{ section: string; workspaceId?: string | null }> {

@@ -29,9 +29,13 @@ export function anthropicUrl(target: ProviderTarget, path: string): string {
  */
 export function anthropicHeaders(target: ProviderTarget): Record<string, string> {
   if (!target.apiKey) {
-    throw new GatewayError('invalid_request', "Provider 'anthropic' needs an API key: set config 'api_key' or send 'Authorization: Bearer <key>'.", {
-      param: 'api_key',
-    });
+    throw new GatewayError(
+      'invalid_request',
+      "Provider 'anthropic' needs an API key: set config 'api_key' or send 'Authorization: Bearer <key>'.",
+      {
+        param: 'api_key',
+      },
+    );
   }
   const headers: Record<string, string> = {
     ...target.forwardHeaders,

@@ -9,7 +9,10 @@ describe('buildAnthropicMessagesBody', () => {
   it('maps sampling settings, stop, user and supplies max_tokens', () => {
     const body = buildAnthropicMessagesBody({
       model: 'claude-sonnet-4-20250514',
-      messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'hi' }],
+      messages: [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: 'hi' },
+      ],
       temperature: 0.2,
       top_p: 0.9,
       top_k: 40,
@@ -41,7 +44,12 @@ describe('buildAnthropicMessagesBody', () => {
   });
 
   it('maps function tools and every tool_choice form', () => {
-    const tools = [{ type: 'function' as const, function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+    const tools = [
+      {
+        type: 'function' as const,
+        function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+      },
+    ];
     const base = { model: 'm', messages: [{ role: 'user' as const, content: 'x' }], tools };
     expect(buildAnthropicMessagesBody(base).tools).toEqual([
       { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } },
@@ -50,8 +58,13 @@ describe('buildAnthropicMessagesBody', () => {
     expect(buildAnthropicMessagesBody({ ...base, tool_choice: 'auto' }).tool_choice).toEqual({ type: 'auto' });
     expect(buildAnthropicMessagesBody({ ...base, tool_choice: 'required' }).tool_choice).toEqual({ type: 'any' });
     expect(buildAnthropicMessagesBody({ ...base, tool_choice: 'none' }).tool_choice).toEqual({ type: 'none' });
-    expect(buildAnthropicMessagesBody({ ...base, tool_choice: { type: 'function', function: { name: 'get_weather' } } }).tool_choice).toEqual({ type: 'tool', name: 'get_weather' });
-    expect(buildAnthropicMessagesBody({ ...base, parallel_tool_calls: false }).tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true });
+    expect(
+      buildAnthropicMessagesBody({ ...base, tool_choice: { type: 'function', function: { name: 'get_weather' } } }).tool_choice,
+    ).toEqual({ type: 'tool', name: 'get_weather' });
+    expect(buildAnthropicMessagesBody({ ...base, parallel_tool_calls: false }).tool_choice).toEqual({
+      type: 'auto',
+      disable_parallel_tool_use: true,
+    });
     const noParams = buildAnthropicMessagesBody({ ...base, tools: [{ type: 'function', function: { name: 'now' } }] });
     expect(noParams.tools).toEqual([{ name: 'now', input_schema: { type: 'object', properties: {} } }]);
   });
@@ -72,7 +85,12 @@ describe('mapAnthropicResponse', () => {
       object: 'chat.completion',
       model: 'claude-sonnet-4-20250514',
       choices: [{ index: 0, message: { role: 'assistant', content: 'Hi! My name is Claude.' }, finish_reason: 'stop', logprobs: null }],
-      usage: { prompt_tokens: 2095 + 2051 + 2051, completion_tokens: 503, total_tokens: 2095 + 2051 + 2051 + 503, prompt_tokens_details: { cached_tokens: 2051, cache_creation_tokens: 2051 } },
+      usage: {
+        prompt_tokens: 2095 + 2051 + 2051,
+        completion_tokens: 503,
+        total_tokens: 2095 + 2051 + 2051 + 503,
+        prompt_tokens_details: { cached_tokens: 2051, cache_creation_tokens: 2051 },
+      },
     });
     expect(out.created).toBeGreaterThan(1_700_000_000);
     expect(out.choices[0]!.message.tool_calls).toBeUndefined();
@@ -84,9 +102,18 @@ describe('mapAnthropicResponse', () => {
     expect(out.choices[0]!.finish_reason).toBe('tool_calls');
     expect(out.choices[0]!.message.content).toBe("I'll check the current weather in San Francisco for you.");
     expect(out.choices[0]!.message.tool_calls).toEqual([
-      { id: 'toolu_01A09q90qw90lq917835lq9', type: 'function', function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' } },
+      {
+        id: 'toolu_01A09q90qw90lq917835lq9',
+        type: 'function',
+        function: { name: 'get_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' },
+      },
     ]);
-    expect(out.usage).toMatchObject({ prompt_tokens: 472, completion_tokens: 89, total_tokens: 561, prompt_tokens_details: { cached_tokens: 0 } });
+    expect(out.usage).toMatchObject({
+      prompt_tokens: 472,
+      completion_tokens: 89,
+      total_tokens: 561,
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
   });
 
   it('maps thinking to reasoning_content and signed content_blocks', () => {
@@ -95,7 +122,11 @@ describe('mapAnthropicResponse', () => {
     expect(msg.content).toBe('Based on my analysis...');
     expect(msg.reasoning_content).toBe('Let me analyze this step by step...');
     expect(msg.content_blocks).toEqual([
-      { type: 'thinking', thinking: 'Let me analyze this step by step...', signature: 'WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve/op91XWHOEBLLqIOMfFG/UvLEczmEsUjavL....' },
+      {
+        type: 'thinking',
+        thinking: 'Let me analyze this step by step...',
+        signature: 'WaUjzkypQ2mUEVM36O2TxuC06KN8xyfbJwyem2dw3URve/op91XWHOEBLLqIOMfFG/UvLEczmEsUjavL....',
+      },
       { type: 'text', text: 'Based on my analysis...' },
     ]);
   });

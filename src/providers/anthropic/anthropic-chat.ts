@@ -67,9 +67,17 @@ export function mapAnthropicResponse(body: unknown, model: string): ChatCompleti
       blocks.push({ type: 'text', text: block.text });
     } else if (block.type === 'thinking' && typeof block.thinking === 'string') {
       thinking.push(block.thinking);
-      blocks.push({ type: 'thinking', thinking: block.thinking, ...(typeof block.signature === 'string' ? { signature: block.signature } : {}) });
+      blocks.push({
+        type: 'thinking',
+        thinking: block.thinking,
+        ...(typeof block.signature === 'string' ? { signature: block.signature } : {}),
+      });
     } else if (block.type === 'tool_use') {
-      toolCalls.push({ id: String(block.id), type: 'function', function: { name: String(block.name), arguments: JSON.stringify(block.input ?? {}) } });
+      toolCalls.push({
+        id: String(block.id),
+        type: 'function',
+        function: { name: String(block.name), arguments: JSON.stringify(block.input ?? {}) },
+      });
     }
   }
   const message: ChatCompletionMessage = { role: 'assistant', content: text || (toolCalls.length ? null : ''), refusal: null };

@@ -10,13 +10,20 @@ describe('mapAnthropicError', () => {
     expect(err.code).toBe('provider_error');
     expect(err.status).toBe(529);
     expect(err.retryable).toBe(true);
-    expect(err.toBody()).toEqual({ error: { message: 'Overloaded', type: 'overloaded_error', param: null, code: null, provider: 'anthropic' } });
+    expect(err.toBody()).toEqual({
+      error: { message: 'Overloaded', type: 'overloaded_error', param: null, code: null, provider: 'anthropic' },
+    });
   });
 
   it('maps a 400 as not retryable and keeps retry-after on a 429', () => {
     const e400 = mapAnthropicError('anthropic', 400, fixture('error-invalid-request.json'));
     expect(e400).toMatchObject({ status: 400, type: 'invalid_request_error', message: 'max_tokens: Field required', retryable: false });
-    const e429 = mapAnthropicError('anthropic', 429, JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }), { 'retry-after': '7' });
+    const e429 = mapAnthropicError(
+      'anthropic',
+      429,
+      JSON.stringify({ type: 'error', error: { type: 'rate_limit_error', message: 'slow down' } }),
+      { 'retry-after': '7' },
+    );
     expect(e429.headers).toEqual({ 'retry-after': '7' });
     expect(e429.type).toBe('rate_limit_error');
   });

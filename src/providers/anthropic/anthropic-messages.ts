@@ -1,4 +1,9 @@
-import type { MessagesCountTokensResponse, MessagesRequest, MessagesResponse, MessagesStreamEvent } from '../../foundation/spec/messages.js';
+import type {
+  MessagesCountTokensResponse,
+  MessagesRequest,
+  MessagesResponse,
+  MessagesStreamEvent,
+} from '../../foundation/spec/messages.js';
 import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import { isObject, tryParseJson } from '../../foundation/lib/json.js';
 import { SseDecoder } from '../../foundation/lib/sse.js';

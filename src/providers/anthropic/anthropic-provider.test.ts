@@ -27,14 +27,26 @@ describe('anthropic buildRequest', () => {
     const call = await chat.buildRequest(req, ctx({ forwardHeaders: { 'x-trace': 't1' } }));
     expect(call.url).toBe('https://api.anthropic.com/v1/messages');
     expect(call.method).toBe('POST');
-    expect(call.headers).toMatchObject({ 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'x-trace': 't1' });
+    expect(call.headers).toMatchObject({
+      'x-api-key': 'sk-ant-test',
+      'anthropic-version': '2023-06-01',
+      'content-type': 'application/json',
+      'x-trace': 't1',
+    });
     expect(call.headers.authorization).toBeUndefined();
-    expect(JSON.parse(String(call.body))).toEqual({ model: 'claude-sonnet-4-20250514', messages: [{ role: 'user', content: 'hi' }], max_tokens: 4096 });
+    expect(JSON.parse(String(call.body))).toEqual({
+      model: 'claude-sonnet-4-20250514',
+      messages: [{ role: 'user', content: 'hi' }],
+      max_tokens: 4096,
+    });
   });
 
-  it.each(['http://127.0.0.1:9/', 'http://127.0.0.1:9/v1', 'http://127.0.0.1:9/v1/', 'http://127.0.0.1:9'])('accepts custom_host %s', async (host) => {
-    expect((await chat.buildRequest(req, ctx({ customHost: host }))).url).toBe('http://127.0.0.1:9/v1/messages');
-  });
+  it.each(['http://127.0.0.1:9/', 'http://127.0.0.1:9/v1', 'http://127.0.0.1:9/v1/', 'http://127.0.0.1:9'])(
+    'accepts custom_host %s',
+    async (host) => {
+      expect((await chat.buildRequest(req, ctx({ customHost: host }))).url).toBe('http://127.0.0.1:9/v1/messages');
+    },
+  );
 
   it('sets stream from the context, and anthropic-beta / version from the config', async () => {
     const call = await chat.buildRequest(req, ctx({ config: { anthropic_beta: ['a-1', 'b-2'], anthropic_version: '2099-01-01' } }, true));
@@ -67,8 +79,20 @@ describe('anthropic adapter against the fake', () => {
   }
 
   it('round-trips a tool call: tool_use, then the tool result', async () => {
-    const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: { query: { type: 'string' } } } } }];
-    const first: ChatCompletionRequest = { model: 'claude-x', messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'find cats' }], tools };
+    const tools = [
+      {
+        type: 'function' as const,
+        function: { name: 'lookup', parameters: { type: 'object', properties: { query: { type: 'string' } } } },
+      },
+    ];
+    const first: ChatCompletionRequest = {
+      model: 'claude-x',
+      messages: [
+        { role: 'system', content: 'sys' },
+        { role: 'user', content: 'find cats' },
+      ],
+      tools,
+    };
     const { res } = await send(first);
     expect(res.status).toBe(200);
     const out = chat.mapResponse(JSON.parse(res.text), first, ctx({}));
@@ -77,7 +101,10 @@ describe('anthropic adapter against the fake', () => {
     expect(out.choices[0]!.finish_reason).toBe('tool_calls');
     expect(fake.lastRequest!.body.system).toBe('sys');
 
-    const second: ChatCompletionRequest = { ...first, messages: [...first.messages, out.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '3 cats' }] };
+    const second: ChatCompletionRequest = {
+      ...first,
+      messages: [...first.messages, out.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '3 cats' }],
+    };
     const again = await send(second);
     expect(again.res.status).toBe(200);
     const answer = chat.mapResponse(JSON.parse(again.res.text), second, ctx({}));
@@ -86,7 +113,11 @@ describe('anthropic adapter against the fake', () => {
   });
 
   it('streams through the mapper with thinking, and replays the signed thinking next turn', async () => {
-    const req: ChatCompletionRequest = { model: 'claude-x', messages: [{ role: 'user', content: 'ponder this' }], thinking: { type: 'enabled', budget_tokens: 1024 } };
+    const req: ChatCompletionRequest = {
+      model: 'claude-x',
+      messages: [{ role: 'user', content: 'ponder this' }],
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+    };
     const { res } = await send(req, true);
     const mapper = chat.createStreamMapper!(req, ctx({}));
     const chunks: ChatCompletionChunk[] = [...mapper.push(Buffer.from(res.text)), ...mapper.end()];
@@ -102,12 +133,24 @@ describe('anthropic adapter against the fake', () => {
   });
 
   it('maps the fake error answers keeping their status', async () => {
-    fake.fail({ status: 429, body: anthropicErrorBody('rate_limit_error', 'Number of requests has exceeded your rate limit'), headers: { 'retry-after': '3' } });
+    fake.fail({
+      status: 429,
+      body: anthropicErrorBody('rate_limit_error', 'Number of requests has exceeded your rate limit'),
+      headers: { 'retry-after': '3' },
+    });
     const { res } = await send({ model: 'claude-x', messages: [{ role: 'user', content: 'x' }] });
     const err = anthropicProvider.mapError(res.status, res.text, res.headers);
-    expect(err).toMatchObject({ status: 429, type: 'rate_limit_error', message: 'Number of requests has exceeded your rate limit', headers: { 'retry-after': '3' } });
+    expect(err).toMatchObject({
+      status: 429,
+      type: 'rate_limit_error',
+      message: 'Number of requests has exceeded your rate limit',
+      headers: { 'retry-after': '3' },
+    });
     const bad = await send({ model: 'claude-x', messages: [{ role: 'user', content: 'x' }] }, false, { apiKey: 'wrong' });
-    expect(anthropicProvider.mapError(bad.res.status, bad.res.text, bad.res.headers)).toMatchObject({ status: 401, type: 'authentication_error' });
+    expect(anthropicProvider.mapError(bad.res.status, bad.res.text, bad.res.headers)).toMatchObject({
+      status: 401,
+      type: 'authentication_error',
+    });
   });
 
   it('lists models', async () => {

@@ -16,7 +16,12 @@ const chat: EndpointAdapter<ChatCompletionRequest, ChatCompletion, ChatCompletio
     if (!req.model) throw new GatewayError('invalid_request', "Provider 'anthropic' needs a 'model'.", { param: 'model' });
     const body = buildAnthropicMessagesBody(req);
     if (ctx.stream) body.stream = true;
-    return { url: anthropicUrl(ctx.target, '/messages'), method: 'POST', headers: anthropicHeaders(ctx.target), body: JSON.stringify(body) };
+    return {
+      url: anthropicUrl(ctx.target, '/messages'),
+      method: 'POST',
+      headers: anthropicHeaders(ctx.target),
+      body: JSON.stringify(body),
+    };
   },
   mapResponse: (body, req) => mapAnthropicResponse(body, req.model ?? ''),
   createStreamMapper: (req) => createAnthropicStreamMapper(NAME, req.model ?? ''),
@@ -34,18 +39,19 @@ export const anthropicProvider: ProviderAdapter = {
   fixedOrigins: [ANTHROPIC_BASE_URL],
   mapError: (status, body, headers) => mapAnthropicError(NAME, status, body, headers),
   async listModels(ctx) {
-    const parsed = await ctx.http.getJson({ url: anthropicUrl(ctx.target, '/models?limit=1000'), headers: anthropicHeaders(ctx.target), signal: ctx.signal }, NAME, (status, body, headers) =>
-      mapAnthropicError(NAME, status, body, headers),
+    const parsed = await ctx.http.getJson(
+      { url: anthropicUrl(ctx.target, '/models?limit=1000'), headers: anthropicHeaders(ctx.target), signal: ctx.signal },
+      NAME,
+      (status, body, headers) => mapAnthropicError(NAME, status, body, headers),
     );
     const data = isObject(parsed) && Array.isArray(parsed.data) ? parsed.data : [];
-    return data.filter(isObject).map(
-      (m): ModelInfo => ({
-        id: String(m.id),
-        object: 'model',
-        created: typeof m.created_at === 'string' && !Number.isNaN(Date.parse(m.created_at)) ? Math.floor(Date.parse(m.created_at) / 1000) : 0,
-        owned_by: NAME,
-        provider: NAME,
-      }),
-    );
+    return data.filter(isObject).map((m): ModelInfo => ({
+      id: String(m.id),
+      object: 'model',
+      created:
+        typeof m.created_at === 'string' && !Number.isNaN(Date.parse(m.created_at)) ? Math.floor(Date.parse(m.created_at) / 1000) : 0,
+      owned_by: NAME,
+      provider: NAME,
+    }));
   },
 };

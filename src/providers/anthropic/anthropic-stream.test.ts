@@ -21,11 +21,22 @@ describe('createAnthropicStreamMapper', () => {
     expect(new Set(chunks.map((c) => c.id))).toEqual(new Set(['msg_1nZdL29xx5MUA1yADyHTEsnR8uuvGzszyY']));
     expect(new Set(chunks.map((c) => c.created)).size).toBe(1);
     expect(chunks.every((c) => c.object === 'chat.completion.chunk' && c.model === 'claude-sonnet-4-20250514')).toBe(true);
-    expect(chunks.map((c) => c.choices[0]?.delta)).toEqual([{ role: 'assistant', content: '' }, { content: 'Hello' }, { content: '!' }, {}, undefined]);
+    expect(chunks.map((c) => c.choices[0]?.delta)).toEqual([
+      { role: 'assistant', content: '' },
+      { content: 'Hello' },
+      { content: '!' },
+      {},
+      undefined,
+    ]);
     expect(chunks[3]!.choices[0]!.finish_reason).toBe('stop');
     expect(chunks[4]).toMatchObject({
       choices: [],
-      usage: { prompt_tokens: 35, completion_tokens: 15, total_tokens: 50, prompt_tokens_details: { cached_tokens: 10, cache_creation_tokens: 0 } },
+      usage: {
+        prompt_tokens: 35,
+        completion_tokens: 15,
+        total_tokens: 50,
+        prompt_tokens_details: { cached_tokens: 10, cache_creation_tokens: 0 },
+      },
     });
   });
 
@@ -62,7 +73,13 @@ describe('createAnthropicStreamMapper', () => {
       }
     })();
     expect(err).toBeInstanceOf(GatewayError);
-    expect(err).toMatchObject({ code: 'provider_error', status: 529, type: 'overloaded_error', message: 'Overloaded', provider: 'anthropic' });
+    expect(err).toMatchObject({
+      code: 'provider_error',
+      status: 529,
+      type: 'overloaded_error',
+      message: 'Overloaded',
+      provider: 'anthropic',
+    });
   });
 
   it('throws 502 when the stream ends without message_stop, after yielding what came', () => {
@@ -70,6 +87,8 @@ describe('createAnthropicStreamMapper', () => {
     const cut = Buffer.from(text.slice(0, text.indexOf('event: message_delta')));
     const mapper = createAnthropicStreamMapper('anthropic', 'm');
     expect(mapper.push(cut).map((c) => c.choices[0]?.delta.content)).toEqual(['', 'Hello', '!']);
-    expect(() => mapper.end()).toThrow(expect.objectContaining({ status: 502, code: 'provider_error', message: expect.stringContaining('ended early') }));
+    expect(() => mapper.end()).toThrow(
+      expect.objectContaining({ status: 502, code: 'provider_error', message: expect.stringContaining('ended early') }),
+    );
   });
 });

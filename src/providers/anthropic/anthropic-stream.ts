@@ -87,10 +87,13 @@ export function createAnthropicStreamMapper(provider: string, model: string): St
     if (block.type === 'tool_use') {
       const index = toolIndexByBlock.size;
       toolIndexByBlock.set(Number(data.index), index);
-      return [delta({ tool_calls: [{ index, id: String(block.id), type: 'function', function: { name: String(block.name), arguments: '' } }] })];
+      return [
+        delta({ tool_calls: [{ index, id: String(block.id), type: 'function', function: { name: String(block.name), arguments: '' } }] }),
+      ];
     }
     if (block.type === 'text' && typeof block.text === 'string' && block.text) return [delta({ content: block.text })];
-    if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking) return [delta({ reasoning_content: block.thinking })];
+    if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking)
+      return [delta({ reasoning_content: block.thinking })];
     return [];
   };
 
@@ -111,7 +114,8 @@ export function createAnthropicStreamMapper(provider: string, model: string): St
     push: (bytes) => run(sse.push(bytes)),
     end: () => {
       const out = run(sse.end());
-      if (!done) throw new GatewayError('provider_error', 'The provider stream ended early (no message_stop event).', { provider, status: 502 });
+      if (!done)
+        throw new GatewayError('provider_error', 'The provider stream ended early (no message_stop event).', { provider, status: 502 });
       return out;
     },
   };

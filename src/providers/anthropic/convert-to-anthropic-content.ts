@@ -44,13 +44,17 @@ export function convertPart(part: unknown, param: string): AnthropicContentBlock
   }
   if (part.type === 'image_url') {
     const image = isObject(part.image_url) ? part.image_url : {};
-    if (typeof image.url !== 'string') throw new GatewayError('invalid_request', `${param}.image_url.url is required.`, { param: `${param}.image_url.url` });
+    if (typeof image.url !== 'string')
+      throw new GatewayError('invalid_request', `${param}.image_url.url is required.`, { param: `${param}.image_url.url` });
     return { ...convertImageUrl(image.url, `${param}.image_url.url`), ...cacheControlOf(part) };
   }
   if (part.type === 'file') {
     const file = isObject(part.file) ? part.file : {};
     const parsed = typeof file.file_data === 'string' ? parseDataUrl(file.file_data) : undefined;
-    if (!parsed) throw new GatewayError('invalid_request', `${param}.file.file_data: a base64 data: URL is required for this provider.`, { param: `${param}.file.file_data` });
+    if (!parsed)
+      throw new GatewayError('invalid_request', `${param}.file.file_data: a base64 data: URL is required for this provider.`, {
+        param: `${param}.file.file_data`,
+      });
     return { type: 'document', source: { type: 'base64', media_type: parsed.mediaType, data: parsed.data }, ...cacheControlOf(part) };
   }
   return part as unknown as AnthropicContentBlock;
@@ -60,7 +64,8 @@ export function convertPart(part: unknown, param: string): AnthropicContentBlock
 export function convertContent(content: ChatMessage['content'], param: string): AnthropicContentBlock[] {
   if (content == null) return [];
   if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
-  if (!Array.isArray(content)) throw new GatewayError('invalid_request', `${param}: content must be a string or an array of parts.`, { param });
+  if (!Array.isArray(content))
+    throw new GatewayError('invalid_request', `${param}: content must be a string or an array of parts.`, { param });
   const out: AnthropicContentBlock[] = [];
   content.forEach((part, i) => {
     const block = convertPart(part, `${param}[${i}]`);

@@ -40,9 +40,9 @@ describe('convertToAnthropicMessages', () => {
   });
 
   it('refuses a data: URL that is not base64', () => {
-    expect(() => convertToAnthropicMessages([{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png,raw' } }] }])).toThrow(
-      /messages\[0\]\.content\[0\]\.image_url\.url/,
-    );
+    expect(() =>
+      convertToAnthropicMessages([{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png,raw' } }] }]),
+    ).toThrow(/messages\[0\]\.content\[0\]\.image_url\.url/);
   });
 
   it('maps tool calls to tool_use and merges consecutive tool results into one user turn', () => {
@@ -81,11 +81,15 @@ describe('convertToAnthropicMessages', () => {
   });
 
   it('treats empty arguments as {} and refuses arguments that are not a JSON object', () => {
-    const ok = convertToAnthropicMessages([{ role: 'assistant', tool_calls: [{ id: 't', type: 'function', function: { name: 'now', arguments: '' } }] }]);
+    const ok = convertToAnthropicMessages([
+      { role: 'assistant', tool_calls: [{ id: 't', type: 'function', function: { name: 'now', arguments: '' } }] },
+    ]);
     expect(ok.messages[0]!.content).toEqual([{ type: 'tool_use', id: 't', name: 'now', input: {} }]);
     const err = (() => {
       try {
-        convertToAnthropicMessages([{ role: 'assistant', tool_calls: [{ id: 't', type: 'function', function: { name: 'now', arguments: '[1]' } }] }]);
+        convertToAnthropicMessages([
+          { role: 'assistant', tool_calls: [{ id: 't', type: 'function', function: { name: 'now', arguments: '[1]' } }] },
+        ]);
       } catch (e) {
         return e;
       }

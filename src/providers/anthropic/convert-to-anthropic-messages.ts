@@ -41,7 +41,11 @@ export function convertToAnthropicMessages(messages: ChatMessage[]): AnthropicPr
         append('user', convertContent(msg.content, `${param}.content`));
         break;
       case 'assistant': {
-        const blocks = [...signedThinking(msg), ...convertContent(msg.content, `${param}.content`), ...(msg.tool_calls ?? []).map((c, j) => toolUse(c, `${param}.tool_calls[${j}]`))];
+        const blocks = [
+          ...signedThinking(msg),
+          ...convertContent(msg.content, `${param}.content`),
+          ...(msg.tool_calls ?? []).map((c, j) => toolUse(c, `${param}.tool_calls[${j}]`)),
+        ];
         if (blocks.length) append('assistant', blocks);
         break;
       }
@@ -49,7 +53,9 @@ export function convertToAnthropicMessages(messages: ChatMessage[]): AnthropicPr
         append('user', [toolResult(msg, param)]);
         break;
       default:
-        throw new GatewayError('invalid_request', `${param}.role '${String(msg.role)}' is not supported by this provider.`, { param: `${param}.role` });
+        throw new GatewayError('invalid_request', `${param}.role '${String(msg.role)}' is not supported by this provider.`, {
+          param: `${param}.role`,
+        });
     }
   });
   const out: AnthropicPrompt = { messages: turns.map((t) => ({ role: t.role, content: collapse(t.blocks) })) };
@@ -81,7 +87,9 @@ function toolUse(call: ToolCall, param: string): AnthropicContentBlock {
   const args = call.function?.arguments ?? '';
   const input = args.trim() === '' ? {} : tryParseJson(args);
   if (!isObject(input)) {
-    throw new GatewayError('invalid_request', `${param}.function.arguments must be a JSON object.`, { param: `${param}.function.arguments` });
+    throw new GatewayError('invalid_request', `${param}.function.arguments must be a JSON object.`, {
+      param: `${param}.function.arguments`,
+    });
   }
   return { type: 'tool_use', id: call.id, name: call.function.name, input };
 }
@@ -90,9 +98,11 @@ function toolResult(msg: ChatMessage, param: string): AnthropicToolResultBlock {
   if (typeof msg.tool_call_id !== 'string' || !msg.tool_call_id) {
     throw new GatewayError('invalid_request', `${param}.tool_call_id is required for tool messages.`, { param: `${param}.tool_call_id` });
   }
-  if (typeof msg.content === 'string' || msg.content == null) return { type: 'tool_result', tool_use_id: msg.tool_call_id, content: msg.content ?? '' };
+  if (typeof msg.content === 'string' || msg.content == null)
+    return { type: 'tool_result', tool_use_id: msg.tool_call_id, content: msg.content ?? '' };
   const blocks = convertContent(msg.content, `${param}.content`).map((b) => {
-    if (b.type !== 'text' && b.type !== 'image') throw new GatewayError('invalid_request', `${param}.content: tool results accept text and images only.`, { param });
+    if (b.type !== 'text' && b.type !== 'image')
+      throw new GatewayError('invalid_request', `${param}.content: tool results accept text and images only.`, { param });
     return b;
   });
   return { type: 'tool_result', tool_use_id: msg.tool_call_id, content: blocks };

@@ -47,7 +47,11 @@ export function azureAIBaseUrl(target: ProviderTarget): string {
     const endpoint = required(urlField(c, 'cloud3_endpoint_name'), 'cloud3_endpoint_name', 'the managed online endpoint name');
     return `https://${encodeURIComponent(endpoint)}.${encodeURIComponent(region)}.inference.ml.azure.com`;
   }
-  const endpoint = required(urlField(c, 'cloud3_endpoint_name') ?? urlField(c, 'cloud3_deployment_name'), 'cloud3_endpoint_name', 'the serverless endpoint name');
+  const endpoint = required(
+    urlField(c, 'cloud3_endpoint_name') ?? urlField(c, 'cloud3_deployment_name'),
+    'cloud3_endpoint_name',
+    'the serverless endpoint name',
+  );
   return `https://${encodeURIComponent(endpoint)}.${encodeURIComponent(region)}.models.ai.azure.com`;
 }
 

@@ -11,16 +11,31 @@ const fixture = (name: string) => readFileSync(new URL(`./__fixtures__/${name}`,
 const http = new HttpClient();
 
 function ctx(target: Partial<ProviderTarget>, stream = false): CallContext {
-  return { target: { provider: 'azure-ai', config: {}, forwardHeaders: {}, ...target }, stream, signal: new AbortController().signal, http, clock: new FakeClock() };
+  return {
+    target: { provider: 'azure-ai', config: {}, forwardHeaders: {}, ...target },
+    stream,
+    signal: new AbortController().signal,
+    http,
+    clock: new FakeClock(),
+  };
 }
 
 const chatReq: ChatCompletionRequest = { model: 'Mistral-large', messages: [{ role: 'user', content: 'hi' }] };
 const chat = azureAIProvider.endpoints.chat!;
-const build = (t: Partial<ProviderTarget>, req: ChatCompletionRequest = chatReq) => Promise.resolve().then(() => chat.buildRequest(req, ctx(t)));
+const build = (t: Partial<ProviderTarget>, req: ChatCompletionRequest = chatReq) =>
+  Promise.resolve().then(() => chat.buildRequest(req, ctx(t)));
 
 describe('azure-ai buildRequest', () => {
   it('serverless: endpoint.region.models.ai.azure.com, api-version, bearer key, extra-parameters drop', async () => {
-    const call = await build({ apiKey: 'k', config: { cloud3_deployment_type: 'serverless', cloud3_endpoint_name: 'mistral-large-xyz', cloud3_region: 'eastus2', cloud3_api_version: '2024-05-01-preview' } });
+    const call = await build({
+      apiKey: 'k',
+      config: {
+        cloud3_deployment_type: 'serverless',
+        cloud3_endpoint_name: 'mistral-large-xyz',
+        cloud3_region: 'eastus2',
+        cloud3_api_version: '2024-05-01-preview',
+      },
+    });
     expect(call.url).toBe('https://mistral-large-xyz.eastus2.models.ai.azure.com/chat/completions?api-version=2024-05-01-preview');
     expect(call.headers.authorization).toBe('Bearer k');
     expect(call.headers['extra-parameters']).toBe('drop');
@@ -28,12 +43,23 @@ describe('azure-ai buildRequest', () => {
   });
 
   it('serverless falls back to cloud3_deployment_name for the host and to the default api-version', async () => {
-    const call = await build({ apiKey: 'k', config: { cloud3_deployment_name: 'Llama-3-8B', cloud3_deployment_type: 'serverless', cloud3_region: 'westus3' } });
+    const call = await build({
+      apiKey: 'k',
+      config: { cloud3_deployment_name: 'Llama-3-8B', cloud3_deployment_type: 'serverless', cloud3_region: 'westus3' },
+    });
     expect(call.url).toBe('https://Llama-3-8B.westus3.models.ai.azure.com/chat/completions?api-version=2024-05-01-preview');
   });
 
   it('managed: endpoint.region.inference.ml.azure.com with the azureml-model-deployment header', async () => {
-    const call = await build({ apiKey: 'k', config: { cloud3_deployment_type: 'managed', cloud3_endpoint_name: 'my-ep', cloud3_region: 'swedencentral', cloud3_deployment_name: 'blue' } });
+    const call = await build({
+      apiKey: 'k',
+      config: {
+        cloud3_deployment_type: 'managed',
+        cloud3_endpoint_name: 'my-ep',
+        cloud3_region: 'swedencentral',
+        cloud3_deployment_name: 'blue',
+      },
+    });
     expect(call.url).toBe('https://my-ep.swedencentral.inference.ml.azure.com/chat/completions?api-version=2024-05-01-preview');
     expect(call.headers['azureml-model-deployment']).toBe('blue');
     expect(call.headers.authorization).toBe('Bearer k');
@@ -50,15 +76,25 @@ describe('azure-ai buildRequest', () => {
     const call = await build({ customHost: 'http://127.0.0.1:9', config: { Authorization: 'Bearer entra' } });
     expect(call.url).toBe('http://127.0.0.1:9/chat/completions?api-version=2024-05-01-preview');
     expect(call.headers.authorization).toBe('Bearer entra');
-    const emb = await azureAIProvider.endpoints.embeddings!.buildRequest({ input: 'x' }, ctx({ apiKey: 'k', customHost: 'http://127.0.0.1:9' }));
+    const emb = await azureAIProvider.endpoints.embeddings!.buildRequest(
+      { input: 'x' },
+      ctx({ apiKey: 'k', customHost: 'http://127.0.0.1:9' }),
+    );
     expect(emb.url).toBe('http://127.0.0.1:9/embeddings?api-version=2024-05-01-preview');
     expect(azureAIProvider.endpoints.completions).toBeUndefined();
   });
 
   it('refuses missing credentials, region or endpoint name', async () => {
-    await expect(build({ customHost: 'http://127.0.0.1:9', config: {} })).rejects.toMatchObject({ code: 'invalid_request', param: 'api_key' });
-    await expect(build({ apiKey: 'k', config: { cloud3_endpoint_name: 'e', cloud3_deployment_type: 'serverless' } })).rejects.toMatchObject({ param: 'cloud3_region' });
-    await expect(build({ apiKey: 'k', config: { cloud3_deployment_type: 'managed', cloud3_region: 'r' } })).rejects.toMatchObject({ param: 'cloud3_endpoint_name' });
+    await expect(build({ customHost: 'http://127.0.0.1:9', config: {} })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'api_key',
+    });
+    await expect(build({ apiKey: 'k', config: { cloud3_endpoint_name: 'e', cloud3_deployment_type: 'serverless' } })).rejects.toMatchObject(
+      { param: 'cloud3_region' },
+    );
+    await expect(build({ apiKey: 'k', config: { cloud3_deployment_type: 'managed', cloud3_region: 'r' } })).rejects.toMatchObject({
+      param: 'cloud3_endpoint_name',
+    });
   });
 });
 

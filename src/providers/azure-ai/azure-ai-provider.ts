@@ -35,7 +35,11 @@ export const azureAISpec: OpenAICompatibleSpec = {
  */
 async function listAzureAIModels(ctx: CallContext): Promise<ModelInfo[]> {
   const url = joinUrl(baseUrlOf(azureAISpec, ctx.target), azureAIPath('/info', ctx.target));
-  const info = await ctx.http.getJson({ url, headers: openAIHeaders(azureAISpec, ctx.target), signal: ctx.signal }, NAME, (status, body, headers) => mapOpenAIError(NAME, status, body, headers));
+  const info = await ctx.http.getJson(
+    { url, headers: openAIHeaders(azureAISpec, ctx.target), signal: ctx.signal },
+    NAME,
+    (status, body, headers) => mapOpenAIError(NAME, status, body, headers),
+  );
   if (!isObject(info) || typeof info.model_name !== 'string') return [];
   const owner = typeof info.model_provider_name === 'string' ? info.model_provider_name : NAME;
   return [{ id: info.model_name, object: 'model', created: 0, owned_by: owner, provider: NAME }];

@@ -22,7 +22,12 @@ function str(value: unknown): string | undefined {
 }
 
 /** Microsoft Entra authority hosts (public, US Government, China). */
-const ENTRA_AUTHORITY_HOSTS = new Set(['login.microsoftonline.com', 'login.microsoftonline.us', 'login.chinacloudapi.cn', 'login.partner.microsoftonline.cn']);
+const ENTRA_AUTHORITY_HOSTS = new Set([
+  'login.microsoftonline.com',
+  'login.microsoftonline.us',
+  'login.chinacloudapi.cn',
+  'login.partner.microsoftonline.cn',
+]);
 
 /**
  * Refuses an authority host the gateway should not post a client secret to: only Microsoft's https
@@ -43,9 +48,13 @@ export function checkAuthorityHost(authorityHost: string, customHost: string | u
     sameAsCustomHost = false;
   }
   if (!microsoft && !sameAsCustomHost) {
-    throw new GatewayError('invalid_request', "'cloud3_entra_authority_host' must be a Microsoft Entra https host or on the target's custom_host.", {
-      param: 'cloud3_entra_authority_host',
-    });
+    throw new GatewayError(
+      'invalid_request',
+      "'cloud3_entra_authority_host' must be a Microsoft Entra https host or on the target's custom_host.",
+      {
+        param: 'cloud3_entra_authority_host',
+      },
+    );
   }
 }
 
@@ -80,9 +89,13 @@ export function azureOpenAIAuthHeaders(target: ProviderTarget): Record<string, s
   if (authorization) return { authorization: /^bearer /i.test(authorization) ? authorization : `Bearer ${authorization}` };
   if (target.apiKey) return { 'api-key': target.apiKey };
   if (entraCredentialsOf(target)) return {};
-  throw new GatewayError('invalid_request', "Azure OpenAI needs 'api_key', config 'Authorization: Bearer <token>', or Entra client credentials.", {
-    param: 'api_key',
-  });
+  throw new GatewayError(
+    'invalid_request',
+    "Azure OpenAI needs 'api_key', config 'Authorization: Bearer <token>', or Entra client credentials.",
+    {
+      param: 'api_key',
+    },
+  );
 }
 
 interface CachedToken {

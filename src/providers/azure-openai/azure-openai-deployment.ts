@@ -57,11 +57,18 @@ export function resolveAzureDeployment(target: ProviderTarget, model: string | u
       apiVersion: version ? checkUrlField('api_version', version, `deployments[${i}].api_version`) : fallbackVersion,
     };
   }
-  const deployment = urlField(config, 'deployment_id') ?? urlField(config, 'cloud3_deployment_id') ?? (model === undefined ? undefined : checkUrlField('deployment_id', model, 'model'));
+  const deployment =
+    urlField(config, 'deployment_id') ??
+    urlField(config, 'cloud3_deployment_id') ??
+    (model === undefined ? undefined : checkUrlField('deployment_id', model, 'model'));
   if (!deployment) {
-    throw new GatewayError('invalid_request', "Azure OpenAI needs a deployment: set config 'deployment_id' or 'deployments', or send 'model'.", {
-      param: 'deployment_id',
-    });
+    throw new GatewayError(
+      'invalid_request',
+      "Azure OpenAI needs a deployment: set config 'deployment_id' or 'deployments', or send 'model'.",
+      {
+        param: 'deployment_id',
+      },
+    );
   }
   return { deployment, apiVersion: fallbackVersion };
 }
@@ -75,7 +82,12 @@ export function azureApiVersion(target: ProviderTarget): string {
   const items = deploymentsOf(target.config);
   const byDefault = items.find((d) => d.is_default === true) ?? items[0];
   const fromItem = str(byDefault?.api_version);
-  return configApiVersion(target.config) ?? (fromItem ? checkUrlField('api_version', fromItem, `deployments[${items.indexOf(byDefault!)}].api_version`) : AZURE_OPENAI_DEFAULT_API_VERSION);
+  return (
+    configApiVersion(target.config) ??
+    (fromItem
+      ? checkUrlField('api_version', fromItem, `deployments[${items.indexOf(byDefault!)}].api_version`)
+      : AZURE_OPENAI_DEFAULT_API_VERSION)
+  );
 }
 
 /**

@@ -26,7 +26,10 @@ const chat = azureOpenAIProvider.endpoints.chat!;
 
 describe('azure-openai buildRequest', () => {
   it('targets the resource, the configured deployment and api-version with the api-key header', async () => {
-    const call = await chat.buildRequest(chatReq, ctx({ apiKey: 'k1', config: { resource_name: 'my-res', deployment_id: 'dep-1', api_version: '2024-06-01' } }));
+    const call = await chat.buildRequest(
+      chatReq,
+      ctx({ apiKey: 'k1', config: { resource_name: 'my-res', deployment_id: 'dep-1', api_version: '2024-06-01' } }),
+    );
     expect(call.url).toBe('https://my-res.openai.azure.com/openai/deployments/dep-1/chat/completions?api-version=2024-06-01');
     expect(call.headers['api-key']).toBe('k1');
     expect(call.headers.authorization).toBeUndefined();
@@ -34,7 +37,10 @@ describe('azure-openai buildRequest', () => {
   });
 
   it('accepts cloud3_* names and defaults api-version to a GA version', async () => {
-    const call = await chat.buildRequest(chatReq, ctx({ apiKey: 'k1', config: { cloud3_resource_name: 'r2', cloud3_deployment_id: 'd2' } }));
+    const call = await chat.buildRequest(
+      chatReq,
+      ctx({ apiKey: 'k1', config: { cloud3_resource_name: 'r2', cloud3_deployment_id: 'd2' } }),
+    );
     expect(call.url).toBe('https://r2.openai.azure.com/openai/deployments/d2/chat/completions?api-version=2024-10-21');
   });
 
@@ -44,20 +50,38 @@ describe('azure-openai buildRequest', () => {
       { deployment_id: 'mini-east', alias: 'mini', api_version: '2024-10-21', is_default: true },
     ];
     const target = { apiKey: 'k', config: { resource_name: 'r', deployments } };
-    expect((await chat.buildRequest(chatReq, ctx(target))).url).toBe('https://r.openai.azure.com/openai/deployments/gpt4o-east/chat/completions?api-version=2024-08-01-preview');
-    expect((await chat.buildRequest({ ...chatReq, model: 'other' }, ctx(target))).url).toBe('https://r.openai.azure.com/openai/deployments/mini-east/chat/completions?api-version=2024-10-21');
+    expect((await chat.buildRequest(chatReq, ctx(target))).url).toBe(
+      'https://r.openai.azure.com/openai/deployments/gpt4o-east/chat/completions?api-version=2024-08-01-preview',
+    );
+    expect((await chat.buildRequest({ ...chatReq, model: 'other' }, ctx(target))).url).toBe(
+      'https://r.openai.azure.com/openai/deployments/mini-east/chat/completions?api-version=2024-10-21',
+    );
     const noDefault = { apiKey: 'k', config: { resource_name: 'r', deployments: [deployments[0]] } };
-    await expect(Promise.resolve().then(() => chat.buildRequest({ ...chatReq, model: 'other' }, ctx(noDefault)))).rejects.toMatchObject({ code: 'invalid_request', param: 'model' });
+    await expect(Promise.resolve().then(() => chat.buildRequest({ ...chatReq, model: 'other' }, ctx(noDefault)))).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'model',
+    });
   });
 
   it('uses custom_host in place of the resource base and serves completions and embeddings paths', async () => {
     const target = { apiKey: 'k', customHost: 'http://127.0.0.1:9/openai', config: { deployment_id: 'd' } };
-    expect((await azureOpenAIProvider.endpoints.embeddings!.buildRequest({ input: 'x' }, ctx(target))).url).toBe('http://127.0.0.1:9/openai/deployments/d/embeddings?api-version=2024-10-21');
-    expect((await azureOpenAIProvider.endpoints.completions!.buildRequest({ model: 'm', prompt: 'x' }, ctx(target))).url).toBe('http://127.0.0.1:9/openai/deployments/d/completions?api-version=2024-10-21');
+    expect((await azureOpenAIProvider.endpoints.embeddings!.buildRequest({ input: 'x' }, ctx(target))).url).toBe(
+      'http://127.0.0.1:9/openai/deployments/d/embeddings?api-version=2024-10-21',
+    );
+    expect((await azureOpenAIProvider.endpoints.completions!.buildRequest({ model: 'm', prompt: 'x' }, ctx(target))).url).toBe(
+      'http://127.0.0.1:9/openai/deployments/d/completions?api-version=2024-10-21',
+    );
   });
 
   it('sends config Authorization (Entra token) instead of api-key, and forwards headers', async () => {
-    const call = await chat.buildRequest(chatReq, ctx({ apiKey: 'k', config: { resource_name: 'r', deployment_id: 'd', Authorization: 'Bearer entra-tok' }, forwardHeaders: { 'x-trace': 't1' } }));
+    const call = await chat.buildRequest(
+      chatReq,
+      ctx({
+        apiKey: 'k',
+        config: { resource_name: 'r', deployment_id: 'd', Authorization: 'Bearer entra-tok' },
+        forwardHeaders: { 'x-trace': 't1' },
+      }),
+    );
     expect(call.headers.authorization).toBe('Bearer entra-tok');
     expect(call.headers['api-key']).toBeUndefined();
     expect(call.headers['x-trace']).toBe('t1');
@@ -67,9 +91,18 @@ describe('azure-openai buildRequest', () => {
 
   it('refuses a call with no credential, no resource or no deployment', async () => {
     const run = (t: Partial<ProviderTarget>, req = chatReq) => Promise.resolve().then(() => chat.buildRequest(req, ctx(t)));
-    await expect(run({ config: { resource_name: 'r', deployment_id: 'd' } })).rejects.toMatchObject({ code: 'invalid_request', param: 'api_key' });
-    await expect(run({ apiKey: 'k', config: { deployment_id: 'd' } })).rejects.toMatchObject({ code: 'invalid_request', param: 'resource_name' });
-    await expect(run({ apiKey: 'k', config: { resource_name: 'r' } }, { messages: [] })).rejects.toMatchObject({ code: 'invalid_request', param: 'deployment_id' });
+    await expect(run({ config: { resource_name: 'r', deployment_id: 'd' } })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'api_key',
+    });
+    await expect(run({ apiKey: 'k', config: { deployment_id: 'd' } })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'resource_name',
+    });
+    await expect(run({ apiKey: 'k', config: { resource_name: 'r' } }, { messages: [] })).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'deployment_id',
+    });
   });
 });
 
@@ -93,7 +126,9 @@ describe('azure-openai mapping', () => {
     expect(filtered.status).toBe(400);
     expect(filtered.publicCode).toBe('content_filter');
     expect(filtered.param).toBe('prompt');
-    const limited = azureOpenAIProvider.mapError(429, '{"error":{"code":"429","message":"Rate limit is exceeded."}}', { 'retry-after': '6' });
+    const limited = azureOpenAIProvider.mapError(429, '{"error":{"code":"429","message":"Rate limit is exceeded."}}', {
+      'retry-after': '6',
+    });
     expect(limited.status).toBe(429);
     expect(limited.headers).toEqual({ 'retry-after': '6' });
   });
@@ -131,7 +166,7 @@ describe('azure-openai against the fake', () => {
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('echo: hi');
   });
 
-  it('maps the fake\'s 401 and DeploymentNotFound', async () => {
+  it("maps the fake's 401 and DeploymentNotFound", async () => {
     const bad = await send(ctx({ apiKey: 'wrong', customHost: fake.url, config: { deployment_id: 'gpt4o-prod' } }), chatReq);
     const err = azureOpenAIProvider.mapError(bad.status, await bad.body.text(), bad.headers);
     expect(err.status).toBe(401);
@@ -142,7 +177,13 @@ describe('azure-openai against the fake', () => {
 
   it('gets and caches an Entra token with client credentials', async () => {
     const clock = new FakeClock();
-    const config = { deployment_id: 'gpt4o-prod', cloud3_entra_tenant_id: 'tenant-1', cloud3_entra_client_id: 'cid', cloud3_entra_client_secret: 'secret', cloud3_entra_authority_host: fake.origin };
+    const config = {
+      deployment_id: 'gpt4o-prod',
+      cloud3_entra_tenant_id: 'tenant-1',
+      cloud3_entra_client_id: 'cid',
+      cloud3_entra_client_secret: 'secret',
+      cloud3_entra_authority_host: fake.origin,
+    };
     fake.reset();
     const res = await send(ctx({ customHost: fake.url, config }, false, clock), chatReq);
     expect(res.status).toBe(200);
@@ -153,10 +194,19 @@ describe('azure-openai against the fake', () => {
     await (await send(ctx({ customHost: fake.url, config }, false, clock), chatReq)).body.text();
     expect(fake.requests.filter((r) => r.path.endsWith('/token'))).toHaveLength(1);
     const elsewhere = { ...config, cloud3_entra_authority_host: 'http://169.254.169.254' };
-    await expect(send(ctx({ customHost: fake.url, config: elsewhere }, false, clock), chatReq)).rejects.toMatchObject({ code: 'invalid_request', param: 'cloud3_entra_authority_host' });
-    await expect(send(ctx({ config: { ...config, resource_name: 'r' } }, false, clock), chatReq)).rejects.toMatchObject({ param: 'cloud3_entra_authority_host' });
+    await expect(send(ctx({ customHost: fake.url, config: elsewhere }, false, clock), chatReq)).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'cloud3_entra_authority_host',
+    });
+    await expect(send(ctx({ config: { ...config, resource_name: 'r' } }, false, clock), chatReq)).rejects.toMatchObject({
+      param: 'cloud3_entra_authority_host',
+    });
     const wrong = { ...config, cloud3_entra_client_secret: 'bad' };
-    await expect(send(ctx({ customHost: fake.url, config: wrong }, false, clock), chatReq)).rejects.toMatchObject({ code: 'provider_error', status: 401, publicCode: 'invalid_client' });
+    await expect(send(ctx({ customHost: fake.url, config: wrong }, false, clock), chatReq)).rejects.toMatchObject({
+      code: 'provider_error',
+      status: 401,
+      publicCode: 'invalid_client',
+    });
   });
 
   it('lists models with api-version', async () => {
@@ -164,4 +214,3 @@ describe('azure-openai against the fake', () => {
     expect(models.map((m) => m.id)).toEqual(['gpt-4o']);
   });
 });
-

@@ -28,7 +28,8 @@ export const azureOpenAISpec: OpenAICompatibleSpec = {
     // The Responses API is served per resource, not per deployment: `model` names the deployment.
     if (path === '/responses') return `/responses?api-version=${encodeURIComponent(azureApiVersion(target))}`;
     // Files, batches and fine-tuning jobs are resource-level too (their path may carry a query already).
-    if (/^\/(files|batches|fine_tuning)(\/|\?|$)/.test(path)) return `${path}${path.includes('?') ? '&' : '?'}api-version=${encodeURIComponent(azureApiVersion(target))}`;
+    if (/^\/(files|batches|fine_tuning)(\/|\?|$)/.test(path))
+      return `${path}${path.includes('?') ? '&' : '?'}api-version=${encodeURIComponent(azureApiVersion(target))}`;
     const model = typeof body?.model === 'string' ? body.model : undefined;
     const { deployment, apiVersion } = resolveAzureDeployment(target, model);
     return `/deployments/${encodeURIComponent(deployment)}${path}?api-version=${encodeURIComponent(apiVersion)}`;

@@ -2,7 +2,12 @@ import { Type } from 'typebox';
 import { urlSetting, type ProviderSettings } from '../provider-settings.js';
 
 const Deployment = Type.Object(
-  { deployment_id: urlSetting('deployment_id'), alias: Type.String(), api_version: urlSetting('api_version'), is_default: Type.Optional(Type.Boolean()) },
+  {
+    deployment_id: urlSetting('deployment_id'),
+    alias: Type.String(),
+    api_version: urlSetting('api_version'),
+    is_default: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: false },
 );
 

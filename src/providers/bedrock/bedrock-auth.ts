@@ -35,9 +35,13 @@ export function readBedrockAuth(target: ProviderTarget): BedrockAuth {
   }
   if (!accessKeyId && !secretAccessKey && target.apiKey) return { kind: 'bearer', region, token: target.apiKey };
   const param = accessKeyId ? 'cloud1_secret_access_key' : 'cloud1_access_key_id';
-  throw new GatewayError('invalid_request', `Provider 'bedrock' needs config 'cloud1_access_key_id' and 'cloud1_secret_access_key' (missing '${param}').`, {
-    param,
-  });
+  throw new GatewayError(
+    'invalid_request',
+    `Provider 'bedrock' needs config 'cloud1_access_key_id' and 'cloud1_secret_access_key' (missing '${param}').`,
+    {
+      param,
+    },
+  );
 }
 
 /** The Bedrock Runtime base URL of a target: `custom_host` when set, else the regional endpoint (the region checked again). */
@@ -46,7 +50,12 @@ export function bedrockBaseUrl(target: ProviderTarget, region: string): string {
 }
 
 /** URL of a model operation, the model id (which may be an ARN) percent-encoded as one path segment. */
-export function bedrockModelUrl(target: ProviderTarget, region: string, modelId: string, operation: 'converse' | 'converse-stream' | 'invoke' | 'invoke-with-response-stream'): string {
+export function bedrockModelUrl(
+  target: ProviderTarget,
+  region: string,
+  modelId: string,
+  operation: 'converse' | 'converse-stream' | 'invoke' | 'invoke-with-response-stream',
+): string {
   return joinUrl(bedrockBaseUrl(target, region), `/model/${encodeURIComponent(modelId)}/${operation}`);
 }
 

@@ -16,7 +16,14 @@ function asRecorded(call: UpstreamCall): RecordedRequest {
   const u = new URL(call.url);
   const headers: Record<string, string> = { host: u.host };
   for (const [k, v] of Object.entries(call.headers)) headers[k.toLowerCase()] = v;
-  return { method: call.method, path: u.pathname, query: u.searchParams, headers, rawBody: Buffer.from(call.body as string), body: undefined };
+  return {
+    method: call.method,
+    path: u.pathname,
+    query: u.searchParams,
+    headers,
+    rawBody: Buffer.from(call.body as string),
+    body: undefined,
+  };
 }
 
 describe('buildConverseBody', () => {
@@ -24,12 +31,20 @@ describe('buildConverseBody', () => {
     const body = buildConverseBody(
       {
         model: MODEL,
-        messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'hi' }],
+        messages: [
+          { role: 'system', content: 'sys' },
+          { role: 'user', content: 'hi' },
+        ],
         max_tokens: 50,
         temperature: 0.3,
         top_p: 0.9,
         stop: 'END',
-        tools: [{ type: 'function', function: { name: 'lookup', description: 'Looks up', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }],
+        tools: [
+          {
+            type: 'function',
+            function: { name: 'lookup', description: 'Looks up', parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+          },
+        ],
         tool_choice: { type: 'function', function: { name: 'lookup' } },
       },
       MODEL,
@@ -37,7 +52,15 @@ describe('buildConverseBody', () => {
     expect(body.system).toEqual([{ text: 'sys' }]);
     expect(body.inferenceConfig).toEqual({ maxTokens: 50, temperature: 0.3, topP: 0.9, stopSequences: ['END'] });
     expect(body.toolConfig).toEqual({
-      tools: [{ toolSpec: { name: 'lookup', description: 'Looks up', inputSchema: { json: { type: 'object', properties: { q: { type: 'string' } } } } } }],
+      tools: [
+        {
+          toolSpec: {
+            name: 'lookup',
+            description: 'Looks up',
+            inputSchema: { json: { type: 'object', properties: { q: { type: 'string' } } } },
+          },
+        },
+      ],
       toolChoice: { tool: { name: 'lookup' } },
     });
   });
@@ -52,7 +75,9 @@ describe('buildConverseBody', () => {
 
   it('sends thinking as additionalModelRequestFields for Anthropic models only', () => {
     const req = { messages: [{ role: 'user' as const, content: 'hi' }], thinking: { type: 'enabled' as const, budget_tokens: 2048 } };
-    expect(buildConverseBody(req, 'us.anthropic.claude-3-7-sonnet-20250219-v1:0').additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 2048 } });
+    expect(buildConverseBody(req, 'us.anthropic.claude-3-7-sonnet-20250219-v1:0').additionalModelRequestFields).toEqual({
+      thinking: { type: 'enabled', budget_tokens: 2048 },
+    });
     expect(buildConverseBody(req, 'amazon.nova-pro-v1:0').additionalModelRequestFields).toBeUndefined();
   });
 });
@@ -60,11 +85,17 @@ describe('buildConverseBody', () => {
 describe('buildConverseCall', () => {
   it('targets the regional endpoint with the model id encoded and a valid SigV4 signature', async () => {
     const clock = new FakeClock(Date.UTC(2025, 4, 1, 12, 0, 0));
-    const ctx = callContext({ config: { ...TEST_CREDENTIALS, cloud1_region: 'eu-west-1' }, clock, forwardHeaders: { 'x-trace': 'abc', authorization: 'nope' } });
+    const ctx = callContext({
+      config: { ...TEST_CREDENTIALS, cloud1_region: 'eu-west-1' },
+      clock,
+      forwardHeaders: { 'x-trace': 'abc', authorization: 'nope' },
+    });
     const call = await buildConverseCall({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }, ctx);
     expect(call.url).toBe('https://bedrock-runtime.eu-west-1.amazonaws.com/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse');
     expect(call.headers['x-amz-date']).toBe('20250501T120000Z');
-    expect(call.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDFAKEBEDROCK00001\/20250501\/eu-west-1\/bedrock\/aws4_request, SignedHeaders=accept;content-type;host;x-amz-content-sha256;x-amz-date, Signature=[0-9a-f]{64}$/);
+    expect(call.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDFAKEBEDROCK00001\/20250501\/eu-west-1\/bedrock\/aws4_request, SignedHeaders=accept;content-type;host;x-amz-content-sha256;x-amz-date, Signature=[0-9a-f]{64}$/,
+    );
     expect(call.headers['x-trace']).toBe('abc');
     const opts = { region: 'eu-west-1', service: 'bedrock', now: clock.now() };
     expect(await verifySigV4(asRecorded(call), CREDS, opts)).toBeUndefined();
@@ -73,24 +104,39 @@ describe('buildConverseCall', () => {
   });
 
   it('uses custom_host, converse-stream when streaming, and signs the session token', async () => {
-    const ctx = callContext({ config: { ...TEST_CREDENTIALS, cloud1_session_token: 'tok-1' }, customHost: 'http://127.0.0.1:9999', stream: true });
+    const ctx = callContext({
+      config: { ...TEST_CREDENTIALS, cloud1_session_token: 'tok-1' },
+      customHost: 'http://127.0.0.1:9999',
+      stream: true,
+    });
     const call = await buildConverseCall({ model: 'amazon.nova-lite-v1:0', messages: [{ role: 'user', content: 'hi' }] }, ctx);
     expect(call.url).toBe('http://127.0.0.1:9999/model/amazon.nova-lite-v1%3A0/converse-stream');
     expect(call.headers.accept).toBe('application/vnd.amazon.eventstream');
     expect(call.headers['x-amz-security-token']).toBe('tok-1');
     expect(call.headers.authorization).toContain('x-amz-security-token');
     expect(call.headers.authorization).toContain('/us-east-1/bedrock/aws4_request');
-    expect(await verifySigV4(asRecorded(call), { ...CREDS, sessionToken: 'tok-1' }, { region: 'us-east-1', service: 'bedrock' })).toBeUndefined();
+    expect(
+      await verifySigV4(asRecorded(call), { ...CREDS, sessionToken: 'tok-1' }, { region: 'us-east-1', service: 'bedrock' }),
+    ).toBeUndefined();
   });
 
   it('refuses missing credentials and a missing model with 400', async () => {
     const noSecret = callContext({ config: { cloud1_access_key_id: 'AKID' } });
-    await expect(buildConverseCall({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }, noSecret)).rejects.toMatchObject({ status: 400, param: 'cloud1_secret_access_key' });
-    await expect(buildConverseCall({ messages: [{ role: 'user', content: 'x' }] }, callContext())).rejects.toMatchObject({ status: 400, param: 'model' });
+    await expect(buildConverseCall({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }, noSecret)).rejects.toMatchObject({
+      status: 400,
+      param: 'cloud1_secret_access_key',
+    });
+    await expect(buildConverseCall({ messages: [{ role: 'user', content: 'x' }] }, callContext())).rejects.toMatchObject({
+      status: 400,
+      param: 'model',
+    });
   });
 
   it('uses an api_key as a Bedrock API key (Bearer) when no access keys are set', async () => {
-    const call = await buildConverseCall({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }, callContext({ config: {}, apiKey: 'bedrock-api-key' }));
+    const call = await buildConverseCall(
+      { model: MODEL, messages: [{ role: 'user', content: 'x' }] },
+      callContext({ config: {}, apiKey: 'bedrock-api-key' }),
+    );
     expect(call.headers.authorization).toBe('Bearer bedrock-api-key');
   });
 });
@@ -103,15 +149,27 @@ describe('mapConverseResponse', () => {
     expect(out.object).toBe('chat.completion');
     expect(out.id).toMatch(/^chatcmpl-/);
     expect(out.model).toBe(MODEL);
-    expect(out.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: 'Here is a song about the sea.', refusal: null }, finish_reason: 'stop', logprobs: null });
-    expect(out.usage).toEqual({ prompt_tokens: 275, completion_tokens: 60, total_tokens: 335, prompt_tokens_details: { cached_tokens: 100, cache_creation_tokens: 50 } });
+    expect(out.choices[0]).toEqual({
+      index: 0,
+      message: { role: 'assistant', content: 'Here is a song about the sea.', refusal: null },
+      finish_reason: 'stop',
+      logprobs: null,
+    });
+    expect(out.usage).toEqual({
+      prompt_tokens: 275,
+      completion_tokens: 60,
+      total_tokens: 335,
+      prompt_tokens_details: { cached_tokens: 100, cache_creation_tokens: 50 },
+    });
   });
 
   it('maps toolUse blocks to tool_calls', () => {
     const out = mapConverseResponse(toolResponse, req, callContext());
     expect(out.choices[0]!.finish_reason).toBe('tool_calls');
     expect(out.choices[0]!.message.content).toBe("I'll look up the most popular song on WZPZ.");
-    expect(out.choices[0]!.message.tool_calls).toEqual([{ id: 'tooluse_kZJMlvQmRJ6eAyJE5GIl7Q', type: 'function', function: { name: 'top_song', arguments: '{"sign":"WZPZ"}' } }]);
+    expect(out.choices[0]!.message.tool_calls).toEqual([
+      { id: 'tooluse_kZJMlvQmRJ6eAyJE5GIl7Q', type: 'function', function: { name: 'top_song', arguments: '{"sign":"WZPZ"}' } },
+    ]);
   });
 
   it('maps reasoningContent to reasoning_content and content_blocks', () => {
@@ -126,13 +184,8 @@ describe('mapConverseResponse', () => {
   });
 
   it('maps stop reasons', () => {
-    expect(['end_turn', 'stop_sequence', 'max_tokens', 'tool_use', 'guardrail_intervened', 'content_filtered'].map(mapBedrockFinishReason)).toEqual([
-      'stop',
-      'stop',
-      'length',
-      'tool_calls',
-      'content_filter',
-      'content_filter',
-    ]);
+    expect(
+      ['end_turn', 'stop_sequence', 'max_tokens', 'tool_use', 'guardrail_intervened', 'content_filtered'].map(mapBedrockFinishReason),
+    ).toEqual(['stop', 'stop', 'length', 'tool_calls', 'content_filter', 'content_filter']);
   });
 });

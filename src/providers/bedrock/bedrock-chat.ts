@@ -13,7 +13,9 @@ import { bedrockModelUrl, readBedrockAuth, signBedrockRequest } from './bedrock-
 /** The model id of a request, required by every Bedrock operation (it is part of the path). */
 export function requireModel(model: unknown): string {
   if (typeof model !== 'string' || !model) {
-    throw new GatewayError('invalid_request', "Provider 'bedrock' needs 'model' (a Bedrock model id, inference profile id or ARN).", { param: 'model' });
+    throw new GatewayError('invalid_request', "Provider 'bedrock' needs 'model' (a Bedrock model id, inference profile id or ARN).", {
+      param: 'model',
+    });
   }
   return model;
 }

@@ -56,20 +56,30 @@ describe('bedrock embeddings', () => {
     expect(out.data.map((d) => d.index)).toEqual([0, 1, 2]);
     expect(out.data.every((d) => (d.embedding as number[]).length === 256)).toBe(true);
     const single = await bedrockEmbeddings.buildRequest({ ...req, input: 'one' }, callContext({ customHost: fake.url, http }));
-    const first = JSON.parse((await http.sendText({ url: single.url, method: 'POST', headers: single.headers, body: single.body as string })).text);
+    const first = JSON.parse(
+      (await http.sendText({ url: single.url, method: 'POST', headers: single.headers, body: single.body as string })).text,
+    );
     expect(out.data[0]!.embedding).toEqual(first.embedding);
     expect(out.usage.prompt_tokens).toBe(1 + 1 + 2);
   });
 
   it('refuses other model families and token inputs', async () => {
-    await expect(bedrockEmbeddings.buildRequest({ model: 'meta.llama3-8b-instruct-v1:0', input: 'x' }, callContext())).rejects.toMatchObject({ status: 400, param: 'model' });
-    await expect(bedrockEmbeddings.buildRequest({ model: 'amazon.titan-embed-text-v1', input: [1, 2, 3] }, callContext())).rejects.toMatchObject({ status: 400, param: 'input' });
+    await expect(
+      bedrockEmbeddings.buildRequest({ model: 'meta.llama3-8b-instruct-v1:0', input: 'x' }, callContext()),
+    ).rejects.toMatchObject({ status: 400, param: 'model' });
+    await expect(
+      bedrockEmbeddings.buildRequest({ model: 'amazon.titan-embed-text-v1', input: [1, 2, 3] }, callContext()),
+    ).rejects.toMatchObject({ status: 400, param: 'input' });
   });
 
   it('surfaces a failed side call as the mapped Bedrock error', async () => {
     const { bedrockFault } = await import('../../../test/fakes/bedrock/server.js');
     fake.fail(bedrockFault(429, 'ThrottlingException', 'slow down'));
     const req = { model: 'amazon.titan-embed-text-v1', input: ['a', 'b'] };
-    await expect(bedrockEmbeddings.buildRequest(req, callContext({ customHost: fake.url, http }))).rejects.toMatchObject({ status: 429, publicCode: 'ThrottlingException', message: 'slow down' });
+    await expect(bedrockEmbeddings.buildRequest(req, callContext({ customHost: fake.url, http }))).rejects.toMatchObject({
+      status: 429,
+      publicCode: 'ThrottlingException',
+      message: 'slow down',
+    });
   });
 });

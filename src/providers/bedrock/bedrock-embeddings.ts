@@ -26,18 +26,26 @@ const pending = new WeakMap<object, TitanPartial>();
 function familyOf(model: string): Family {
   if (/amazon\.titan-embed/.test(model)) return 'titan';
   if (/cohere\.embed/.test(model)) return 'cohere';
-  throw new GatewayError('invalid_request', `Bedrock embeddings support Titan (amazon.titan-embed-*) and Cohere (cohere.embed-*) models, not '${model}'.`, {
-    param: 'model',
-  });
+  throw new GatewayError(
+    'invalid_request',
+    `Bedrock embeddings support Titan (amazon.titan-embed-*) and Cohere (cohere.embed-*) models, not '${model}'.`,
+    {
+      param: 'model',
+    },
+  );
 }
 
 function inputsOf(req: EmbeddingsRequest): string[] {
   const input = req.input;
   if (typeof input === 'string') return [input];
   if (Array.isArray(input) && input.length > 0 && input.every((x) => typeof x === 'string')) return input as string[];
-  throw new GatewayError('invalid_request', "Provider 'bedrock' needs 'input' as a string or a non-empty array of strings (token arrays are not supported).", {
-    param: 'input',
-  });
+  throw new GatewayError(
+    'invalid_request',
+    "Provider 'bedrock' needs 'input' as a string or a non-empty array of strings (token arrays are not supported).",
+    {
+      param: 'input',
+    },
+  );
 }
 
 function titanBody(model: string, text: string, req: EmbeddingsRequest): string {
@@ -58,11 +66,20 @@ function readTitan(raw: unknown): { vector: number[]; tokens: number } {
   return { vector, tokens: typeof obj.inputTextTokenCount === 'number' ? obj.inputTextTokenCount : 0 };
 }
 
-async function titanSideCalls(auth: BedrockAuth, model: string, texts: string[], req: EmbeddingsRequest, ctx: CallContext): Promise<TitanPartial> {
+async function titanSideCalls(
+  auth: BedrockAuth,
+  model: string,
+  texts: string[],
+  req: EmbeddingsRequest,
+  ctx: CallContext,
+): Promise<TitanPartial> {
   const results: Array<{ vector: number[]; tokens: number }> = new Array(texts.length);
   await eachAtMost(texts, TITAN_SIDE_CALL_CONCURRENCY, async (text, i) => {
     const call = await invokeCall(auth, model, titanBody(model, text, req), ctx);
-    const res = await ctx.http.sendText({ url: call.url, method: call.method, headers: call.headers, body: call.body as string, signal: ctx.signal }, 'bedrock');
+    const res = await ctx.http.sendText(
+      { url: call.url, method: call.method, headers: call.headers, body: call.body as string, signal: ctx.signal },
+      'bedrock',
+    );
     if (res.status < 200 || res.status >= 300) throw mapBedrockError(res.status, res.text, res.headers);
     results[i] = readTitan(tryParseJson(res.text));
   });

@@ -4,16 +4,26 @@ import validation from './__fixtures__/error-validation.json' with { type: 'json
 
 describe('mapBedrockError', () => {
   it('keeps the status and message and takes the type from x-amzn-errortype', () => {
-    const err = mapBedrockError(400, JSON.stringify(validation), { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' });
+    const err = mapBedrockError(400, JSON.stringify(validation), {
+      'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/',
+    });
     expect(err.status).toBe(400);
     expect(err.code).toBe('provider_error');
     expect(err.provider).toBe('bedrock');
     expect(err.message).toBe(validation.message);
-    expect(err.toBody().error).toEqual({ message: validation.message, type: 'invalid_request_error', param: null, code: 'ValidationException', provider: 'bedrock' });
+    expect(err.toBody().error).toEqual({
+      message: validation.message,
+      type: 'invalid_request_error',
+      param: null,
+      code: 'ValidationException',
+      provider: 'bedrock',
+    });
   });
 
   it('reads __type from the body and keeps retry headers', () => {
-    const err = mapBedrockError(429, JSON.stringify({ __type: 'com.amazon.bedrock#ThrottlingException', message: 'Too many requests' }), { 'retry-after': '3' });
+    const err = mapBedrockError(429, JSON.stringify({ __type: 'com.amazon.bedrock#ThrottlingException', message: 'Too many requests' }), {
+      'retry-after': '3',
+    });
     expect(err.status).toBe(429);
     expect(err.publicCode).toBe('ThrottlingException');
     expect(err.type).toBe('rate_limit_error');

@@ -75,7 +75,8 @@ export function mapBedrockError(status: number, body: string, headers: Record<st
  */
 export function mapBedrockStreamException(exceptionType: string, body: string): GatewayError {
   const parsed = tryParseJson(body);
-  const message = isObject(parsed) && typeof parsed.message === 'string' ? parsed.message : body || `Bedrock stream failed (${exceptionType}).`;
+  const message =
+    isObject(parsed) && typeof parsed.message === 'string' ? parsed.message : body || `Bedrock stream failed (${exceptionType}).`;
   const status = bedrockErrorStatus(exceptionType) ?? 502;
   const name = exceptionType.charAt(0).toUpperCase() + exceptionType.slice(1);
   return new GatewayError('provider_error', message, { status, type: statusType(status), provider: PROVIDER, publicCode: name });

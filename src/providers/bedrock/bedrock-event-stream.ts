@@ -53,7 +53,10 @@ export class EventStreamDecoder {
   }
 
   private corrupt(detail: string): GatewayError {
-    return new GatewayError('provider_error', `The provider sent a malformed event-stream frame: ${detail}`, { provider: this.provider, status: 502 });
+    return new GatewayError('provider_error', `The provider sent a malformed event-stream frame: ${detail}`, {
+      provider: this.provider,
+      status: 502,
+    });
   }
 }
 

@@ -43,7 +43,13 @@ export function buildBedrockImageBody(req: ImageGenerationRequest, model: string
     return {
       taskType: 'TEXT_IMAGE',
       textToImageParams: { text: req.prompt, ...(typeof req.negative_prompt === 'string' ? { negativeText: req.negative_prompt } : {}) },
-      imageGenerationConfig: { numberOfImages: req.n ?? 1, width, height, quality: req.quality === 'hd' ? 'premium' : 'standard', cfgScale: 8 },
+      imageGenerationConfig: {
+        numberOfImages: req.n ?? 1,
+        width,
+        height,
+        quality: req.quality === 'hd' ? 'premium' : 'standard',
+        cfgScale: 8,
+      },
     };
   }
   if (isStability(model)) {
@@ -51,12 +57,17 @@ export function buildBedrockImageBody(req: ImageGenerationRequest, model: string
       const [width, height] = TITAN_SIZES[size];
       return { text_prompts: [{ text: req.prompt, weight: 1 }], width, height, samples: req.n ?? 1 };
     }
-    if ((req.n ?? 1) !== 1) throw new GatewayError('invalid_request', `Bedrock model '${model}' generates one image per request: 'n' must be 1.`, { param: 'n' });
+    if ((req.n ?? 1) !== 1)
+      throw new GatewayError('invalid_request', `Bedrock model '${model}' generates one image per request: 'n' must be 1.`, { param: 'n' });
     return { prompt: req.prompt, aspect_ratio: imageAspectRatio(size), output_format: 'png', mode: 'text-to-image' };
   }
-  throw new GatewayError('invalid_request', `Bedrock images support Titan Image Generator (amazon.titan-image-generator-*) and Stability (stability.*) models, not '${model}'.`, {
-    param: 'model',
-  });
+  throw new GatewayError(
+    'invalid_request',
+    `Bedrock images support Titan Image Generator (amazon.titan-image-generator-*) and Stability (stability.*) models, not '${model}'.`,
+    {
+      param: 'model',
+    },
+  );
 }
 
 /**
@@ -68,7 +79,10 @@ export function mapBedrockImageResponse(body: unknown, created: number): ImagesR
   const images = Array.isArray(obj.images)
     ? obj.images.filter((x): x is string => typeof x === 'string')
     : Array.isArray(obj.artifacts)
-      ? obj.artifacts.filter(isObject).map((a) => a.base64).filter((x): x is string => typeof x === 'string')
+      ? obj.artifacts
+          .filter(isObject)
+          .map((a) => a.base64)
+          .filter((x): x is string => typeof x === 'string')
       : [];
   if (images.length === 0) {
     const reason = typeof obj.error === 'string' ? obj.error : 'The provider returned no image.';

@@ -14,11 +14,17 @@ const s = (value: string) => ({ type: 'string' as const, value });
 /** An InvokeModelWithResponseStream `chunk` frame around one event's exact JSON text. */
 function chunk(json: string): Uint8Array {
   const payload = JSON.stringify({ bytes: Buffer.from(json, 'utf8').toString('base64'), p: 'abcd' });
-  return codec.encode({ headers: { ':event-type': s('chunk'), ':content-type': s('application/json'), ':message-type': s('event') }, body: fromUtf8(payload) });
+  return codec.encode({
+    headers: { ':event-type': s('chunk'), ':content-type': s('application/json'), ':message-type': s('event') },
+    body: fromUtf8(payload),
+  });
 }
 
 function exception(type: string, message: string): Uint8Array {
-  return codec.encode({ headers: { ':exception-type': s(type), ':content-type': s('application/json'), ':message-type': s('exception') }, body: fromUtf8(JSON.stringify({ message })) });
+  return codec.encode({
+    headers: { ':exception-type': s(type), ':content-type': s('application/json'), ':message-type': s('exception') },
+    body: fromUtf8(JSON.stringify({ message })),
+  });
 }
 
 const MODEL = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
@@ -52,10 +58,21 @@ describe('bedrock messages endpoint (InvokeModel with the Anthropic format)', ()
 
   it('signs an /invoke call whose body has anthropic_version and anthropic_beta, without model and stream', async () => {
     const ctx = callContext({ forwardHeaders: { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'a-1,b-2', 'x-team': 'blue' } });
-    const call = await bedrockMessagesEndpoint.buildRequest({ ...req, stream: false, system: 'terse', anthropic_version: 'bedrock-2099-01-01' } as MessagesRequest, ctx);
+    const call = await bedrockMessagesEndpoint.buildRequest(
+      { ...req, stream: false, system: 'terse', anthropic_version: 'bedrock-2099-01-01' } as MessagesRequest,
+      ctx,
+    );
     expect(call.url).toBe(`https://bedrock-runtime.us-east-1.amazonaws.com/model/${encodeURIComponent(MODEL)}/invoke`);
-    expect(JSON.parse(String(call.body))).toEqual({ anthropic_version: 'bedrock-2023-05-31', anthropic_beta: ['a-1', 'b-2'], max_tokens: 64, system: 'terse', messages: [{ role: 'user', content: 'hi' }] });
-    expect(call.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDFAKEBEDROCK00001\/\d{8}\/us-east-1\/bedrock\/aws4_request/);
+    expect(JSON.parse(String(call.body))).toEqual({
+      anthropic_version: 'bedrock-2023-05-31',
+      anthropic_beta: ['a-1', 'b-2'],
+      max_tokens: 64,
+      system: 'terse',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(call.headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDFAKEBEDROCK00001\/\d{8}\/us-east-1\/bedrock\/aws4_request/,
+    );
     expect(call.headers['anthropic-version']).toBeUndefined();
     expect(call.headers['anthropic-beta']).toBeUndefined();
     expect(call.headers['x-team']).toBe('blue');
@@ -65,8 +82,13 @@ describe('bedrock messages endpoint (InvokeModel with the Anthropic format)', ()
   });
 
   it('needs a model and credentials (400 naming the field)', async () => {
-    await expect(async () => bedrockMessagesEndpoint.buildRequest({ ...req, model: '' }, callContext())).rejects.toMatchObject({ status: 400, param: 'model' });
-    await expect(async () => bedrockMessagesEndpoint.buildRequest(req, callContext({ config: { provider: 'bedrock', cloud1_access_key_id: 'AKID' } }))).rejects.toMatchObject({
+    await expect(async () => bedrockMessagesEndpoint.buildRequest({ ...req, model: '' }, callContext())).rejects.toMatchObject({
+      status: 400,
+      param: 'model',
+    });
+    await expect(async () =>
+      bedrockMessagesEndpoint.buildRequest(req, callContext({ config: { provider: 'bedrock', cloud1_access_key_id: 'AKID' } })),
+    ).rejects.toMatchObject({
       status: 400,
       param: 'cloud1_secret_access_key',
     });
@@ -79,7 +101,10 @@ describe('bedrock messages endpoint (InvokeModel with the Anthropic format)', ()
   });
 
   it('returns the events before an exception frame, then throws it with its status', () => {
-    const { text, error } = transcode(Buffer.concat([...events.slice(0, 2).map(chunk), exception('throttlingException', 'Too many requests')]), 4096);
+    const { text, error } = transcode(
+      Buffer.concat([...events.slice(0, 2).map(chunk), exception('throttlingException', 'Too many requests')]),
+      4096,
+    );
     expect(text.match(/^event: /gm)).toHaveLength(2);
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ status: 429, provider: 'bedrock', publicCode: 'ThrottlingException', message: 'Too many requests' });
@@ -87,8 +112,16 @@ describe('bedrock messages endpoint (InvokeModel with the Anthropic format)', ()
 
   it('puts an event whose JSON spans lines on one data line, and throws an error event', () => {
     const pretty = JSON.stringify({ type: 'ping' }, null, 2);
-    expect(transcode(Buffer.concat([chunk(pretty), chunk(events.at(-1)!)]), 4096).text.startsWith('event: ping\ndata: {"type":"ping"}\n\n')).toBe(true);
-    const failed = transcode(Buffer.concat([chunk(events[0]!), chunk(JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }))]), 4096);
+    expect(
+      transcode(Buffer.concat([chunk(pretty), chunk(events.at(-1)!)]), 4096).text.startsWith('event: ping\ndata: {"type":"ping"}\n\n'),
+    ).toBe(true);
+    const failed = transcode(
+      Buffer.concat([
+        chunk(events[0]!),
+        chunk(JSON.stringify({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } })),
+      ]),
+      4096,
+    );
     expect(failed.text.match(/^event: /gm)).toHaveLength(1);
     expect(failed.error).toMatchObject({ status: 502, message: 'Overloaded', publicCode: 'overloaded_error' });
   });
@@ -101,6 +134,14 @@ describe('bedrock messages endpoint (InvokeModel with the Anthropic format)', ()
   it('maps the same stream to event objects for strict mode', () => {
     const mapper = bedrockMessagesEndpoint.createStreamMapper!(req, callContext({ stream: true }));
     const out = [...mapper.push(Buffer.concat(events.map(chunk))), ...mapper.end()];
-    expect(out.map((e) => e.type)).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(out.map((e) => e.type)).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
   });
 });

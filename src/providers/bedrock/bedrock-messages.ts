@@ -24,7 +24,11 @@ const CLIENT_VERSION_HEADERS = new Set(['anthropic-version', 'anthropic-beta']);
 export function buildBedrockAnthropicBody(req: MessagesRequest, beta: string | undefined): Record<string, unknown> {
   const { model: _model, stream: _stream, ...rest } = req;
   const body: Record<string, unknown> = { ...rest, anthropic_version: BEDROCK_ANTHROPIC_VERSION };
-  const betas = beta?.split(',').map((b) => b.trim()).filter(Boolean) ?? [];
+  const betas =
+    beta
+      ?.split(',')
+      .map((b) => b.trim())
+      .filter(Boolean) ?? [];
   if (betas.length) body.anthropic_beta = betas;
   return body;
 }
@@ -62,7 +66,11 @@ function createChunkReader(): { push(bytes: Uint8Array): ChunkEvent[]; end(): vo
     const kind = msg.headers[':message-type'];
     if (kind === 'exception') throw mapBedrockStreamException(msg.headers[':exception-type'] ?? 'internalServerException', msg.body);
     if (kind === 'error') {
-      throw new GatewayError('provider_error', msg.headers[':error-message'] || 'Bedrock reported a stream error.', { provider: PROVIDER, status: 502, publicCode: msg.headers[':error-code'] ?? null });
+      throw new GatewayError('provider_error', msg.headers[':error-message'] || 'Bedrock reported a stream error.', {
+        provider: PROVIDER,
+        status: 502,
+        publicCode: msg.headers[':error-code'] ?? null,
+      });
     }
     if (msg.headers[':event-type'] !== 'chunk') return [];
     const payload = tryParseJson(msg.body);
@@ -70,7 +78,10 @@ function createChunkReader(): { push(bytes: Uint8Array): ChunkEvent[]; end(): vo
     const json = Buffer.from(payload.bytes, 'base64');
     const event = tryParseJson(json.toString('utf8'));
     if (!isObject(event) || typeof event.type !== 'string' || /[\r\n]/.test(event.type)) {
-      throw new GatewayError('provider_error', 'Bedrock sent a stream chunk that is not an Anthropic event.', { provider: PROVIDER, status: 502 });
+      throw new GatewayError('provider_error', 'Bedrock sent a stream chunk that is not an Anthropic event.', {
+        provider: PROVIDER,
+        status: 502,
+      });
     }
     if (event.type === 'error') {
       const error = isObject(event.error) ? event.error : {};
@@ -97,7 +108,8 @@ function createChunkReader(): { push(bytes: Uint8Array): ChunkEvent[]; end(): vo
     },
     end() {
       if (failure) throw failure;
-      if (!stopped) throw new GatewayError('provider_error', 'The provider stream ended before message_stop.', { status: 502, provider: PROVIDER });
+      if (!stopped)
+        throw new GatewayError('provider_error', 'The provider stream ended before message_stop.', { status: 502, provider: PROVIDER });
     },
   };
 }

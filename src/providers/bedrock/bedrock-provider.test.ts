@@ -25,7 +25,8 @@ describe('bedrock provider against the fake', () => {
   });
   beforeEach(() => fake.reset());
 
-  const ctxFor = (stream = false, config?: Record<string, unknown>, target = fake): CallContext => callContext({ customHost: target.url, http, stream, config });
+  const ctxFor = (stream = false, config?: Record<string, unknown>, target = fake): CallContext =>
+    callContext({ customHost: target.url, http, stream, config });
 
   async function complete(req: ChatCompletionRequest, ctx = ctxFor()): Promise<ChatCompletion> {
     const call = await chat.buildRequest(req, ctx);
@@ -51,7 +52,13 @@ describe('bedrock provider against the fake', () => {
       model: MODEL,
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'describe' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'describe' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+          ],
+        },
       ],
     });
     expect(out.choices[0]!.message.content).toBe('echo: describe [images: 1]');
@@ -63,7 +70,12 @@ describe('bedrock provider against the fake', () => {
   });
 
   it('runs a tool round trip', async () => {
-    const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: { query: { type: 'string' } } } } }];
+    const tools = [
+      {
+        type: 'function' as const,
+        function: { name: 'lookup', parameters: { type: 'object', properties: { query: { type: 'string' } } } },
+      },
+    ];
     const first = await complete({ model: MODEL, tools, messages: [{ role: 'user', content: 'weather in Oslo' }] });
     const call = first.choices[0]!.message.tool_calls![0]!;
     expect(first.choices[0]!.finish_reason).toBe('tool_calls');
@@ -81,7 +93,11 @@ describe('bedrock provider against the fake', () => {
   });
 
   it('streams text with reasoning, a finish chunk and usage', async () => {
-    const chunks = await stream({ model: MODEL, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'count to three' }] });
+    const chunks = await stream({
+      model: MODEL,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      messages: [{ role: 'user', content: 'count to three' }],
+    });
     const deltas = chunks.flatMap((c) => c.choices.map((ch) => ch.delta));
     expect(deltas[0]).toEqual({ role: 'assistant', content: '' });
     expect(deltas.map((d) => d.reasoning_content ?? '').join('')).toBe('thinking about: count to three');
@@ -91,7 +107,11 @@ describe('bedrock provider against the fake', () => {
   });
 
   it('streams a tool call', async () => {
-    const chunks = await stream({ model: MODEL, tools: [{ type: 'function', function: { name: 'lookup' } }], messages: [{ role: 'user', content: 'find x' }] });
+    const chunks = await stream({
+      model: MODEL,
+      tools: [{ type: 'function', function: { name: 'lookup' } }],
+      messages: [{ role: 'user', content: 'find x' }],
+    });
     const calls = chunks.flatMap((c) => c.choices.flatMap((ch) => ch.delta.tool_calls ?? []));
     expect(calls[0]!.function!.name).toBe('lookup');
     expect(JSON.parse(calls.map((c) => c.function?.arguments ?? '').join(''))).toEqual({ query: 'find x' });
@@ -100,7 +120,10 @@ describe('bedrock provider against the fake', () => {
 
   it('throws the exception event of a failing stream with its status', async () => {
     fake.failStream({ afterEvents: 2, exceptionType: 'modelStreamErrorException', message: 'The model stream failed.' });
-    await expect(stream({ model: MODEL, messages: [{ role: 'user', content: 'a b c' }] })).rejects.toMatchObject({ status: 424, message: 'The model stream failed.' });
+    await expect(stream({ model: MODEL, messages: [{ role: 'user', content: 'a b c' }] })).rejects.toMatchObject({
+      status: 424,
+      message: 'The model stream failed.',
+    });
   });
 
   it('signs with a session token and a region', async () => {
@@ -108,13 +131,22 @@ describe('bedrock provider against the fake', () => {
     const out = await complete({ model: MODEL, messages: [{ role: 'user', content: 'hello' }] }, ctx);
     expect(out.choices[0]!.message.content).toBe('echo: hello');
     const noToken = ctxFor(false, { ...TEST_CREDENTIALS, cloud1_region: 'eu-central-1' }, tokenFake);
-    await expect(complete({ model: MODEL, messages: [{ role: 'user', content: 'hello' }] }, noToken)).rejects.toMatchObject({ status: 403, publicCode: 'UnrecognizedClientException' });
+    await expect(complete({ model: MODEL, messages: [{ role: 'user', content: 'hello' }] }, noToken)).rejects.toMatchObject({
+      status: 403,
+      publicCode: 'UnrecognizedClientException',
+    });
   });
 
   it('maps a wrong secret, a validation error and injected 429/500 keeping the status', async () => {
     const req = { model: MODEL, messages: [{ role: 'user' as const, content: 'x' }] };
-    await expect(complete(req, ctxFor(false, { ...TEST_CREDENTIALS, cloud1_secret_access_key: 'wrong' }))).rejects.toMatchObject({ status: 403, publicCode: 'InvalidSignatureException' });
-    await expect(complete({ model: MODEL, messages: [{ role: 'assistant', content: 'x' }] })).rejects.toMatchObject({ status: 400, publicCode: 'ValidationException' });
+    await expect(complete(req, ctxFor(false, { ...TEST_CREDENTIALS, cloud1_secret_access_key: 'wrong' }))).rejects.toMatchObject({
+      status: 403,
+      publicCode: 'InvalidSignatureException',
+    });
+    await expect(complete({ model: MODEL, messages: [{ role: 'assistant', content: 'x' }] })).rejects.toMatchObject({
+      status: 400,
+      publicCode: 'ValidationException',
+    });
     fake.fail(bedrockFault(429, 'ThrottlingException', 'Too many requests'), bedrockFault(500, 'InternalServerException', 'boom'));
     await expect(complete(req)).rejects.toMatchObject({ status: 429, message: 'Too many requests', retryable: true });
     await expect(complete(req)).rejects.toMatchObject({ status: 500, publicCode: 'InternalServerException' });

@@ -24,12 +24,18 @@ export function buildBedrockRerankBody(req: RerankRequest, region: string): Reco
   const model = rerankModelFor(requireModel(req.model), 'bedrock');
   return {
     queries: [{ type: 'TEXT', textQuery: { text: req.query } }],
-    sources: req.documents.map((d) => ({ type: 'INLINE', inlineDocumentSource: { type: 'TEXT', textDocument: { text: rerankDocumentText(d) } } })),
+    sources: req.documents.map((d) => ({
+      type: 'INLINE',
+      inlineDocumentSource: { type: 'TEXT', textDocument: { text: rerankDocumentText(d) } },
+    })),
     rerankingConfiguration: {
       type: 'BEDROCK_RERANKING_MODEL',
       bedrockRerankingConfiguration: {
         numberOfResults: req.top_n ?? req.documents.length,
-        modelConfiguration: { modelArn: rerankModelArn(model, region), ...(req.parameters ? { additionalModelRequestFields: req.parameters } : {}) },
+        modelConfiguration: {
+          modelArn: rerankModelArn(model, region),
+          ...(req.parameters ? { additionalModelRequestFields: req.parameters } : {}),
+        },
       },
     },
   };

@@ -21,9 +21,20 @@ let loaded: BedrockSdk | undefined;
  * `signBedrockRequest`, which awaits this, so stream decoders created afterwards find them loaded.
  */
 export function loadBedrockSdk(): Promise<BedrockSdk> {
-  loading ??= Promise.all([import('@smithy/signature-v4'), import('@aws-crypto/sha256-js'), import('@smithy/eventstream-codec'), import('@smithy/util-utf8')]).then(
+  loading ??= Promise.all([
+    import('@smithy/signature-v4'),
+    import('@aws-crypto/sha256-js'),
+    import('@smithy/eventstream-codec'),
+    import('@smithy/util-utf8'),
+  ]).then(
     ([sig, sha, codec, utf8]) => {
-      loaded = { SignatureV4: sig.SignatureV4, Sha256: sha.Sha256, EventStreamCodec: codec.EventStreamCodec, toUtf8: utf8.toUtf8, fromUtf8: utf8.fromUtf8 };
+      loaded = {
+        SignatureV4: sig.SignatureV4,
+        Sha256: sha.Sha256,
+        EventStreamCodec: codec.EventStreamCodec,
+        toUtf8: utf8.toUtf8,
+        fromUtf8: utf8.fromUtf8,
+      };
       return loaded;
     },
     (err: unknown) => {

@@ -12,11 +12,17 @@ const codec = new EventStreamCodec(toUtf8, fromUtf8);
 const s = (value: string) => ({ type: 'string' as const, value });
 
 function frame(eventType: string, payload: unknown): Uint8Array {
-  return codec.encode({ headers: { ':event-type': s(eventType), ':content-type': s('application/json'), ':message-type': s('event') }, body: fromUtf8(JSON.stringify(payload)) });
+  return codec.encode({
+    headers: { ':event-type': s(eventType), ':content-type': s('application/json'), ':message-type': s('event') },
+    body: fromUtf8(JSON.stringify(payload)),
+  });
 }
 
 function exception(type: string, message: string): Uint8Array {
-  return codec.encode({ headers: { ':exception-type': s(type), ':content-type': s('application/json'), ':message-type': s('exception') }, body: fromUtf8(JSON.stringify({ message })) });
+  return codec.encode({
+    headers: { ':exception-type': s(type), ':content-type': s('application/json'), ':message-type': s('exception') },
+    body: fromUtf8(JSON.stringify({ message })),
+  });
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
@@ -48,13 +54,23 @@ describe('createBedrockStreamMapper', () => {
     expect(deltas.map((d) => d.content ?? '').join('')).toBe('Let me check the charts.');
     const calls = deltas.flatMap((d) => d.tool_calls ?? []);
     expect(calls[0]).toEqual({ index: 0, id: 'tooluse_Q1', type: 'function', function: { name: 'top_song', arguments: '' } });
-    expect(calls.slice(1).map((c) => c.function?.arguments).join('')).toBe('{"sign": "WZPZ"}');
+    expect(
+      calls
+        .slice(1)
+        .map((c) => c.function?.arguments)
+        .join(''),
+    ).toBe('{"sign": "WZPZ"}');
     expect(calls.every((c) => c.index === 0)).toBe(true);
     const finish = chunks.find((c) => c.choices[0]?.finish_reason);
     expect(finish!.choices[0]!.finish_reason).toBe('tool_calls');
     const last = chunks[chunks.length - 1]!;
     expect(last.choices).toEqual([]);
-    expect(last.usage).toEqual({ prompt_tokens: 385, completion_tokens: 64, total_tokens: 449, prompt_tokens_details: { cached_tokens: 10 } });
+    expect(last.usage).toEqual({
+      prompt_tokens: 385,
+      completion_tokens: 64,
+      total_tokens: 449,
+      prompt_tokens_details: { cached_tokens: 10 },
+    });
   });
 
   it('gives the same chunks whatever the byte split', () => {
@@ -78,7 +94,12 @@ describe('createBedrockStreamMapper', () => {
     expect((err as GatewayError).message).toBe('Too many tokens, please wait before trying again.');
     expect((err as GatewayError).publicCode).toBe('ThrottlingException');
     expect((err as GatewayError).provider).toBe('bedrock');
-    for (const [type, status] of [['modelStreamErrorException', 424], ['validationException', 400], ['internalServerException', 500], ['serviceUnavailableException', 503]] as const) {
+    for (const [type, status] of [
+      ['modelStreamErrorException', 424],
+      ['validationException', 400],
+      ['internalServerException', 500],
+      ['serviceUnavailableException', 503],
+    ] as const) {
       const m = createBedrockStreamMapper(req, callContext({ stream: true }));
       expect(() => m.push(exception(type, 'x'))).toThrow(expect.objectContaining({ status }));
     }

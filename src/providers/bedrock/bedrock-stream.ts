@@ -24,7 +24,12 @@ type Delta = ChatCompletionChunkChoice['delta'];
  */
 export function createBedrockStreamMapper(req: ChatCompletionRequest, ctx: CallContext): StreamMapper<ChatCompletionChunk> {
   const decoder = new EventStreamDecoder(PROVIDER);
-  const base = { id: prefixedId('chatcmpl-'), object: 'chat.completion.chunk' as const, created: unixSeconds(ctx.clock), model: req.model ?? '' };
+  const base = {
+    id: prefixedId('chatcmpl-'),
+    object: 'chat.completion.chunk' as const,
+    created: unixSeconds(ctx.clock),
+    model: req.model ?? '',
+  };
   const toolIndexByBlock = new Map<number, number>();
   let started = false;
   let stopped = false;
@@ -70,7 +75,12 @@ export function createBedrockStreamMapper(req: ChatCompletionRequest, ctx: CallC
         ensureStarted();
         const toolUse = isObject(ev.start) && isObject(ev.start.toolUse) ? ev.start.toolUse : undefined;
         if (toolUse) {
-          const call = { index: toolIndex(block), id: String(toolUse.toolUseId ?? ''), type: 'function' as const, function: { name: String(toolUse.name ?? ''), arguments: '' } };
+          const call = {
+            index: toolIndex(block),
+            id: String(toolUse.toolUseId ?? ''),
+            type: 'function' as const,
+            function: { name: String(toolUse.name ?? ''), arguments: '' },
+          };
           out.push(chunk({ tool_calls: [call] }));
         }
         break;

@@ -17,7 +17,13 @@ describe('convertToBedrockMessages', () => {
 
   it('maps data: image parts to image blocks with their format', () => {
     const out = convertToBedrockMessages([
-      { role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is this?' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+        ],
+      },
     ]);
     expect(out.messages[0]!.content).toEqual([{ text: 'what is this?' }, { image: { format: 'png', source: { bytes: PNG } } }]);
   });
@@ -73,13 +79,22 @@ describe('convertToBedrockMessages', () => {
   it('sends back thinking blocks with their signature', () => {
     const out = convertToBedrockMessages([
       { role: 'user', content: 'q' },
-      { role: 'assistant', content: 'a', content_blocks: [{ type: 'thinking', thinking: 'hmm', signature: 'sig1' }, { type: 'text', text: 'a' }] },
+      {
+        role: 'assistant',
+        content: 'a',
+        content_blocks: [
+          { type: 'thinking', thinking: 'hmm', signature: 'sig1' },
+          { type: 'text', text: 'a' },
+        ],
+      },
       { role: 'user', content: 'next' },
     ]);
     expect(out.messages[1]!.content).toEqual([{ reasoningContent: { reasoningText: { text: 'hmm', signature: 'sig1' } } }, { text: 'a' }]);
   });
 
   it('rejects unsupported part types', () => {
-    expect(() => convertToBedrockMessages([{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }])).toThrow(/not supported/);
+    expect(() => convertToBedrockMessages([{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }])).toThrow(
+      /not supported/,
+    );
   });
 });

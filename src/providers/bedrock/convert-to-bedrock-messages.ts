@@ -69,7 +69,9 @@ function reasoningBlocks(m: ChatMessage): BedrockContentBlock[] {
   const out: BedrockContentBlock[] = [];
   for (const b of blocks) {
     if (isObject(b) && b.type === 'thinking' && typeof b.thinking === 'string') {
-      out.push({ reasoningContent: { reasoningText: { text: b.thinking, ...(typeof b.signature === 'string' ? { signature: b.signature } : {}) } } });
+      out.push({
+        reasoningContent: { reasoningText: { text: b.thinking, ...(typeof b.signature === 'string' ? { signature: b.signature } : {}) } },
+      });
     }
   }
   return out;

@@ -8,8 +8,7 @@ export const COHERE_DEFAULT_CHAT_MODEL = 'command-a-03-2025';
 
 /** A content block of a v2 message. */
 export type CohereContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
+  { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
 
 export interface CohereToolCall {
   id: string;

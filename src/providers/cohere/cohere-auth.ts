@@ -16,9 +16,13 @@ export function cohereBaseUrl(target: ProviderTarget): string {
  */
 export function cohereHeaders(target: ProviderTarget, stream = false): Record<string, string> {
   if (!target.apiKey) {
-    throw new GatewayError('invalid_request', "Provider 'cohere' needs an API key: send it as 'Authorization: Bearer <key>' or config 'api_key'.", {
-      param: 'api_key',
-    });
+    throw new GatewayError(
+      'invalid_request',
+      "Provider 'cohere' needs an API key: send it as 'Authorization: Bearer <key>' or config 'api_key'.",
+      {
+        param: 'api_key',
+      },
+    );
   }
   return {
     ...target.forwardHeaders,

@@ -13,16 +13,39 @@ const http = new HttpClient();
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8'));
 
 function ctx(target: Partial<ProviderTarget> = {}, stream = false): CallContext {
-  return { target: { provider: 'cohere', apiKey: 'co-key', config: {}, forwardHeaders: {}, ...target }, stream, signal: new AbortController().signal, http, clock: new FakeClock(1_700_000_000_000) };
+  return {
+    target: { provider: 'cohere', apiKey: 'co-key', config: {}, forwardHeaders: {}, ...target },
+    stream,
+    signal: new AbortController().signal,
+    http,
+    clock: new FakeClock(1_700_000_000_000),
+  };
 }
 
 describe('convertToCohereMessages', () => {
   it('maps every role, images and tool turns', () => {
     const out = convertToCohereMessages([
       { role: 'system', content: 'be nice' },
-      { role: 'developer', content: [{ type: 'text', text: 'dev ' }, { type: 'text', text: 'note' }] },
-      { role: 'user', content: [{ type: 'text', text: 'what is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } }, { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } }] },
-      { role: 'assistant', content: 'Let me check.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"q":"cat"}' } }] },
+      {
+        role: 'developer',
+        content: [
+          { type: 'text', text: 'dev ' },
+          { type: 'text', text: 'note' },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is this?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'low' } },
+          { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: 'Let me check.',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"q":"cat"}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'a cat' },
       { role: 'assistant', content: 'It is a cat.' },
     ]);
@@ -37,7 +60,11 @@ describe('convertToCohereMessages', () => {
           { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
         ],
       },
-      { role: 'assistant', tool_plan: 'Let me check.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"q":"cat"}' } }] },
+      {
+        role: 'assistant',
+        tool_plan: 'Let me check.',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"q":"cat"}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'a cat' },
       { role: 'assistant', content: 'It is a cat.' },
     ]);
@@ -66,7 +93,10 @@ describe('toCohereChatRequest', () => {
       response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } },
       thinking: { type: 'enabled', budget_tokens: 500 },
       tools: [
-        { type: 'function', function: { name: 'a', description: 'A', parameters: { type: 'object', properties: { x: { type: 'string' } } }, strict: true } },
+        {
+          type: 'function',
+          function: { name: 'a', description: 'A', parameters: { type: 'object', properties: { x: { type: 'string' } } }, strict: true },
+        },
         { type: 'function', function: { name: 'b' } },
       ],
       tool_choice: { type: 'function', function: { name: 'b' } },
@@ -96,7 +126,10 @@ describe('toCohereChatRequest', () => {
   });
 
   it('builds the call: /v2/chat on custom_host, Bearer auth, forwarded headers, no key refused', async () => {
-    const call = await cohereProvider.endpoints.chat!.buildRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }] }, ctx({ customHost: 'http://127.0.0.1:5/', forwardHeaders: { 'x-a': '1' } }, true));
+    const call = await cohereProvider.endpoints.chat!.buildRequest(
+      { model: 'm', messages: [{ role: 'user', content: 'x' }] },
+      ctx({ customHost: 'http://127.0.0.1:5/', forwardHeaders: { 'x-a': '1' } }, true),
+    );
     expect(call.url).toBe('http://127.0.0.1:5/v2/chat');
     expect(call.headers.authorization).toBe('Bearer co-key');
     expect(call.headers.accept).toBe('text/event-stream');
@@ -104,7 +137,9 @@ describe('toCohereChatRequest', () => {
     expect(JSON.parse(call.body as string).stream).toBe(true);
     const real = await cohereProvider.endpoints.chat!.buildRequest({ messages: [] }, ctx());
     expect(real.url).toBe('https://api.cohere.com/v2/chat');
-    expect(() => cohereProvider.endpoints.chat!.buildRequest({ messages: [] }, ctx({ apiKey: undefined }))).toThrow(expect.objectContaining({ code: 'invalid_request', param: 'api_key' }));
+    expect(() => cohereProvider.endpoints.chat!.buildRequest({ messages: [] }, ctx({ apiKey: undefined }))).toThrow(
+      expect.objectContaining({ code: 'invalid_request', param: 'api_key' }),
+    );
   });
 });
 
@@ -118,7 +153,14 @@ describe('mapCohereChatResponse', () => {
       object: 'chat.completion',
       created: 1_700_000_000,
       model: 'command-a-03-2025',
-      choices: [{ index: 0, finish_reason: 'stop', logprobs: null, message: { role: 'assistant', content: expect.stringMatching(/^LLMs stand for/) } }],
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'stop',
+          logprobs: null,
+          message: { role: 'assistant', content: expect.stringMatching(/^LLMs stand for/) },
+        },
+      ],
       usage: { prompt_tokens: 214, completion_tokens: 29, total_tokens: 243, prompt_tokens_details: { cached_tokens: 192 } },
     });
   });
@@ -142,11 +184,18 @@ describe('mapCohereChatResponse', () => {
   it('turns ERROR and TIMEOUT generations into provider errors', () => {
     const body = { ...fixture('cohere-chat.json'), finish_reason: 'ERROR' };
     expect(() => mapCohereChatResponse(body, req, ctx())).toThrow(expect.objectContaining({ code: 'provider_error', status: 502 }));
-    expect(() => mapCohereChatResponse({ ...body, finish_reason: 'TIMEOUT' }, req, ctx())).toThrow(expect.objectContaining({ status: 504 }));
+    expect(() => mapCohereChatResponse({ ...body, finish_reason: 'TIMEOUT' }, req, ctx())).toThrow(
+      expect.objectContaining({ status: 504 }),
+    );
   });
 
   it('maps finish reasons', () => {
-    expect(['COMPLETE', 'STOP_SEQUENCE', 'MAX_TOKENS', 'TOOL_CALL'].map(mapCohereFinishReason)).toEqual(['stop', 'stop', 'length', 'tool_calls']);
+    expect(['COMPLETE', 'STOP_SEQUENCE', 'MAX_TOKENS', 'TOOL_CALL'].map(mapCohereFinishReason)).toEqual([
+      'stop',
+      'stop',
+      'length',
+      'tool_calls',
+    ]);
   });
 });
 

@@ -36,7 +36,11 @@ function toolsOf(req: ChatCompletionRequest): { tools?: CohereTool[]; tool_choic
  * @see https://docs.cohere.com/reference/chat
  */
 export function toCohereChatRequest(req: ChatCompletionRequest, stream: boolean): CohereChatRequest {
-  const body: CohereChatRequest = { model: req.model ?? COHERE_DEFAULT_CHAT_MODEL, messages: convertToCohereMessages(req.messages), ...toolsOf(req) };
+  const body: CohereChatRequest = {
+    model: req.model ?? COHERE_DEFAULT_CHAT_MODEL,
+    messages: convertToCohereMessages(req.messages),
+    ...toolsOf(req),
+  };
   if (stream) body.stream = true;
   const maxTokens = req.max_completion_tokens ?? req.max_tokens;
   if (maxTokens !== undefined) body.max_tokens = maxTokens;
@@ -50,9 +54,13 @@ export function toCohereChatRequest(req: ChatCompletionRequest, stream: boolean)
   if (req.logprobs) body.logprobs = true;
   const format = req.response_format;
   if (format?.type === 'json_object') body.response_format = { type: 'json_object' };
-  if (format?.type === 'json_schema') body.response_format = { type: 'json_object', ...(format.json_schema?.schema ? { json_schema: format.json_schema.schema } : {}) };
+  if (format?.type === 'json_schema')
+    body.response_format = { type: 'json_object', ...(format.json_schema?.schema ? { json_schema: format.json_schema.schema } : {}) };
   if (req.thinking) {
-    body.thinking = req.thinking.type === 'enabled' ? { type: 'enabled', ...(req.thinking.budget_tokens ? { token_budget: req.thinking.budget_tokens } : {}) } : { type: 'disabled' };
+    body.thinking =
+      req.thinking.type === 'enabled'
+        ? { type: 'enabled', ...(req.thinking.budget_tokens ? { token_budget: req.thinking.budget_tokens } : {}) }
+        : { type: 'disabled' };
   }
   return body;
 }
@@ -69,7 +77,11 @@ export function mapCohereChatResponse(body: unknown, req: ChatCompletionRequest,
   }
   const res = body as unknown as CohereChatResponse;
   const failed = cohereFailureStatus(res.finish_reason);
-  if (failed) throw new GatewayError('provider_error', `Cohere stopped the generation (${res.finish_reason}).`, { provider: 'cohere', status: failed });
+  if (failed)
+    throw new GatewayError('provider_error', `Cohere stopped the generation (${res.finish_reason}).`, {
+      provider: 'cohere',
+      status: failed,
+    });
   const blocks = res.message.content ?? [];
   const text = blocks.map((b) => (b.type === 'text' ? b.text : '')).join('');
   const thinking = blocks.map((b) => (b.type === 'thinking' ? b.thinking : '')).join('');

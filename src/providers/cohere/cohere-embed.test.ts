@@ -12,13 +12,32 @@ import { startFakeCohere, type FakeCohere } from '../../../test/fakes/cohere/ser
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), 'utf8'));
 const http = new HttpClient();
 function ctx(target: Partial<ProviderTarget> = {}, stream = false): CallContext {
-  return { target: { provider: 'cohere', apiKey: 'co-key', config: {}, forwardHeaders: {}, ...target }, stream, signal: new AbortController().signal, http, clock: new FakeClock() };
+  return {
+    target: { provider: 'cohere', apiKey: 'co-key', config: {}, forwardHeaders: {}, ...target },
+    stream,
+    signal: new AbortController().signal,
+    http,
+    clock: new FakeClock(),
+  };
 }
 
 describe('cohere embeddings mapping', () => {
   it('builds a v2 embed body with defaults and options', () => {
-    expect(toCohereEmbedRequest({ input: 'hello' })).toEqual({ model: 'embed-v4.0', texts: ['hello'], input_type: 'search_document', embedding_types: ['float'] });
-    expect(toCohereEmbedRequest({ model: 'embed-english-v3.0', input: ['a', 'b'], input_type: 'search_query', dimensions: 256, truncate: 'END' })).toEqual({
+    expect(toCohereEmbedRequest({ input: 'hello' })).toEqual({
+      model: 'embed-v4.0',
+      texts: ['hello'],
+      input_type: 'search_document',
+      embedding_types: ['float'],
+    });
+    expect(
+      toCohereEmbedRequest({
+        model: 'embed-english-v3.0',
+        input: ['a', 'b'],
+        input_type: 'search_query',
+        dimensions: 256,
+        truncate: 'END',
+      }),
+    ).toEqual({
       model: 'embed-english-v3.0',
       texts: ['a', 'b'],
       input_type: 'search_query',
@@ -26,7 +45,9 @@ describe('cohere embeddings mapping', () => {
       output_dimension: 256,
       truncate: 'END',
     });
-    expect(() => toCohereEmbedRequest({ input: [[1, 2]] })).toThrow(expect.objectContaining({ code: 'invalid_request', param: 'input[0]' }));
+    expect(() => toCohereEmbedRequest({ input: [[1, 2]] })).toThrow(
+      expect.objectContaining({ code: 'invalid_request', param: 'input[0]' }),
+    );
   });
 
   it('maps the answer to the common list, with base64 on request', () => {
@@ -42,7 +63,12 @@ describe('cohere embeddings mapping', () => {
 
 describe('cohere rerank helpers', () => {
   it('builds the body and maps results', () => {
-    expect(toCohereRerankRequest({ model: 'rerank-v3.5', query: 'q', documents: ['a', { text: 'b' }], top_n: 1 })).toEqual({ model: 'rerank-v3.5', query: 'q', documents: ['a', 'b'], top_n: 1 });
+    expect(toCohereRerankRequest({ model: 'rerank-v3.5', query: 'q', documents: ['a', { text: 'b' }], top_n: 1 })).toEqual({
+      model: 'rerank-v3.5',
+      query: 'q',
+      documents: ['a', 'b'],
+      top_n: 1,
+    });
     expect(mapCohereRerankResponse(fixture('cohere-rerank.json'))).toEqual({
       id: '07734bd2-2473-4f07-94e1-0d9f0e6843cf',
       results: [
@@ -73,7 +99,10 @@ describe('cohere adapter against the fake', () => {
     const call = out1.choices[0]!.message.tool_calls![0]!;
     expect(out1.choices[0]!.finish_reason).toBe('tool_calls');
     expect(JSON.parse(call.function.arguments)).toEqual({ query: 'cats' });
-    const second = { ...first, messages: [...first.messages, out1.choices[0]!.message, { role: 'tool' as const, tool_call_id: call.id, content: 'meow' }] };
+    const second = {
+      ...first,
+      messages: [...first.messages, out1.choices[0]!.message, { role: 'tool' as const, tool_call_id: call.id, content: 'meow' }],
+    };
     const res2 = await send(await chat.buildRequest(second, ctx(target())));
     expect(res2.status).toBe(200);
     const out2 = chat.mapResponse(await res2.body.json(), second, ctx());

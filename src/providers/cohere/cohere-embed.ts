@@ -27,11 +27,17 @@ export interface CohereEmbedRequest {
 export function toCohereEmbedRequest(req: EmbeddingsRequest): CohereEmbedRequest {
   const inputs = Array.isArray(req.input) ? req.input : [req.input];
   const texts = inputs.map((x, i) => {
-    if (typeof x !== 'string') throw new GatewayError('invalid_request', 'Cohere embeds text only; token arrays are not accepted.', { param: `input[${i}]` });
+    if (typeof x !== 'string')
+      throw new GatewayError('invalid_request', 'Cohere embeds text only; token arrays are not accepted.', { param: `input[${i}]` });
     return x;
   });
   const inputType = typeof req.input_type === 'string' && INPUT_TYPES.has(req.input_type) ? req.input_type : 'search_document';
-  const body: CohereEmbedRequest = { model: req.model ?? COHERE_DEFAULT_EMBED_MODEL, texts, input_type: inputType, embedding_types: ['float'] };
+  const body: CohereEmbedRequest = {
+    model: req.model ?? COHERE_DEFAULT_EMBED_MODEL,
+    texts,
+    input_type: inputType,
+    embedding_types: ['float'],
+  };
   if (req.dimensions !== undefined) body.output_dimension = req.dimensions;
   if (req.truncate === 'NONE' || req.truncate === 'START' || req.truncate === 'END') body.truncate = req.truncate;
   return body;
@@ -47,9 +53,11 @@ function toBase64(vector: number[]): string {
  * @see https://docs.cohere.com/reference/embed#response
  */
 export function mapCohereEmbedResponse(body: unknown, req: EmbeddingsRequest): EmbeddingsResponse {
-  const floats = isObject(body) && isObject(body.embeddings) && Array.isArray(body.embeddings.float) ? (body.embeddings.float as number[][]) : undefined;
+  const floats =
+    isObject(body) && isObject(body.embeddings) && Array.isArray(body.embeddings.float) ? (body.embeddings.float as number[][]) : undefined;
   if (!floats) throw new GatewayError('provider_error', 'Cohere answered without float embeddings.', { provider: 'cohere', status: 502 });
-  const billed = isObject(body) && isObject(body.meta) && isObject(body.meta.billed_units) ? body.meta.billed_units.input_tokens : undefined;
+  const billed =
+    isObject(body) && isObject(body.meta) && isObject(body.meta.billed_units) ? body.meta.billed_units.input_tokens : undefined;
   const tokens = typeof billed === 'number' ? billed : 0;
   return {
     object: 'list',

@@ -9,7 +9,11 @@ import { mapCohereError } from './cohere-error.js';
  * @see https://docs.cohere.com/reference/list-models
  */
 export async function listCohereModels(ctx: CallContext): Promise<ModelInfo[]> {
-  const body = await ctx.http.getJson({ url: `${cohereBaseUrl(ctx.target)}/v1/models?page_size=1000`, headers: cohereHeaders(ctx.target), signal: ctx.signal }, 'cohere', mapCohereError);
+  const body = await ctx.http.getJson(
+    { url: `${cohereBaseUrl(ctx.target)}/v1/models?page_size=1000`, headers: cohereHeaders(ctx.target), signal: ctx.signal },
+    'cohere',
+    mapCohereError,
+  );
   const models = isObject(body) && Array.isArray(body.models) ? body.models.filter(isObject) : [];
   return models
     .filter((m) => typeof m.name === 'string')

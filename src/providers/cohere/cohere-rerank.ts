@@ -1,7 +1,12 @@
 import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import { isObject } from '../../foundation/lib/json.js';
 import { prefixedId } from '../../foundation/lib/ids.js';
-import { buildRerankResponse, rerankModelFor, type RerankRequest as CommonRerankRequest, type RerankResponse } from '../../foundation/spec/rerank.js';
+import {
+  buildRerankResponse,
+  rerankModelFor,
+  type RerankRequest as CommonRerankRequest,
+  type RerankResponse,
+} from '../../foundation/spec/rerank.js';
 import type { EndpointAdapter } from '../provider.js';
 import { cohereBaseUrl, cohereHeaders } from './cohere-auth.js';
 
@@ -34,7 +39,11 @@ export interface CohereRerankRequest {
  * @see https://docs.cohere.com/reference/rerank
  */
 export function toCohereRerankRequest(req: RerankRequest): CohereRerankRequest {
-  const body: CohereRerankRequest = { model: req.model, query: req.query, documents: req.documents.map((d) => (typeof d === 'string' ? d : d.text)) };
+  const body: CohereRerankRequest = {
+    model: req.model,
+    query: req.query,
+    documents: req.documents.map((d) => (typeof d === 'string' ? d : d.text)),
+  };
   if (req.top_n !== undefined) body.top_n = req.top_n;
   if (req.max_tokens_per_doc !== undefined) body.max_tokens_per_doc = req.max_tokens_per_doc;
   return body;
@@ -61,10 +70,20 @@ export function mapCohereRerankResponse(body: unknown): { id?: string; results: 
 export const cohereRerank: EndpointAdapter<CommonRerankRequest, RerankResponse> = {
   buildRequest(req, ctx) {
     const body = { ...toCohereRerankRequest({ ...req, model: rerankModelFor(req.model, 'cohere') }), ...(req.parameters ?? {}) };
-    return { url: `${cohereBaseUrl(ctx.target)}/v2/rerank`, method: 'POST', headers: cohereHeaders(ctx.target), body: JSON.stringify(body) };
+    return {
+      url: `${cohereBaseUrl(ctx.target)}/v2/rerank`,
+      method: 'POST',
+      headers: cohereHeaders(ctx.target),
+      body: JSON.stringify(body),
+    };
   },
   mapResponse(body, req) {
     const mapped = mapCohereRerankResponse(body);
-    return buildRerankResponse(req, mapped.results, { id: mapped.id ?? prefixedId('rerank-'), model: rerankModelFor(req.model, 'cohere'), provider: 'cohere', searchUnits: mapped.search_units || 1 });
+    return buildRerankResponse(req, mapped.results, {
+      id: mapped.id ?? prefixedId('rerank-'),
+      model: rerankModelFor(req.model, 'cohere'),
+      provider: 'cohere',
+      searchUnits: mapped.search_units || 1,
+    });
   },
 };

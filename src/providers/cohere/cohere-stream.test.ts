@@ -30,7 +30,11 @@ describe('createCohereStreamMapper', () => {
   it('maps a text stream to role, content, finish and usage chunks, whatever the byte split', () => {
     const whole = run(text('cohere-stream.txt'), 1 << 20);
     for (const size of [1, 7, 64]) expect(run(text('cohere-stream.txt'), size)).toEqual(whole);
-    expect(whole.every((c) => c.id === 'chatcmpl-29f14a5a-11de-4cae-9800-25e4747408ea' && c.created === 1_700_000_000 && c.model === 'command-a-03-2025')).toBe(true);
+    expect(
+      whole.every(
+        (c) => c.id === 'chatcmpl-29f14a5a-11de-4cae-9800-25e4747408ea' && c.created === 1_700_000_000 && c.model === 'command-a-03-2025',
+      ),
+    ).toBe(true);
     expect(whole.every((c) => c.object === 'chat.completion.chunk')).toBe(true);
     expect(whole[0]!.choices[0]!.delta).toEqual({ role: 'assistant', content: '' });
     expect(whole.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Hello there!');
@@ -44,12 +48,24 @@ describe('createCohereStreamMapper', () => {
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('I will use the weather tool.');
     const deltas = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
     expect(deltas[0]).toEqual({ index: 0, id: 'weather_e8p4pn45zt0t', type: 'function', function: { name: 'weather', arguments: '' } });
-    const args = (i: number) => deltas.filter((d) => d.index === i).map((d) => d.function?.arguments ?? '').join('');
+    const args = (i: number) =>
+      deltas
+        .filter((d) => d.index === i)
+        .map((d) => d.function?.arguments ?? '')
+        .join('');
     expect(JSON.parse(args(0))).toEqual({ location: 'San Francisco' });
-    expect(deltas.find((d) => d.index === 1 && d.id)).toMatchObject({ id: 'cityAttractions_pyxssbwnq9fq', function: { name: 'cityAttractions' } });
+    expect(deltas.find((d) => d.index === 1 && d.id)).toMatchObject({
+      id: 'cityAttractions_pyxssbwnq9fq',
+      function: { name: 'cityAttractions' },
+    });
     expect(JSON.parse(args(1))).toEqual({ city: 'San Francisco' });
     expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('tool_calls');
-    expect(chunks.at(-1)!.usage).toEqual({ prompt_tokens: 1549, completion_tokens: 95, total_tokens: 1644, prompt_tokens_details: { cached_tokens: 1504 } });
+    expect(chunks.at(-1)!.usage).toEqual({
+      prompt_tokens: 1549,
+      completion_tokens: 95,
+      total_tokens: 1644,
+      prompt_tokens_details: { cached_tokens: 1504 },
+    });
   });
 
   it('maps thinking deltas to reasoning_content', () => {
@@ -68,7 +84,9 @@ describe('createCohereStreamMapper', () => {
 
   it('throws a provider error on a message-end with ERROR, carrying its message', () => {
     const body = text('cohere-stream.txt').replace('"finish_reason":"COMPLETE"', '"finish_reason":"ERROR","error":"internal server error"');
-    expect(() => run(body, 1 << 20)).toThrow(expect.objectContaining({ code: 'provider_error', status: 502, message: 'internal server error', provider: 'cohere' }));
+    expect(() => run(body, 1 << 20)).toThrow(
+      expect.objectContaining({ code: 'provider_error', status: 502, message: 'internal server error', provider: 'cohere' }),
+    );
     const mapper = createCohereStreamMapper(req, ctx);
     const before = mapper.push(Buffer.from(body));
     expect(before.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('Hello there!');
@@ -79,6 +97,8 @@ describe('createCohereStreamMapper', () => {
     const cut = text('cohere-stream.txt').split('event: message-end')[0]!;
     const mapper = createCohereStreamMapper(req, ctx);
     expect(mapper.push(Buffer.from(cut)).length).toBeGreaterThan(0);
-    expect(() => mapper.end()).toThrow(expect.objectContaining({ code: 'provider_error', status: 502, message: expect.stringContaining('stream ended early') }));
+    expect(() => mapper.end()).toThrow(
+      expect.objectContaining({ code: 'provider_error', status: 502, message: expect.stringContaining('stream ended early') }),
+    );
   });
 });

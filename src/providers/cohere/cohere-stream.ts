@@ -83,7 +83,13 @@ export function createCohereStreamMapper(req: ChatCompletionRequest, ctx: CallCo
         lastTool = toolIndex.size;
         if (typeof value.index === 'number') toolIndex.set(value.index, lastTool);
         const name = str(get(call, 'function', 'name')) ?? '';
-        out.push(chunk({ tool_calls: [{ index: lastTool, id: str(get(call, 'id')) ?? `call_${lastTool}`, type: 'function', function: { name, arguments: '' } }] }));
+        out.push(
+          chunk({
+            tool_calls: [
+              { index: lastTool, id: str(get(call, 'id')) ?? `call_${lastTool}`, type: 'function', function: { name, arguments: '' } },
+            ],
+          }),
+        );
         const initial = str(get(call, 'function', 'arguments'));
         if (initial) out.push(chunk({ tool_calls: [{ index: lastTool, function: { arguments: initial } }] }));
         return;
@@ -102,7 +108,8 @@ export function createCohereStreamMapper(req: ChatCompletionRequest, ctx: CallCo
         done = true;
         out.push(chunk({}, mapCohereFinishReason(reason)));
         const usage = get(delta, 'usage');
-        if (isObject(usage)) out.push({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: mapCohereUsage(usage as CohereUsage) });
+        if (isObject(usage))
+          out.push({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: mapCohereUsage(usage as CohereUsage) });
         return;
       }
       default:

@@ -47,16 +47,23 @@ export function convertToCohereMessages(messages: ChatMessage[]): CohereMessage[
           return {
             role: 'assistant',
             ...(text ? { tool_plan: text } : {}),
-            tool_calls: m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } })),
+            tool_calls: m.tool_calls.map((c) => ({
+              id: c.id,
+              type: 'function',
+              function: { name: c.function.name, arguments: c.function.arguments },
+            })),
           };
         }
         return { role: 'assistant', content: text };
       }
       case 'tool':
-        if (!m.tool_call_id) throw new GatewayError('invalid_request', 'A tool message needs tool_call_id.', { param: `messages[${i}].tool_call_id` });
+        if (!m.tool_call_id)
+          throw new GatewayError('invalid_request', 'A tool message needs tool_call_id.', { param: `messages[${i}].tool_call_id` });
         return { role: 'tool', tool_call_id: m.tool_call_id, content: textOf(m.content, param) };
       default:
-        throw new GatewayError('invalid_request', `Cohere does not accept messages with role '${m.role}'.`, { param: `messages[${i}].role` });
+        throw new GatewayError('invalid_request', `Cohere does not accept messages with role '${m.role}'.`, {
+          param: `messages[${i}].role`,
+        });
     }
   });
 }

@@ -53,9 +53,13 @@ export function mediaPart(url: string, mimeType?: string): GooglePart {
   const data = /^data:([^;,]+)?(?:;[^,]*)?;base64,(.*)$/s.exec(url);
   if (data) return { inlineData: { mimeType: data[1] ?? mimeType ?? 'application/octet-stream', data: data[2] } };
   if (/^(https?|gs):\/\//i.test(url)) return { fileData: { fileUri: url, mimeType: mimeType ?? guessMimeType(url) } };
-  throw new GatewayError('invalid_request', 'An image or file URL must be a data: URL with base64 content, an http(s) URL or a gs:// URL.', {
-    param: 'messages',
-  });
+  throw new GatewayError(
+    'invalid_request',
+    'An image or file URL must be a data: URL with base64 content, an http(s) URL or a gs:// URL.',
+    {
+      param: 'messages',
+    },
+  );
 }
 
 function partOf(part: ContentPart): GooglePart | undefined {
@@ -154,7 +158,9 @@ export function convertToGoogleMessages(
         break;
       }
       default:
-        throw new GatewayError('invalid_request', `messages[${i}].role '${String(msg.role)}' is not supported.`, { param: `messages[${i}].role` });
+        throw new GatewayError('invalid_request', `messages[${i}].role '${String(msg.role)}' is not supported.`, {
+          param: `messages[${i}].role`,
+        });
     }
   });
   return system.length ? { contents, systemInstruction: { parts: system } } : { contents };

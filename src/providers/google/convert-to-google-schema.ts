@@ -78,7 +78,12 @@ function convert(node: Record<string, unknown>, defs: Record<string, unknown>, d
 }
 
 /** Converts `anyOf`/`oneOf` members; a `{type: "null"}` member becomes `nullable` on the parent. */
-function convertVariants(variants: unknown[], parent: Record<string, unknown>, defs: Record<string, unknown>, depth: number): Record<string, unknown>[] {
+function convertVariants(
+  variants: unknown[],
+  parent: Record<string, unknown>,
+  defs: Record<string, unknown>,
+  depth: number,
+): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const v of variants) {
     if (!isObject(v)) continue;

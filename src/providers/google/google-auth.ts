@@ -7,9 +7,13 @@ import type { ProviderTarget } from '../provider.js';
  */
 export function googleAuthHeaders(target: ProviderTarget): Record<string, string> {
   if (!target.apiKey) {
-    throw new GatewayError('invalid_request', "Provider 'google' needs an API key: send it as 'Authorization: Bearer <key>' or config 'api_key'.", {
-      param: 'api_key',
-    });
+    throw new GatewayError(
+      'invalid_request',
+      "Provider 'google' needs an API key: send it as 'Authorization: Bearer <key>' or config 'api_key'.",
+      {
+        param: 'api_key',
+      },
+    );
   }
   return { 'x-goog-api-key': target.apiKey };
 }

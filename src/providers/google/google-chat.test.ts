@@ -31,13 +31,19 @@ describe('google chat buildRequest', () => {
     expect(call.url).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent');
     expect(call.headers['x-goog-api-key']).toBe('AIza-test');
     expect(call.headers.authorization).toBeUndefined();
-    const s = await build({ model: 'models/gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] }, ctx({ customHost: 'http://127.0.0.1:9/', forwardHeaders: { 'x-trace': '1' } }, true));
+    const s = await build(
+      { model: 'models/gemini-2.5-flash', messages: [{ role: 'user', content: 'hi' }] },
+      ctx({ customHost: 'http://127.0.0.1:9/', forwardHeaders: { 'x-trace': '1' } }, true),
+    );
     expect(s.call.url).toBe('http://127.0.0.1:9/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
     expect(s.call.headers['x-trace']).toBe('1');
   });
 
   it('refuses a call without a key or a model', async () => {
-    await expect(async () => chat.buildRequest({ model: 'g', messages: [] }, ctx({ apiKey: undefined }))).rejects.toMatchObject({ code: 'invalid_request', param: 'api_key' });
+    await expect(async () => chat.buildRequest({ model: 'g', messages: [] }, ctx({ apiKey: undefined }))).rejects.toMatchObject({
+      code: 'invalid_request',
+      param: 'api_key',
+    });
     await expect(async () => chat.buildRequest({ messages: [] }, ctx())).rejects.toMatchObject({ param: 'model' });
   });
 
@@ -56,7 +62,11 @@ describe('google chat buildRequest', () => {
             { type: 'image_url', image_url: { url: 'gs://bucket/doc.pdf' } },
           ],
         },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"cat"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"cat"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: '{"answer":"a cat"}' },
         { role: 'tool', tool_call_id: 'call_1', content: 'plain text' },
       ],
@@ -90,7 +100,10 @@ describe('google chat buildRequest', () => {
       { role: 'assistant', content: null, tool_calls: [tc as typeof call] },
       { role: 'tool', tool_call_id: 'c', content: '1' },
     ];
-    const kept = await build({ model: 'gemini-2.5-flash', messages: messages({ ...call, extra_content: { google: { thought_signature: 'SIG' } } }) });
+    const kept = await build({
+      model: 'gemini-2.5-flash',
+      messages: messages({ ...call, extra_content: { google: { thought_signature: 'SIG' } } }),
+    });
     expect(kept.body.contents[1].parts[0].thoughtSignature).toBe('SIG');
     const old = await build({ model: 'gemini-2.5-flash', messages: messages(call) });
     expect(old.body.contents[1].parts[0].thoughtSignature).toBeUndefined();
@@ -99,9 +112,11 @@ describe('google chat buildRequest', () => {
   });
 
   it('refuses a tool result whose call id is unknown', async () => {
-    await expect(async () => build({ model: 'g', messages: [{ role: 'tool', tool_call_id: 'nope', content: 'x' }] })).rejects.toMatchObject({
-      param: 'messages[0].tool_call_id',
-    });
+    await expect(async () => build({ model: 'g', messages: [{ role: 'tool', tool_call_id: 'nope', content: 'x' }] })).rejects.toMatchObject(
+      {
+        param: 'messages[0].tool_call_id',
+      },
+    );
   });
 
   it('maps tools, tool_choice, generation settings, JSON schema and thinking', async () => {
@@ -109,7 +124,14 @@ describe('google chat buildRequest', () => {
       model: 'gemini-2.5-flash',
       messages: [{ role: 'user', content: 'hi' }],
       tools: [
-        { type: 'function', function: { name: 'lookup', description: 'Looks up', parameters: { type: 'object', additionalProperties: false, properties: { q: { type: 'string' } }, required: ['q'] } } },
+        {
+          type: 'function',
+          function: {
+            name: 'lookup',
+            description: 'Looks up',
+            parameters: { type: 'object', additionalProperties: false, properties: { q: { type: 'string' } }, required: ['q'] },
+          },
+        },
         { type: 'function', function: { name: 'now', parameters: { type: 'object', properties: {} } } },
       ],
       tool_choice: { type: 'function', function: { name: 'lookup' } },
@@ -121,14 +143,27 @@ describe('google chat buildRequest', () => {
       seed: 7,
       response_format: {
         type: 'json_schema',
-        json_schema: { name: 'x', strict: true, schema: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', additionalProperties: false, properties: { a: { type: ['string', 'null'] }, b: { const: 'k' } } } },
+        json_schema: {
+          name: 'x',
+          strict: true,
+          schema: {
+            $schema: 'http://json-schema.org/draft-07/schema#',
+            type: 'object',
+            additionalProperties: false,
+            properties: { a: { type: ['string', 'null'] }, b: { const: 'k' } },
+          },
+        },
       },
       thinking: { type: 'enabled', budget_tokens: 2048 },
     });
     expect(body.tools).toEqual([
       {
         functionDeclarations: [
-          { name: 'lookup', description: 'Looks up', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } },
+          {
+            name: 'lookup',
+            description: 'Looks up',
+            parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+          },
           { name: 'now' },
         ],
       },
@@ -150,11 +185,23 @@ describe('google chat buildRequest', () => {
   it('maps tool_choice modes and reasoning_effort', async () => {
     const tools = [{ type: 'function' as const, function: { name: 'f' } }];
     const modes = await Promise.all(
-      (['auto', 'required', 'none'] as const).map(async (c) => (await build({ model: 'g', messages: [{ role: 'user', content: 'x' }], tools, tool_choice: c })).body.toolConfig.functionCallingConfig.mode),
+      (['auto', 'required', 'none'] as const).map(
+        async (c) =>
+          (await build({ model: 'g', messages: [{ role: 'user', content: 'x' }], tools, tool_choice: c })).body.toolConfig
+            .functionCallingConfig.mode,
+      ),
     );
     expect(modes).toEqual(['AUTO', 'ANY', 'NONE']);
-    const { body } = await build({ model: 'g', messages: [{ role: 'user', content: 'x' }], reasoning_effort: 'low', response_format: { type: 'json_object' } });
-    expect(body.generationConfig).toEqual({ responseMimeType: 'application/json', thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } });
+    const { body } = await build({
+      model: 'g',
+      messages: [{ role: 'user', content: 'x' }],
+      reasoning_effort: 'low',
+      response_format: { type: 'json_object' },
+    });
+    expect(body.generationConfig).toEqual({
+      responseMimeType: 'application/json',
+      thinkingConfig: { thinkingBudget: 1024, includeThoughts: true },
+    });
   });
 });
 
@@ -168,7 +215,14 @@ describe('google chat mapResponse', () => {
       object: 'chat.completion',
       created: 1_700_000_000,
       model: 'gemini-2.5-flash',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'The capital of France is Paris.', refusal: null }, finish_reason: 'stop', logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'The capital of France is Paris.', refusal: null },
+          finish_reason: 'stop',
+          logprobs: null,
+        },
+      ],
       usage: {
         prompt_tokens: 12,
         completion_tokens: 29,
@@ -203,17 +257,37 @@ describe('google chat mapResponse', () => {
 
   it('maps a blocked prompt to content_filter', () => {
     const out = chat.mapResponse(fixture('generate-content-blocked.json'), req, ctx());
-    expect(out.choices).toEqual([{ index: 0, message: { role: 'assistant', content: null, refusal: null }, finish_reason: 'content_filter', logprobs: null }]);
+    expect(out.choices).toEqual([
+      { index: 0, message: { role: 'assistant', content: null, refusal: null }, finish_reason: 'content_filter', logprobs: null },
+    ]);
   });
 });
 
 describe('google mapError', () => {
   it('keeps status, message and the Google status as code', () => {
     const e = googleProvider.mapError(400, JSON.stringify(fixture('error-invalid-key.json')), {});
-    expect(e).toMatchObject({ code: 'provider_error', status: 400, message: 'API key not valid. Please pass a valid API key.', publicCode: 'INVALID_ARGUMENT', provider: 'google' });
+    expect(e).toMatchObject({
+      code: 'provider_error',
+      status: 400,
+      message: 'API key not valid. Please pass a valid API key.',
+      publicCode: 'INVALID_ARGUMENT',
+      provider: 'google',
+    });
     const r = googleProvider.mapError(429, JSON.stringify(fixture('error-rate-limit.json')), { 'retry-after': '17' });
-    expect(r).toMatchObject({ status: 429, type: 'rate_limit_error', publicCode: 'RESOURCE_EXHAUSTED', retryable: true, headers: { 'retry-after': '17' } });
-    expect(googleProvider.mapError(503, 'upstream connect error', {})).toMatchObject({ status: 503, message: 'upstream connect error', publicCode: null });
-    expect(googleProvider.mapError(500, JSON.stringify([{ error: { code: 500, message: 'Internal', status: 'INTERNAL' } }]), {})).toMatchObject({ publicCode: 'INTERNAL' });
+    expect(r).toMatchObject({
+      status: 429,
+      type: 'rate_limit_error',
+      publicCode: 'RESOURCE_EXHAUSTED',
+      retryable: true,
+      headers: { 'retry-after': '17' },
+    });
+    expect(googleProvider.mapError(503, 'upstream connect error', {})).toMatchObject({
+      status: 503,
+      message: 'upstream connect error',
+      publicCode: null,
+    });
+    expect(
+      googleProvider.mapError(500, JSON.stringify([{ error: { code: 500, message: 'Internal', status: 'INTERNAL' } }]), {}),
+    ).toMatchObject({ publicCode: 'INTERNAL' });
   });
 });

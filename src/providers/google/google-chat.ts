@@ -34,7 +34,10 @@ function generationConfig(req: ChatCompletionRequest): Record<string, unknown> {
     if (format.type === 'json_schema' && isObject(schema)) cfg.responseSchema = convertToGoogleSchema(schema);
   }
   if (req.thinking?.type === 'enabled') {
-    cfg.thinkingConfig = { includeThoughts: true, ...(req.thinking.budget_tokens !== undefined ? { thinkingBudget: req.thinking.budget_tokens } : {}) };
+    cfg.thinkingConfig = {
+      includeThoughts: true,
+      ...(req.thinking.budget_tokens !== undefined ? { thinkingBudget: req.thinking.budget_tokens } : {}),
+    };
   } else if (req.thinking?.type === 'disabled') {
     cfg.thinkingConfig = { thinkingBudget: 0 };
   } else if (req.reasoning_effort !== undefined && req.reasoning_effort in EFFORT_BUDGET) {
@@ -80,7 +83,11 @@ export function mapGoogleUsage(meta: unknown): Usage | undefined {
   const prompt = num(meta.promptTokenCount) + num(meta.toolUsePromptTokenCount);
   const thoughts = num(meta.thoughtsTokenCount);
   const completion = num(meta.candidatesTokenCount) + thoughts;
-  const usage: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: num(meta.totalTokenCount) || prompt + completion };
+  const usage: Usage = {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: num(meta.totalTokenCount) || prompt + completion,
+  };
   usage.prompt_tokens_details = { cached_tokens: num(meta.cachedContentTokenCount) };
   usage.completion_tokens_details = { reasoning_tokens: thoughts };
   return usage;
@@ -121,14 +128,28 @@ export function mapGoogleResponse(body: unknown, model: string, created: number)
         else text += part.text;
       }
     }
-    const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: text.length || !toolCalls.length ? text : null, refusal: null };
+    const message: ChatCompletion['choices'][number]['message'] = {
+      role: 'assistant',
+      content: text.length || !toolCalls.length ? text : null,
+      refusal: null,
+    };
     if (toolCalls.length) message.tool_calls = toolCalls;
     if (reasoning) message.reasoning_content = reasoning;
-    return { index: typeof cand.index === 'number' ? cand.index : i, message, finish_reason: mapGoogleFinishReason(cand.finishReason, toolCalls.length > 0), logprobs: null };
+    return {
+      index: typeof cand.index === 'number' ? cand.index : i,
+      message,
+      finish_reason: mapGoogleFinishReason(cand.finishReason, toolCalls.length > 0),
+      logprobs: null,
+    };
   });
   if (choices.length === 0) {
     const blocked = isObject(res.promptFeedback) && res.promptFeedback.blockReason !== undefined;
-    choices.push({ index: 0, message: { role: 'assistant', content: blocked ? null : '', refusal: null }, finish_reason: blocked ? 'content_filter' : 'stop', logprobs: null });
+    choices.push({
+      index: 0,
+      message: { role: 'assistant', content: blocked ? null : '', refusal: null },
+      finish_reason: blocked ? 'content_filter' : 'stop',
+      logprobs: null,
+    });
   }
   const completion: ChatCompletion = {
     id: typeof res.responseId === 'string' ? `chatcmpl-${res.responseId}` : prefixedId('chatcmpl-'),

@@ -7,7 +7,9 @@ export function embeddingTexts(req: EmbeddingsRequest): string[] {
   const input = req.input;
   if (typeof input === 'string') return [input];
   if (Array.isArray(input) && input.every((x) => typeof x === 'string')) return input as string[];
-  throw new GatewayError('invalid_request', "This provider embeds text only: 'input' must be a string or an array of strings.", { param: 'input' });
+  throw new GatewayError('invalid_request', "This provider embeds text only: 'input' must be a string or an array of strings.", {
+    param: 'input',
+  });
 }
 
 /**
@@ -15,7 +17,10 @@ export function embeddingTexts(req: EmbeddingsRequest): string[] {
  * Returns the method name to call with it.
  * @see https://ai.google.dev/api/embeddings
  */
-export function buildGoogleEmbeddingsBody(req: EmbeddingsRequest, model: string): { method: 'embedContent' | 'batchEmbedContents'; body: Record<string, unknown> } {
+export function buildGoogleEmbeddingsBody(
+  req: EmbeddingsRequest,
+  model: string,
+): { method: 'embedContent' | 'batchEmbedContents'; body: Record<string, unknown> } {
   const texts = embeddingTexts(req);
   const one = (text: string): Record<string, unknown> => ({
     content: { parts: [{ text }] },
@@ -42,7 +47,11 @@ function valuesOf(e: unknown): number[] {
  */
 export function mapGoogleEmbeddingsResponse(body: unknown, req: EmbeddingsRequest, model: string): EmbeddingsResponse {
   const res = isObject(body) ? body : {};
-  const vectors = Array.isArray(res.embeddings) ? res.embeddings.map(valuesOf) : res.embedding !== undefined ? [valuesOf(res.embedding)] : [];
+  const vectors = Array.isArray(res.embeddings)
+    ? res.embeddings.map(valuesOf)
+    : res.embedding !== undefined
+      ? [valuesOf(res.embedding)]
+      : [];
   return {
     object: 'list',
     data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: encodeEmbedding(v, req.encoding_format) })),

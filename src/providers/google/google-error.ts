@@ -14,10 +14,17 @@ function googleErrorOf(parsed: unknown): Record<string, unknown> | undefined {
  * @see https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes
  * @see https://cloud.google.com/apis/design/errors#http_mapping
  */
-export function mapGoogleError(provider: string, status: number, body: string, headers: Record<string, string | string[] | undefined> = {}): GatewayError {
+export function mapGoogleError(
+  provider: string,
+  status: number,
+  body: string,
+  headers: Record<string, string | string[] | undefined> = {},
+): GatewayError {
   const err = googleErrorOf(tryParseJson(body));
   const message =
-    (err && typeof err.message === 'string' && err.message) || (body && body.length < 500 ? body : '') || `The provider answered with status ${status}.`;
+    (err && typeof err.message === 'string' && err.message) ||
+    (body && body.length < 500 ? body : '') ||
+    `The provider answered with status ${status}.`;
   return new GatewayError('provider_error', message, {
     status,
     type: statusType(status),

@@ -37,7 +37,11 @@ export function mapImagenResponse(body: unknown, provider: string, created: numb
     .map((p) => ({ b64_json: p.bytesBase64Encoded as string, ...(typeof p.prompt === 'string' ? { revised_prompt: p.prompt } : {}) }));
   if (data.length === 0) {
     const reason = predictions.find((p) => typeof p.raiFilteredReason === 'string')?.raiFilteredReason;
-    throw new GatewayError('provider_error', typeof reason === 'string' ? `No image was returned: ${reason}` : 'The provider returned no image.', { provider, status: 502 });
+    throw new GatewayError(
+      'provider_error',
+      typeof reason === 'string' ? `No image was returned: ${reason}` : 'The provider returned no image.',
+      { provider, status: 502 },
+    );
   }
   return { created, data };
 }

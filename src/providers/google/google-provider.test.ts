@@ -20,7 +20,13 @@ afterAll(async () => {
 beforeEach(() => fake.reset());
 
 function ctx(stream: boolean, apiKey = 'AIza-fake'): CallContext {
-  return { target: { provider: 'google', apiKey, customHost: fake.url, config: {}, forwardHeaders: {} }, stream, signal: new AbortController().signal, http, clock: systemClock };
+  return {
+    target: { provider: 'google', apiKey, customHost: fake.url, config: {}, forwardHeaders: {} },
+    stream,
+    signal: new AbortController().signal,
+    http,
+    clock: systemClock,
+  };
 }
 
 async function complete(req: ChatCompletionRequest, apiKey?: string): Promise<ChatCompletion> {
@@ -44,7 +50,13 @@ async function stream(req: ChatCompletionRequest): Promise<ChatCompletionChunk[]
 }
 
 const tools: ChatCompletionRequest['tools'] = [
-  { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', additionalProperties: false, properties: { query: { type: 'string' } }, required: ['query'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      parameters: { type: 'object', additionalProperties: false, properties: { query: { type: 'string' } }, required: ['query'] },
+    },
+  },
 ];
 
 describe('google adapter against the Gemini fake', () => {
@@ -53,7 +65,13 @@ describe('google adapter against the Gemini fake', () => {
       model: 'gemini-2.5-flash',
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
       ],
     });
     expect(out.choices[0]!.message.content).toBe('echo: what is this [images: 1]');
@@ -70,7 +88,11 @@ describe('google adapter against the Gemini fake', () => {
     expect(call.function).toEqual({ name: 'get_weather', arguments: '{"query":"Paris?"}' });
     const second = await complete({
       model: 'gemini-2.5-flash',
-      messages: [{ role: 'user', content: 'Paris?' }, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '{"temp":21}' }],
+      messages: [
+        { role: 'user', content: 'Paris?' },
+        first.choices[0]!.message,
+        { role: 'tool', tool_call_id: call.id, content: '{"temp":21}' },
+      ],
       tools,
     });
     expect(second.choices[0]!.message.content).toBe('tool said: {"temp":21}');
@@ -84,11 +106,17 @@ describe('google adapter against the Gemini fake', () => {
       messages: [{ role: 'user', content: 'x' }, msg, { role: 'tool', tool_call_id: msg.tool_calls![0]!.id, content: 'ok' }],
     });
     expect(second.choices[0]!.message.content).toBe('tool said: ok');
-    expect(fake.lastRequest!.body.contents[1].parts[0].thoughtSignature).toBe((msg.tool_calls![0] as { extra_content?: { google: { thought_signature: string } } }).extra_content!.google.thought_signature);
+    expect(fake.lastRequest!.body.contents[1].parts[0].thoughtSignature).toBe(
+      (msg.tool_calls![0] as { extra_content?: { google: { thought_signature: string } } }).extra_content!.google.thought_signature,
+    );
   });
 
   it('streams text, reasoning and usage', async () => {
-    const chunks = await stream({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'a b c' }], thinking: { type: 'enabled', budget_tokens: 256 } });
+    const chunks = await stream({
+      model: 'gemini-2.5-flash',
+      messages: [{ role: 'user', content: 'a b c' }],
+      thinking: { type: 'enabled', budget_tokens: 256 },
+    });
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('echo: a b c');
     expect(chunks.map((c) => c.choices[0]?.delta.reasoning_content ?? '').join('')).toBe('thinking about: a b c');
     expect(chunks.at(-1)!.usage!.completion_tokens_details!.reasoning_tokens).toBeGreaterThan(0);
@@ -104,13 +132,21 @@ describe('google adapter against the Gemini fake', () => {
 
   it('fails a stream cut by the provider', async () => {
     fake.fail({ dieAfterChunks: 2 });
-    await expect(stream({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'one two three four five' }] })).rejects.toBeDefined();
+    await expect(
+      stream({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'one two three four five' }] }),
+    ).rejects.toBeDefined();
   });
 
   it('maps a wrong key and injected errors with their status', async () => {
-    await expect(complete({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'x' }] }, 'wrong')).rejects.toMatchObject({ status: 400, publicCode: 'INVALID_ARGUMENT' });
+    await expect(complete({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'x' }] }, 'wrong')).rejects.toMatchObject({
+      status: 400,
+      publicCode: 'INVALID_ARGUMENT',
+    });
     fake.fail({ status: 500, body: googleErrorBody(500, 'INTERNAL', 'An internal error has occurred.') });
-    await expect(complete({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 500, message: 'An internal error has occurred.' });
+    await expect(complete({ model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
+      status: 500,
+      message: 'An internal error has occurred.',
+    });
   });
 
   it('embeds through embedContent and batchEmbedContents', async () => {

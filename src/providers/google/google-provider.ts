@@ -68,12 +68,18 @@ export const googleProvider: ProviderAdapter = {
   mapError: (status, body, headers) => mapGoogleError(NAME, status, body, headers),
   async listModels(ctx) {
     const headers = { ...ctx.target.forwardHeaders, ...googleAuthHeaders(ctx.target) };
-    const parsed = await ctx.http.getJson({ url: joinUrl(baseUrl(ctx), `/${API_VERSION}/models?pageSize=1000`), headers, signal: ctx.signal }, NAME, (status, body, h) =>
-      mapGoogleError(NAME, status, body, h),
+    const parsed = await ctx.http.getJson(
+      { url: joinUrl(baseUrl(ctx), `/${API_VERSION}/models?pageSize=1000`), headers, signal: ctx.signal },
+      NAME,
+      (status, body, h) => mapGoogleError(NAME, status, body, h),
     );
     const models = isObject(parsed) && Array.isArray(parsed.models) ? parsed.models.filter(isObject) : [];
-    return models.map(
-      (m): ModelInfo => ({ id: String(m.name ?? '').replace(/^models\//, ''), object: 'model', created: 0, owned_by: 'google', provider: NAME }),
-    );
+    return models.map((m): ModelInfo => ({
+      id: String(m.name ?? '').replace(/^models\//, ''),
+      object: 'model',
+      created: 0,
+      owned_by: 'google',
+      provider: NAME,
+    }));
   },
 };

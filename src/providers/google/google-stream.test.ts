@@ -31,17 +31,28 @@ describe('google stream mapper', () => {
     const chunks = run(sse('stream-function-call.sse'), 50);
     expect(chunks.map((c) => c.choices[0]?.delta.reasoning_content ?? '').join('')).toBe('Thinking about weather tools');
     const tc = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
-    expect(tc[0]).toMatchObject({ index: 0, id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_current_weather', arguments: '' } });
+    expect(tc[0]).toMatchObject({
+      index: 0,
+      id: expect.stringMatching(/^call_/),
+      type: 'function',
+      function: { name: 'get_current_weather', arguments: '' },
+    });
     expect(tc[0]).toHaveProperty('extra_content', { google: { thought_signature: 'sig-abc' } });
     expect(tc[1]).toEqual({ index: 0, function: { arguments: '{"location":"Paris"}' } });
     expect(chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean)).toEqual(['tool_calls']);
-    expect(chunks[chunks.length - 1]!.usage).toMatchObject({ prompt_tokens: 40, completion_tokens: 22, completion_tokens_details: { reasoning_tokens: 12 } });
+    expect(chunks[chunks.length - 1]!.usage).toMatchObject({
+      prompt_tokens: 40,
+      completion_tokens: 22,
+      completion_tokens_details: { reasoning_tokens: 12 },
+    });
   });
 
   it('throws on an error frame with the error code as status', () => {
     const m = createGoogleStreamMapper('google', 'g', 1);
     m.push(Buffer.from('data: {"candidates":[{"content":{"parts":[{"text":"a"}],"role":"model"},"index":0}]}\n\n'));
-    expect(() => m.push(Buffer.from('data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}\n\n'))).toThrow(
+    expect(() =>
+      m.push(Buffer.from('data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}\n\n')),
+    ).toThrow(
       expect.objectContaining({ code: 'provider_error', status: 503, message: 'The model is overloaded.', publicCode: 'UNAVAILABLE' }),
     );
   });
@@ -65,20 +76,29 @@ describe('google stream mapper', () => {
 
   it('finishes a blocked prompt with content_filter', () => {
     const m = createGoogleStreamMapper('google', 'g', 1);
-    const chunks = [...m.push(Buffer.from('data: {"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":3,"totalTokenCount":3}}\n\n')), ...m.end()];
+    const chunks = [
+      ...m.push(
+        Buffer.from('data: {"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":3,"totalTokenCount":3}}\n\n'),
+      ),
+      ...m.end(),
+    ];
     expect(chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean)).toEqual(['content_filter']);
     expect(chunks[chunks.length - 1]!.usage?.prompt_tokens).toBe(3);
   });
 
   it('keeps candidates apart when n > 1', () => {
     const m = createGoogleStreamMapper('google', 'g', 1);
-    const frame = (i: number, t: string, fin?: string) => ({ content: { parts: [{ text: t }], role: 'model' }, index: i, ...(fin ? { finishReason: fin } : {}) });
+    const frame = (i: number, t: string, fin?: string) => ({
+      content: { parts: [{ text: t }], role: 'model' },
+      index: i,
+      ...(fin ? { finishReason: fin } : {}),
+    });
     const chunks = [
       ...m.push(Buffer.from(`data: ${JSON.stringify({ candidates: [frame(0, 'a'), frame(1, 'b')] })}\n\n`)),
       ...m.push(Buffer.from(`data: ${JSON.stringify({ candidates: [frame(0, 'c', 'STOP'), frame(1, 'd', 'MAX_TOKENS')] })}\n\n`)),
       ...m.end(),
     ];
-    const text = (i: number) => chunks.map((c) => (c.choices[0]?.index === i ? c.choices[0].delta.content ?? '' : '')).join('');
+    const text = (i: number) => chunks.map((c) => (c.choices[0]?.index === i ? (c.choices[0].delta.content ?? '') : '')).join('');
     expect([text(0), text(1)]).toEqual(['ac', 'bd']);
     expect(chunks.filter((c) => c.choices[0]?.finish_reason).map((c) => [c.choices[0]!.index, c.choices[0]!.finish_reason])).toEqual([
       [0, 'stop'],

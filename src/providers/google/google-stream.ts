@@ -63,9 +63,24 @@ export function createGoogleStreamMapper(provider: string, model: string, create
         const call = toolCallOf(part);
         if (call) {
           const tcIndex = state.toolCalls++;
-          const head = { index: tcIndex, id: call.id, type: 'function' as const, function: { name: call.function.name, arguments: '' }, ...(call.extra_content ? { extra_content: call.extra_content } : {}) };
+          const head = {
+            index: tcIndex,
+            id: call.id,
+            type: 'function' as const,
+            function: { name: call.function.name, arguments: '' },
+            ...(call.extra_content ? { extra_content: call.extra_content } : {}),
+          };
           out.push(chunk([{ index, delta: { tool_calls: [head] }, finish_reason: null, logprobs: null }]));
-          out.push(chunk([{ index, delta: { tool_calls: [{ index: tcIndex, function: { arguments: call.function.arguments } }] }, finish_reason: null, logprobs: null }]));
+          out.push(
+            chunk([
+              {
+                index,
+                delta: { tool_calls: [{ index: tcIndex, function: { arguments: call.function.arguments } }] },
+                finish_reason: null,
+                logprobs: null,
+              },
+            ]),
+          );
         } else if (typeof part.text === 'string' && part.text.length) {
           const delta = part.thought === true ? { reasoning_content: part.text } : { content: part.text };
           out.push(chunk([{ index, delta, finish_reason: null, logprobs: null }]));
@@ -73,7 +88,9 @@ export function createGoogleStreamMapper(provider: string, model: string, create
       }
       if (cand.finishReason !== undefined && !state.finished) {
         state.finished = true;
-        out.push(chunk([{ index, delta: {}, finish_reason: mapGoogleFinishReason(cand.finishReason, state.toolCalls > 0), logprobs: null }]));
+        out.push(
+          chunk([{ index, delta: {}, finish_reason: mapGoogleFinishReason(cand.finishReason, state.toolCalls > 0), logprobs: null }]),
+        );
       }
     });
   };

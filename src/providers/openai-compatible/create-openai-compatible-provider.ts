@@ -17,7 +17,13 @@ import { createOpenAIResponsesEndpoint } from './openai-responses.js';
 import { baseUrlOf, openAIHeaders, type OpenAICompatibleSpec } from './openai-compatible-spec.js';
 
 /** A POST of `body` (sent as `text`, its JSON by default) to `path` of the host. */
-function jsonCall(spec: OpenAICompatibleSpec, path: string, body: Record<string, unknown>, ctx: CallContext, text = jsonText(body, ctx)): UpstreamCall {
+function jsonCall(
+  spec: OpenAICompatibleSpec,
+  path: string,
+  body: Record<string, unknown>,
+  ctx: CallContext,
+  text = jsonText(body, ctx),
+): UpstreamCall {
   const p = spec.resolvePath ? spec.resolvePath(path, body, ctx.target) : path;
   return { url: joinUrl(baseUrlOf(spec, ctx.target), p), method: 'POST', headers: openAIHeaders(spec, ctx.target), body: text };
 }
@@ -118,19 +124,19 @@ export function createOpenAICompatibleProvider(spec: OpenAICompatibleSpec): Prov
     settings: { ...OPENAI_COMPATIBLE_SETTINGS, ...spec.settings },
     async listModels(ctx) {
       const path = spec.resolvePath ? spec.resolvePath('/models', undefined, ctx.target) : '/models';
-      const parsed = await ctx.http.getJson({ url: joinUrl(baseUrlOf(spec, ctx.target), path), headers: openAIHeaders(spec, ctx.target), signal: ctx.signal }, spec.name, (status, body, headers) =>
-        mapOpenAIError(spec.name, status, body, headers),
+      const parsed = await ctx.http.getJson(
+        { url: joinUrl(baseUrlOf(spec, ctx.target), path), headers: openAIHeaders(spec, ctx.target), signal: ctx.signal },
+        spec.name,
+        (status, body, headers) => mapOpenAIError(spec.name, status, body, headers),
       );
       const data = isObject(parsed) && Array.isArray(parsed.data) ? parsed.data : [];
-      return data.filter(isObject).map(
-        (m): ModelInfo => ({
-          id: String(m.id),
-          object: 'model',
-          created: typeof m.created === 'number' ? m.created : 0,
-          owned_by: typeof m.owned_by === 'string' ? m.owned_by : spec.name,
-          provider: spec.name,
-        }),
-      );
+      return data.filter(isObject).map((m): ModelInfo => ({
+        id: String(m.id),
+        object: 'model',
+        created: typeof m.created === 'number' ? m.created : 0,
+        owned_by: typeof m.owned_by === 'string' ? m.owned_by : spec.name,
+        provider: spec.name,
+      }));
     },
   };
 }

@@ -32,13 +32,17 @@ export function createJsonSseMapper<T>(provider: string, rules: JsonSseRules): S
       if (!isObject(value)) continue;
       const err = rules.errorOf(value);
       if (err) {
-        throw new GatewayError('provider_error', typeof err.message === 'string' ? err.message : 'The provider reported an error mid-stream.', {
-          provider,
-          status: 502,
-          type: typeof err.type === 'string' && err.type !== 'error' ? err.type : 'server_error',
-          publicCode: typeof err.code === 'string' ? err.code : null,
-          param: typeof err.param === 'string' ? err.param : null,
-        });
+        throw new GatewayError(
+          'provider_error',
+          typeof err.message === 'string' ? err.message : 'The provider reported an error mid-stream.',
+          {
+            provider,
+            status: 502,
+            type: typeof err.type === 'string' && err.type !== 'error' ? err.type : 'server_error',
+            publicCode: typeof err.code === 'string' ? err.code : null,
+            param: typeof err.param === 'string' ? err.param : null,
+          },
+        );
       }
       if (rules.keep && !rules.keep(value)) continue;
       if (rules.isTerminal?.(value)) done = true;
@@ -50,7 +54,8 @@ export function createJsonSseMapper<T>(provider: string, rules: JsonSseRules): S
     push: (bytes) => handle(sse.push(bytes)),
     end: () => {
       const out = handle(sse.end());
-      if (!done) throw new GatewayError('provider_error', 'The provider closed the stream before it was complete.', { provider, status: 502 });
+      if (!done)
+        throw new GatewayError('provider_error', 'The provider closed the stream before it was complete.', { provider, status: 502 });
       return out;
     },
   };

@@ -6,7 +6,12 @@ import { tryParseJson, isObject } from '../../foundation/lib/json.js';
  * `{"detail": "…"}` of Voyage and Jina) to a GatewayError that keeps the provider's status, message, type and code.
  * @see https://platform.openai.com/docs/guides/error-codes
  */
-export function mapOpenAIError(provider: string, status: number, body: string, headers: Record<string, string | string[] | undefined> = {}): GatewayError {
+export function mapOpenAIError(
+  provider: string,
+  status: number,
+  body: string,
+  headers: Record<string, string | string[] | undefined> = {},
+): GatewayError {
   const parsed = tryParseJson(body);
   const err = isObject(parsed) && isObject(parsed.error) ? parsed.error : isObject(parsed) ? parsed : undefined;
   const message =

@@ -1,6 +1,12 @@
 import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import { isObject } from '../../foundation/lib/json.js';
-import { buildRerankResponse, rerankDocumentText, rerankModelFor, type RerankRequest, type RerankResponse } from '../../foundation/spec/rerank.js';
+import {
+  buildRerankResponse,
+  rerankDocumentText,
+  rerankModelFor,
+  type RerankRequest,
+  type RerankResponse,
+} from '../../foundation/spec/rerank.js';
 
 /**
  * The body of a `/rerank` call in the vLLM / Jina format: `{model, query, documents, top_n,
@@ -30,7 +36,9 @@ export function mapOpenAICompatibleRerankResponse(body: unknown, req: RerankRequ
   if (!isObject(body) || !Array.isArray(body.results)) {
     throw new GatewayError('provider_error', `${provider} answered a rerank without results.`, { provider, status: 502 });
   }
-  const ranked = body.results.filter(isObject).map((r) => ({ index: Number(r.index), relevance_score: Number(r.relevance_score ?? r.score) }));
+  const ranked = body.results
+    .filter(isObject)
+    .map((r) => ({ index: Number(r.index), relevance_score: Number(r.relevance_score ?? r.score) }));
   return buildRerankResponse(req, ranked, {
     id: typeof body.id === 'string' ? body.id : fallbackId,
     model: typeof body.model === 'string' ? body.model : rerankModelFor(req.model, provider),

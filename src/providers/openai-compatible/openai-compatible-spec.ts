@@ -42,15 +42,21 @@ export function baseUrlOf(spec: OpenAICompatibleSpec, target: ProviderTarget): s
  */
 export function openAIHeaders(spec: OpenAICompatibleSpec, target: ProviderTarget): Record<string, string> {
   // No spread of absent forwarded headers and no object only to assign `authorization` (every request builds these).
-  const headers: Record<string, string> = target.forwardHeaders ? { ...target.forwardHeaders, 'content-type': 'application/json' } : { 'content-type': 'application/json' };
+  const headers: Record<string, string> = target.forwardHeaders
+    ? { ...target.forwardHeaders, 'content-type': 'application/json' }
+    : { 'content-type': 'application/json' };
   if (target.apiKey) {
     if (spec.authHeaders) Object.assign(headers, spec.authHeaders(target.apiKey, target));
     else headers.authorization = `Bearer ${target.apiKey}`;
   } else if (!spec.keyOptional) {
-    throw new GatewayError('invalid_request', `Provider '${spec.name}' needs an API key: send it as 'Authorization: Bearer <key>' or config 'api_key'.`, {
-      status: 400,
-      param: 'api_key',
-    });
+    throw new GatewayError(
+      'invalid_request',
+      `Provider '${spec.name}' needs an API key: send it as 'Authorization: Bearer <key>' or config 'api_key'.`,
+      {
+        status: 400,
+        param: 'api_key',
+      },
+    );
   }
   const org = target.config.compat_organization;
   const project = target.config.compat_project;

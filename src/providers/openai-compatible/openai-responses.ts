@@ -11,11 +11,18 @@ import { joinUrl } from './url.js';
  * `data:` lines by the gateway.
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */
-export function createOpenAIResponsesEndpoint(spec: OpenAICompatibleSpec): EndpointAdapter<ResponsesRequest, ResponseObject, ResponseStreamEvent> {
+export function createOpenAIResponsesEndpoint(
+  spec: OpenAICompatibleSpec,
+): EndpointAdapter<ResponsesRequest, ResponseObject, ResponseStreamEvent> {
   return {
     buildRequest(req, ctx) {
       const path = spec.resolvePath ? spec.resolvePath('/responses', req, ctx.target) : '/responses';
-      return { url: joinUrl(baseUrlOf(spec, ctx.target), path), method: 'POST', headers: openAIHeaders(spec, ctx.target), body: JSON.stringify(req) };
+      return {
+        url: joinUrl(baseUrlOf(spec, ctx.target), path),
+        method: 'POST',
+        headers: openAIHeaders(spec, ctx.target),
+        body: JSON.stringify(req),
+      };
     },
     mapResponse: (body) => body as ResponseObject,
     createStreamMapper: () => createOpenAIResponsesStreamMapper(spec.name),

@@ -36,6 +36,10 @@ describe('streamUsageBodyText', () => {
 
   it('keeps the other members of a stream_options the client sent', () => {
     const body = { model: 'm', stream: true, stream_options: { include_usage: false, include_obfuscation: false } } as Body;
-    expect(JSON.parse(streamUsageBodyText(body))).toEqual({ model: 'm', stream: true, stream_options: { include_usage: true, include_obfuscation: false } });
+    expect(JSON.parse(streamUsageBodyText(body))).toEqual({
+      model: 'm',
+      stream: true,
+      stream_options: { include_usage: true, include_obfuscation: false },
+    });
   });
 });

@@ -31,7 +31,9 @@ export function parseServiceAccount(value: unknown): ServiceAccount | undefined 
   if (value === undefined || value === null || value === '') return undefined;
   const json = typeof value === 'string' ? tryParseJson(value) : value;
   if (!isObject(json) || typeof json.client_email !== 'string' || typeof json.private_key !== 'string') {
-    throw new GatewayError('invalid_request', `'${PARAM}' must be a service-account key object with 'client_email' and 'private_key'.`, { param: PARAM });
+    throw new GatewayError('invalid_request', `'${PARAM}' must be a service-account key object with 'client_email' and 'private_key'.`, {
+      param: PARAM,
+    });
   }
   return {
     client_email: json.client_email,
@@ -53,13 +55,22 @@ function base64url(value: unknown): string {
  */
 export function signServiceAccountAssertion(sa: ServiceAccount, nowSeconds: number): string {
   const header = { alg: 'RS256', typ: 'JWT', ...(sa.private_key_id ? { kid: sa.private_key_id } : {}) };
-  const claims = { iss: sa.client_email, scope: CLOUD_PLATFORM_SCOPE, aud: sa.token_uri, iat: nowSeconds, exp: nowSeconds + ASSERTION_LIFETIME_S };
+  const claims = {
+    iss: sa.client_email,
+    scope: CLOUD_PLATFORM_SCOPE,
+    aud: sa.token_uri,
+    iat: nowSeconds,
+    exp: nowSeconds + ASSERTION_LIFETIME_S,
+  };
   const input = `${base64url(header)}.${base64url(claims)}`;
   let signature: Buffer;
   try {
     signature = sign('RSA-SHA256', Buffer.from(input), sa.private_key);
   } catch (err) {
-    throw new GatewayError('invalid_request', `'${PARAM}.private_key' is not a usable RSA private key.`, { param: `${PARAM}.private_key`, cause: err });
+    throw new GatewayError('invalid_request', `'${PARAM}.private_key' is not a usable RSA private key.`, {
+      param: `${PARAM}.private_key`,
+      cause: err,
+    });
   }
   return `${input}.${signature.toString('base64url')}`;
 }
@@ -129,7 +140,7 @@ async function exchange(sa: ServiceAccount, http: HttpClient, clock: Clock, prov
   const body = tryParseJson(res.text);
   if (res.status < 200 || res.status >= 300 || !isObject(body) || typeof body.access_token !== 'string') {
     const code = isObject(body) && typeof body.error === 'string' ? body.error : null;
-    const detail = isObject(body) && typeof body.error_description === 'string' ? body.error_description : code ?? `status ${res.status}`;
+    const detail = isObject(body) && typeof body.error_description === 'string' ? body.error_description : (code ?? `status ${res.status}`);
     const status = code && AUTH_ERRORS.has(code) ? 401 : res.status >= 400 ? res.status : 502;
     throw new GatewayError('provider_error', `The service account could not obtain an access token: ${detail}`, {
       status,
@@ -180,5 +191,9 @@ export async function vertexAuthHeaders(ctx: CallContext, tokens: VertexTokenCac
     return { authorization: `Bearer ${await tokens.getToken(sa, ctx.http, ctx.clock, provider)}` };
   }
   if (ctx.target.apiKey) return { authorization: `Bearer ${ctx.target.apiKey}` };
-  throw new GatewayError('invalid_request', `Provider '${provider}' needs '${PARAM}' (a service-account key) or an access token as 'api_key'.`, { param: PARAM });
+  throw new GatewayError(
+    'invalid_request',
+    `Provider '${provider}' needs '${PARAM}' (a service-account key) or an access token as 'api_key'.`,
+    { param: PARAM },
+  );
 }

@@ -36,11 +36,18 @@ export function buildVertexAnthropicBody(req: ChatCompletionRequest, stream: boo
  * (the anthropic provider's converters and stream mapper).
  * @see https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/inference
  */
-export function createVertexChat(provider: string, tokens: VertexTokenCache): EndpointAdapter<ChatCompletionRequest, ChatCompletion, ChatCompletionChunk> {
+export function createVertexChat(
+  provider: string,
+  tokens: VertexTokenCache,
+): EndpointAdapter<ChatCompletionRequest, ChatCompletion, ChatCompletionChunk> {
   return {
     async buildRequest(req, ctx): Promise<UpstreamCall> {
       const model = googleModelOf(req.model);
-      const headers = { ...ctx.target.forwardHeaders, 'content-type': 'application/json', ...(await vertexAuthHeaders(ctx, tokens, provider)) };
+      const headers = {
+        ...ctx.target.forwardHeaders,
+        'content-type': 'application/json',
+        ...(await vertexAuthHeaders(ctx, tokens, provider)),
+      };
       if (isAnthropicModel(model)) {
         const url = vertexModelUrl(ctx.target, 'anthropic', model, ctx.stream ? 'streamRawPredict' : 'rawPredict');
         return { url, method: 'POST', headers, body: JSON.stringify(buildVertexAnthropicBody(req, ctx.stream)) };
@@ -54,7 +61,9 @@ export function createVertexChat(provider: string, tokens: VertexTokenCache): En
     },
     createStreamMapper(req, ctx) {
       const model = googleModelOf(req.model);
-      return isAnthropicModel(model) ? createAnthropicStreamMapper(provider, model) : createGoogleStreamMapper(provider, model, unixSeconds(ctx.clock));
+      return isAnthropicModel(model)
+        ? createAnthropicStreamMapper(provider, model)
+        : createGoogleStreamMapper(provider, model, unixSeconds(ctx.clock));
     },
   };
 }

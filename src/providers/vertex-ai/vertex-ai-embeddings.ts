@@ -19,10 +19,17 @@ export function createVertexEmbeddings(provider: string, tokens: VertexTokenCach
     async buildRequest(req, ctx): Promise<UpstreamCall> {
       const model = googleModelOf(req.model ?? DEFAULT_MODEL);
       const body: Record<string, unknown> = {
-        instances: embeddingTexts(req).map((content) => ({ content, ...(typeof req.task_type === 'string' ? { task_type: req.task_type } : {}) })),
+        instances: embeddingTexts(req).map((content) => ({
+          content,
+          ...(typeof req.task_type === 'string' ? { task_type: req.task_type } : {}),
+        })),
       };
       if (req.dimensions !== undefined) body.parameters = { outputDimensionality: req.dimensions };
-      const headers = { ...ctx.target.forwardHeaders, 'content-type': 'application/json', ...(await vertexAuthHeaders(ctx, tokens, provider)) };
+      const headers = {
+        ...ctx.target.forwardHeaders,
+        'content-type': 'application/json',
+        ...(await vertexAuthHeaders(ctx, tokens, provider)),
+      };
       return { url: vertexModelUrl(ctx.target, 'google', model, 'predict'), method: 'POST', headers, body: JSON.stringify(body) };
     },
     mapResponse(body, req) {
@@ -34,7 +41,12 @@ export function createVertexEmbeddings(provider: string, tokens: VertexTokenCach
         const values = Array.isArray(emb.values) ? (emb.values as number[]) : [];
         return { object: 'embedding' as const, index, embedding: encodeEmbedding(values, req.encoding_format) };
       });
-      return { object: 'list', data, model: googleModelOf(req.model ?? DEFAULT_MODEL), usage: { prompt_tokens: promptTokens, total_tokens: promptTokens } };
+      return {
+        object: 'list',
+        data,
+        model: googleModelOf(req.model ?? DEFAULT_MODEL),
+        usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+      };
     },
   };
 }

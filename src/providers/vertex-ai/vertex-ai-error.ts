@@ -11,7 +11,12 @@ import { mapGoogleError } from '../google/google-error.js';
  * @see https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/api-errors
  * @see https://docs.anthropic.com/en/api/errors
  */
-export function mapVertexError(provider: string, status: number, body: string, headers: Record<string, string | string[] | undefined> = {}): GatewayError {
+export function mapVertexError(
+  provider: string,
+  status: number,
+  body: string,
+  headers: Record<string, string | string[] | undefined> = {},
+): GatewayError {
   const parsed = tryParseJson(body);
   if (isObject(parsed) && parsed.type === 'error') return mapAnthropicError(provider, status, body, headers);
   return mapGoogleError(provider, status, body, headers);

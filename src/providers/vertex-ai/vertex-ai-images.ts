@@ -13,8 +13,17 @@ import { vertexModelUrl } from './vertex-ai-url.js';
 export function createVertexImages(provider: string, tokens: VertexTokenCache): EndpointAdapter<ImageGenerationRequest, ImagesResponse> {
   return {
     async buildRequest(req, ctx): Promise<UpstreamCall> {
-      const headers = { ...ctx.target.forwardHeaders, 'content-type': 'application/json', ...(await vertexAuthHeaders(ctx, tokens, provider)) };
-      return { url: vertexModelUrl(ctx.target, 'google', imagenModelOf(req), 'predict'), method: 'POST', headers, body: JSON.stringify(buildImagenBody(req)) };
+      const headers = {
+        ...ctx.target.forwardHeaders,
+        'content-type': 'application/json',
+        ...(await vertexAuthHeaders(ctx, tokens, provider)),
+      };
+      return {
+        url: vertexModelUrl(ctx.target, 'google', imagenModelOf(req), 'predict'),
+        method: 'POST',
+        headers,
+        body: JSON.stringify(buildImagenBody(req)),
+      };
     },
     mapResponse: (body, _req, ctx) => mapImagenResponse(body, provider, unixSeconds(ctx.clock)),
   };

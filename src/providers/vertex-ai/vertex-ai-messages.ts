@@ -29,7 +29,10 @@ export function buildVertexMessagesBody(req: MessagesRequest, stream: boolean): 
  * by the body's `anthropic_version`.
  * @see https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude/use-claude
  */
-export function createVertexMessages(provider: string, tokens: VertexTokenCache): EndpointAdapter<MessagesRequest, MessagesResponse, MessagesStreamEvent> {
+export function createVertexMessages(
+  provider: string,
+  tokens: VertexTokenCache,
+): EndpointAdapter<MessagesRequest, MessagesResponse, MessagesStreamEvent> {
   return {
     nativeSchema: true,
     servesModel: (model) => typeof model === 'string' && isAnthropicModel(claudeModelOf(model)),

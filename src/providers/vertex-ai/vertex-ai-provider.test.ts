@@ -34,7 +34,12 @@ function ctx(stream = false, config: Record<string, unknown> = {}, customHost: s
       provider: 'vertex-ai',
       apiKey,
       customHost: customHost ?? undefined,
-      config: { cloud2_project_id: 'test-project', cloud2_region: 'us-east5', cloud2_service_account_json: { client_email: EMAIL, private_key: PEM, token_uri: fake.tokenUri }, ...config },
+      config: {
+        cloud2_project_id: 'test-project',
+        cloud2_region: 'us-east5',
+        cloud2_service_account_json: { client_email: EMAIL, private_key: PEM, token_uri: fake.tokenUri },
+        ...config,
+      },
       forwardHeaders: {},
     },
     stream,
@@ -62,26 +67,62 @@ async function stream(req: ChatCompletionRequest): Promise<ChatCompletionChunk[]
   return [...out, ...mapper.end()];
 }
 
-const user = (text: string): ChatCompletionRequest['messages'] => [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: text }];
-const tools: ChatCompletionRequest['tools'] = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', additionalProperties: false, properties: { query: { type: 'string' } } } } }];
+const user = (text: string): ChatCompletionRequest['messages'] => [
+  { role: 'system', content: 'Be brief.' },
+  { role: 'user', content: text },
+];
+const tools: ChatCompletionRequest['tools'] = [
+  {
+    type: 'function',
+    function: { name: 'lookup', parameters: { type: 'object', additionalProperties: false, properties: { query: { type: 'string' } } } },
+  },
+];
 
 describe('vertex-ai URLs', () => {
   it('builds regional, global and custom-host URLs; takes the project from the key when absent', async () => {
     const cfg = { cloud2_service_account_json: undefined };
     const regional = await chat.buildRequest({ model: 'gemini-2.5-flash', messages: user('x') }, ctx(false, cfg, null, 'tok'));
-    expect(regional.url).toBe('https://us-east5-aiplatform.googleapis.com/v1/projects/test-project/locations/us-east5/publishers/google/models/gemini-2.5-flash:generateContent');
+    expect(regional.url).toBe(
+      'https://us-east5-aiplatform.googleapis.com/v1/projects/test-project/locations/us-east5/publishers/google/models/gemini-2.5-flash:generateContent',
+    );
     expect(regional.headers.authorization).toBe('Bearer tok');
-    const global = await chat.buildRequest({ model: 'claude-sonnet-4@20250514', messages: user('x') }, ctx(true, { ...cfg, cloud2_region: 'global' }, null, 'tok'));
-    expect(global.url).toBe('https://aiplatform.googleapis.com/v1/projects/test-project/locations/global/publishers/anthropic/models/claude-sonnet-4@20250514:streamRawPredict');
-    const fromKey = await chat.buildRequest({ model: 'gemini-2.5-flash', messages: user('x') }, ctx(true, { cloud2_project_id: undefined, cloud2_service_account_json: { client_email: EMAIL, private_key: PEM, token_uri: fake.tokenUri, project_id: 'from-key' } }));
-    expect(fromKey.url).toBe(`${fake.origin}/v1/projects/from-key/locations/us-east5/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse`);
-    await expect(async () => chat.buildRequest({ model: 'g', messages: user('x') }, ctx(false, { cloud2_project_id: undefined, cloud2_service_account_json: undefined }, null, 't'))).rejects.toMatchObject({ param: 'cloud2_project_id' });
+    const global = await chat.buildRequest(
+      { model: 'claude-sonnet-4@20250514', messages: user('x') },
+      ctx(true, { ...cfg, cloud2_region: 'global' }, null, 'tok'),
+    );
+    expect(global.url).toBe(
+      'https://aiplatform.googleapis.com/v1/projects/test-project/locations/global/publishers/anthropic/models/claude-sonnet-4@20250514:streamRawPredict',
+    );
+    const fromKey = await chat.buildRequest(
+      { model: 'gemini-2.5-flash', messages: user('x') },
+      ctx(true, {
+        cloud2_project_id: undefined,
+        cloud2_service_account_json: { client_email: EMAIL, private_key: PEM, token_uri: fake.tokenUri, project_id: 'from-key' },
+      }),
+    );
+    expect(fromKey.url).toBe(
+      `${fake.origin}/v1/projects/from-key/locations/us-east5/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse`,
+    );
+    await expect(async () =>
+      chat.buildRequest(
+        { model: 'g', messages: user('x') },
+        ctx(false, { cloud2_project_id: undefined, cloud2_service_account_json: undefined }, null, 't'),
+      ),
+    ).rejects.toMatchObject({ param: 'cloud2_project_id' });
   });
 
   it('sends Claude the Anthropic body without model and with the Vertex version', async () => {
-    const call = await chat.buildRequest({ model: 'claude-sonnet-4@20250514', messages: user('x'), max_tokens: 50 }, ctx(false, { cloud2_service_account_json: undefined }, null, 'tok'));
+    const call = await chat.buildRequest(
+      { model: 'claude-sonnet-4@20250514', messages: user('x'), max_tokens: 50 },
+      ctx(false, { cloud2_service_account_json: undefined }, null, 'tok'),
+    );
     const body = JSON.parse(String(call.body));
-    expect(body).toMatchObject({ anthropic_version: 'vertex-2023-10-16', max_tokens: 50, system: expect.anything(), messages: [{ role: 'user' }] });
+    expect(body).toMatchObject({
+      anthropic_version: 'vertex-2023-10-16',
+      max_tokens: 50,
+      system: expect.anything(),
+      messages: [{ role: 'user' }],
+    });
     expect(body).not.toHaveProperty('model');
     expect(body).not.toHaveProperty('stream');
   });
@@ -89,7 +130,19 @@ describe('vertex-ai URLs', () => {
 
 describe('vertex-ai adapter against the Vertex fake', () => {
   it('Gemini: chat with a system prompt and an image, usage, token from the service account', async () => {
-    const out = await complete({ model: 'gemini-2.5-flash', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: 'see' }, { type: 'image_url', image_url: { url: 'gs://b/cat.png' } }] }] });
+    const out = await complete({
+      model: 'gemini-2.5-flash',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'see' },
+            { type: 'image_url', image_url: { url: 'gs://b/cat.png' } },
+          ],
+        },
+      ],
+    });
     expect(out.choices[0]!.message.content).toBe('echo: see [images: 1]');
     expect(out.usage!.prompt_tokens).toBeGreaterThan(0);
     expect(fake.lastRequest!.body.systemInstruction).toEqual({ parts: [{ text: 'Be brief.' }] });
@@ -99,7 +152,11 @@ describe('vertex-ai adapter against the Vertex fake', () => {
   it('Gemini: tool round trip and stream', async () => {
     const first = await complete({ model: 'gemini-2.5-flash', messages: user('Paris?'), tools });
     const call = first.choices[0]!.message.tool_calls![0]!;
-    const second = await complete({ model: 'gemini-2.5-flash', messages: [...user('Paris?'), first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: 'sunny' }], tools });
+    const second = await complete({
+      model: 'gemini-2.5-flash',
+      messages: [...user('Paris?'), first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: 'sunny' }],
+      tools,
+    });
     expect(second.choices[0]!.message.content).toBe('tool said: sunny');
     const chunks = await stream({ model: 'gemini-2.5-flash', messages: user('a b c') });
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('echo: a b c');
@@ -109,11 +166,17 @@ describe('vertex-ai adapter against the Vertex fake', () => {
   it('Claude: chat, tool round trip and stream through rawPredict / streamRawPredict', async () => {
     const out = await complete({ model: 'claude-sonnet-4@20250514', messages: user('hi') });
     expect(out.choices[0]!.message.content).toBe('echo: hi');
-    expect(fake.lastRequest!.path).toBe('/v1/projects/test-project/locations/us-east5/publishers/anthropic/models/claude-sonnet-4@20250514:rawPredict');
+    expect(fake.lastRequest!.path).toBe(
+      '/v1/projects/test-project/locations/us-east5/publishers/anthropic/models/claude-sonnet-4@20250514:rawPredict',
+    );
     const first = await complete({ model: 'claude-sonnet-4@20250514', messages: user('find'), tools });
     expect(first.choices[0]!.finish_reason).toBe('tool_calls');
     const tc = first.choices[0]!.message.tool_calls![0]!;
-    const second = await complete({ model: 'claude-sonnet-4@20250514', messages: [...user('find'), first.choices[0]!.message, { role: 'tool', tool_call_id: tc.id, content: 'found' }], tools });
+    const second = await complete({
+      model: 'claude-sonnet-4@20250514',
+      messages: [...user('find'), first.choices[0]!.message, { role: 'tool', tool_call_id: tc.id, content: 'found' }],
+      tools,
+    });
     expect(second.choices[0]!.message.content).toBe('tool said: found');
     const chunks = await stream({ model: 'claude-sonnet-4@20250514', messages: user('x y') });
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toBe('echo: x y');
@@ -121,24 +184,51 @@ describe('vertex-ai adapter against the Vertex fake', () => {
   });
 
   it('maps Google and Anthropic error bodies, and refuses a foreign project with 403', async () => {
-    fake.fail({ status: 429, body: googleErrorBody(429, 'RESOURCE_EXHAUSTED', 'Quota exceeded for aiplatform.googleapis.com/generate_content_requests_per_minute_per_project_per_base_model.') });
-    await expect(complete({ model: 'gemini-2.5-flash', messages: user('x') })).rejects.toMatchObject({ status: 429, publicCode: 'RESOURCE_EXHAUSTED' });
+    fake.fail({
+      status: 429,
+      body: googleErrorBody(
+        429,
+        'RESOURCE_EXHAUSTED',
+        'Quota exceeded for aiplatform.googleapis.com/generate_content_requests_per_minute_per_project_per_base_model.',
+      ),
+    });
+    await expect(complete({ model: 'gemini-2.5-flash', messages: user('x') })).rejects.toMatchObject({
+      status: 429,
+      publicCode: 'RESOURCE_EXHAUSTED',
+    });
     fake.fail({ status: 529, body: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } });
-    await expect(complete({ model: 'claude-sonnet-4@20250514', messages: user('x') })).rejects.toMatchObject({ status: 529, type: 'overloaded_error', message: 'Overloaded' });
-    await expect(complete({ model: 'gemini-2.5-flash', messages: user('x') }, ctx(false, { cloud2_project_id: 'other' }))).rejects.toMatchObject({ status: 403, publicCode: 'PERMISSION_DENIED' });
-    await expect(complete({ model: 'gemini-2.5-flash', messages: user('x') }, ctx(false, { cloud2_service_account_json: undefined }, fake.origin, 'ya29.bogus'))).rejects.toMatchObject({ status: 401, publicCode: 'UNAUTHENTICATED' });
+    await expect(complete({ model: 'claude-sonnet-4@20250514', messages: user('x') })).rejects.toMatchObject({
+      status: 529,
+      type: 'overloaded_error',
+      message: 'Overloaded',
+    });
+    await expect(
+      complete({ model: 'gemini-2.5-flash', messages: user('x') }, ctx(false, { cloud2_project_id: 'other' })),
+    ).rejects.toMatchObject({ status: 403, publicCode: 'PERMISSION_DENIED' });
+    await expect(
+      complete(
+        { model: 'gemini-2.5-flash', messages: user('x') },
+        ctx(false, { cloud2_service_account_json: undefined }, fake.origin, 'ya29.bogus'),
+      ),
+    ).rejects.toMatchObject({ status: 401, publicCode: 'UNAUTHENTICATED' });
   });
 
   it('embeds through :predict with token counts', async () => {
     const c = ctx();
     const req = { model: 'text-embedding-005', input: ['hello world', 'bye'], dimensions: 4 };
     const call = await provider.endpoints.embeddings!.buildRequest(req, c);
-    expect(JSON.parse(String(call.body))).toEqual({ instances: [{ content: 'hello world' }, { content: 'bye' }], parameters: { outputDimensionality: 4 } });
+    expect(JSON.parse(String(call.body))).toEqual({
+      instances: [{ content: 'hello world' }, { content: 'bye' }],
+      parameters: { outputDimensionality: 4 },
+    });
     const res = await http.sendText(call);
     const out = provider.endpoints.embeddings!.mapResponse(JSON.parse(res.text), req, c);
     expect(out.data.map((d) => (d.embedding as number[]).length)).toEqual([4, 4]);
     expect(out.usage).toEqual({ prompt_tokens: 4, total_tokens: 4 });
-    expect(provider.endpoints.embeddings!.mapResponse(fixture('predict-embeddings.json'), { input: ['a', 'b'] }, c)).toMatchObject({ model: 'text-embedding-005', usage: { prompt_tokens: 10 } });
+    expect(provider.endpoints.embeddings!.mapResponse(fixture('predict-embeddings.json'), { input: ['a', 'b'] }, c)).toMatchObject({
+      model: 'text-embedding-005',
+      usage: { prompt_tokens: 10 },
+    });
   });
 
   it('maps a documented Claude rawPredict answer', () => {

@@ -28,7 +28,12 @@ export function createVertexAiProvider(opts: VertexAiProviderOptions = {}): Prov
   const tokens = opts.tokens ?? new VertexTokenCache();
   return {
     name: NAME,
-    endpoints: { chat: createVertexChat(NAME, tokens), embeddings: createVertexEmbeddings(NAME, tokens), images: createVertexImages(NAME, tokens), messages: createVertexMessages(NAME, tokens) },
+    endpoints: {
+      chat: createVertexChat(NAME, tokens),
+      embeddings: createVertexEmbeddings(NAME, tokens),
+      images: createVertexImages(NAME, tokens),
+      messages: createVertexMessages(NAME, tokens),
+    },
     mapError: (status, body, headers) => mapVertexError(NAME, status, body, headers),
     settings: VERTEX_AI_SETTINGS,
   };

@@ -32,9 +32,13 @@ function projectOf(target: ProviderTarget): string {
   if (project) return project;
   const fromAccount = parseServiceAccount(target.config.cloud2_service_account_json)?.project_id;
   if (fromAccount) return checkUrlField('cloud2_project_id', fromAccount, 'cloud2_service_account_json.project_id');
-  throw new GatewayError('invalid_request', "Provider 'vertex-ai' needs 'cloud2_project_id' (or a service account key with 'project_id').", {
-    param: 'cloud2_project_id',
-  });
+  throw new GatewayError(
+    'invalid_request',
+    "Provider 'vertex-ai' needs 'cloud2_project_id' (or a service account key with 'project_id').",
+    {
+      param: 'cloud2_project_id',
+    },
+  );
 }
 
 /**

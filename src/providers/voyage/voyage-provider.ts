@@ -5,10 +5,19 @@ import { baseUrlOf, openAIHeaders, type OpenAICompatibleSpec } from '../openai-c
 import { joinUrl } from '../openai-compatible/url.js';
 import { buildVoyageRerankBody, mapVoyageRerankResponse } from './voyage-rerank.js';
 
-const spec: OpenAICompatibleSpec = { name: 'voyage', baseUrl: 'https://api.voyageai.com/v1', without: ['chat', 'completions', 'images', 'moderations'] };
+const spec: OpenAICompatibleSpec = {
+  name: 'voyage',
+  baseUrl: 'https://api.voyageai.com/v1',
+  without: ['chat', 'completions', 'images', 'moderations'],
+};
 
 const rerank: EndpointAdapter<RerankRequest, RerankResponse> = {
-  buildRequest: (req, ctx) => ({ url: joinUrl(baseUrlOf(spec, ctx.target), '/rerank'), method: 'POST', headers: openAIHeaders(spec, ctx.target), body: JSON.stringify(buildVoyageRerankBody(req)) }),
+  buildRequest: (req, ctx) => ({
+    url: joinUrl(baseUrlOf(spec, ctx.target), '/rerank'),
+    method: 'POST',
+    headers: openAIHeaders(spec, ctx.target),
+    body: JSON.stringify(buildVoyageRerankBody(req)),
+  }),
   mapResponse: (body, req) => mapVoyageRerankResponse(body, req),
 };
 

@@ -1,7 +1,13 @@
 import { GatewayError } from '../../foundation/errors/gateway-error.js';
 import { isObject } from '../../foundation/lib/json.js';
 import { prefixedId } from '../../foundation/lib/ids.js';
-import { buildRerankResponse, rerankDocumentText, rerankModelFor, type RerankRequest, type RerankResponse } from '../../foundation/spec/rerank.js';
+import {
+  buildRerankResponse,
+  rerankDocumentText,
+  rerankModelFor,
+  type RerankRequest,
+  type RerankResponse,
+} from '../../foundation/spec/rerank.js';
 
 /**
  * The body of Voyage's `POST /v1/rerank`: `top_n` becomes `top_k`; `truncation` and
@@ -9,7 +15,11 @@ import { buildRerankResponse, rerankDocumentText, rerankModelFor, type RerankReq
  * @see https://docs.voyageai.com/reference/reranker-api
  */
 export function buildVoyageRerankBody(req: RerankRequest): Record<string, unknown> {
-  const body: Record<string, unknown> = { model: rerankModelFor(req.model, 'voyage'), query: req.query, documents: req.documents.map(rerankDocumentText) };
+  const body: Record<string, unknown> = {
+    model: rerankModelFor(req.model, 'voyage'),
+    query: req.query,
+    documents: req.documents.map(rerankDocumentText),
+  };
   if (req.top_n !== undefined) body.top_k = req.top_n;
   if (req.truncation !== undefined) body.truncation = req.truncation;
   if (req.return_documents !== undefined) body.return_documents = req.return_documents;

@@ -78,7 +78,15 @@ describe('console static files', () => {
   });
 
   it('answers 404 for unknown files and never leaves the folder (traversal, encoded traversal, symlinks)', async () => {
-    const paths = ['/console/assets/missing.js', '/console/../secret.txt', '/console/%2e%2e/secret.txt', '/console/..%2fsecret.txt', '/console/assets/..%2f..%2fsecret.txt', '/console/linked.txt', '/console/%00.js'];
+    const paths = [
+      '/console/assets/missing.js',
+      '/console/../secret.txt',
+      '/console/%2e%2e/secret.txt',
+      '/console/..%2fsecret.txt',
+      '/console/assets/..%2f..%2fsecret.txt',
+      '/console/linked.txt',
+      '/console/%00.js',
+    ];
     for (const path of paths) {
       const res = await fetch(base + path);
       const text = await res.text();

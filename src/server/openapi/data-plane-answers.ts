@@ -15,27 +15,72 @@ const ChatCompletion = Type.Object(
     object: Type.Literal('chat.completion'),
     created: Type.Integer(),
     model: Type.String(),
-    choices: Type.Array(Type.Object({ index: Type.Integer(), message: Type.Object({ role: Type.Literal('assistant'), content: Nullable(Type.String()) }, open), finish_reason: Nullable(Type.String()) }, open)),
+    choices: Type.Array(
+      Type.Object(
+        {
+          index: Type.Integer(),
+          message: Type.Object({ role: Type.Literal('assistant'), content: Nullable(Type.String()) }, open),
+          finish_reason: Nullable(Type.String()),
+        },
+        open,
+      ),
+    ),
     usage: Type.Optional(Usage),
   },
-  { ...open, description: 'A chat completion (OpenAI schema); with `stream: true`, `chat.completion.chunk` events ending with `data: [DONE]`.' },
+  {
+    ...open,
+    description: 'A chat completion (OpenAI schema); with `stream: true`, `chat.completion.chunk` events ending with `data: [DONE]`.',
+  },
 );
 
 const TextCompletion = Type.Object(
-  { id: Type.String(), object: Type.Literal('text_completion'), model: Type.String(), choices: Type.Array(Type.Object({ index: Type.Integer(), text: Type.String() }, open)), usage: Type.Optional(Usage) },
+  {
+    id: Type.String(),
+    object: Type.Literal('text_completion'),
+    model: Type.String(),
+    choices: Type.Array(Type.Object({ index: Type.Integer(), text: Type.String() }, open)),
+    usage: Type.Optional(Usage),
+  },
   { ...open, description: 'A text completion (OpenAI schema).' },
 );
 
 const Embeddings = Type.Object(
-  { object: Type.Literal('list'), model: Type.String(), data: Type.Array(Type.Object({ object: Type.Literal('embedding'), index: Type.Integer(), embedding: Type.Union([Type.Array(Type.Number()), Type.String()]) }, open)) },
+  {
+    object: Type.Literal('list'),
+    model: Type.String(),
+    data: Type.Array(
+      Type.Object(
+        { object: Type.Literal('embedding'), index: Type.Integer(), embedding: Type.Union([Type.Array(Type.Number()), Type.String()]) },
+        open,
+      ),
+    ),
+  },
   { ...open, description: 'Embeddings (OpenAI schema).' },
 );
 
-const Images = Type.Object({ created: Type.Integer(), data: Type.Array(Type.Object({ url: Type.Optional(Type.String()), b64_json: Type.Optional(Type.String()) }, open)) }, { ...open, description: 'Generated images (OpenAI schema).' });
-const Moderation = Type.Object({ id: Type.String(), model: Type.String(), results: Type.Array(Type.Object({ flagged: Type.Boolean() }, open)) }, { ...open, description: 'Moderation results (OpenAI schema).' });
-const Rerank = Type.Object({ results: Type.Array(Type.Object({ index: Type.Integer(), relevance_score: Type.Number() }, open)) }, { ...open, description: 'Documents ranked by relevance.' });
-const Model = Type.Object({ id: Type.String(), object: Type.Literal('model'), owned_by: Type.String() }, { ...open, description: 'A model reachable through the routing config.' });
-const ModelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(Model) }, { ...open, description: 'The models reachable through the routing config.' });
+const Images = Type.Object(
+  {
+    created: Type.Integer(),
+    data: Type.Array(Type.Object({ url: Type.Optional(Type.String()), b64_json: Type.Optional(Type.String()) }, open)),
+  },
+  { ...open, description: 'Generated images (OpenAI schema).' },
+);
+const Moderation = Type.Object(
+  { id: Type.String(), model: Type.String(), results: Type.Array(Type.Object({ flagged: Type.Boolean() }, open)) },
+  { ...open, description: 'Moderation results (OpenAI schema).' },
+);
+const Rerank = Type.Object(
+  { results: Type.Array(Type.Object({ index: Type.Integer(), relevance_score: Type.Number() }, open)) },
+  { ...open, description: 'Documents ranked by relevance.' },
+);
+const Model = Type.Object(
+  { id: Type.String(), object: Type.Literal('model'), owned_by: Type.String() },
+  { ...open, description: 'A model reachable through the routing config.' },
+);
+const ModelList = Type.Object(
+  { object: Type.Literal('list'), data: Type.Array(Model) },
+  { ...open, description: 'The models reachable through the routing config.' },
+);
 
 const Message = Type.Object(
   {
@@ -50,7 +95,16 @@ const Message = Type.Object(
   { ...open, description: 'A message (Anthropic Messages API); with `stream: true`, named events from `message_start` to `message_stop`.' },
 );
 const TokenCount = Type.Object({ input_tokens: Type.Integer() }, { ...open, description: 'The input tokens of a Messages API body.' });
-const Response = Type.Object({ id: Type.String(), object: Type.Literal('response'), status: Type.String(), model: Type.String(), output: Type.Array(Type.Object({ type: Type.String() }, open)) }, { ...open, description: 'A model response (Responses API); with `stream: true`, named `response.*` events.' });
+const Response = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.Literal('response'),
+    status: Type.String(),
+    model: Type.String(),
+    output: Type.Array(Type.Object({ type: Type.String() }, open)),
+  },
+  { ...open, description: 'A model response (Responses API); with `stream: true`, named `response.*` events.' },
+);
 
 /** The answer of a data-plane route and whether it can stream (`text/event-stream`), by method and URL. */
 export const DATA_PLANE_ANSWERS: Readonly<Record<string, { schema: TSchema; streams: boolean }>> = {

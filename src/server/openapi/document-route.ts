@@ -12,25 +12,43 @@ const DATA_PLANE_PERMISSION = 'completions.write';
  * document's security scheme, so it is not repeated here).
  */
 const GatewayHeaders = Type.Object({
-  authorization: Type.Optional(Type.String({ description: 'With `x-gateway-api-key`: `Bearer <provider key>` for the target. Without it: `Bearer <gateway key>` (also `x-api-key` on `/v1/messages`).' })),
+  authorization: Type.Optional(
+    Type.String({
+      description:
+        'With `x-gateway-api-key`: `Bearer <provider key>` for the target. Without it: `Bearer <gateway key>` (also `x-api-key` on `/v1/messages`).',
+    }),
+  ),
   'x-gateway-config': Type.Optional(Type.String({ description: 'A routing config as JSON, or the id of a stored config.' })),
-  'x-gateway-provider': Type.Optional(Type.String({ description: 'Provider name or `@slug`; the provider key travels as `Authorization: Bearer`.' })),
+  'x-gateway-provider': Type.Optional(
+    Type.String({ description: 'Provider name or `@slug`; the provider key travels as `Authorization: Bearer`.' }),
+  ),
   'x-gateway-virtual-key': Type.Optional(Type.String({ description: 'Id of a stored provider credential.' })),
   'x-gateway-custom-host': Type.Optional(Type.String({ description: 'Base URL of a privately hosted, provider-compatible server.' })),
-  'x-gateway-metadata': Type.Optional(Type.String({ description: 'JSON object of string values, read by conditional routing, rate-limit conditions, guardrails and logs.' })),
-  'x-gateway-trace-id': Type.Optional(Type.String({ description: 'Trace id (at most 128 characters). When absent: the OpenTelemetry trace id with tracing on, else the request id.' })),
+  'x-gateway-metadata': Type.Optional(
+    Type.String({ description: 'JSON object of string values, read by conditional routing, rate-limit conditions, guardrails and logs.' }),
+  ),
+  'x-gateway-trace-id': Type.Optional(
+    Type.String({
+      description: 'Trace id (at most 128 characters). When absent: the OpenTelemetry trace id with tracing on, else the request id.',
+    }),
+  ),
   'x-gateway-span-id': Type.Optional(Type.String({ description: 'Span id, recorded in the request log.' })),
   'x-gateway-parent-span-id': Type.Optional(Type.String({ description: 'Parent span id, recorded in the request log.' })),
   'x-gateway-span-name': Type.Optional(Type.String({ description: 'Span name, recorded in the request log.' })),
   'x-gateway-cache-force-refresh': Type.Optional(Type.String({ description: '`true` skips the cache read and stores the fresh answer.' })),
   'x-gateway-request-timeout': Type.Optional(Type.String({ description: 'Milliseconds; the same as config `request_timeout`.' })),
-  'x-gateway-forward-headers': Type.Optional(Type.String({ description: 'Comma-separated header names forwarded to the provider; the same as config `forward_headers`.' })),
+  'x-gateway-forward-headers': Type.Optional(
+    Type.String({ description: 'Comma-separated header names forwarded to the provider; the same as config `forward_headers`.' }),
+  ),
 });
 
 /** The routing headers of a data-plane answer. */
 const ANSWER_HEADERS = {
   'x-gateway-request-id': { type: 'string', description: 'Id of this request.' },
-  'x-gateway-trace-id': { type: 'string', description: 'The trace id: the request\'s own, the OpenTelemetry trace\'s, or (untraced, none given) the request id.' },
+  'x-gateway-trace-id': {
+    type: 'string',
+    description: "The trace id: the request's own, the OpenTelemetry trace's, or (untraced, none given) the request id.",
+  },
   'x-gateway-provider': { type: 'string', description: 'The provider that answered.' },
   'x-gateway-last-used-option-index': { type: 'string', description: 'Path of the target that answered, e.g. `config.targets[1]`.' },
   'x-gateway-retry-attempt-count': { type: 'string', description: 'Retries made on the target that answered.' },
@@ -38,7 +56,10 @@ const ANSWER_HEADERS = {
 };
 
 /** The Messages API's error body: the gateway's error fields with Anthropic's top-level `"type": "error"`. */
-const MessagesErrorAnswer = Type.Object({ type: Type.Literal('error'), error: ErrorAnswer.properties.error }, { additionalProperties: true });
+const MessagesErrorAnswer = Type.Object(
+  { type: Type.Literal('error'), error: ErrorAnswer.properties.error },
+  { additionalProperties: true },
+);
 
 const OpenAnswer = Type.Object({}, { additionalProperties: true });
 
@@ -48,7 +69,8 @@ function answerOf(key: string, fallback: TSchema | undefined): Record<string, un
   const described = (schema as { description?: unknown }).description;
   const description = typeof described === 'string' ? described : 'The answer.';
   const content: Record<string, unknown> = { 'application/json': { schema } };
-  if (known?.streams) content['text/event-stream'] = { schema: { type: 'string', description: 'Server-sent events, when the body sets `stream: true`.' } };
+  if (known?.streams)
+    content['text/event-stream'] = { schema: { type: 'string', description: 'Server-sent events, when the body sets `stream: true`.' } };
   return { description, headers: ANSWER_HEADERS, content };
 }
 
@@ -60,7 +82,10 @@ function answerOf(key: string, fallback: TSchema | undefined): Record<string, un
  * what they declare (admin resources: `201` on create, the error shape). Every route gets a stable
  * `operationId` derived from its method and path (`operationIdOf`) unless it declares one.
  */
-export function documentRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }): { schema: FastifySchema; url: string } {
+export function documentRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }): {
+  schema: FastifySchema;
+  url: string;
+} {
   if (!schema || (schema as { hide?: boolean }).hide) return { schema, url };
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   schema = { operationId: operationIdOf(methods[0]!, route.url), ...schema };

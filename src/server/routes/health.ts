@@ -24,18 +24,30 @@ function bearerMatches(request: FastifyRequest, token: string): boolean {
 export function registerHealth(app: FastifyInstance, deps: GatewayDeps): void {
   const { version, commit } = buildInfo();
   const readiness = new Readiness(deps.store, () => deps.runtime.loaded, deps.lifecycle);
-  app.get('/health', { schema: { tags: ['operations'], summary: 'The process serves, with its version and commit' } }, async () => ({ status: 'ok', version, commit }));
-  app.get('/health/live', { schema: { tags: ['operations'], summary: 'Liveness: the HTTP server accepts requests' } }, async () => ({ status: 'ok' }));
-  app.get('/health/ready', { schema: { tags: ['operations'], summary: 'Readiness: store reachable, migrations applied, snapshot loaded, not draining' } }, async (_request, reply) => {
-    const report = await readiness.check();
-    if (report.ready) return { status: 'ready', version, commit, checks: report.checks };
-    return reply.code(503).send({ status: 'not_ready', reasons: report.reasons, checks: report.checks });
-  });
+  app.get('/health', { schema: { tags: ['operations'], summary: 'The process serves, with its version and commit' } }, async () => ({
+    status: 'ok',
+    version,
+    commit,
+  }));
+  app.get('/health/live', { schema: { tags: ['operations'], summary: 'Liveness: the HTTP server accepts requests' } }, async () => ({
+    status: 'ok',
+  }));
+  app.get(
+    '/health/ready',
+    { schema: { tags: ['operations'], summary: 'Readiness: store reachable, migrations applied, snapshot loaded, not draining' } },
+    async (_request, reply) => {
+      const report = await readiness.check();
+      if (report.ready) return { status: 'ready', version, commit, checks: report.checks };
+      return reply.code(503).send({ status: 'not_ready', reasons: report.reasons, checks: report.checks });
+    },
+  );
   const token = deps.settings.metricsToken;
   app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics' } }, async (request, reply) => {
     if (token !== undefined && !bearerMatches(request, token)) {
       reply.header('www-authenticate', 'Bearer realm="metrics"');
-      throw new GatewayError('invalid_api_key', 'GET /metrics needs Authorization: Bearer <GATEWAY_METRICS_TOKEN>.', { param: 'authorization' });
+      throw new GatewayError('invalid_api_key', 'GET /metrics needs Authorization: Bearer <GATEWAY_METRICS_TOKEN>.', {
+        param: 'authorization',
+      });
     }
     const text = await deps.metrics.registry.metrics();
     return reply.header('content-type', deps.metrics.registry.contentType).send(text);

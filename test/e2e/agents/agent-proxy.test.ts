@@ -15,7 +15,17 @@ function keyed(key: string): typeof fetch {
 }
 
 function userMessage(text: string, extra: Partial<Message> = {}): Message {
-  return { messageId: crypto.randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }], metadata: undefined, extensions: [], referenceTaskIds: [], ...extra };
+  return {
+    messageId: crypto.randomUUID(),
+    contextId: '',
+    taskId: '',
+    role: Role.ROLE_USER,
+    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' }],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+    ...extra,
+  };
 }
 
 function artifactText(task: Task): string {
@@ -30,13 +40,21 @@ describe('/v1/agents/{slug}: the A2A proxy, with the official SDK on both sides'
   let keyB: string;
   let noScopeKey: string;
   let card: AgentCard;
-  const rpc = (key: string, body: unknown, version?: string, slug = 'echo') => callAs(gw, key, 'POST', `/v1/agents/${slug}`, body, version ? { 'a2a-version': version } : {});
+  const rpc = (key: string, body: unknown, version?: string, slug = 'echo') =>
+    callAs(gw, key, 'POST', `/v1/agents/${slug}`, body, version ? { 'a2a-version': version } : {});
 
   async function clientFor(key: string, legacy = false): Promise<Client> {
-    const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl: keyed(key), legacyCompat: { enabled: true } })] }));
+    const factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl: keyed(key), legacyCompat: { enabled: true } })],
+      }),
+    );
     if (!legacy) return factory.createFromAgentCard(card);
     // Only the v0.3 interface: the factory then picks the SDK's v0.3 transport.
-    return factory.createFromAgentCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3') });
+    return factory.createFromAgentCard({
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.filter((i) => i.protocolVersion === '0.3'),
+    });
   }
 
   beforeAll(async () => {
@@ -44,11 +62,31 @@ describe('/v1/agents/{slug}: the A2A proxy, with the official SDK on both sides'
     gw = await startGateway({ env: { GATEWAY_AGENT_TIMEOUT_MS: '1500' } });
     const rt = gw.gateway.deps.runtime.current;
     const ws = rt.defaultWorkspaceId;
-    keyA = await insertKey(gw, { organisationId: rt.defaultOrganisationId, workspaceId: ws, type: 'workspace-service', scopes: ['agents.invoke'] });
-    keyB = await insertKey(gw, { organisationId: rt.defaultOrganisationId, workspaceId: ws, type: 'workspace-service', scopes: ['agents.invoke'] });
-    noScopeKey = await insertKey(gw, { organisationId: rt.defaultOrganisationId, workspaceId: ws, type: 'workspace-service', scopes: ['completions.write'] });
+    keyA = await insertKey(gw, {
+      organisationId: rt.defaultOrganisationId,
+      workspaceId: ws,
+      type: 'workspace-service',
+      scopes: ['agents.invoke'],
+    });
+    keyB = await insertKey(gw, {
+      organisationId: rt.defaultOrganisationId,
+      workspaceId: ws,
+      type: 'workspace-service',
+      scopes: ['agents.invoke'],
+    });
+    noScopeKey = await insertKey(gw, {
+      organisationId: rt.defaultOrganisationId,
+      workspaceId: ws,
+      type: 'workspace-service',
+      scopes: ['completions.write'],
+    });
     await gw.gateway.deps.runtime.changed();
-    const created = await callAs(gw, gw.adminKey, 'POST', '/v1/agent-servers', { name: 'Echo', slug: 'echo', url: agent.url, headers: { authorization: 'Bearer upstream-token-0123456789' } });
+    const created = await callAs(gw, gw.adminKey, 'POST', '/v1/agent-servers', {
+      name: 'Echo',
+      slug: 'echo',
+      url: agent.url,
+      headers: { authorization: 'Bearer upstream-token-0123456789' },
+    });
     expect(created.status).toBe(201);
     card = await new DefaultAgentCardResolver({ fetchImpl: keyed(gw.adminKey) }).resolve(`${gw.url}/v1/agent-servers/echo/agent-card`, '');
   });
@@ -60,7 +98,12 @@ describe('/v1/agents/{slug}: the A2A proxy, with the official SDK on both sides'
   it('v1.0: SendMessage and GetTask through the SDK client; the agent gets its headers, not the gateway key', async () => {
     expect(card.supportedInterfaces[0]!.url).toBe(`${gw.url}/v1/agents/echo`);
     const client = await clientFor(keyA);
-    const sent = (await client.sendMessage({ tenant: '', message: userMessage('hello'), configuration: undefined, metadata: undefined })) as Task;
+    const sent = (await client.sendMessage({
+      tenant: '',
+      message: userMessage('hello'),
+      configuration: undefined,
+      metadata: undefined,
+    })) as Task;
     expect(sent.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(artifactText(sent)).toBe('echo: hello');
     const got = await client.getTask({ tenant: '', id: sent.id });
@@ -75,7 +118,12 @@ describe('/v1/agents/{slug}: the A2A proxy, with the official SDK on both sides'
   it('v1.0: SendStreamingMessage arrives event by event', async () => {
     const client = await clientFor(keyA);
     const arrivals: Array<{ kind: string; at: number }> = [];
-    for await (const event of client.sendMessageStream({ tenant: '', message: userMessage('stream me'), configuration: undefined, metadata: undefined })) {
+    for await (const event of client.sendMessageStream({
+      tenant: '',
+      message: userMessage('stream me'),
+      configuration: undefined,
+      metadata: undefined,
+    })) {
       arrivals.push({ kind: event.payload?.$case ?? '', at: Date.now() });
     }
     expect(arrivals.map((a) => a.kind)).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
@@ -88,33 +136,75 @@ describe('/v1/agents/{slug}: the A2A proxy, with the official SDK on both sides'
   it('v0.3: message/send, tasks/get and message/stream through the SDK legacy transport and raw JSON-RPC', async () => {
     const client = await clientFor(keyA, true);
     expect(client.protocolVersion).toBe('0.3');
-    const sent = (await client.sendMessage({ tenant: '', message: userMessage('old'), configuration: undefined, metadata: undefined })) as Task;
+    const sent = (await client.sendMessage({
+      tenant: '',
+      message: userMessage('old'),
+      configuration: undefined,
+      metadata: undefined,
+    })) as Task;
     expect(artifactText(sent)).toBe('echo: old');
     expect(agent.calls.at(-1)!.method).toBe('message/send');
     expect((await client.getTask({ tenant: '', id: sent.id })).id).toBe(sent.id);
 
-    const raw = await rpc(keyA, { jsonrpc: '2.0', id: 7, method: 'message/send', params: { message: { kind: 'message', messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'raw' }] } } });
+    const raw = await rpc(keyA, {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'message/send',
+      params: { message: { kind: 'message', messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'raw' }] } },
+    });
     expect(raw.body).toMatchObject({ jsonrpc: '2.0', id: 7, result: { kind: 'task', status: { state: 'completed' } } });
     const got = await rpc(keyA, { jsonrpc: '2.0', id: 8, method: 'tasks/get', params: { id: raw.body.result.id } }, '0.3');
     expect(got.body.result.id).toBe(raw.body.result.id);
 
-    const stream = await gw.fetch('/v1/agents/echo', { method: 'POST', headers: { 'x-gateway-api-key': keyA }, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'message/stream', params: { message: { kind: 'message', messageId: 'm-2', role: 'user', parts: [{ kind: 'text', text: 's' }] } } }) });
+    const stream = await gw.fetch('/v1/agents/echo', {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': keyA },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'message/stream',
+        params: { message: { kind: 'message', messageId: 'm-2', role: 'user', parts: [{ kind: 'text', text: 's' }] } },
+      }),
+    });
     expect(stream.headers.get('content-type')).toContain('text/event-stream');
-    const kinds = (await stream.text()).split('\n\n').filter(Boolean).map((f) => JSON.parse(f.replace(/^data: /, '')).result.kind);
+    const kinds = (await stream.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((f) => JSON.parse(f.replace(/^data: /, '')).result.kind);
     expect(kinds).toEqual(['task', 'status-update', 'artifact-update', 'status-update']);
   });
 
   it("another key sees none of A's tasks: get, cancel and continuing them are 'task not found'", async () => {
-    const mine = (await (await clientFor(keyA)).sendMessage({ tenant: '', message: userMessage('private'), configuration: undefined, metadata: undefined })) as Task;
+    const mine = (await (
+      await clientFor(keyA)
+    ).sendMessage({ tenant: '', message: userMessage('private'), configuration: undefined, metadata: undefined })) as Task;
     const other = await clientFor(keyB);
     await expect(other.getTask({ tenant: '', id: mine.id })).rejects.toThrow(/Task not found/);
     const get = await rpc(keyB, { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: mine.id } }, '1.0');
     expect(get.body).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32001, message: `Task not found: ${mine.id}` } });
     const cancel = await rpc(keyB, { jsonrpc: '2.0', id: 2, method: 'tasks/cancel', params: { id: mine.id } });
     expect(cancel.body.error.code).toBe(-32001);
-    const follow = await rpc(keyB, { jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message: { messageId: 'x', role: 'ROLE_USER', taskId: mine.id, parts: [{ text: 'hi' }] } } }, '1.0');
+    const follow = await rpc(
+      keyB,
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'SendMessage',
+        params: { message: { messageId: 'x', role: 'ROLE_USER', taskId: mine.id, parts: [{ text: 'hi' }] } },
+      },
+      '1.0',
+    );
     expect(follow.body.error.code).toBe(-32001);
-    const referencing = await rpc(keyB, { jsonrpc: '2.0', id: 6, method: 'SendMessage', params: { message: { messageId: 'y', role: 'ROLE_USER', referenceTaskIds: [mine.id], parts: [{ text: 'hi' }] } } }, '1.0');
+    const referencing = await rpc(
+      keyB,
+      {
+        jsonrpc: '2.0',
+        id: 6,
+        method: 'SendMessage',
+        params: { message: { messageId: 'y', role: 'ROLE_USER', referenceTaskIds: [mine.id], parts: [{ text: 'hi' }] } },
+      },
+      '1.0',
+    );
     expect(referencing.body.error).toEqual({ code: -32001, message: `Task not found: ${mine.id}` });
     const unknown = await rpc(keyA, { jsonrpc: '2.0', id: 4, method: 'GetTask', params: { id: 'no-such-task' } }, '1.0');
     expect(unknown.body.error).toEqual({ code: -32001, message: 'Task not found: no-such-task' });
@@ -135,7 +225,17 @@ describe('/v1/agents/{slug}: the A2A proxy, with the official SDK on both sides'
 
   it('a caller that goes away ends the call to the agent', async () => {
     const abort = new AbortController();
-    const res = await gw.fetch('/v1/agents/echo', { method: 'POST', signal: abort.signal, headers: { 'x-gateway-api-key': keyA, 'a2a-version': '1.0' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { messageId: 'gone', role: 'ROLE_USER', parts: [{ text: 'wait' }] } } }) });
+    const res = await gw.fetch('/v1/agents/echo', {
+      method: 'POST',
+      signal: abort.signal,
+      headers: { 'x-gateway-api-key': keyA, 'a2a-version': '1.0' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendStreamingMessage',
+        params: { message: { messageId: 'gone', role: 'ROLE_USER', parts: [{ text: 'wait' }] } },
+      }),
+    });
     const reader = res.body!.getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toContain('"task"');
     const before = agent.aborted;
@@ -172,14 +272,48 @@ describe('/v1/agents/{slug}: the A2A proxy, with the official SDK on both sides'
 
   it('a hanging agent ends in a JSON-RPC timeout error, streamed or not', async () => {
     const started = Date.now();
-    const res = await rpc(keyA, { jsonrpc: '2.0', id: 11, method: 'SendMessage', params: { message: { messageId: 'h', role: 'ROLE_USER', parts: [{ text: 'hang' }] } } }, '1.0');
-    expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 11, error: { code: -32603, message: expect.stringContaining('1500 ms'), data: { code: 'request_timeout' } } });
+    const res = await rpc(
+      keyA,
+      {
+        jsonrpc: '2.0',
+        id: 11,
+        method: 'SendMessage',
+        params: { message: { messageId: 'h', role: 'ROLE_USER', parts: [{ text: 'hang' }] } },
+      },
+      '1.0',
+    );
+    expect(res.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 11,
+      error: { code: -32603, message: expect.stringContaining('1500 ms'), data: { code: 'request_timeout' } },
+    });
     expect(Date.now() - started).toBeLessThan(5000);
-    const stream = await rpc(keyA, { jsonrpc: '2.0', id: 12, method: 'SendStreamingMessage', params: { message: { messageId: 'h2', role: 'ROLE_USER', parts: [{ text: 'hang' }] } } }, '1.0');
+    const stream = await rpc(
+      keyA,
+      {
+        jsonrpc: '2.0',
+        id: 12,
+        method: 'SendStreamingMessage',
+        params: { message: { messageId: 'h2', role: 'ROLE_USER', parts: [{ text: 'hang' }] } },
+      },
+      '1.0',
+    );
     expect(stream.body.error.data.code).toBe('request_timeout');
     // Silent after its first event: the stream ends with one JSON-RPC error event.
-    const stalled = await gw.fetch('/v1/agents/echo', { method: 'POST', headers: { 'x-gateway-api-key': keyA, 'a2a-version': '1.0' }, body: JSON.stringify({ jsonrpc: '2.0', id: 13, method: 'SendStreamingMessage', params: { message: { messageId: 'h3', role: 'ROLE_USER', parts: [{ text: 'stall' }] } } }) });
-    const frames = (await stalled.text()).split('\n\n').filter(Boolean).map((f) => JSON.parse(f.replace(/^data: /, '')));
+    const stalled = await gw.fetch('/v1/agents/echo', {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': keyA, 'a2a-version': '1.0' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 13,
+        method: 'SendStreamingMessage',
+        params: { message: { messageId: 'h3', role: 'ROLE_USER', parts: [{ text: 'stall' }] } },
+      }),
+    });
+    const frames = (await stalled.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((f) => JSON.parse(f.replace(/^data: /, '')));
     expect(frames, JSON.stringify(frames)).toHaveLength(2);
     expect(frames[0].result.task.id).toBeTruthy();
     expect(frames[1]).toMatchObject({ jsonrpc: '2.0', id: 13, error: { code: -32603, data: { code: 'request_timeout' } } });
@@ -187,7 +321,20 @@ describe('/v1/agents/{slug}: the A2A proxy, with the official SDK on both sides'
 
   it('the skill allow-list refuses other skills and unnamed ones; the card lists only allowed skills', async () => {
     expect((await callAs(gw, gw.adminKey, 'PUT', '/v1/agent-servers/echo', { skills: { allow: ['echo'] } })).status).toBe(200);
-    const send = (metadata: Record<string, string> | undefined) => rpc(keyA, { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'x' }] }, ...(metadata ? { metadata } : {}) } }, '1.0');
+    const send = (metadata: Record<string, string> | undefined) =>
+      rpc(
+        keyA,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'SendMessage',
+          params: {
+            message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'x' }] },
+            ...(metadata ? { metadata } : {}),
+          },
+        },
+        '1.0',
+      );
     const refused = await send({ skillId: 'admin' });
     expect(refused.body.error).toMatchObject({ code: -32602, message: expect.stringContaining("Skill 'admin' is not allowed") });
     expect((await send(undefined)).body.error.code).toBe(-32602);
@@ -202,10 +349,20 @@ describe('/v1/agents/{slug}: the A2A proxy, with the official SDK on both sides'
     const logs = await callAs(gw, gw.adminKey, 'GET', '/v1/logs?page_size=100');
     const agents = logs.body.data.filter((l: { endpoint: string }) => l.endpoint === 'agents');
     expect(agents.length).toBeGreaterThan(10);
-    expect(agents.some((l: { status: number; provider: string; model: string }) => l.status === 200 && l.provider === 'a2a' && l.model === 'echo')).toBe(true);
+    expect(
+      agents.some(
+        (l: { status: number; provider: string; model: string }) => l.status === 200 && l.provider === 'a2a' && l.model === 'echo',
+      ),
+    ).toBe(true);
     expect(agents.some((l: { status: number }) => l.status === 408)).toBe(true);
 
-    const policy = await callAs(gw, gw.adminKey, 'POST', '/v1/policies/rate-limits', { type: 'requests', unit: 'rpm', value: 2, conditions: [{ key: 'endpoint_type', value: 'agents' }], group_by: [{ key: 'api_key' }] });
+    const policy = await callAs(gw, gw.adminKey, 'POST', '/v1/policies/rate-limits', {
+      type: 'requests',
+      unit: 'rpm',
+      value: 2,
+      conditions: [{ key: 'endpoint_type', value: 'agents' }],
+      group_by: [{ key: 'api_key' }],
+    });
     expect(policy.status, JSON.stringify(policy.body)).toBe(201);
     const get = (key: string) => rpc(key, { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'any' } }, '1.0');
     expect((await get(keyB)).status).toBe(200);
@@ -215,7 +372,12 @@ describe('/v1/agents/{slug}: the A2A proxy, with the official SDK on both sides'
     expect(limited.body.error.code).toBe('rate_limit_exceeded');
     await callAs(gw, gw.adminKey, 'DELETE', `/v1/policies/rate-limits/${policy.body.id}`);
 
-    const budget = await callAs(gw, gw.adminKey, 'POST', '/v1/policies/usage-limits', { type: 'requests', credit_limit: 1, conditions: [{ key: 'endpoint_type', value: 'agents' }], group_by: [{ key: 'api_key' }] });
+    const budget = await callAs(gw, gw.adminKey, 'POST', '/v1/policies/usage-limits', {
+      type: 'requests',
+      credit_limit: 1,
+      conditions: [{ key: 'endpoint_type', value: 'agents' }],
+      group_by: [{ key: 'api_key' }],
+    });
     expect(budget.status, JSON.stringify(budget.body)).toBe(201);
     expect((await get(keyA)).status).toBe(200);
     const spent = await get(keyA);

@@ -13,7 +13,14 @@ describe('/v1/agents/{slug} with x-gateway-request-timeout', () => {
   let gw: TestGateway;
   let agent: FakeAgent;
   const send = (text: string, method: string, headers: Record<string, string>) =>
-    callAs(gw, gw.adminKey, 'POST', '/v1/agents/echo', { jsonrpc: '2.0', id: 7, method, params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } } }, { 'a2a-version': '1.0', ...headers });
+    callAs(
+      gw,
+      gw.adminKey,
+      'POST',
+      '/v1/agents/echo',
+      { jsonrpc: '2.0', id: 7, method, params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] } } },
+      { 'a2a-version': '1.0', ...headers },
+    );
 
   beforeAll(async () => {
     agent = await startFakeAgent({ prefix: '/a2a', stepMs: 50 });
@@ -30,7 +37,11 @@ describe('/v1/agents/{slug} with x-gateway-request-timeout', () => {
     let started = Date.now();
     const res = await send('hang', 'SendMessage', { 'x-gateway-request-timeout': '700' });
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32603, message: 'The agent server did not answer within 700 ms.', data: { code: 'request_timeout' } } });
+    expect(res.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32603, message: 'The agent server did not answer within 700 ms.', data: { code: 'request_timeout' } },
+    });
     started = Date.now();
     const stream = await send('hang', 'SendStreamingMessage', { 'x-gateway-request-timeout': '700' });
     expect(Date.now() - started).toBeLessThan(5000);
@@ -44,8 +55,20 @@ describe('/v1/agents/{slug} with x-gateway-request-timeout', () => {
 
   it('bounds the whole stream: an agent silent after its first event ends with one JSON-RPC error event', async () => {
     const started = Date.now();
-    const stalled = await gw.fetch('/v1/agents/echo', { method: 'POST', headers: { 'a2a-version': '1.0', 'x-gateway-request-timeout': '700', 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'SendStreamingMessage', params: { message: { messageId: 's', role: 'ROLE_USER', parts: [{ text: 'stall' }] } } }) });
-    const frames = (await stalled.text()).split('\n\n').filter(Boolean).map((f) => JSON.parse(f.replace(/^data: /, '')));
+    const stalled = await gw.fetch('/v1/agents/echo', {
+      method: 'POST',
+      headers: { 'a2a-version': '1.0', 'x-gateway-request-timeout': '700', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'SendStreamingMessage',
+        params: { message: { messageId: 's', role: 'ROLE_USER', parts: [{ text: 'stall' }] } },
+      }),
+    });
+    const frames = (await stalled.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((f) => JSON.parse(f.replace(/^data: /, '')));
     expect(Date.now() - started).toBeLessThan(5000);
     expect(frames).toHaveLength(2);
     expect(frames[1]).toMatchObject({ jsonrpc: '2.0', id: 8, error: { code: -32603, data: { code: 'request_timeout' } } });

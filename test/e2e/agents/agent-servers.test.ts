@@ -14,7 +14,8 @@ describe('/v1/agent-servers and their cards', () => {
   let cards: FakeCardServer;
   let otherKey: string;
   let otherWs: string;
-  const admin = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => callAs(gw, gw.adminKey, method, path, body, headers);
+  const admin = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    callAs(gw, gw.adminKey, method, path, body, headers);
 
   beforeAll(async () => {
     // The card advertises a URL other than where it is served (a peer behind a load balancer).
@@ -33,13 +34,26 @@ describe('/v1/agent-servers and their cards', () => {
   });
 
   it('creates an agent server with sealed, masked headers; another workspace gets 404', async () => {
-    const created = await admin('POST', '/v1/agent-servers', { name: 'Echo', slug: 'echo-card', url: `${agent.url}/`, headers: { Authorization: SECRET }, skills: { allow: ['echo'] } });
+    const created = await admin('POST', '/v1/agent-servers', {
+      name: 'Echo',
+      slug: 'echo-card',
+      url: `${agent.url}/`,
+      headers: { Authorization: SECRET },
+      skills: { allow: ['echo'] },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expect(created.body).toMatchObject({ object: 'agent_server', slug: 'echo-card', url: `${agent.url}/`, headers: { authorization: 'Bea…-123' }, skills: { allow: ['echo'] } });
+    expect(created.body).toMatchObject({
+      object: 'agent_server',
+      slug: 'echo-card',
+      url: `${agent.url}/`,
+      headers: { authorization: 'Bea…-123' },
+      skills: { allow: ['echo'] },
+    });
     const db = gw.gateway.deps.store.db;
     const row = await db.selectFrom('agent_servers').selectAll().where('id', '=', created.body.id).executeTakeFirstOrThrow();
     expect(isSealed(row.headers_sealed)).toBe(true);
-    for (const table of ['agent_servers', 'audit_logs'] as const) expect(JSON.stringify(await db.selectFrom(table).selectAll().execute())).not.toContain('upstream-secret');
+    for (const table of ['agent_servers', 'audit_logs'] as const)
+      expect(JSON.stringify(await db.selectFrom(table).selectAll().execute())).not.toContain('upstream-secret');
     expect((await admin('GET', `/v1/agent-servers/${created.body.id}`)).body.headers).toEqual({ authorization: 'Bea…-123' });
     expect((await admin('GET', '/v1/agent-servers/echo-card')).body.id).toBe(created.body.id);
     const audit = await admin('GET', `/v1/audit-logs?resource_type=agent_server`);
@@ -49,9 +63,21 @@ describe('/v1/agent-servers and their cards', () => {
     expect((await callAs(gw, otherKey, 'GET', `/v1/agent-servers/${created.body.id}/agent-card`)).status).toBe(404);
     expect((await callAs(gw, otherKey, 'PUT', `/v1/agent-servers/${created.body.id}`, { name: 'x' })).status).toBe(404);
     expect((await callAs(gw, otherKey, 'GET', '/v1/agent-servers')).body.total).toBe(0);
-    const otherInvoker = await insertKey(gw, { organisationId: gw.gateway.deps.runtime.current.defaultOrganisationId, workspaceId: otherWs, type: 'workspace-service', scopes: ['agents.invoke'] });
+    const otherInvoker = await insertKey(gw, {
+      organisationId: gw.gateway.deps.runtime.current.defaultOrganisationId,
+      workspaceId: otherWs,
+      type: 'workspace-service',
+      scopes: ['agents.invoke'],
+    });
     await gw.gateway.deps.runtime.changed();
-    const call = await callAs(gw, otherInvoker, 'POST', '/v1/agents/echo-card', { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } }, { 'a2a-version': '1.0' });
+    const call = await callAs(
+      gw,
+      otherInvoker,
+      'POST',
+      '/v1/agents/echo-card',
+      { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'x' } },
+      { 'a2a-version': '1.0' },
+    );
     expect(call.status).toBe(404);
     expect(call.body.error.code).toBe('not_found');
   });
@@ -66,7 +92,11 @@ describe('/v1/agent-servers and their cards', () => {
       [{ name: 'x', url: agent.url, headers: { 'bad header': 'v' } }, 400, 'headers.bad header'],
       [{ name: 'x', url: agent.url, headers: { 'x-a': 'line\r\nbreak' } }, 400, 'headers.x-a'],
       [{ name: 'x', url: agent.url, skills: { allow: ['a', 'a'] } }, 400, 'skills.allow[1]'],
-      [{ name: 'x', url: agent.url, secret_mappings: [{ target_field: 'headers.X-Key', secret_reference_id: 'unknown-ref' }] }, 400, 'secret_mappings[0].secret_reference_id'],
+      [
+        { name: 'x', url: agent.url, secret_mappings: [{ target_field: 'headers.X-Key', secret_reference_id: 'unknown-ref' }] },
+        400,
+        'secret_mappings[0].secret_reference_id',
+      ],
       [{ name: 'x', url: agent.url, slug: 'Not A Slug' }, 400, 'slug'],
       [{ name: 'x', url: agent.url, slug: 'echo-card' }, 409, 'slug'],
     ];
@@ -115,7 +145,12 @@ describe('/v1/agent-servers and their cards', () => {
     expect(created.status).toBe(201);
     const res = await admin('GET', '/v1/agent-servers/legacy/agent-card');
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ name: 'Legacy agent', url: `${gw.url}/v1/agents/legacy`, preferredTransport: 'JSONRPC', supportsAuthenticatedExtendedCard: false });
+    expect(res.body).toMatchObject({
+      name: 'Legacy agent',
+      url: `${gw.url}/v1/agents/legacy`,
+      preferredTransport: 'JSONRPC',
+      supportsAuthenticatedExtendedCard: false,
+    });
     expect(res.body.signatures).toBeUndefined();
     expect(cards.seen.slice(-2).map((s) => s.path)).toEqual(['/legacy/.well-known/agent-card.json', '/legacy/.well-known/agent.json']);
     expect((await admin('GET', '/v1/agent-servers/legacy/agent-card')).body.name).toBe('Legacy agent');
@@ -148,7 +183,11 @@ describe('/v1/agent-servers and their cards', () => {
     expect(created.body.slug).toMatch(/^temp-[0-9a-f]{8}$/);
     const updated = await admin('PUT', `/v1/agent-servers/${created.body.id}`, { headers: {}, skills: { allow: null }, name: 'Renamed' });
     expect(updated.body).toMatchObject({ name: 'Renamed', headers: {}, skills: { allow: null } });
-    expect((await admin('DELETE', `/v1/agent-servers/${created.body.id}`)).body).toEqual({ id: created.body.id, object: 'agent_server', deleted: true });
+    expect((await admin('DELETE', `/v1/agent-servers/${created.body.id}`)).body).toEqual({
+      id: created.body.id,
+      object: 'agent_server',
+      deleted: true,
+    });
     expect((await admin('GET', `/v1/agent-servers/${created.body.id}`)).status).toBe(404);
   });
 });

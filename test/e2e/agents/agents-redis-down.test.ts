@@ -18,7 +18,10 @@ describe('/v1/agents when Redis (the task owners) becomes unreachable', () => {
     agent = await startFakeAgent({ stepMs: 5 });
     port = await freePort();
     await startRedis(port);
-    gw = await startGateway({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `gwtest:${randomId(8)}:` }, capabilities: [agentsCapability] });
+    gw = await startGateway({
+      env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `gwtest:${randomId(8)}:` },
+      capabilities: [agentsCapability],
+    });
     await waitForRedis(gw.gateway.deps.state.redis!);
     expect((await callAs(gw, gw.adminKey, 'POST', '/v1/agent-servers', { name: 'Echo', slug: 'echo', url: agent.url })).status).toBe(201);
   });
@@ -29,7 +32,12 @@ describe('/v1/agents when Redis (the task owners) becomes unreachable', () => {
   });
 
   it("a task's owner is read from Redis; without Redis its tasks are refused, not shown", async () => {
-    const send = { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } };
+    const send = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
+    };
     const taskId = (await callAs(gw, gw.adminKey, 'POST', '/v1/agents/echo', send, { 'a2a-version': '1.0' })).body.result.task.id as string;
     const get = { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: taskId } };
     expect((await callAs(gw, gw.adminKey, 'POST', '/v1/agents/echo', get, { 'a2a-version': '1.0' })).body.result.id).toBe(taskId);

@@ -18,8 +18,18 @@ describe('/v1/agents across two replicas sharing PostgreSQL and Redis', () => {
     one = await startGateway({ store: 'postgres', env });
     two = await startGateway({ store: 'postgres', pgSchema: one.pgSchema, env: { ...env, GATEWAY_ADMIN_KEY: one.adminKey } });
     const rt = one.gateway.deps.runtime.current;
-    keyA = await insertKey(one, { organisationId: rt.defaultOrganisationId, workspaceId: rt.defaultWorkspaceId, type: 'workspace-service', scopes: ['agents.invoke'] });
-    keyB = await insertKey(one, { organisationId: rt.defaultOrganisationId, workspaceId: rt.defaultWorkspaceId, type: 'workspace-service', scopes: ['agents.invoke'] });
+    keyA = await insertKey(one, {
+      organisationId: rt.defaultOrganisationId,
+      workspaceId: rt.defaultWorkspaceId,
+      type: 'workspace-service',
+      scopes: ['agents.invoke'],
+    });
+    keyB = await insertKey(one, {
+      organisationId: rt.defaultOrganisationId,
+      workspaceId: rt.defaultWorkspaceId,
+      type: 'workspace-service',
+      scopes: ['agents.invoke'],
+    });
     await one.gateway.deps.runtime.changed();
     expect((await callAs(one, one.adminKey, 'POST', '/v1/agent-servers', { name: 'Echo', slug: 'echo', url: agent.url })).status).toBe(201);
   });
@@ -30,11 +40,23 @@ describe('/v1/agents across two replicas sharing PostgreSQL and Redis', () => {
   });
 
   it('a task created through one replica is its owner’s on the other, and nobody else’s', async () => {
-    const send = { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } };
+    const send = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
+    };
     const sent = await callAs(one, keyA, 'POST', '/v1/agents/echo', send, { 'a2a-version': '1.0' });
     const taskId = sent.body.result.task.id as string;
     const get = { jsonrpc: '2.0', id: 2, method: 'GetTask', params: { id: taskId } };
-    await expect.poll(async () => (await callAs(two, keyA, 'POST', '/v1/agents/echo', get, { 'a2a-version': '1.0' })).body.result?.id, { timeout: 5000 }).toBe(taskId);
-    expect((await callAs(two, keyB, 'POST', '/v1/agents/echo', get, { 'a2a-version': '1.0' })).body.error).toEqual({ code: -32001, message: `Task not found: ${taskId}` });
+    await expect
+      .poll(async () => (await callAs(two, keyA, 'POST', '/v1/agents/echo', get, { 'a2a-version': '1.0' })).body.result?.id, {
+        timeout: 5000,
+      })
+      .toBe(taskId);
+    expect((await callAs(two, keyB, 'POST', '/v1/agents/echo', get, { 'a2a-version': '1.0' })).body.error).toEqual({
+      code: -32001,
+      message: `Task not found: ${taskId}`,
+    });
   });
 });

@@ -44,5 +44,8 @@ export function requestsPerLine(fake: FakeOpenAI): Map<string, number> {
 
 /** Parses a JSONL text. */
 export function jsonl(text: string): any[] {
-  return text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+  return text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l));
 }

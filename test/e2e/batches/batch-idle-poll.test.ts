@@ -16,7 +16,9 @@ describe('batch worker when idle', () => {
   beforeAll(async () => {
     fake = await startFakeOpenAI({ apiKey: 'sk-fake' });
     // An idle scan only every minute: a batch that completes within seconds was started by the create call's wake-up.
-    const capabilities = CAPABILITIES.map((c) => (c.name === 'batches' ? batchesCapability({ concurrency: 4, pollMs: 20, idlePollMs: 60_000 }) : c));
+    const capabilities = CAPABILITIES.map((c) =>
+      c.name === 'batches' ? batchesCapability({ concurrency: 4, pollMs: 20, idlePollMs: 60_000 }) : c,
+    );
     gw = await startGateway({ capabilities });
   });
   afterAll(async () => {
@@ -37,7 +39,11 @@ describe('batch worker when idle', () => {
     for (let i = 0; i < 2; i++) {
       await new Promise((r) => setTimeout(r, 300));
       const input = await uploadInput(gw.openai(), chatLines(5));
-      const created = await client.batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' });
+      const created = await client.batches.create({
+        input_file_id: input,
+        endpoint: '/v1/chat/completions',
+        completion_window: 'immediate' as '24h',
+      });
       const done = await waitFor(client, created.id, ['completed', 'failed'], 20_000);
       expect(done.request_counts).toEqual({ total: 5, completed: 5, failed: 0 });
     }

@@ -17,7 +17,8 @@ const LEASE_MS = 1000;
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({ apiKey: 'sk-fake' });
-  const capabilities = () => CAPABILITIES.map((c) => (c.name === 'batches' ? batchesCapability({ concurrency: 4, pollMs: 20, leaseMs: LEASE_MS }) : c));
+  const capabilities = () =>
+    CAPABILITIES.map((c) => (c.name === 'batches' ? batchesCapability({ concurrency: 4, pollMs: 20, leaseMs: LEASE_MS }) : c));
   a = await startGateway({ store: 'postgres', capabilities: capabilities() });
   b = await startGateway({ store: 'postgres', pgSchema: a.pgSchema, capabilities: capabilities() });
 });
@@ -36,7 +37,9 @@ describe('batch leases across replicas', () => {
     fake.reset();
     // The creation check reads the file at once; the worker's read of its content takes three leases.
     fake.fail({}, { delayMs: LEASE_MS * 3 });
-    const batch = await a.openai(routed()).batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' });
+    const batch = await a
+      .openai(routed())
+      .batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' });
     const done = await waitFor(a.openai(routed()), batch.id, ['completed', 'failed'], 60_000);
     expect(done.status, JSON.stringify(done.errors)).toBe('completed');
     expect(done.request_counts).toEqual({ total, completed: total, failed: 0 });

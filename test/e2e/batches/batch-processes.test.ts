@@ -40,7 +40,13 @@ async function waitForRequests(n: number, timeoutMs = 30_000): Promise<void> {
 }
 
 /** Every custom id appears once in the output and error files together; lines done before the kill reached the fake once. */
-async function checkNoDuplicates(c: OpenAI, batch: OpenAI.Batches.Batch, total: number, doneBeforeKill: string[], concurrency: number): Promise<void> {
+async function checkNoDuplicates(
+  c: OpenAI,
+  batch: OpenAI.Batches.Batch,
+  total: number,
+  doneBeforeKill: string[],
+  concurrency: number,
+): Promise<void> {
   const out = batch.output_file_id ? jsonl(await (await c.files.content(batch.output_file_id)).text()) : [];
   const errs = batch.error_file_id ? jsonl(await (await c.files.content(batch.error_file_id)).text()) : [];
   const ids = [...out, ...errs].map((l) => l.custom_id);
@@ -66,12 +72,18 @@ describe('a gateway killed mid-batch', () => {
       const total = 300;
       const input = await uploadInput(client(p1, false), chatLines(total));
       for (let i = 0; i < total; i++) fake.fail({ delayMs: 15 });
-      const batch = await client(p1).batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' });
+      const batch = await client(p1).batches.create({
+        input_file_id: input,
+        endpoint: '/v1/chat/completions',
+        completion_window: 'immediate' as '24h',
+      });
       await waitForRequests(80);
       p1.child.kill('SIGKILL');
       await p1.exited;
       const db = new Database(join(dataDir, 'gateway.db'), { readonly: true });
-      const done = db.prepare("select custom_id from batch_lines where batch_id = ? and state = 'done'").all(batch.id) as Array<{ custom_id: string }>;
+      const done = db.prepare("select custom_id from batch_lines where batch_id = ? and state = 'done'").all(batch.id) as Array<{
+        custom_id: string;
+      }>;
       const status = (db.prepare('select status from batches where id = ?').get(batch.id) as { status: string }).status;
       db.close();
       expect(status).toBe('in_progress');
@@ -81,7 +93,13 @@ describe('a gateway killed mid-batch', () => {
       const finished = await waitFor(client(p2), batch.id, ['completed', 'failed'], 60_000);
       expect(finished.status).toBe('completed');
       expect(finished.request_counts).toEqual({ total, completed: total, failed: 0 });
-      await checkNoDuplicates(client(p2), finished, total, done.map((d) => d.custom_id), 4);
+      await checkNoDuplicates(
+        client(p2),
+        finished,
+        total,
+        done.map((d) => d.custom_id),
+        4,
+      );
       await p2.stop();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
@@ -93,7 +111,14 @@ describe('two replicas on PostgreSQL', () => {
   it('share one batch (each line claimed once), its files, and finish it when one of them is killed', async () => {
     fake.reset();
     const schema = `t_${randomId(12).toLowerCase()}`;
-    const env = { GATEWAY_ADMIN_KEY: ADMIN, DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, GATEWAY_BATCH_CONCURRENCY: '4', GATEWAY_BATCH_POLL_MS: '20', GATEWAY_BATCH_LEASE_MS: '1500' };
+    const env = {
+      GATEWAY_ADMIN_KEY: ADMIN,
+      DATABASE_URL: PG_URL,
+      DATABASE_SCHEMA: schema,
+      GATEWAY_BATCH_CONCURRENCY: '4',
+      GATEWAY_BATCH_POLL_MS: '20',
+      GATEWAY_BATCH_LEASE_MS: '1500',
+    };
     const pool = new pg.Pool({ connectionString: PG_URL, options: `-c search_path=${schema}` });
     try {
       const a = await spawnGateway(env);
@@ -109,10 +134,17 @@ describe('two replicas on PostgreSQL', () => {
       const chunks = await pool.query('select count(*)::int as n from file_chunks where file_id = $1', [input]);
       expect(chunks.rows[0].n).toBe(1);
       for (let i = 0; i < total; i++) fake.fail({ delayMs: 10 });
-      const batch = await client(a).batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' });
+      const batch = await client(a).batches.create({
+        input_file_id: input,
+        endpoint: '/v1/chat/completions',
+        completion_window: 'immediate' as '24h',
+      });
       expect((await client(b).batches.retrieve(batch.id)).id).toBe(batch.id);
       await waitForRequests(150);
-      const owners = await pool.query("select owner, count(*)::int as n from batch_lines where batch_id = $1 and state = 'done' group by owner", [batch.id]);
+      const owners = await pool.query(
+        "select owner, count(*)::int as n from batch_lines where batch_id = $1 and state = 'done' group by owner",
+        [batch.id],
+      );
       expect(owners.rows.length).toBe(2);
       a.child.kill('SIGKILL');
       await a.exited;
@@ -120,13 +152,23 @@ describe('two replicas on PostgreSQL', () => {
       const finished = await waitFor(client(b), batch.id, ['completed', 'failed'], 60_000);
       expect(finished.status).toBe('completed');
       expect(finished.request_counts).toEqual({ total, completed: total, failed: 0 });
-      await checkNoDuplicates(client(b), finished, total, done.rows.map((r) => r.custom_id), 4);
+      await checkNoDuplicates(
+        client(b),
+        finished,
+        total,
+        done.rows.map((r) => r.custom_id),
+        4,
+      );
       // The output file written by b is served by a replica that started afterwards.
       const c = await spawnGateway(env);
       procs.push(c);
       const out = jsonl(await (await client(c, false).files.content(finished.output_file_id!)).text());
       expect(out).toHaveLength(total);
-      expect(out.map((l) => l.custom_id).sort()).toEqual(jsonl(text).map((l) => l.custom_id).sort());
+      expect(out.map((l) => l.custom_id).sort()).toEqual(
+        jsonl(text)
+          .map((l) => l.custom_id)
+          .sort(),
+      );
       await b.stop();
       await c.stop();
     } finally {

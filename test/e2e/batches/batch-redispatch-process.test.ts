@@ -92,7 +92,9 @@ function sqliteBackend(): Backend {
     async lines(batchId) {
       const db = new Database(join(dataDir, 'gateway.db'), { readonly: true });
       try {
-        return db.prepare('select custom_id, state, dispatches from batch_lines where batch_id = ? order by line_no').all(batchId) as LineState[];
+        return db
+          .prepare('select custom_id, state, dispatches from batch_lines where batch_id = ? order by line_no')
+          .all(batchId) as LineState[];
       } finally {
         db.close();
       }
@@ -135,7 +137,11 @@ describe.each([
       procs.push(p1);
       const input = await uploadInput(client(p1, false), chatLines(TOTAL));
       for (let i = 0; i < TOTAL * 3; i++) fake.fail({ delayMs: 400 });
-      const batch = await client(p1).batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' });
+      const batch = await client(p1).batches.create({
+        input_file_id: input,
+        endpoint: '/v1/chat/completions',
+        completion_window: 'immediate' as '24h',
+      });
 
       // First crash: two rounds answered, the third in flight.
       await until('the third round', () => sends().length >= 2 * CONCURRENCY + 2);
@@ -159,7 +165,9 @@ describe.each([
       await until('the re-sends', () => inFlightFirst.every((id) => sendsOf(id).length === sentFirst.get(id)! + 1));
       await kill(p2);
       // (On PostgreSQL the dead worker's claims wait out their lease, so some re-sends may have answered already.)
-      const twiceInterrupted = (await b.lines(batch.id)).filter((l) => l.state === 'running' && Number(l.dispatches) === 2).map((l) => l.custom_id);
+      const twiceInterrupted = (await b.lines(batch.id))
+        .filter((l) => l.state === 'running' && Number(l.dispatches) === 2)
+        .map((l) => l.custom_id);
       expect(twiceInterrupted.length).toBeGreaterThan(0);
       for (const id of twiceInterrupted) expect(inFlightFirst).toContain(id);
 
@@ -167,7 +175,11 @@ describe.each([
       procs.push(p3);
       const finished = await waitFor(client(p3), batch.id, ['completed', 'failed', 'expired'], 60_000);
       expect(finished.status).toBe('completed');
-      expect(finished.request_counts).toEqual({ total: TOTAL, completed: TOTAL - twiceInterrupted.length, failed: twiceInterrupted.length });
+      expect(finished.request_counts).toEqual({
+        total: TOTAL,
+        completed: TOTAL - twiceInterrupted.length,
+        failed: twiceInterrupted.length,
+      });
 
       // Upstream view: at most two sends per line, one for a line finished before a crash, every send
       // carrying the line's key (so a re-send carries the same key as its first send).

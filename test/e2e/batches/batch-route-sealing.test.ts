@@ -20,7 +20,8 @@ describe('routing headers of gateway-managed batches', () => {
   let fake: FakeOpenAI;
   const lines: string[] = [];
 
-  const batchRow = async (id: string) => (await gw.gateway.deps.store.db.selectFrom('batches').selectAll().where('id', '=', id).executeTakeFirst())!;
+  const batchRow = async (id: string) =>
+    (await gw.gateway.deps.store.db.selectFrom('batches').selectAll().where('id', '=', id).executeTakeFirst())!;
   const keysSent = () => fake.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => r.headers.authorization);
   const expectNone = (where: string, text: string) => expect(text.includes(providerKey), `${where} carries the provider key`).toBe(false);
 
@@ -36,14 +37,27 @@ describe('routing headers of gateway-managed batches', () => {
   });
 
   it.each([
-    ['an inline x-gateway-config with its api_key', () => ({ headers: { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: providerKey, custom_host: fake.url }) }, apiKey: 'sk-unused-placeholder' })],
-    ['the provider key in Authorization', () => ({ headers: { 'x-gateway-config': JSON.stringify({ provider: 'openai', custom_host: fake.url }) }, apiKey: providerKey })],
+    [
+      'an inline x-gateway-config with its api_key',
+      () => ({
+        headers: { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: providerKey, custom_host: fake.url }) },
+        apiKey: 'sk-unused-placeholder',
+      }),
+    ],
+    [
+      'the provider key in Authorization',
+      () => ({ headers: { 'x-gateway-config': JSON.stringify({ provider: 'openai', custom_host: fake.url }) }, apiKey: providerKey }),
+    ],
   ])('stores %s sealed, and the worker runs the lines with the real key', async (_name, how) => {
     fake.reset();
     const { headers, apiKey } = how();
     const client = gw.openai(headers, { apiKey });
     const input = await uploadInput(gw.openai(), chatLines(3));
-    const created = await client.batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' });
+    const created = await client.batches.create({
+      input_file_id: input,
+      endpoint: '/v1/chat/completions',
+      completion_window: 'immediate' as '24h',
+    });
     expectNone('the create answer', JSON.stringify(created));
     const row = await batchRow(created.id);
     expectNone('the stored row', JSON.stringify(row));
@@ -67,11 +81,38 @@ describe('routing headers of gateway-managed batches', () => {
     const template = (await db.selectFrom('batches').selectAll().where('mode', '=', 'gateway').executeTakeFirst())!;
     const id = `batch_gw${randomId(22)}`;
     const now = Date.now();
-    const batch = { ...JSON.parse(template.batch), id, input_file_id: input, status: 'validating', in_progress_at: null, finalizing_at: null, completed_at: null, output_file_id: null, error_file_id: null, request_counts: { total: 0, completed: 0, failed: 0 } };
-    const headers = { 'x-gateway-config': JSON.stringify({ provider: 'openai', custom_host: fake.url }), authorization: `Bearer ${providerKey}` };
+    const batch = {
+      ...JSON.parse(template.batch),
+      id,
+      input_file_id: input,
+      status: 'validating',
+      in_progress_at: null,
+      finalizing_at: null,
+      completed_at: null,
+      output_file_id: null,
+      error_file_id: null,
+      request_counts: { total: 0, completed: 0, failed: 0 },
+    };
+    const headers = {
+      'x-gateway-config': JSON.stringify({ provider: 'openai', custom_host: fake.url }),
+      authorization: `Bearer ${providerKey}`,
+    };
     const route = { ...JSON.parse(template.route), headers };
     // As a gateway without sealing wrote it: the captured headers in plaintext.
-    await db.insertInto('batches').values({ ...template, id, status: 'validating', batch: JSON.stringify(batch), route: JSON.stringify(route), lease_owner: null, lease_until: null, created_at: now, updated_at: now }).execute();
+    await db
+      .insertInto('batches')
+      .values({
+        ...template,
+        id,
+        status: 'validating',
+        batch: JSON.stringify(batch),
+        route: JSON.stringify(route),
+        lease_owner: null,
+        lease_until: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
     expect(await sealStoredSecrets(gw.gateway.deps.store, gw.gateway.deps.secrets)).toBe(1);
     const sealed = await batchRow(id);
     expectNone('the sealed legacy row', sealed.route);
@@ -88,10 +129,33 @@ describe('routing headers of gateway-managed batches', () => {
     const template = (await db.selectFrom('batches').selectAll().where('mode', '=', 'gateway').executeTakeFirst())!;
     const id = `batch_gw${randomId(22)}`;
     const now = Date.now();
-    const batch = { ...JSON.parse(template.batch), id, status: 'validating', in_progress_at: null, finalizing_at: null, completed_at: null, output_file_id: null, error_file_id: null, request_counts: { total: 0, completed: 0, failed: 0 } };
+    const batch = {
+      ...JSON.parse(template.batch),
+      id,
+      status: 'validating',
+      in_progress_at: null,
+      finalizing_at: null,
+      completed_at: null,
+      output_file_id: null,
+      error_file_id: null,
+      request_counts: { total: 0, completed: 0, failed: 0 },
+    };
     const headers = sealRouteHeaders(new SecretBox(Buffer.alloc(32, 13)), id, { authorization: `Bearer ${providerKey}` });
     const route = { ...JSON.parse(template.route), headers };
-    await db.insertInto('batches').values({ ...template, id, status: 'validating', batch: JSON.stringify(batch), route: JSON.stringify(route), lease_owner: null, lease_until: null, created_at: now, updated_at: now }).execute();
+    await db
+      .insertInto('batches')
+      .values({
+        ...template,
+        id,
+        status: 'validating',
+        batch: JSON.stringify(batch),
+        route: JSON.stringify(route),
+        lease_owner: null,
+        lease_until: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
     const failed = await waitFor(client, id, ['failed', 'completed']);
     expect(failed.status).toBe('failed');
     expect(failed.errors?.data?.[0]).toMatchObject({ code: 'batch_route_unavailable' });

@@ -28,25 +28,45 @@ describe('gateway-managed batches', () => {
     const client = gw.openai(headers());
     const failing = new Set([3, 250, 999]);
     const input = await uploadInput(gw.openai(), chatLines(1000, failing));
-    const created = await client.batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h', metadata: { job: 'nightly' } });
-    expect(created).toMatchObject({ object: 'batch', status: 'validating', endpoint: '/v1/chat/completions', input_file_id: input, completion_window: 'immediate', metadata: { job: 'nightly' } });
+    const created = await client.batches.create({
+      input_file_id: input,
+      endpoint: '/v1/chat/completions',
+      completion_window: 'immediate' as '24h',
+      metadata: { job: 'nightly' },
+    });
+    expect(created).toMatchObject({
+      object: 'batch',
+      status: 'validating',
+      endpoint: '/v1/chat/completions',
+      input_file_id: input,
+      completion_window: 'immediate',
+      metadata: { job: 'nightly' },
+    });
     expect(created).not.toHaveProperty('errors');
     expect(created).not.toHaveProperty('output_file_id');
     expect(created.id).toMatch(/^batch_gw/);
     const done = await waitFor(client, created.id, ['completed', 'failed'], 120_000);
     expect(done.status).toBe('completed');
     expect(done.request_counts).toEqual({ total: 1000, completed: 997, failed: 3 });
-    for (const k of ['created_at', 'in_progress_at', 'finalizing_at', 'completed_at', 'expires_at'] as const) expect(Number.isInteger(done[k])).toBe(true);
+    for (const k of ['created_at', 'in_progress_at', 'finalizing_at', 'completed_at', 'expires_at'] as const)
+      expect(Number.isInteger(done[k])).toBe(true);
     expect(done.in_progress_at!).toBeGreaterThanOrEqual(done.created_at);
     expect(done.completed_at!).toBeGreaterThanOrEqual(done.finalizing_at!);
     const out = jsonl(await (await client.files.content(done.output_file_id!)).text());
     expect(out).toHaveLength(997);
-    expect(out[0]).toMatchObject({ custom_id: 'req-0', error: null, response: { status_code: 200, body: { object: 'chat.completion', choices: [{ message: { content: 'echo: line-0' } }] } } });
+    expect(out[0]).toMatchObject({
+      custom_id: 'req-0',
+      error: null,
+      response: { status_code: 200, body: { object: 'chat.completion', choices: [{ message: { content: 'echo: line-0' } }] } },
+    });
     expect(out[0].id).toMatch(/^batch_req_/);
     expect(out[0].response.request_id).toMatch(/^req_/);
     const errors = jsonl(await (await client.files.content(done.error_file_id!)).text());
     expect(errors.map((e) => e.custom_id)).toEqual(['req-3', 'req-250', 'req-999']);
-    expect(errors[0]).toMatchObject({ response: { status_code: 400, body: { error: { param: 'messages', provider: 'openai' } } }, error: null });
+    expect(errors[0]).toMatchObject({
+      response: { status_code: 400, body: { error: { param: 'messages', provider: 'openai' } } },
+      error: null,
+    });
     const file = await client.files.retrieve(done.output_file_id!);
     expect(file).toMatchObject({ purpose: 'batch_output', object: 'file' });
     const counts = requestsPerLine(fake);
@@ -72,7 +92,11 @@ describe('gateway-managed batches', () => {
       JSON.stringify({ custom_id: 'd', method: 'POST', url: '/v1/chat/completions' }),
     ].join('\n');
     const input = await uploadInput(gw.openai(), text);
-    const b = await client.batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' });
+    const b = await client.batches.create({
+      input_file_id: input,
+      endpoint: '/v1/chat/completions',
+      completion_window: 'immediate' as '24h',
+    });
     const failed = await waitFor(client, b.id, ['failed', 'completed']);
     expect(failed.status).toBe('failed');
     expect(Number.isInteger(failed.failed_at)).toBe(true);
@@ -90,7 +114,11 @@ describe('gateway-managed batches', () => {
     const client = gw.openai(headers());
     const input = await uploadInput(gw.openai(), chatLines(400));
     for (let i = 0; i < 400; i++) fake.fail({ delayMs: 15 });
-    const b = await client.batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' });
+    const b = await client.batches.create({
+      input_file_id: input,
+      endpoint: '/v1/chat/completions',
+      completion_window: 'immediate' as '24h',
+    });
     await waitFor(client, b.id, ['in_progress']);
     await new Promise((r) => setTimeout(r, 150));
     const cancelling = await client.batches.cancel(b.id);
@@ -117,11 +145,15 @@ describe('gateway-managed batches', () => {
     const client = gw.openai();
     const input = await uploadInput(client, chatLines(1));
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await client.batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' })).id);
-    const page = await (await gw.fetch('/v1/batches?limit=2')).json() as any;
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        (await client.batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' }))
+          .id,
+      );
+    const page = (await (await gw.fetch('/v1/batches?limit=2')).json()) as any;
     expect(page).toMatchObject({ object: 'list', has_more: true, first_id: ids[2], last_id: ids[1] });
     expect(page.data.map((b: any) => b.id)).toEqual([ids[2], ids[1]]);
-    const next = await (await gw.fetch(`/v1/batches?limit=2&after=${ids[1]}`)).json() as any;
+    const next = (await (await gw.fetch(`/v1/batches?limit=2&after=${ids[1]}`)).json()) as any;
     expect(next.data[0].id).toBe(ids[0]);
     const all: string[] = [];
     for await (const b of client.batches.list({ limit: 2 })) all.push(b.id);
@@ -133,9 +165,24 @@ describe('gateway-managed batches', () => {
     const now = Date.now();
     const org = deps.runtime.current.workspacesById.get(deps.runtime.current.defaultWorkspaceId)!.organisation_id;
     const wsId = uuid();
-    await deps.store.db.insertInto('workspaces').values({ id: wsId, organisation_id: org, name: 'Batches B', slug: `batches-b-${wsId.slice(0, 8)}`, status: 'active', settings: '{}', created_at: now, updated_at: now }).execute();
+    await deps.store.db
+      .insertInto('workspaces')
+      .values({
+        id: wsId,
+        organisation_id: org,
+        name: 'Batches B',
+        slug: `batches-b-${wsId.slice(0, 8)}`,
+        status: 'active',
+        settings: '{}',
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
     await deps.runtime.changed();
-    const created = await gw.fetch('/v1/api-keys', { method: 'POST', body: JSON.stringify({ name: 'ws-b', type: 'workspace-service', workspace_id: wsId }) });
+    const created = await gw.fetch('/v1/api-keys', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'ws-b', type: 'workspace-service', workspace_id: wsId }),
+    });
     expect(created.status).toBe(201);
     const otherKey = ((await created.json()) as { key: string }).key;
     const theirs = await uploadInput(gw.openai({ 'x-gateway-api-key': otherKey }), chatLines(1));
@@ -156,7 +203,11 @@ describe('gateway-managed batches', () => {
     }
     expect((await gw.openai().batches.list({ limit: 100 })).data.length).toBe(before);
     // The owner of the file can use it.
-    const own = await gw.fetch('/v1/batches', { method: 'POST', headers: { ...headers(), 'x-gateway-api-key': otherKey }, body: JSON.stringify({ ...base, input_file_id: theirs }) });
+    const own = await gw.fetch('/v1/batches', {
+      method: 'POST',
+      headers: { ...headers(), 'x-gateway-api-key': otherKey },
+      body: JSON.stringify({ ...base, input_file_id: theirs }),
+    });
     expect(own.status).toBe(200);
   });
 

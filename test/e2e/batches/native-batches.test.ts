@@ -10,7 +10,10 @@ let vk: string;
 beforeAll(async () => {
   fake = await startFakeOpenAI({ apiKey: 'sk-fake' });
   gw = await startGateway();
-  const r = await gw.fetch('/v1/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'openai', provider: 'openai', key: 'sk-fake', config: { custom_host: fake.url } }) });
+  const r = await gw.fetch('/v1/virtual-keys', {
+    method: 'POST',
+    body: JSON.stringify({ name: 'openai', provider: 'openai', key: 'sk-fake', config: { custom_host: fake.url } }),
+  });
   expect(r.status).toBeLessThan(300);
   vk = ((await r.json()) as any).id;
 });
@@ -24,10 +27,18 @@ describe('provider-native batches (24h with a provider that has a batch API)', (
     const client = gw.openai({ 'x-gateway-virtual-key': vk });
     const input = await uploadInput(client, chatLines(3));
     expect(input).not.toMatch(/^file-gw/);
-    const b = await client.batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { a: 'b' } });
+    const b = await client.batches.create({
+      input_file_id: input,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+      metadata: { a: 'b' },
+    });
     expect(b.id).toMatch(/^batch_/);
     expect(b.id).not.toMatch(/^batch_gw/);
-    expect(fake.requests.find((r) => r.path === '/v1/batches' && r.method === 'POST')!.body).toMatchObject({ input_file_id: input, completion_window: '24h' });
+    expect(fake.requests.find((r) => r.path === '/v1/batches' && r.method === 'POST')!.body).toMatchObject({
+      input_file_id: input,
+      completion_window: '24h',
+    });
     // Later calls without provider headers route by the mapping row (the batch remembers its virtual key).
     const bare = gw.openai();
     const done = await waitFor(bare, b.id, ['completed']);
@@ -45,7 +56,11 @@ describe('provider-native batches (24h with a provider that has a batch API)', (
   it('runs immediate batches on the gateway even with a provider that has a batch API, reading the provider-held input file', async () => {
     const client = gw.openai({ 'x-gateway-virtual-key': vk });
     const input = await uploadInput(client, chatLines(5));
-    const b = await client.batches.create({ input_file_id: input, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' });
+    const b = await client.batches.create({
+      input_file_id: input,
+      endpoint: '/v1/chat/completions',
+      completion_window: 'immediate' as '24h',
+    });
     expect(b.id).toMatch(/^batch_gw/);
     const done = await waitFor(client, b.id, ['completed', 'failed']);
     expect(done.status).toBe('completed');
@@ -55,7 +70,10 @@ describe('provider-native batches (24h with a provider that has a batch API)', (
   });
 
   it('keeps the provider status of a refused create', async () => {
-    const err = await gw.openai({ 'x-gateway-virtual-key': vk }).batches.create({ input_file_id: 'file-unknown', endpoint: '/v1/chat/completions', completion_window: '24h' }).catch((e) => e);
+    const err = await gw
+      .openai({ 'x-gateway-virtual-key': vk })
+      .batches.create({ input_file_id: 'file-unknown', endpoint: '/v1/chat/completions', completion_window: '24h' })
+      .catch((e) => e);
     expect(err.status).toBe(400);
     expect(err.error).toMatchObject({ param: 'input_file_id', provider: 'openai' });
   });

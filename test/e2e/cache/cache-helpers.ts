@@ -14,7 +14,12 @@ export interface ChatResult {
 }
 
 /** A non-streamed chat completion through the gateway with this config and provider key. */
-export async function chat(gw: TestGateway, config: string, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<ChatResult> {
+export async function chat(
+  gw: TestGateway,
+  config: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<ChatResult> {
   const res = await gw.fetch('/v1/chat/completions', {
     method: 'POST',
     headers: { 'x-gateway-config': config, authorization: 'Bearer sk-a', ...headers },
@@ -25,7 +30,14 @@ export async function chat(gw: TestGateway, config: string, body: Record<string,
 
 /** A one-message chat body. */
 export function ask(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { model: 'gpt-4o', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: text }], ...extra };
+  return {
+    model: 'gpt-4o',
+    messages: [
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: text },
+    ],
+    ...extra,
+  };
 }
 
 /** Chat calls the fake received. */

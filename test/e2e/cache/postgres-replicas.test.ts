@@ -15,7 +15,8 @@ let fake: FakeOpenAI;
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({
-    embed: (t) => (t === ORIGINAL ? [1, 0, 0, 0] : t === SIMILAR ? [0.97, 0.243, 0, 0] : t === FAR ? [0, 0, 1, 0] : hashEmbedding(t).slice(0, 4)),
+    embed: (t) =>
+      t === ORIGINAL ? [1, 0, 0, 0] : t === SIMILAR ? [0.97, 0.243, 0, 0] : t === FAR ? [0, 0, 1, 0] : hashEmbedding(t).slice(0, 4),
   });
 });
 afterAll(async () => {
@@ -23,8 +24,15 @@ afterAll(async () => {
 });
 
 let n = 0;
-const q = (text: string, sys = `pg replicas ${++n} ${Math.random()}`) => ({ model: 'gpt-4o', messages: [{ role: 'system', content: sys }, { role: 'user', content: text }] });
-const rows = async (gw: TestGateway, table: 'cache_entries' | 'cache_vectors') => (await gw.gateway.deps.store.db.selectFrom(table).select('key').execute()).length;
+const q = (text: string, sys = `pg replicas ${++n} ${Math.random()}`) => ({
+  model: 'gpt-4o',
+  messages: [
+    { role: 'system', content: sys },
+    { role: 'user', content: text },
+  ],
+});
+const rows = async (gw: TestGateway, table: 'cache_entries' | 'cache_vectors') =>
+  (await gw.gateway.deps.store.db.selectFrom(table).select('key').execute()).length;
 
 describe('backend choice', () => {
   it('prefers Redis, then PostgreSQL, then memory', () => {

@@ -20,7 +20,10 @@ describe('warnings while Redis is unreachable', () => {
     port = await freePort();
     await startRedis(port);
     const destination = new Writable({ write: (c, _e, cb) => (lines.push(JSON.parse(String(c))), cb()) });
-    gw = await startGateway({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `gwtest:${randomId(8)}:` }, logger: createLogger('warn', { destination }) });
+    gw = await startGateway({
+      env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `gwtest:${randomId(8)}:` },
+      logger: createLogger('warn', { destination }),
+    });
     await waitForRedis(gw.gateway.deps.state.redis!);
   });
   afterAll(async () => {
@@ -31,14 +34,27 @@ describe('warnings while Redis is unreachable', () => {
 
   it('N degraded requests produce at most a few warning lines', async () => {
     stopRedis(port);
-    const config = JSON.stringify({ provider: 'openai', api_key: 'sk', custom_host: fake.url, cache: { mode: 'simple' }, cb_config: { failure_threshold: 3, cooldown_interval: 30000 } });
+    const config = JSON.stringify({
+      provider: 'openai',
+      api_key: 'sk',
+      custom_host: fake.url,
+      cache: { mode: 'simple' },
+      cb_config: { failure_threshold: 3, cooldown_interval: 30000 },
+    });
     const n = 40;
     for (let i = 0; i < n; i++) {
-      const res = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config }, body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: `hi ${i}` }] }) });
+      const res = await gw.fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'x-gateway-config': config },
+        body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: `hi ${i}` }] }),
+      });
       expect(res.status, await res.text()).toBe(200);
     }
     const metrics = await (await gw.fetch('/metrics')).text();
-    const degraded = metrics.split('\n').filter((l) => l.startsWith('gateway_degraded_total{')).reduce((sum, l) => sum + Number(l.split(' ')[1]), 0);
+    const degraded = metrics
+      .split('\n')
+      .filter((l) => l.startsWith('gateway_degraded_total{'))
+      .reduce((sum, l) => sum + Number(l.split(' ')[1]), 0);
     // Every degraded operation is counted…
     expect(degraded).toBeGreaterThanOrEqual(n);
     // …but logged once per kind.

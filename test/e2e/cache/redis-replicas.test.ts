@@ -14,14 +14,22 @@ const SIMILAR = 'capital of france, please';
 let fake: FakeOpenAI;
 
 beforeAll(async () => {
-  fake = await startFakeOpenAI({ embed: (t) => (t === ORIGINAL ? [1, 0, 0, 0] : t === SIMILAR ? [0.97, 0.243, 0, 0] : hashEmbedding(t).slice(0, 4)) });
+  fake = await startFakeOpenAI({
+    embed: (t) => (t === ORIGINAL ? [1, 0, 0, 0] : t === SIMILAR ? [0.97, 0.243, 0, 0] : hashEmbedding(t).slice(0, 4)),
+  });
 });
 afterAll(async () => {
   await fake?.close();
 });
 
 let n = 0;
-const q = (text: string, sys = `replicas ${++n} ${Math.random()}`) => ({ model: 'gpt-4o', messages: [{ role: 'system', content: sys }, { role: 'user', content: text }] });
+const q = (text: string, sys = `replicas ${++n} ${Math.random()}`) => ({
+  model: 'gpt-4o',
+  messages: [
+    { role: 'system', content: sys },
+    { role: 'user', content: text },
+  ],
+});
 
 describe('two replicas sharing one Redis cache', () => {
   let a: TestGateway;
@@ -60,7 +68,9 @@ describe('two replicas sharing one Redis cache', () => {
     const body = q('shared stream');
     const sdk = (gw: TestGateway) => gw.openai({ ...key, 'x-gateway-config': cacheConfig(fake, { mode: 'simple' }) }, { apiKey: 'sk-a' });
     const run = async (gw: TestGateway) => {
-      const { data, response } = await sdk(gw).chat.completions.create({ model: 'gpt-4o', stream: true, messages: body.messages as OpenAI.ChatCompletionMessageParam[] }).withResponse();
+      const { data, response } = await sdk(gw)
+        .chat.completions.create({ model: 'gpt-4o', stream: true, messages: body.messages as OpenAI.ChatCompletionMessageParam[] })
+        .withResponse();
       let text = '';
       for await (const c of data) text += c.choices[0]?.delta.content ?? '';
       return { text, cache: response.headers.get('x-gateway-cache-status') };
@@ -89,9 +99,6 @@ describe('two replicas sharing one Redis cache', () => {
   });
 });
 
-
-
-
 describe('Redis killed mid-test', () => {
   let port: number;
   let gw: TestGateway;
@@ -100,7 +107,10 @@ describe('Redis killed mid-test', () => {
   beforeAll(async () => {
     port = await freePort();
     await startRedis(port);
-    gw = await startGateway({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `gwtest:${randomId(8)}:` }, capabilities: [cache] });
+    gw = await startGateway({
+      env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `gwtest:${randomId(8)}:` },
+      capabilities: [cache],
+    });
     await waitForRedis(gw.gateway.deps.state.redis!);
   });
   afterAll(async () => {

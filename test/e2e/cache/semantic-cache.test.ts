@@ -26,7 +26,10 @@ const looseCache = cacheCapability();
 beforeAll(async () => {
   fake = await startFakeOpenAI({ embed: (t) => VECTORS[t] ?? hashEmbedding(t) });
   gw = await startGateway({ capabilities: [cache] });
-  loose = await startGateway({ capabilities: [looseCache], env: { SEMANTIC_CACHE_THRESHOLD: '0.9', SEMANTIC_CACHE_EMBEDDING_MODEL: 'embed-test-1' } });
+  loose = await startGateway({
+    capabilities: [looseCache],
+    env: { SEMANTIC_CACHE_THRESHOLD: '0.9', SEMANTIC_CACHE_EMBEDDING_MODEL: 'embed-test-1' },
+  });
 });
 afterAll(async () => {
   await gw?.close();
@@ -38,7 +41,13 @@ beforeEach(() => fake.reset());
 let n = 0;
 /** A system prompt per test, so each test has its own semantic bucket. */
 const system = () => `bucket ${++n} ${Math.random()}`;
-const q = (sys: string, text: string) => ({ model: 'gpt-4o', messages: [{ role: 'system', content: sys }, { role: 'user', content: text }] });
+const q = (sys: string, text: string) => ({
+  model: 'gpt-4o',
+  messages: [
+    { role: 'system', content: sys },
+    { role: 'user', content: text },
+  ],
+});
 const semantic = () => cacheConfig(fake, { mode: 'semantic' });
 
 describe('semantic cache', () => {
@@ -102,7 +111,11 @@ describe('semantic cache', () => {
     await cache.settle();
     const { data: stream, response } = await gw
       .openai({ 'x-gateway-config': semantic() }, { apiKey: 'sk-a' })
-      .chat.completions.create({ model: 'gpt-4o', stream: true, messages: q(sys, 'capital of france? (0.96)').messages as OpenAI.ChatCompletionMessageParam[] })
+      .chat.completions.create({
+        model: 'gpt-4o',
+        stream: true,
+        messages: q(sys, 'capital of france? (0.96)').messages as OpenAI.ChatCompletionMessageParam[],
+      })
       .withResponse();
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';

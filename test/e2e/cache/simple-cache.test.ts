@@ -51,7 +51,16 @@ describe('simple cache (in-process backend)', () => {
     const text = fresh('neutral');
     await chat(gw, simple(), ask(text, { temperature: 0 }));
     await cache.settle();
-    const reordered = { temperature: 0, user: 'someone', metadata: { trace: 'x' }, messages: [{ content: 'be brief', role: 'system' }, { content: text, role: 'user' }], model: 'gpt-4o' };
+    const reordered = {
+      temperature: 0,
+      user: 'someone',
+      metadata: { trace: 'x' },
+      messages: [
+        { content: 'be brief', role: 'system' },
+        { content: text, role: 'user' },
+      ],
+      model: 'gpt-4o',
+    };
     expect((await chat(gw, simple(), reordered)).cache).toBe('HIT');
     expect((await chat(gw, simple(), ask(text, { temperature: 1 }))).cache).toBe('MISS');
   });
@@ -135,9 +144,24 @@ describe('simple cache (in-process backend)', () => {
     const now = Date.now();
     const org = deps.runtime.current.workspacesById.get(deps.runtime.current.defaultWorkspaceId)!.organisation_id;
     const wsId = uuid();
-    await deps.store.db.insertInto('workspaces').values({ id: wsId, organisation_id: org, name: 'Other', slug: `other-${n}`, status: 'active', settings: '{}', created_at: now, updated_at: now }).execute();
+    await deps.store.db
+      .insertInto('workspaces')
+      .values({
+        id: wsId,
+        organisation_id: org,
+        name: 'Other',
+        slug: `other-${n}`,
+        status: 'active',
+        settings: '{}',
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
     await deps.runtime.changed();
-    const created = await gw.fetch('/v1/api-keys', { method: 'POST', body: JSON.stringify({ name: 'ws2', type: 'workspace-service', workspace_id: wsId }) });
+    const created = await gw.fetch('/v1/api-keys', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'ws2', type: 'workspace-service', workspace_id: wsId }),
+    });
     expect(created.status).toBe(201);
     const otherKey = ((await created.json()) as { key: string }).key;
     const q = ask(fresh('workspace'));
@@ -161,17 +185,29 @@ describe('simple cache (in-process backend)', () => {
     });
     const q = ask(fresh('fallback'));
     fake.fail({ status: 503, body: { error: { message: 'down', type: 'server_error', param: null, code: null } } });
-    const first = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config }, body: JSON.stringify(q) });
+    const first = await gw.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'x-gateway-config': config },
+      body: JSON.stringify(q),
+    });
     expect(first.status).toBe(200);
     expect(first.headers.get('x-gateway-cache-status')).toBe('MISS');
     expect(first.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
     await cache.settle();
     // The first target is looked up first (its key differs) and now answers; the second's entry is unused.
-    const second = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config }, body: JSON.stringify(q) });
+    const second = await gw.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'x-gateway-config': config },
+      body: JSON.stringify(q),
+    });
     expect(second.headers.get('x-gateway-cache-status')).toBe('MISS');
     expect(second.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[0]');
     await cache.settle();
-    const third = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config }, body: JSON.stringify(q) });
+    const third = await gw.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'x-gateway-config': config },
+      body: JSON.stringify(q),
+    });
     expect(third.headers.get('x-gateway-cache-status')).toBe('HIT');
     expect(fake.requests.map((r) => r.headers.authorization)).toEqual(['Bearer sk-first', 'Bearer sk-second', 'Bearer sk-first']);
   });
@@ -228,7 +264,9 @@ describe('gateway_cache_lookups_total', () => {
     const added = (s: string) => (after[s] ?? 0) - (before[s] ?? 0);
     expect({ MISS: added('MISS'), HIT: added('HIT'), DISABLED: added('DISABLED') }).toEqual({ MISS: 1, HIT: 2, DISABLED: 1 });
     const text = await (await gw.fetch('/metrics')).text();
-    expect(text).toContain('# HELP gateway_cache_lookups_total Answers by x-gateway-cache-status (HIT, SEMANTIC HIT, MISS, REFRESH, DISABLED).');
+    expect(text).toContain(
+      '# HELP gateway_cache_lookups_total Answers by x-gateway-cache-status (HIT, SEMANTIC HIT, MISS, REFRESH, DISABLED).',
+    );
     expect(text).toContain('# TYPE gateway_cache_lookups_total counter');
   });
 });

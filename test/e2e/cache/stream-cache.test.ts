@@ -22,12 +22,20 @@ beforeEach(() => fake.reset());
 let n = 0;
 const fresh = (label: string) => `${label} #${++n} ${Math.random()}`;
 const client = () => gw.openai({ 'x-gateway-config': cacheConfig(fake, { mode: 'simple' }) }, { apiKey: 'sk-a' });
-const messages = (text: string): OpenAI.ChatCompletionMessageParam[] => [{ role: 'system', content: 'be brief' }, { role: 'user', content: text }];
+const messages = (text: string): OpenAI.ChatCompletionMessageParam[] => [
+  { role: 'system', content: 'be brief' },
+  { role: 'user', content: text },
+];
 
 /** Streams through the SDK; returns the text, usage, finish reason, chunk count and cache status. */
 async function streamed(text: string, opts: { usage?: boolean } = {}) {
   const { data: stream, response } = await client()
-    .chat.completions.create({ model: 'gpt-4o', stream: true, messages: messages(text), ...(opts.usage ? { stream_options: { include_usage: true } } : {}) })
+    .chat.completions.create({
+      model: 'gpt-4o',
+      stream: true,
+      messages: messages(text),
+      ...(opts.usage ? { stream_options: { include_usage: true } } : {}),
+    })
     .withResponse();
   let content = '';
   let usage: OpenAI.CompletionUsage | null | undefined;
@@ -39,7 +47,14 @@ async function streamed(text: string, opts: { usage?: boolean } = {}) {
     finish = chunk.choices[0]?.finish_reason ?? finish;
     if (chunk.usage) usage = chunk.usage;
   }
-  return { content, usage, finish, chunks, cache: response.headers.get('x-gateway-cache-status'), type: response.headers.get('content-type') };
+  return {
+    content,
+    usage,
+    finish,
+    chunks,
+    cache: response.headers.get('x-gateway-cache-status'),
+    type: response.headers.get('content-type'),
+  };
 }
 
 describe('streams and the cache', () => {
@@ -79,7 +94,9 @@ describe('streams and the cache', () => {
     const text = fresh('stream then json');
     await streamed(text, { usage: true });
     await cache.settle();
-    const hit = await client().chat.completions.create({ model: 'gpt-4o', messages: messages(text) }).withResponse();
+    const hit = await client()
+      .chat.completions.create({ model: 'gpt-4o', messages: messages(text) })
+      .withResponse();
     expect(hit.response.headers.get('x-gateway-cache-status')).toBe('HIT');
     expect(hit.data.object).toBe('chat.completion');
     expect(hit.data.choices[0]!.message).toMatchObject({ role: 'assistant', content: `echo: ${text}` });
@@ -103,9 +120,13 @@ describe('streams and the cache', () => {
   it('stores a streamed tool call assembled from its argument deltas', async () => {
     const text = fresh('stream tool');
     const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
-    await client().chat.completions.stream({ model: 'gpt-4o', tools, messages: messages(text) }).finalChatCompletion();
+    await client()
+      .chat.completions.stream({ model: 'gpt-4o', tools, messages: messages(text) })
+      .finalChatCompletion();
     await cache.settle();
-    const hit = await client().chat.completions.create({ model: 'gpt-4o', tools, messages: messages(text) }).withResponse();
+    const hit = await client()
+      .chat.completions.create({ model: 'gpt-4o', tools, messages: messages(text) })
+      .withResponse();
     expect(hit.response.headers.get('x-gateway-cache-status')).toBe('HIT');
     const call = hit.data.choices[0]!.message.tool_calls![0]!;
     expect(call.type === 'function' && JSON.parse(call.function.arguments)).toEqual({ query: text });

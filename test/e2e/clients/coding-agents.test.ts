@@ -33,9 +33,17 @@ describe('coding agents through the gateway', { timeout: 90_000 }, () => {
       compatible: { provider: 'vllm', api_key: OPENAI_KEY, custom_host: openai.url },
     };
     for (const target of TARGETS) {
-      const c = await callAs(gw, gw.adminKey, 'POST', '/v1/configs', { name: `agents ${target}`, slug: `agents-${target}`, config: configs[target] });
+      const c = await callAs(gw, gw.adminKey, 'POST', '/v1/configs', {
+        name: `agents ${target}`,
+        slug: `agents-${target}`,
+        config: configs[target],
+      });
       expect(c.status, JSON.stringify(c.body)).toBe(201);
-      const k = await callAs(gw, gw.adminKey, 'POST', '/v1/api-keys', { name: target, scopes: ['completions.write'], defaults: { config_id: c.body.id } });
+      const k = await callAs(gw, gw.adminKey, 'POST', '/v1/api-keys', {
+        name: target,
+        scopes: ['completions.write'],
+        defaults: { config_id: c.body.id },
+      });
       expect(k.status, JSON.stringify(k.body)).toBe(201);
       keys[target] = k.body.key;
     }

@@ -18,7 +18,8 @@ describe('forward compatibility of request bodies', () => {
   const viaOpenAI = () => to({ provider: 'openai', api_key: OPENAI_KEY, custom_host: openai.url });
   const viaCompatible = () => to({ provider: 'vllm', api_key: OPENAI_KEY, custom_host: openai.url });
   const viaAnthropic = () => to({ provider: 'anthropic', api_key: ANTHROPIC_KEY, custom_host: anthropic.url });
-  const post = (path: string, headers: Record<string, string>, body: unknown) => gw.fetch(path, { method: 'POST', headers, body: JSON.stringify(body) });
+  const post = (path: string, headers: Record<string, string>, body: unknown) =>
+    gw.fetch(path, { method: 'POST', headers, body: JSON.stringify(body) });
   const errorOf = async (res: Response) => ((await res.json()) as { error: { message: string; param: string | null } }).error;
 
   beforeAll(async () => {
@@ -37,7 +38,15 @@ describe('forward compatibility of request bodies', () => {
   });
 
   describe('chat completions', () => {
-    const body = { model: 'gpt-x', messages: [{ role: 'user', content: 'hi' }, { role: 'critic', content: 'be brief' }], verbosity: 'low', new_member: { a: 1 } };
+    const body = {
+      model: 'gpt-x',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'critic', content: 'be brief' },
+      ],
+      verbosity: 'low',
+      new_member: { a: 1 },
+    };
 
     it('a new role and unknown members reach an OpenAI target untouched', async () => {
       const res = await post('/v1/chat/completions', viaOpenAI(), body);
@@ -57,7 +66,12 @@ describe('forward compatibility of request bodies', () => {
     const body = {
       model: 'claude-x',
       max_tokens: 1000,
-      messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }, { role: 'system', content: [{ type: 'text', text: 'now be brief' }] }, { role: 'user', content: 'again' }],
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+        { role: 'system', content: [{ type: 'text', text: 'now be brief' }] },
+        { role: 'user', content: 'again' },
+      ],
       thinking: { type: 'adaptive', display: 'omitted' },
       output_config: { effort: 'max' },
       context_management: { edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] },
@@ -95,7 +109,14 @@ describe('forward compatibility of request bodies', () => {
     const body = {
       model: 'gpt-x',
       input: [
-        { type: 'additional_tools', role: 'developer', tools: [{ type: 'function', name: 'plain', parameters: { type: 'object' } }, { type: 'namespace', name: 'ns', tools: [] }] },
+        {
+          type: 'additional_tools',
+          role: 'developer',
+          tools: [
+            { type: 'function', name: 'plain', parameters: { type: 'object' } },
+            { type: 'namespace', name: 'ns', tools: [] },
+          ],
+        },
         { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] },
       ],
       tools: [{ type: 'web_search' }, { type: 'custom', name: 'apply', format: { type: 'grammar' } }],
@@ -127,7 +148,12 @@ describe('forward compatibility of request bodies', () => {
     });
 
     it('over chat, a value of a member the gateway runs itself is refused by name', async () => {
-      for (const [extra, param] of [[{ truncation: 'smart' }, 'truncation'], [{ tool_choice: 'sometimes' }, 'tool_choice'], [{ text: { format: { type: 'yaml' } } }, 'text.format.type'], [{ tool_choice: { type: 'web_search' } }, 'tool_choice']] as const) {
+      for (const [extra, param] of [
+        [{ truncation: 'smart' }, 'truncation'],
+        [{ tool_choice: 'sometimes' }, 'tool_choice'],
+        [{ text: { format: { type: 'yaml' } } }, 'text.format.type'],
+        [{ tool_choice: { type: 'web_search' } }, 'tool_choice'],
+      ] as const) {
         const res = await post('/v1/responses', viaCompatible(), { ...body, ...extra });
         expect(res.status, param).toBe(400);
         expect((await errorOf(res)).param).toBe(param);

@@ -13,13 +13,17 @@ describe('the gateway key as a plain bearer (Authorization, and x-api-key on the
   let anthropic: FakeAnthropic;
   let gw: TestGateway;
   let key: string;
-  const toOpenAI = (extra: Record<string, unknown> = {}) => JSON.stringify({ provider: 'openai', api_key: OPENAI_KEY, custom_host: openai.url, ...extra });
+  const toOpenAI = (extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ provider: 'openai', api_key: OPENAI_KEY, custom_host: openai.url, ...extra });
 
   beforeAll(async () => {
     openai = await startFakeOpenAI({ apiKey: OPENAI_KEY });
     anthropic = await startFakeAnthropic({ apiKey: ANTHROPIC_KEY });
     gw = await startGateway();
-    const created = await gw.fetch('/v1/api-keys', { method: 'POST', body: JSON.stringify({ name: 'bearer client', scopes: ['completions.write'] }) });
+    const created = await gw.fetch('/v1/api-keys', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'bearer client', scopes: ['completions.write'] }),
+    });
     expect(created.status).toBe(201);
     key = ((await created.json()) as { key: string }).key;
   });
@@ -51,7 +55,12 @@ describe('the gateway key as a plain bearer (Authorization, and x-api-key on the
   });
 
   it('with x-gateway-api-key present, Authorization is the provider key', async () => {
-    const res = await post('/v1/chat/completions', { 'x-gateway-api-key': key, authorization: `Bearer ${OPENAI_KEY}`, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': openai.url });
+    const res = await post('/v1/chat/completions', {
+      'x-gateway-api-key': key,
+      authorization: `Bearer ${OPENAI_KEY}`,
+      'x-gateway-provider': 'openai',
+      'x-gateway-custom-host': openai.url,
+    });
     expect(res.status).toBe(200);
     expect(openai.lastRequest!.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
   });
@@ -66,12 +75,21 @@ describe('the gateway key as a plain bearer (Authorization, and x-api-key on the
   it('x-api-key authenticates only on the Messages routes', async () => {
     const chat = await post('/v1/chat/completions', { 'x-api-key': key, 'x-gateway-config': toOpenAI() });
     expect(chat.status).toBe(401);
-    const config = JSON.stringify({ provider: 'anthropic', api_key: ANTHROPIC_KEY, custom_host: anthropic.url, forward_headers: ['x-api-key'] });
+    const config = JSON.stringify({
+      provider: 'anthropic',
+      api_key: ANTHROPIC_KEY,
+      custom_host: anthropic.url,
+      forward_headers: ['x-api-key'],
+    });
     const body = JSON.stringify({ model: 'claude-sonnet-4-20250514', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] });
     const msg = await post('/v1/messages', { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'x-gateway-config': config }, body);
     expect(msg.status).toBe(200);
     expect(apiKeyOf(anthropic.lastRequest!)).toBe(ANTHROPIC_KEY);
-    const count = await post('/v1/messages/count_tokens', { 'x-api-key': key, 'x-gateway-config': config }, JSON.stringify({ model: 'claude-sonnet-4-20250514', messages: [{ role: 'user', content: 'hi' }] }));
+    const count = await post(
+      '/v1/messages/count_tokens',
+      { 'x-api-key': key, 'x-gateway-config': config },
+      JSON.stringify({ model: 'claude-sonnet-4-20250514', messages: [{ role: 'user', content: 'hi' }] }),
+    );
     expect(count.status).toBe(200);
     for (const r of anthropic.requests) expect(JSON.stringify(r.headers)).not.toContain(key);
   });

@@ -19,7 +19,8 @@ describe('clients with only a base URL and a gateway key (key defaults)', () => 
   let anthropicKey: string;
   let lockedKey: string;
   let otherWorkspaceConfig: string;
-  const admin = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => callAs(gw, gw.adminKey, method, path, body, headers);
+  const admin = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    callAs(gw, gw.adminKey, method, path, body, headers);
 
   const upstream = () => ({ provider: 'openai', api_key: OPENAI_KEY, custom_host: openai.url });
 
@@ -32,7 +33,14 @@ describe('clients with only a base URL and a gateway key (key defaults)', () => 
       name: 'team openai',
       slug: 'team-openai',
       config: {
-        strategy: { mode: 'conditional', conditions: [{ query: { 'params.model': { $eq: 'fast' } }, then: 'fast' }, { query: { 'metadata.tier': { $eq: 'gold' } }, then: 'gold' }], default: 'main' },
+        strategy: {
+          mode: 'conditional',
+          conditions: [
+            { query: { 'params.model': { $eq: 'fast' } }, then: 'fast' },
+            { query: { 'metadata.tier': { $eq: 'gold' } }, then: 'gold' },
+          ],
+          default: 'main',
+        },
         targets: [
           { name: 'fast', ...upstream(), override_params: { model: 'gpt-4o-mini' } },
           { name: 'gold', ...upstream(), override_params: { model: 'gpt-4o-gold' } },
@@ -41,7 +49,11 @@ describe('clients with only a base URL and a gateway key (key defaults)', () => 
       },
     });
     expect(team.status, JSON.stringify(team.body)).toBe(201);
-    const claude = await admin('POST', '/v1/configs', { name: 'team anthropic', slug: 'team-anthropic', config: { provider: 'anthropic', api_key: ANTHROPIC_KEY, custom_host: anthropic.url } });
+    const claude = await admin('POST', '/v1/configs', {
+      name: 'team anthropic',
+      slug: 'team-anthropic',
+      config: { provider: 'anthropic', api_key: ANTHROPIC_KEY, custom_host: anthropic.url },
+    });
     expect(claude.status).toBe(201);
     const mk = async (defaults: unknown) => {
       const r = await admin('POST', '/v1/api-keys', { name: 'client', scopes: ['completions.write'], defaults });
@@ -56,7 +68,11 @@ describe('clients with only a base URL and a gateway key (key defaults)', () => 
     const deps = gw.gateway.deps;
     const other = await insertWorkspace(gw, deps.runtime.current.defaultOrganisationId, 'other');
     await deps.runtime.changed();
-    const c = await admin('POST', '/v1/configs', { name: 'elsewhere', config: { provider: 'openai', api_key: 'sk-x' }, workspace_id: other });
+    const c = await admin('POST', '/v1/configs', {
+      name: 'elsewhere',
+      config: { provider: 'openai', api_key: 'sk-x' },
+      workspace_id: other,
+    });
     expect(c.status).toBe(201);
     otherWorkspaceConfig = c.body.id;
   });
@@ -83,7 +99,11 @@ describe('clients with only a base URL and a gateway key (key defaults)', () => 
     });
 
     it('streams through the default config', async () => {
-      const stream = await client().chat.completions.create({ model: 'fast', stream: true, messages: [{ role: 'user', content: 'stream please' }] });
+      const stream = await client().chat.completions.create({
+        model: 'fast',
+        stream: true,
+        messages: [{ role: 'user', content: 'stream please' }],
+      });
       let text = '';
       for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
       expect(text).toContain('stream please');
@@ -93,24 +113,45 @@ describe('clients with only a base URL and a gateway key (key defaults)', () => 
     it('default metadata routes a request; the request metadata wins over it', async () => {
       await client().chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'm' }] });
       expect((openai.lastRequest!.body as { model: string }).model).toBe('gpt-4o-gold');
-      await client().chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'm' }] }, { headers: { 'x-gateway-metadata': JSON.stringify({ tier: 'free' }) } });
+      await client().chat.completions.create(
+        { model: 'gpt-4o', messages: [{ role: 'user', content: 'm' }] },
+        { headers: { 'x-gateway-metadata': JSON.stringify({ tier: 'free' }) } },
+      );
       expect((openai.lastRequest!.body as { model: string }).model).toBe('gpt-4o');
     });
 
     it('an explicit x-gateway-config wins when the key allows overrides', async () => {
-      const config = JSON.stringify({ provider: 'openai', api_key: OPENAI_KEY, custom_host: openai.url, override_params: { model: 'explicit' } });
-      await client().chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'x' }] }, { headers: { 'x-gateway-config': config } });
+      const config = JSON.stringify({
+        provider: 'openai',
+        api_key: OPENAI_KEY,
+        custom_host: openai.url,
+        override_params: { model: 'explicit' },
+      });
+      await client().chat.completions.create(
+        { model: 'fast', messages: [{ role: 'user', content: 'x' }] },
+        { headers: { 'x-gateway-config': config } },
+      );
       expect((openai.lastRequest!.body as { model: string }).model).toBe('explicit');
     });
   });
 
   it('runs a gateway batch line by line through the default config', async () => {
     const c = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: openaiKey, maxRetries: 0 });
-    const line = (i: number) => JSON.stringify({ custom_id: `r${i}`, method: 'POST', url: '/v1/chat/completions', body: { model: 'fast', messages: [{ role: 'user', content: `line-${i}` }] } });
+    const line = (i: number) =>
+      JSON.stringify({
+        custom_id: `r${i}`,
+        method: 'POST',
+        url: '/v1/chat/completions',
+        body: { model: 'fast', messages: [{ role: 'user', content: `line-${i}` }] },
+      });
     const input = await c.files.create({ file: await toFile(Buffer.from(`${line(0)}\n${line(1)}\n`), 'in.jsonl'), purpose: 'batch' });
-    const batch = await c.batches.create({ input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' });
+    const batch = await c.batches.create({
+      input_file_id: input.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: 'immediate' as '24h',
+    });
     let done = batch;
-    for (const deadline = Date.now() + 30_000; !['completed', 'failed'].includes(done.status) && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 30_000; !['completed', 'failed'].includes(done.status) && Date.now() < deadline;) {
       await new Promise((r) => setTimeout(r, 100));
       done = await c.batches.retrieve(batch.id);
     }
@@ -124,7 +165,11 @@ describe('clients with only a base URL and a gateway key (key defaults)', () => 
   });
 
   it('curl-style: Authorization: Bearer <gateway key> and a JSON body', async () => {
-    const res = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${openaiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'fast', messages: [{ role: 'user', content: 'curl' }] }) });
+    const res = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${openaiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'fast', messages: [{ role: 'user', content: 'curl' }] }),
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-gateway-provider')).toBe('openai');
     expect(openai.lastRequest!.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
@@ -141,7 +186,9 @@ describe('clients with only a base URL and a gateway key (key defaults)', () => 
     });
 
     it('streams a message', async () => {
-      const final = await client().messages.stream({ model: CLAUDE, max_tokens: 50, messages: [{ role: 'user', content: 'stream claude' }] }).finalMessage();
+      const final = await client()
+        .messages.stream({ model: CLAUDE, max_tokens: 50, messages: [{ role: 'user', content: 'stream claude' }] })
+        .finalMessage();
       expect(final.content).toEqual([{ type: 'text', text: 'echo: stream claude' }]);
       expect(apiKeyOf(anthropic.lastRequest!)).toBe(ANTHROPIC_KEY);
     });
@@ -155,7 +202,12 @@ describe('clients with only a base URL and a gateway key (key defaults)', () => 
   it('the headers Claude Code sends: x-api-key, anthropic-version, anthropic-beta', async () => {
     const res = await fetch(`${gw.url}/v1/messages`, {
       method: 'POST',
-      headers: { 'x-api-key': anthropicKey, 'anthropic-version': '2023-06-01', 'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14', 'content-type': 'application/json' },
+      headers: {
+        'x-api-key': anthropicKey,
+        'anthropic-version': '2023-06-01',
+        'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14',
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ model: CLAUDE, max_tokens: 50, messages: [{ role: 'user', content: 'from claude code' }] }),
     });
     expect(res.status).toBe(200);
@@ -199,7 +251,9 @@ describe('clients with only a base URL and a gateway key (key defaults)', () => 
     it('an override is refused with 403 when allow_config_override is false', async () => {
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: lockedKey, maxRetries: 0 });
       const config = JSON.stringify({ provider: 'openai', api_key: OPENAI_KEY, custom_host: openai.url });
-      const err = await client.chat.completions.create({ model: 'fast', messages: [{ role: 'user', content: 'x' }] }, { headers: { 'x-gateway-config': config } }).catch((e: unknown) => e);
+      const err = await client.chat.completions
+        .create({ model: 'fast', messages: [{ role: 'user', content: 'x' }] }, { headers: { 'x-gateway-config': config } })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(OpenAI.APIError);
       expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(403);
       expect((err as InstanceType<typeof OpenAI.APIError>).code).toBe('forbidden');

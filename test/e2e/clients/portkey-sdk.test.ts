@@ -23,7 +23,13 @@ describe('the portkey-ai SDK with only its base URL changed', () => {
   const portkeyHeadersSeenUpstream = () => Object.keys(openai.lastRequest!.headers).filter((h) => h.startsWith('x-portkey-'));
 
   it('provider, provider key and custom host as Portkey headers; no x-portkey header reaches the provider', async () => {
-    const client = new Portkey({ apiKey: gw.adminKey, baseURL: `${gw.url}/v1`, provider: 'openai', Authorization: `Bearer ${OPENAI_KEY}`, customHost: openai.url });
+    const client = new Portkey({
+      apiKey: gw.adminKey,
+      baseURL: `${gw.url}/v1`,
+      provider: 'openai',
+      Authorization: `Bearer ${OPENAI_KEY}`,
+      customHost: openai.url,
+    });
     const answer = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello portkey' }] });
     expect(answer.choices?.[0]?.message?.content).toContain('hello portkey');
     expect(openai.lastRequest!.headers.authorization).toBe(`Bearer ${OPENAI_KEY}`);
@@ -45,7 +51,10 @@ describe('the portkey-ai SDK with only its base URL changed', () => {
   });
 
   it('a stored config by slug, and a trace id answered in our header', async () => {
-    const stored = await gw.fetch('/v1/configs', { method: 'POST', body: JSON.stringify({ name: 'pk', slug: 'pk-openai', config: { provider: 'openai', api_key: OPENAI_KEY, custom_host: openai.url } }) });
+    const stored = await gw.fetch('/v1/configs', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'pk', slug: 'pk-openai', config: { provider: 'openai', api_key: OPENAI_KEY, custom_host: openai.url } }),
+    });
     expect(stored.status).toBe(201);
     const client = new Portkey({ apiKey: gw.adminKey, baseURL: `${gw.url}/v1`, config: 'pk-openai', traceID: 'trace-from-portkey' });
     const answer = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'traced' }] });
@@ -53,7 +62,12 @@ describe('the portkey-ai SDK with only its base URL changed', () => {
     // The SDK shows only x-portkey-* answer headers; the gateway answers with its own.
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-portkey-api-key': gw.adminKey, 'x-portkey-config': 'pk-openai', 'x-portkey-trace-id': 'trace-from-portkey' },
+      headers: {
+        'content-type': 'application/json',
+        'x-portkey-api-key': gw.adminKey,
+        'x-portkey-config': 'pk-openai',
+        'x-portkey-trace-id': 'trace-from-portkey',
+      },
       body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'traced' }] }),
     });
     expect(res.status).toBe(200);
@@ -64,12 +78,21 @@ describe('the portkey-ai SDK with only its base URL changed', () => {
   it('a bad value in a Portkey header is refused naming our header; a wrong Portkey key is 401', async () => {
     const bad = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-portkey-api-key': gw.adminKey, 'x-portkey-provider': 'openai', 'x-portkey-request-timeout': 'soon' },
+      headers: {
+        'content-type': 'application/json',
+        'x-portkey-api-key': gw.adminKey,
+        'x-portkey-provider': 'openai',
+        'x-portkey-request-timeout': 'soon',
+      },
       body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }),
     });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('x-gateway-request-timeout');
-    const wrong = await fetch(`${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-portkey-api-key': 'nope' }, body: '{}' });
+    const wrong = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-portkey-api-key': 'nope' },
+      body: '{}',
+    });
     expect(wrong.status).toBe(401);
     expect(openai.requests).toHaveLength(0);
   });
@@ -77,7 +100,15 @@ describe('the portkey-ai SDK with only its base URL changed', () => {
   it('our header wins over its Portkey alias', async () => {
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${OPENAI_KEY}`, 'x-gateway-api-key': gw.adminKey, 'x-portkey-api-key': 'ignored', 'x-gateway-provider': 'openai', 'x-portkey-provider': 'anthropic', 'x-gateway-custom-host': openai.url },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${OPENAI_KEY}`,
+        'x-gateway-api-key': gw.adminKey,
+        'x-portkey-api-key': 'ignored',
+        'x-gateway-provider': 'openai',
+        'x-portkey-provider': 'anthropic',
+        'x-gateway-custom-host': openai.url,
+      },
       body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'ours' }] }),
     });
     expect(res.status).toBe(200);

@@ -50,7 +50,14 @@ function tempHome(): { home: string; dispose(): void } {
  * `claude -p <prompt>` against the gateway: `ANTHROPIC_BASE_URL` is the gateway's origin and the gateway
  * key is `ANTHROPIC_API_KEY` (sent as `x-api-key`) or, with `bearer`, `ANTHROPIC_AUTH_TOKEN`.
  */
-export async function runClaudeCode(opts: { baseUrl: string; key: string; prompt: string; model?: string; bearer?: boolean; timeoutMs?: number }): Promise<CliRun> {
+export async function runClaudeCode(opts: {
+  baseUrl: string;
+  key: string;
+  prompt: string;
+  model?: string;
+  bearer?: boolean;
+  timeoutMs?: number;
+}): Promise<CliRun> {
   const h = tempHome();
   try {
     const env = {
@@ -76,7 +83,13 @@ export async function runClaudeCode(opts: { baseUrl: string; key: string; prompt
  * `codex exec <prompt>` against the gateway: a `config.toml` in a temporary `CODEX_HOME` whose model
  * provider has the gateway's `/v1` as `base_url`, reads the gateway key from `GATEWAY_KEY` and speaks Responses.
  */
-export async function runCodex(opts: { baseUrl: string; key: string; prompt: string; model?: string; timeoutMs?: number }): Promise<CliRun> {
+export async function runCodex(opts: {
+  baseUrl: string;
+  key: string;
+  prompt: string;
+  model?: string;
+  timeoutMs?: number;
+}): Promise<CliRun> {
   const h = tempHome();
   try {
     const codexHome = join(h.home, '.codex');
@@ -102,7 +115,13 @@ export async function runCodex(opts: { baseUrl: string; key: string; prompt: str
       ].join('\n'),
     );
     const env = { ...baseEnv(h.home), CODEX_HOME: codexHome, GATEWAY_KEY: opts.key, RUST_LOG: 'error' };
-    return await run(join(BIN, 'codex'), ['exec', '--skip-git-repo-check', '--sandbox', 'read-only', opts.prompt], env, h.home, opts.timeoutMs ?? 60_000);
+    return await run(
+      join(BIN, 'codex'),
+      ['exec', '--skip-git-repo-check', '--sandbox', 'read-only', opts.prompt],
+      env,
+      h.home,
+      opts.timeoutMs ?? 60_000,
+    );
   } finally {
     h.dispose();
   }

@@ -45,7 +45,12 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     vault = await startFakeVault({ tokens: ['hvs.console-token-1'], secrets: { 'secret/llm/openai': { api_key: VAULT_SECRET } } });
     agent = await startFakeAgent();
     gw = await startGateway({ env: { TRUSTED_CUSTOM_HOSTS: 'localhost,127.0.0.1,::1' } });
-    const user = await admin('POST', '/v1/users', { email: `console-${randomId(6)}@example.com`, name: 'Console Owner', role: 'owner', workspaces: [{ id: 'default', role: 'admin' }] });
+    const user = await admin('POST', '/v1/users', {
+      email: `console-${randomId(6)}@example.com`,
+      name: 'Console Owner',
+      role: 'owner',
+      workspaces: [{ id: 'default', role: 'admin' }],
+    });
     expect(user.status, JSON.stringify(user.body)).toBe(201);
     const key = await admin('POST', '/v1/api-keys', { name: 'console login', type: 'workspace-user', user_id: user.body.id });
     expect(key.status, JSON.stringify(key.body)).toBe(201);
@@ -120,7 +125,15 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     await page.locator('form[aria-label="create a key"] input[name=name]').fill(name);
     await page.getByRole('button', { name: 'Create key' }).click();
     const value = (await page.getByTestId('new-key').textContent())!.trim();
-    expect((await fetch(`${gw.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: value }) })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${gw.url}/v1/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ api_key: value }),
+        })
+      ).status,
+    ).toBe(200);
     await page.locator('table tbody tr', { hasText: name }).waitFor();
     await shot('api-keys-created');
     await page.getByRole('button', { name: 'Done' }).click();
@@ -137,7 +150,16 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     const ends = Date.parse(stored.key_transition_expires_at) - Date.now();
     expect(ends).toBeGreaterThan(43 * 60_000);
     expect(ends).toBeLessThan(46 * 60_000);
-    for (const v of [value, rotated]) expect((await fetch(`${gw.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: v }) })).status).toBe(200);
+    for (const v of [value, rotated])
+      expect(
+        (
+          await fetch(`${gw.url}/v1/auth/login`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ api_key: v }),
+          })
+        ).status,
+      ).toBe(200);
     // The list updated in place: the row shows the end of the transition.
     await page.locator('table tbody tr', { hasText: name }).locator(`time[datetime="${stored.key_transition_expires_at}"]`).waitFor();
     await shot('api-keys-rotated');
@@ -148,33 +170,63 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     await page.getByRole('link', { name: 'New config' }).click();
     await page.locator('form[aria-label="config editor"] input[name=name]').fill('Browser config');
     const editor = page.locator('form[aria-label="config editor"] textarea');
-    await editor.fill(JSON.stringify({ strategy: { mode: 'fallback' }, retry: { attempts: 2 }, targets: [{ provider: 'openai', api_key: 'sk-fake' }] }, null, 2));
+    await editor.fill(
+      JSON.stringify(
+        { strategy: { mode: 'fallback' }, retry: { attempts: 2 }, targets: [{ provider: 'openai', api_key: 'sk-fake' }] },
+        null,
+        2,
+      ),
+    );
     await page.getByRole('button', { name: 'Create config' }).click();
-    await page.getByRole('button', { name: 'Save new version' }).waitFor({ timeout: 20_000 }).catch(async (err) => {
-      await shot('config-create-failed');
-      throw err;
-    });
+    await page
+      .getByRole('button', { name: 'Save new version' })
+      .waitFor({ timeout: 20_000 })
+      .catch(async (err) => {
+        await shot('config-create-failed');
+        throw err;
+      });
     expect(new URL(page.url()).pathname).toMatch(/^\/console\/configs\/[0-9a-f-]{36}$/);
     await page.locator('caption', { hasText: 'versions' }).waitFor();
 
-    await editor.fill(JSON.stringify({ strategy: { mode: 'fallback' }, retry: { attempts: 9 }, targets: [{ provider: 'openai', api_key: 'sk-fake' }] }, null, 2));
+    await editor.fill(
+      JSON.stringify(
+        { strategy: { mode: 'fallback' }, retry: { attempts: 9 }, targets: [{ provider: 'openai', api_key: 'sk-fake' }] },
+        null,
+        2,
+      ),
+    );
     await page.getByRole('button', { name: 'Save new version' }).click();
     const path = page.getByTestId('json-error-path');
     await path.waitFor();
     expect(await path.textContent()).toContain('retry.attempts');
     // The editor selects the offending value in an effect, just after the error is painted.
-    const selected = () => page.evaluate<string>(`(() => { const t = document.querySelector('form[aria-label="config editor"] textarea'); return t.value.slice(t.selectionStart, t.selectionEnd); })()`);
+    const selected = () =>
+      page.evaluate<string>(
+        `(() => { const t = document.querySelector('form[aria-label="config editor"] textarea'); return t.value.slice(t.selectionStart, t.selectionEnd); })()`,
+      );
     await expect.poll(selected).toBe('9');
     await shot('config-validation-error');
 
-    await editor.fill(JSON.stringify({ strategy: { mode: 'fallback' }, retry: { attempts: 3 }, targets: [{ provider: 'openai', api_key: 'sk-fake' }] }, null, 2));
+    await editor.fill(
+      JSON.stringify(
+        { strategy: { mode: 'fallback' }, retry: { attempts: 3 }, targets: [{ provider: 'openai', api_key: 'sk-fake' }] },
+        null,
+        2,
+      ),
+    );
     await page.getByRole('button', { name: 'Save new version' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved version 2' }).waitFor();
     expect(await page.getByTestId('json-error-path').count()).toBe(0);
   });
 
   it('shows the rate-limit and usage-limit policies with the usage per group', async () => {
-    const policy = await admin('POST', '/v1/policies/usage-limits', { name: 'Browser budget', type: 'requests', credit_limit: 100, conditions: [], group_by: [] });
+    const policy = await admin('POST', '/v1/policies/usage-limits', {
+      name: 'Browser budget',
+      type: 'requests',
+      credit_limit: 100,
+      conditions: [],
+      group_by: [],
+    });
     expect(policy.status, JSON.stringify(policy.body)).toBe(201);
     await nav('Policies');
     const row = page.locator('table tbody tr', { hasText: 'Browser budget' });
@@ -191,7 +243,11 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
    */
   const refusedValueSelected = (label: string) =>
     expect
-      .poll(() => page.evaluate<boolean>(`(() => { const t = document.activeElement; return t instanceof HTMLTextAreaElement && t.closest('label')?.querySelector('span')?.textContent === ${JSON.stringify(label)} && t.selectionEnd > t.selectionStart; })()`))
+      .poll(() =>
+        page.evaluate<boolean>(
+          `(() => { const t = document.activeElement; return t instanceof HTMLTextAreaElement && t.closest('label')?.querySelector('span')?.textContent === ${JSON.stringify(label)} && t.selectionEnd > t.selectionStart; })()`,
+        ),
+      )
       .toBe(true);
 
   /** Replaces the JSON editor's text (`label`) and submits its form with `button`. */
@@ -205,10 +261,32 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     await page.getByLabel('Start from').selectOption('HashiCorp Vault (token)');
     await expect.poll(() => page.getByLabel('secret reference (JSON)').inputValue()).toContain('"manager_type": "hashicorp_vault"');
     // Bad auth_config: the gateway's JSON path is shown and selected.
-    await writeJson('secret reference (JSON)', { name: 'Vault OpenAI', slug: 'vault-openai', manager_type: 'hashicorp_vault', auth_config: { vault_addr: vault.origin }, secret_path: 'llm/openai', secret_key: 'api_key' }, 'Create');
+    await writeJson(
+      'secret reference (JSON)',
+      {
+        name: 'Vault OpenAI',
+        slug: 'vault-openai',
+        manager_type: 'hashicorp_vault',
+        auth_config: { vault_addr: vault.origin },
+        secret_path: 'llm/openai',
+        secret_key: 'api_key',
+      },
+      'Create',
+    );
     expect(await page.getByTestId('json-error-path').textContent()).toBe('auth_config.role_id');
     await refusedValueSelected('secret reference (JSON)');
-    await writeJson('secret reference (JSON)', { name: 'Vault OpenAI', slug: 'vault-openai', manager_type: 'hashicorp_vault', auth_config: { vault_addr: vault.origin, token: 'hvs.console-token-1' }, secret_path: 'llm/openai', secret_key: 'api_key' }, 'Create');
+    await writeJson(
+      'secret reference (JSON)',
+      {
+        name: 'Vault OpenAI',
+        slug: 'vault-openai',
+        manager_type: 'hashicorp_vault',
+        auth_config: { vault_addr: vault.origin, token: 'hvs.console-token-1' },
+        secret_path: 'llm/openai',
+        secret_key: 'api_key',
+      },
+      'Create',
+    );
     const row = page.locator('table tbody tr', { hasText: 'Vault OpenAI' });
     await row.waitFor();
     expect(await row.textContent()).not.toContain('hvs.console-token-1');
@@ -222,21 +300,57 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
 
   it('creates an MCP integration with headers and an MCP server with a tool filter (a bad filter shows its path)', async () => {
     await nav('MCP integrations');
-    await writeJson('MCP integration (JSON)', { name: 'Tracker', slug: 'tracker', url: 'http://127.0.0.1:9/mcp', transport: 'http', auth_type: 'headers', headers: { Authorization: 'Bearer mcp-secret-token-1' } }, 'Create');
+    await writeJson(
+      'MCP integration (JSON)',
+      {
+        name: 'Tracker',
+        slug: 'tracker',
+        url: 'http://127.0.0.1:9/mcp',
+        transport: 'http',
+        auth_type: 'headers',
+        headers: { Authorization: 'Bearer mcp-secret-token-1' },
+      },
+      'Create',
+    );
     const row = page.locator('table tbody tr', { hasText: 'Tracker' });
     await row.waitFor();
     expect(await row.textContent()).toContain('Authorization: Bea…');
     expect(await row.textContent()).not.toContain('mcp-secret-token-1');
     // Every column, its Edit and Delete included, fits the page at 1280 px: the table does not scroll sideways.
-    expect(await page.locator('.table-wrap').first().evaluate((e) => e.scrollWidth - e.clientWidth)).toBeLessThanOrEqual(0);
+    expect(
+      await page
+        .locator('.table-wrap')
+        .first()
+        .evaluate((e) => e.scrollWidth - e.clientWidth),
+    ).toBeLessThanOrEqual(0);
     await shot('mcp-integrations');
 
     await nav('MCP servers');
     await page.locator('p.muted code', { hasText: 'tracker' }).waitFor();
-    await writeJson('MCP server (JSON)', { name: 'Tracker tools', slug: 'tracker-tools', mcp_integration_id: 'tracker', tools: { allow: ['search'], deny: ['search'] }, default_user_access: 'deny' }, 'Create');
+    await writeJson(
+      'MCP server (JSON)',
+      {
+        name: 'Tracker tools',
+        slug: 'tracker-tools',
+        mcp_integration_id: 'tracker',
+        tools: { allow: ['search'], deny: ['search'] },
+        default_user_access: 'deny',
+      },
+      'Create',
+    );
     expect(await page.getByTestId('json-error-path').textContent()).toBe('tools.deny[0]');
     await refusedValueSelected('MCP server (JSON)');
-    await writeJson('MCP server (JSON)', { name: 'Tracker tools', slug: 'tracker-tools', mcp_integration_id: 'tracker', tools: { deny: ['delete_issue'] }, default_user_access: 'deny' }, 'Create');
+    await writeJson(
+      'MCP server (JSON)',
+      {
+        name: 'Tracker tools',
+        slug: 'tracker-tools',
+        mcp_integration_id: 'tracker',
+        tools: { deny: ['delete_issue'] },
+        default_user_access: 'deny',
+      },
+      'Create',
+    );
     const server = page.locator('table tbody tr', { hasText: 'Tracker tools' });
     await server.waitFor();
     expect(await server.textContent()).toContain('/v1/mcp/tracker-tools/mcp');
@@ -253,7 +367,18 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     await page.getByTestId('mcp-connections').getByRole('note').filter({ hasText: 'does not use per-user OAuth' }).waitFor();
     expect(await page.getByTestId('mcp-connections').getByRole('alert').count()).toBe(0);
     await nav('MCP integrations');
-    await writeJson('MCP integration (JSON)', { name: 'Tracker OAuth', slug: 'tracker-oauth', url: 'http://127.0.0.1:9/mcp', transport: 'http', auth_type: 'oauth', oauth: { client_id: 'console-client', scopes: ['tools'] } }, 'Create');
+    await writeJson(
+      'MCP integration (JSON)',
+      {
+        name: 'Tracker OAuth',
+        slug: 'tracker-oauth',
+        url: 'http://127.0.0.1:9/mcp',
+        transport: 'http',
+        auth_type: 'oauth',
+        oauth: { client_id: 'console-client', scopes: ['tools'] },
+      },
+      'Create',
+    );
     await page.locator('table tbody tr', { hasText: 'Tracker OAuth' }).waitFor();
     await nav('MCP servers');
     await page.locator('p.muted code', { hasText: 'tracker-oauth' }).waitFor();
@@ -270,7 +395,17 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
 
   it('creates an agent server and views its card, read from the agent through the gateway', async () => {
     await nav('Agent servers');
-    await writeJson('agent server (JSON)', { name: 'Echo', slug: 'echo', url: `${agent.url}/`, headers: { Authorization: 'Bearer agent-secret-token-1' }, skills: { allow: ['echo'] } }, 'Create');
+    await writeJson(
+      'agent server (JSON)',
+      {
+        name: 'Echo',
+        slug: 'echo',
+        url: `${agent.url}/`,
+        headers: { Authorization: 'Bearer agent-secret-token-1' },
+        skills: { allow: ['echo'] },
+      },
+      'Create',
+    );
     const row = page.locator('table tbody tr', { hasText: 'Echo' });
     await row.waitFor();
     expect(await row.textContent()).not.toContain('agent-secret-token-1');
@@ -285,21 +420,35 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
 
   it('edits SSO (a refused domain shows its path), turns JWT on, creates and revokes a SCIM token and maps a group', async () => {
     await nav('Organisation');
-    const sso = { issuer: 'http://127.0.0.1:9/oidc', client_id: 'console-client', client_secret: 'sso-client-secret-1', domains: [{ domain: 'co.uk' }], default_role: 'member', auto_provision: true };
+    const sso = {
+      issuer: 'http://127.0.0.1:9/oidc',
+      client_id: 'console-client',
+      client_secret: 'sso-client-secret-1',
+      domains: [{ domain: 'co.uk' }],
+      default_role: 'member',
+      auto_provision: true,
+    };
     await page.getByLabel('Single sign-on (JSON)').waitFor();
     await page.getByLabel('Single sign-on (JSON)').fill(JSON.stringify(sso, null, 2));
     await page.getByRole('form', { name: 'Single sign-on settings' }).getByRole('button', { name: 'Turn on' }).click();
     expect(await page.getByTestId('json-error-path').textContent()).toMatch(/^domains\[0\]/);
     await refusedValueSelected('Single sign-on (JSON)');
-    await page.getByLabel('Single sign-on (JSON)').fill(JSON.stringify({ ...sso, domains: [{ domain: 'example.com', allow_subdomains: true }] }, null, 2));
+    await page
+      .getByLabel('Single sign-on (JSON)')
+      .fill(JSON.stringify({ ...sso, domains: [{ domain: 'example.com', allow_subdomains: true }] }, null, 2));
     await page.getByRole('form', { name: 'Single sign-on settings' }).getByRole('button', { name: 'Turn on' }).click();
     await page.getByRole('form', { name: 'Single sign-on settings' }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     // Saved: the editor shows the settings again, the secret left out (write-only).
     await expect.poll(() => page.getByLabel('Single sign-on (JSON)').inputValue()).toContain('"client_secret": ""');
     await page.locator('#sso ~ p', { hasText: 'On · last changed' }).waitFor();
-    expect((await admin('GET', '/v1/organisation/sso')).body).toMatchObject({ issuer: 'http://127.0.0.1:9/oidc', domains: [{ domain: 'example.com', allow_subdomains: true }] });
+    expect((await admin('GET', '/v1/organisation/sso')).body).toMatchObject({
+      issuer: 'http://127.0.0.1:9/oidc',
+      domains: [{ domain: 'example.com', allow_subdomains: true }],
+    });
 
-    await page.getByLabel('JWT authentication (JSON)').fill(JSON.stringify({ jwks_url: 'http://127.0.0.1:9/jwks.json', audience: 'ai-gateway', algorithms: ['RS256'] }, null, 2));
+    await page
+      .getByLabel('JWT authentication (JSON)')
+      .fill(JSON.stringify({ jwks_url: 'http://127.0.0.1:9/jwks.json', audience: 'ai-gateway', algorithms: ['RS256'] }, null, 2));
     await page.getByRole('form', { name: 'JWT authentication settings' }).getByRole('button', { name: 'Turn on' }).click();
     await page.getByRole('form', { name: 'JWT authentication settings' }).getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     expect((await admin('GET', '/v1/organisation/jwt')).body).toMatchObject({ audience: 'ai-gateway', algorithms: ['RS256'] });
@@ -335,12 +484,19 @@ describe('web console in chromium', { timeout: 90_000 }, () => {
     ] as const) {
       await nav(label);
       await page.waitForLoadState('networkidle');
-      expect(await page.locator('.error').filter({ hasText: /\b5\d\d\b/ }).count(), label).toBe(0);
+      expect(
+        await page
+          .locator('.error')
+          .filter({ hasText: /\b5\d\d\b/ })
+          .count(),
+        label,
+      ).toBe(0);
       await shot(file);
     }
     // The audit log shows what the browser did.
     await nav('Audit log');
-    for (const action of ['api_key.rotate', 'config.update', 'session.create']) await page.locator('table tbody tr', { hasText: action }).first().waitFor();
+    for (const action of ['api_key.rotate', 'config.update', 'session.create'])
+      await page.locator('table tbody tr', { hasText: action }).first().waitFor();
   });
 
   it('fits a phone width with a menu', async () => {

@@ -13,8 +13,15 @@ let child: ChildProcess | undefined;
 /** `npm start` as a new user runs it: no GATEWAY_ADMIN_KEY, a fresh data directory; resolves once the banner is out. */
 async function start(port: number): Promise<string> {
   ensureBuilt();
-  const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), HOST: '127.0.0.1', GATEWAY_DATA_DIR: dataDir, LOG_LEVEL: 'info' };
-  for (const name of ['GATEWAY_ADMIN_KEY', 'GATEWAY_ADMIN_EMAIL', 'API_KEY_PREFIX', 'DATABASE_URL', 'REDIS_URL', 'GATEWAY_PUBLIC_URL']) delete env[name];
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    GATEWAY_DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+  };
+  for (const name of ['GATEWAY_ADMIN_KEY', 'GATEWAY_ADMIN_EMAIL', 'API_KEY_PREFIX', 'DATABASE_URL', 'REDIS_URL', 'GATEWAY_PUBLIC_URL'])
+    delete env[name];
   child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
@@ -60,14 +67,25 @@ describe('first start: npm start → open the printed URL → signed in', () => 
     }
 
     // The admin key is refused by the console login (it is no user's key), as before; the printed sign-in key is accepted.
-    const refused = await fetch(`http://127.0.0.1:${port}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: admin }) });
+    const refused = await fetch(`http://127.0.0.1:${port}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: admin }),
+    });
     expect(refused.status).toBe(401);
-    const login = await fetch(`http://127.0.0.1:${port}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: signIn }) });
+    const login = await fetch(`http://127.0.0.1:${port}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: signIn }),
+    });
     expect(login.status).toBe(200);
     const session = (await login.json()) as { user: { email: string; role: string }; workspaces: Array<{ slug: string; role: string }> };
     expect(session.user).toMatchObject({ email: 'admin@localhost', role: 'owner' });
     expect(session.workspaces).toEqual(expect.arrayContaining([expect.objectContaining({ slug: 'default', role: 'admin' })]));
-    const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const users = await fetch(`http://127.0.0.1:${port}/v1/users`, { headers: { cookie } });
     expect(users.status).toBe(200);
     const keys = await fetch(`http://127.0.0.1:${port}/v1/api-keys`, { headers: { 'x-gateway-api-key': admin } });

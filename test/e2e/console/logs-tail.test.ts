@@ -26,10 +26,17 @@ describe('log tail', () => {
   /** One chat request with `key` and a fresh trace id; returns the trace id. */
   async function request(key = gw.adminKey, model = 'gpt-4o-mini'): Promise<string> {
     const trace = `tail-${randomId(8)}`;
-    const r = await callAs(gw, key, 'POST', '/v1/chat/completions', { model, messages: [{ role: 'user', content: 'hi' }] }, {
-      'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }),
-      'x-gateway-trace-id': trace,
-    });
+    const r = await callAs(
+      gw,
+      key,
+      'POST',
+      '/v1/chat/completions',
+      { model, messages: [{ role: 'user', content: 'hi' }] },
+      {
+        'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }),
+        'x-gateway-trace-id': trace,
+      },
+    );
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     return trace;
   }
@@ -37,7 +44,13 @@ describe('log tail', () => {
   async function userKey(role: string): Promise<{ key: string; id: string }> {
     const user = await admin('POST', '/v1/users', { email: `tail-${randomId(6)}@example.com`, workspaces: [{ id: team, role }] });
     expect(user.status, JSON.stringify(user.body)).toBe(201);
-    const key = await admin('POST', '/v1/api-keys', { name: 'u', type: 'workspace-user', workspace_id: team, user_id: user.body.id, scopes: ['*'] });
+    const key = await admin('POST', '/v1/api-keys', {
+      name: 'u',
+      type: 'workspace-user',
+      workspace_id: team,
+      user_id: user.body.id,
+      scopes: ['*'],
+    });
     expect(key.status, JSON.stringify(key.body)).toBe(201);
     return { key: key.body.key, id: key.body.id };
   }
@@ -127,10 +140,20 @@ describe('log tail', () => {
       expect(t.error!.error.code, query).toBe(code);
       if (param) expect(t.error!.error.param ?? t.error!.error.message, query).toContain(param);
     }
-    const noScope = await admin('POST', '/v1/api-keys', { name: 'no-logs', type: 'workspace-service', workspace_id: team, scopes: ['completions.write'] });
+    const noScope = await admin('POST', '/v1/api-keys', {
+      name: 'no-logs',
+      type: 'workspace-service',
+      workspace_id: team,
+      scopes: ['completions.write'],
+    });
     const forbidden = await tail('', noScope.body.key);
     expect([forbidden.status, forbidden.error!.error.code]).toEqual([403, 'forbidden']);
-    const teamKey = await admin('POST', '/v1/api-keys', { name: 'team-logs', type: 'workspace-service', workspace_id: team, scopes: ['logs.read'] });
+    const teamKey = await admin('POST', '/v1/api-keys', {
+      name: 'team-logs',
+      type: 'workspace-service',
+      workspace_id: team,
+      scopes: ['logs.read'],
+    });
     const otherWorkspace = await tail('?workspace_id=default', teamKey.body.key);
     expect([otherWorkspace.status, otherWorkspace.error!.error.code]).toEqual([404, 'not_found']);
     const jsonClient = await fetch(`${gw.url}/v1/logs/tail`, { headers: { 'x-gateway-api-key': gw.adminKey } });

@@ -21,7 +21,14 @@ export async function openTail(url: string, query: string, headers: Record<strin
   const waiters = new Set<() => void>();
   if (!res.headers.get('content-type')?.startsWith('text/event-stream')) {
     const error = (await res.json()) as Tail['error'];
-    return { status: res.status, error, events, ended: Promise.resolve(), until: () => Promise.reject(new Error('not a stream')), close: () => undefined };
+    return {
+      status: res.status,
+      error,
+      events,
+      ended: Promise.resolve(),
+      until: () => Promise.reject(new Error('not a stream')),
+      close: () => undefined,
+    };
   }
   const parser = createParser({
     onEvent(e) {

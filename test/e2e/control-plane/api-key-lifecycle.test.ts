@@ -18,7 +18,11 @@ afterAll(async () => {
 });
 
 async function call(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; body: Json }> {
-  const res = await gw.fetch(path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }), headers: key ? { 'x-gateway-api-key': key } : {} });
+  const res = await gw.fetch(path, {
+    method,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    headers: key ? { 'x-gateway-api-key': key } : {},
+  });
   return { status: res.status, body: (await res.json()) as Json };
 }
 
@@ -49,7 +53,19 @@ async function auditOf(id: string, action: string): Promise<Json[]> {
 async function addWorkspace(slug: string, settings: Json): Promise<string> {
   const deps = gw.gateway.deps;
   const id = uuid();
-  await deps.store.db.insertInto('workspaces').values({ id, organisation_id: deps.runtime.current.defaultOrganisationId, name: slug, slug, status: 'active', settings: JSON.stringify(settings), created_at: 1, updated_at: 1 }).execute();
+  await deps.store.db
+    .insertInto('workspaces')
+    .values({
+      id,
+      organisation_id: deps.runtime.current.defaultOrganisationId,
+      name: slug,
+      slug,
+      status: 'active',
+      settings: JSON.stringify(settings),
+      created_at: 1,
+      updated_at: 1,
+    })
+    .execute();
   await deps.runtime.changed();
   return id;
 }
@@ -61,7 +77,12 @@ describe('manual rotation', () => {
     const before = clock.now();
     const rotated = await call('POST', `/v1/api-keys/${k.id}/rotate`, { key_transition_period_ms: 2 * HALF_HOUR });
     expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
-    expect(rotated.body).toMatchObject({ id: k.id, object: 'api_key', key: expect.any(String), key_transition_expires_at: new Date(before + 2 * HALF_HOUR).toISOString() });
+    expect(rotated.body).toMatchObject({
+      id: k.id,
+      object: 'api_key',
+      key: expect.any(String),
+      key_transition_expires_at: new Date(before + 2 * HALF_HOUR).toISOString(),
+    });
     expect(rotated.body.key).not.toBe(k.key);
     expect(await works(k.key)).toBe(true);
     expect(await works(rotated.body.key)).toBe(true);
@@ -100,17 +121,41 @@ describe('manual rotation', () => {
     expectError(await call('POST', `/v1/api-keys/${k.id}/rotate`, { key_transition_period_ms: 'long' }), 400, 'invalid_request');
     expectError(await call('POST', `/v1/api-keys/${k.id}/rotate`, { transition: HALF_HOUR }), 400, 'invalid_request');
     expectError(await call('POST', `/v1/api-keys/${k.id}/reveal`, { please: true }), 400, 'invalid_request');
-    for (const policy of [{ rotation_period: 'daily' }, { rotation_period: 'weekly', every: 2 }, { next_rotation_at: 'soon' }, { key_transition_period_ms: 1000 }]) {
+    for (const policy of [
+      { rotation_period: 'daily' },
+      { rotation_period: 'weekly', every: 2 },
+      { next_rotation_at: 'soon' },
+      { key_transition_period_ms: 1000 },
+    ]) {
       expectError(await call('POST', '/v1/api-keys', { name: 'p', rotation_policy: policy }), 400, 'invalid_request');
       expectError(await call('PUT', `/v1/api-keys/${k.id}`, { rotation_policy: policy }), 400, 'invalid_request');
     }
     const past = new Date(clock.now() - 1000).toISOString();
-    expectError(await call('POST', '/v1/api-keys', { name: 'p', rotation_policy: { next_rotation_at: past } }), 400, 'invalid_request', 'rotation_policy.next_rotation_at');
+    expectError(
+      await call('POST', '/v1/api-keys', { name: 'p', rotation_policy: { next_rotation_at: past } }),
+      400,
+      'invalid_request',
+      'rotation_policy.next_rotation_at',
+    );
     for (const suffix of ['rotate', 'reveal']) expectError(await call('POST', `/v1/api-keys/${uuid()}/${suffix}`, {}), 404, 'not_found');
     const wsB = await addWorkspace(`b-${uuid().slice(0, 8)}`, {});
     const inB = await newKey({ name: 'in-b', workspace_id: wsB });
-    const adminA = await newKey({ name: 'admin-a', scopes: ['api_keys.*', 'configs.read', 'completions.write', 'prompts.render', 'prompts.read', 'guardrails.read', 'rate_limits.read', 'virtual_keys.read', 'logs.read'] });
-    for (const suffix of ['rotate', 'reveal']) expectError(await call('POST', `/v1/api-keys/${inB.id}/${suffix}`, {}, adminA.key), 404, 'not_found');
+    const adminA = await newKey({
+      name: 'admin-a',
+      scopes: [
+        'api_keys.*',
+        'configs.read',
+        'completions.write',
+        'prompts.render',
+        'prompts.read',
+        'guardrails.read',
+        'rate_limits.read',
+        'virtual_keys.read',
+        'logs.read',
+      ],
+    });
+    for (const suffix of ['rotate', 'reveal'])
+      expectError(await call('POST', `/v1/api-keys/${inB.id}/${suffix}`, {}, adminA.key), 404, 'not_found');
     expect(await works(inB.key)).toBe(true);
   });
 
@@ -125,7 +170,10 @@ describe('manual rotation', () => {
 describe('scheduled rotation and reveal', () => {
   it('rotates a due key once, with a system audit entry, sets the next time, and shows the new value once', async () => {
     const due = clock.now() + 3_600_000;
-    const k = await newKey({ name: 'scheduled', rotation_policy: { rotation_period: 'weekly', next_rotation_at: new Date(due).toISOString() } });
+    const k = await newKey({
+      name: 'scheduled',
+      rotation_policy: { rotation_period: 'weekly', next_rotation_at: new Date(due).toISOString() },
+    });
     expect(k.rotation_policy).toMatchObject({ rotation_period: 'weekly', next_rotation_at: new Date(due).toISOString() });
     expectError(await call('POST', `/v1/api-keys/${k.id}/reveal`, {}), 404, 'not_found');
     await gw.gateway.scheduler.runAll();
@@ -143,7 +191,12 @@ describe('scheduled rotation and reveal', () => {
 
     const revealed = await call('POST', `/v1/api-keys/${k.id}/reveal`);
     expect(revealed.status, JSON.stringify(revealed.body)).toBe(200);
-    expect(revealed.body).toMatchObject({ id: k.id, object: 'api_key', key: expect.any(String), key_transition_expires_at: read.key_transition_expires_at });
+    expect(revealed.body).toMatchObject({
+      id: k.id,
+      object: 'api_key',
+      key: expect.any(String),
+      key_transition_expires_at: read.key_transition_expires_at,
+    });
     expect(await works(revealed.body.key)).toBe(true);
     expect(await works(k.key)).toBe(true);
     const twice = await call('POST', `/v1/api-keys/${k.id}/reveal`, {});
@@ -161,12 +214,25 @@ describe('scheduled rotation and reveal', () => {
 
   it('the pending value is sealed at rest and shown to the right principal only', async () => {
     const svc = await newKey({ name: 'svc-pending', rotation_policy: { next_rotation_at: new Date(clock.now() + 60_000).toISOString() } });
-    const member = await call('POST', '/v1/users', { email: `pending-${uuid()}@example.com`, workspaces: [{ id: 'default', role: 'member' }] });
+    const member = await call('POST', '/v1/users', {
+      email: `pending-${uuid()}@example.com`,
+      workspaces: [{ id: 'default', role: 'member' }],
+    });
     expect(member.status, JSON.stringify(member.body)).toBe(201);
-    const user = await newKey({ name: 'user-pending', type: 'workspace-user', user_id: member.body.id, scopes: ['api_keys.write', 'configs.read'], rotation_policy: { next_rotation_at: new Date(clock.now() + 60_000).toISOString() } });
+    const user = await newKey({
+      name: 'user-pending',
+      type: 'workspace-user',
+      user_id: member.body.id,
+      scopes: ['api_keys.write', 'configs.read'],
+      rotation_policy: { next_rotation_at: new Date(clock.now() + 60_000).toISOString() },
+    });
     clock.advance(60_000);
     await gw.gateway.scheduler.runAll();
-    const row = await gw.gateway.deps.store.db.selectFrom('api_keys').select(['pending_key_ciphertext', 'next_rotation_at']).where('id', '=', svc.id).executeTakeFirstOrThrow();
+    const row = await gw.gateway.deps.store.db
+      .selectFrom('api_keys')
+      .select(['pending_key_ciphertext', 'next_rotation_at'])
+      .where('id', '=', svc.id)
+      .executeTakeFirstOrThrow();
     expect(row.pending_key_ciphertext).toMatch(/^v1\.[0-9a-f]{8}\./);
     expect(row.next_rotation_at).toBeNull();
 
@@ -204,25 +270,68 @@ describe('enforced rotation period and last use', () => {
     const owner: string = admin.body.id;
     const monthly = await addWorkspace(`m-${uuid().slice(0, 8)}`, { user_api_key_rotation_period: 'monthly' });
     const user = await newKey({ name: 'u', type: 'workspace-user', user_id: owner, workspace_id: monthly });
-    expect(user.rotation_policy).toEqual({ rotation_period: 'monthly', next_rotation_at: new Date(nextBoundary('monthly', clock.now())).toISOString() });
-    const withTransition = await newKey({ name: 'u2', type: 'workspace-user', user_id: owner, workspace_id: monthly, rotation_policy: { key_transition_period_ms: 2 * HALF_HOUR } });
+    expect(user.rotation_policy).toEqual({
+      rotation_period: 'monthly',
+      next_rotation_at: new Date(nextBoundary('monthly', clock.now())).toISOString(),
+    });
+    const withTransition = await newKey({
+      name: 'u2',
+      type: 'workspace-user',
+      user_id: owner,
+      workspace_id: monthly,
+      rotation_policy: { key_transition_period_ms: 2 * HALF_HOUR },
+    });
     expect(withTransition.rotation_policy).toMatchObject({ rotation_period: 'monthly', key_transition_period_ms: 2 * HALF_HOUR });
-    expectError(await call('POST', '/v1/api-keys', { name: 'u3', type: 'workspace-user', user_id: owner, workspace_id: monthly, rotation_policy: { rotation_period: 'weekly' } }), 400, 'invalid_request', 'rotation_policy.rotation_period');
-    expectError(await call('PUT', `/v1/api-keys/${user.id}`, { rotation_policy: { rotation_period: 'weekly' } }), 400, 'invalid_request', 'rotation_policy.rotation_period');
-    expectError(await call('PUT', `/v1/api-keys/${user.id}`, { rotation_policy: null }), 400, 'invalid_request', 'rotation_policy.rotation_period');
+    expectError(
+      await call('POST', '/v1/api-keys', {
+        name: 'u3',
+        type: 'workspace-user',
+        user_id: owner,
+        workspace_id: monthly,
+        rotation_policy: { rotation_period: 'weekly' },
+      }),
+      400,
+      'invalid_request',
+      'rotation_policy.rotation_period',
+    );
+    expectError(
+      await call('PUT', `/v1/api-keys/${user.id}`, { rotation_policy: { rotation_period: 'weekly' } }),
+      400,
+      'invalid_request',
+      'rotation_policy.rotation_period',
+    );
+    expectError(
+      await call('PUT', `/v1/api-keys/${user.id}`, { rotation_policy: null }),
+      400,
+      'invalid_request',
+      'rotation_policy.rotation_period',
+    );
     expect((await call('PUT', `/v1/api-keys/${user.id}`, { rotation_policy: { rotation_period: 'monthly' } })).status).toBe(200);
-    const service = await newKey({ name: 's', type: 'workspace-service', workspace_id: monthly, rotation_policy: { rotation_period: 'weekly' } });
+    const service = await newKey({
+      name: 's',
+      type: 'workspace-service',
+      workspace_id: monthly,
+      rotation_policy: { rotation_period: 'weekly' },
+    });
     expect(service.rotation_policy.rotation_period).toBe('weekly');
 
     const deps = gw.gateway.deps;
     const org = deps.runtime.current.defaultOrganisationId;
-    await deps.store.db.updateTable('organisations').set({ settings: JSON.stringify({ user_api_key_rotation_period: 'weekly' }) }).where('id', '=', org).execute();
+    await deps.store.db
+      .updateTable('organisations')
+      .set({ settings: JSON.stringify({ user_api_key_rotation_period: 'weekly' }) })
+      .where('id', '=', org)
+      .execute();
     try {
       const inherits = await addWorkspace(`i-${uuid().slice(0, 8)}`, {});
-      expect((await newKey({ name: 'u4', type: 'workspace-user', user_id: owner, workspace_id: inherits })).rotation_policy.rotation_period).toBe('weekly');
+      expect(
+        (await newKey({ name: 'u4', type: 'workspace-user', user_id: owner, workspace_id: inherits })).rotation_policy.rotation_period,
+      ).toBe('weekly');
       const optedOut = await addWorkspace(`o-${uuid().slice(0, 8)}`, { user_api_key_rotation_period: null });
       expect((await newKey({ name: 'u5', type: 'workspace-user', user_id: owner, workspace_id: optedOut })).rotation_policy).toBeNull();
-      expect((await newKey({ name: 'u6', type: 'workspace-user', user_id: owner, workspace_id: monthly })).rotation_policy.rotation_period).toBe('monthly');
+      expect(
+        (await newKey({ name: 'u6', type: 'workspace-user', user_id: owner, workspace_id: monthly })).rotation_policy.rotation_period,
+      ).toBe('monthly');
     } finally {
       await deps.store.db.updateTable('organisations').set({ settings: '{}' }).where('id', '=', org).execute();
     }
@@ -235,15 +344,24 @@ describe('enforced rotation period and last use', () => {
     await gw.gateway.scheduler.runAll();
     const used = (await call('GET', `/v1/api-keys/${k.id}`)).body;
     expect(used.last_used_at).toBe(new Date(clock.now()).toISOString());
-    expect((await call('GET', '/v1/api-keys?page_size=100')).body.data.find((x: Json) => x.id === k.id).last_used_at).toBe(used.last_used_at);
+    expect((await call('GET', '/v1/api-keys?page_size=100')).body.data.find((x: Json) => x.id === k.id).last_used_at).toBe(
+      used.last_used_at,
+    );
   });
 
   it('/openapi.json documents rotate and reveal answers', async () => {
     const doc = (await call('GET', '/openapi.json')).body;
     const rotate = doc.paths['/v1/api-keys/{id}/rotate'].post.responses['200'].content['application/json'].schema.properties;
-    expect(Object.keys(rotate)).toEqual(expect.arrayContaining(['id', 'object', 'key', 'key_transition_expires_at', 'creation_mode', 'last_used_at']));
+    expect(Object.keys(rotate)).toEqual(
+      expect.arrayContaining(['id', 'object', 'key', 'key_transition_expires_at', 'creation_mode', 'last_used_at']),
+    );
     const reveal = doc.paths['/v1/api-keys/{id}/reveal'].post;
-    expect(Object.keys(reveal.responses['200'].content['application/json'].schema.properties)).toEqual(['id', 'object', 'key', 'key_transition_expires_at']);
+    expect(Object.keys(reveal.responses['200'].content['application/json'].schema.properties)).toEqual([
+      'id',
+      'object',
+      'key',
+      'key_transition_expires_at',
+    ]);
     expect(Object.keys(reveal.responses)).toEqual(expect.arrayContaining(['200', '4XX']));
   });
 });

@@ -23,7 +23,15 @@ describe('API key lifecycle on two gateway processes', () => {
 
   beforeAll(async () => {
     ensureBuilt();
-    const env = { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, REDIS_URL, REDIS_PREFIX: `gwtest:${randomId(8)}:`, GATEWAY_ADMIN_KEY: adminKey, GATEWAY_REQUEST_LOG: 'false', GATEWAY_SCHEDULER_INTERVAL_MS: '100' };
+    const env = {
+      DATABASE_URL: PG_URL,
+      DATABASE_SCHEMA: schema,
+      REDIS_URL,
+      REDIS_PREFIX: `gwtest:${randomId(8)}:`,
+      GATEWAY_ADMIN_KEY: adminKey,
+      GATEWAY_REQUEST_LOG: 'false',
+      GATEWAY_SCHEDULER_INTERVAL_MS: '100',
+    };
     // One after the other: the first migrates and bootstraps the empty schema.
     a = await spawnGateway(env);
     b = await spawnGateway(env);
@@ -67,25 +75,48 @@ describe('API key lifecycle on two gateway processes', () => {
     const due = new Date(Date.now() + 1_500).toISOString();
     const keys: Json[] = [];
     for (let i = 0; i < 6; i++) {
-      const created = await call(i % 2 ? a : b, 'POST', '/v1/api-keys', { name: `scheduled-${i}`, rotation_policy: { rotation_period: 'monthly', next_rotation_at: due } });
+      const created = await call(i % 2 ? a : b, 'POST', '/v1/api-keys', {
+        name: `scheduled-${i}`,
+        rotation_policy: { rotation_period: 'monthly', next_rotation_at: due },
+      });
       expect(created.status, JSON.stringify(created.body)).toBe(201);
       keys.push(created.body);
     }
     const rotated = async () => {
-      const rows = await store.db.selectFrom('api_keys').select(['id', 'key_transition_expires_at']).where('id', 'in', keys.map((k) => k.id)).execute();
+      const rows = await store.db
+        .selectFrom('api_keys')
+        .select(['id', 'key_transition_expires_at'])
+        .where(
+          'id',
+          'in',
+          keys.map((k) => k.id),
+        )
+        .execute();
       return rows.every((r) => r.key_transition_expires_at !== null);
     };
     await timeUntil(rotated, 10_000);
     // Both schedulers keep running: give them several more turns to rotate a key twice, if they could.
     await sleep(600);
-    const audit = await store.db.selectFrom('audit_logs').select(['resource_id', 'actor_type', 'details']).where('action', '=', 'api_key.rotate').execute();
+    const audit = await store.db
+      .selectFrom('audit_logs')
+      .select(['resource_id', 'actor_type', 'details'])
+      .where('action', '=', 'api_key.rotate')
+      .execute();
     for (const k of keys) {
       const entries = audit.filter((e) => e.resource_id === k.id);
       expect(entries, k.name).toHaveLength(1);
       expect(entries[0]!.actor_type).toBe('system');
       expect(JSON.parse(entries[0]!.details)).toMatchObject({ rotation_mode: 'scheduled' });
     }
-    const rows = await store.db.selectFrom('api_keys').select(['id', 'key_hash', 'previous_key_hash', 'next_rotation_at']).where('id', 'in', keys.map((k) => k.id)).execute();
+    const rows = await store.db
+      .selectFrom('api_keys')
+      .select(['id', 'key_hash', 'previous_key_hash', 'next_rotation_at'])
+      .where(
+        'id',
+        'in',
+        keys.map((k) => k.id),
+      )
+      .execute();
     expect(new Set(rows.map((r) => r.key_hash)).size).toBe(keys.length);
     for (const r of rows) expect(Number(r.next_rotation_at)).toBeGreaterThan(Date.now());
 
@@ -104,7 +135,15 @@ describe('API key lifecycle on two gateway processes', () => {
     // once), then let the end pass: both refuse the old values from then on, with no further change.
     const ends = Date.now() + 2_000;
     await store.db.transaction().execute(async (trx) => {
-      await trx.updateTable('api_keys').set({ key_transition_expires_at: ends }).where('id', 'in', keys.map((k) => k.id)).execute();
+      await trx
+        .updateTable('api_keys')
+        .set({ key_transition_expires_at: ends })
+        .where(
+          'id',
+          'in',
+          keys.map((k) => k.id),
+        )
+        .execute();
       await recordRuntimeChange(trx, [{ section: API_KEYS_SECTION }]);
     });
     await sleep(1_200);

@@ -36,10 +36,23 @@ describe('provider credentials inside stored configs', () => {
         provider: 'openai',
         api_key: key,
         custom_host: fake.url,
-        input_guardrails: [{ 'default.webhook': { webhookURL: `${fake.url}/hook`, headers: { Authorization: hookAuth, 'x-team': 'alpha' } } }],
+        input_guardrails: [
+          { 'default.webhook': { webhookURL: `${fake.url}/hook`, headers: { Authorization: hookAuth, 'x-team': 'alpha' } } },
+        ],
       },
-      { provider: 'bedrock', cloud1_access_key_id: 'AKIDEXAMPLE', cloud1_secret_access_key: awsSecret, cloud1_session_token: awsToken, cloud1_region: 'us-east-1' },
-      { provider: 'vertex-ai', cloud2_region: 'us-central1', cloud2_project_id: 'proj', cloud2_service_account_json: { client_email: 'a@b.c', private_key: privateKey } },
+      {
+        provider: 'bedrock',
+        cloud1_access_key_id: 'AKIDEXAMPLE',
+        cloud1_secret_access_key: awsSecret,
+        cloud1_session_token: awsToken,
+        cloud1_region: 'us-east-1',
+      },
+      {
+        provider: 'vertex-ai',
+        cloud2_region: 'us-central1',
+        cloud2_project_id: 'proj',
+        cloud2_service_account_json: { client_email: 'a@b.c', private_key: privateKey },
+      },
     ],
   });
   const call = async (method: string, path: string, body?: unknown) => {
@@ -48,17 +61,25 @@ describe('provider credentials inside stored configs', () => {
     return { status: res.status, text, body: JSON.parse(text) as Json };
   };
   const chat = (headers: Record<string, string>) =>
-    gw.fetch('/v1/chat/completions', { method: 'POST', headers, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] }) });
+    gw.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] }),
+    });
   const expectNone = (where: string, text: string, values = SECRETS) => {
     for (const v of values) expect(text.includes(v), `${where} carries ${v.slice(0, 6)}…`).toBe(false);
   };
-  const versionRows = async (id: string) => gw.gateway.deps.store.db.selectFrom('config_versions').selectAll().where('config_id', '=', id).orderBy('version').execute();
+  const versionRows = async (id: string) =>
+    gw.gateway.deps.store.db.selectFrom('config_versions').selectAll().where('config_id', '=', id).orderBy('version').execute();
 
   beforeAll(async () => {
     fake = await startFakeOpenAI({ apiKey });
     receiver = await new FakeOtlpReceiver().start();
     const destination = new Writable({ write: (c: Buffer, _e, done) => (lines.push(c.toString('utf8')), done()) });
-    gw = await startGateway({ logger: createLogger('debug', { destination }), env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50' } });
+    gw = await startGateway({
+      logger: createLogger('debug', { destination }),
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50' },
+    });
   });
   afterAll(async () => {
     await gw?.close();
@@ -73,7 +94,12 @@ describe('provider credentials inside stored configs', () => {
     const [t0, t1, t2] = created.body.config.targets as Json[];
     expect(t0!.api_key).toBe(hint(apiKey));
     expect(t0!.input_guardrails[0]['default.webhook'].headers).toEqual({ Authorization: hint(hookAuth), 'x-team': '…' });
-    expect(t1).toMatchObject({ cloud1_access_key_id: 'AKIDEXAMPLE', cloud1_secret_access_key: hint(awsSecret), cloud1_session_token: hint(awsToken), cloud1_region: 'us-east-1' });
+    expect(t1).toMatchObject({
+      cloud1_access_key_id: 'AKIDEXAMPLE',
+      cloud1_secret_access_key: hint(awsSecret),
+      cloud1_session_token: hint(awsToken),
+      cloud1_region: 'us-east-1',
+    });
     expect(typeof t2!.cloud2_service_account_json).toBe('string');
 
     const id = created.body.id as string;
@@ -111,7 +137,11 @@ describe('provider credentials inside stored configs', () => {
     const v2 = (await versionRows(id))[1]!;
     expectNone('version 2', v2.config);
     const want = config(apiKey);
-    expect(openConfigCredentials(gw.gateway.deps.secrets, id, JSON.parse(v2.config))).toEqual({ ...want, retry: { attempts: 1 }, targets: [want.targets[0], want.targets[2], want.targets[1]] });
+    expect(openConfigCredentials(gw.gateway.deps.secrets, id, JSON.parse(v2.config))).toEqual({
+      ...want,
+      retry: { attempts: 1 },
+      targets: [want.targets[0], want.targets[2], want.targets[1]],
+    });
     await expect.poll(async () => (await chat({ 'x-gateway-config': 'sealed' })).status).toBe(200);
     expect(fake.requests.filter((r) => r.path.startsWith('/v1/chat')).at(-1)!.headers.authorization).toBe(`Bearer ${apiKey}`);
 
@@ -130,12 +160,19 @@ describe('provider credentials inside stored configs', () => {
   });
 
   it('seals a version an older gateway stored in plaintext, at start, and still routes with it', async () => {
-    const created = await call('POST', '/v1/configs', { name: 'Legacy', slug: 'legacy', config: { provider: 'openai', api_key: 'placeholder-value', custom_host: fake.url } });
+    const created = await call('POST', '/v1/configs', {
+      name: 'Legacy',
+      slug: 'legacy',
+      config: { provider: 'openai', api_key: 'placeholder-value', custom_host: fake.url },
+    });
     const id = created.body.id as string;
     const plain = config(apiKey);
     const db = gw.gateway.deps.store.db;
     // Version 2 as a gateway without sealing wrote it: the body in plaintext.
-    await db.insertInto('config_versions').values({ config_id: id, version: 2, config: JSON.stringify(plain), created_at: Date.now() }).execute();
+    await db
+      .insertInto('config_versions')
+      .values({ config_id: id, version: 2, config: JSON.stringify(plain), created_at: Date.now() })
+      .execute();
     await db.updateTable('configs').set({ version: 2 }).where('id', '=', id).execute();
     expect(await sealStoredSecrets(gw.gateway.deps.store, gw.gateway.deps.secrets)).toBe(1);
     const row = (await versionRows(id))[1]!;
@@ -150,11 +187,19 @@ describe('provider credentials inside stored configs', () => {
   });
 
   it('answers 409 conflict, not 500, when the stored credentials were sealed with another encryption key', async () => {
-    const created = await call('POST', '/v1/configs', { name: 'Other key', slug: 'other-key', config: { provider: 'openai', api_key: apiKey, custom_host: fake.url } });
+    const created = await call('POST', '/v1/configs', {
+      name: 'Other key',
+      slug: 'other-key',
+      config: { provider: 'openai', api_key: apiKey, custom_host: fake.url },
+    });
     const id = created.body.id as string;
     const other = new SecretBox(Buffer.alloc(32, 11));
     const foreign = sealConfigCredentials(other, id, { provider: 'openai', api_key: apiKey, custom_host: fake.url });
-    await gw.gateway.deps.store.db.updateTable('config_versions').set({ config: JSON.stringify(foreign) }).where('config_id', '=', id).execute();
+    await gw.gateway.deps.store.db
+      .updateTable('config_versions')
+      .set({ config: JSON.stringify(foreign) })
+      .where('config_id', '=', id)
+      .execute();
     const read = await call('GET', `/v1/configs/${id}`);
     expect(read.status).toBe(200);
     expect(read.body.config.api_key).toBe(hint(apiKey));
@@ -174,10 +219,15 @@ describe('provider credentials inside stored configs', () => {
     expect(refused.status).toBe(401);
     expectNone('the refusal', await refused.text());
     const okTrace = '6cf92f3577b34da6a3ce929d0e0e4739';
-    const ok = await chat({ 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: apiKey, custom_host: fake.url }), traceparent: `00-${okTrace}-00f067aa0ba902b7-01` });
+    const ok = await chat({
+      'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: apiKey, custom_host: fake.url }),
+      traceparent: `00-${okTrace}-00f067aa0ba902b7-01`,
+    });
     expect(ok.status).toBe(200);
     const db = gw.gateway.deps.store.db;
-    await expect.poll(async () => (await db.selectFrom('request_logs').select('id').where('trace_id', 'in', [trace, okTrace]).execute()).length).toBe(2);
+    await expect
+      .poll(async () => (await db.selectFrom('request_logs').select('id').where('trace_id', 'in', [trace, okTrace]).execute()).length)
+      .toBe(2);
     expect((await receiver.trace(trace, 3)).length).toBeGreaterThanOrEqual(3);
     const auditRows = JSON.stringify(await db.selectFrom('audit_logs').selectAll().where('resource_type', '=', 'config').execute());
     expect(auditRows).toContain('config.update');

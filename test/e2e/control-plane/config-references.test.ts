@@ -23,7 +23,13 @@ describe('configs naming a virtual key of another workspace', () => {
   beforeAll(async () => {
     gw = await startGateway();
     other = (await admin('POST', '/v1/workspaces', { name: `other ${randomId(4)}` })).body.id;
-    const vk = await admin('POST', '/v1/virtual-keys', { name: 'other vk', slug, provider: 'openai', key: 'sk-other', workspace_id: other });
+    const vk = await admin('POST', '/v1/virtual-keys', {
+      name: 'other vk',
+      slug,
+      provider: 'openai',
+      key: 'sk-other',
+      workspace_id: other,
+    });
     expect(vk.status, JSON.stringify(vk.body)).toBe(201);
   });
   afterAll(async () => {

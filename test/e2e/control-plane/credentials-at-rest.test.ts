@@ -21,14 +21,33 @@ function startEchoUpstream(accepted: () => string): Promise<{ url: string; keys:
       res.setHeader('content-type', 'application/json');
       if (key !== accepted()) {
         res.statusCode = 401;
-        res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${key}.`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }));
+        res.end(
+          JSON.stringify({
+            error: { message: `Incorrect API key provided: ${key}.`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+          }),
+        );
         return;
       }
-      res.end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', created: 1, model: 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 1,
+          model: 'gpt-4o',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
     });
   });
   return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, keys, close: () => new Promise((r) => server.close(() => r())) })),
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        keys,
+        close: () => new Promise((r) => server.close(() => r())),
+      }),
+    ),
   );
 }
 
@@ -54,7 +73,10 @@ describe('provider credentials at rest and out of every output', () => {
   });
 
   it('stores the key sealed, uses it, and shows it in no answer, log line, log row, audit row, error or OpenAPI document', async () => {
-    const created = await gw.fetch('/v1/providers', { method: 'POST', body: JSON.stringify({ name: 'Echo', slug: 'echo', provider: 'openai', key: secret, config: { custom_host: upstream.url } }) });
+    const created = await gw.fetch('/v1/providers', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Echo', slug: 'echo', provider: 'openai', key: secret, config: { custom_host: upstream.url } }),
+    });
     const createdText = await created.text();
     expect(created.status).toBe(201);
     expect(createdText).not.toContain(secret);
@@ -71,7 +93,9 @@ describe('provider credentials at rest and out of every output', () => {
 
     // The upstream now refuses it and echoes the key it got in its message.
     accepted = wrong;
-    const failure = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }] }).catch((e: Error) => e);
+    const failure = await client.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }] })
+      .catch((e: Error) => e);
     expect(failure).toBeInstanceOf(Error);
     expect((failure as { status?: number }).status).toBe(401);
     expect(JSON.stringify(failure)).not.toContain(secret);
@@ -81,7 +105,18 @@ describe('provider credentials at rest and out of every output', () => {
     expect(updated.status).toBe(200);
     expect(await updated.text()).not.toContain(rotated);
     accepted = rotated;
-    await expect.poll(async () => (await gw.openai({ 'x-gateway-virtual-key': 'echo' }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }).then(() => 'ok', () => 'no'))).toBe('ok');
+    await expect
+      .poll(
+        async () =>
+          await gw
+            .openai({ 'x-gateway-virtual-key': 'echo' })
+            .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })
+            .then(
+              () => 'ok',
+              () => 'no',
+            ),
+      )
+      .toBe('ok');
     expect(upstream.keys.at(-1)).toBe(rotated);
 
     const read = await (await gw.fetch(`/v1/providers/${id}`)).text();
@@ -104,7 +139,16 @@ describe('provider credentials at rest and out of every output', () => {
 
   it('seals credential settings inside a provider config, shows their hints, opens them for the runtime, and seals legacy plaintext ones at start', async () => {
     const token = `cfg-token-${randomId(20)}`;
-    const created = await gw.fetch('/v1/providers', { method: 'POST', body: JSON.stringify({ name: 'Cfg', slug: 'cfg', provider: 'openai', key: secret, config: { custom_host: upstream.url, session_token: token } }) });
+    const created = await gw.fetch('/v1/providers', {
+      method: 'POST',
+      body: JSON.stringify({
+        name: 'Cfg',
+        slug: 'cfg',
+        provider: 'openai',
+        key: secret,
+        config: { custom_host: upstream.url, session_token: token },
+      }),
+    });
     const body = (await created.json()) as { id: string; config: Record<string, unknown> };
     expect(created.status).toBe(201);
     expect(body.config).toEqual({ custom_host: upstream.url, session_token: `${token.slice(0, 3)}…${token.slice(-4)}` });
@@ -123,13 +167,19 @@ describe('provider credentials at rest and out of every output', () => {
 
     // A row an older gateway wrote in plaintext is sealed by the start-up step.
     const legacy = { ...stored, service_account_json: { private_key: 'legacy-private-key-value' } };
-    await db.updateTable('virtual_keys').set({ config: JSON.stringify(legacy) }).where('id', '=', body.id).execute();
+    await db
+      .updateTable('virtual_keys')
+      .set({ config: JSON.stringify(legacy) })
+      .where('id', '=', body.id)
+      .execute();
     const { sealStoredSecrets } = await import('../../../src/infra/store/seal-stored-secrets.js');
     expect(await sealStoredSecrets(gw.gateway.deps.store, gw.gateway.deps.secrets)).toBe(1);
     const resealed = (await db.selectFrom('virtual_keys').select('config').where('id', '=', body.id).executeTakeFirstOrThrow()).config;
     expect(resealed).not.toContain('legacy-private-key-value');
     expect(await sealStoredSecrets(gw.gateway.deps.store, gw.gateway.deps.secrets)).toBe(0);
     await gw.gateway.deps.runtime.changed();
-    expect(gw.gateway.deps.runtime.current.virtualKeys.get(`${ws}:${body.id}`)?.config.service_account_json).toEqual({ private_key: 'legacy-private-key-value' });
+    expect(gw.gateway.deps.runtime.current.virtualKeys.get(`${ws}:${body.id}`)?.config.service_account_json).toEqual({
+      private_key: 'legacy-private-key-value',
+    });
   });
 });

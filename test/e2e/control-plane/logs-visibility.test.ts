@@ -32,9 +32,19 @@ describe('log visibility', () => {
   }
 
   async function userWithKey(name: string, orgRole: string, wsRole: string | null): Promise<Actor> {
-    const user = await admin('POST', '/v1/users', { email: `${name}-${randomId(6)}@example.com`, role: orgRole, ...(wsRole ? { workspaces: [{ id: team, role: wsRole }] } : {}) });
+    const user = await admin('POST', '/v1/users', {
+      email: `${name}-${randomId(6)}@example.com`,
+      role: orgRole,
+      ...(wsRole ? { workspaces: [{ id: team, role: wsRole }] } : {}),
+    });
     expect(user.status, JSON.stringify(user.body)).toBe(201);
-    const key = await admin('POST', '/v1/api-keys', { name, type: 'workspace-user', workspace_id: team, user_id: user.body.id, scopes: ['*'] });
+    const key = await admin('POST', '/v1/api-keys', {
+      name,
+      type: 'workspace-user',
+      workspace_id: team,
+      user_id: user.body.id,
+      scopes: ['*'],
+    });
     expect(key.status, JSON.stringify(key.body)).toBe(201);
     return { key: key.body.key, keyId: key.body.id, userId: user.body.id };
   }
@@ -42,11 +52,18 @@ describe('log visibility', () => {
   /** One chat request of `who` (metadata names them); returns its log id. */
   async function request(who: Who): Promise<string> {
     const trace = `vis-${who}-${randomId(6)}`;
-    const r = await callAs(gw, actors[who].key, 'POST', '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, {
-      'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }),
-      'x-gateway-metadata': JSON.stringify({ who }),
-      'x-gateway-trace-id': trace,
-    });
+    const r = await callAs(
+      gw,
+      actors[who].key,
+      'POST',
+      '/v1/chat/completions',
+      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      {
+        'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }),
+        'x-gateway-metadata': JSON.stringify({ who }),
+        'x-gateway-trace-id': trace,
+      },
+    );
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     const logs = await admin('GET', `/v1/logs?trace_id=${trace}`);
     expect(logs.body.data).toHaveLength(1);
@@ -63,8 +80,10 @@ describe('log visibility', () => {
   }
 
   const everyone = (): string[] => (Object.keys(logOf) as Who[]).sort();
-  const workspaceSettings = async (settings: Record<string, boolean>) => expect((await admin('PUT', `/v1/workspaces/${team}`, { settings })).status).toBe(200);
-  const organisationSettings = async (settings: Record<string, boolean>) => expect((await admin('PUT', '/v1/organisation/settings', settings)).status).toBe(200);
+  const workspaceSettings = async (settings: Record<string, boolean>) =>
+    expect((await admin('PUT', `/v1/workspaces/${team}`, { settings })).status).toBe(200);
+  const organisationSettings = async (settings: Record<string, boolean>) =>
+    expect((await admin('PUT', '/v1/organisation/settings', settings)).status).toBe(200);
 
   beforeAll(async () => {
     fake = await startFakeOpenAI({ apiKey: 'sk-fake' });
@@ -75,7 +94,12 @@ describe('log visibility', () => {
     actors.wsAdmin = await userWithKey('ws-admin', 'member', 'admin');
     actors.orgAdminMember = await userWithKey('org-admin-member', 'admin', 'member');
     actors.orgAdminOutsider = await userWithKey('org-admin-outsider', 'owner', null);
-    const service = await admin('POST', '/v1/api-keys', { name: 'svc', type: 'workspace-service', workspace_id: team, scopes: ['completions.write', 'logs.read'] });
+    const service = await admin('POST', '/v1/api-keys', {
+      name: 'svc',
+      type: 'workspace-service',
+      workspace_id: team,
+      scopes: ['completions.write', 'logs.read'],
+    });
     expect(service.status, JSON.stringify(service.body)).toBe(201);
     actors.service = { key: service.body.key, keyId: service.body.id, userId: null };
     for (const who of Object.keys(actors) as Who[]) logOf[who] = await request(who);
@@ -89,7 +113,15 @@ describe('log visibility', () => {
     for (const who of Object.keys(actors) as Who[]) {
       const r = await admin('GET', `/v1/logs/${logOf[who]}`);
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-      expect(r.body).toMatchObject({ id: logOf[who], workspace_id: team, api_key_id: actors[who].keyId, user_id: actors[who].userId, metadata: { who }, stream: false, status: 200 });
+      expect(r.body).toMatchObject({
+        id: logOf[who],
+        workspace_id: team,
+        api_key_id: actors[who].keyId,
+        user_id: actors[who].userId,
+        metadata: { who },
+        stream: false,
+        status: 200,
+      });
       expect(r.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
     }
   });
@@ -105,12 +137,13 @@ describe('log visibility', () => {
     expectError(await callAs(gw, actors.member.key, 'GET', `/v1/logs/${logOf.manager}`), 404, 'not_found');
     const filtered = await callAs(gw, actors.member.key, 'GET', `/v1/logs?user_id=${actors.manager.userId}`);
     expect(filtered.body).toMatchObject({ total: 0, data: [] });
-    for (const who of ['manager', 'wsAdmin', 'orgAdminMember', 'orgAdminOutsider', 'service'] as const) expect(await seenBy(who), who).toEqual(everyone());
+    for (const who of ['manager', 'wsAdmin', 'orgAdminMember', 'orgAdminOutsider', 'service'] as const)
+      expect(await seenBy(who), who).toEqual(everyone());
     await workspaceSettings({ membersViewAllData: true });
     expect(await seenBy('member')).toEqual(everyone());
   });
 
-  it('managersViewAllData false (the organisation\'s, then overridden by the workspace): a manager sees only their own', async () => {
+  it("managersViewAllData false (the organisation's, then overridden by the workspace): a manager sees only their own", async () => {
     await organisationSettings({ managersViewAllData: false });
     expect(await seenBy('manager')).toEqual(['manager']);
     expectError(await callAs(gw, actors.manager.key, 'GET', `/v1/logs/${logOf.service}`), 404, 'not_found');
@@ -127,7 +160,11 @@ describe('log visibility', () => {
     expect(await seenBy('orgAdminOutsider')).toEqual(everyone());
     const outside = await callAs(gw, actors.orgAdminOutsider.key, 'GET', '/v1/logs?page_size=100');
     expect(outside.body.data.every((l: { metadata: unknown }) => l.metadata === null)).toBe(true);
-    expect((await callAs(gw, actors.orgAdminOutsider.key, 'GET', `/v1/logs/${logOf.member}`)).body).toMatchObject({ id: logOf.member, metadata: null, user_id: actors.member.userId });
+    expect((await callAs(gw, actors.orgAdminOutsider.key, 'GET', `/v1/logs/${logOf.member}`)).body).toMatchObject({
+      id: logOf.member,
+      metadata: null,
+      user_id: actors.member.userId,
+    });
     for (const who of ['orgAdminMember', 'wsAdmin', 'member', 'service'] as const) {
       expect((await callAs(gw, actors[who].key, 'GET', `/v1/logs/${logOf.member}`)).body.metadata, who).toEqual({ who: 'member' });
     }
@@ -138,7 +175,12 @@ describe('log visibility', () => {
 
   it('service keys read by their scopes within their tenant: logs.read sees all, without it 403, another tenant 404', async () => {
     expect(await seenBy('service')).toEqual(everyone());
-    const noLogs = await admin('POST', '/v1/api-keys', { name: 'no-logs', type: 'workspace-service', workspace_id: team, scopes: ['configs.read'] });
+    const noLogs = await admin('POST', '/v1/api-keys', {
+      name: 'no-logs',
+      type: 'workspace-service',
+      workspace_id: team,
+      scopes: ['configs.read'],
+    });
     expectError(await callAs(gw, noLogs.body.key, 'GET', '/v1/logs'), 403, 'forbidden', 'logs.read');
     expectError(await callAs(gw, noLogs.body.key, 'GET', `/v1/logs/${logOf.member}`), 403, 'forbidden', 'logs.read');
     const otherKey = (await createOrganisation(gw, `other-${randomId(6).toLowerCase()}`)).adminKey;
@@ -151,7 +193,8 @@ describe('log visibility', () => {
   });
 
   it('filters: user_id, api_key_id, model, provider, status_code, cache_status, time range, workspace_id', async () => {
-    const ids = async (query: string) => (await admin('GET', `/v1/logs?page_size=100&workspace_id=${team}&${query}`)).body.data.map((l: { id: string }) => l.id);
+    const ids = async (query: string) =>
+      (await admin('GET', `/v1/logs?page_size=100&workspace_id=${team}&${query}`)).body.data.map((l: { id: string }) => l.id);
     expect(await ids(`user_id=${actors.manager.userId}`)).toEqual([logOf.manager]);
     expect(await ids(`api_key_id=${actors.service.keyId}`)).toEqual([logOf.service]);
     expect((await ids('model=gpt-4o-mini')).length).toBe(6);
@@ -172,7 +215,12 @@ describe('log visibility', () => {
   it('bad input on the filters is 400 invalid_request naming the parameter; unknown ids 404', async () => {
     expectError(await admin('GET', '/v1/logs?start_time=yesterday'), 400, 'invalid_request', 'start_time');
     expectError(await admin('GET', '/v1/logs?end_time=2026-13-45T00:00:00Z'), 400, 'invalid_request', 'end_time');
-    expectError(await admin('GET', '/v1/logs?start_time=2026-05-02T00:00:00Z&end_time=2026-05-01T00:00:00Z'), 400, 'invalid_request', 'start_time');
+    expectError(
+      await admin('GET', '/v1/logs?start_time=2026-05-02T00:00:00Z&end_time=2026-05-01T00:00:00Z'),
+      400,
+      'invalid_request',
+      'start_time',
+    );
     expectError(await admin('GET', '/v1/logs?status_code=abc'), 400, 'invalid_request', 'status_code');
     expectError(await admin('GET', '/v1/logs?status_code=99'), 400, 'invalid_request', 'status_code');
     expectError(await admin('GET', '/v1/logs?page_size=0'), 400, 'invalid_request', 'page_size');
@@ -182,6 +230,10 @@ describe('log visibility', () => {
     expectError(await admin('GET', '/v1/logs?trace_id='), 400, 'invalid_request', 'trace_id');
     expectError(await admin('GET', '/v1/logs?workspace_id=nowhere'), 404, 'not_found', 'workspace_id');
     expectError(await admin('GET', '/v1/logs/log_unknown'), 404, 'not_found');
-    for (const method of ['POST', 'PUT', 'DELETE']) expect((await admin(method, method === 'POST' ? '/v1/logs' : `/v1/logs/${logOf.member}`, method === 'DELETE' ? undefined : {})).status, method).toBe(404);
+    for (const method of ['POST', 'PUT', 'DELETE'])
+      expect(
+        (await admin(method, method === 'POST' ? '/v1/logs' : `/v1/logs/${logOf.member}`, method === 'DELETE' ? undefined : {})).status,
+        method,
+      ).toBe(404);
   });
 });

@@ -13,7 +13,11 @@ afterAll(async () => {
 });
 
 async function call(method: string, path: string, body?: unknown, key?: string): Promise<{ status: number; body: Json }> {
-  const res = await gw.fetch(path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }), headers: key ? { 'x-gateway-api-key': key } : {} });
+  const res = await gw.fetch(path, {
+    method,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    headers: key ? { 'x-gateway-api-key': key } : {},
+  });
   return { status: res.status, body: (await res.json()) as Json };
 }
 
@@ -31,7 +35,9 @@ describe('least privilege', () => {
     const del = await call('DELETE', `/v1/api-keys/${victim.id}`, undefined, plain.key);
     expect(del.status).toBe(403);
     expect(del.body.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('api_keys.write') });
-    expect((await call('POST', '/v1/configs', { name: 'c', config: { provider: 'openai', api_key: 'sk-in-config' } }, plain.key)).status).toBe(403);
+    expect(
+      (await call('POST', '/v1/configs', { name: 'c', config: { provider: 'openai', api_key: 'sk-in-config' } }, plain.key)).status,
+    ).toBe(403);
     expect((await call('POST', '/v1/api-keys', { name: 'x' }, plain.key)).status).toBe(403);
     expect((await call('GET', `/v1/api-keys/${victim.id}`)).body.status).toBe('active');
   });
@@ -66,15 +72,36 @@ describe('least privilege', () => {
   it("another workspace's ids and workspace_id are 404, never 403", async () => {
     const deps = gw.gateway.deps;
     const wsB = uuid();
-    await deps.store.db.insertInto('workspaces').values({ id: wsB, organisation_id: deps.runtime.current.defaultOrganisationId, name: 'B', slug: 'b', status: 'active', settings: '{}', created_at: 1, updated_at: 1 }).execute();
+    await deps.store.db
+      .insertInto('workspaces')
+      .values({
+        id: wsB,
+        organisation_id: deps.runtime.current.defaultOrganisationId,
+        name: 'B',
+        slug: 'b',
+        status: 'active',
+        settings: '{}',
+        created_at: 1,
+        updated_at: 1,
+      })
+      .execute();
     await deps.runtime.changed();
-    const inB = await call('POST', '/v1/configs', { name: 'b-config', config: { provider: 'openai', api_key: 'sk-in-config' }, workspace_id: wsB });
+    const inB = await call('POST', '/v1/configs', {
+      name: 'b-config',
+      config: { provider: 'openai', api_key: 'sk-in-config' },
+      workspace_id: wsB,
+    });
     expect(inB.status).toBe(201);
     const keyA = await newKey({ name: 'a-admin', scopes: ['configs.*', 'api_keys.*', 'logs.read'] });
     expect((await call('GET', `/v1/configs/${inB.body.id}`, undefined, keyA.key)).status).toBe(404);
     expect((await call('PUT', `/v1/configs/${inB.body.id}`, { name: 'x' }, keyA.key)).status).toBe(404);
     expect((await call('DELETE', `/v1/configs/${inB.body.id}`, undefined, keyA.key)).status).toBe(404);
-    const foreign = await call('POST', '/v1/configs', { name: 'c', config: { provider: 'openai', api_key: 'sk-in-config' }, workspace_id: wsB }, keyA.key);
+    const foreign = await call(
+      'POST',
+      '/v1/configs',
+      { name: 'c', config: { provider: 'openai', api_key: 'sk-in-config' }, workspace_id: wsB },
+      keyA.key,
+    );
     expect(foreign.status).toBe(404);
     expect(foreign.body.error.param).toBe('workspace_id');
     expect((await call('GET', '/v1/configs?workspace_id=b', undefined, keyA.key)).status).toBe(404);
@@ -86,9 +113,17 @@ describe('least privilege', () => {
 
 describe('audit log', () => {
   it('records each write once, in its transaction, without secrets; filters; organisation keys only', async () => {
-    const created = await call('POST', '/v1/configs', { name: 'audited', slug: 'audited', config: { provider: 'openai', api_key: 'sk-in-config' } });
+    const created = await call('POST', '/v1/configs', {
+      name: 'audited',
+      slug: 'audited',
+      config: { provider: 'openai', api_key: 'sk-in-config' },
+    });
     expect(created.status).toBe(201);
-    const dup = await call('POST', '/v1/configs', { name: 'again', slug: 'audited', config: { provider: 'openai', api_key: 'sk-in-config' } });
+    const dup = await call('POST', '/v1/configs', {
+      name: 'again',
+      slug: 'audited',
+      config: { provider: 'openai', api_key: 'sk-in-config' },
+    });
     expect(dup.status).toBe(409);
     expect(dup.body.error.code).toBe('conflict');
     const vk = await call('POST', '/v1/virtual-keys', { name: 'vk', provider: 'openai', key: 'sk-secret-value' });
@@ -100,7 +135,14 @@ describe('audit log', () => {
     const mine = configs.body.data.filter((e: Json) => e.resource_id === created.body.id);
     expect(mine).toHaveLength(1);
     expect(configs.body.data.some((e: Json) => e.details.slug === 'audited' && e.resource_id !== created.body.id)).toBe(false);
-    expect(mine[0]).toMatchObject({ action: 'config.create', resource_type: 'config', organisation_id: created.body.organisation_id, workspace_id: created.body.workspace_id, actor: { type: 'api_key' }, details: { slug: 'audited' } });
+    expect(mine[0]).toMatchObject({
+      action: 'config.create',
+      resource_type: 'config',
+      organisation_id: created.body.organisation_id,
+      workspace_id: created.body.workspace_id,
+      actor: { type: 'api_key' },
+      details: { slug: 'audited' },
+    });
     expect(mine[0].created_at).toMatch(/Z$/);
     expect(typeof mine[0].request_id).toBe('string');
 
@@ -112,7 +154,9 @@ describe('audit log', () => {
     expect(all.body.data.filter((e: Json) => e.resource_id === key.id)).toHaveLength(1);
 
     const actor = all.body.data.find((e: Json) => e.resource_id === key.id).actor.id;
-    expect((await call('GET', `/v1/audit-logs?actor_id=${actor}&resource_type=virtual_key`)).body.data.map((e: Json) => e.resource_id)).toContain(vk.body.id);
+    expect(
+      (await call('GET', `/v1/audit-logs?actor_id=${actor}&resource_type=virtual_key`)).body.data.map((e: Json) => e.resource_id),
+    ).toContain(vk.body.id);
     expect((await call('GET', `/v1/audit-logs?start_time=${new Date(Date.now() + 60_000).toISOString()}`)).body.total).toBe(0);
 
     const wsAuditor = await newKey({ name: 'ws-auditor', type: 'workspace-service', scopes: ['audit_logs.read'] });

@@ -36,7 +36,9 @@ describe('numeric ranges of admin parameters', () => {
   ];
   for (const [path, param] of queries) {
     it(`${path}?${param}=${huge} is 400 naming ${param}`, async () => {
-      const res = await gw.fetch(`${path}?${param}=${huge}`, { headers: { accept: path.endsWith('/tail') ? 'text/event-stream' : 'application/json' } });
+      const res = await gw.fetch(`${path}?${param}=${huge}`, {
+        headers: { accept: path.endsWith('/tail') ? 'text/event-stream' : 'application/json' },
+      });
       expect(res.status).toBe(400);
       const body = (await res.json()) as { error: { code: string; param: string; message: string } };
       expect(body.error.code).toBe('invalid_request');
@@ -46,7 +48,12 @@ describe('numeric ranges of admin parameters', () => {
   }
 
   it('accepts the last representable time and page', async () => {
-    for (const path of ['/v1/logs?start_time=8640000000000', '/v1/audit-logs?end_time=8640000000000', '/v1/logs?current_page=1000000000', '/v1/analytics/groups/model?start_time=0&end_time=8640000000000']) {
+    for (const path of [
+      '/v1/logs?start_time=8640000000000',
+      '/v1/audit-logs?end_time=8640000000000',
+      '/v1/logs?current_page=1000000000',
+      '/v1/analytics/groups/model?start_time=0&end_time=8640000000000',
+    ]) {
       const res = await gw.fetch(path);
       expect(res.status, path).toBe(200);
     }
@@ -56,13 +63,25 @@ describe('numeric ranges of admin parameters', () => {
   });
 
   it('refuses an API key expiry or transition period past a storable time', async () => {
-    const expiring = await gw.fetch('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'organisation-service', name: 'far', expires_at: 9.2e15 }) });
+    const expiring = await gw.fetch('/v1/api-keys', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'organisation-service', name: 'far', expires_at: 9.2e15 }),
+    });
     expect(expiring.status).toBe(400);
     expect(((await expiring.json()) as { error: { param: string } }).error.param).toBe('body.expires_at');
-    const created = await gw.fetch('/v1/api-keys', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'organisation-service', name: 'rotating' }) });
+    const created = await gw.fetch('/v1/api-keys', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'organisation-service', name: 'rotating' }),
+    });
     expect(created.status).toBe(201);
     const { id } = (await created.json()) as { id: string };
-    const rotated = await gw.fetch(`/v1/api-keys/${id}/rotate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key_transition_period_ms: 9.2e18 }) });
+    const rotated = await gw.fetch(`/v1/api-keys/${id}/rotate`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key_transition_period_ms: 9.2e18 }),
+    });
     expect(rotated.status).toBe(400);
     expect(((await rotated.json()) as { error: { param: string } }).error.param).toBe('body.key_transition_period_ms');
   });

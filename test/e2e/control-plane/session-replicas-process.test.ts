@@ -15,8 +15,18 @@ const schema = `t_${randomId(12).toLowerCase()}`;
 const adminKey = 'session-replica-' + randomId(16);
 let seq = 0;
 
-async function call(gw: GatewayProcess, method: string, path: string, body?: unknown, headers: Record<string, string> = { 'x-gateway-api-key': adminKey }): Promise<{ status: number; body: any; res: Response }> {
-  const res = await fetch(gw.url + path, { method, headers: { 'content-type': 'application/json', ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+async function call(
+  gw: GatewayProcess,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = { 'x-gateway-api-key': adminKey },
+): Promise<{ status: number; body: any; res: Response }> {
+  const res = await fetch(gw.url + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, res };
 }
@@ -48,7 +58,13 @@ async function msUntil(gw: GatewayProcess, headers: Record<string, string>, stat
 
 beforeAll(async () => {
   await (await openStore({ kind: 'postgres', url: PG_URL, schema })).close();
-  const env = { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, REDIS_URL, REDIS_PREFIX: `gwtest:${randomId(8)}:`, GATEWAY_ADMIN_KEY: adminKey };
+  const env = {
+    DATABASE_URL: PG_URL,
+    DATABASE_SCHEMA: schema,
+    REDIS_URL,
+    REDIS_PREFIX: `gwtest:${randomId(8)}:`,
+    GATEWAY_ADMIN_KEY: adminKey,
+  };
   one = await spawnGateway(env);
   two = await spawnGateway(env);
 }, 120_000);
@@ -75,7 +91,7 @@ describe('console sessions across two gateway processes', () => {
     expect(await msUntil(two, s.headers, 401)).toBeLessThan(1000);
   });
 
-  it("deleting or deactivating a user on one replica ends their session on the other within one second", async () => {
+  it('deleting or deactivating a user on one replica ends their session on the other within one second', async () => {
     const a = await loggedIn(two);
     expect((await call(one, 'GET', '/v1/auth/session', undefined, a.headers)).status).toBe(200);
     expect((await call(one, 'DELETE', `/v1/users/${a.userId}`)).status).toBe(200);

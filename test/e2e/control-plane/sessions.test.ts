@@ -56,13 +56,23 @@ describe('console sessions', () => {
 
   /** A request as the admin key (or `key`). */
   async function admin(method: string, path: string, body?: unknown, key = gw.adminKey): Promise<{ status: number; body: Json }> {
-    const res = await gw.fetch(path, { method, headers: { 'x-gateway-api-key': key }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const res = await gw.fetch(path, {
+      method,
+      headers: { 'x-gateway-api-key': key },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null };
   }
 
   /** A request made by the browser holding `jar` (no gateway key); `csrf` sends the gw_csrf cookie as the header. */
-  async function browser(jar: CookieJar, method: string, path: string, body?: unknown, opts: { csrf?: boolean | string; headers?: Record<string, string> } = {}): Promise<{ status: number; body: Json; res: Response }> {
+  async function browser(
+    jar: CookieJar,
+    method: string,
+    path: string,
+    body?: unknown,
+    opts: { csrf?: boolean | string; headers?: Record<string, string> } = {},
+  ): Promise<{ status: number; body: Json; res: Response }> {
     const headers: Record<string, string> = { ...opts.headers };
     if (jar.cookies.size) headers.cookie = jar.header();
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -132,12 +142,20 @@ describe('console sessions', () => {
     const { jar } = await login(u.key);
     expect((await browser(jar, 'GET', '/v1/configs')).status).toBe(200);
     expectError(await browser(jar, 'POST', '/v1/api-keys', { name: 'mine', type: 'workspace-user' }), 403, 'forbidden');
-    expectError(await browser(jar, 'POST', '/v1/api-keys', { name: 'mine', type: 'workspace-user' }, { csrf: 'not-the-token' }), 403, 'forbidden');
+    expectError(
+      await browser(jar, 'POST', '/v1/api-keys', { name: 'mine', type: 'workspace-user' }, { csrf: 'not-the-token' }),
+      403,
+      'forbidden',
+    );
     // The header must be the session's own token, not merely equal to a planted cookie.
     const planted = new CookieJar();
     planted.cookies.set('gw_session', jar.cookies.get('gw_session')!);
     planted.cookies.set('gw_csrf', 'planted');
-    expectError(await browser(planted, 'POST', '/v1/api-keys', { name: 'mine', type: 'workspace-user' }, { csrf: 'planted' }), 403, 'forbidden');
+    expectError(
+      await browser(planted, 'POST', '/v1/api-keys', { name: 'mine', type: 'workspace-user' }, { csrf: 'planted' }),
+      403,
+      'forbidden',
+    );
     const made = await browser(jar, 'POST', '/v1/api-keys', { name: 'mine', type: 'workspace-user' }, { csrf: true });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     expect(made.body.user_id).toBe(u.id);
@@ -149,11 +167,35 @@ describe('console sessions', () => {
   it("a session acts with its user's roles: a member reads but cannot write configs or read users; a manager writes configs; an org admin reads users", async () => {
     const member = await login((await userWithKey('member', 'member')).key);
     expect((await browser(member.jar, 'GET', '/v1/configs')).status).toBe(200);
-    expectError(await browser(member.jar, 'POST', '/v1/configs', { name: `c-${randomId(4)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } }, { csrf: true }), 403, 'forbidden');
+    expectError(
+      await browser(
+        member.jar,
+        'POST',
+        '/v1/configs',
+        { name: `c-${randomId(4)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } },
+        { csrf: true },
+      ),
+      403,
+      'forbidden',
+    );
     expectError(await browser(member.jar, 'GET', '/v1/users'), 403, 'forbidden');
-    expectError(await browser(member.jar, 'PUT', '/v1/organisation/settings', { membersViewAllData: false }, { csrf: true }), 403, 'forbidden');
+    expectError(
+      await browser(member.jar, 'PUT', '/v1/organisation/settings', { membersViewAllData: false }, { csrf: true }),
+      403,
+      'forbidden',
+    );
     const manager = await login((await userWithKey('member', 'manager')).key);
-    expect((await browser(manager.jar, 'POST', '/v1/configs', { name: `c-${randomId(4)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } }, { csrf: true })).status).toBe(201);
+    expect(
+      (
+        await browser(
+          manager.jar,
+          'POST',
+          '/v1/configs',
+          { name: `c-${randomId(4)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } },
+          { csrf: true },
+        )
+      ).status,
+    ).toBe(201);
     const orgAdmin = await login((await userWithKey('admin', 'member')).key);
     expect(orgAdmin.body.workspaces.every((w: Json) => w.role === 'admin')).toBe(true);
     expect((await browser(orgAdmin.jar, 'GET', '/v1/users')).status).toBe(200);
@@ -163,20 +205,52 @@ describe('console sessions', () => {
     const member = await login((await userWithKey()).key);
     const ws = await admin('POST', '/v1/workspaces', { name: 'Elsewhere', slug: `else-${randomId(5).toLowerCase()}` });
     expect(ws.status).toBe(201);
-    expectError(await browser(member.jar, 'GET', '/v1/configs', undefined, { headers: { 'x-gateway-workspace': ws.body.id } }), 404, 'not_found');
-    expectError(await browser(member.jar, 'GET', '/v1/configs', undefined, { headers: { 'x-gateway-workspace': uuid() } }), 404, 'not_found');
-    expect((await browser(member.jar, 'GET', '/v1/configs', undefined, { headers: { 'x-gateway-workspace': 'default' } })).status).toBe(200);
+    expectError(
+      await browser(member.jar, 'GET', '/v1/configs', undefined, { headers: { 'x-gateway-workspace': ws.body.id } }),
+      404,
+      'not_found',
+    );
+    expectError(
+      await browser(member.jar, 'GET', '/v1/configs', undefined, { headers: { 'x-gateway-workspace': uuid() } }),
+      404,
+      'not_found',
+    );
+    expect((await browser(member.jar, 'GET', '/v1/configs', undefined, { headers: { 'x-gateway-workspace': 'default' } })).status).toBe(
+      200,
+    );
     // The query's workspace_id chooses it too.
     expectError(await browser(member.jar, 'GET', `/v1/configs?workspace_id=${ws.body.id}`), 404, 'not_found');
     // Once a member there, the user acts in it with their role there.
-    expect((await admin('POST', `/v1/workspaces/${ws.body.id}/members`, { user_id: member.body.user.id, role: 'manager' })).status).toBe(201);
-    const there = await browser(member.jar, 'POST', '/v1/configs', { name: `c-${randomId(4)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } }, { csrf: true, headers: { 'x-gateway-workspace': ws.body.id } });
+    expect((await admin('POST', `/v1/workspaces/${ws.body.id}/members`, { user_id: member.body.user.id, role: 'manager' })).status).toBe(
+      201,
+    );
+    const there = await browser(
+      member.jar,
+      'POST',
+      '/v1/configs',
+      { name: `c-${randomId(4)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } },
+      { csrf: true, headers: { 'x-gateway-workspace': ws.body.id } },
+    );
     expect(there.status, JSON.stringify(there.body)).toBe(201);
     expect(there.body.workspace_id).toBe(ws.body.id);
-    expectError(await browser(member.jar, 'POST', '/v1/configs', { name: `c-${randomId(4)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } }, { csrf: true }), 403, 'forbidden');
+    expectError(
+      await browser(
+        member.jar,
+        'POST',
+        '/v1/configs',
+        { name: `c-${randomId(4)}`, config: { provider: 'openai', api_key: 'sk-config-secret' } },
+        { csrf: true },
+      ),
+      403,
+      'forbidden',
+    );
     // An archived workspace refuses the session there.
     expect((await admin('DELETE', `/v1/workspaces/${ws.body.id}`)).status).toBe(200);
-    expectError(await browser(member.jar, 'GET', '/v1/configs', undefined, { headers: { 'x-gateway-workspace': ws.body.id } }), 403, 'forbidden');
+    expectError(
+      await browser(member.jar, 'GET', '/v1/configs', undefined, { headers: { 'x-gateway-workspace': ws.body.id } }),
+      403,
+      'forbidden',
+    );
   });
 
   it('sessions may use the data plane (completions.write), with the CSRF header', async () => {
@@ -226,7 +300,7 @@ describe('console sessions', () => {
     expectError(await browser(stale, 'POST', '/v1/auth/logout', undefined, { csrf: true }), 401, 'invalid_api_key');
   });
 
-  it("deleting or deactivating a user ends their sessions", async () => {
+  it('deleting or deactivating a user ends their sessions', async () => {
     const a = await userWithKey();
     const sa = await login(a.key);
     expect((await admin('DELETE', `/v1/users/${a.id}`)).status).toBe(200);
@@ -235,7 +309,11 @@ describe('console sessions', () => {
     const sb = await login(b.key);
     expect((await admin('PUT', `/v1/users/${b.id}`, { status: 'deactivated' })).status).toBe(200);
     expectError(await browser(sb.jar, 'GET', '/v1/auth/session'), 401, 'invalid_api_key');
-    const revoked = await gw.gateway.deps.store.db.selectFrom('sessions').select('revoked_at').where('user_id', 'in', [a.id, b.id]).execute();
+    const revoked = await gw.gateway.deps.store.db
+      .selectFrom('sessions')
+      .select('revoked_at')
+      .where('user_id', 'in', [a.id, b.id])
+      .execute();
     expect(revoked.length).toBe(2);
     expect(revoked.every((r) => r.revoked_at !== null)).toBe(true);
   });

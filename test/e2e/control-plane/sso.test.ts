@@ -81,7 +81,11 @@ describe('SSO (OpenID Connect) with a real identity provider', () => {
         form.fields.login = accountId;
         form.fields.password = 'any';
       }
-      const posted = await go(idpJar, new URL(form.action, url).href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form.fields).toString() });
+      const posted = await go(idpJar, new URL(form.action, url).href, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form.fields).toString(),
+      });
       expect(posted.status, await posted.clone().text()).toBeGreaterThanOrEqual(300);
       url = new URL(posted.headers.get('location')!, url).href;
     }
@@ -89,7 +93,10 @@ describe('SSO (OpenID Connect) with a real identity provider', () => {
   }
 
   /** A whole sign-in: answers the callback's answer and the gateway cookie jar it filled. */
-  async function signIn(email: string, accountId = account(email)): Promise<{ res: Response; jar: CookieJar; authorizeUrl: URL; callbackUrl: string }> {
+  async function signIn(
+    email: string,
+    accountId = account(email),
+  ): Promise<{ res: Response; jar: CookieJar; authorizeUrl: URL; callbackUrl: string }> {
     const { callbackUrl, authorizeUrl } = await toCallback(email, accountId);
     const jar = new CookieJar();
     const res = await go(jar, callbackUrl);
@@ -105,8 +112,19 @@ describe('SSO (OpenID Connect) with a real identity provider', () => {
     it('answers the settings with the client secret masked, seals it at rest and audits without it', async () => {
       const got = await admin('GET', '/v1/organisation/sso');
       expect(got.status).toBe(200);
-      expect(got.body).toMatchObject({ object: 'sso_settings', issuer: idp.url, client_id: idp.clientId, token_endpoint_auth_method: 'client_secret_basic', default_role: 'member', auto_provision: true, scopes: [] });
-      expect(got.body.domains).toEqual([{ domain: 'example.com', allow_subdomains: true }, { domain: 'corp.example.org', allow_subdomains: false }]);
+      expect(got.body).toMatchObject({
+        object: 'sso_settings',
+        issuer: idp.url,
+        client_id: idp.clientId,
+        token_endpoint_auth_method: 'client_secret_basic',
+        default_role: 'member',
+        auto_provision: true,
+        scopes: [],
+      });
+      expect(got.body.domains).toEqual([
+        { domain: 'example.com', allow_subdomains: true },
+        { domain: 'corp.example.org', allow_subdomains: false },
+      ]);
       expect(got.body.client_secret).not.toBe(idp.clientSecret);
       expect(got.body.client_secret).toMatch(/…/);
       const row = await gw.gateway.deps.store.db.selectFrom('sso_settings').selectAll().executeTakeFirstOrThrow();
@@ -118,7 +136,16 @@ describe('SSO (OpenID Connect) with a real identity provider', () => {
     });
 
     it('refuses allow_subdomains below a registrable root domain, naming the field', async () => {
-      const r = await admin('PUT', '/v1/organisation/sso', ssoBody({ domains: [{ domain: 'example.co.uk', allow_subdomains: true }, { domain: 'eu.example.co.uk', allow_subdomains: true }] }));
+      const r = await admin(
+        'PUT',
+        '/v1/organisation/sso',
+        ssoBody({
+          domains: [
+            { domain: 'example.co.uk', allow_subdomains: true },
+            { domain: 'eu.example.co.uk', allow_subdomains: true },
+          ],
+        }),
+      );
       expect(r.status).toBe(400);
       expect(r.body.error).toMatchObject({ code: 'invalid_request', param: 'domains[1].allow_subdomains' });
       const suffix = await admin('PUT', '/v1/organisation/sso', ssoBody({ domains: [{ domain: 'co.uk' }] }));
@@ -143,19 +170,27 @@ describe('SSO (OpenID Connect) with a real identity provider', () => {
       expect((await admin('GET', '/v1/organisation/sso')).body.issuer).toBe(idp.url);
     });
 
-    it('needs an organisation owner or admin: a member\'s key and a member\'s SSO session get 403', async () => {
+    it("needs an organisation owner or admin: a member's key and a member's SSO session get 403", async () => {
       const email = `member-${randomId(6)}@example.com`;
       const user = await admin('POST', '/v1/users', { email, role: 'member', workspaces: [{ id: 'default', role: 'admin' }] });
       expect(user.status).toBe(201);
       const key = await admin('POST', '/v1/api-keys', { name: 'k', type: 'workspace-user', user_id: user.body.id });
       expect(key.status, JSON.stringify(key.body)).toBe(201);
       for (const method of ['GET', 'PUT', 'DELETE']) {
-        const res = await gw.fetch('/v1/organisation/sso', { method, headers: { 'x-gateway-api-key': key.body.key }, ...(method === 'PUT' ? { body: JSON.stringify(ssoBody()) } : {}) });
+        const res = await gw.fetch('/v1/organisation/sso', {
+          method,
+          headers: { 'x-gateway-api-key': key.body.key },
+          ...(method === 'PUT' ? { body: JSON.stringify(ssoBody()) } : {}),
+        });
         expect(res.status, method).toBe(403);
         expect((await json(res)).error.code).toBe('forbidden');
       }
       const { jar } = await signIn(email);
-      const put = await go(jar, `${gw.url}/v1/organisation/sso`, { method: 'PUT', headers: { 'content-type': 'application/json', 'x-gateway-csrf': jar.cookies.get('gw_csrf')! }, body: JSON.stringify(ssoBody()) });
+      const put = await go(jar, `${gw.url}/v1/organisation/sso`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', 'x-gateway-csrf': jar.cookies.get('gw_csrf')! },
+        body: JSON.stringify(ssoBody()),
+      });
       expect(put.status).toBe(403);
       expect((await admin('GET', '/v1/organisation/sso')).body.issuer).toBe(idp.url);
     });
@@ -166,9 +201,17 @@ describe('SSO (OpenID Connect) with a real identity provider', () => {
       const { jar } = await signIn(email);
       const body = JSON.stringify(ssoBody({ scopes: ['groups'] }));
       try {
-        const noCsrf = await go(jar, `${gw.url}/v1/organisation/sso`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body });
+        const noCsrf = await go(jar, `${gw.url}/v1/organisation/sso`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
         expect(noCsrf.status).toBe(403);
-        const ok = await go(jar, `${gw.url}/v1/organisation/sso`, { method: 'PUT', headers: { 'content-type': 'application/json', 'x-gateway-csrf': jar.cookies.get('gw_csrf')! }, body });
+        const ok = await go(jar, `${gw.url}/v1/organisation/sso`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', 'x-gateway-csrf': jar.cookies.get('gw_csrf')! },
+          body,
+        });
         expect(ok.status, await ok.clone().text()).toBe(200);
         expect((await json(ok)).scopes).toEqual(['groups']);
         const me = (await sessionOf(jar)).body.user.id;

@@ -23,8 +23,19 @@ async function call(method: string, path: string, body: unknown, key = gw.adminK
 let userSeq = 0;
 async function keyWith(scopes: string[], type = 'workspace-service'): Promise<{ id: string; key: string }> {
   // A user key belongs to a user with a role in its workspace (here a plain member of the default one).
-  const user = type === 'workspace-user' ? await call('POST', '/v1/users', { email: `holder${++userSeq}-${Date.now()}@example.com`, workspaces: [{ id: 'default', role: 'member' }] }) : undefined;
-  const r = await call('POST', '/v1/api-keys', { name: `holder of ${scopes.join(' ')}`, type, scopes, ...(user ? { user_id: user.body.id } : {}) });
+  const user =
+    type === 'workspace-user'
+      ? await call('POST', '/v1/users', {
+          email: `holder${++userSeq}-${Date.now()}@example.com`,
+          workspaces: [{ id: 'default', role: 'member' }],
+        })
+      : undefined;
+  const r = await call('POST', '/v1/api-keys', {
+    name: `holder of ${scopes.join(' ')}`,
+    type,
+    scopes,
+    ...(user ? { user_id: user.body.id } : {}),
+  });
   expect(r.status).toBe(201);
   return { id: r.body.id, key: r.body.key };
 }
@@ -38,7 +49,17 @@ function expectForbidden(r: { status: number; body: any }, scope: string | strin
 }
 
 /** The scopes a key created without scopes may act with (type defaults), any of which a refusal may name. */
-const DEFAULTS = ['*', 'completions.write', 'configs.read', 'prompts.read', 'prompts.render', 'logs.read', 'virtual_keys.read', 'guardrails.read', 'rate_limits.read'];
+const DEFAULTS = [
+  '*',
+  'completions.write',
+  'configs.read',
+  'prompts.read',
+  'prompts.render',
+  'logs.read',
+  'virtual_keys.read',
+  'guardrails.read',
+  'rate_limits.read',
+];
 
 describe('granting scopes', () => {
   it('a key holding only api_keys.write cannot create a * key, a key with scopes it lacks, or a key with type defaults it lacks', async () => {
@@ -71,7 +92,9 @@ describe('granting scopes', () => {
     const svc = await call('POST', '/v1/api-keys', { name: 'svc', type: 'workspace-service', scopes: ['completions.write'] }, user.key);
     expect(svc.status).toBe(403);
     expect(svc.body.error.code).toBe('forbidden');
-    expect((await call('POST', '/v1/api-keys', { name: 'u', type: 'workspace-user', scopes: ['completions.write'] }, user.key)).status).toBe(201);
+    expect(
+      (await call('POST', '/v1/api-keys', { name: 'u', type: 'workspace-user', scopes: ['completions.write'] }, user.key)).status,
+    ).toBe(201);
     // A user key's defaults include scopes this one lacks.
     expectForbidden(await call('POST', '/v1/api-keys', { name: 'u2', type: 'workspace-user' }, user.key), DEFAULTS);
   });

@@ -62,7 +62,10 @@ let components: Record<string, Schema> = {};
 beforeAll(async () => {
   fake = await startFakeOpenAI();
   gw = await startGateway();
-  const doc = (await (await gw.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, Schema> } };
+  const doc = (await (await gw.fetch('/openapi.json')).json()) as {
+    paths: Record<string, Record<string, Operation>>;
+    components?: { schemas?: Record<string, Schema> };
+  };
   components = doc.components?.schemas ?? {};
   for (const [template, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
@@ -87,7 +90,13 @@ function send(p: Probe): Promise<Answer> {
     const req = http.request(gw.url + p.path, { method: p.method, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType: String(res.headers['content-type'] ?? ''),
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -107,7 +116,11 @@ function sendHugeHeaders(method: string, path: string): Promise<Answer> {
     socket.on('close', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const [head = '', body = ''] = text.split('\r\n\r\n');
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), contentType: /content-type: *([^\r\n]+)/i.exec(head)?.[1] ?? '', text: body });
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0),
+        contentType: /content-type: *([^\r\n]+)/i.exec(head)?.[1] ?? '',
+        text: body,
+      });
     });
   });
 }
@@ -128,10 +141,12 @@ function sample(schema: Schema | undefined, text: string, object: () => unknown,
   if (type === 'object' || schema.properties) {
     if (!schema.properties || Object.keys(schema.properties).length === 0) return object();
     const out: Record<string, unknown> = {};
-    for (const [name, sub] of Object.entries(schema.properties)) if (schema.required?.includes(name) || depth === 0) out[name] = sample(sub, text, object, depth + 1);
+    for (const [name, sub] of Object.entries(schema.properties))
+      if (schema.required?.includes(name) || depth === 0) out[name] = sample(sub, text, object, depth + 1);
     return out;
   }
-  if (type === 'array') return Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () => sample(schema.items, text, object, depth + 1));
+  if (type === 'array')
+    return Array.from({ length: Math.max(1, schema.minItems ?? 1) }, () => sample(schema.items, text, object, depth + 1));
   if (type === 'integer' || type === 'number') return Math.max(schema.minimum ?? 1, 1);
   if (type === 'boolean') return true;
   if (schema.pattern) return `sweep${++counter}`;
@@ -146,7 +161,8 @@ const DEEP = '__deep__';
 /** JSON text of an object nested `levels` deep (built as text: JSON.stringify would recurse). */
 const deepJson = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 /** A routing config whose fallback targets nest `levels` deep. */
-const deepConfig = (levels: number) => `${'{"strategy":{"mode":"fallback"},"targets":['.repeat(levels)}{"provider":"openai","api_key":"k"}${']}'.repeat(levels)}`;
+const deepConfig = (levels: number) =>
+  `${'{"strategy":{"mode":"fallback"},"targets":['.repeat(levels)}{"provider":"openai","api_key":"k"}${']}'.repeat(levels)}`;
 
 const fill = (template: string, id: string) => template.replace(/\{[^}]+\}/g, id);
 const UNKNOWN_ID = 'unknown-0000';
@@ -160,7 +176,10 @@ function probes(method: string, template: string, op: Operation): Probe[] {
   const schema = op.requestBody?.content?.['application/json']?.schema;
   const props = Object.keys((schema?.$ref ? components[schema.$ref.split('/').pop()!] : schema)?.properties ?? {});
   const shaped = (text: string, object: () => unknown = () => ({ k: text })) => JSON.stringify(sample(schema, text, object));
-  const shapedWith = (json: string) => shaped('deep', () => DEEP).split(`"${DEEP}"`).join(json);
+  const shapedWith = (json: string) =>
+    shaped('deep', () => DEEP)
+      .split(`"${DEEP}"`)
+      .join(json);
   const all = (value: unknown) => JSON.stringify(Object.fromEntries(props.map((p) => [p, value])));
   if (hasBody || method === 'DELETE') {
     for (const [what, body] of [
@@ -207,13 +226,45 @@ function probes(method: string, template: string, op: Operation): Probe[] {
   for (const [what, headers, forbid] of [
     ['x-gateway-config not JSON', { 'x-gateway-config': '{"provider":' }, []],
     ['x-gateway-config nested 300 deep', { 'x-gateway-config': deep }, []],
-    ['x-gateway-config request_timeout over 2^31', { 'x-gateway-config': JSON.stringify({ ...target, request_timeout: 2 ** 31 + 5 }) }, [408]],
-    ['x-gateway-config retry and cooldown over 2^31', { 'x-gateway-config': JSON.stringify({ ...target, retry: { attempts: 2 ** 31 }, cb_config: { failure_threshold: 2 ** 40, cooldown_interval: 2 ** 40 } }) }, []],
-    ['x-gateway-request-timeout over 2^31', { 'x-gateway-request-timeout': String(2 ** 31 + 5), 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer sk-sweep' }, [408]],
+    [
+      'x-gateway-config request_timeout over 2^31',
+      { 'x-gateway-config': JSON.stringify({ ...target, request_timeout: 2 ** 31 + 5 }) },
+      [408],
+    ],
+    [
+      'x-gateway-config retry and cooldown over 2^31',
+      {
+        'x-gateway-config': JSON.stringify({
+          ...target,
+          retry: { attempts: 2 ** 31 },
+          cb_config: { failure_threshold: 2 ** 40, cooldown_interval: 2 ** 40 },
+        }),
+      },
+      [],
+    ],
+    [
+      'x-gateway-request-timeout over 2^31',
+      {
+        'x-gateway-request-timeout': String(2 ** 31 + 5),
+        'x-gateway-provider': 'openai',
+        'x-gateway-custom-host': fake.url,
+        authorization: 'Bearer sk-sweep',
+      },
+      [408],
+    ],
     ['x-gateway-metadata not an object', { 'x-gateway-metadata': '[1,{"a":{}}]' }, []],
     ['x-gateway-provider unknown', { 'x-gateway-provider': 'no-such-provider' }, []],
   ] as const) {
-    out.push({ method, path, body: hasBody ? '{"model":"m","messages":[{"role":"user","content":"x"}],"input":"x","prompt":"x","query":"q","documents":["d"]}' : undefined, headers, forbid: [...forbid], what });
+    out.push({
+      method,
+      path,
+      body: hasBody
+        ? '{"model":"m","messages":[{"role":"user","content":"x"}],"input":"x","prompt":"x","query":"q","documents":["d"]}'
+        : undefined,
+      headers,
+      forbid: [...forbid],
+      what,
+    });
   }
   const query = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
   if (query.length > 0) {
@@ -227,7 +278,12 @@ function probes(method: string, template: string, op: Operation): Probe[] {
     ] as const) {
       out.push({ method, path: `${path}?${query.map((q) => `${q}=${value}`).join('&')}`, body: hasBody ? '{}' : undefined, what });
     }
-    out.push({ method, path: `${path}?${query.map((q) => `${q}[]=1&${q}=2`).join('&')}`, body: hasBody ? '{}' : undefined, what: 'query values repeated' });
+    out.push({
+      method,
+      path: `${path}?${query.map((q) => `${q}[]=1&${q}=2`).join('&')}`,
+      body: hasBody ? '{}' : undefined,
+      what: 'query values repeated',
+    });
   }
   return out;
 }
@@ -249,7 +305,8 @@ function problem(a: Answer, forbid: number[] = []): string | undefined {
     return `${a.status} with a body that is not JSON`;
   }
   const e = body.error;
-  if (!e || typeof e.message !== 'string' || typeof e.type !== 'string' || !('param' in e) || !('code' in e)) return `${a.status} not in the decisions.md shape`;
+  if (!e || typeof e.message !== 'string' || typeof e.type !== 'string' || !('param' in e) || !('code' in e))
+    return `${a.status} not in the decisions.md shape`;
   return undefined;
 }
 
@@ -269,21 +326,29 @@ async function inBatches<T, R>(items: T[], size: number, fn: (item: T) => Promis
 }
 
 describe('bad-input sweep over every route of /openapi.json', () => {
-  it('answers every bad input with a 4xx in the decisions.md shape (or a 2xx), never a 5xx, and stays up', { timeout: 120_000 }, async () => {
-    expect(routes.length).toBeGreaterThan(20);
-    const all = routes.flatMap((r) => probes(r.method, r.template, r.op));
-    const failures: string[] = [];
-    const answers = await inBatches(all, 24, async (p) => ({ p, a: await send(p).catch((err: Error) => ({ status: 0, contentType: '', text: `request failed: ${err.message}` })) }));
-    for (const { p, a } of answers) {
-      const wrong = problem(a, p.forbid);
-      if (wrong) failures.push(`${p.method} ${p.path.slice(0, 80)} [${p.what}]: ${wrong} ${a.text.slice(0, 160)}`);
-    }
-    const huge = await inBatches(routes, 24, async (r) => ({ r, a: await sendHugeHeaders(r.method, fill(r.template, UNKNOWN_ID)) }));
-    for (const { r, a } of huge) {
-      if (a.status !== 431 || problem(a)) failures.push(`${r.method} ${r.template} [over-large headers]: ${a.status} ${a.text.slice(0, 160)}`);
-    }
-    const health = await send({ method: 'GET', path: '/health', what: 'health' });
-    expect(health.status).toBe(200);
-    expect(failures, `${failures.length} of ${all.length + routes.length} answers were wrong:\n${failures.join('\n')}`).toEqual([]);
-  });
+  it(
+    'answers every bad input with a 4xx in the decisions.md shape (or a 2xx), never a 5xx, and stays up',
+    { timeout: 120_000 },
+    async () => {
+      expect(routes.length).toBeGreaterThan(20);
+      const all = routes.flatMap((r) => probes(r.method, r.template, r.op));
+      const failures: string[] = [];
+      const answers = await inBatches(all, 24, async (p) => ({
+        p,
+        a: await send(p).catch((err: Error) => ({ status: 0, contentType: '', text: `request failed: ${err.message}` })),
+      }));
+      for (const { p, a } of answers) {
+        const wrong = problem(a, p.forbid);
+        if (wrong) failures.push(`${p.method} ${p.path.slice(0, 80)} [${p.what}]: ${wrong} ${a.text.slice(0, 160)}`);
+      }
+      const huge = await inBatches(routes, 24, async (r) => ({ r, a: await sendHugeHeaders(r.method, fill(r.template, UNKNOWN_ID)) }));
+      for (const { r, a } of huge) {
+        if (a.status !== 431 || problem(a))
+          failures.push(`${r.method} ${r.template} [over-large headers]: ${a.status} ${a.text.slice(0, 160)}`);
+      }
+      const health = await send({ method: 'GET', path: '/health', what: 'health' });
+      expect(health.status).toBe(200);
+      expect(failures, `${failures.length} of ${all.length + routes.length} answers were wrong:\n${failures.join('\n')}`).toEqual([]);
+    },
+  );
 });

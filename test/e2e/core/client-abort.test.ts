@@ -14,7 +14,12 @@ describe('client disconnect on a non-streamed request', () => {
     env.fake.fail({ delayMs: 1500 });
     const traceId = `closed-early-${Date.now()}`;
     const controller = new AbortController();
-    const pending = env.gw.fetch('/v1/chat/completions', { method: 'POST', headers: { ...headers, 'x-gateway-custom-host': env.fake.url, 'x-gateway-trace-id': traceId }, body, signal: controller.signal });
+    const pending = env.gw.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...headers, 'x-gateway-custom-host': env.fake.url, 'x-gateway-trace-id': traceId },
+      body,
+      signal: controller.signal,
+    });
     await new Promise((r) => setTimeout(r, 200));
     controller.abort();
     await expect(pending).rejects.toThrow();
@@ -32,8 +37,14 @@ describe('client disconnect on a non-streamed request', () => {
   });
 
   it('still answers the next request normally (with a request timeout it uses a real signal)', async () => {
-    const res = await env.gw.fetch('/v1/chat/completions', { method: 'POST', headers: { ...headers, 'x-gateway-custom-host': env.fake.url, 'x-gateway-request-timeout': '5000' }, body });
+    const res = await env.gw.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { ...headers, 'x-gateway-custom-host': env.fake.url, 'x-gateway-request-timeout': '5000' },
+      body,
+    });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toContain('slow answer');
+    expect(((await res.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toContain(
+      'slow answer',
+    );
   });
 });

@@ -38,7 +38,15 @@ describe('data directory permissions', () => {
     const up = await fetch(gw.url + '/v1/files', { method: 'POST', body: form, headers: { 'x-gateway-api-key': adminKey } });
     expect(up.status, await up.clone().text()).toBe(200);
     // A write, so SQLite has its -wal and -shm files.
-    expect((await fetch(gw.url + '/v1/configs', { method: 'POST', headers: { 'x-gateway-api-key': adminKey, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'c', config: { provider: 'openai', api_key: 'sk' } }) })).status).toBe(201);
+    expect(
+      (
+        await fetch(gw.url + '/v1/configs', {
+          method: 'POST',
+          headers: { 'x-gateway-api-key': adminKey, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'c', config: { provider: 'openai', api_key: 'sk' } }),
+        })
+      ).status,
+    ).toBe(201);
 
     const found = modes(dataDir);
     const names = found.map((f) => f.path.slice(dataDir.length + 1));

@@ -22,11 +22,15 @@ const config = () => JSON.stringify({ provider: 'openai', api_key: 'sk-fake', cu
 /** A request with `content-type: application/json` and an empty body, as the official Python SDK sends bodiless calls. */
 function emptyJson(method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(gw.url + path, { method, headers: { 'x-gateway-api-key': gw.adminKey, 'content-type': 'application/json', 'content-length': '0', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-    });
+    const req = http.request(
+      gw.url + path,
+      { method, headers: { 'x-gateway-api-key': gw.adminKey, 'content-type': 'application/json', 'content-length': '0', ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -81,15 +85,26 @@ describe('empty JSON bodies where no body is required', () => {
 
   it('fine-tuning cancel is forwarded', async () => {
     const client = gw.openai({ 'x-gateway-config': config() });
-    const training = await client.files.create({ file: await toFile(Buffer.from('{"messages":[]}\n'), 'train.jsonl'), purpose: 'fine-tune' });
-    const job = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id, suffix: 'x', method: { type: 'supervised' } });
+    const training = await client.files.create({
+      file: await toFile(Buffer.from('{"messages":[]}\n'), 'train.jsonl'),
+      purpose: 'fine-tune',
+    });
+    const job = await client.fineTuning.jobs.create({
+      model: 'gpt-4o-mini',
+      training_file: training.id,
+      suffix: 'x',
+      method: { type: 'supervised' },
+    });
     const r = await emptyJson('POST', `/v1/fine_tuning/jobs/${job.id}/cancel`, { 'x-gateway-config': config() });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body).toMatchObject({ id: job.id, status: 'cancelled' });
   });
 
   it('rate-limit policy DELETE', async () => {
-    const created = await gw.fetch('/v1/policies/rate-limits', { method: 'POST', body: JSON.stringify({ name: 'p', type: 'requests', unit: 'rpm', value: 5, conditions: [], group_by: [] }) });
+    const created = await gw.fetch('/v1/policies/rate-limits', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'p', type: 'requests', unit: 'rpm', value: 5, conditions: [], group_by: [] }),
+    });
     const policy = (await created.json()) as any;
     expect(created.status, JSON.stringify(policy)).toBe(201);
     const r = await emptyJson('DELETE', `/v1/policies/rate-limits/${policy.id}`);

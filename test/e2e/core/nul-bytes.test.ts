@@ -8,7 +8,9 @@ describe('NUL characters', () => {
   const expectRefused = async (res: Response, param: string) => {
     const body = await res.json();
     expect(res.status, JSON.stringify(body)).toBe(400);
-    expect(body).toEqual({ error: { message: expect.stringContaining('NUL'), type: 'invalid_request_error', param, code: 'invalid_request' } });
+    expect(body).toEqual({
+      error: { message: expect.stringContaining('NUL'), type: 'invalid_request_error', param, code: 'invalid_request' },
+    });
   };
 
   it('in a path id → 400', async () => {
@@ -25,10 +27,28 @@ describe('NUL characters', () => {
 
   it('in a string or key of an admin body → 400', async () => {
     const config = { strategy: { mode: 'single' }, targets: [{ provider: 'openai', api_key: 'sk' }] };
-    await expectRefused(await env.gw.fetch('/v1/configs', { method: 'POST', body: JSON.stringify({ name: 'bad\u0000name', config }) }), 'body.name');
-    await expectRefused(await env.gw.fetch('/v1/configs', { method: 'POST', body: JSON.stringify({ name: 'ok', config: { ...config, metadata: { 'k\u0000': 'v' } } }) }), 'body.config.metadata.k\\u0000');
-    await expectRefused(await env.gw.fetch('/v1/prompts', { method: 'POST', body: JSON.stringify({ name: 'p\u0000', string: 'hello' }) }), 'body.name');
-    await expectRefused(await env.gw.fetch('/v1/guardrails', { method: 'POST', body: JSON.stringify({ name: 'g', checks: [{ id: 'default.contains', parameters: { words: ['a\u0000'] } }] }) }), 'body.checks.0.parameters.words.0');
+    await expectRefused(
+      await env.gw.fetch('/v1/configs', { method: 'POST', body: JSON.stringify({ name: 'bad\u0000name', config }) }),
+      'body.name',
+    );
+    await expectRefused(
+      await env.gw.fetch('/v1/configs', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'ok', config: { ...config, metadata: { 'k\u0000': 'v' } } }),
+      }),
+      'body.config.metadata.k\\u0000',
+    );
+    await expectRefused(
+      await env.gw.fetch('/v1/prompts', { method: 'POST', body: JSON.stringify({ name: 'p\u0000', string: 'hello' }) }),
+      'body.name',
+    );
+    await expectRefused(
+      await env.gw.fetch('/v1/guardrails', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'g', checks: [{ id: 'default.contains', parameters: { words: ['a\u0000'] } }] }),
+      }),
+      'body.checks.0.parameters.words.0',
+    );
     // Nothing reached the store.
     const list = (await (await env.gw.fetch('/v1/configs')).json()) as { data: Array<{ name: string }> };
     expect(list.data.filter((c) => c.name.includes('\u0000') || c.name === 'ok')).toEqual([]);
@@ -37,7 +57,12 @@ describe('NUL characters', () => {
   it('inside a chat message (and the model name) still works, and its log row is written', async () => {
     const res = await env.gw.fetch('/v1/chat/completions', {
       method: 'POST',
-      headers: { 'x-gateway-provider': 'openai', 'x-gateway-custom-host': env.fake.url, authorization: 'Bearer sk', 'x-gateway-trace-id': 'nul-chat' },
+      headers: {
+        'x-gateway-provider': 'openai',
+        'x-gateway-custom-host': env.fake.url,
+        authorization: 'Bearer sk',
+        'x-gateway-trace-id': 'nul-chat',
+      },
       body: JSON.stringify({ model: 'gpt-4o\u0000x', messages: [{ role: 'user', content: 'before\u0000after' }] }),
     });
     const body = (await res.json()) as { choices: Array<{ message: { content: string } }> };

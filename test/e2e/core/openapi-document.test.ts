@@ -82,7 +82,9 @@ describe('GET /openapi.json', () => {
 
   it('shows the answer schemas, with SSE where the route streams', () => {
     const chat = doc.paths['/v1/chat/completions'].post.responses['200'].content;
-    expect(chat['application/json'].schema.properties.object.const ?? chat['application/json'].schema.properties.object.enum?.[0]).toBe('chat.completion');
+    expect(chat['application/json'].schema.properties.object.const ?? chat['application/json'].schema.properties.object.enum?.[0]).toBe(
+      'chat.completion',
+    );
     expect(chat).toHaveProperty('text/event-stream');
     const embeddings = doc.paths['/v1/embeddings'].post.responses['200'].content;
     expect(embeddings['application/json'].schema.properties).toHaveProperty('data');
@@ -103,7 +105,11 @@ describe('GET /openapi.json', () => {
   });
 
   it('changes nothing at run time: a data-plane request without the headers is still answered by the route', async () => {
-    const res = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }) });
+    const res = await gw.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }),
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as Json).error.param).toBe('provider');
   });
@@ -134,4 +140,3 @@ describe('route schemas compiled on first use', () => {
     }
   });
 });
-

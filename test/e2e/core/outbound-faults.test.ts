@@ -46,10 +46,17 @@ let upTls: FaultyUpstream;
 let caDir: string;
 let fake: FakeOpenAI;
 
-async function call(path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown; key?: string } = {}): Promise<Answer> {
+async function call(
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown; key?: string } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { 'x-gateway-api-key': init.key ?? gw.adminKey, ...init.headers };
   if (init.body !== undefined) headers['content-type'] ??= 'application/json';
-  const res = await fetch(gw.url + path, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  const res = await fetch(gw.url + path, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
   const text = await res.text();
   let json: unknown;
   try {
@@ -79,12 +86,18 @@ function expectUpstreamError(a: Answer, fault: Fault): void {
   else expectError(a, [502], ['provider_error', 'provider_unreachable']);
 }
 
-const openai = (fault: Fault) => ({ 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-upstream', custom_host: `${up.url(fault)}/v1` }) });
+const openai = (fault: Fault) => ({
+  'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-upstream', custom_host: `${up.url(fault)}/v1` }),
+});
 const chatBody = (stream: boolean) => ({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content: 'hi' }] });
 const slug = (prefix: string, fault: Fault) => `${prefix}-${fault}`;
 
 const paths: OutboundPath[] = [
-  { name: 'chat completion (buffered)', call: (f) => call('/v1/chat/completions', { method: 'POST', headers: openai(f), body: chatBody(false) }), expectAnswer: expectUpstreamError },
+  {
+    name: 'chat completion (buffered)',
+    call: (f) => call('/v1/chat/completions', { method: 'POST', headers: openai(f), body: chatBody(false) }),
+    expectAnswer: expectUpstreamError,
+  },
   {
     name: 'chat completion (streamed)',
     call: (f) => call('/v1/chat/completions', { method: 'POST', headers: openai(f), body: chatBody(true) }),
@@ -93,7 +106,11 @@ const paths: OutboundPath[] = [
       if (a.status !== 200) return expectUpstreamError(a, f);
       const last = a.text.trim().split('\n\n').at(-1)!;
       expect(last, a.text).toMatch(/^data: /);
-      expect(JSON.parse(last.slice(6)).error, a.text).toMatchObject({ message: expect.any(String), type: 'provider_error', code: expect.stringMatching(/^provider_(error|unreachable)$/) });
+      expect(JSON.parse(last.slice(6)).error, a.text).toMatchObject({
+        message: expect.any(String),
+        type: 'provider_error',
+        code: expect.stringMatching(/^provider_(error|unreachable)$/),
+      });
     },
   },
   { name: 'files list', call: (f) => call('/v1/files', { headers: openai(f) }), expectAnswer: expectUpstreamError },
@@ -104,7 +121,14 @@ const paths: OutboundPath[] = [
     call: (f) =>
       call('/v1/chat/completions', {
         method: 'POST',
-        headers: { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-good', custom_host: fake.url, input_guardrails: [{ 'default.webhook': { webhookURL: `${up.url(f)}/hook`, timeout: TIMEOUT_MS }, deny: true }] }) },
+        headers: {
+          'x-gateway-config': JSON.stringify({
+            provider: 'openai',
+            api_key: 'sk-good',
+            custom_host: fake.url,
+            input_guardrails: [{ 'default.webhook': { webhookURL: `${up.url(f)}/hook`, timeout: TIMEOUT_MS }, deny: true }],
+          }),
+        },
         body: chatBody(false),
       }),
     expectAnswer: (a) => {
@@ -117,7 +141,16 @@ const paths: OutboundPath[] = [
     call: (f) =>
       call('/v1/chat/completions', {
         method: 'POST',
-        headers: { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-good', custom_host: fake.url, input_guardrails: [{ 'default.webhook': { webhookURL: `${up.url(f)}/hook`, timeout: TIMEOUT_MS, failOnError: true }, deny: true }] }) },
+        headers: {
+          'x-gateway-config': JSON.stringify({
+            provider: 'openai',
+            api_key: 'sk-good',
+            custom_host: fake.url,
+            input_guardrails: [
+              { 'default.webhook': { webhookURL: `${up.url(f)}/hook`, timeout: TIMEOUT_MS, failOnError: true }, deny: true },
+            ],
+          }),
+        },
         body: chatBody(false),
       }),
     expectAnswer: (a) => expectError(a, [446], ['guardrail_denied', 'request_denied']),
@@ -132,7 +165,16 @@ const paths: OutboundPath[] = [
   },
   {
     name: 'agent call',
-    call: (f) => call(`/v1/agents/${slug('agent', f)}`, { method: 'POST', body: { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } } } }),
+    call: (f) =>
+      call(`/v1/agents/${slug('agent', f)}`, {
+        method: 'POST',
+        body: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: { message: { kind: 'message', messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } },
+        },
+      }),
     // docs/agents.md: a JSON-RPC error -32603 whose data.code says what went wrong.
     expectAnswer: (a, f) => {
       expect(a.status, a.text).toBe(200);
@@ -152,7 +194,12 @@ const paths: OutboundPath[] = [
       call(`/v1/mcp/${slug('mcp', f)}/mcp`, {
         method: 'POST',
         headers: { accept: 'application/json, text/event-stream' },
-        body: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'sweep', version: '1' } } },
+        body: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'sweep', version: '1' } },
+        },
       }),
     expectAnswer: (a) => {
       expect(a.status, a.text).toBe(200);
@@ -162,7 +209,14 @@ const paths: OutboundPath[] = [
   {
     name: 'secret manager: HashiCorp Vault',
     setUp: async () => {
-      for (const f of FAULTS) await created('/v1/secret-references', { name: `Vault ${f}`, slug: slug('vault', f), manager_type: 'hashicorp_vault', auth_config: { vault_addr: up.url(f), token: 'hvs.token-0123456789' }, secret_path: 'llm/openai' });
+      for (const f of FAULTS)
+        await created('/v1/secret-references', {
+          name: `Vault ${f}`,
+          slug: slug('vault', f),
+          manager_type: 'hashicorp_vault',
+          auth_config: { vault_addr: up.url(f), token: 'hvs.token-0123456789' },
+          secret_path: 'llm/openai',
+        });
     },
     call: (f) => call(`/v1/secret-references/${slug('vault', f)}/test`, { method: 'POST' }),
     expectAnswer: (a) => {
@@ -174,7 +228,19 @@ const paths: OutboundPath[] = [
   {
     name: 'secret manager: AWS Secrets Manager',
     setUp: async () => {
-      for (const f of FAULTS) await created('/v1/secret-references', { name: `AWS ${f}`, slug: slug('aws', f), manager_type: 'aws_sm', auth_config: { region: 'eu-west-1', access_key_id: 'AKIAFAKEACCESS0001', secret_access_key: 'aws-secret-access-key-0001', endpoint: up.url(f) }, secret_path: 'prod/openai' });
+      for (const f of FAULTS)
+        await created('/v1/secret-references', {
+          name: `AWS ${f}`,
+          slug: slug('aws', f),
+          manager_type: 'aws_sm',
+          auth_config: {
+            region: 'eu-west-1',
+            access_key_id: 'AKIAFAKEACCESS0001',
+            secret_access_key: 'aws-secret-access-key-0001',
+            endpoint: up.url(f),
+          },
+          secret_path: 'prod/openai',
+        });
     },
     call: (f) => call(`/v1/secret-references/${slug('aws', f)}/test`, { method: 'POST' }),
     expectAnswer: (a) => {
@@ -187,8 +253,20 @@ const paths: OutboundPath[] = [
     name: 'secret manager: Azure Key Vault',
     setUp: async () => {
       for (const f of FAULTS) {
-        const auth = { vault_url: upTls.url(f), tenant_id: 'tenant-1', client_id: 'app-1', client_secret: 'azure-client-secret-0001', authority_host: upTls.url(f) };
-        await created('/v1/secret-references', { name: `Azure ${f}`, slug: slug('azure', f), manager_type: 'azure_kv', auth_config: auth, secret_path: 'openai-key' });
+        const auth = {
+          vault_url: upTls.url(f),
+          tenant_id: 'tenant-1',
+          client_id: 'app-1',
+          client_secret: 'azure-client-secret-0001',
+          authority_host: upTls.url(f),
+        };
+        await created('/v1/secret-references', {
+          name: `Azure ${f}`,
+          slug: slug('azure', f),
+          manager_type: 'azure_kv',
+          auth_config: auth,
+          secret_path: 'openai-key',
+        });
       }
     },
     call: (f) => call(`/v1/secret-references/${slug('azure', f)}/test`, { method: 'POST' }),
@@ -205,7 +283,11 @@ const paths: OutboundPath[] = [
       const put = await call('/v1/organisation/jwt', { method: 'PUT', body: { jwks_url: `${up.url(f)}/jwks.json` } });
       expect(put.status, put.text).toBe(200);
       const pair = await generateKeyPair('RS256');
-      const forged = await new SignJWT({ sub: 'mallory' }).setProtectedHeader({ alg: 'RS256', kid: `unknown-${randomId(6)}` }).setIssuedAt().setExpirationTime('5m').sign(pair.privateKey);
+      const forged = await new SignJWT({ sub: 'mallory' })
+        .setProtectedHeader({ alg: 'RS256', kid: `unknown-${randomId(6)}` })
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(pair.privateKey);
       const res = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${forged}` } });
       const text = await res.text();
       return { status: res.status, text, json: JSON.parse(text) };
@@ -216,7 +298,10 @@ const paths: OutboundPath[] = [
     name: 'OIDC discovery (SSO sign-in)',
     sequential: true,
     call: async (f) => {
-      const put = await call('/v1/organisation/sso', { method: 'PUT', body: { issuer: up.url(f), client_id: 'client-1', client_secret: 'sso-client-secret-0001', domains: [{ domain: 'example.com' }] } });
+      const put = await call('/v1/organisation/sso', {
+        method: 'PUT',
+        body: { issuer: up.url(f), client_id: 'client-1', client_secret: 'sso-client-secret-0001', domains: [{ domain: 'example.com' }] },
+      });
       expect(put.status, put.text).toBe(200);
       const res = await fetch(`${gw.url}/v1/auth/sso/login?email=${encodeURIComponent('ann@example.com')}`, { redirect: 'manual' });
       const text = await res.text();
@@ -230,7 +315,11 @@ beforeAll(async () => {
   const tls = selfSignedCertificate();
   caDir = mkdtempSync(join(tmpdir(), 'gw-ca-'));
   writeFileSync(join(caDir, 'ca.pem'), tls.cert);
-  [up, upTls, fake] = await Promise.all([new FaultyUpstream().start(), new FaultyUpstream(tls).start(), startFakeOpenAI({ apiKey: 'sk-good' })]);
+  [up, upTls, fake] = await Promise.all([
+    new FaultyUpstream().start(),
+    new FaultyUpstream(tls).start(),
+    startFakeOpenAI({ apiKey: 'sk-good' }),
+  ]);
   const timeout = String(TIMEOUT_MS);
   gw = await spawnGateway({
     ...(TEST_STORE === 'postgres' ? { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema } : {}),

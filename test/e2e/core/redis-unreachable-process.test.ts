@@ -39,9 +39,19 @@ describe('a gateway process whose Redis cannot be reached at startup (own proces
     await startRedis(port);
     // The connection retries: the replica logs the recovery and the images capability adopts the shared signing key.
     await expect.poll(() => gw!.output(), { timeout: 15_000, interval: 200 }).toContain('Redis connected; shared state resumed');
-    await expect.poll(() => execFileSync('redis-cli', ['-p', String(port), 'get', 'gwdown:img:signing-key'], { encoding: 'utf8' }).trim().length, { timeout: 15_000, interval: 200 }).toBe(64);
+    await expect
+      .poll(() => execFileSync('redis-cli', ['-p', String(port), 'get', 'gwdown:img:signing-key'], { encoding: 'utf8' }).trim().length, {
+        timeout: 15_000,
+        interval: 200,
+      })
+      .toBe(64);
     // The runtime's invalidation channel is subscribed now that the connection is up.
-    await expect.poll(() => execFileSync('redis-cli', ['-p', String(port), 'pubsub', 'channels', 'gwdown:*'], { encoding: 'utf8' }), { timeout: 15_000, interval: 200 }).toContain('gwdown:runtime-changed');
+    await expect
+      .poll(() => execFileSync('redis-cli', ['-p', String(port), 'pubsub', 'channels', 'gwdown:*'], { encoding: 'utf8' }), {
+        timeout: 15_000,
+        interval: 200,
+      })
+      .toContain('gwdown:runtime-changed');
     expect(gw.child.exitCode).toBeNull();
   }, 90_000);
 });

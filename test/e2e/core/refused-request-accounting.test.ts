@@ -49,11 +49,13 @@ describe('refused data-plane requests are accounted', () => {
     const text = await (await fetch(`${gw.url}/metrics`)).text();
     let sum = 0;
     for (const line of text.split('\n')) {
-      if (line.startsWith('gateway_requests_total{') && line.includes(`endpoint="${endpoint}"`) && line.includes(`status="${status}"`)) sum += Number(line.split(' ').at(-1));
+      if (line.startsWith('gateway_requests_total{') && line.includes(`endpoint="${endpoint}"`) && line.includes(`status="${status}"`))
+        sum += Number(line.split(' ').at(-1));
     }
     return sum;
   }
-  const post = (path: string, body: unknown, headers: Record<string, string> = {}) => gw.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    gw.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
   it('a body refused by validation: log row with code, message and param; counted; stdout line with message and param', async () => {
     const before = await requestsCounted('chat', 400);
@@ -63,28 +65,57 @@ describe('refused data-plane requests are accounted', () => {
     expect(answer.param).toBe('body.temperature');
     const rows = await rowsOf(res.headers.get('x-gateway-trace-id'));
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ endpoint: 'chat', status: 400, error: { code: 'invalid_request', message: answer.message, param: 'body.temperature' } });
+    expect(rows[0]).toMatchObject({
+      endpoint: 'chat',
+      status: 400,
+      error: { code: 'invalid_request', message: answer.message, param: 'body.temperature' },
+    });
     expect(await requestsCounted('chat', 400)).toBe(before + 1);
-    expect(failureOf(res.headers.get('x-gateway-request-id'))).toMatchObject({ status: 400, code: 'invalid_request', message: answer.message, param: 'body.temperature', model: 'gpt-4o' });
+    expect(failureOf(res.headers.get('x-gateway-request-id'))).toMatchObject({
+      status: 400,
+      code: 'invalid_request',
+      message: answer.message,
+      param: 'body.temperature',
+      model: 'gpt-4o',
+    });
   });
 
   it('a bad gateway header, a Messages body and an unknown agent are accounted under their endpoints', async () => {
-    const header = await post('/v1/chat/completions', { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, { 'x-gateway-request-timeout': 'soon' });
+    const header = await post(
+      '/v1/chat/completions',
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] },
+      { 'x-gateway-request-timeout': 'soon' },
+    );
     expect(header.status).toBe(400);
-    expect(await rowsOf(header.headers.get('x-gateway-trace-id'))).toMatchObject([{ endpoint: 'chat', status: 400, error: { param: 'x-gateway-request-timeout' } }]);
+    expect(await rowsOf(header.headers.get('x-gateway-trace-id'))).toMatchObject([
+      { endpoint: 'chat', status: 400, error: { param: 'x-gateway-request-timeout' } },
+    ]);
     const messages = await post('/v1/messages', { model: 'claude-x', messages: [] });
     expect(messages.status).toBe(400);
-    expect(await rowsOf(messages.headers.get('x-gateway-trace-id'))).toMatchObject([{ endpoint: 'messages', status: 400, error: { code: 'invalid_request' } }]);
+    expect(await rowsOf(messages.headers.get('x-gateway-trace-id'))).toMatchObject([
+      { endpoint: 'messages', status: 400, error: { code: 'invalid_request' } },
+    ]);
     const agent = await post('/v1/agents/nobody', { jsonrpc: '2.0', id: 1, method: 'message/send', params: {} });
     expect(agent.status).toBe(404);
-    expect(await rowsOf(agent.headers.get('x-gateway-trace-id'))).toMatchObject([{ endpoint: 'agents', status: 404, error: { code: 'not_found', param: 'slug' } }]);
+    expect(await rowsOf(agent.headers.get('x-gateway-trace-id'))).toMatchObject([
+      { endpoint: 'agents', status: 404, error: { code: 'not_found', param: 'slug' } },
+    ]);
   });
 
   it('a key without the scope is refused with 403 and logged in its workspace under that key', async () => {
     const rt = gw.gateway.deps.runtime.current;
-    const key = await insertKey(gw, { organisationId: rt.defaultOrganisationId, workspaceId: rt.defaultWorkspaceId, type: 'workspace-service', scopes: ['agents.invoke'] });
+    const key = await insertKey(gw, {
+      organisationId: rt.defaultOrganisationId,
+      workspaceId: rt.defaultWorkspaceId,
+      type: 'workspace-service',
+      scopes: ['agents.invoke'],
+    });
     await gw.gateway.deps.runtime.changed();
-    const res = await post('/v1/chat/completions', { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, { 'x-gateway-api-key': key });
+    const res = await post(
+      '/v1/chat/completions',
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] },
+      { 'x-gateway-api-key': key },
+    );
     expect(res.status).toBe(403);
     const rows = await rowsOf(res.headers.get('x-gateway-trace-id'));
     expect(rows).toMatchObject([{ endpoint: 'chat', status: 403, error: { code: 'forbidden' } }]);
@@ -92,19 +123,33 @@ describe('refused data-plane requests are accounted', () => {
 
   it('an unauthenticated request is counted and has its stdout line, with no log row (it has no tenant)', async () => {
     const before = await requestsCounted('embeddings', 401);
-    const res = await fetch(`${gw.url}/v1/embeddings`, { method: 'POST', headers: { 'x-gateway-api-key': 'nope', 'content-type': 'application/json' }, body: JSON.stringify({ model: 'e', input: 'x' }) });
+    const res = await fetch(`${gw.url}/v1/embeddings`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': 'nope', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'e', input: 'x' }),
+    });
     expect(res.status).toBe(401);
     expect(await requestsCounted('embeddings', 401)).toBe(before + 1);
-    expect(failureOf(res.headers.get('x-gateway-request-id'))).toMatchObject({ status: 401, code: 'invalid_api_key', message: expect.any(String) });
+    expect(failureOf(res.headers.get('x-gateway-request-id'))).toMatchObject({
+      status: 401,
+      code: 'invalid_api_key',
+      message: expect.any(String),
+    });
     expect(await rowsOf(res.headers.get('x-gateway-trace-id'))).toHaveLength(0);
   });
 
   it('a provider failure the route accounted for is logged and counted once', async () => {
     const before = await requestsCounted('chat', 401);
     const config = JSON.stringify({ provider: 'openai', api_key: 'sk-bad', custom_host: fake.url });
-    const res = await post('/v1/chat/completions', { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }, { 'x-gateway-config': config });
+    const res = await post(
+      '/v1/chat/completions',
+      { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] },
+      { 'x-gateway-config': config },
+    );
     expect(res.status).toBe(401);
-    expect(await rowsOf(res.headers.get('x-gateway-trace-id'))).toMatchObject([{ endpoint: 'chat', status: 401, error: { code: 'provider_authentication_error' } }]);
+    expect(await rowsOf(res.headers.get('x-gateway-trace-id'))).toMatchObject([
+      { endpoint: 'chat', status: 401, error: { code: 'provider_authentication_error' } },
+    ]);
     expect(await requestsCounted('chat', 401)).toBe(before + 1);
     expect(JSON.stringify(failureOf(res.headers.get('x-gateway-request-id')))).not.toContain('sk-bad');
   });

@@ -6,10 +6,16 @@ import { gatewayWithFakeOpenAI } from '../../helpers/gateway-with-fake-openai.js
 // the body serialised anew.
 const env = gatewayWithFakeOpenAI();
 
-const headers = () => ({ 'content-type': 'application/json', 'x-gateway-provider': 'openai', 'x-gateway-custom-host': env.fake.url, authorization: 'Bearer k' });
+const headers = () => ({
+  'content-type': 'application/json',
+  'x-gateway-provider': 'openai',
+  'x-gateway-custom-host': env.fake.url,
+  authorization: 'Bearer k',
+});
 
 /** Text that `JSON.stringify(JSON.parse(text))` would not give back: spacing, a float written `1.0`, an integer past 2^53. */
-const chatText = (extra = '') => `{ "model" : "gpt-4o",\n  "messages": [ {"role":"user", "content":"hi \\u00e9"} ],\n  "temperature": 1.0, "x_seed_wide": 12345678901234567890${extra} }\n`;
+const chatText = (extra = '') =>
+  `{ "model" : "gpt-4o",\n  "messages": [ {"role":"user", "content":"hi \\u00e9"} ],\n  "temperature": 1.0, "x_seed_wide": 12345678901234567890${extra} }\n`;
 
 async function post(path: string, body: string, extra: Record<string, string> = {}): Promise<Response> {
   env.fake.reset();
@@ -34,7 +40,7 @@ describe('request body forwarding', () => {
     expect(env.fake.lastRequest!.rawBody.toString('utf8')).toBe(text.trimEnd().slice(0, -1) + ',"stream_options":{"include_usage":true}}');
   });
 
-  it("sends a streamed body that asks for usage itself as its text, and passes the usage chunk to the client", async () => {
+  it('sends a streamed body that asks for usage itself as its text, and passes the usage chunk to the client', async () => {
     const text = chatText(', "stream": true, "stream_options": {"include_usage": true}');
     const res = await post('/v1/chat/completions', text);
     expect(res.status).toBe(200);
@@ -42,7 +48,7 @@ describe('request body forwarding', () => {
     expect(env.fake.lastRequest!.rawBody.toString('utf8')).toBe(text);
   });
 
-  it("serialises a streamed body that names stream_options itself (the gateway sets include_usage)", async () => {
+  it('serialises a streamed body that names stream_options itself (the gateway sets include_usage)', async () => {
     const res = await post('/v1/chat/completions', chatText(', "stream": true, "stream_options": {}'));
     expect(res.status).toBe(200);
     await res.text();

@@ -19,7 +19,13 @@ describe('graceful shutdown', () => {
   it('SIGTERM lets an in-flight stream finish, refuses new work, and exits 0', async () => {
     const res = await fetch(gw.url + '/v1/chat/completions', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-gateway-api-key': gw.adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer k' },
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gw.adminKey,
+        'x-gateway-provider': 'openai',
+        'x-gateway-custom-host': fake.url,
+        authorization: 'Bearer k',
+      },
       body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'one two three four five six seven eight' }] }),
     });
     expect(res.status).toBe(200);
@@ -35,7 +41,10 @@ describe('graceful shutdown', () => {
       events.push(...sse.push(value));
     }
     expect(events[events.length - 1]!.data).toBe('[DONE]');
-    const text = events.filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data).choices[0]?.delta?.content ?? '').join('');
+    const text = events
+      .filter((e) => e.data !== '[DONE]')
+      .map((e) => JSON.parse(e.data).choices[0]?.delta?.content ?? '')
+      .join('');
     expect(text).toBe('echo: one two three four five six seven eight');
     expect(await gw.exited).toBe(0);
     await expect(fetch(gw.url + '/health')).rejects.toThrow();

@@ -30,13 +30,21 @@ describe('startup of the embedded gateway (own process)', () => {
   it('loads neither ioredis, pg, the AWS libraries, gpt-tokenizer nor the MCP SDK until they are needed', async () => {
     writeFileSync(log, '');
     gw = await spawnGateway({}, { nodeArgs: ['--import', pathToFileURL(register).href] });
-    const res = await fetch(gw.url + '/v1/models', { headers: { 'x-gateway-api-key': gw.adminKey, 'x-gateway-provider': 'openai', authorization: 'Bearer sk-x', 'x-gateway-custom-host': 'http://127.0.0.1:9/v1' } });
+    const res = await fetch(gw.url + '/v1/models', {
+      headers: {
+        'x-gateway-api-key': gw.adminKey,
+        'x-gateway-provider': 'openai',
+        authorization: 'Bearer sk-x',
+        'x-gateway-custom-host': 'http://127.0.0.1:9/v1',
+      },
+    });
     await res.arrayBuffer();
     const resolved = new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean));
     // The hook works: the modules every start needs are recorded.
     expect(resolved).toContain('fastify');
     expect(resolved).toContain('better-sqlite3');
-    for (const lazy of ['ioredis', 'pg', '@smithy/signature-v4', '@smithy/eventstream-codec', '@aws-crypto/sha256-js', 'gpt-tokenizer']) expect(resolved).not.toContain(lazy);
+    for (const lazy of ['ioredis', 'pg', '@smithy/signature-v4', '@smithy/eventstream-codec', '@aws-crypto/sha256-js', 'gpt-tokenizer'])
+      expect(resolved).not.toContain(lazy);
     // The MCP endpoint's module and the upstream OAuth load on the first MCP request or connect.
     expect([...resolved].filter((s) => s.startsWith('@modelcontextprotocol/sdk'))).toEqual([]);
   });

@@ -24,7 +24,9 @@ describe('a gateway process on PostgreSQL whose connections are terminated (own 
     expect((await fetch(gw.url + '/v1/configs', admin)).status).toBe(200);
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
-    const r = await client.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [`ai-gateway/${schema}`]);
+    const r = await client.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [
+      `ai-gateway/${schema}`,
+    ]);
     await client.end();
     expect(r.rowCount).toBeGreaterThan(0);
     await new Promise((res) => setTimeout(res, 500));

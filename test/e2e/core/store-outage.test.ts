@@ -9,7 +9,9 @@ async function terminateBackends(schema: string): Promise<number> {
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   try {
-    const r = await client.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [`ai-gateway/${schema}`]);
+    const r = await client.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [
+      `ai-gateway/${schema}`,
+    ]);
     return r.rowCount ?? 0;
   } finally {
     await client.end();
@@ -20,7 +22,10 @@ async function isSleeping(schema: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
   try {
-    const r = await client.query("select 1 from pg_stat_activity where application_name = $1 and query like 'select pg_sleep%' and state = 'active'", [`ai-gateway/${schema}`]);
+    const r = await client.query(
+      "select 1 from pg_stat_activity where application_name = $1 and query like 'select pg_sleep%' and state = 'active'",
+      [`ai-gateway/${schema}`],
+    );
     return (r.rowCount ?? 0) > 0;
   } finally {
     await client.end();
@@ -121,7 +126,12 @@ describe.runIf(TEST_STORE === 'postgres')('PostgreSQL connections terminated und
     await Promise.all(clients);
 
     expect(terminated).toBeGreaterThan(0);
-    for (const r of refusals) expect(r).toMatchObject({ status: 503, retryAfter: '1', body: { error: { code: 'store_unavailable', type: 'server_error', param: null } } });
+    for (const r of refusals)
+      expect(r).toMatchObject({
+        status: 503,
+        retryAfter: '1',
+        body: { error: { code: 'store_unavailable', type: 'server_error', param: null } },
+      });
     expect(seen[200]).toBeGreaterThan(0);
 
     // Recovered: the store answers again (a dead connection still in the pool costs one more 503 at most).

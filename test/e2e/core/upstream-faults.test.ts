@@ -19,7 +19,13 @@ class FaultyUpstream extends FakeServer {
   private answer(req: RecordedRequest, res: ServerResponse): void {
     const mode = this.modes.shift() ?? 'half-body';
     if (mode === 'half-body') {
-      const body = JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'x'.repeat(400) }, finish_reason: 'stop' }] });
+      const body = JSON.stringify({
+        id: 'chatcmpl-x',
+        object: 'chat.completion',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'x'.repeat(400) }, finish_reason: 'stop' }],
+      });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
       res.write(body.slice(0, body.length / 2), () => setTimeout(() => res.socket?.destroy(), 20));
       return;
@@ -63,7 +69,11 @@ const badTarget = (apiKey = 'sk-bad') => ({ provider: 'openai', api_key: apiKey,
 const goodTarget = () => ({ provider: 'openai', api_key: 'sk-good', custom_host: good.url });
 
 async function chat(config: unknown) {
-  const res = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify(config) }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+  const res = await gw.fetch('/v1/chat/completions', {
+    method: 'POST',
+    headers: { 'x-gateway-config': JSON.stringify(config) },
+    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, body: JSON.parse(text) as any };
 }
@@ -91,7 +101,12 @@ describe('an upstream that resets mid-way through a non-streamed body', () => {
   });
 
   it('is counted by the circuit breaker', async () => {
-    const config = { name: 'cb-half-body', cb_config: { failure_threshold: 1, cooldown_interval: 60_000 }, strategy: { mode: 'fallback' }, targets: [badTarget(), goodTarget()] };
+    const config = {
+      name: 'cb-half-body',
+      cb_config: { failure_threshold: 1, cooldown_interval: 60_000 },
+      strategy: { mode: 'fallback' },
+      targets: [badTarget(), goodTarget()],
+    };
     expect((await chat(config)).status).toBe(200);
     expect((await chat(config)).status).toBe(200);
     expect(bad.requests).toHaveLength(1);
@@ -129,7 +144,14 @@ describe('a provider error that echoes secrets', () => {
       const stored = JSON.stringify(logs.data[0].error);
       expect(stored).toContain('Incorrect API key provided');
       for (const text of [r.text, stored]) {
-        for (const secret of [key, 'AKIAIOSFODNN7EXAMPLE', 'AIzaSyA1234567890abcdefghijklmnopqrstuv', 'hunter2hunter2', 'abc123secret', 'tok_live_0123456789abcdef']) {
+        for (const secret of [
+          key,
+          'AKIAIOSFODNN7EXAMPLE',
+          'AIzaSyA1234567890abcdefghijklmnopqrstuv',
+          'hunter2hunter2',
+          'abc123secret',
+          'tok_live_0123456789abcdef',
+        ]) {
           expect(text).not.toContain(secret);
         }
         expect(text).toContain('[REDACTED]');

@@ -26,10 +26,19 @@ describe('V8 heap settings of the gateway process', () => {
 
   /** Starts a gateway with `nodeArgs`, optionally sends `requests` chat completions, stops it; returns its decisions to tenure. */
   async function decisionsOf(nodeArgs: string[], requests: number): Promise<number> {
-    const gw: GatewayProcess = await spawnGateway({ GATEWAY_REQUEST_LOG: 'false' }, { nodeArgs: ['--trace-pretenuring-statistics', ...nodeArgs] });
+    const gw: GatewayProcess = await spawnGateway(
+      { GATEWAY_REQUEST_LOG: 'false' },
+      { nodeArgs: ['--trace-pretenuring-statistics', ...nodeArgs] },
+    );
     try {
       const pool = new Pool(gw.url, { connections: 16 });
-      const headers = { 'content-type': 'application/json', authorization: 'Bearer sk-test', 'x-gateway-api-key': gw.adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url };
+      const headers = {
+        'content-type': 'application/json',
+        authorization: 'Bearer sk-test',
+        'x-gateway-api-key': gw.adminKey,
+        'x-gateway-provider': 'openai',
+        'x-gateway-custom-host': fake.url,
+      };
       const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] });
       let next = 0;
       await Promise.all(

@@ -42,7 +42,9 @@ describe('gateway files across replicas sharing PostgreSQL', () => {
     expect(await b.openai().files.delete(up.id)).toEqual({ id: up.id, object: 'file', deleted: true });
     const gone = await a.fetch(`/v1/files/${up.id}/content`);
     expect(gone.status).toBe(404);
-    expect(await gone.json()).toEqual({ error: { message: expect.stringContaining(up.id), type: 'not_found_error', param: 'file_id', code: 'not_found' } });
+    expect(await gone.json()).toEqual({
+      error: { message: expect.stringContaining(up.id), type: 'not_found_error', param: 'file_id', code: 'not_found' },
+    });
     const rows = await a.gateway.deps.store.db.selectFrom('file_chunks').select('file_id').execute();
     expect(rows).toEqual([]);
   });

@@ -34,7 +34,7 @@ describe('files stored by the gateway (no provider named)', () => {
     const page1 = await client.files.list({ limit: 1 });
     expect(page1.data.map((f) => f.id)).toEqual([b.id]);
     expect(page1.has_more).toBe(true);
-    const raw = await (await gw.fetch(`/v1/files?limit=1&after=${b.id}`)).json() as any;
+    const raw = (await (await gw.fetch(`/v1/files?limit=1&after=${b.id}`)).json()) as any;
     expect(raw).toMatchObject({ object: 'list', first_id: a.id, last_id: a.id, has_more: false });
     expect((await client.files.list({ purpose: 'vision' })).data.map((f) => f.id)).toEqual([b.id]);
     expect(await client.files.retrieve(a.id)).toEqual(a);
@@ -42,7 +42,9 @@ describe('files stored by the gateway (no provider named)', () => {
     expect(await client.files.delete(a.id)).toEqual({ id: a.id, object: 'file', deleted: true });
     const gone = await gw.fetch(`/v1/files/${a.id}`);
     expect(gone.status).toBe(404);
-    expect(await gone.json()).toEqual({ error: { message: expect.stringContaining(a.id), type: 'not_found_error', param: 'file_id', code: 'not_found' } });
+    expect(await gone.json()).toEqual({
+      error: { message: expect.stringContaining(a.id), type: 'not_found_error', param: 'file_id', code: 'not_found' },
+    });
   });
 
   it('refuses a bad purpose, a missing file, a JSON body and a bad limit in the error shape', async () => {
@@ -113,6 +115,13 @@ describe('files forwarded to a provider with a Files API', () => {
 describe('OpenAPI', () => {
   it('documents the files, batches and fine-tuning routes', async () => {
     const doc = (await (await gw.fetch('/openapi.json')).json()) as any;
-    for (const p of ['/v1/files', '/v1/files/{file_id}/content', '/v1/batches', '/v1/batches/{batch_id}/cancel', '/v1/fine_tuning/jobs/{job_id}/checkpoints']) expect(doc.paths[p], p).toBeDefined();
+    for (const p of [
+      '/v1/files',
+      '/v1/files/{file_id}/content',
+      '/v1/batches',
+      '/v1/batches/{batch_id}/cancel',
+      '/v1/fine_tuning/jobs/{job_id}/checkpoints',
+    ])
+      expect(doc.paths[p], p).toBeDefined();
   });
 });

@@ -20,7 +20,10 @@ const headers = () => ({ 'x-gateway-config': JSON.stringify({ provider: 'openai'
 describe('fine-tuning forwarded to a provider with a tuning API', () => {
   it('creates a job, follows it to success, lists events and checkpoints with paging, and cancels another', async () => {
     const client = gw.openai(headers());
-    const training = await client.files.create({ file: await toFile(Buffer.from('{"messages":[]}\n'), 'train.jsonl'), purpose: 'fine-tune' });
+    const training = await client.files.create({
+      file: await toFile(Buffer.from('{"messages":[]}\n'), 'train.jsonl'),
+      purpose: 'fine-tune',
+    });
     const job = await client.fineTuning.jobs.create({
       model: 'gpt-4o-mini',
       training_file: training.id,
@@ -28,7 +31,14 @@ describe('fine-tuning forwarded to a provider with a tuning API', () => {
       method: { type: 'supervised', supervised: { hyperparameters: { n_epochs: 2 } } },
       integrations: [{ type: 'wandb', wandb: { project: 'p' } }],
     });
-    expect(job).toMatchObject({ object: 'fine_tuning.job', status: 'validating_files', model: 'gpt-4o-mini', training_file: training.id, fine_tuned_model: null, finished_at: null });
+    expect(job).toMatchObject({
+      object: 'fine_tuning.job',
+      status: 'validating_files',
+      model: 'gpt-4o-mini',
+      training_file: training.id,
+      fine_tuned_model: null,
+      finished_at: null,
+    });
     expect(job.id).toMatch(/^ftjob-/);
     const create = fake.requests.find((r) => r.method === 'POST' && r.path === '/v1/fine_tuning/jobs')!;
     expect(create.body).toMatchObject({ suffix: 'support', method: { type: 'supervised' } });
@@ -48,10 +58,17 @@ describe('fine-tuning forwarded to a provider with a tuning API', () => {
     const cps = await client.fineTuning.jobs.checkpoints.list(job.id, { limit: 2 });
     expect(cps.data.map((c) => c.step_number)).toEqual([30, 20]);
     expect(cps.data[0]).toMatchObject({ object: 'fine_tuning.job.checkpoint', fine_tuning_job_id: job.id, metrics: { step: 30 } });
-    const rest = await (await gw.fetch(`/v1/fine_tuning/jobs/${job.id}/checkpoints?after=${cps.data[1]!.id}`, { headers: headers() })).json() as any;
+    const rest = (await (
+      await gw.fetch(`/v1/fine_tuning/jobs/${job.id}/checkpoints?after=${cps.data[1]!.id}`, { headers: headers() })
+    ).json()) as any;
     expect(rest).toMatchObject({ object: 'list', has_more: false });
     expect(rest.data.map((c: any) => c.step_number)).toEqual([10]);
-    const other = await client.fineTuning.jobs.create({ model: 'gpt-4o-mini', training_file: training.id, suffix: 'x', method: { type: 'supervised' } });
+    const other = await client.fineTuning.jobs.create({
+      model: 'gpt-4o-mini',
+      training_file: training.id,
+      suffix: 'x',
+      method: { type: 'supervised' },
+    });
     const cancelled = await client.fineTuning.jobs.cancel(other.id);
     expect(cancelled.status).toBe('cancelled');
     const list = await client.fineTuning.jobs.list({ limit: 1 });
@@ -60,7 +77,8 @@ describe('fine-tuning forwarded to a provider with a tuning API', () => {
 
   it('validates the create body before forwarding, in the error shape', async () => {
     const before = fake.requests.length;
-    const post = (body: unknown, h: Record<string, string> = headers()) => gw.fetch('/v1/fine_tuning/jobs', { method: 'POST', body: JSON.stringify(body), headers: h });
+    const post = (body: unknown, h: Record<string, string> = headers()) =>
+      gw.fetch('/v1/fine_tuning/jobs', { method: 'POST', body: JSON.stringify(body), headers: h });
     const base = { model: 'gpt-4o-mini', training_file: 'file-x', suffix: 's', method: { type: 'supervised' } };
     const cases: Array<[unknown, string]> = [
       [{ ...base, model: undefined }, 'body.model'],
@@ -87,7 +105,10 @@ describe('fine-tuning forwarded to a provider with a tuning API', () => {
   });
 
   it('keeps the provider status of an error', async () => {
-    const err = await gw.openai(headers()).fineTuning.jobs.retrieve('ftjob-nope').catch((e) => e);
+    const err = await gw
+      .openai(headers())
+      .fineTuning.jobs.retrieve('ftjob-nope')
+      .catch((e) => e);
     expect(err.status).toBe(404);
     expect(err.error).toMatchObject({ provider: 'openai' });
   });

@@ -18,7 +18,11 @@ describe('guardrails on other endpoints', () => {
   afterAll(async () => gw?.close());
 
   it('legacy completions: the prompt is the request text', async () => {
-    const client = gw.openai(configHeader(fakeConfig(fake, { input_guardrails: [{ 'default.contains': { operator: 'none', words: ['forbidden'] }, deny: true }] })));
+    const client = gw.openai(
+      configHeader(
+        fakeConfig(fake, { input_guardrails: [{ 'default.contains': { operator: 'none', words: ['forbidden'] }, deny: true }] }),
+      ),
+    );
     const err = await client.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'a forbidden prompt' }).catch((e) => e);
     expect(err.status).toBe(446);
     const ok = await client.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'fine' }).withResponse();
@@ -26,10 +30,20 @@ describe('guardrails on other endpoints', () => {
   });
 
   it('embeddings: the input is the request text; allowedRequestTypes can refuse the endpoint', async () => {
-    const client = gw.openai(configHeader(fakeConfig(fake, { input_guardrails: [{ 'default.allowedRequestTypes': { allowedTypes: ['chat'] }, deny: true }] })));
+    const client = gw.openai(
+      configHeader(fakeConfig(fake, { input_guardrails: [{ 'default.allowedRequestTypes': { allowedTypes: ['chat'] }, deny: true }] })),
+    );
     const err = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'x' }).catch((e) => e);
     expect(err.status).toBe(446);
-    expect((await chat(gw, fakeConfig(fake, { input_guardrails: [{ 'default.allowedRequestTypes': { allowedTypes: ['chat'] }, deny: true }] }), 'hi')).status).toBe(200);
+    expect(
+      (
+        await chat(
+          gw,
+          fakeConfig(fake, { input_guardrails: [{ 'default.allowedRequestTypes': { allowedTypes: ['chat'] }, deny: true }] }),
+          'hi',
+        )
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -41,12 +55,21 @@ describe('stored guardrails across replicas', () => {
     try {
       const created = await a.fetch('/v1/guardrails', {
         method: 'POST',
-        body: JSON.stringify({ name: 'replicated', slug: 'replicated', checks: [{ id: 'default.contains', parameters: { operator: 'none', words: ['blocked'] } }], actions: { deny: true } }),
+        body: JSON.stringify({
+          name: 'replicated',
+          slug: 'replicated',
+          checks: [{ id: 'default.contains', parameters: { operator: 'none', words: ['blocked'] } }],
+          actions: { deny: true },
+        }),
       });
       expect(created.status).toBe(201);
       const config = fakeConfig(fake, { input_guardrails: ['replicated'] });
       // The second replica knows only the first one's admin key (one store).
-      const viaB: TestGateway = { ...b, fetch: (path, init = {}) => b.fetch(path, { ...init, headers: { ...(init.headers as Record<string, string>), 'x-gateway-api-key': a.adminKey } }) };
+      const viaB: TestGateway = {
+        ...b,
+        fetch: (path, init = {}) =>
+          b.fetch(path, { ...init, headers: { ...(init.headers as Record<string, string>), 'x-gateway-api-key': a.adminKey } }),
+      };
       let last = 0;
       const res = await eventually(async () => {
         const r = await chat(viaB, config, 'blocked words');

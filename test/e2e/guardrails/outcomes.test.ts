@@ -34,7 +34,9 @@ describe('input guardrails', () => {
 
   it('deny through the openai SDK throws an APIError with status 446', async () => {
     const client = gw.openai(configHeader(fakeConfig(fake, { input_guardrails: [noSecret(true)] })));
-    const err = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'a secret' }] }).catch((e) => e);
+    const err = await client.chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'a secret' }] })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect(err.status).toBe(446);
     expect(err.code).toBe('guardrail_denied');
@@ -60,7 +62,9 @@ describe('input guardrails', () => {
 
   it('streamed, deny: 446 before any byte and no provider call', async () => {
     const client = gw.openai(configHeader(fakeConfig(fake, { input_guardrails: [noSecret(true)] })));
-    const err = await client.chat.completions.create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'secret' }] }).catch((e) => e);
+    const err = await client.chat.completions
+      .create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'secret' }] })
+      .catch((e) => e);
     expect(err.status).toBe(446);
     expect(fake.requests).toHaveLength(0);
   });
@@ -111,7 +115,12 @@ describe('output guardrails', () => {
   });
 
   it('streamed, failed without deny: the whole stream and [DONE]; results go to the request log', async () => {
-    const res = await chat(gw, fakeConfig(fake, { output_guardrails: [{ ...noEcho(false), on_fail: { feedback: { value: -1, weight: 2 } } }] }), 'logged', { stream: true });
+    const res = await chat(
+      gw,
+      fakeConfig(fake, { output_guardrails: [{ ...noEcho(false), on_fail: { feedback: { value: -1, weight: 2 } } }] }),
+      'logged',
+      { stream: true },
+    );
     expect(res.status).toBe(200);
     expect(streamedText(res.text)).toBe('echo: logged');
     expect(sseFrames(res.text).at(-1)).toBe('[DONE]');
@@ -141,7 +150,12 @@ describe('hook objects', () => {
   it('before_request_hooks: on_fail.deny answers 446', async () => {
     const res = await chat(gw, fakeConfig(fake, { before_request_hooks: [hook(true)] }), 'hi');
     expect(res.status).toBe(446);
-    expect(res.body.hook_results.before_request_hooks[0]).toMatchObject({ id: 'policy', verdict: false, deny: true, feedback: { value: -5 } });
+    expect(res.body.hook_results.before_request_hooks[0]).toMatchObject({
+      id: 'policy',
+      verdict: false,
+      deny: true,
+      feedback: { value: -5 },
+    });
     expect(fake.requests).toHaveLength(0);
   });
 
@@ -163,7 +177,11 @@ describe('hook objects', () => {
 
 describe('PII redaction as a mutator', () => {
   it('rewrites the request before the provider sees it (status 246, transformed)', async () => {
-    const res = await chat(gw, fakeConfig(fake, { input_guardrails: [{ 'default.pii': { redact: true, categories: ['EMAIL_ADDRESS'] } }] }), 'mail jane@example.com now');
+    const res = await chat(
+      gw,
+      fakeConfig(fake, { input_guardrails: [{ 'default.pii': { redact: true, categories: ['EMAIL_ADDRESS'] } }] }),
+      'mail jane@example.com now',
+    );
     expect(fake.lastRequest!.body.messages[0].content).toBe('mail [EMAIL_ADDRESS_1] now');
     expect(res.status).toBe(246);
     expect(res.body.choices[0].message.content).toBe('echo: mail [EMAIL_ADDRESS_1] now');
@@ -172,7 +190,11 @@ describe('PII redaction as a mutator', () => {
   });
 
   it('rewrites the answer after the provider answered', async () => {
-    const res = await chat(gw, fakeConfig(fake, { output_guardrails: [{ 'default.pii': { redact: true } }] }), 'call +1 415 555 0100 or bob@example.org');
+    const res = await chat(
+      gw,
+      fakeConfig(fake, { output_guardrails: [{ 'default.pii': { redact: true } }] }),
+      'call +1 415 555 0100 or bob@example.org',
+    );
     expect(fake.lastRequest!.body.messages[0].content).toContain('bob@example.org');
     expect(res.body.choices[0].message.content).not.toContain('bob@example.org');
     expect(res.body.choices[0].message.content).toContain('[EMAIL_ADDRESS_1]');
@@ -182,7 +204,12 @@ describe('PII redaction as a mutator', () => {
   it('later checks see the redacted text', async () => {
     const res = await chat(
       gw,
-      fakeConfig(fake, { input_guardrails: [{ 'default.pii': { redact: true } }, { 'default.contains': { operator: 'none', words: ['jane@example.com'] }, deny: true }] }),
+      fakeConfig(fake, {
+        input_guardrails: [
+          { 'default.pii': { redact: true } },
+          { 'default.contains': { operator: 'none', words: ['jane@example.com'] }, deny: true },
+        ],
+      }),
       'jane@example.com',
     );
     expect(res.status).toBe(246);
@@ -222,11 +249,17 @@ describe('where guardrails run in a strategy', () => {
       strategy: { mode: 'fallback' },
       input_guardrails: [noSecret(false)],
       output_guardrails: [noSecret(false)],
-      targets: [fakeConfig(fake, { api_key: 'sk-wrong' }), fakeConfig(fake, { output_guardrails: [{ 'default.endsWith': { suffix: 'hi' } }] })],
+      targets: [
+        fakeConfig(fake, { api_key: 'sk-wrong' }),
+        fakeConfig(fake, { output_guardrails: [{ 'default.endsWith': { suffix: 'hi' } }] }),
+      ],
     };
     const res = await chat(gw, config, 'hi');
     expect(res.status).toBe(200);
     expect(res.body.hook_results.before_request_hooks).toHaveLength(1);
-    expect(res.body.hook_results.after_request_hooks.map((h: any) => h.path)).toEqual(['config.output_guardrails[0]', 'config.targets[1].output_guardrails[0]']);
+    expect(res.body.hook_results.after_request_hooks.map((h: any) => h.path)).toEqual([
+      'config.output_guardrails[0]',
+      'config.targets[1].output_guardrails[0]',
+    ]);
   });
 });

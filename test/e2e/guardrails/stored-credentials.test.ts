@@ -28,7 +28,12 @@ describe('webhook credentials of stored guardrails', () => {
   const seen: IncomingHttpHeaders[] = [];
   const lines: string[] = [];
 
-  const checks = (auth = hookAuth) => [{ id: 'default.webhook', parameters: { webhookURL: `${hook.url}/verdict`, headers: { Authorization: auth, 'x-api-key': hookApiKey }, failOnError: true } }];
+  const checks = (auth = hookAuth) => [
+    {
+      id: 'default.webhook',
+      parameters: { webhookURL: `${hook.url}/verdict`, headers: { Authorization: auth, 'x-api-key': hookApiKey }, failOnError: true },
+    },
+  ];
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await gw.fetch(path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
     const text = await res.text();
@@ -37,7 +42,8 @@ describe('webhook credentials of stored guardrails', () => {
   const expectNone = (where: string, text: string) => {
     for (const v of SECRETS) expect(text.includes(v), `${where} carries ${v.slice(0, 7)}…`).toBe(false);
   };
-  const row = async (id: string) => (await gw.gateway.deps.store.db.selectFrom('guardrails').selectAll().where('id', '=', id).executeTakeFirst())!;
+  const row = async (id: string) =>
+    (await gw.gateway.deps.store.db.selectFrom('guardrails').selectAll().where('id', '=', id).executeTakeFirst())!;
   /** A chat whose config runs the stored guardrail; the webhook passes only with the stored credentials. */
   const guarded = async (ref: string) => (await chat(gw, fakeConfig(fake, { input_guardrails: [ref] }), 'hello')).status;
 
@@ -62,7 +68,11 @@ describe('webhook credentials of stored guardrails', () => {
     const created = await call('POST', '/v1/guardrails', { name: 'Hooked', slug: 'hooked', checks: checks(), actions: { deny: true } });
     expect(created.status).toBe(201);
     expectNone('the create answer', created.text);
-    expect(created.body.checks[0].parameters).toMatchObject({ webhookURL: `${hook.url}/verdict`, headers: { Authorization: hint(hookAuth), 'x-api-key': hint(hookApiKey) }, failOnError: true });
+    expect(created.body.checks[0].parameters).toMatchObject({
+      webhookURL: `${hook.url}/verdict`,
+      headers: { Authorization: hint(hookAuth), 'x-api-key': hint(hookApiKey) },
+      failOnError: true,
+    });
     const id = created.body.id as string;
     for (const path of [`/v1/guardrails/${id}`, '/v1/guardrails', `/v1/guardrails?ids=${id}`]) {
       const read = await call('GET', path);
@@ -86,7 +96,9 @@ describe('webhook credentials of stored guardrails', () => {
     const saved = await call('PUT', '/v1/guardrails/hooked', { name: 'Hooked again', checks: read.body.checks });
     expect(saved.status).toBe(200);
     expectNone('the update answer', saved.text);
-    expect(openConfigCredentials(gw.gateway.deps.secrets, id, { checks: JSON.parse((await row(id)).checks) }, 'guardrail')).toEqual({ checks: checks() });
+    expect(openConfigCredentials(gw.gateway.deps.secrets, id, { checks: JSON.parse((await row(id)).checks) }, 'guardrail')).toEqual({
+      checks: checks(),
+    });
     seen.length = 0;
     await expect.poll(() => guarded('hooked')).toBe(200);
     expect(seen.at(-1)).toMatchObject({ authorization: hookAuth, 'x-api-key': hookApiKey });
@@ -94,27 +106,61 @@ describe('webhook credentials of stored guardrails', () => {
     // The answer's checks copied into another guardrail carry hints that stand for nothing there.
     const copied = await call('POST', '/v1/guardrails', { name: 'Copy', checks: read.body.checks });
     expect(copied.status).toBe(400);
-    expect(copied.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_config', param: 'checks[0].parameters.headers.Authorization' });
+    expect(copied.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'invalid_config',
+      param: 'checks[0].parameters.headers.Authorization',
+    });
 
     // A new value is a new credential: it replaces the stored one (the webhook refuses it, failOnError denies).
-    const rotated = [{ ...read.body.checks[0], parameters: { ...read.body.checks[0].parameters, headers: { ...read.body.checks[0].parameters.headers, Authorization: 'Bearer rotated-0123456789' } } }];
+    const rotated = [
+      {
+        ...read.body.checks[0],
+        parameters: {
+          ...read.body.checks[0].parameters,
+          headers: { ...read.body.checks[0].parameters.headers, Authorization: 'Bearer rotated-0123456789' },
+        },
+      },
+    ];
     const replaced = await call('PUT', `/v1/guardrails/${id}`, { checks: rotated });
     expect(replaced.status).toBe(200);
-    expect(replaced.body.checks[0].parameters.headers).toEqual({ Authorization: hint('Bearer rotated-0123456789'), 'x-api-key': hint(hookApiKey) });
+    expect(replaced.body.checks[0].parameters.headers).toEqual({
+      Authorization: hint('Bearer rotated-0123456789'),
+      'x-api-key': hint(hookApiKey),
+    });
     await expect.poll(() => guarded('hooked')).toBe(446);
     expect(seen.at(-1)).toMatchObject({ authorization: 'Bearer rotated-0123456789', 'x-api-key': hookApiKey });
   });
 
   it('seals a guardrail an older gateway stored in plaintext, at start, and still runs it', async () => {
-    const created = await call('POST', '/v1/guardrails', { name: 'Legacy', slug: 'legacy-hook', checks: [{ id: 'default.wordCount', parameters: { maxWords: 50 } }] });
+    const created = await call('POST', '/v1/guardrails', {
+      name: 'Legacy',
+      slug: 'legacy-hook',
+      checks: [{ id: 'default.wordCount', parameters: { maxWords: 50 } }],
+    });
     const id = created.body.id as string;
     const db = gw.gateway.deps.store.db;
     // As a gateway without sealing wrote it: the headers in plaintext, as a JSON string (the webhook accepts both).
-    const plain = [{ id: 'default.webhook', parameters: { webhookURL: `${hook.url}/verdict`, headers: JSON.stringify({ Authorization: hookAuth, 'x-api-key': hookApiKey }), failOnError: true } }];
-    await db.updateTable('guardrails').set({ checks: JSON.stringify(plain) }).where('id', '=', id).execute();
+    const plain = [
+      {
+        id: 'default.webhook',
+        parameters: {
+          webhookURL: `${hook.url}/verdict`,
+          headers: JSON.stringify({ Authorization: hookAuth, 'x-api-key': hookApiKey }),
+          failOnError: true,
+        },
+      },
+    ];
+    await db
+      .updateTable('guardrails')
+      .set({ checks: JSON.stringify(plain) })
+      .where('id', '=', id)
+      .execute();
     expect(await sealStoredSecrets(gw.gateway.deps.store, gw.gateway.deps.secrets)).toBe(1);
     expectNone('the sealed legacy row', (await row(id)).checks);
-    expect(openConfigCredentials(gw.gateway.deps.secrets, id, { checks: JSON.parse((await row(id)).checks) }, 'guardrail')).toEqual({ checks: checks() });
+    expect(openConfigCredentials(gw.gateway.deps.secrets, id, { checks: JSON.parse((await row(id)).checks) }, 'guardrail')).toEqual({
+      checks: checks(),
+    });
     expect(await sealStoredSecrets(gw.gateway.deps.store, gw.gateway.deps.secrets)).toBe(0);
     expectNone('the legacy answer', (await call('GET', `/v1/guardrails/${id}`)).text);
     await gw.gateway.deps.runtime.changed();
@@ -127,7 +173,11 @@ describe('webhook credentials of stored guardrails', () => {
     const created = await call('POST', '/v1/guardrails', { name: 'Other key', slug: 'other-key', checks: checks() });
     const id = created.body.id as string;
     const foreign = sealConfigCredentials(new SecretBox(Buffer.alloc(32, 11)), id, { checks: checks() }, 'guardrail');
-    await gw.gateway.deps.store.db.updateTable('guardrails').set({ checks: JSON.stringify(foreign.checks) }).where('id', '=', id).execute();
+    await gw.gateway.deps.store.db
+      .updateTable('guardrails')
+      .set({ checks: JSON.stringify(foreign.checks) })
+      .where('id', '=', id)
+      .execute();
     const read = await call('GET', `/v1/guardrails/${id}`);
     expect(read.status).toBe(200);
     expect(read.body.checks[0].parameters.headers.Authorization).toBe(hint(hookAuth));
@@ -139,7 +189,9 @@ describe('webhook credentials of stored guardrails', () => {
     const again = await call('PUT', `/v1/guardrails/${id}`, { checks: checks() });
     expect(again.status).toBe(200);
     expectNone('the replaced answer', again.text);
-    expect(openConfigCredentials(gw.gateway.deps.secrets, id, { checks: JSON.parse((await row(id)).checks) }, 'guardrail')).toEqual({ checks: checks() });
+    expect(openConfigCredentials(gw.gateway.deps.secrets, id, { checks: JSON.parse((await row(id)).checks) }, 'guardrail')).toEqual({
+      checks: checks(),
+    });
   });
 
   it('keeps the webhook headers out of audit rows, request-log rows and log lines', async () => {

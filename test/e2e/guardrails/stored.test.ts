@@ -25,16 +25,34 @@ const secretCheck = { id: 'default.contains', parameters: { operator: 'none', wo
 
 describe('/v1/guardrails CRUD', () => {
   it('creates, reads by id and slug, updates, deletes', async () => {
-    const created = await api('POST', '/v1/guardrails', { name: 'No secrets', slug: 'no-secrets-crud', checks: [secretCheck], actions: { deny: true, on_fail: { feedback: { value: -1 } } } });
+    const created = await api('POST', '/v1/guardrails', {
+      name: 'No secrets',
+      slug: 'no-secrets-crud',
+      checks: [secretCheck],
+      actions: { deny: true, on_fail: { feedback: { value: -1 } } },
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ object: 'guardrail', name: 'No secrets', slug: 'no-secrets-crud', checks: [secretCheck], actions: { deny: true, on_fail: { feedback: { value: -1 } } } });
+    expect(created.body).toMatchObject({
+      object: 'guardrail',
+      name: 'No secrets',
+      slug: 'no-secrets-crud',
+      checks: [secretCheck],
+      actions: { deny: true, on_fail: { feedback: { value: -1 } } },
+    });
     const id = created.body.id as string;
     expect((await api('GET', `/v1/guardrails/${id}`)).body.id).toBe(id);
     expect((await api('GET', '/v1/guardrails/no-secrets-crud')).body.id).toBe(id);
 
-    const updated = await api('PUT', `/v1/guardrails/${id}`, { name: 'Renamed', checks: [{ id: 'default.wordCount', parameters: { maxWords: 3 } }] });
+    const updated = await api('PUT', `/v1/guardrails/${id}`, {
+      name: 'Renamed',
+      checks: [{ id: 'default.wordCount', parameters: { maxWords: 3 } }],
+    });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ name: 'Renamed', checks: [{ id: 'default.wordCount', parameters: { maxWords: 3 } }], actions: { deny: true } });
+    expect(updated.body).toMatchObject({
+      name: 'Renamed',
+      checks: [{ id: 'default.wordCount', parameters: { maxWords: 3 } }],
+      actions: { deny: true },
+    });
 
     const deleted = await api('DELETE', `/v1/guardrails/${id}`);
     expect(deleted.body).toEqual({ id, object: 'guardrail', deleted: true });
@@ -46,7 +64,10 @@ describe('/v1/guardrails CRUD', () => {
   });
 
   it('refuses bad checks with 400 invalid_config naming the path', async () => {
-    const missing = await api('POST', '/v1/guardrails', { name: 'bad', checks: [secretCheck, { id: 'default.contains', parameters: { operator: 'none' } }] });
+    const missing = await api('POST', '/v1/guardrails', {
+      name: 'bad',
+      checks: [secretCheck, { id: 'default.contains', parameters: { operator: 'none' } }],
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toMatchObject({ code: 'invalid_config', param: 'checks[1].parameters.words' });
     const unknown = await api('POST', '/v1/guardrails', { name: 'bad', checks: [{ id: 'default.nope', parameters: {} }] });
@@ -56,7 +77,9 @@ describe('/v1/guardrails CRUD', () => {
     const extra = await api('POST', '/v1/guardrails', { name: 'bad', checks: [secretCheck], actions: { denny: true } });
     expect(extra.status).toBe(400);
     const created = await api('POST', '/v1/guardrails', { name: 'ok', checks: [secretCheck] });
-    const badUpdate = await api('PUT', `/v1/guardrails/${created.body.id}`, { checks: [{ id: 'default.wordCount', parameters: { maxWords: -1 } }] });
+    const badUpdate = await api('PUT', `/v1/guardrails/${created.body.id}`, {
+      checks: [{ id: 'default.wordCount', parameters: { maxWords: -1 } }],
+    });
     expect(badUpdate.body.error).toMatchObject({ code: 'invalid_config', param: 'checks[0].parameters.maxWords' });
   });
 
@@ -72,7 +95,10 @@ describe('/v1/guardrails CRUD', () => {
     try {
       const ids: string[] = [];
       for (const n of ['one', 'two', 'three']) {
-        const res = await gw2.fetch('/v1/guardrails', { method: 'POST', body: JSON.stringify({ name: n, slug: `page-${n}`, checks: [secretCheck] }) });
+        const res = await gw2.fetch('/v1/guardrails', {
+          method: 'POST',
+          body: JSON.stringify({ name: n, slug: `page-${n}`, checks: [secretCheck] }),
+        });
         ids.push(((await res.json()) as any).id);
       }
       const list = async (q: string) => (await (await gw2.fetch(`/v1/guardrails${q}`)).json()) as any;
@@ -98,7 +124,9 @@ describe('/v1/guardrails CRUD', () => {
 
 describe('stored guardrails in configs', () => {
   it('a string item (id or slug) runs the stored checks with the stored actions', async () => {
-    const g = (await api('POST', '/v1/guardrails', { name: 'deny secrets', slug: 'deny-secrets', checks: [secretCheck], actions: { deny: true } })).body;
+    const g = (
+      await api('POST', '/v1/guardrails', { name: 'deny secrets', slug: 'deny-secrets', checks: [secretCheck], actions: { deny: true } })
+    ).body;
     for (const ref of [g.id, 'deny-secrets']) {
       const res = await chat(gw, fakeConfig(fake, { input_guardrails: [ref] }), 'the secret');
       expect(res.status).toBe(446);
@@ -121,12 +149,17 @@ describe('stored guardrails in configs', () => {
   it('an update is seen by the next request (runtime snapshot)', async () => {
     const g = (await api('POST', '/v1/guardrails', { name: 'flip', checks: [secretCheck], actions: { deny: true } })).body;
     expect((await chat(gw, fakeConfig(fake, { output_guardrails: [g.id] }), 'hello')).status).toBe(200);
-    await api('PUT', `/v1/guardrails/${g.id}`, { checks: [{ id: 'default.contains', parameters: { operator: 'none', words: ['hello'] } }] });
+    await api('PUT', `/v1/guardrails/${g.id}`, {
+      checks: [{ id: 'default.contains', parameters: { operator: 'none', words: ['hello'] } }],
+    });
     expect((await chat(gw, fakeConfig(fake, { output_guardrails: [g.id] }), 'hello')).status).toBe(446);
   });
 
   it('an unknown string item is a 400 invalid_config naming the item, before any provider call', async () => {
-    const config = { strategy: { mode: 'fallback' }, targets: [fakeConfig(fake), fakeConfig(fake, { output_guardrails: ['no-such-guardrail'] })] };
+    const config = {
+      strategy: { mode: 'fallback' },
+      targets: [fakeConfig(fake), fakeConfig(fake, { output_guardrails: ['no-such-guardrail'] })],
+    };
     const res = await chat(gw, config, 'hi');
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_config', param: 'config.targets[1].output_guardrails[0]' });
@@ -141,8 +174,20 @@ describe('stored guardrails in configs', () => {
   });
 
   it('a stored config with inline and stored guardrails', async () => {
-    await api('POST', '/v1/guardrails', { name: 'short', slug: 'short-answers', checks: [{ id: 'default.wordCount', parameters: { maxWords: 2 } }], actions: { deny: true } });
-    const cfg = await api('POST', '/v1/configs', { name: 'guarded', slug: 'guarded-config', config: fakeConfig(fake, { input_guardrails: [{ 'default.contains': { operator: 'none', words: ['x'] } }], output_guardrails: ['short-answers'] }) });
+    await api('POST', '/v1/guardrails', {
+      name: 'short',
+      slug: 'short-answers',
+      checks: [{ id: 'default.wordCount', parameters: { maxWords: 2 } }],
+      actions: { deny: true },
+    });
+    const cfg = await api('POST', '/v1/configs', {
+      name: 'guarded',
+      slug: 'guarded-config',
+      config: fakeConfig(fake, {
+        input_guardrails: [{ 'default.contains': { operator: 'none', words: ['x'] } }],
+        output_guardrails: ['short-answers'],
+      }),
+    });
     expect(cfg.status).toBe(201);
     expect((await chat(gw, 'guarded-config', 'hi')).status).toBe(200);
     const long = await chat(gw, 'guarded-config', 'a b c');

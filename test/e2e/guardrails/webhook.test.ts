@@ -69,11 +69,25 @@ const webhook = (url: string, extra: Record<string, unknown> = {}) => ({ 'defaul
 
 describe('webhook guardrail', () => {
   it('receives the request, the event type and the metadata; its verdict false with deny answers 446', async () => {
-    const res = await chat(gw, fakeConfig(fake, { input_guardrails: [{ ...webhook(`${hook.url}/fail`, { headers: { 'x-policy': 'p1' } }), deny: true }] }), 'hi there', { metadata: { team: 'core' } });
+    const res = await chat(
+      gw,
+      fakeConfig(fake, { input_guardrails: [{ ...webhook(`${hook.url}/fail`, { headers: { 'x-policy': 'p1' } }), deny: true }] }),
+      'hi there',
+      { metadata: { team: 'core' } },
+    );
     expect(res.status).toBe(446);
-    expect(res.body.hook_results.before_request_hooks[0].checks[0]).toMatchObject({ id: 'default.webhook', verdict: false, explanation: 'policy says no' });
+    expect(res.body.hook_results.before_request_hooks[0].checks[0]).toMatchObject({
+      id: 'default.webhook',
+      verdict: false,
+      explanation: 'policy says no',
+    });
     expect(hits).toHaveLength(1);
-    expect(hits[0]!.body).toMatchObject({ eventType: 'beforeRequestHook', metadata: { team: 'core' }, request: { text: 'hi there', model: 'gpt-4o' }, response: null });
+    expect(hits[0]!.body).toMatchObject({
+      eventType: 'beforeRequestHook',
+      metadata: { team: 'core' },
+      request: { text: 'hi there', model: 'gpt-4o' },
+      response: null,
+    });
     expect(fake.requests).toHaveLength(0);
   });
 
@@ -103,14 +117,20 @@ describe('webhook guardrail', () => {
   });
 
   it.each(failures)('%s: fails closed with failOnError (446)', async (_name, url) => {
-    const res = await chat(gw, fakeConfig(fake, { input_guardrails: [{ ...webhook(url(), { timeout: 200, failOnError: true }), deny: true }] }), 'hi');
+    const res = await chat(
+      gw,
+      fakeConfig(fake, { input_guardrails: [{ ...webhook(url(), { timeout: 200, failOnError: true }), deny: true }] }),
+      'hi',
+    );
     expect(res.status).toBe(446);
     expect(res.body.hook_results.before_request_hooks[0].checks[0]).toMatchObject({ verdict: false });
     expect(fake.requests).toHaveLength(0);
   });
 
   it('a streamed answer is sent to the webhook as assembled text; deny ends with an error frame', async () => {
-    const res = await chat(gw, fakeConfig(fake, { output_guardrails: [{ ...webhook(`${hook.url}/fail`), deny: true }] }), 'stream text', { stream: true });
+    const res = await chat(gw, fakeConfig(fake, { output_guardrails: [{ ...webhook(`${hook.url}/fail`), deny: true }] }), 'stream text', {
+      stream: true,
+    });
     const frames = sseFrames(res.text);
     expect(JSON.parse(frames.at(-1)!).error.code).toBe('guardrail_denied');
     expect(hits[0]!.body.response.text).toBe('echo: stream text');
@@ -120,7 +140,20 @@ describe('webhook guardrail', () => {
 describe('async guardrails', () => {
   it('an async output hook never delays the answer and never changes it; its result is logged', async () => {
     const started = Date.now();
-    const res = await chat(gw, fakeConfig(fake, { after_request_hooks: [{ id: 'audit', async: true, on_fail: { deny: true }, checks: [{ id: 'default.webhook', parameters: { webhookURL: `${hook.url}/slow-fail` } }] }] }), 'audit me');
+    const res = await chat(
+      gw,
+      fakeConfig(fake, {
+        after_request_hooks: [
+          {
+            id: 'audit',
+            async: true,
+            on_fail: { deny: true },
+            checks: [{ id: 'default.webhook', parameters: { webhookURL: `${hook.url}/slow-fail` } }],
+          },
+        ],
+      }),
+      'audit me',
+    );
     const elapsed = Date.now() - started;
     expect(res.status).toBe(200);
     expect(res.body.hook_results).toBeUndefined();
@@ -133,14 +166,23 @@ describe('async guardrails', () => {
   });
 
   it('an async input guardrail runs beside the provider call and cannot deny', async () => {
-    const res = await chat(gw, fakeConfig(fake, { input_guardrails: [{ ...webhook(`${hook.url}/slow-fail`), deny: true, async: true }] }), 'go');
+    const res = await chat(
+      gw,
+      fakeConfig(fake, { input_guardrails: [{ ...webhook(`${hook.url}/slow-fail`), deny: true, async: true }] }),
+      'go',
+    );
     expect(res.status).toBe(200);
     expect(fake.requests).toHaveLength(1);
     await eventually(() => hits.length === 1);
   });
 
   it('async guardrails on a stream run after the stream ended', async () => {
-    const res = await chat(gw, fakeConfig(fake, { output_guardrails: [{ ...webhook(`${hook.url}/fail`), async: true, deny: true }] }), 'streamed', { stream: true });
+    const res = await chat(
+      gw,
+      fakeConfig(fake, { output_guardrails: [{ ...webhook(`${hook.url}/fail`), async: true, deny: true }] }),
+      'streamed',
+      { stream: true },
+    );
     expect(sseFrames(res.text).at(-1)).toBe('[DONE]');
     const hit = await eventually(() => hits.find((h) => h.body.eventType === 'afterRequestHook'));
     expect(hit.body.response.text).toBe('echo: streamed');
@@ -153,12 +195,23 @@ describe('network checks are guarded against private addresses', () => {
     try {
       const upstream = fake.url.replace('127.0.0.1', 'localhost');
       const config = { provider: 'openai', api_key: 'sk-good', custom_host: upstream };
-      const closed = await chat(guarded, { ...config, input_guardrails: [{ ...webhook(`${hook.url}/pass`, { failOnError: true }), deny: true }] }, `hi ${randomId(4)}`);
+      const closed = await chat(
+        guarded,
+        { ...config, input_guardrails: [{ ...webhook(`${hook.url}/pass`, { failOnError: true }), deny: true }] },
+        `hi ${randomId(4)}`,
+      );
       expect(closed.status).toBe(446);
       expect(closed.body.hook_results.before_request_hooks[0].checks[0].error).toContain('private address');
       const open = await chat(guarded, { ...config, input_guardrails: [webhook(`${hook.url}/pass`)] }, 'hi');
       expect(open.status).toBe(200);
-      const trusted = await chat(guarded, { ...config, input_guardrails: [{ ...webhook(`${hook.url.replace('127.0.0.1', 'localhost')}/pass`, { failOnError: true }), deny: true }] }, 'hi');
+      const trusted = await chat(
+        guarded,
+        {
+          ...config,
+          input_guardrails: [{ ...webhook(`${hook.url.replace('127.0.0.1', 'localhost')}/pass`, { failOnError: true }), deny: true }],
+        },
+        'hi',
+      );
       expect(trusted.status).toBe(200);
       expect(hits.map((h) => h.path)).toEqual(['/pass']);
     } finally {

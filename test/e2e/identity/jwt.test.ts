@@ -39,8 +39,21 @@ describe('JWT authentication', () => {
   }
 
   /** A token signed with `pair` (RS256 by default) carrying the usual claims, overridden by `claims`. */
-  function token(claims: Record<string, unknown> = {}, opts: { pair?: KeyPair; kid?: string; alg?: string; omit?: string[] } = {}): Promise<string> {
-    const body: Record<string, unknown> = { workspace_id: team.slug, scope: 'completions.write logs.read', sub: 'alice', email: 'alice@example.com', iss: ISSUER, aud: AUDIENCE, exp: now() + 300, iat: now(), ...claims };
+  function token(
+    claims: Record<string, unknown> = {},
+    opts: { pair?: KeyPair; kid?: string; alg?: string; omit?: string[] } = {},
+  ): Promise<string> {
+    const body: Record<string, unknown> = {
+      workspace_id: team.slug,
+      scope: 'completions.write logs.read',
+      sub: 'alice',
+      email: 'alice@example.com',
+      iss: ISSUER,
+      aud: AUDIENCE,
+      exp: now() + 300,
+      iat: now(),
+      ...claims,
+    };
     for (const k of opts.omit ?? []) delete body[k];
     return new SignJWT(body).setProtectedHeader({ alg: opts.alg ?? 'RS256', kid: opts.kid ?? 'rsa-1' }).sign((opts.pair ?? rsa).privateKey);
   }
@@ -52,7 +65,14 @@ describe('JWT authentication', () => {
   }
 
   const chat = (key: string, headers: Record<string, string> = {}) =>
-    callAs(gw, key, 'POST', '/v1/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }, { 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer sk-fake', ...headers });
+    callAs(
+      gw,
+      key,
+      'POST',
+      '/v1/chat/completions',
+      { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] },
+      { 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer sk-fake', ...headers },
+    );
 
   beforeAll(async () => {
     fake = await startFakeOpenAI({ apiKey: 'sk-fake' });
@@ -114,7 +134,14 @@ describe('JWT authentication', () => {
   it('PUT saves the settings (default algorithms), GET shows them, the audit log records it', async () => {
     const r = await admin('PUT', '/v1/organisation/jwt', { jwks_url: jwksUrl, issuer: ISSUER, audience: AUDIENCE });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body).toMatchObject({ object: 'jwt_settings', jwks_url: jwksUrl, jwks: null, issuer: ISSUER, audience: AUDIENCE, algorithms: ['RS256', 'ES256', 'EdDSA'] });
+    expect(r.body).toMatchObject({
+      object: 'jwt_settings',
+      jwks_url: jwksUrl,
+      jwks: null,
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      algorithms: ['RS256', 'ES256', 'EdDSA'],
+    });
     expect((await admin('GET', '/v1/organisation/jwt')).body).toEqual(r.body);
     const audit = await admin('GET', '/v1/audit-logs?action=jwt_settings.update');
     expect(audit.body.data[0]).toMatchObject({ action: 'jwt_settings.update', resource_type: 'jwt_settings' });
@@ -125,7 +152,12 @@ describe('JWT authentication', () => {
     const t = await token({ metadata: { team: 'search', priority: 2 } });
     const r = await chat(t, { 'x-gateway-trace-id': trace, 'x-gateway-metadata': JSON.stringify({ run: 'one' }) });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: t, maxRetries: 0, defaultHeaders: { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }) } });
+    const client = new OpenAI({
+      baseURL: `${gw.url}/v1`,
+      apiKey: t,
+      maxRetries: 0,
+      defaultHeaders: { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }) },
+    });
     const viaSdk = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
     expect(viaSdk.choices[0]!.message.content).toBeTypeOf('string');
     const logs = await callAs(gw, t, 'GET', `/v1/logs?trace_id=${trace}`);
@@ -142,7 +174,11 @@ describe('JWT authentication', () => {
     expect(r.body.error.message).toContain('logs.read');
     const withArray = await token({ scope: undefined, scopes: ['configs.read'] });
     expect((await callAs(gw, withArray, 'GET', '/v1/configs')).status).toBe(200);
-    const other = await admin('POST', '/v1/configs', { name: 'other', workspace_id: 'default', config: { provider: 'openai', api_key: 'sk-other' } });
+    const other = await admin('POST', '/v1/configs', {
+      name: 'other',
+      workspace_id: 'default',
+      config: { provider: 'openai', api_key: 'sk-other' },
+    });
     expect(other.status, JSON.stringify(other.body)).toBe(201);
     expect((await callAs(gw, withArray, 'GET', `/v1/configs/${other.body.id}`)).status).toBe(404);
     expect((await callAs(gw, withArray, 'GET', '/v1/configs?workspace_id=default')).status).toBe(404);
@@ -152,7 +188,14 @@ describe('JWT authentication', () => {
 
   it('rate limits group by api_key count per subject', async () => {
     const caseId = randomId(8);
-    const p = await admin('POST', '/v1/policies/rate-limits', { type: 'requests', unit: 'rpm', value: 1, workspace_id: team.id, conditions: [{ key: 'metadata.case', value: caseId }], group_by: [{ key: 'api_key' }] });
+    const p = await admin('POST', '/v1/policies/rate-limits', {
+      type: 'requests',
+      unit: 'rpm',
+      value: 1,
+      workspace_id: team.id,
+      conditions: [{ key: 'metadata.case', value: caseId }],
+      group_by: [{ key: 'api_key' }],
+    });
     expect(p.status, JSON.stringify(p.body)).toBe(201);
     const meta = { 'x-gateway-metadata': JSON.stringify({ case: caseId }) };
     expect((await chat(await token({ sub: 'bob' }), meta)).status).toBe(200);
@@ -187,7 +230,9 @@ describe('JWT authentication', () => {
   });
 
   it('with algorithms [RS256] an ES256 token is refused as algorithm not allowed', async () => {
-    expect((await admin('PUT', '/v1/organisation/jwt', { jwks_url: jwksUrl, issuer: ISSUER, audience: AUDIENCE, algorithms: ['RS256'] })).status).toBe(200);
+    expect(
+      (await admin('PUT', '/v1/organisation/jwt', { jwks_url: jwksUrl, issuer: ISSUER, audience: AUDIENCE, algorithms: ['RS256'] })).status,
+    ).toBe(200);
     expectRefused(await chat(await token({}, { pair: ec, kid: 'ec-1', alg: 'ES256' })), 'algorithm not allowed');
     expect((await chat(await token())).status).toBe(200);
   });

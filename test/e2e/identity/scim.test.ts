@@ -23,7 +23,12 @@ describe('SCIM 2.0', () => {
   const admin = (method: string, path: string, body?: unknown) => callAs(gw, gw.adminKey, method, path, body);
 
   /** A SCIM request with the token (`application/scim+json`); `raw` sends the body text as is. */
-  async function scim(method: string, path: string, body?: unknown, opts: { token?: string | null; raw?: string } = {}): Promise<{ status: number; body: Json; type: string | null }> {
+  async function scim(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts: { token?: string | null; raw?: string } = {},
+  ): Promise<{ status: number; body: Json; type: string | null }> {
     const headers: Record<string, string> = { accept: 'application/scim+json' };
     const t = opts.token === undefined ? token : opts.token;
     if (t !== null) headers.authorization = `Bearer ${t}`;
@@ -63,9 +68,16 @@ describe('SCIM 2.0', () => {
   async function credentials(userId: string, workspaceId: string): Promise<{ key: string; cookie: string }> {
     const k = await admin('POST', '/v1/api-keys', { name: 'user key', type: 'workspace-user', workspace_id: workspaceId, user_id: userId });
     expect(k.status, JSON.stringify(k.body)).toBe(201);
-    const login = await fetch(`${gw.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: k.body.key }) });
+    const login = await fetch(`${gw.url}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ api_key: k.body.key }),
+    });
     expect(login.status).toBe(200);
-    const cookie = login.headers.getSetCookie().map((l) => l.split(';')[0]).join('; ');
+    const cookie = login.headers
+      .getSetCookie()
+      .map((l) => l.split(';')[0])
+      .join('; ');
     return { key: k.body.key, cookie };
   }
 
@@ -129,7 +141,13 @@ describe('SCIM 2.0', () => {
     const engineering = await workspace('okta-eng');
     const email = `dave.${randomId(5).toLowerCase()}@example.com`;
     const lookup = await scim('GET', `/Users?filter=${encodeURIComponent(`userName eq "${email}"`)}&startIndex=1&count=100`);
-    expect(lookup.body).toMatchObject({ schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: 0, startIndex: 1, itemsPerPage: 0, Resources: [] });
+    expect(lookup.body).toMatchObject({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
+      totalResults: 0,
+      startIndex: 1,
+      itemsPerPage: 0,
+      Resources: [],
+    });
     const created = await scim('POST', '/Users', {
       schemas: [USER],
       userName: email,
@@ -144,42 +162,96 @@ describe('SCIM 2.0', () => {
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const userId = created.body.id;
-    expect(created.body).toMatchObject({ userName: email, externalId: '00u1okta', active: true, displayName: 'Dave Okta', groups: [], meta: { resourceType: 'User' } });
+    expect(created.body).toMatchObject({
+      userName: email,
+      externalId: '00u1okta',
+      active: true,
+      displayName: 'Dave Okta',
+      groups: [],
+      meta: { resourceType: 'User' },
+    });
     expect(JSON.stringify(created.body)).not.toContain('Pa55word');
-    expect((await admin('GET', `/v1/users/${userId}`)).body).toMatchObject({ email, name: 'Dave Okta', role: 'member', status: 'active', workspaces: [] });
+    expect((await admin('GET', `/v1/users/${userId}`)).body).toMatchObject({
+      email,
+      name: 'Dave Okta',
+      role: 'member',
+      status: 'active',
+      workspaces: [],
+    });
     // The admin maps Okta's group by name before Okta pushes it: the group is created by the mapping.
     const mapping = await map(engineering, 'Manager', { scim_group_name: 'Okta Engineering' });
     expect(mapping.status, JSON.stringify(mapping.body)).toBe(201);
-    expect(mapping.body).toMatchObject({ object: 'scim_workspace_mapping', workspace_id: engineering, role: 'manager', scim_group_name: 'Okta Engineering' });
+    expect(mapping.body).toMatchObject({
+      object: 'scim_workspace_mapping',
+      workspace_id: engineering,
+      role: 'manager',
+      scim_group_name: 'Okta Engineering',
+    });
     const found = await scim('GET', `/Groups?filter=${encodeURIComponent('displayName eq "Okta Engineering"')}&startIndex=1&count=100`);
     expect(found.body.totalResults).toBe(1);
     const groupId = found.body.Resources[0].id;
     expect(groupId).toBe(mapping.body.scim_group_id);
-    const push = await scim('PATCH', `/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: userId, display: email }] }] });
+    const push = await scim('PATCH', `/Groups/${groupId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: userId, display: email }] }],
+    });
     expect(push.status, JSON.stringify(push.body)).toBe(200);
     expect(push.body.members).toEqual([expect.objectContaining({ value: userId })]);
     expect(await memberships(userId)).toEqual({ [engineering]: 'manager' });
-    const renamed = await scim('PATCH', `/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { id: groupId, displayName: 'Okta Engineers' } }] });
+    const renamed = await scim('PATCH', `/Groups/${groupId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', value: { id: groupId, displayName: 'Okta Engineers' } }],
+    });
     expect(renamed.body.displayName).toBe('Okta Engineers');
     expect(renamed.body.members).toHaveLength(1);
-    expect((await admin('GET', '/v1/scim/workspaces')).body.data.find((m: Json) => m.id === mapping.body.id).scim_group_name).toBe('Okta Engineers');
+    expect((await admin('GET', '/v1/scim/workspaces')).body.data.find((m: Json) => m.id === mapping.body.id).scim_group_name).toBe(
+      'Okta Engineers',
+    );
     expect(await memberships(userId)).toEqual({ [engineering]: 'manager' });
-    const put = await scim('PUT', `/Users/${userId}`, { ...created.body, name: { givenName: 'David', familyName: 'Okta' }, displayName: 'David Okta' });
+    const put = await scim('PUT', `/Users/${userId}`, {
+      ...created.body,
+      name: { givenName: 'David', familyName: 'Okta' },
+      displayName: 'David Okta',
+    });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect((await admin('GET', `/v1/users/${userId}`)).body.name).toBe('David Okta');
-    const removed = await scim('PATCH', `/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: 'remove', path: `members[value eq "${userId}"]` }] });
+    const removed = await scim('PATCH', `/Groups/${groupId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'remove', path: `members[value eq "${userId}"]` }],
+    });
     expect(removed.body.members).toEqual([]);
     expect(await memberships(userId)).toEqual({});
-    await scim('PATCH', `/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: userId, display: email }] }] });
+    await scim('PATCH', `/Groups/${groupId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: userId, display: email }] }],
+    });
     expect(await memberships(userId)).toEqual({ [engineering]: 'manager' });
     const { key, cookie } = await credentials(userId, engineering);
     expect((await callAs(gw, key, 'GET', '/v1/configs')).status).toBe(200);
     expect(await sessionStatus(cookie)).toBe(200);
     // An upstream MCP OAuth connection of the user (section 9): deactivation removes it with the keys and sessions.
     const db = gw.gateway.deps.store.db;
-    const orgId = (await db.selectFrom('users').select('organisation_id').where('id', '=', userId).executeTakeFirstOrThrow()).organisation_id;
-    await db.insertInto('mcp_connections').values({ id: randomId(12), organisation_id: orgId, mcp_integration_id: 'mcp-int-okta', user_id: userId, access_token_ciphertext: 'sealed-a', refresh_token_ciphertext: 'sealed-r', expires_at: null, scopes: '', connected_at: 1, updated_at: 1 }).execute();
-    const deactivated = await scim('PATCH', `/Users/${userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { active: false } }] });
+    const orgId = (await db.selectFrom('users').select('organisation_id').where('id', '=', userId).executeTakeFirstOrThrow())
+      .organisation_id;
+    await db
+      .insertInto('mcp_connections')
+      .values({
+        id: randomId(12),
+        organisation_id: orgId,
+        mcp_integration_id: 'mcp-int-okta',
+        user_id: userId,
+        access_token_ciphertext: 'sealed-a',
+        refresh_token_ciphertext: 'sealed-r',
+        expires_at: null,
+        scopes: '',
+        connected_at: 1,
+        updated_at: 1,
+      })
+      .execute();
+    const deactivated = await scim('PATCH', `/Users/${userId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', value: { active: false } }],
+    });
     expect(deactivated.status, JSON.stringify(deactivated.body)).toBe(200);
     expect(deactivated.body.active).toBe(false);
     expect((await admin('GET', `/v1/users/${userId}`)).body.status).toBe('deactivated');
@@ -219,7 +291,10 @@ describe('SCIM 2.0', () => {
     const groupId = group.body.id;
     expect((await map(sales, 'ADMIN', { scim_group_id: groupId })).status).toBe(201);
     expect(await memberships(userId)).toEqual({});
-    const add = await scim('PATCH', `/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: 'Add', path: 'members', value: [{ value: userId }] }] });
+    const add = await scim('PATCH', `/Groups/${groupId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Add', path: 'members', value: [{ value: userId }] }],
+    });
     expect(add.status, JSON.stringify(add.body)).toBe(200);
     expect(await memberships(userId)).toEqual({ [sales]: 'admin' });
     const update = await scim('PATCH', `/Users/${userId}`, {
@@ -233,22 +308,37 @@ describe('SCIM 2.0', () => {
     expect(update.status, JSON.stringify(update.body)).toBe(200);
     expect(update.body[ENTERPRISE].department).toBe('Sales');
     expect((await admin('GET', `/v1/users/${userId}`)).body).toMatchObject({ email: `q.${upn}`, name: 'Eve Q. Entra' });
-    const rename = await scim('PATCH', `/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: 'Replace', path: 'displayName', value: 'Entra Sales EMEA' }] });
+    const rename = await scim('PATCH', `/Groups/${groupId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Replace', path: 'displayName', value: 'Entra Sales EMEA' }],
+    });
     expect(rename.body.displayName).toBe('Entra Sales EMEA');
     const slim = await scim('GET', `/Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "Entra Sales EMEA"')}`);
     expect(slim.body.Resources).toEqual([expect.not.objectContaining({ members: expect.anything() })]);
     expect(await memberships(userId)).toEqual({ [sales]: 'admin' });
-    const remove = await scim('PATCH', `/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: 'Remove', path: 'members', value: [{ value: userId }] }] });
+    const remove = await scim('PATCH', `/Groups/${groupId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Remove', path: 'members', value: [{ value: userId }] }],
+    });
     expect(remove.status, JSON.stringify(remove.body)).toBe(200);
     expect(await memberships(userId)).toEqual({});
-    await scim('PATCH', `/Groups/${groupId}`, { schemas: [PATCH_OP], Operations: [{ op: 'Add', path: 'members', value: [{ value: userId }] }] });
+    await scim('PATCH', `/Groups/${groupId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Add', path: 'members', value: [{ value: userId }] }],
+    });
     const { key, cookie } = await credentials(userId, sales);
-    const off = await scim('PATCH', `/Users/${userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'Replace', path: 'active', value: 'False' }] });
+    const off = await scim('PATCH', `/Users/${userId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Replace', path: 'active', value: 'False' }],
+    });
     expect(off.status, JSON.stringify(off.body)).toBe(200);
     expect(off.body.active).toBe(false);
     expect((await callAs(gw, key, 'GET', '/v1/configs')).status).toBe(401);
     expect(await sessionStatus(cookie)).toBe(401);
-    const on = await scim('PATCH', `/Users/${userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'Replace', path: 'active', value: 'True' }] });
+    const on = await scim('PATCH', `/Users/${userId}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'Replace', path: 'active', value: 'True' }],
+    });
     expect(on.body.active).toBe(true);
     expect((await scim('DELETE', `/Users/${userId}`)).status).toBe(204);
     expectScimError(await scim('GET', `/Users/${userId}`), 404);
@@ -270,7 +360,10 @@ describe('SCIM 2.0', () => {
     expect(await memberships(u.body.id)).toEqual({ [ws]: 'member' });
     const mb = await map(ws, 'admin', { scim_group_id: b.body.id });
     expect(mb.status).toBe(201);
-    await scim('PATCH', `/Groups/${b.body.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: u.body.id }] }] });
+    await scim('PATCH', `/Groups/${b.body.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'add', path: 'members', value: [{ value: u.body.id }] }],
+    });
     expect(await memberships(u.body.id)).toEqual({ [ws]: 'admin' });
     const clash = await map(other, 'manager', { scim_group_id: b.body.id });
     expect(clash.status).toBe(409);
@@ -278,9 +371,19 @@ describe('SCIM 2.0', () => {
     expect((await map(ws, 'admin', { scim_group_id: b.body.id })).status).toBe(409);
     expect((await map(other, 'Admin', { scim_group_id: b.body.id })).status).toBe(201);
     expect(await memberships(u.body.id)).toEqual({ [ws]: 'admin', [other]: 'admin' });
-    await scim('PATCH', `/Groups/${b.body.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'remove', path: `members[value eq "${u.body.id}"]` }] });
+    await scim('PATCH', `/Groups/${b.body.id}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'remove', path: `members[value eq "${u.body.id}"]` }],
+    });
     expect(await memberships(u.body.id)).toEqual({ [ws]: 'member' });
-    expect((await admin('DELETE', `/v1/scim/workspaces/${(await admin('GET', '/v1/scim/workspaces')).body.data.find((m: Json) => m.scim_group_id === a.body.id).id}`)).status).toBe(200);
+    expect(
+      (
+        await admin(
+          'DELETE',
+          `/v1/scim/workspaces/${(await admin('GET', '/v1/scim/workspaces')).body.data.find((m: Json) => m.scim_group_id === a.body.id).id}`,
+        )
+      ).status,
+    ).toBe(200);
     expect(await memberships(u.body.id)).toEqual({});
   });
 
@@ -313,13 +416,18 @@ describe('SCIM 2.0', () => {
     expectScimError(await scim('POST', '/Users', { schemas: [USER], userName: 'y@example.com', active: 'maybe' }), 400, 'invalidValue');
     expectScimError(await scim('POST', '/Users', [1, 2]), 400, 'invalidSyntax');
     // Nested past the gateway's JSON depth limit (1,000 levels): refused before parsing, in SCIM's shape, whatever the content type.
-    const deep = (levels: number) => `{"schemas":["${USER}"],"userName":"deep@example.com","x":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+    const deep = (levels: number) =>
+      `{"schemas":["${USER}"],"userName":"deep@example.com","x":${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
     for (const levels of [1001, 100_000]) {
       const r = await scim('POST', '/Users', undefined, { raw: deep(levels) });
       expectScimError(r, 400, 'invalidSyntax');
       expect(r.body.detail).toBe('The request is nested too deeply.');
     }
-    const asJson = await fetch(`${gw.url}/v1/scim/v2/Users`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: deep(100_000) });
+    const asJson = await fetch(`${gw.url}/v1/scim/v2/Users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: deep(100_000),
+    });
     const asJsonBody = (await asJson.json()) as Json;
     expectScimError({ status: asJson.status, body: asJsonBody }, 400);
     expect(asJsonBody.detail).toBe('The request is nested too deeply.');
@@ -329,20 +437,52 @@ describe('SCIM 2.0', () => {
     expect(atLimit.body.detail).not.toBe('The request is nested too deeply.');
     expectScimError(await scim('GET', `/Users?filter=${encodeURIComponent('userName sw "dup"')}`), 400, 'invalidFilter');
     expectScimError(await scim('GET', `/Users?filter=${encodeURIComponent('emails[type eq "work"]')}`), 400, 'invalidFilter');
-    expectScimError(await scim('GET', `/Users?filter=${encodeURIComponent('userName eq "a" and externalId eq "b"')}`), 400, 'invalidFilter');
+    expectScimError(
+      await scim('GET', `/Users?filter=${encodeURIComponent('userName eq "a" and externalId eq "b"')}`),
+      400,
+      'invalidFilter',
+    );
     expectScimError(await scim('GET', `/Users?filter=${encodeURIComponent('((')}`), 400, 'invalidFilter');
     expectScimError(await scim('GET', '/Users?count=many'), 400, 'invalidValue');
     const u = (await scim('GET', `/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`)).body.Resources[0];
-    expectScimError(await scim('PATCH', `/Users/${u.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'merge', path: 'active', value: false }] }), 400, 'invalidSyntax');
+    expectScimError(
+      await scim('PATCH', `/Users/${u.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'merge', path: 'active', value: false }] }),
+      400,
+      'invalidSyntax',
+    );
     expectScimError(await scim('PATCH', `/Users/${u.id}`, { schemas: [PATCH_OP], Operations: [] }), 400, 'invalidSyntax');
-    expectScimError(await scim('PATCH', `/Users/${u.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'emails[type eq "work"', value: 'x' }] }), 400);
-    expectScimError(await scim('PATCH', `/Users/${u.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'favouriteColour', value: 'red' }] }), 400, 'invalidSyntax');
+    expectScimError(
+      await scim('PATCH', `/Users/${u.id}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: 'emails[type eq "work"', value: 'x' }],
+      }),
+      400,
+    );
+    expectScimError(
+      await scim('PATCH', `/Users/${u.id}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', path: 'favouriteColour', value: 'red' }],
+      }),
+      400,
+      'invalidSyntax',
+    );
     expectScimError(await scim('PUT', '/Users/00000000-0000-0000-0000-000000000000', { schemas: [USER], userName }), 404);
-    expectScimError(await scim('POST', '/Groups', { schemas: [GROUP], displayName: `G-${randomId(4)}`, members: [{ value: 'no-such-user' }] }), 400, 'invalidValue');
+    expectScimError(
+      await scim('POST', '/Groups', { schemas: [GROUP], displayName: `G-${randomId(4)}`, members: [{ value: 'no-such-user' }] }),
+      400,
+      'invalidValue',
+    );
     const g = await scim('POST', '/Groups', { schemas: [GROUP], displayName: `Dup-${userName}` });
     expectScimError(await scim('POST', '/Groups', { schemas: [GROUP], displayName: `dup-${userName}` }), 409, 'uniqueness');
     // Removing a member who is not there succeeds (RFC 7644 §3.5.2.2; Okta and Entra retry removals).
-    expect((await scim('PATCH', `/Groups/${g.body.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'remove', path: 'members[value eq "nobody"]' }] })).status).toBe(200);
+    expect(
+      (
+        await scim('PATCH', `/Groups/${g.body.id}`, {
+          schemas: [PATCH_OP],
+          Operations: [{ op: 'remove', path: 'members[value eq "nobody"]' }],
+        })
+      ).status,
+    ).toBe(200);
     // Nothing half-done: the failed group create left no group behind.
     expect((await scim('GET', `/Groups?filter=${encodeURIComponent('displayName eq "no-such"')}`)).body.totalResults).toBe(0);
   });

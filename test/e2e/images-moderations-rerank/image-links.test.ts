@@ -37,7 +37,11 @@ describe('signed image links', () => {
       clock.advance(61 * 1000);
       const late = await fetch(url);
       expect(late.status).toBe(403);
-      expect(((await late.json()) as any).error).toMatchObject({ code: 'forbidden', type: 'permission_error', message: 'The image link has expired.' });
+      expect(((await late.json()) as any).error).toMatchObject({
+        code: 'forbidden',
+        type: 'permission_error',
+        message: 'The image link has expired.',
+      });
     } finally {
       await gw.close();
     }
@@ -47,7 +51,9 @@ describe('signed image links', () => {
     const gw = await startGateway({ env: { GATEWAY_URL_SIGNING_KEY: 'known-key' } });
     try {
       const url = new URL(await linkFrom(gw, 'keyless'));
-      expect(url.searchParams.get('sig')).toBe(new UrlSigner(Buffer.from('known-key')).sign(url.pathname.split('/').pop()!, Number(url.searchParams.get('expires'))));
+      expect(url.searchParams.get('sig')).toBe(
+        new UrlSigner(Buffer.from('known-key')).sign(url.pathname.split('/').pop()!, Number(url.searchParams.get('expires'))),
+      );
       const expires = Number(url.searchParams.get('expires'));
       const sig = new UrlSigner(Buffer.from('known-key')).sign('img_doesnotexist', expires);
       expect((await fetch(`${gw.url}/v1/images/files/img_doesnotexist?expires=${expires}&sig=${sig}`)).status).toBe(404);

@@ -21,16 +21,27 @@ const viaFetch = (provider: string) => ({ ...via(provider), authorization: 'Bear
 
 describe('images through openai with the openai SDK', () => {
   it('passes a dall-e-3 url answer through unchanged', async () => {
-    const res = await gw.openai(via(), { apiKey: 'sk-good' }).images.generate({ model: 'dall-e-3', prompt: 'a red fox', size: '1792x1024', quality: 'hd', style: 'natural' }).withResponse();
+    const res = await gw
+      .openai(via(), { apiKey: 'sk-good' })
+      .images.generate({ model: 'dall-e-3', prompt: 'a red fox', size: '1792x1024', quality: 'hd', style: 'natural' })
+      .withResponse();
     expect(res.data.data![0]!.url).toMatch(/^https:\/\/fake-images\.example\//);
     expect(res.data.data![0]!.revised_prompt).toBe('revised: a red fox');
     expect(res.response.headers.get('x-gateway-provider')).toBe('openai');
     expect(fake.lastRequest!.path).toBe('/v1/images/generations');
-    expect(fake.lastRequest!.body).toMatchObject({ model: 'dall-e-3', prompt: 'a red fox', size: '1792x1024', quality: 'hd', style: 'natural' });
+    expect(fake.lastRequest!.body).toMatchObject({
+      model: 'dall-e-3',
+      prompt: 'a red fox',
+      size: '1792x1024',
+      quality: 'hd',
+      style: 'natural',
+    });
   });
 
   it('answers b64_json when asked', async () => {
-    const res = await gw.openai(via(), { apiKey: 'sk-good' }).images.generate({ model: 'dall-e-2', prompt: 'two cats', n: 2, response_format: 'b64_json', size: '256x256' });
+    const res = await gw
+      .openai(via(), { apiKey: 'sk-good' })
+      .images.generate({ model: 'dall-e-2', prompt: 'two cats', n: 2, response_format: 'b64_json', size: '256x256' });
     expect(res.data).toHaveLength(2);
     expect(readFakeImage(Buffer.from(res.data![1]!.b64_json!, 'base64'))).toEqual({ prompt: 'two cats', index: 1 });
   });
@@ -67,7 +78,10 @@ describe('images through openai with the openai SDK', () => {
 
   it('maps a provider error keeping its status', async () => {
     fake.fail({ status: 429, body: { error: { message: 'slow down', type: 'requests', param: null, code: 'rate_limit_exceeded' } } });
-    const err = await gw.openai(via(), { apiKey: 'sk-good' }).images.generate({ prompt: 'x' }).catch((e) => e);
+    const err = await gw
+      .openai(via(), { apiKey: 'sk-good' })
+      .images.generate({ prompt: 'x' })
+      .catch((e) => e);
     expect(err.status).toBe(429);
     expect(err.error.message).toBe('slow down');
   });
@@ -93,7 +107,10 @@ describe('moderations through openai with the openai SDK', () => {
     const client = gw.openai(via(), { apiKey: 'sk-good' });
     const many = await client.moderations.create({ model: 'omni-moderation-latest', input: ['hello', 'I hate this'] });
     expect(many.results.map((r) => r.flagged)).toEqual([false, true]);
-    const parts = [{ type: 'text' as const, text: 'what is this' }, { type: 'image_url' as const, image_url: { url: 'https://example.com/kill.png' } }];
+    const parts = [
+      { type: 'text' as const, text: 'what is this' },
+      { type: 'image_url' as const, image_url: { url: 'https://example.com/kill.png' } },
+    ];
     const mixed = await client.moderations.create({ model: 'omni-moderation-2024-09-26', input: parts });
     expect(fake.lastRequest!.body).toEqual({ model: 'omni-moderation-2024-09-26', input: parts });
     expect(mixed.results).toHaveLength(1);
@@ -114,12 +131,22 @@ describe('rerank through an OpenAI-compatible rerank host (vllm)', () => {
     const res = await gw.fetch('/v1/rerank', {
       method: 'POST',
       headers: viaFetch('vllm'),
-      body: JSON.stringify({ model: 'vllm.BAAI/bge-reranker-v2-m3', query: 'red fox', documents: ['a blue whale', { text: 'the red fox jumps', id: 7 }, 'a red car'], top_n: 2 }),
+      body: JSON.stringify({
+        model: 'vllm.BAAI/bge-reranker-v2-m3',
+        query: 'red fox',
+        documents: ['a blue whale', { text: 'the red fox jumps', id: 7 }, 'a red car'],
+        top_n: 2,
+      }),
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as any;
     expect(fake.lastRequest!.path).toBe('/v1/rerank');
-    expect(fake.lastRequest!.body).toEqual({ model: 'BAAI/bge-reranker-v2-m3', query: 'red fox', documents: ['a blue whale', 'the red fox jumps', 'a red car'], top_n: 2 });
+    expect(fake.lastRequest!.body).toEqual({
+      model: 'BAAI/bge-reranker-v2-m3',
+      query: 'red fox',
+      documents: ['a blue whale', 'the red fox jumps', 'a red car'],
+      top_n: 2,
+    });
     expect(body.object).toBe('list');
     expect(body.provider).toBe('vllm');
     expect(body.model).toBe('BAAI/bge-reranker-v2-m3');
@@ -131,7 +158,11 @@ describe('rerank through an OpenAI-compatible rerank host (vllm)', () => {
   });
 
   it('refuses rerank on a provider without it (400)', async () => {
-    const res = await gw.fetch('/v1/rerank', { method: 'POST', headers: viaFetch('openai'), body: JSON.stringify({ model: 'm', query: 'q', documents: ['a'] }) });
+    const res = await gw.fetch('/v1/rerank', {
+      method: 'POST',
+      headers: viaFetch('openai'),
+      body: JSON.stringify({ model: 'm', query: 'q', documents: ['a'] }),
+    });
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error.message).toMatch(/does not support rerank/);
   });
@@ -139,7 +170,14 @@ describe('rerank through an OpenAI-compatible rerank host (vllm)', () => {
   it('records the span headers with the request log', async () => {
     const res = await gw.fetch('/v1/rerank', {
       method: 'POST',
-      headers: { ...viaFetch('vllm'), 'x-gateway-trace-id': 'trace-rerank-1', 'x-gateway-span-id': 'span-1', 'x-gateway-parent-span-id': 'span-0', 'x-gateway-span-name': 'rank docs', 'x-gateway-metadata': '{"team":"search"}' },
+      headers: {
+        ...viaFetch('vllm'),
+        'x-gateway-trace-id': 'trace-rerank-1',
+        'x-gateway-span-id': 'span-1',
+        'x-gateway-parent-span-id': 'span-0',
+        'x-gateway-span-name': 'rank docs',
+        'x-gateway-metadata': '{"team":"search"}',
+      },
       body: JSON.stringify({ model: 'bge', query: 'q', documents: ['a'] }),
     });
     expect(res.status).toBe(200);

@@ -107,7 +107,12 @@ describe('POST /v1/moderations body rules', () => {
     await rejects(MOD, { input: [{ type: 'text' }] }, 'body.input');
     await rejects(MOD, { input: [{ type: 'image_url', image_url: 'https://example.com/a.png' }] }, 'body.input');
     await accepts(MOD, { input: ['a', 'b'] });
-    await accepts(MOD, { input: [{ type: 'text', text: 'a' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] });
+    await accepts(MOD, {
+      input: [
+        { type: 'text', text: 'a' },
+        { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+      ],
+    });
   });
   it('model is any name (default omni-moderation-latest)', async () => {
     await accepts(MOD, { input: 'x', model: 'text-moderation-stable' });

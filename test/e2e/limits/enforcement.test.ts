@@ -50,7 +50,12 @@ async function policy(body: Json): Promise<Json> {
   return (await res.json()) as Json;
 }
 
-async function send(path: string, body: Json, headers: Record<string, string> = {}, metadata: Record<string, string> = {}): Promise<Answer> {
+async function send(
+  path: string,
+  body: Json,
+  headers: Record<string, string> = {},
+  metadata: Record<string, string> = {},
+): Promise<Answer> {
   const res = await fetch(gw.url + path, {
     method: 'POST',
     headers: {
@@ -75,11 +80,18 @@ async function send(path: string, body: Json, headers: Record<string, string> = 
 }
 
 const chat = (headers: Record<string, string> = {}, metadata: Record<string, string> = {}, extra: Json = {}) =>
-  send('/v1/chat/completions', { model: 'gpt-4o', messages: [{ role: 'user', content: 'count my tokens please' }], ...extra }, headers, metadata);
+  send(
+    '/v1/chat/completions',
+    { model: 'gpt-4o', messages: [{ role: 'user', content: 'count my tokens please' }], ...extra },
+    headers,
+    metadata,
+  );
 
 function expect429(a: Answer, policyId: string, retryAfter: number): void {
   expect(a.status, a.text).toBe(429);
-  expect(a.body).toEqual({ error: { message: expect.stringContaining(policyId), type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' } });
+  expect(a.body).toEqual({
+    error: { message: expect.stringContaining(policyId), type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' },
+  });
   expect(a.headers.get('retry-after')).toBe(String(retryAfter));
   expect(a.headers.get('x-ratelimit-policy')).toBe(policyId);
   expect(a.headers.get('x-ratelimit-remaining')).toBe('0');
@@ -210,7 +222,10 @@ describe('conditions', () => {
     const viaAnthropic = { 'x-gateway-provider': 'anthropic', 'x-gateway-custom-host': anthropic.url, authorization: 'Bearer sk-ant' };
     for (let i = 0; i < 3; i++) expect((await chat(viaAnthropic)).headers.get('x-ratelimit-policy')).toBeNull();
     expect((await chat()).status).toBe(200);
-    const config = { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-good', custom_host: fake.url }), 'x-gateway-provider': '' };
+    const config = {
+      'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-good', custom_host: fake.url }),
+      'x-gateway-provider': '',
+    };
     const viaConfig = await chat(config);
     expect(viaConfig.status, viaConfig.text).toBe(200);
     expect(viaConfig.headers.get('x-ratelimit-remaining')).toBe('0');
@@ -234,7 +249,19 @@ describe('conditions', () => {
     caseId = randomId(10);
     const deps = gw.gateway.deps;
     const otherWs = uuid();
-    await deps.store.db.insertInto('workspaces').values({ id: otherWs, organisation_id: deps.runtime.current.defaultOrganisationId, name: 'Other', slug: `other-${caseId.toLowerCase()}`, status: 'active', settings: '{}', created_at: T0, updated_at: T0 }).execute();
+    await deps.store.db
+      .insertInto('workspaces')
+      .values({
+        id: otherWs,
+        organisation_id: deps.runtime.current.defaultOrganisationId,
+        name: 'Other',
+        slug: `other-${caseId.toLowerCase()}`,
+        status: 'active',
+        settings: '{}',
+        created_at: T0,
+        updated_at: T0,
+      })
+      .execute();
     await deps.runtime.changed();
     await policy({ type: 'requests', unit: 'rpm', value: 0, workspace_id: otherWs });
     expect((await chat()).status).toBe(200);
@@ -299,7 +326,10 @@ describe('tokens policies', () => {
 
   it('count the usage a mapped provider stream reports even when the client did not ask for it', async () => {
     await policy({ type: 'tokens', unit: 'rpd', value: 1_000_000, conditions: [{ key: 'provider', value: 'anthropic' }] });
-    const viaAnthropic = { 'x-gateway-config': JSON.stringify({ provider: 'anthropic', api_key: 'sk-ant', custom_host: anthropic.url }), 'x-gateway-provider': '' };
+    const viaAnthropic = {
+      'x-gateway-config': JSON.stringify({ provider: 'anthropic', api_key: 'sk-ant', custom_host: anthropic.url }),
+      'x-gateway-provider': '',
+    };
     const start = counted.length;
     const plain = await chat(viaAnthropic, {}, { model: 'claude-sonnet-4-20250514', max_tokens: 64 });
     expect(plain.status, plain.text).toBe(200);

@@ -36,7 +36,19 @@ describe.each(['sqlite', 'postgres'] as const)('rate-limits policy API on %s', (
     defaultWs = deps.runtime.current.defaultWorkspaceId;
     secondWs = uuid();
     const now = Date.now();
-    await deps.store.db.insertInto('workspaces').values({ id: secondWs, organisation_id: deps.runtime.current.defaultOrganisationId, name: 'Team B', slug: 'team-b', status: 'active', settings: '{}', created_at: now, updated_at: now }).execute();
+    await deps.store.db
+      .insertInto('workspaces')
+      .values({
+        id: secondWs,
+        organisation_id: deps.runtime.current.defaultOrganisationId,
+        name: 'Team B',
+        slug: 'team-b',
+        status: 'active',
+        settings: '{}',
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
     await deps.runtime.changed();
   });
   afterAll(async () => {
@@ -44,10 +56,46 @@ describe.each(['sqlite', 'postgres'] as const)('rate-limits policy API on %s', (
   });
 
   it('creates a policy and answers exactly the specified object', async () => {
-    const p = await create({ name: 'chat per key', type: 'requests', unit: 'rpm', value: 50, conditions: [{ key: 'endpoint_type', value: 'chat' }, { key: 'metadata._user', value: 'ann' }], group_by: [{ key: 'api_key' }, { key: 'metadata._user' }] });
-    expect(Object.keys(p).sort()).toEqual(['conditions', 'created_at', 'group_by', 'id', 'last_updated_at', 'name', 'object', 'organisation_id', 'status', 'type', 'unit', 'value', 'workspace_id']);
-    expect(p).toMatchObject({ object: 'policy_rate_limits', name: 'chat per key', type: 'requests', unit: 'rpm', value: 50, status: 'active', workspace_id: defaultWs, organisation_id: gw.gateway.deps.runtime.current.defaultOrganisationId });
-    expect(p.conditions).toEqual([{ key: 'endpoint_type', value: 'chat' }, { key: 'metadata._user', value: 'ann' }]);
+    const p = await create({
+      name: 'chat per key',
+      type: 'requests',
+      unit: 'rpm',
+      value: 50,
+      conditions: [
+        { key: 'endpoint_type', value: 'chat' },
+        { key: 'metadata._user', value: 'ann' },
+      ],
+      group_by: [{ key: 'api_key' }, { key: 'metadata._user' }],
+    });
+    expect(Object.keys(p).sort()).toEqual([
+      'conditions',
+      'created_at',
+      'group_by',
+      'id',
+      'last_updated_at',
+      'name',
+      'object',
+      'organisation_id',
+      'status',
+      'type',
+      'unit',
+      'value',
+      'workspace_id',
+    ]);
+    expect(p).toMatchObject({
+      object: 'policy_rate_limits',
+      name: 'chat per key',
+      type: 'requests',
+      unit: 'rpm',
+      value: 50,
+      status: 'active',
+      workspace_id: defaultWs,
+      organisation_id: gw.gateway.deps.runtime.current.defaultOrganisationId,
+    });
+    expect(p.conditions).toEqual([
+      { key: 'endpoint_type', value: 'chat' },
+      { key: 'metadata._user', value: 'ann' },
+    ]);
     expect(p.group_by).toEqual([{ key: 'api_key' }, { key: 'metadata._user' }]);
     expect(p.id).toMatch(UUID);
     expect(p.created_at).toMatch(ISO);
@@ -66,7 +114,15 @@ describe.each(['sqlite', 'postgres'] as const)('rate-limits policy API on %s', (
     await new Promise((r) => setTimeout(r, 5));
     const r = await call('PUT', `${BASE}/${p.id}`, { value: 7, conditions: [{ key: 'model', value: 'gpt-4o' }] });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ id: p.id, object: 'policy_rate_limits', name: 'x', unit: 'rph', value: 7, conditions: [{ key: 'model', value: 'gpt-4o' }], created_at: p.created_at });
+    expect(r.body).toMatchObject({
+      id: p.id,
+      object: 'policy_rate_limits',
+      name: 'x',
+      unit: 'rph',
+      value: 7,
+      conditions: [{ key: 'model', value: 'gpt-4o' }],
+      created_at: p.created_at,
+    });
     expect(Date.parse(r.body.last_updated_at)).toBeGreaterThan(Date.parse(p.created_at));
     expect((await call('GET', `${BASE}/${p.id}`)).body.value).toBe(7);
   });
@@ -78,7 +134,11 @@ describe.each(['sqlite', 'postgres'] as const)('rate-limits policy API on %s', (
     expect(del.body).toMatchObject({ id: p.id, status: 'archived', object: 'policy_rate_limits' });
     expectError(await call('GET', `${BASE}/${p.id}`), 404, 'not_found');
     expect((await call('GET', `${BASE}/${p.id}?status=archived`)).body).toMatchObject({ id: p.id, status: 'archived' });
-    expectError(await call('GET', `${BASE}/${(await create({ type: 'requests', unit: 'rpd', value: 3 })).id}?status=archived`), 404, 'not_found');
+    expectError(
+      await call('GET', `${BASE}/${(await create({ type: 'requests', unit: 'rpd', value: 3 })).id}?status=archived`),
+      404,
+      'not_found',
+    );
     const archived = await call('GET', `${BASE}?status=archived`);
     expect(archived.body.data.map((x: Json) => x.id)).toContain(p.id);
     expect((await call('GET', BASE)).body.data.map((x: Json) => x.id)).not.toContain(p.id);
@@ -149,7 +209,18 @@ describe.each(['sqlite', 'postgres'] as const)('rate-limits policy API on %s', (
     [{ type: 'requests', unit: 'rpm', value: '10' }, 'body.value'],
     [{ type: 'requests', unit: 'rpm', value: 1, colour: 'red' }, 'body.colour'],
     [{ type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'user', value: 'x' }] }, 'body.conditions[0].key'],
-    [{ type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'model', value: 'a' }, { key: 'endpoint_type', value: 'telepathy' }] }, 'body.conditions[1].value'],
+    [
+      {
+        type: 'requests',
+        unit: 'rpm',
+        value: 1,
+        conditions: [
+          { key: 'model', value: 'a' },
+          { key: 'endpoint_type', value: 'telepathy' },
+        ],
+      },
+      'body.conditions[1].value',
+    ],
     [{ type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'model' }] }, 'body.conditions.0.value'],
     [{ type: 'requests', unit: 'rpm', value: 1, group_by: [{ key: 'user' }] }, 'body.group_by[0].key'],
     [{ type: 'requests', unit: 'rpm', value: 1, group_by: [{ key: 'api_key' }, { key: 'api_key' }] }, 'body.group_by[1].key'],
@@ -162,12 +233,21 @@ describe.each(['sqlite', 'postgres'] as const)('rate-limits policy API on %s', (
     expectError(await call('PUT', `${BASE}/${p.id}`, {}), 400, 'invalid_request');
     expectError(await call('PUT', `${BASE}/${p.id}`, { unit: 'rpy' }), 400, 'invalid_request', 'body.unit');
     expectError(await call('PUT', `${BASE}/${p.id}`, { status: 'archived' }), 400, 'invalid_request', 'body.status');
-    expectError(await call('POST', BASE, { type: 'requests', unit: 'rpm', value: 1, workspace_id: 'nowhere' }), 404, 'not_found', 'workspace_id');
+    expectError(
+      await call('POST', BASE, { type: 'requests', unit: 'rpm', value: 1, workspace_id: 'nowhere' }),
+      404,
+      'not_found',
+      'workspace_id',
+    );
     const member = await call('POST', '/v1/users', { email: 'policy-user@example.com', workspaces: [{ id: 'default', role: 'member' }] });
     const key = await call('POST', '/v1/api-keys', { name: 'user', type: 'workspace-user', user_id: member.body.id });
     expect(key.status).toBe(201);
     expectError(await call('GET', BASE, undefined, { 'x-gateway-api-key': key.body.key }), 403, 'forbidden');
-    expectError(await call('POST', BASE, { type: 'requests', unit: 'rpm', value: 1 }, { 'x-gateway-api-key': key.body.key }), 403, 'forbidden');
+    expectError(
+      await call('POST', BASE, { type: 'requests', unit: 'rpm', value: 1 }, { 'x-gateway-api-key': key.body.key }),
+      403,
+      'forbidden',
+    );
     expectError(await call('GET', BASE, undefined, { 'x-gateway-api-key': 'wrong' }), 401, 'invalid_api_key');
   });
 

@@ -9,9 +9,6 @@ import { waitForRedis } from '../../../src/infra/state/redis-ready.js';
 import { startGateway, type TestGateway } from '../../helpers/gateway.js';
 import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 
-
-
-
 describe('rate limits when Redis becomes unreachable', () => {
   let port: number;
   let gw: TestGateway;
@@ -23,7 +20,11 @@ describe('rate limits when Redis becomes unreachable', () => {
     fake = await startFakeOpenAI();
     port = await freePort();
     await startRedis(port);
-    gw = await startGateway({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `gwtest:${randomId(8)}:` }, capabilities: [createLimitsCapability()], logger });
+    gw = await startGateway({
+      env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `gwtest:${randomId(8)}:` },
+      capabilities: [createLimitsCapability()],
+      logger,
+    });
     await waitForRedis(gw.gateway.deps.state.redis!);
   });
   afterAll(async () => {
@@ -45,7 +46,10 @@ describe('rate limits when Redis becomes unreachable', () => {
   };
 
   it('fails open (200, no 500) with a metric and a log line, and enforces again once Redis is back', async () => {
-    const created = await gw.fetch('/v1/policies/rate-limits', { method: 'POST', body: JSON.stringify({ type: 'requests', unit: 'rpd', value: 1 }) });
+    const created = await gw.fetch('/v1/policies/rate-limits', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'requests', unit: 'rpd', value: 1 }),
+    });
     expect(created.status).toBe(201);
     const first = await chat();
     expect(first.status).toBe(200);

@@ -31,7 +31,12 @@ describe('streamed usage through an OpenAI-compatible provider', () => {
     caseId = randomId(10);
   });
 
-  const body = (extra: Json = {}) => ({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: `stream my tokens ${caseId}` }], ...extra });
+  const body = (extra: Json = {}) => ({
+    model: 'gpt-4o',
+    stream: true,
+    messages: [{ role: 'user', content: `stream my tokens ${caseId}` }],
+    ...extra,
+  });
   const expectedTokens = (b: Json) => {
     const r = reply(b);
     return r.promptTokens + r.completionTokens;
@@ -40,7 +45,14 @@ describe('streamed usage through an OpenAI-compatible provider', () => {
     const before = settled;
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-gateway-api-key': gw.adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer sk-good', 'x-gateway-metadata': JSON.stringify({ case: caseId }) },
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gw.adminKey,
+        'x-gateway-provider': 'openai',
+        'x-gateway-custom-host': fake.url,
+        authorization: 'Bearer sk-good',
+        'x-gateway-metadata': JSON.stringify({ case: caseId }),
+      },
       body: JSON.stringify(b),
     });
     expect(res.status).toBe(200);
@@ -49,9 +61,19 @@ describe('streamed usage through an OpenAI-compatible provider', () => {
     return text;
   }
   /** The fake's own stream for a body, asked directly. */
-  const direct = async (b: Json) => (await fetch(`${fake.url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer sk-good' }, body: JSON.stringify(b) })).text();
+  const direct = async (b: Json) =>
+    (
+      await fetch(`${fake.url}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer sk-good' },
+        body: JSON.stringify(b),
+      })
+    ).text();
   async function usagePolicy(): Promise<string> {
-    const res = await gw.fetch('/v1/policies/usage-limits', { method: 'POST', body: JSON.stringify({ type: 'tokens', credit_limit: 1_000_000, conditions: [{ key: 'metadata.case', value: caseId }] }) });
+    const res = await gw.fetch('/v1/policies/usage-limits', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'tokens', credit_limit: 1_000_000, conditions: [{ key: 'metadata.case', value: caseId }] }),
+    });
     expect(res.status).toBe(201);
     return ((await res.json()) as Json).id;
   }
@@ -59,7 +81,10 @@ describe('streamed usage through an OpenAI-compatible provider', () => {
 
   it('asks upstream for usage, strips the usage chunk from the client stream, and counts the reported tokens', async () => {
     const id = await usagePolicy();
-    const rl = await gw.fetch('/v1/policies/rate-limits', { method: 'POST', body: JSON.stringify({ type: 'tokens', unit: 'rpd', value: 1_000_000, conditions: [{ key: 'metadata.case', value: caseId }] }) });
+    const rl = await gw.fetch('/v1/policies/rate-limits', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'tokens', unit: 'rpd', value: 1_000_000, conditions: [{ key: 'metadata.case', value: caseId }] }),
+    });
     expect(rl.status).toBe(201);
     counted.length = 0;
     const text = await stream(body());
@@ -78,7 +103,10 @@ describe('streamed usage through an OpenAI-compatible provider', () => {
   it('settles a cost policy from the usage chunk alone (catalogue price of gpt-4o), with or without the chunk stripped', async () => {
     for (const extra of [{}, { stream_options: { include_usage: true } }]) {
       caseId = randomId(10);
-      const res = await gw.fetch('/v1/policies/usage-limits', { method: 'POST', body: JSON.stringify({ type: 'cost', credit_limit: 100, conditions: [{ key: 'metadata.case', value: caseId }] }) });
+      const res = await gw.fetch('/v1/policies/usage-limits', {
+        method: 'POST',
+        body: JSON.stringify({ type: 'cost', credit_limit: 100, conditions: [{ key: 'metadata.case', value: caseId }] }),
+      });
       expect(res.status).toBe(201);
       const id = ((await res.json()) as Json).id;
       const b = body(extra);
@@ -95,7 +123,14 @@ describe('streamed usage through an OpenAI-compatible provider', () => {
       const b = body();
       const res = await fetch(`${gw.url}/v1/chat/completions`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-gateway-api-key': gw.adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': silent.url, authorization: 'Bearer sk-good', 'x-gateway-metadata': JSON.stringify({ case: caseId }) },
+        headers: {
+          'content-type': 'application/json',
+          'x-gateway-api-key': gw.adminKey,
+          'x-gateway-provider': 'openai',
+          'x-gateway-custom-host': silent.url,
+          authorization: 'Bearer sk-good',
+          'x-gateway-metadata': JSON.stringify({ case: caseId }),
+        },
         body: JSON.stringify(b),
       });
       const before = settled;

@@ -22,7 +22,14 @@ describe('two gateway processes sharing PostgreSQL and Redis', () => {
   beforeAll(async () => {
     ensureBuilt();
     fake = await startFakeOpenAI();
-    const env = { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, REDIS_URL, REDIS_PREFIX: `gwtest:${randomId(8)}:`, GATEWAY_ADMIN_KEY: adminKey, GATEWAY_REQUEST_LOG: 'false' };
+    const env = {
+      DATABASE_URL: PG_URL,
+      DATABASE_SCHEMA: schema,
+      REDIS_URL,
+      REDIS_PREFIX: `gwtest:${randomId(8)}:`,
+      GATEWAY_ADMIN_KEY: adminKey,
+      GATEWAY_REQUEST_LOG: 'false',
+    };
     // One after the other: the first migrates and bootstraps the empty schema.
     a = await spawnGateway(env);
     b = await spawnGateway(env);
@@ -42,7 +49,14 @@ describe('two gateway processes sharing PostgreSQL and Redis', () => {
   const chat = async (gw: GatewayProcess, caseId: string) => {
     const res = await fetch(gw.url + '/v1/chat/completions', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-gateway-api-key': adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer sk', 'x-gateway-metadata': JSON.stringify({ case: caseId }) },
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': adminKey,
+        'x-gateway-provider': 'openai',
+        'x-gateway-custom-host': fake.url,
+        authorization: 'Bearer sk',
+        'x-gateway-metadata': JSON.stringify({ case: caseId }),
+      },
       body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
     });
     await res.arrayBuffer();
@@ -55,7 +69,12 @@ describe('two gateway processes sharing PostgreSQL and Redis', () => {
   };
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const createPolicy = async (caseId: string, value: number) => {
-    const r = await admin(a, 'POST', '/v1/policies/rate-limits', { type: 'requests', unit: 'rpm', value, conditions: [{ key: 'metadata.case', value: caseId }] });
+    const r = await admin(a, 'POST', '/v1/policies/rate-limits', {
+      type: 'requests',
+      unit: 'rpm',
+      value,
+      conditions: [{ key: 'metadata.case', value: caseId }],
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     return r.body;
   };
@@ -84,7 +103,8 @@ describe('two gateway processes sharing PostgreSQL and Redis', () => {
     const caseId = randomId(10);
     const p = await createPolicy(caseId, 3);
     await sleep(1000);
-    const burst = async (n: number) => (await Promise.all(Array.from({ length: n }, () => chat(b, caseId)))).filter((r) => r.status === 200).length;
+    const burst = async (n: number) =>
+      (await Promise.all(Array.from({ length: n }, () => chat(b, caseId)))).filter((r) => r.status === 200).length;
     expect(await burst(6)).toBe(3);
     expect((await admin(a, 'PUT', `/v1/policies/rate-limits/${p.id}`, { value: 5 })).status).toBe(200);
     await sleep(1000);

@@ -29,7 +29,8 @@ describe('cost budgets on models without a price', () => {
     await client.chat.completions.create({ model: 'my-llama-3-8b', messages: [{ role: 'user', content: 'hi' }] });
     await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
     const deadline = Date.now() + 10_000;
-    while ((await admin('GET', '/v1/logs?page_size=10')).body.total < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while ((await admin('GET', '/v1/logs?page_size=10')).body.total < 2 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
 
     const cost = await admin('POST', '/v1/policies/usage-limits', { type: 'cost', credit_limit: 10, name: 'monthly dollars' });
     expect(cost.status, JSON.stringify(cost.body)).toBe(201);

@@ -39,7 +39,11 @@ describe.each([
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const webhook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/alerts`;
-    gw = await startGateway({ clock, env: { ...env, GATEWAY_ALERT_WEBHOOK_URL: webhook }, capabilities: [createLimitsCapability({ onSettled: () => settled++ })] });
+    gw = await startGateway({
+      clock,
+      env: { ...env, GATEWAY_ALERT_WEBHOOK_URL: webhook },
+      capabilities: [createLimitsCapability({ onSettled: () => settled++ })],
+    });
   });
   afterAll(async () => {
     await gw?.close();
@@ -52,7 +56,10 @@ describe.each([
   });
 
   async function policy(body: Json): Promise<Json> {
-    const res = await gw.fetch('/v1/policies/usage-limits', { method: 'POST', body: JSON.stringify({ ...body, conditions: [{ key: 'metadata.case', value: caseId }] }) });
+    const res = await gw.fetch('/v1/policies/usage-limits', {
+      method: 'POST',
+      body: JSON.stringify({ ...body, conditions: [{ key: 'metadata.case', value: caseId }] }),
+    });
     const json = (await res.json()) as Json;
     expect(res.status, JSON.stringify(json)).toBe(201);
     return json;
@@ -63,7 +70,14 @@ describe.each([
     const before = settled;
     const res = await fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-gateway-api-key': gw.adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer sk-good', 'x-gateway-metadata': JSON.stringify({ case: caseId }) },
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gw.adminKey,
+        'x-gateway-provider': 'openai',
+        'x-gateway-custom-host': fake.url,
+        authorization: 'Bearer sk-good',
+        'x-gateway-metadata': JSON.stringify({ case: caseId }),
+      },
       body: JSON.stringify({ model, messages: [{ role: 'user', content }] }),
     });
     const body = (await res.json()) as Json;
@@ -158,7 +172,12 @@ describe.each([
     const ents = (await (await gw.fetch(`/v1/policies/usage-limits/${p.id}/entities`)).json()) as Json;
     expect(ents.data[0].used).toBeCloseTo(cost, 12);
     await gw.gateway.deps.logs.flush();
-    const row = await gw.gateway.deps.store.db.selectFrom('request_logs').select(['cost', 'unit_prices']).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+    const row = await gw.gateway.deps.store.db
+      .selectFrom('request_logs')
+      .select(['cost', 'unit_prices'])
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
     expect(row.cost).toBeCloseTo(cost, 12);
     expect(JSON.parse(row.unit_prices!)).toMatchObject({ input_mtok: 2.5, output_mtok: 10, source: 'catalogue' });
     while ((await chat()).status === 200);
@@ -179,7 +198,8 @@ describe.each([
   it('alert_threshold: one usage_limit.alert audit entry and one webhook POST per window and group', async () => {
     const p = await policy({ type: 'requests', credit_limit: 10, alert_threshold: 2, periodic_reset: 'weekly' });
     await fill(5);
-    const alerts = async () => ((await (await gw.fetch('/v1/audit-logs?action=usage_limit.alert')).json()) as Json).data.filter((e: Json) => e.resource_id === p.id);
+    const alerts = async () =>
+      ((await (await gw.fetch('/v1/audit-logs?action=usage_limit.alert')).json()) as Json).data.filter((e: Json) => e.resource_id === p.id);
     expect(await alerts()).toHaveLength(1);
     clock.set(Date.UTC(2026, 0, 12));
     await fill(2);
@@ -188,6 +208,10 @@ describe.each([
     expect(all.map((e: Json) => e.details.window_started_at).sort()).toEqual(['2026-01-05T00:00:00.000Z', '2026-01-12T00:00:00.000Z']);
     const posted = hooks.filter((h) => h.body.policy_id === p.id);
     expect(posted).toHaveLength(2);
-    expect(posted[0]).toEqual({ method: 'POST', type: 'application/json', body: { policy_id: p.id, group: {}, used: 2, credit_limit: 10, window_started_at: '2026-01-05T00:00:00.000Z' } });
+    expect(posted[0]).toEqual({
+      method: 'POST',
+      type: 'application/json',
+      body: { policy_id: p.id, group: {}, used: 2, credit_limit: 10, window_started_at: '2026-01-05T00:00:00.000Z' },
+    });
   });
 });

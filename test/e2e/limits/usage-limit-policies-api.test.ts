@@ -32,7 +32,14 @@ describe.each(['sqlite', 'postgres'] as const)('usage-limits policy API on %s', 
   const chat = (metadata: Record<string, string>) =>
     fetch(`${gw.url}/v1/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-gateway-api-key': gw.adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer sk-good', 'x-gateway-metadata': JSON.stringify(metadata) },
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': gw.adminKey,
+        'x-gateway-provider': 'openai',
+        'x-gateway-custom-host': fake.url,
+        authorization: 'Bearer sk-good',
+        'x-gateway-metadata': JSON.stringify(metadata),
+      },
       body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
     });
 
@@ -53,9 +60,49 @@ describe.each(['sqlite', 'postgres'] as const)('usage-limits policy API on %s', 
   });
 
   it('creates a policy, normalises next_usage_reset_at to UTC midnight and reads it back', async () => {
-    const p = await create({ name: 'team budget', type: 'cost', credit_limit: 50, alert_threshold: 40, periodic_reset_days: 30, next_usage_reset_at: '2099-05-17T13:45:00+02:00', conditions: [{ key: 'model', value: 'gpt-4o' }], group_by: [{ key: 'api_key' }] });
-    expect(Object.keys(p).sort()).toEqual(['alert_threshold', 'conditions', 'created_at', 'credit_limit', 'group_by', 'id', 'last_reset_at', 'last_updated_at', 'managed_by', 'name', 'next_usage_reset_at', 'object', 'organisation_id', 'periodic_reset', 'periodic_reset_days', 'status', 'type', 'warnings', 'workspace_id']);
-    expect(p).toMatchObject({ object: 'policy_usage_limits', type: 'cost', credit_limit: 50, alert_threshold: 40, periodic_reset: null, periodic_reset_days: 30, next_usage_reset_at: '2099-05-17T00:00:00.000Z', last_reset_at: null, status: 'active', workspace_id: defaultWs });
+    const p = await create({
+      name: 'team budget',
+      type: 'cost',
+      credit_limit: 50,
+      alert_threshold: 40,
+      periodic_reset_days: 30,
+      next_usage_reset_at: '2099-05-17T13:45:00+02:00',
+      conditions: [{ key: 'model', value: 'gpt-4o' }],
+      group_by: [{ key: 'api_key' }],
+    });
+    expect(Object.keys(p).sort()).toEqual([
+      'alert_threshold',
+      'conditions',
+      'created_at',
+      'credit_limit',
+      'group_by',
+      'id',
+      'last_reset_at',
+      'last_updated_at',
+      'managed_by',
+      'name',
+      'next_usage_reset_at',
+      'object',
+      'organisation_id',
+      'periodic_reset',
+      'periodic_reset_days',
+      'status',
+      'type',
+      'warnings',
+      'workspace_id',
+    ]);
+    expect(p).toMatchObject({
+      object: 'policy_usage_limits',
+      type: 'cost',
+      credit_limit: 50,
+      alert_threshold: 40,
+      periodic_reset: null,
+      periodic_reset_days: 30,
+      next_usage_reset_at: '2099-05-17T00:00:00.000Z',
+      last_reset_at: null,
+      status: 'active',
+      workspace_id: defaultWs,
+    });
     expect(p.created_at).toMatch(ISO);
     // `warnings` is advice of the create only (none here: no traffic).
     const { warnings, ...stored } = p;
@@ -72,20 +119,50 @@ describe.each(['sqlite', 'postgres'] as const)('usage-limits policy API on %s', 
   });
 
   it('refuses bad input with 400 naming the field', async () => {
-    expectError(await call('POST', BASE, { type: 'cost', credit_limit: 5, periodic_reset: 'weekly', periodic_reset_days: 7 }), 400, 'invalid_request', 'body.periodic_reset');
+    expectError(
+      await call('POST', BASE, { type: 'cost', credit_limit: 5, periodic_reset: 'weekly', periodic_reset_days: 7 }),
+      400,
+      'invalid_request',
+      'body.periodic_reset',
+    );
     const both = await call('POST', BASE, { type: 'cost', credit_limit: 5, periodic_reset: 'weekly', periodic_reset_days: 7 });
     expect(both.body.error.message).toContain('periodic_reset_days');
-    expectError(await call('POST', BASE, { type: 'cost', credit_limit: 5, alert_threshold: 6 }), 400, 'invalid_request', 'body.alert_threshold');
-    expectError(await call('POST', BASE, { type: 'cost', credit_limit: 5, alert_threshold: 5 }), 400, 'invalid_request', 'body.alert_threshold');
+    expectError(
+      await call('POST', BASE, { type: 'cost', credit_limit: 5, alert_threshold: 6 }),
+      400,
+      'invalid_request',
+      'body.alert_threshold',
+    );
+    expectError(
+      await call('POST', BASE, { type: 'cost', credit_limit: 5, alert_threshold: 5 }),
+      400,
+      'invalid_request',
+      'body.alert_threshold',
+    );
     expectError(await call('POST', BASE, { type: 'cost', credit_limit: 0 }), 400, 'invalid_request');
     expectError(await call('POST', BASE, { type: 'cost', credit_limit: -1 }), 400, 'invalid_request');
     expectError(await call('POST', BASE, { type: 'dollars', credit_limit: 1 }), 400, 'invalid_request');
     expectError(await call('POST', BASE, { type: 'cost', credit_limit: 1, periodic_reset_days: 366 }), 400, 'invalid_request');
     expectError(await call('POST', BASE, { type: 'cost', credit_limit: 1, periodic_reset_days: 0 }), 400, 'invalid_request');
     expectError(await call('POST', BASE, { type: 'cost', credit_limit: 1, periodic_reset: 'daily' }), 400, 'invalid_request');
-    expectError(await call('POST', BASE, { type: 'cost', credit_limit: 1, next_usage_reset_at: 'tomorrow-ish' }), 400, 'invalid_request', 'body.next_usage_reset_at');
-    expectError(await call('POST', BASE, { type: 'cost', credit_limit: 1, conditions: [{ key: 'colour', value: 'red' }] }), 400, 'invalid_request', 'body.conditions[0].key');
-    expectError(await call('POST', BASE, { type: 'cost', credit_limit: 1, group_by: [{ key: 'colour' }] }), 400, 'invalid_request', 'body.group_by[0].key');
+    expectError(
+      await call('POST', BASE, { type: 'cost', credit_limit: 1, next_usage_reset_at: 'tomorrow-ish' }),
+      400,
+      'invalid_request',
+      'body.next_usage_reset_at',
+    );
+    expectError(
+      await call('POST', BASE, { type: 'cost', credit_limit: 1, conditions: [{ key: 'colour', value: 'red' }] }),
+      400,
+      'invalid_request',
+      'body.conditions[0].key',
+    );
+    expectError(
+      await call('POST', BASE, { type: 'cost', credit_limit: 1, group_by: [{ key: 'colour' }] }),
+      400,
+      'invalid_request',
+      'body.group_by[0].key',
+    );
     expectError(await call('POST', BASE, { type: 'cost', credit_limit: 1, extra: true }), 400, 'invalid_request');
   });
 
@@ -95,7 +172,10 @@ describe.each(['sqlite', 'postgres'] as const)('usage-limits policy API on %s', 
     expect(u.status, JSON.stringify(u.body)).toBe(200);
     expect(u.body).toMatchObject({ periodic_reset: null, periodic_reset_days: 3 });
     expectError(await call('PUT', `${BASE}/${p.id}`, { alert_threshold: 100 }), 400, 'invalid_request', 'body.alert_threshold');
-    expect((await call('PUT', `${BASE}/${p.id}`, { alert_threshold: 90, credit_limit: 1000 })).body).toMatchObject({ alert_threshold: 90, credit_limit: 1000 });
+    expect((await call('PUT', `${BASE}/${p.id}`, { alert_threshold: 90, credit_limit: 1000 })).body).toMatchObject({
+      alert_threshold: 90,
+      credit_limit: 1000,
+    });
     expectError(await call('PUT', `${BASE}/${p.id}`, {}), 400, 'invalid_request');
   });
 
@@ -120,7 +200,13 @@ describe.each(['sqlite', 'postgres'] as const)('usage-limits policy API on %s', 
   });
 
   it('enforces, lists entities per group and resets one group', async () => {
-    const p = await create({ type: 'requests', credit_limit: 2, periodic_reset: 'weekly', conditions: [{ key: 'metadata.case', value: 'entities' }], group_by: [{ key: 'metadata.user' }] });
+    const p = await create({
+      type: 'requests',
+      credit_limit: 2,
+      periodic_reset: 'weekly',
+      conditions: [{ key: 'metadata.case', value: 'entities' }],
+      group_by: [{ key: 'metadata.user' }],
+    });
     for (const user of ['ann', 'ann', 'bob']) expect((await chat({ case: 'entities', user })).status).toBe(200);
     const refused = await chat({ case: 'entities', user: 'ann' });
     expect(refused.status).toBe(429);

@@ -20,7 +20,11 @@ describe('usage limits when Redis becomes unreachable', () => {
     fake = await startFakeOpenAI();
     port = await freePort();
     await startRedis(port);
-    gw = await startGateway({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `gwtest:${randomId(8)}:` }, capabilities: [createLimitsCapability()], logger });
+    gw = await startGateway({
+      env: { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_PREFIX: `gwtest:${randomId(8)}:` },
+      capabilities: [createLimitsCapability()],
+      logger,
+    });
     await waitForRedis(gw.gateway.deps.state.redis!);
   });
   afterAll(async () => {
@@ -42,7 +46,10 @@ describe('usage limits when Redis becomes unreachable', () => {
   };
 
   it('fails open (200, never 500 or a hang), entities answer 503, and enforcement resumes with Redis', async () => {
-    const created = await gw.fetch('/v1/policies/usage-limits', { method: 'POST', body: JSON.stringify({ type: 'requests', credit_limit: 1, periodic_reset: 'weekly' }) });
+    const created = await gw.fetch('/v1/policies/usage-limits', {
+      method: 'POST',
+      body: JSON.stringify({ type: 'requests', credit_limit: 1, periodic_reset: 'weekly' }),
+    });
     expect(created.status).toBe(201);
     const p = (await created.json()) as { id: string };
     expect((await chat()).status).toBe(200);

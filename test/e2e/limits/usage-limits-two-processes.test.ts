@@ -30,7 +30,14 @@ describe('usage limits across two gateway processes sharing PostgreSQL and Redis
   beforeAll(async () => {
     ensureBuilt();
     fake = await startFakeOpenAI({ costPerToken: COST_PER_TOKEN });
-    const env = { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, REDIS_URL, REDIS_PREFIX: `gwtest:${randomId(8)}:`, GATEWAY_ADMIN_KEY: adminKey, GATEWAY_REQUEST_LOG: 'false' };
+    const env = {
+      DATABASE_URL: PG_URL,
+      DATABASE_SCHEMA: schema,
+      REDIS_URL,
+      REDIS_PREFIX: `gwtest:${randomId(8)}:`,
+      GATEWAY_ADMIN_KEY: adminKey,
+      GATEWAY_REQUEST_LOG: 'false',
+    };
     a = await spawnGateway(env);
     b = await spawnGateway(env);
   }, 180_000);
@@ -49,14 +56,25 @@ describe('usage limits across two gateway processes sharing PostgreSQL and Redis
   const chat = async (gw: GatewayProcess, caseId: string) => {
     const res = await fetch(gw.url + '/v1/chat/completions', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-gateway-api-key': adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer sk', 'x-gateway-metadata': JSON.stringify({ case: caseId }) },
+      headers: {
+        'content-type': 'application/json',
+        'x-gateway-api-key': adminKey,
+        'x-gateway-provider': 'openai',
+        'x-gateway-custom-host': fake.url,
+        authorization: 'Bearer sk',
+        'x-gateway-metadata': JSON.stringify({ case: caseId }),
+      },
       body: JSON.stringify(BODY),
     });
     return { status: res.status, body: (await res.json()) as Json };
   };
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const createPolicy = async (caseId: string, body: Json) => {
-    const r = await admin(a, 'POST', '/v1/policies/usage-limits', { ...body, periodic_reset: 'monthly', conditions: [{ key: 'metadata.case', value: caseId }] });
+    const r = await admin(a, 'POST', '/v1/policies/usage-limits', {
+      ...body,
+      periodic_reset: 'monthly',
+      conditions: [{ key: 'metadata.case', value: caseId }],
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
     // Created on A; B learns of it through Redis pub/sub (and its 1 s poll as a backstop).
     await sleep(1000);

@@ -21,7 +21,9 @@ describe('MCP gateway', () => {
 
   /** An SDK client connected through the gateway to MCP server `slug`. */
   async function connect(slug: string, key = gw.adminKey): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/${slug}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/${slug}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    });
     const client = new Client({ name: 'test-client', version: '1.0.0' });
     await client.connect(transport);
     return { client, transport };
@@ -29,9 +31,24 @@ describe('MCP gateway', () => {
 
   /** A raw JSON-RPC POST to the endpoint. */
   async function post(slug: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
-    const res = await fetch(`${gw.url}/v1/mcp/${slug}/mcp`, { method: 'POST', headers: { 'x-gateway-api-key': gw.adminKey, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+    const res = await fetch(`${gw.url}/v1/mcp/${slug}/mcp`, {
+      method: 'POST',
+      headers: {
+        'x-gateway-api-key': gw.adminKey,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body,
+    });
     const text = await res.text();
-    const data = text.startsWith('event:') || text.startsWith('data:') ? text.split('\n').find((l) => l.startsWith('data: '))!.slice(6) : text;
+    const data =
+      text.startsWith('event:') || text.startsWith('data:')
+        ? text
+            .split('\n')
+            .find((l) => l.startsWith('data: '))!
+            .slice(6)
+        : text;
     return { status: res.status, json: data ? JSON.parse(data) : null };
   }
 
@@ -40,11 +57,26 @@ describe('MCP gateway', () => {
     gw = await startGateway();
     const deps = gw.gateway.deps;
     const otherWs = await insertWorkspace(gw, deps.runtime.current.defaultOrganisationId, 'mcp-team-b');
-    otherKey = await insertKey(gw, { organisationId: deps.runtime.current.defaultOrganisationId, workspaceId: otherWs, type: 'workspace-service' });
+    otherKey = await insertKey(gw, {
+      organisationId: deps.runtime.current.defaultOrganisationId,
+      workspaceId: otherWs,
+      type: 'workspace-service',
+    });
     await deps.runtime.changed();
-    const integration = await admin('POST', '/v1/mcp-integrations', { name: 'Fake upstream', slug: 'fake-up', url: `${fake.url}/mcp`, auth_type: 'headers', headers: { Authorization: `Bearer ${UPSTREAM_TOKEN}` } });
+    const integration = await admin('POST', '/v1/mcp-integrations', {
+      name: 'Fake upstream',
+      slug: 'fake-up',
+      url: `${fake.url}/mcp`,
+      auth_type: 'headers',
+      headers: { Authorization: `Bearer ${UPSTREAM_TOKEN}` },
+    });
     expect(integration.status, JSON.stringify(integration.body)).toBe(201);
-    const server = await admin('POST', '/v1/mcp-servers', { name: 'Files', slug: 'files', mcp_integration_id: 'fake-up', tools: { deny: ['secret'] } });
+    const server = await admin('POST', '/v1/mcp-servers', {
+      name: 'Files',
+      slug: 'files',
+      mcp_integration_id: 'fake-up',
+      tools: { deny: ['secret'] },
+    });
     expect(server.status, JSON.stringify(server.body)).toBe(201);
   });
   afterAll(async () => {
@@ -54,14 +86,31 @@ describe('MCP gateway', () => {
 
   it('stores header values sealed and answers them masked', async () => {
     const got = await admin('GET', '/v1/mcp-integrations/fake-up');
-    expect(got.body).toMatchObject({ object: 'mcp_integration', slug: 'fake-up', transport: 'http', auth_type: 'headers', headers: { Authorization: 'Bea…cdef' }, workspace_id: null });
-    const row = await gw.gateway.deps.store.db.selectFrom('mcp_integrations').selectAll().where('slug', '=', 'fake-up').executeTakeFirstOrThrow();
+    expect(got.body).toMatchObject({
+      object: 'mcp_integration',
+      slug: 'fake-up',
+      transport: 'http',
+      auth_type: 'headers',
+      headers: { Authorization: 'Bea…cdef' },
+      workspace_id: null,
+    });
+    const row = await gw.gateway.deps.store.db
+      .selectFrom('mcp_integrations')
+      .selectAll()
+      .where('slug', '=', 'fake-up')
+      .executeTakeFirstOrThrow();
     expect(isSealed(row.headers_ciphertext)).toBe(true);
     expect(JSON.stringify(row)).not.toContain(UPSTREAM_TOKEN);
     const audit = await gw.gateway.deps.store.db.selectFrom('audit_logs').selectAll().execute();
     expect(JSON.stringify(audit)).not.toContain(UPSTREAM_TOKEN);
     expect(audit.some((a) => a.action === 'mcp_integration.create')).toBe(true);
-    expect((await admin('GET', '/v1/mcp-servers/files')).body).toMatchObject({ object: 'mcp_server', slug: 'files', tools: { deny: ['secret'] }, default_user_access: 'allow', endpoint: '/v1/mcp/files/mcp' });
+    expect((await admin('GET', '/v1/mcp-servers/files')).body).toMatchObject({
+      object: 'mcp_server',
+      slug: 'files',
+      tools: { deny: ['secret'] },
+      default_user_access: 'allow',
+      endpoint: '/v1/mcp/files/mcp',
+    });
   });
 
   it('lists no OAuth connections of a server whose integration uses headers: an empty list, not a 409', async () => {
@@ -84,9 +133,14 @@ describe('MCP gateway', () => {
     expect(done.content).toEqual([{ type: 'text', text: 'done' }]);
     expect(progress).toEqual([1, 2, 3]);
     expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['fake://readme']);
-    expect((await client.readResource({ uri: 'fake://readme' })).contents).toEqual([{ uri: 'fake://readme', mimeType: 'text/plain', text: 'hello resource' }]);
+    expect((await client.readResource({ uri: 'fake://readme' })).contents).toEqual([
+      { uri: 'fake://readme', mimeType: 'text/plain', text: 'hello resource' },
+    ]);
     expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['greet']);
-    expect((await client.getPrompt({ name: 'greet', arguments: { who: 'Ada' } })).messages[0]!.content).toEqual({ type: 'text', text: 'Hello Ada' });
+    expect((await client.getPrompt({ name: 'greet', arguments: { who: 'Ada' } })).messages[0]!.content).toEqual({
+      type: 'text',
+      text: 'Hello Ada',
+    });
     // The upstream got its own credential, never the gateway's.
     const upstream = fake.headers.filter((h) => h['mcp-session-id'] !== undefined || h['content-type'] !== undefined);
     expect(upstream.length).toBeGreaterThan(0);
@@ -96,7 +150,10 @@ describe('MCP gateway', () => {
       expect(h['x-gateway-api-key']).toBeUndefined();
     }
     await transport.terminateSession();
-    const after = await post('files', JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }), { 'mcp-session-id': transport.sessionId ?? 'gone', 'mcp-protocol-version': '2025-06-18' });
+    const after = await post('files', JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }), {
+      'mcp-session-id': transport.sessionId ?? 'gone',
+      'mcp-protocol-version': '2025-06-18',
+    });
     expect(after.status).toBe(404);
     expect(after.json.error.code).toBe(-32001);
     await client.close();
@@ -110,14 +167,21 @@ describe('MCP gateway', () => {
     });
     // The SDK client opens its GET stream after initializing; announce until the notification arrives.
     await expect
-      .poll(async () => {
-        await fake.announceToolsChanged();
-        return changed;
-      }, { timeout: 10_000, interval: 200 })
+      .poll(
+        async () => {
+          await fake.announceToolsChanged();
+          return changed;
+        },
+        { timeout: 10_000, interval: 200 },
+      )
       .toBe(true);
-    const noSession = await fetch(`${gw.url}/v1/mcp/files/mcp`, { headers: { 'x-gateway-api-key': gw.adminKey, accept: 'text/event-stream' } });
+    const noSession = await fetch(`${gw.url}/v1/mcp/files/mcp`, {
+      headers: { 'x-gateway-api-key': gw.adminKey, accept: 'text/event-stream' },
+    });
     expect(noSession.status).toBe(400);
-    const foreign = await fetch(`${gw.url}/v1/mcp/files/mcp`, { headers: { 'x-gateway-api-key': otherKey, accept: 'text/event-stream', 'mcp-session-id': transport.sessionId! } });
+    const foreign = await fetch(`${gw.url}/v1/mcp/files/mcp`, {
+      headers: { 'x-gateway-api-key': otherKey, accept: 'text/event-stream', 'mcp-session-id': transport.sessionId! },
+    });
     expect(foreign.status).toBe(404);
     await client.close();
   });
@@ -126,7 +190,11 @@ describe('MCP gateway', () => {
     const { client, transport } = await connect('files');
     const db = gw.gateway.deps.store.db;
     const sid = transport.sessionId!;
-    await db.updateTable('mcp_sessions').set({ last_used_at: Date.now() - 25 * 3_600_000 }).where('id', '=', sid).execute();
+    await db
+      .updateTable('mcp_sessions')
+      .set({ last_used_at: Date.now() - 25 * 3_600_000 })
+      .where('id', '=', sid)
+      .execute();
     const res = await post('files', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { 'mcp-session-id': sid });
     expect(res.status).toBe(404);
     expect(res.json.error.code).toBe(-32001);
@@ -141,10 +209,21 @@ describe('MCP gateway', () => {
     expect(refused).toBeInstanceOf(McpError);
     expect((refused as McpError).code).toBe(-32602);
     expect((refused as McpError).message).toContain("Tool 'secret' is not available");
-    const raw = await post('files', JSON.stringify({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'secret', arguments: {} } }), { 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-11-25' });
+    const raw = await post(
+      'files',
+      JSON.stringify({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'secret', arguments: {} } }),
+      { 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-11-25' },
+    );
     expect(raw.status).toBe(200);
     expect(raw.json).toMatchObject({ jsonrpc: '2.0', id: 'x', error: { code: -32602 } });
-    const batch = await post('files', JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'secret' } }, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'b' } } }]), { 'mcp-session-id': transport.sessionId! });
+    const batch = await post(
+      'files',
+      JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'secret' } },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'b' } } },
+      ]),
+      { 'mcp-session-id': transport.sessionId! },
+    );
     expect(batch.status).toBe(200);
     expect(fake.calls.slice(before).map((c) => c.tool)).toEqual(['echo']);
     // An allow list hides and refuses everything else.
@@ -182,7 +261,13 @@ describe('MCP gateway', () => {
       })
       .toBeGreaterThanOrEqual(2);
     const ok = rows.find((r) => r.model === 'echo' && r.status === 200)!;
-    expect(ok).toMatchObject({ endpoint: 'mcp', provider: 'files', model: 'echo', status: 200, metadata: { mcp_server: 'files', mcp_tool: 'echo', mcp_arguments: '{"text":"[redacted]"}' } });
+    expect(ok).toMatchObject({
+      endpoint: 'mcp',
+      provider: 'files',
+      model: 'echo',
+      status: 200,
+      metadata: { mcp_server: 'files', mcp_tool: 'echo', mcp_arguments: '{"text":"[redacted]"}' },
+    });
     expect(typeof ok.latency_ms).toBe('number');
     expect(rows.find((r) => r.model === 'secret')).toMatchObject({ status: 403, provider: 'files' });
     const stored = await gw.gateway.deps.store.db.selectFrom('request_logs').selectAll().where('endpoint', '=', 'mcp').execute();
@@ -191,7 +276,12 @@ describe('MCP gateway', () => {
   });
 
   it('a rate-limit policy with endpoint_type mcp limits tool calls', async () => {
-    const policy = await admin('POST', '/v1/policies/rate-limits', { type: 'requests', unit: 'rpm', value: 1, conditions: [{ key: 'endpoint_type', value: 'mcp' }] });
+    const policy = await admin('POST', '/v1/policies/rate-limits', {
+      type: 'requests',
+      unit: 'rpm',
+      value: 1,
+      conditions: [{ key: 'endpoint_type', value: 'mcp' }],
+    });
     expect(policy.status, JSON.stringify(policy.body)).toBe(201);
     const { client } = await connect('files');
     try {
@@ -233,7 +323,8 @@ describe('MCP gateway', () => {
     const { client, transport } = await connect('files');
     const sid = transport.sessionId!;
     // The message, `params` and `arguments` are three levels; the array nested in `arguments` makes the rest.
-    const call = (levels: number) => `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","deep":${'['.repeat(levels - 3)}${']'.repeat(levels - 3)}}}}`;
+    const call = (levels: number) =>
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","deep":${'['.repeat(levels - 3)}${']'.repeat(levels - 3)}}}}`;
     const before = fake.calls.length;
     for (const levels of [1001, 100_000]) {
       const r = await post('files', call(levels), { 'mcp-session-id': sid });
@@ -249,23 +340,51 @@ describe('MCP gateway', () => {
 
   it('an upstream that is down answers a JSON-RPC error at once, not a hang', async () => {
     const port = await freePort();
-    expect((await admin('POST', '/v1/mcp-integrations', { name: 'Down', slug: 'down-up', url: `http://127.0.0.1:${port}/mcp` })).status).toBe(201);
+    expect(
+      (await admin('POST', '/v1/mcp-integrations', { name: 'Down', slug: 'down-up', url: `http://127.0.0.1:${port}/mcp` })).status,
+    ).toBe(201);
     expect((await admin('POST', '/v1/mcp-servers', { name: 'Down', slug: 'down', mcp_integration_id: 'down-up' })).status).toBe(201);
     const t0 = Date.now();
-    const init = await post('down', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+    const init = await post(
+      'down',
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    );
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(init.status).toBe(200);
-    expect(init.json).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: expect.stringContaining('could not be reached') } });
+    expect(init.json).toMatchObject({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32000, message: expect.stringContaining('could not be reached') },
+    });
     const sdk = await connect('down').catch((e: unknown) => e);
     expect(sdk).toBeInstanceOf(McpError);
   });
 
   it('proxies an upstream on the older SSE transport', async () => {
-    expect((await admin('POST', '/v1/mcp-integrations', { name: 'SSE upstream', slug: 'sse-up', url: `${fake.url}/sse`, transport: 'sse' })).status).toBe(201);
-    expect((await admin('POST', '/v1/mcp-servers', { name: 'Legacy', slug: 'legacy', mcp_integration_id: 'sse-up', tools: { allow: ['echo', 'progress'] } })).status).toBe(201);
+    expect(
+      (await admin('POST', '/v1/mcp-integrations', { name: 'SSE upstream', slug: 'sse-up', url: `${fake.url}/sse`, transport: 'sse' }))
+        .status,
+    ).toBe(201);
+    expect(
+      (
+        await admin('POST', '/v1/mcp-servers', {
+          name: 'Legacy',
+          slug: 'legacy',
+          mcp_integration_id: 'sse-up',
+          tools: { allow: ['echo', 'progress'] },
+        })
+      ).status,
+    ).toBe(201);
     const { client } = await connect('legacy');
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['echo', 'progress']);
-    expect((await client.callTool({ name: 'echo', arguments: { text: 'over sse' } })).content).toEqual([{ type: 'text', text: JSON.stringify({ text: 'over sse' }) }]);
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'over sse' } })).content).toEqual([
+      { type: 'text', text: JSON.stringify({ text: 'over sse' }) },
+    ]);
     expect((await client.readResource({ uri: 'fake://readme' })).contents[0]).toMatchObject({ text: 'hello resource' });
     await client.close();
   });
@@ -288,16 +407,31 @@ describe('MCP gateway', () => {
     process.on('unhandledRejection', onStray);
     try {
       const url = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/sse`;
-      expect((await admin('POST', '/v1/mcp-integrations', { name: 'SSE refusing', slug: 'sse-refusing-up', url, transport: 'sse' })).status).toBe(201);
-      expect((await admin('POST', '/v1/mcp-servers', { name: 'SSE refusing', slug: 'sse-refusing', mcp_integration_id: 'sse-refusing-up' })).status).toBe(201);
-      const init = await post('sse-refusing', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }));
+      expect(
+        (await admin('POST', '/v1/mcp-integrations', { name: 'SSE refusing', slug: 'sse-refusing-up', url, transport: 'sse' })).status,
+      ).toBe(201);
+      expect(
+        (await admin('POST', '/v1/mcp-servers', { name: 'SSE refusing', slug: 'sse-refusing', mcp_integration_id: 'sse-refusing-up' }))
+          .status,
+      ).toBe(201);
+      const init = await post(
+        'sse-refusing',
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+        }),
+      );
       expect(init.status).toBe(200);
       expect(init.json).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32000, message: expect.stringContaining('HTTP 500') } });
       // No rejection was left unhandled (in the gateway's own process it would have ended it), and the gateway still answers.
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(stray).toEqual([]);
       const { client } = await connect('legacy');
-      expect((await client.callTool({ name: 'echo', arguments: { text: 'still up' } })).content).toEqual([{ type: 'text', text: JSON.stringify({ text: 'still up' }) }]);
+      expect((await client.callTool({ name: 'echo', arguments: { text: 'still up' } })).content).toEqual([
+        { type: 'text', text: JSON.stringify({ text: 'still up' }) },
+      ]);
       await client.close();
     } finally {
       process.off('unhandledRejection', onStray);
@@ -310,11 +444,20 @@ describe('MCP gateway', () => {
     const server = await admin('GET', '/v1/mcp-servers/files');
     expect((await callAs(gw, otherKey, 'GET', `/v1/mcp-servers/${server.body.id}`)).status).toBe(404);
     expect((await callAs(gw, otherKey, 'PUT', `/v1/mcp-servers/${server.body.id}`, { name: 'x' })).status).toBe(404);
-    const res = await fetch(`${gw.url}/v1/mcp/files/mcp`, { method: 'POST', headers: { 'x-gateway-api-key': otherKey, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+    const res = await fetch(`${gw.url}/v1/mcp/files/mcp`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': otherKey, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
     expect(res.status).toBe(404);
     // A user key of a workspace member: allowed by default, refused with default_user_access deny.
     const user = await admin('POST', '/v1/users', { email: 'mcp-member@example.com', workspaces: [{ id: 'default', role: 'member' }] });
-    const key = await admin('POST', '/v1/api-keys', { name: 'member', type: 'workspace-user', user_id: user.body.id, scopes: ['mcp.invoke'] });
+    const key = await admin('POST', '/v1/api-keys', {
+      name: 'member',
+      type: 'workspace-user',
+      user_id: user.body.id,
+      scopes: ['mcp.invoke'],
+    });
     expect(key.status, JSON.stringify(key.body)).toBe(201);
     const { client } = await connect('files', key.body.key);
     expect((await client.listTools()).tools.length).toBe(2);
@@ -326,14 +469,23 @@ describe('MCP gateway', () => {
     expect((await admin('PUT', '/v1/mcp-servers/files', { default_user_access: 'allow' })).status).toBe(200);
     // A key without mcp.invoke is refused.
     const noScope = await admin('POST', '/v1/api-keys', { name: 'no-mcp', type: 'workspace-service', scopes: ['completions.write'] });
-    const refused = await fetch(`${gw.url}/v1/mcp/files/mcp`, { method: 'POST', headers: { 'x-gateway-api-key': noScope.body.key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const refused = await fetch(`${gw.url}/v1/mcp/files/mcp`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': noScope.body.key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('mcp.invoke');
   });
 
   it('workspace managers write MCP integrations and servers while managersWriteWsMcpIntegrations / managersWriteMcpServers are on', async () => {
     const user = await admin('POST', '/v1/users', { email: 'mcp-manager@example.com', workspaces: [{ id: 'default', role: 'manager' }] });
-    const key = await admin('POST', '/v1/api-keys', { name: 'manager', type: 'workspace-user', user_id: user.body.id, scopes: ['mcp_servers.read', 'mcp_servers.write', 'mcp.invoke'] });
+    const key = await admin('POST', '/v1/api-keys', {
+      name: 'manager',
+      type: 'workspace-user',
+      user_id: user.body.id,
+      scopes: ['mcp_servers.read', 'mcp_servers.write', 'mcp.invoke'],
+    });
     expect(key.status, JSON.stringify(key.body)).toBe(201);
     const as = (method: string, path: string, body?: unknown) => callAs(gw, key.body.key, method, path, body);
     const integration = { name: 'mgr', url: `${fake.url}/mcp`, workspace_id: 'default' };
@@ -350,7 +502,9 @@ describe('MCP gateway', () => {
       expect(refused.body.error.message).toContain('managersWriteWsMcpIntegrations');
       expect((await as('POST', '/v1/mcp-servers', { name: 'mgr', slug: 'mgr-2', mcp_integration_id: 'mgr-1' })).status).toBe(201);
       expect((await admin('PUT', `/v1/workspaces/${ws.id}`, { settings: { managersWriteMcpServers: false } })).status).toBe(200);
-      await expect.poll(async () => (await as('POST', '/v1/mcp-servers', { name: 'mgr', slug: 'mgr-3', mcp_integration_id: 'mgr-1' })).status).toBe(403);
+      await expect
+        .poll(async () => (await as('POST', '/v1/mcp-servers', { name: 'mgr', slug: 'mgr-3', mcp_integration_id: 'mgr-1' })).status)
+        .toBe(403);
       expect((await as('GET', '/v1/mcp-servers/mgr-2')).status).toBe(200);
     } finally {
       await admin('PUT', `/v1/workspaces/${ws.id}`, { settings: {} });
@@ -364,10 +518,22 @@ describe('MCP gateway', () => {
       ['POST', '/v1/mcp-integrations', { name: 'x', url: 'not a url' }, 400, 'url'],
       ['POST', '/v1/mcp-integrations', { name: 'x', url: `${fake.url}/mcp`, auth_type: 'basic' }, 400, 'auth_type'],
       ['POST', '/v1/mcp-integrations', { name: 'x', url: `${fake.url}/mcp`, auth_type: 'headers' }, 400, 'headers'],
-      ['POST', '/v1/mcp-integrations', { name: 'x', url: `${fake.url}/mcp`, headers: { 'Mcp-Session-Id': 'x' } }, 400, 'headers.Mcp-Session-Id'],
+      [
+        'POST',
+        '/v1/mcp-integrations',
+        { name: 'x', url: `${fake.url}/mcp`, headers: { 'Mcp-Session-Id': 'x' } },
+        400,
+        'headers.Mcp-Session-Id',
+      ],
       ['POST', '/v1/mcp-integrations', { name: 'x', url: `${fake.url}/mcp`, headers: { 'bad header': 'x' } }, 400, 'headers.bad header'],
       ['POST', '/v1/mcp-integrations', { name: 'x', url: `${fake.url}/mcp`, transport: 'websocket' }, 400, 'transport'],
-      ['POST', '/v1/mcp-integrations', { name: 'x', url: `${fake.url}/mcp`, secret_mappings: [{ target_field: 'headers.X-Key', secret_reference_id: 'unknown-ref' }] }, 400, 'secret_mappings[0].secret_reference_id'],
+      [
+        'POST',
+        '/v1/mcp-integrations',
+        { name: 'x', url: `${fake.url}/mcp`, secret_mappings: [{ target_field: 'headers.X-Key', secret_reference_id: 'unknown-ref' }] },
+        400,
+        'secret_mappings[0].secret_reference_id',
+      ],
       ['POST', '/v1/mcp-integrations', { name: 'dup', slug: 'fake-up', url: `${fake.url}/mcp` }, 409, 'slug'],
       ['POST', '/v1/mcp-servers', { name: 'x', mcp_integration_id: 'nope' }, 404, 'mcp_integration_id'],
       ['POST', '/v1/mcp-servers', { name: 'x', mcp_integration_id: 'fake-up', tools: { allow: ['a'], deny: ['a'] } }, 400, 'tools.deny[0]'],

@@ -35,7 +35,9 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
   const callback = () => `${gw.url}/v1/mcp/oauth/callback`;
 
   async function client(key: string, server = 'oauth-tools'): Promise<Client> {
-    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/${server}/mcp`), { requestInit: { headers: { 'x-gateway-api-key': key } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/${server}/mcp`), {
+      requestInit: { headers: { 'x-gateway-api-key': key } },
+    });
     const c = new Client({ name: 'oauth-flow-test', version: '1.0.0' });
     await c.connect(transport);
     return c;
@@ -75,9 +77,19 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     const destination = new Writable({ write: (c: Buffer, _e, done) => (lines.push(c.toString('utf8')), done()) });
     gw = await startGateway({ clock, logger: createLogger('debug', { destination }) });
     up = await startOAuthUpstream(callback());
-    const integration = await admin('POST', '/v1/mcp-integrations', { name: 'OAuth tools', slug: 'oauth-tools-up', url: up.mcpUrl, auth_type: 'oauth', oauth: { client_id: up.clientId, client_secret: up.clientSecret } });
+    const integration = await admin('POST', '/v1/mcp-integrations', {
+      name: 'OAuth tools',
+      slug: 'oauth-tools-up',
+      url: up.mcpUrl,
+      auth_type: 'oauth',
+      oauth: { client_id: up.clientId, client_secret: up.clientSecret },
+    });
     expect(integration.status, JSON.stringify(integration.body)).toBe(201);
-    const server = await admin('POST', '/v1/mcp-servers', { name: 'OAuth tools', slug: 'oauth-tools', mcp_integration_id: 'oauth-tools-up' });
+    const server = await admin('POST', '/v1/mcp-servers', {
+      name: 'OAuth tools',
+      slug: 'oauth-tools',
+      mcp_integration_id: 'oauth-tools-up',
+    });
     expect(server.status, JSON.stringify(server.body)).toBe(201);
     serverId = server.body.id;
     alice = await mcpUser(gw, 'alice-oauth@example.com');
@@ -113,7 +125,11 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     const c = await client(alice.key);
     expect(await whoami(c)).toBe('alice-account');
     await c.close();
-    const row = await gw.gateway.deps.store.db.selectFrom('mcp_connections').selectAll().where('user_id', '=', alice.id).executeTakeFirstOrThrow();
+    const row = await gw.gateway.deps.store.db
+      .selectFrom('mcp_connections')
+      .selectAll()
+      .where('user_id', '=', alice.id)
+      .executeTakeFirstOrThrow();
     expect(isSealed(row.access_token_ciphertext) && isSealed(row.refresh_token_ciphertext)).toBe(true);
     expect(up.accepted.at(-1)).not.toContain(alice.key);
     const audit = await gw.gateway.deps.store.db.selectFrom('audit_logs').selectAll().where('action', '=', 'mcp_server.connect').execute();
@@ -178,13 +194,29 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
   it("a session stream (GET) refused with 401 renews the token once; the client never sees the upstream's 401", async () => {
     // A raw session (an SDK client would open its own session stream in the background and race this one).
     const headers = { 'x-gateway-api-key': alice.key, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const init = await fetch(`${gw.url}/v1/mcp/oauth-tools/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) });
+    const init = await fetch(`${gw.url}/v1/mcp/oauth-tools/mcp`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    });
     expect(init.status, await init.text()).toBe(200);
     const sessionId = init.headers.get('mcp-session-id')!;
     const current = up.accepted.at(-1)!;
     const before = { refreshes: up.refreshes, refused: up.refused };
     up.refuseGetOnce.add(current);
-    const res = await fetch(`${gw.url}/v1/mcp/oauth-tools/mcp`, { headers: { 'x-gateway-api-key': alice.key, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18', accept: 'text/event-stream' } });
+    const res = await fetch(`${gw.url}/v1/mcp/oauth-tools/mcp`, {
+      headers: {
+        'x-gateway-api-key': alice.key,
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-06-18',
+        accept: 'text/event-stream',
+      },
+    });
     await res.body?.cancel();
     // Renewed, retried, and answered as the upstream answered the retry (this stateless upstream offers no stream: 405).
     expect(res.status).toBe(405);
@@ -194,9 +226,20 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
   });
 
   it("over an upstream speaking HTTP+SSE: connects for that resource, calls with the user's token, and a posted message or a stream refused with 401 renews the token once and reopens the stream", async () => {
-    const integration = await admin('POST', '/v1/mcp-integrations', { name: 'OAuth SSE tools', slug: 'oauth-sse-up', url: up.sseUrl, transport: 'sse', auth_type: 'oauth', oauth: { client_id: up.clientId, client_secret: up.clientSecret } });
+    const integration = await admin('POST', '/v1/mcp-integrations', {
+      name: 'OAuth SSE tools',
+      slug: 'oauth-sse-up',
+      url: up.sseUrl,
+      transport: 'sse',
+      auth_type: 'oauth',
+      oauth: { client_id: up.clientId, client_secret: up.clientSecret },
+    });
     expect(integration.status, JSON.stringify(integration.body)).toBe(201);
-    const server = await admin('POST', '/v1/mcp-servers', { name: 'OAuth SSE tools', slug: 'oauth-sse', mcp_integration_id: 'oauth-sse-up' });
+    const server = await admin('POST', '/v1/mcp-servers', {
+      name: 'OAuth SSE tools',
+      slug: 'oauth-sse',
+      mcp_integration_id: 'oauth-sse-up',
+    });
     expect(server.status, JSON.stringify(server.body)).toBe(201);
     const started = await callAs(gw, alice.key, 'POST', `/v1/mcp-servers/${server.body.id}/connect`);
     expect(started.status, JSON.stringify(started.body)).toBe(200);
@@ -231,7 +274,14 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     await connectAs(bob, 'bob-account');
     const db = gw.gateway.deps.store.db;
     const row = await db.selectFrom('mcp_connections').selectAll().where('user_id', '=', bob.id).executeTakeFirstOrThrow();
-    await db.updateTable('mcp_connections').set({ refresh_token_ciphertext: gw.gateway.deps.secrets.encrypt('a-refresh-token-it-never-issued', `${row.id}:refresh`), expires_at: clock.now() + 1000 }).where('id', '=', row.id).execute();
+    await db
+      .updateTable('mcp_connections')
+      .set({
+        refresh_token_ciphertext: gw.gateway.deps.secrets.encrypt('a-refresh-token-it-never-issued', `${row.id}:refresh`),
+        expires_at: clock.now() + 1000,
+      })
+      .where('id', '=', row.id)
+      .execute();
     const data = await connectionRequired(bob.key);
     expect(data.code).toBe('mcp_connection_required');
     expect(data.authorization_url).toContain(up.issuer);
@@ -254,7 +304,12 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
 
     const otherWs = await insertWorkspace(gw, (await admin('GET', '/v1/organisation')).body.id, 'oauth-other');
     await gw.gateway.deps.runtime.reload();
-    const outsider = await admin('POST', '/v1/api-keys', { name: 'outsider', type: 'workspace-service', workspace_id: otherWs, scopes: ['*'] });
+    const outsider = await admin('POST', '/v1/api-keys', {
+      name: 'outsider',
+      type: 'workspace-service',
+      workspace_id: otherWs,
+      scopes: ['*'],
+    });
     expect(outsider.status, JSON.stringify(outsider.body)).toBe(201);
     expect((await callAs(gw, outsider.body.key, 'GET', `/v1/mcp-servers/${serverId}/connections`)).status).toBe(404);
     expect((await callAs(gw, outsider.body.key, 'DELETE', `/v1/mcp-servers/${serverId}/connections?user_id=${bob.id}`)).status).toBe(404);
@@ -265,7 +320,11 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     const noUser = await admin('DELETE', `/v1/mcp-servers/${serverId}/connections`);
     expect(noUser.status).toBe(400);
     expect(noUser.body.error.param).toBe('user_id');
-    const bobs = await gw.gateway.deps.store.db.selectFrom('mcp_connections').selectAll().where('user_id', '=', bob.id).executeTakeFirstOrThrow();
+    const bobs = await gw.gateway.deps.store.db
+      .selectFrom('mcp_connections')
+      .selectAll()
+      .where('user_id', '=', bob.id)
+      .executeTakeFirstOrThrow();
     const bobsRefresh = gw.gateway.deps.secrets.decrypt(bobs.refresh_token_ciphertext, `${bobs.id}:refresh`);
     const grantsRevoked = up.revokedGrants;
     const byService = await admin('DELETE', `/v1/mcp-servers/${serverId}/connections?user_id=${bob.id}`);
@@ -277,7 +336,10 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     await expect.poll(() => up.refusedRevocations.at(-1), { timeout: 5000 }).toBe('unsupported_token_type');
     const refresh = await fetch(`${up.issuer}/token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${up.clientId}:${up.clientSecret}`).toString('base64')}` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${up.clientId}:${up.clientSecret}`).toString('base64')}`,
+      },
       body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: bobsRefresh }),
     });
     expect(refresh.status).toBe(400);
@@ -288,7 +350,11 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     const own = await callAs(gw, alice.key, 'DELETE', `/v1/mcp-servers/${serverId}/connections`);
     expect(own.status, JSON.stringify(own.body)).toBe(200);
     expect((await connectionRequired(alice.key)).authorization_url).toContain(up.issuer);
-    const audit = await gw.gateway.deps.store.db.selectFrom('audit_logs').selectAll().where('action', '=', 'mcp_server.revoke_connection').execute();
+    const audit = await gw.gateway.deps.store.db
+      .selectFrom('audit_logs')
+      .selectAll()
+      .where('action', '=', 'mcp_server.revoke_connection')
+      .execute();
     expect(audit).toHaveLength(2);
   });
 
@@ -299,12 +365,28 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     // The audit row of the revoke is refused by the store, after the action deleted the row and asked for its
     // after-commit revocation: the transaction rolls back.
     if (pg) {
-      await sql.raw(`create function refuse_revoke_audit() returns trigger language plpgsql as $$ begin if new.action = 'mcp_server.revoke_connection' then raise exception 'audit refused by the test'; end if; return new; end $$`).execute(db);
-      await sql.raw('create trigger refuse_revoke_audit before insert on audit_logs for each row execute function refuse_revoke_audit()').execute(db);
+      await sql
+        .raw(
+          `create function refuse_revoke_audit() returns trigger language plpgsql as $$ begin if new.action = 'mcp_server.revoke_connection' then raise exception 'audit refused by the test'; end if; return new; end $$`,
+        )
+        .execute(db);
+      await sql
+        .raw('create trigger refuse_revoke_audit before insert on audit_logs for each row execute function refuse_revoke_audit()')
+        .execute(db);
     } else {
-      await sql.raw(`create trigger refuse_revoke_audit before insert on audit_logs when new.action = 'mcp_server.revoke_connection' begin select raise(abort, 'audit refused by the test'); end`).execute(db);
+      await sql
+        .raw(
+          `create trigger refuse_revoke_audit before insert on audit_logs when new.action = 'mcp_server.revoke_connection' begin select raise(abort, 'audit refused by the test'); end`,
+        )
+        .execute(db);
     }
-    const audited = () => db.selectFrom('audit_logs').select('id').where('action', '=', 'mcp_server.revoke_connection').execute().then((r) => r.length);
+    const audited = () =>
+      db
+        .selectFrom('audit_logs')
+        .select('id')
+        .where('action', '=', 'mcp_server.revoke_connection')
+        .execute()
+        .then((r) => r.length);
     const auditedBefore = await audited();
     const grantsRevoked = up.revokedGrants;
     const refusedRevocations = up.refusedRevocations.length;
@@ -339,7 +421,10 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     const refreshed = async (refreshToken: string): Promise<{ status: number; error?: string }> => {
       const res = await fetch(`${up.issuer}/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${up.clientId}:${up.clientSecret}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${up.clientId}:${up.clientSecret}`).toString('base64')}`,
+        },
         body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }),
       });
       return { status: res.status, error: ((await res.json()) as { error?: string }).error };
@@ -351,7 +436,12 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
       const res = await fetch(`${gw.url}/v1/scim/v2/Users`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token.body.token}`, 'content-type': 'application/scim+json' },
-        body: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: email, emails: [{ primary: true, value: email }], active: false }),
+        body: JSON.stringify({
+          schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+          userName: email,
+          emails: [{ primary: true, value: email }],
+          active: false,
+        }),
       });
       return { status: res.status };
     };
@@ -379,7 +469,9 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
     expect(service.status).toBe(400);
     expect(service.body.error.message).toContain('service key');
     // An empty body sent as JSON is accepted like no body.
-    const emptyJson = await callAs(gw, gw.adminKey, 'POST', `/v1/mcp-servers/${serverId}/connect`, undefined, { 'content-type': 'application/json' });
+    const emptyJson = await callAs(gw, gw.adminKey, 'POST', `/v1/mcp-servers/${serverId}/connect`, undefined, {
+      'content-type': 'application/json',
+    });
     expect(emptyJson.body.error.message).toContain('service key');
     await admin('POST', '/v1/mcp-integrations', { name: 'plain', slug: 'plain-oauth-test', url: up.mcpUrl });
     await admin('POST', '/v1/mcp-servers', { name: 'plain', slug: 'plain-srv', mcp_integration_id: 'plain-oauth-test' });
@@ -389,14 +481,21 @@ describe('MCP gateway: per-user upstream OAuth with a real authorization server'
   it('the connect, callback and connections routes are in the OpenAPI document', async () => {
     const doc = (await (await fetch(`${gw.url}/openapi.json`)).json()) as Json;
     expect(doc.paths['/v1/mcp-servers/{id}/connect']?.post).toBeDefined();
-    expect(doc.paths['/v1/mcp-servers/{id}/connections']?.get?.parameters?.map((p: Json) => p.name)).toEqual(expect.arrayContaining(['current_page', 'page_size']));
+    expect(doc.paths['/v1/mcp-servers/{id}/connections']?.get?.parameters?.map((p: Json) => p.name)).toEqual(
+      expect.arrayContaining(['current_page', 'page_size']),
+    );
     expect(doc.paths['/v1/mcp-servers/{id}/connections']?.delete?.parameters?.map((p: Json) => p.name)).toContain('user_id');
     expect(doc.paths['/v1/mcp/oauth/callback']?.get).toBeDefined();
   });
 
   it('no token, refresh token or client secret appears in logs, answers, audit or request-log rows', async () => {
     const db = gw.gateway.deps.store.db;
-    const stored = JSON.stringify([await db.selectFrom('audit_logs').selectAll().execute(), await db.selectFrom('request_logs').selectAll().execute(), await db.selectFrom('mcp_connections').selectAll().execute(), await db.selectFrom('mcp_integrations').selectAll().execute()]);
+    const stored = JSON.stringify([
+      await db.selectFrom('audit_logs').selectAll().execute(),
+      await db.selectFrom('request_logs').selectAll().execute(),
+      await db.selectFrom('mcp_connections').selectAll().execute(),
+      await db.selectFrom('mcp_integrations').selectAll().execute(),
+    ]);
     const list = JSON.stringify((await admin('GET', `/v1/mcp-servers/${serverId}/connections`)).body);
     const logs = lines.join('');
     expect(up.accepted.length).toBeGreaterThan(3);

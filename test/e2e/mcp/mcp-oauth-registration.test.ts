@@ -47,7 +47,9 @@ describe('MCP gateway: upstream OAuth with dynamic client registration', () => {
   }
 
   async function whoami(key: string): Promise<string> {
-    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/dcr-tools/mcp`), { requestInit: { headers: { 'x-gateway-api-key': key } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/dcr-tools/mcp`), {
+      requestInit: { headers: { 'x-gateway-api-key': key } },
+    });
     const c = new Client({ name: 'dcr-test', version: '1.0.0' });
     await c.connect(transport);
     try {
@@ -64,7 +66,12 @@ describe('MCP gateway: upstream OAuth with dynamic client registration', () => {
     gw = await startGateway({ clock, logger: createLogger('debug', { destination }) });
     up = await startOAuthUpstream(callback(), { registration: true });
     plain = await startOAuthUpstream(callback());
-    const integration = await admin('POST', '/v1/mcp-integrations', { name: 'DCR tools', slug: 'dcr-tools-up', url: up.mcpUrl, auth_type: 'oauth' });
+    const integration = await admin('POST', '/v1/mcp-integrations', {
+      name: 'DCR tools',
+      slug: 'dcr-tools-up',
+      url: up.mcpUrl,
+      auth_type: 'oauth',
+    });
     expect(integration.status, JSON.stringify(integration.body)).toBe(201);
     const server = await admin('POST', '/v1/mcp-servers', { name: 'DCR tools', slug: 'dcr-tools', mcp_integration_id: 'dcr-tools-up' });
     expect(server.status, JSON.stringify(server.body)).toBe(201);
@@ -95,7 +102,7 @@ describe('MCP gateway: upstream OAuth with dynamic client registration', () => {
     expect(up.registrations).toBe(registrations);
   });
 
-  it("connects and calls tools as the registered client; a refresh and a revocation authenticate as it too", async () => {
+  it('connects and calls tools as the registered client; a refresh and a revocation authenticate as it too', async () => {
     const connected = await connect(users.alice!.key, 'alice-account');
     expect(connected).toMatchObject({ object: 'mcp_connection', user_id: users.alice!.id, connected: true });
     const [row] = await clients();
@@ -116,7 +123,7 @@ describe('MCP gateway: upstream OAuth with dynamic client registration', () => {
     expect(lines.join('')).not.toContain(secret);
   });
 
-  it("a change of the OAuth settings drops the registration with the connections, revoking their grants as the old client; the next connect registers again", async () => {
+  it('a change of the OAuth settings drops the registration with the connections, revoking their grants as the old client; the next connect registers again', async () => {
     await connect(users.bob!.key, 'bob-account');
     const before = (await clients())[0]!;
     const registrations = up.registrations;
@@ -163,7 +170,9 @@ describe('MCP gateway: upstream OAuth with dynamic client registration', () => {
   });
 
   it('an integration without oauth.client_id whose authorization server offers no registration is a 409 naming oauth.client_id', async () => {
-    expect((await admin('POST', '/v1/mcp-integrations', { name: 'No DCR', slug: 'no-dcr-up', url: plain.mcpUrl, auth_type: 'oauth' })).status).toBe(201);
+    expect(
+      (await admin('POST', '/v1/mcp-integrations', { name: 'No DCR', slug: 'no-dcr-up', url: plain.mcpUrl, auth_type: 'oauth' })).status,
+    ).toBe(201);
     const server = await admin('POST', '/v1/mcp-servers', { name: 'No DCR', slug: 'no-dcr', mcp_integration_id: 'no-dcr-up' });
     expect(server.status).toBe(201);
     const refused = await start(users.alice!.key, server.body.id);

@@ -22,7 +22,11 @@ describe('MCP upstream OAuth across two replicas sharing PostgreSQL and Redis', 
 
   async function client(gw: TestGateway): Promise<Client> {
     const c = new Client({ name: 'oauth-replicas', version: '1.0.0' });
-    await c.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/tools/mcp`), { requestInit: { headers: { 'x-gateway-api-key': userKey } } }));
+    await c.connect(
+      new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/tools/mcp`), {
+        requestInit: { headers: { 'x-gateway-api-key': userKey } },
+      }),
+    );
     return c;
   }
 
@@ -37,10 +41,21 @@ describe('MCP upstream OAuth across two replicas sharing PostgreSQL and Redis', 
     two = await startGateway({ store: 'postgres', pgSchema: one.pgSchema, env: { ...env, GATEWAY_ADMIN_KEY: one.adminKey }, clock });
     up = await startOAuthUpstream(`${one.url}/v1/mcp/oauth/callback`);
     const admin = (method: string, path: string, body?: unknown) => callAs(one, one.adminKey, method, path, body);
-    expect((await admin('POST', '/v1/mcp-integrations', { name: 'up', slug: 'up', url: up.mcpUrl, auth_type: 'oauth', oauth: { client_id: up.clientId, client_secret: up.clientSecret } })).status).toBe(201);
+    expect(
+      (
+        await admin('POST', '/v1/mcp-integrations', {
+          name: 'up',
+          slug: 'up',
+          url: up.mcpUrl,
+          auth_type: 'oauth',
+          oauth: { client_id: up.clientId, client_secret: up.clientSecret },
+        })
+      ).status,
+    ).toBe(201);
     const server = await admin('POST', '/v1/mcp-servers', { name: 'tools', slug: 'tools', mcp_integration_id: 'up' });
     const user = await admin('POST', '/v1/users', { email: 'replica-oauth@example.com', workspaces: [{ id: 'default', role: 'member' }] });
-    userKey = (await admin('POST', '/v1/api-keys', { name: 'u', type: 'workspace-user', user_id: user.body.id, scopes: ['mcp.invoke'] })).body.key;
+    userKey = (await admin('POST', '/v1/api-keys', { name: 'u', type: 'workspace-user', user_id: user.body.id, scopes: ['mcp.invoke'] }))
+      .body.key;
     await two.gateway.deps.runtime.changed();
     const started = await callAs(one, userKey, 'POST', `/v1/mcp-servers/${server.body.id}/connect`);
     const res = await fetch(await authorizeAs(started.body.authorization_url, 'replica-account', `${one.url}/v1/mcp/oauth/callback`));

@@ -19,7 +19,11 @@ const schema = `t_${randomId(12).toLowerCase()}`;
 const adminKey = 'mcp-replica-' + randomId(16);
 
 async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(one.url + path, { method, headers: { 'content-type': 'application/json', 'x-gateway-api-key': adminKey }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetch(one.url + path, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-gateway-api-key': adminKey },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
@@ -43,7 +47,11 @@ function alternating(): { fetch: FetchLike; served: number[] } {
 async function servedBy(gw: GatewayProcess, slug: string): Promise<void> {
   const t0 = Date.now();
   for (;;) {
-    const res = await fetch(`${gw.url}/v1/mcp/${slug}/mcp`, { method: 'POST', headers: { 'x-gateway-api-key': adminKey, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+    const res = await fetch(`${gw.url}/v1/mcp/${slug}/mcp`, {
+      method: 'POST',
+      headers: { 'x-gateway-api-key': adminKey, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
     await res.text();
     if (res.status !== 404) return;
     if (Date.now() - t0 > 5000) throw new Error(`replica never served ${slug}`);
@@ -54,12 +62,25 @@ async function servedBy(gw: GatewayProcess, slug: string): Promise<void> {
 beforeAll(async () => {
   fake = await startFakeMcp();
   await (await openStore({ kind: 'postgres', url: PG_URL, schema })).close();
-  const env = { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, REDIS_URL, REDIS_PREFIX: `gwtest:${randomId(8)}:`, GATEWAY_ADMIN_KEY: adminKey };
+  const env = {
+    DATABASE_URL: PG_URL,
+    DATABASE_SCHEMA: schema,
+    REDIS_URL,
+    REDIS_PREFIX: `gwtest:${randomId(8)}:`,
+    GATEWAY_ADMIN_KEY: adminKey,
+  };
   one = await spawnGateway(env);
   two = await spawnGateway(env);
-  for (const [slug, path, transport] of [['http', '/mcp', 'http'], ['sse', '/sse', 'sse']] as const) {
-    expect((await admin('POST', '/v1/mcp-integrations', { name: slug, slug: `${slug}-up`, url: fake.url + path, transport })).status).toBe(201);
-    expect((await admin('POST', '/v1/mcp-servers', { name: slug, slug, mcp_integration_id: `${slug}-up`, tools: { deny: ['secret'] } })).status).toBe(201);
+  for (const [slug, path, transport] of [
+    ['http', '/mcp', 'http'],
+    ['sse', '/sse', 'sse'],
+  ] as const) {
+    expect((await admin('POST', '/v1/mcp-integrations', { name: slug, slug: `${slug}-up`, url: fake.url + path, transport })).status).toBe(
+      201,
+    );
+    expect(
+      (await admin('POST', '/v1/mcp-servers', { name: slug, slug, mcp_integration_id: `${slug}-up`, tools: { deny: ['secret'] } })).status,
+    ).toBe(201);
     await servedBy(two, slug);
   }
 }, 120_000);
@@ -73,14 +94,19 @@ describe('MCP sessions across two gateway processes', () => {
   for (const slug of ['http', 'sse']) {
     it(`one SDK client session is served by both replicas in turn (${slug} upstream)`, async () => {
       const route = alternating();
-      const transport = new StreamableHTTPClientTransport(new URL(`http://gateway.invalid/v1/mcp/${slug}/mcp`), { fetch: route.fetch, requestInit: { headers: { authorization: `Bearer ${adminKey}` } } });
+      const transport = new StreamableHTTPClientTransport(new URL(`http://gateway.invalid/v1/mcp/${slug}/mcp`), {
+        fetch: route.fetch,
+        requestInit: { headers: { authorization: `Bearer ${adminKey}` } },
+      });
       const client = new Client({ name: 'replica-client', version: '1.0.0' });
       const initsBefore = fake.initializations;
       const callsBefore = fake.calls.length;
       await client.connect(transport);
       for (let i = 0; i < 4; i++) {
         expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['echo', 'progress']);
-        expect((await client.callTool({ name: 'echo', arguments: { i } })).content).toEqual([{ type: 'text', text: JSON.stringify({ i }) }]);
+        expect((await client.callTool({ name: 'echo', arguments: { i } })).content).toEqual([
+          { type: 'text', text: JSON.stringify({ i }) },
+        ]);
         const refused = await client.callTool({ name: 'secret' }).catch((e: unknown) => e);
         expect((refused as { code: number }).code).toBe(-32602);
       }

@@ -24,7 +24,11 @@ describe("MCP: the upstream's requests to the client on the session stream", () 
       asked.push('elicitation');
       return { action: 'accept', content: { name: 'Ada' } };
     });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/asking/mcp`), { requestInit: { headers: { authorization: `Bearer ${gw.adminKey}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/asking/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${gw.adminKey}` } },
+      }),
+    );
     return { client, asked };
   }
 
@@ -32,9 +36,17 @@ describe("MCP: the upstream's requests to the client on the session stream", () 
     // Its session stream takes 300 ms to connect: a tool call right after initializing used to overtake it.
     up = await startAskingUpstream({ streamDelayMs: 300 });
     gw = await startGateway();
-    const integration = await callAs(gw, gw.adminKey, 'POST', '/v1/mcp-integrations', { name: 'Asking upstream', slug: 'asking-up', url: up.url });
+    const integration = await callAs(gw, gw.adminKey, 'POST', '/v1/mcp-integrations', {
+      name: 'Asking upstream',
+      slug: 'asking-up',
+      url: up.url,
+    });
     expect(integration.status, JSON.stringify(integration.body)).toBe(201);
-    const server = await callAs(gw, gw.adminKey, 'POST', '/v1/mcp-servers', { name: 'Asking', slug: 'asking', mcp_integration_id: 'asking-up' });
+    const server = await callAs(gw, gw.adminKey, 'POST', '/v1/mcp-servers', {
+      name: 'Asking',
+      slug: 'asking',
+      mcp_integration_id: 'asking-up',
+    });
     expect(server.status, JSON.stringify(server.body)).toBe(201);
   });
   afterAll(async () => {
@@ -76,8 +88,13 @@ describe('MCP: a session stream opened on another replica than the one holding i
     one = await startGateway({ store: 'postgres', env });
     two = await startGateway({ store: 'postgres', pgSchema: one.pgSchema, env: { ...env, GATEWAY_ADMIN_KEY: one.adminKey } });
     up = await startAskingUpstream();
-    expect((await callAs(one, one.adminKey, 'POST', '/v1/mcp-integrations', { name: 'Asking upstream', slug: 'asking-up', url: up.url })).status).toBe(201);
-    expect((await callAs(one, one.adminKey, 'POST', '/v1/mcp-servers', { name: 'Asking', slug: 'asking', mcp_integration_id: 'asking-up' })).status).toBe(201);
+    expect(
+      (await callAs(one, one.adminKey, 'POST', '/v1/mcp-integrations', { name: 'Asking upstream', slug: 'asking-up', url: up.url })).status,
+    ).toBe(201);
+    expect(
+      (await callAs(one, one.adminKey, 'POST', '/v1/mcp-servers', { name: 'Asking', slug: 'asking', mcp_integration_id: 'asking-up' }))
+        .status,
+    ).toBe(201);
     await two.gateway.deps.runtime.changed();
   });
   afterAll(async () => {
@@ -87,16 +104,28 @@ describe('MCP: a session stream opened on another replica than the one holding i
   });
 
   it("the other replica's GET is connected once the first lets go (not refused 409), and relays the upstream's requests", async () => {
-    const headers = { 'x-gateway-api-key': one.adminKey, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const postTo = (gw: TestGateway, body: unknown, extra: Record<string, string> = {}) => fetch(`${gw.url}/v1/mcp/asking/mcp`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
-    const init = await postTo(one, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 'raw', version: '1' } } });
+    const headers = {
+      'x-gateway-api-key': one.adminKey,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const postTo = (gw: TestGateway, body: unknown, extra: Record<string, string> = {}) =>
+      fetch(`${gw.url}/v1/mcp/asking/mcp`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+    const init = await postTo(one, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 'raw', version: '1' } },
+    });
     expect(init.status).toBe(200);
     await init.text();
     const session = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
     expect((await postTo(one, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(202);
     expect(up.streamsOpened).toBe(1);
     // The client's stream, on the other replica: the upstream refuses it (409) while the first replica holds one.
-    const streamed = fetch(`${two.url}/v1/mcp/asking/mcp`, { headers: { 'x-gateway-api-key': one.adminKey, accept: 'text/event-stream', ...session } });
+    const streamed = fetch(`${two.url}/v1/mcp/asking/mcp`, {
+      headers: { 'x-gateway-api-key': one.adminKey, accept: 'text/event-stream', ...session },
+    });
     await expect.poll(() => up.streamsOpened, { timeout: 6_000, interval: 50 }).toBe(2);
     // A tool call on the first replica: the upstream's elicitation goes out on the stream the other replica relays.
     const call = postTo(one, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask', arguments: {} } }, session);
@@ -105,8 +134,15 @@ describe('MCP: a session stream opened on another replica than the one holding i
     const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
     let text = '';
     while (!text.includes('elicitation/create')) text += (await reader.read()).value ?? '';
-    const asked = JSON.parse(text.split('\n').find((l) => l.includes('elicitation/create'))!.replace(/^data: /, '')) as { id: number };
-    expect((await postTo(one, { jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { name: 'Ada' } } }, session)).status).toBe(202);
+    const asked = JSON.parse(
+      text
+        .split('\n')
+        .find((l) => l.includes('elicitation/create'))!
+        .replace(/^data: /, ''),
+    ) as { id: number };
+    expect(
+      (await postTo(one, { jsonrpc: '2.0', id: asked.id, result: { action: 'accept', content: { name: 'Ada' } } }, session)).status,
+    ).toBe(202);
     expect(await (await call).text()).toContain('accept:Ada');
     await reader.cancel();
   }, 20_000);

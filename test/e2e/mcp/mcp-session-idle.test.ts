@@ -7,7 +7,12 @@ import { callAs } from '../tenancy/tenant-helpers.js';
 
 /** Sets up an `sse` integration and server `legacy` on a gateway. */
 async function legacyServer(gw: TestGateway, fake: FakeMcp): Promise<void> {
-  const integration = await callAs(gw, gw.adminKey, 'POST', '/v1/mcp-integrations', { name: 'SSE upstream', slug: 'sse-up', url: `${fake.url}/sse`, transport: 'sse' });
+  const integration = await callAs(gw, gw.adminKey, 'POST', '/v1/mcp-integrations', {
+    name: 'SSE upstream',
+    slug: 'sse-up',
+    url: `${fake.url}/sse`,
+    transport: 'sse',
+  });
   expect(integration.status, JSON.stringify(integration.body)).toBe(201);
   const server = await callAs(gw, gw.adminKey, 'POST', '/v1/mcp-servers', { name: 'Legacy', slug: 'legacy', mcp_integration_id: 'sse-up' });
   expect(server.status, JSON.stringify(server.body)).toBe(201);
@@ -15,7 +20,9 @@ async function legacyServer(gw: TestGateway, fake: FakeMcp): Promise<void> {
 
 /** An SDK client session through the gateway that lists tools, then is dropped without `DELETE` (as clients that crash or forget do). */
 async function useAndDrop(gw: TestGateway): Promise<string> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/legacy/mcp`), { requestInit: { headers: { authorization: `Bearer ${gw.adminKey}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/legacy/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${gw.adminKey}` } },
+  });
   const client = new Client({ name: 'test-client', version: '1.0.0' });
   await client.connect(transport);
   expect((await client.listTools()).tools.length).toBeGreaterThan(0);
@@ -27,7 +34,12 @@ async function useAndDrop(gw: TestGateway): Promise<string> {
 async function listTools(gw: TestGateway, sessionId: string, id: number): Promise<{ status: number; text: string }> {
   const res = await fetch(`${gw.url}/v1/mcp/legacy/mcp`, {
     method: 'POST',
-    headers: { 'x-gateway-api-key': gw.adminKey, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId },
+    headers: {
+      'x-gateway-api-key': gw.adminKey,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-session-id': sessionId,
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' }),
   });
   return { status: res.status, text: await res.text() };

@@ -13,9 +13,18 @@ describe('MCP gateway at shutdown', () => {
   beforeAll(async () => {
     fake = await startFakeMcp();
     gw = await startGateway();
-    const integration = await callAs(gw, gw.adminKey, 'POST', '/v1/mcp-integrations', { name: 'Fake upstream', slug: 'fake-up', url: `${fake.url}/mcp`, auth_type: 'none' });
+    const integration = await callAs(gw, gw.adminKey, 'POST', '/v1/mcp-integrations', {
+      name: 'Fake upstream',
+      slug: 'fake-up',
+      url: `${fake.url}/mcp`,
+      auth_type: 'none',
+    });
     expect(integration.status, JSON.stringify(integration.body)).toBe(201);
-    const server = await callAs(gw, gw.adminKey, 'POST', '/v1/mcp-servers', { name: 'Files', slug: 'files', mcp_integration_id: 'fake-up' });
+    const server = await callAs(gw, gw.adminKey, 'POST', '/v1/mcp-servers', {
+      name: 'Files',
+      slug: 'files',
+      mcp_integration_id: 'fake-up',
+    });
     expect(server.status, JSON.stringify(server.body)).toBe(201);
   });
   afterAll(async () => {
@@ -24,7 +33,9 @@ describe('MCP gateway at shutdown', () => {
   });
 
   it("ends the open session streams (GET) instead of waiting for their clients, and the client's stream closes", async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(`${gw!.url}/v1/mcp/files/mcp`), { requestInit: { headers: { authorization: `Bearer ${gw!.adminKey}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${gw!.url}/v1/mcp/files/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${gw!.adminKey}` } },
+    });
     const client = new Client({ name: 'test-client', version: '1.0.0' });
     await client.connect(transport);
     // The SDK client opens its session stream after initializing; the upstream then holds one open too.

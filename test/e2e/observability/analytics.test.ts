@@ -41,11 +41,31 @@ describe('analytics', () => {
     const { defaultOrganisationId: organisation_id, defaultWorkspaceId: workspace_id } = gw.gateway.deps.runtime.current;
     const models = ['gpt-4o', 'gpt-4o-mini', 'claude-3-5-sonnet'];
     rows = Array.from({ length: 600 }, (_, i) => ({
-      id: `log_an_${String(i).padStart(4, '0')}_${randomId(6)}`, organisation_id, workspace_id, api_key_id: `key-${i % 4}`, user_id: null, trace_id: `an-${i}`, endpoint: i % 5 === 0 ? 'embeddings' : 'chat',
-      provider: i % 3 === 2 ? 'anthropic' : 'openai', model: models[i % 3]!, status: i % 7 === 0 ? 500 : i % 11 === 0 ? 429 : 200, stream: 0,
-      cache_status: i % 4 === 0 ? 'HIT' : i % 4 === 1 ? 'SEMANTIC HIT' : 'MISS', config_id: i % 2 ? 'cfg-a' : null, prompt_id: null, target_path: 'config', retry_count: 0,
-      prompt_tokens: i % 13, completion_tokens: (i * 7) % 17, total_tokens: (i % 13) + ((i * 7) % 17), cost: ((i * 37) % 101) / 1000, latency_ms: (i * 7919) % 4001,
-      metadata: JSON.stringify({ team: i % 2 ? 'red' : 'blue' }), error: null, hook_results: null, created_at: START + ((i * 1013) % (24 * HOUR - 1)),
+      id: `log_an_${String(i).padStart(4, '0')}_${randomId(6)}`,
+      organisation_id,
+      workspace_id,
+      api_key_id: `key-${i % 4}`,
+      user_id: null,
+      trace_id: `an-${i}`,
+      endpoint: i % 5 === 0 ? 'embeddings' : 'chat',
+      provider: i % 3 === 2 ? 'anthropic' : 'openai',
+      model: models[i % 3]!,
+      status: i % 7 === 0 ? 500 : i % 11 === 0 ? 429 : 200,
+      stream: 0,
+      cache_status: i % 4 === 0 ? 'HIT' : i % 4 === 1 ? 'SEMANTIC HIT' : 'MISS',
+      config_id: i % 2 ? 'cfg-a' : null,
+      prompt_id: null,
+      target_path: 'config',
+      retry_count: 0,
+      prompt_tokens: i % 13,
+      completion_tokens: (i * 7) % 17,
+      total_tokens: (i % 13) + ((i * 7) % 17),
+      cost: ((i * 37) % 101) / 1000,
+      latency_ms: (i * 7919) % 4001,
+      metadata: JSON.stringify({ team: i % 2 ? 'red' : 'blue' }),
+      error: null,
+      hook_results: null,
+      created_at: START + ((i * 1013) % (24 * HOUR - 1)),
     }));
     await insertRequestLogs(gw.gateway.deps.store, rows);
   });
@@ -54,7 +74,8 @@ describe('analytics', () => {
   });
 
   it('groups by model with every column, computed exactly (percentiles within 1%); /v1/logs/groups answers the same', async () => {
-    const columns = 'cost,total_tokens,avg_tokens,avg_input_tokens,avg_output_tokens,avg_latency,p95_latency,p99_latency,success_rate,error_count,cache_hit_rate,last_seen,first_seen';
+    const columns =
+      'cost,total_tokens,avg_tokens,avg_input_tokens,avg_output_tokens,avg_latency,p95_latency,p99_latency,success_rate,error_count,cache_hit_rate,last_seen,first_seen';
     const r = await admin(`/v1/analytics/groups/model?${RANGE}&columns=${columns}&order_by=requests&order=desc`);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.object).toBe('list');
@@ -64,7 +85,10 @@ describe('analytics', () => {
       const latencies = mine.map((x) => x.latency_ms).sort((a, b) => a - b);
       const sum = (f: (x: RequestLogRow) => number) => mine.reduce((a, x) => a + f(x), 0);
       expect(group.requests).toBe(mine.length);
-      expect(group.cost).toBeCloseTo(sum((x) => x.cost), 9);
+      expect(group.cost).toBeCloseTo(
+        sum((x) => x.cost),
+        9,
+      );
       expect(group.total_tokens).toBe(sum((x) => x.total_tokens));
       expect(group.avg_tokens).toBeCloseTo(sum((x) => x.total_tokens) / mine.length, 6);
       expect(group.avg_input_tokens).toBeCloseTo(sum((x) => x.prompt_tokens) / mine.length, 6);
@@ -74,7 +98,10 @@ describe('analytics', () => {
       expectNear(group.p99_latency, percentile(latencies, 99));
       expect(group.error_count).toBe(mine.filter((x) => x.status >= 400).length);
       expect(group.success_rate).toBeCloseTo(mine.filter((x) => x.status < 400).length / mine.length, 9);
-      expect(group.cache_hit_rate).toBeCloseTo(mine.filter((x) => x.cache_status === 'HIT' || x.cache_status === 'SEMANTIC HIT').length / mine.length, 9);
+      expect(group.cache_hit_rate).toBeCloseTo(
+        mine.filter((x) => x.cache_status === 'HIT' || x.cache_status === 'SEMANTIC HIT').length / mine.length,
+        9,
+      );
       expect(group.first_seen).toBe(new Date(Math.min(...mine.map((x) => x.created_at))).toISOString());
       expect(group.last_seen).toBe(new Date(Math.max(...mine.map((x) => x.created_at))).toISOString());
     }
@@ -100,7 +127,9 @@ describe('analytics', () => {
     const byP99 = await admin(`/v1/analytics/groups/api_key?${RANGE}&columns=p99_latency&order_by=p99_latency&order=asc`);
     const p99s = byP99.body.data.map((x: { p99_latency: number }) => x.p99_latency);
     expect(p99s).toEqual([...p99s].sort((a, b) => a - b));
-    const second = await admin(`/v1/analytics/groups/api_key?${RANGE}&columns=p99_latency&order_by=p99_latency&order=asc&page_size=1&current_page=1`);
+    const second = await admin(
+      `/v1/analytics/groups/api_key?${RANGE}&columns=p99_latency&order_by=p99_latency&order=asc&page_size=1&current_page=1`,
+    );
     expect(second.body.total).toBe(4);
     expect(second.body.data).toEqual([byP99.body.data[1]]);
   });
@@ -111,12 +140,19 @@ describe('analytics', () => {
     expect(r.body).toMatchObject({ object: 'analytics-graph', metric: 'requests', interval: 'hour' });
     expect(r.body.data_points).toHaveLength(24);
     expect(r.body.data_points[0].timestamp).toBe('2026-03-02T00:00:00.000Z');
-    for (let h = 0; h < 24; h++) expect(r.body.data_points[h].value).toBe(rows.filter((x) => Math.floor((x.created_at - START) / HOUR) === h).length);
+    for (let h = 0; h < 24; h++)
+      expect(r.body.data_points[h].value).toBe(rows.filter((x) => Math.floor((x.created_at - START) / HOUR) === h).length);
     expect(r.body.summary.total).toBe(600);
     const latency = await admin(`/v1/analytics/graphs/latency?${RANGE}&interval=hour&model=gpt-4o`);
-    const first = rows.filter((x) => x.model === 'gpt-4o' && x.created_at < START + HOUR).map((x) => x.latency_ms).sort((a, b) => a - b);
+    const first = rows
+      .filter((x) => x.model === 'gpt-4o' && x.created_at < START + HOUR)
+      .map((x) => x.latency_ms)
+      .sort((a, b) => a - b);
     for (const p of [50, 95, 99] as const) expectNear(latency.body.data_points[0][`p${p}`], percentile(first, p));
-    const all = rows.filter((x) => x.model === 'gpt-4o').map((x) => x.latency_ms).sort((a, b) => a - b);
+    const all = rows
+      .filter((x) => x.model === 'gpt-4o')
+      .map((x) => x.latency_ms)
+      .sort((a, b) => a - b);
     for (const p of [50, 95, 99] as const) expectNear(latency.body.summary[`p${p}`], percentile(all, p));
     expect(latency.body.summary.requests).toBe(200);
     const errors = await admin(`/v1/analytics/graphs/errors?${RANGE}`);
@@ -124,7 +160,10 @@ describe('analytics', () => {
     expect(errors.body.summary.total).toBe(rows.filter((x) => x.status >= 400).length);
     const cost = await admin(`/v1/analytics/graphs/cost?${RANGE}&interval=day`);
     expect(cost.body.data_points).toHaveLength(1);
-    expect(cost.body.data_points[0].value).toBeCloseTo(rows.reduce((a, x) => a + x.cost, 0), 9);
+    expect(cost.body.data_points[0].value).toBeCloseTo(
+      rows.reduce((a, x) => a + x.cost, 0),
+      9,
+    );
     const hits = await admin(`/v1/analytics/graphs/cache_hit_rate?${RANGE}&interval=day`);
     expect(hits.body.summary.rate).toBeCloseTo(0.5, 9);
     const tokens = await admin(`/v1/analytics/graphs/tokens?${RANGE}&interval=day`);
@@ -137,18 +176,43 @@ describe('analytics', () => {
   it('bad input is 400 naming the parameter; SQL in order_by, columns and metadata keys goes nowhere', async () => {
     expectError(await admin(`/v1/analytics/groups/colour?${RANGE}`), 400, 'invalid_request', 'groupBy');
     expectError(await admin(`/v1/analytics/groups/model?columns=cost,colour`), 400, 'invalid_request', 'columns');
-    expectError(await admin(`/v1/analytics/groups/model?columns=${encodeURIComponent('cost) from request_logs; --')}`), 400, 'invalid_request', 'columns');
-    expectError(await admin(`/v1/analytics/groups/model?order_by=${encodeURIComponent('cost; drop table request_logs')}`), 400, 'invalid_request', 'order_by');
+    expectError(
+      await admin(`/v1/analytics/groups/model?columns=${encodeURIComponent('cost) from request_logs; --')}`),
+      400,
+      'invalid_request',
+      'columns',
+    );
+    expectError(
+      await admin(`/v1/analytics/groups/model?order_by=${encodeURIComponent('cost; drop table request_logs')}`),
+      400,
+      'invalid_request',
+      'order_by',
+    );
     expectError(await admin(`/v1/analytics/groups/model?order_by=${encodeURIComponent('(select 1)')}`), 400, 'invalid_request', 'order_by');
     expectError(await admin('/v1/analytics/groups/model?order=sideways'), 400, 'invalid_request', 'order');
-    expectError(await admin('/v1/analytics/groups/model?start_time=2026-03-03T00:00:00Z&end_time=2026-03-02T00:00:00Z'), 400, 'invalid_request', 'start_time');
+    expectError(
+      await admin('/v1/analytics/groups/model?start_time=2026-03-03T00:00:00Z&end_time=2026-03-02T00:00:00Z'),
+      400,
+      'invalid_request',
+      'start_time',
+    );
     expectError(await admin('/v1/analytics/groups/model?start_time=yesterday'), 400, 'invalid_request', 'start_time');
     expectError(await admin('/v1/analytics/groups/model?page_size=0'), 400, 'invalid_request', 'page_size');
     expectError(await admin('/v1/analytics/groups/model?page_size=101'), 400, 'invalid_request', 'page_size');
     expectError(await admin('/v1/analytics/groups/model?colour=red'), 400, 'invalid_request', 'colour');
-    expectError(await admin(`/v1/analytics/groups/model?${encodeURIComponent("metadata.team' or 1=1 --")}=x`), 400, 'invalid_request', 'metadata.');
+    expectError(
+      await admin(`/v1/analytics/groups/model?${encodeURIComponent("metadata.team' or 1=1 --")}=x`),
+      400,
+      'invalid_request',
+      'metadata.',
+    );
     expectError(await admin('/v1/analytics/graphs/happiness'), 400, 'invalid_request', 'metric');
-    expectError(await admin('/v1/analytics/graphs/requests?start_time=2026-01-01T00:00:00Z&end_time=2026-03-01T00:00:00Z&interval=minute'), 400, 'invalid_request', 'interval');
+    expectError(
+      await admin('/v1/analytics/graphs/requests?start_time=2026-01-01T00:00:00Z&end_time=2026-03-01T00:00:00Z&interval=minute'),
+      400,
+      'invalid_request',
+      'interval',
+    );
     expectError(await admin('/v1/analytics/graphs/requests?interval=fortnight'), 400, 'invalid_request', 'interval');
     const injected = await admin(`/v1/analytics/groups/model?${RANGE}&metadata.team=${encodeURIComponent("red' or '1'='1")}`);
     expect(injected.body).toEqual({ object: 'list', total: 0, data: [] });
@@ -189,10 +253,36 @@ describe('analytics and logs within the retention', () => {
     }
     const { defaultOrganisationId: organisation_id, defaultWorkspaceId: workspace_id } = gw.gateway.deps.runtime.current;
     const row = (id: string, created_at: number): RequestLogRow => ({
-      id, organisation_id, workspace_id, api_key_id: null, user_id: null, trace_id: 'ret', endpoint: 'chat', provider: 'openai', model: 'm', status: 200, stream: 0, cache_status: null, config_id: null, prompt_id: null,
-      target_path: null, retry_count: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cost: 0, latency_ms: 1, metadata: '{}', error: null, hook_results: null, created_at,
+      id,
+      organisation_id,
+      workspace_id,
+      api_key_id: null,
+      user_id: null,
+      trace_id: 'ret',
+      endpoint: 'chat',
+      provider: 'openai',
+      model: 'm',
+      status: 200,
+      stream: 0,
+      cache_status: null,
+      config_id: null,
+      prompt_id: null,
+      target_path: null,
+      retry_count: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
+      cost: 0,
+      latency_ms: 1,
+      metadata: '{}',
+      error: null,
+      hook_results: null,
+      created_at,
     });
-    await insertRequestLogs(gw.gateway.deps.store, [row('log_ret_old', Date.now() - 40 * 86_400_000), row('log_ret_new', Date.now() - 86_400_000)]);
+    await insertRequestLogs(gw.gateway.deps.store, [
+      row('log_ret_old', Date.now() - 40 * 86_400_000),
+      row('log_ret_new', Date.now() - 86_400_000),
+    ]);
     await gw.gateway.scheduler.runAll();
     const left = await gw.gateway.deps.store.db.selectFrom('request_logs').select('id').where('trace_id', '=', 'ret').execute();
     expect(left.map((r) => r.id)).toEqual(['log_ret_new']);

@@ -23,7 +23,14 @@ describe('log detail, filters and export', () => {
   }
 
   /** A fallback config: a first target with a wrong key (401), then the good one. */
-  const fallback = () => JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'sk-wrong-key-000000', custom_host: fake.url }, { provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }] });
+  const fallback = () =>
+    JSON.stringify({
+      strategy: { mode: 'fallback' },
+      targets: [
+        { provider: 'openai', api_key: 'sk-wrong-key-000000', custom_host: fake.url },
+        { provider: 'openai', api_key: 'sk-fake', custom_host: fake.url },
+      ],
+    });
 
   async function logOf(trace: string): Promise<string> {
     const list = await admin('GET', `/v1/logs?trace_id=${trace}`);
@@ -43,7 +50,9 @@ describe('log detail, filters and export', () => {
 
   it('the detail shows every attempt of the route, the timings and the pricing; no bodies while log_bodies is off', async () => {
     const trace = `detail-${randomId(6)}`;
-    const answer = await gw.openai({ 'x-gateway-config': fallback(), 'x-gateway-trace-id': trace, 'x-gateway-metadata': JSON.stringify({ team: 'alpha' }) }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] });
+    const answer = await gw
+      .openai({ 'x-gateway-config': fallback(), 'x-gateway-trace-id': trace, 'x-gateway-metadata': JSON.stringify({ team: 'alpha' }) })
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }] });
     expect(answer.choices[0]!.message.content).toBeTruthy();
     const id = await logOf(trace);
     const list = await admin('GET', `/v1/logs?trace_id=${trace}`);
@@ -69,7 +78,11 @@ describe('log detail, filters and export', () => {
     const secret = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123';
     const trace = `bodies-${randomId(6)}`;
     const client = gw.openai({ 'x-gateway-config': fallback(), 'x-gateway-trace-id': trace });
-    await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `my key is ${secret}` }], user: 'u-1' });
+    await client.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: `my key is ${secret}` }],
+      user: 'u-1',
+    });
     const detail = (await admin('GET', `/v1/logs/${await logOf(trace)}`)).body;
     expect(detail.request_body.model).toBe('gpt-4o-mini');
     expect(detail.request_body.messages[0].content).toBe('my key is [REDACTED]');
@@ -77,25 +90,33 @@ describe('log detail, filters and export', () => {
     expect(detail.response_body.choices[0].message.content).toBeTruthy();
 
     const streamTrace = `stream-${randomId(6)}`;
-    const stream = await gw.openai({ 'x-gateway-config': fallback(), 'x-gateway-trace-id': streamTrace }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'stream please' }], stream: true });
+    const stream = await gw
+      .openai({ 'x-gateway-config': fallback(), 'x-gateway-trace-id': streamTrace })
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'stream please' }], stream: true });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     const streamed = (await admin('GET', `/v1/logs/${await logOf(streamTrace)}`)).body;
     expect(streamed.stream).toBe(true);
     expect(streamed.request_body.stream).toBe(true);
-    const logged = (streamed.response_body.chunks as Array<{ choices?: Array<{ delta?: { content?: string } }> }>).map((c) => c.choices?.[0]?.delta?.content ?? '').join('');
+    const logged = (streamed.response_body.chunks as Array<{ choices?: Array<{ delta?: { content?: string } }> }>)
+      .map((c) => c.choices?.[0]?.delta?.content ?? '')
+      .join('');
     expect(logged).toBe(text);
 
     expect((await admin('PUT', `/v1/workspaces/${workspaceId}`, { settings: { log_bodies: false } })).status).toBe(200);
     const offTrace = `off-${randomId(6)}`;
-    await gw.openai({ 'x-gateway-config': fallback(), 'x-gateway-trace-id': offTrace }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'quiet' }] });
+    await gw
+      .openai({ 'x-gateway-config': fallback(), 'x-gateway-trace-id': offTrace })
+      .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'quiet' }] });
     expect((await admin('GET', `/v1/logs/${await logOf(offTrace)}`)).body.request_body).toBeNull();
   });
 
   it('filters on metadata.<key> with bound parameters; injection attempts are 400 or match nothing', async () => {
     const tag = randomId(6);
     for (const team of ['red', 'red', 'blue']) {
-      await gw.openai({ 'x-gateway-config': fallback(), 'x-gateway-metadata': JSON.stringify({ team, tag }) }).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] });
+      await gw
+        .openai({ 'x-gateway-config': fallback(), 'x-gateway-metadata': JSON.stringify({ team, tag }) })
+        .chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'x' }] });
     }
     expect((await admin('GET', `/v1/logs?metadata.tag=${tag}&metadata.team=red`)).body.total).toBe(2);
     expect((await admin('GET', `/v1/logs?metadata.tag=${tag}&metadata.team=blue`)).body.total).toBe(1);
@@ -107,7 +128,12 @@ describe('log detail, filters and export', () => {
     expectError(await admin('GET', '/v1/logs?metadata.=x'), 400, 'invalid_request', 'metadata.');
     expectError(await admin('GET', '/v1/logs?metadatax=1'), 400, 'invalid_request', 'metadatax');
     expectError(await admin('GET', '/v1/logs?cache_status=SOMETIMES'), 400, 'invalid_request', 'cache_status');
-    expectError(await admin('GET', '/v1/logs?start_time=2026-05-02T00:00:00Z&end_time=2026-05-01T00:00:00Z'), 400, 'invalid_request', 'start_time');
+    expectError(
+      await admin('GET', '/v1/logs?start_time=2026-05-02T00:00:00Z&end_time=2026-05-01T00:00:00Z'),
+      400,
+      'invalid_request',
+      'start_time',
+    );
     expectError(await admin('GET', '/v1/logs?page_size=101'), 400, 'invalid_request', 'page_size');
     expectError(await admin('GET', '/v1/logs/export?status_code=99'), 400, 'invalid_request', 'status_code');
     expectError(await admin('GET', '/v1/logs/export?unknown=1'), 400, 'invalid_request', 'unknown');
@@ -119,19 +145,46 @@ describe('log detail, filters and export', () => {
     const trace = `bulk-${randomId(6)}`;
     const base = Date.parse('2026-01-01T00:00:00Z');
     const rows: RequestLogRow[] = Array.from({ length: 1234 }, (_, i) => ({
-      id: `log_bulk_${trace}_${String(i).padStart(5, '0')}`, organisation_id: organisationId, workspace_id: workspaceId, api_key_id: null, user_id: null, trace_id: trace, endpoint: 'chat', provider: 'openai', model: 'gpt-4o-mini',
+      id: `log_bulk_${trace}_${String(i).padStart(5, '0')}`,
+      organisation_id: organisationId,
+      workspace_id: workspaceId,
+      api_key_id: null,
+      user_id: null,
+      trace_id: trace,
+      endpoint: 'chat',
+      provider: 'openai',
+      model: 'gpt-4o-mini',
       // Several rows share a millisecond: the keyset cursor orders by (created_at, id).
-      status: i % 10 === 0 ? 500 : 200, stream: 0, cache_status: 'MISS', config_id: null, prompt_id: null, target_path: 'config', retry_count: 0, prompt_tokens: 1, completion_tokens: 2, total_tokens: 3, cost: 0.001, latency_ms: i, metadata: '{}', error: null, hook_results: null, created_at: base + Math.floor(i / 3),
+      status: i % 10 === 0 ? 500 : 200,
+      stream: 0,
+      cache_status: 'MISS',
+      config_id: null,
+      prompt_id: null,
+      target_path: 'config',
+      retry_count: 0,
+      prompt_tokens: 1,
+      completion_tokens: 2,
+      total_tokens: 3,
+      cost: 0.001,
+      latency_ms: i,
+      metadata: '{}',
+      error: null,
+      hook_results: null,
+      created_at: base + Math.floor(i / 3),
     }));
     await insertRequestLogs(store, rows);
     const res = await gw.fetch(`/v1/logs/export?trace_id=${trace}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('application/x-ndjson');
-    const lines = (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const lines = (await res.text())
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(1234);
     expect(new Set(lines.map((l) => l.id)).size).toBe(1234);
     expect(lines[0].latency_ms).toBe(1233);
-    for (let i = 1; i < lines.length; i++) expect(Date.parse(lines[i - 1].created_at)).toBeGreaterThanOrEqual(Date.parse(lines[i].created_at));
+    for (let i = 1; i < lines.length; i++)
+      expect(Date.parse(lines[i - 1].created_at)).toBeGreaterThanOrEqual(Date.parse(lines[i].created_at));
     const failed = (await (await gw.fetch(`/v1/logs/export?trace_id=${trace}&status_code=500`)).text()).split('\n').filter(Boolean);
     expect(failed).toHaveLength(124);
     expect((await admin('GET', `/v1/logs?trace_id=${trace}&status_code=500`)).body.total).toBe(124);
@@ -143,7 +196,11 @@ describe('log detail, filters and export', () => {
     expectError(await admin('GET', '/v1/logs?status=99'), 400, 'invalid_request', 'status');
 
     const other = await createOrganisation(gw, `other-${randomId(6).toLowerCase()}`);
-    const outsider = await insertKey(gw, { organisationId: other.organisationId, workspaceId: other.workspaceId, type: 'workspace-service' });
+    const outsider = await insertKey(gw, {
+      organisationId: other.organisationId,
+      workspaceId: other.workspaceId,
+      type: 'workspace-service',
+    });
     const noLogs = await insertKey(gw, { organisationId, workspaceId, type: 'workspace-service', scopes: ['completions.write'] });
     await gw.gateway.deps.runtime.changed();
     const outsiderExport = await gw.fetch(`/v1/logs/export?trace_id=${trace}`, { headers: { 'x-gateway-api-key': outsider } });

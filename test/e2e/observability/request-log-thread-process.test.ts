@@ -25,7 +25,9 @@ describe('the request log of the built gateway on SQLite', () => {
   });
 
   it('is written by a thread when the store is a file (not in memory, not from the sources)', async () => {
-    const { RequestLogThread } = (await import(pathToFileURL(join(DIST, 'infra/store/request-log-worker.js')).href)) as typeof import('../../../src/infra/store/request-log-worker.js');
+    const { RequestLogThread } = (await import(
+      pathToFileURL(join(DIST, 'infra/store/request-log-worker.js')).href
+    )) as typeof import('../../../src/infra/store/request-log-worker.js');
     expect(RequestLogThread.forFile('/tmp/gateway.db')).toBeInstanceOf(RequestLogThread);
     expect(RequestLogThread.forFile(':memory:')).toBeUndefined();
   });
@@ -38,7 +40,13 @@ describe('the request log of the built gateway on SQLite', () => {
     const chat = (i: number) =>
       fetch(gw!.url + '/v1/chat/completions', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-gateway-api-key': gw!.adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': fake.url, authorization: 'Bearer k' },
+        headers: {
+          'content-type': 'application/json',
+          'x-gateway-api-key': gw!.adminKey,
+          'x-gateway-provider': 'openai',
+          'x-gateway-custom-host': fake.url,
+          authorization: 'Bearer k',
+        },
         body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: `hello ${i}` }] }),
       });
     const logs = async (g: GatewayProcess) => {

@@ -33,70 +33,100 @@ describe('OpenTelemetry traces', () => {
     await receiver?.close();
   });
 
-  const config = () => JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'sk-wrong-key-000000', custom_host: fake.url }, { provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }] });
+  const config = () =>
+    JSON.stringify({
+      strategy: { mode: 'fallback' },
+      targets: [
+        { provider: 'openai', api_key: 'sk-wrong-key-000000', custom_host: fake.url },
+        { provider: 'openai', api_key: 'sk-fake', custom_host: fake.url },
+      ],
+    });
   const chat = (gw: TestGateway, headers: Record<string, string>) =>
-    gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': config(), ...headers }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a secret plan' }], max_tokens: 20 }) });
+    gw.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'x-gateway-config': config(), ...headers },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a secret plan' }], max_tokens: 20 }),
+    });
 
   it.each([
     ['http/protobuf (the default)', {}, 'application/x-protobuf', '4bf92f3577b34da6a3ce929d0e0e4736'],
     ['http/json', { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }, 'application/json', '5cf92f3577b34da6a3ce929d0e0e4737'],
-  ])('over %s, a request joins the incoming traceparent: SERVER, routing, and a CLIENT span per attempt with the GenAI attributes', async (_, env, contentType, traceId) => {
-    const gw = await start(env);
-    const parent = '00f067aa0ba902b7';
-    const res = await chat(gw, { traceparent: `00-${traceId}-${parent}-01` });
-    expect(res.status).toBe(200);
-    const answer = (await res.json()) as { id: string; model: string; choices: Array<{ finish_reason: string }>; usage: { prompt_tokens: number; completion_tokens: number } };
-    expect(res.headers.get('x-gateway-trace-id')).toBe(traceId);
-    const spans = await receiver.trace(traceId, 4);
-    // Per span, not per export since the test began: the gateway of the other case may still export into the same receiver.
-    expect(new Set(spans.map((s) => s.contentType))).toEqual(new Set([contentType]));
-    const server = spans.find((s) => s.kind === SPAN_KIND.SERVER)!;
-    expect(server).toMatchObject({ name: 'POST /v1/chat/completions', parentSpanId: parent });
-    expect(server.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 200 });
-    expect(server.resource['service.name']).toBe('ai-gateway');
-    const routing = spans.find((s) => s.name === 'routing')!;
-    expect(routing).toMatchObject({ kind: SPAN_KIND.INTERNAL, parentSpanId: server.spanId });
-    expect(routing.attributes).toMatchObject({ 'gateway.target.path': 'config.targets[1]', 'gateway.attempts': 2 });
-    const clients = spans.filter((s) => s.kind === SPAN_KIND.CLIENT);
-    expect(clients).toHaveLength(2);
-    for (const c of clients) {
-      expect(c.name).toBe('chat gpt-4o-mini');
-      expect(c.parentSpanId).toBe(routing.spanId);
-      expect(c.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-4o-mini', 'gen_ai.request.max_tokens': 20 });
-    }
-    const failed = clients.find((c) => c.attributes['gateway.target.path'] === 'config.targets[0]')!;
-    expect(failed.attributes).toMatchObject({ 'http.response.status_code': 401, 'error.type': 'provider_authentication_error' });
-    expect(failed.status.code).toBe(2);
-    const ok = clients.find((c) => c.attributes['gateway.target.path'] === 'config.targets[1]')!;
-    expect(ok.attributes).toMatchObject({
-      'gen_ai.response.id': answer.id,
-      'gen_ai.response.model': answer.model,
-      'gen_ai.response.finish_reasons': [answer.choices[0].finish_reason],
-      'gen_ai.usage.input_tokens': answer.usage.prompt_tokens,
-      'gen_ai.usage.output_tokens': answer.usage.completion_tokens,
-    });
-    expect(JSON.stringify(spans)).not.toContain('a secret plan');
-    expect(JSON.stringify(spans)).not.toContain('sk-fake');
-    expect(JSON.stringify(spans)).not.toContain('sk-wrong-key-000000');
+  ])(
+    'over %s, a request joins the incoming traceparent: SERVER, routing, and a CLIENT span per attempt with the GenAI attributes',
+    async (_, env, contentType, traceId) => {
+      const gw = await start(env);
+      const parent = '00f067aa0ba902b7';
+      const res = await chat(gw, { traceparent: `00-${traceId}-${parent}-01` });
+      expect(res.status).toBe(200);
+      const answer = (await res.json()) as {
+        id: string;
+        model: string;
+        choices: Array<{ finish_reason: string }>;
+        usage: { prompt_tokens: number; completion_tokens: number };
+      };
+      expect(res.headers.get('x-gateway-trace-id')).toBe(traceId);
+      const spans = await receiver.trace(traceId, 4);
+      // Per span, not per export since the test began: the gateway of the other case may still export into the same receiver.
+      expect(new Set(spans.map((s) => s.contentType))).toEqual(new Set([contentType]));
+      const server = spans.find((s) => s.kind === SPAN_KIND.SERVER)!;
+      expect(server).toMatchObject({ name: 'POST /v1/chat/completions', parentSpanId: parent });
+      expect(server.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 200 });
+      expect(server.resource['service.name']).toBe('ai-gateway');
+      const routing = spans.find((s) => s.name === 'routing')!;
+      expect(routing).toMatchObject({ kind: SPAN_KIND.INTERNAL, parentSpanId: server.spanId });
+      expect(routing.attributes).toMatchObject({ 'gateway.target.path': 'config.targets[1]', 'gateway.attempts': 2 });
+      const clients = spans.filter((s) => s.kind === SPAN_KIND.CLIENT);
+      expect(clients).toHaveLength(2);
+      for (const c of clients) {
+        expect(c.name).toBe('chat gpt-4o-mini');
+        expect(c.parentSpanId).toBe(routing.spanId);
+        expect(c.attributes).toMatchObject({
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.provider.name': 'openai',
+          'gen_ai.request.model': 'gpt-4o-mini',
+          'gen_ai.request.max_tokens': 20,
+        });
+      }
+      const failed = clients.find((c) => c.attributes['gateway.target.path'] === 'config.targets[0]')!;
+      expect(failed.attributes).toMatchObject({ 'http.response.status_code': 401, 'error.type': 'provider_authentication_error' });
+      expect(failed.status.code).toBe(2);
+      const ok = clients.find((c) => c.attributes['gateway.target.path'] === 'config.targets[1]')!;
+      expect(ok.attributes).toMatchObject({
+        'gen_ai.response.id': answer.id,
+        'gen_ai.response.model': answer.model,
+        'gen_ai.response.finish_reasons': [answer.choices[0].finish_reason],
+        'gen_ai.usage.input_tokens': answer.usage.prompt_tokens,
+        'gen_ai.usage.output_tokens': answer.usage.completion_tokens,
+      });
+      expect(JSON.stringify(spans)).not.toContain('a secret plan');
+      expect(JSON.stringify(spans)).not.toContain('sk-fake');
+      expect(JSON.stringify(spans)).not.toContain('sk-wrong-key-000000');
 
-    // Without a traceparent the request starts its own trace, named by x-gateway-trace-id.
-    const alone = await chat(gw, {});
-    const own = alone.headers.get('x-gateway-trace-id')!;
-    expect(own).toMatch(/^[0-9a-f]{32}$/);
-    const ownSpans = await receiver.trace(own, 4);
-    expect(ownSpans.find((s) => s.kind === SPAN_KIND.SERVER)!.parentSpanId).toBe('');
-    const logs = await gw.fetch(`/v1/logs?trace_id=${own}`);
-    expect(((await logs.json()) as { total: number }).total).toBe(1);
+      // Without a traceparent the request starts its own trace, named by x-gateway-trace-id.
+      const alone = await chat(gw, {});
+      const own = alone.headers.get('x-gateway-trace-id')!;
+      expect(own).toMatch(/^[0-9a-f]{32}$/);
+      const ownSpans = await receiver.trace(own, 4);
+      expect(ownSpans.find((s) => s.kind === SPAN_KIND.SERVER)!.parentSpanId).toBe('');
+      const logs = await gw.fetch(`/v1/logs?trace_id=${own}`);
+      expect(((await logs.json()) as { total: number }).total).toBe(1);
 
-    // SERVER spans are named by method and route pattern; url.path is the path without its query, also for a path no route matches.
-    const byPath = (path: string) => receiver.spans.find((s) => s.kind === SPAN_KIND.SERVER && s.attributes['url.path'] === path);
-    expect((await gw.fetch('/v1/no-such-thing?x=1')).status).toBe(404);
-    for (let i = 0; i < 200 && !(byPath('/v1/logs') && byPath('/v1/no-such-thing')); i++) await new Promise((r) => setTimeout(r, 25));
-    expect(byPath('/v1/logs')).toMatchObject({ name: 'GET /v1/logs', attributes: { 'http.route': '/v1/logs', 'http.request.method': 'GET' } });
-    expect(byPath('/v1/no-such-thing')).toMatchObject({ name: 'GET /v1/no-such-thing', attributes: { 'http.route': '/v1/no-such-thing', 'http.response.status_code': 404 } });
-  });
+      // SERVER spans are named by method and route pattern; url.path is the path without its query, also for a path no route matches.
+      const byPath = (path: string) => receiver.spans.find((s) => s.kind === SPAN_KIND.SERVER && s.attributes['url.path'] === path);
+      expect((await gw.fetch('/v1/no-such-thing?x=1')).status).toBe(404);
+      for (let i = 0; i < 200 && !(byPath('/v1/logs') && byPath('/v1/no-such-thing')); i++) await new Promise((r) => setTimeout(r, 25));
+      expect(byPath('/v1/logs')).toMatchObject({
+        name: 'GET /v1/logs',
+        attributes: { 'http.route': '/v1/logs', 'http.request.method': 'GET' },
+      });
+      expect(byPath('/v1/no-such-thing')).toMatchObject({
+        name: 'GET /v1/no-such-thing',
+        attributes: { 'http.route': '/v1/no-such-thing', 'http.response.status_code': 404 },
+      });
+    },
+  );
 
-  it('follows the sampler: a caller\'s unsampled traceparent and OTEL_TRACES_SAMPLER=always_off export nothing, the trace id is kept', async () => {
+  it("follows the sampler: a caller's unsampled traceparent and OTEL_TRACES_SAMPLER=always_off export nothing, the trace id is kept", async () => {
     const gw = await start({});
     const unsampledTrace = '6cf92f3577b34da6a3ce929d0e0e4738';
     const skipped = await chat(gw, { traceparent: `00-${unsampledTrace}-00f067aa0ba902b7-00` });
@@ -144,35 +174,64 @@ describe('OpenTelemetry traces', () => {
     const res = await chat(gw, {});
     const traceId = res.headers.get('x-gateway-trace-id')!;
     await res.json();
-    const ok = (await receiver.trace(traceId, 4)).find((s) => s.kind === SPAN_KIND.CLIENT && s.attributes['http.response.status_code'] === 200)!;
+    const ok = (await receiver.trace(traceId, 4)).find(
+      (s) => s.kind === SPAN_KIND.CLIENT && s.attributes['http.response.status_code'] === 200,
+    )!;
     expect(String(ok.attributes['gen_ai.input.messages'])).toContain('a secret plan');
     expect(ok.attributes['gen_ai.output.messages']).toBeDefined();
 
-    const stream = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }) }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true } }) });
+    const stream = await gw.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }) },
+      body: JSON.stringify({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    });
     const streamTrace = stream.headers.get('x-gateway-trace-id')!;
     await stream.text();
     const client = (await receiver.trace(streamTrace, 3)).find((s) => s.kind === SPAN_KIND.CLIENT)!;
-    expect(client.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': expect.any(Number), 'gen_ai.usage.output_tokens': expect.any(Number), 'gen_ai.response.finish_reasons': ['stop'] });
+    expect(client.attributes).toMatchObject({
+      'gen_ai.usage.input_tokens': expect.any(Number),
+      'gen_ai.usage.output_tokens': expect.any(Number),
+      'gen_ai.response.finish_reasons': ['stop'],
+    });
 
     // A passthrough stream whose client did not ask for usage: the span reads the first chunk, the finishing one
     // and the usage chunk the gateway asked for (and strips), without parsing the chunks between.
-    const plain = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }) }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tell me more words' }], stream: true }) });
+    const plain = await gw.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }) },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'tell me more words' }], stream: true }),
+    });
     const plainTrace = plain.headers.get('x-gateway-trace-id')!;
     const text = await plain.text();
     expect(text).not.toMatch(/"usage":\{/);
     const first = JSON.parse(text.slice(text.indexOf('data: ') + 6, text.indexOf('\n')));
     const spanOf = (await receiver.trace(plainTrace, 3)).find((s) => s.kind === SPAN_KIND.CLIENT)!;
-    expect(spanOf.attributes).toMatchObject({ 'gen_ai.response.id': first.id, 'gen_ai.response.model': first.model, 'gen_ai.usage.input_tokens': expect.any(Number), 'gen_ai.usage.output_tokens': expect.any(Number), 'gen_ai.response.finish_reasons': ['stop'] });
+    expect(spanOf.attributes).toMatchObject({
+      'gen_ai.response.id': first.id,
+      'gen_ai.response.model': first.model,
+      'gen_ai.usage.input_tokens': expect.any(Number),
+      'gen_ai.usage.output_tokens': expect.any(Number),
+      'gen_ai.response.finish_reasons': ['stop'],
+    });
   });
 
-  it('a 200 answer that is not JSON passes through as it came; its CLIENT span ends without the answer\'s attributes', async () => {
+  it("a 200 answer that is not JSON passes through as it came; its CLIENT span ends without the answer's attributes", async () => {
     const broken = '{"id":"chatcmpl-broken","choices":[{"message":';
     const upstream = createServer((_, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(broken));
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
     try {
       const gw = await start({});
       const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
-      const res = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-any', custom_host: url }) }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) });
+      const res = await gw.fetch('/v1/chat/completions', {
+        method: 'POST',
+        headers: { 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-any', custom_host: url }) },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      });
       expect(res.status).toBe(200);
       expect(await res.text()).toBe(broken);
       const client = (await receiver.trace(res.headers.get('x-gateway-trace-id')!, 3)).find((s) => s.kind === SPAN_KIND.CLIENT)!;
@@ -206,8 +265,22 @@ describe('OpenTelemetry traces', () => {
     expect(hit.filter((s) => s.kind === SPAN_KIND.CLIENT)).toHaveLength(0);
 
     // Guardrails of a target run around its call (the request's own run before routing).
-    const guarded = JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url, input_guardrails: [{ 'default.contains': { words: ['forbidden'], operator: 'none' }, deny: true }] }] });
-    const denied = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': guarded }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a forbidden word' }] }) });
+    const guarded = JSON.stringify({
+      strategy: { mode: 'fallback' },
+      targets: [
+        {
+          provider: 'openai',
+          api_key: 'sk-fake',
+          custom_host: fake.url,
+          input_guardrails: [{ 'default.contains': { words: ['forbidden'], operator: 'none' }, deny: true }],
+        },
+      ],
+    });
+    const denied = await gw.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'x-gateway-config': guarded },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a forbidden word' }] }),
+    });
     expect(denied.status).toBe(446);
     const spans = await receiver.trace(denied.headers.get('x-gateway-trace-id')!, 3);
     const guard = spans.find((s) => s.name === 'guardrails')!;
@@ -219,16 +292,37 @@ describe('OpenTelemetry traces', () => {
     const agent = await startFakeAgent({ prefix: '/a2a', stepMs: 10 });
     try {
       const gw = await start({});
-      const created = await gw.fetch('/v1/agent-servers', { method: 'POST', body: JSON.stringify({ name: 'Echo agent', slug: 'echo-agent', url: agent.url, headers: { authorization: 'Bearer agent-upstream-secret-0123' } }) });
+      const created = await gw.fetch('/v1/agent-servers', {
+        method: 'POST',
+        body: JSON.stringify({
+          name: 'Echo agent',
+          slug: 'echo-agent',
+          url: agent.url,
+          headers: { authorization: 'Bearer agent-upstream-secret-0123' },
+        }),
+      });
       expect(created.status).toBe(201);
-      const res = await gw.fetch('/v1/agents/echo-agent', { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: { kind: 'message', messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } } }) });
+      const res = await gw.fetch('/v1/agents/echo-agent', {
+        method: 'POST',
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'message/send',
+          params: { message: { kind: 'message', messageId: 'm-1', role: 'user', parts: [{ kind: 'text', text: 'hi' }] } },
+        }),
+      });
       expect(res.status).toBe(200);
       await res.json();
       const spans = await receiver.trace(res.headers.get('x-gateway-trace-id')!, 2);
       const server = spans.find((x) => x.kind === SPAN_KIND.SERVER)!;
       const call = spans.find((x) => x.kind === SPAN_KIND.CLIENT)!;
       expect(call).toMatchObject({ name: 'invoke_agent Echo agent', parentSpanId: server.spanId });
-      expect(call.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'Echo agent', 'rpc.method': 'message/send', 'http.response.status_code': 200 });
+      expect(call.attributes).toMatchObject({
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.name': 'Echo agent',
+        'rpc.method': 'message/send',
+        'http.response.status_code': 200,
+      });
       expect(JSON.stringify(spans)).not.toContain('agent-upstream-secret-0123');
     } finally {
       await agent.close();
@@ -239,9 +333,19 @@ describe('OpenTelemetry traces', () => {
     const fakeMcp = await startFakeMcp();
     try {
       const gw = await start({});
-      const integration = await gw.fetch('/v1/mcp-integrations', { method: 'POST', body: JSON.stringify({ name: 'Traced upstream', slug: 'traced-up', url: `${fakeMcp.url}/mcp`, auth_type: 'none' }) });
+      const integration = await gw.fetch('/v1/mcp-integrations', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'Traced upstream', slug: 'traced-up', url: `${fakeMcp.url}/mcp`, auth_type: 'none' }),
+      });
       expect(integration.status).toBe(201);
-      expect((await gw.fetch('/v1/mcp-servers', { method: 'POST', body: JSON.stringify({ name: 'Traced', slug: 'traced', mcp_integration_id: 'traced-up' }) })).status).toBe(201);
+      expect(
+        (
+          await gw.fetch('/v1/mcp-servers', {
+            method: 'POST',
+            body: JSON.stringify({ name: 'Traced', slug: 'traced', mcp_integration_id: 'traced-up' }),
+          })
+        ).status,
+      ).toBe(201);
       const traceIds: string[] = [];
       const transport = new StreamableHTTPClientTransport(new URL(`${gw.url}/v1/mcp/traced/mcp`), {
         requestInit: { headers: { authorization: `Bearer ${gw.adminKey}` } },
@@ -259,7 +363,12 @@ describe('OpenTelemetry traces', () => {
       const spans = await receiver.trace(traceIds[before]!, 2);
       const call = spans.find((x) => x.kind === SPAN_KIND.CLIENT)!;
       expect(call).toMatchObject({ name: 'execute_tool echo', parentSpanId: spans.find((x) => x.kind === SPAN_KIND.SERVER)!.spanId });
-      expect(call.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'echo', 'gateway.mcp.server': 'traced', 'http.response.status_code': 200 });
+      expect(call.attributes).toMatchObject({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'echo',
+        'gateway.mcp.server': 'traced',
+        'http.response.status_code': 200,
+      });
       expect(JSON.stringify(spans)).not.toContain('private-argument-value');
       await client.close();
     } finally {

@@ -11,13 +11,21 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { ve
 function run(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string }> {
   ensureBuilt();
   return new Promise((res) => {
-    execFile(process.execPath, [join(ROOT, pkg.bin['ai-gateway']!), ...args], { env: { ...process.env, ...env }, cwd: tmpdir() }, (err, stdout) => res({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }));
+    execFile(
+      process.execPath,
+      [join(ROOT, pkg.bin['ai-gateway']!), ...args],
+      { env: { ...process.env, ...env }, cwd: tmpdir() },
+      (err, stdout) => res({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
+    );
   });
 }
 
 describe('the ai-gateway command (operations.md §4)', () => {
   it('--version prints the version and the commit, exit 0', async () => {
-    expect(await run(['--version'], { GATEWAY_COMMIT: '0123456789abcdef0123456789abcdef01234567' })).toEqual({ code: 0, stdout: `ai-gateway ${pkg.version} (0123456789abcdef0123456789abcdef01234567)\n` });
+    expect(await run(['--version'], { GATEWAY_COMMIT: '0123456789abcdef0123456789abcdef01234567' })).toEqual({
+      code: 0,
+      stdout: `ai-gateway ${pkg.version} (0123456789abcdef0123456789abcdef01234567)\n`,
+    });
     // Without GATEWAY_COMMIT: the checkout's HEAD (or unknown outside one).
     const { stdout } = await run(['--version'], { GATEWAY_COMMIT: '' });
     expect(stdout).toMatch(new RegExp(`^ai-gateway ${pkg.version.replace(/\./g, '\\.')} \\(([0-9a-f]{7,40}|unknown)\\)\\n$`));

@@ -13,7 +13,16 @@ beforeAll(async () => {
     req.on('end', () =>
       setTimeout(() => {
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'slow answer' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } }));
+        res.end(
+          JSON.stringify({
+            id: 'c1',
+            object: 'chat.completion',
+            created: 1,
+            model: 'm',
+            choices: [{ index: 0, message: { role: 'assistant', content: 'slow answer' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+          }),
+        );
       }, 1_500),
     );
   });
@@ -26,7 +35,13 @@ function chat(gw: GatewayProcess, dispatcher: Agent) {
   return request(gw.url + '/v1/chat/completions', {
     method: 'POST',
     dispatcher,
-    headers: { 'content-type': 'application/json', 'x-gateway-api-key': gw.adminKey, 'x-gateway-provider': 'openai', 'x-gateway-custom-host': upstreamUrl, authorization: 'Bearer k' },
+    headers: {
+      'content-type': 'application/json',
+      'x-gateway-api-key': gw.adminKey,
+      'x-gateway-provider': 'openai',
+      'x-gateway-custom-host': upstreamUrl,
+      authorization: 'Bearer k',
+    },
     body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
   });
 }
@@ -45,7 +60,12 @@ describe('probes and drain (operations.md §1, §2)', () => {
       expect(await json(gw, '/health/live')).toEqual({ status: 200, body: { status: 'ok' } });
       const ready = await json(gw, '/health/ready');
       expect(ready.status).toBe(200);
-      expect(ready.body).toEqual({ status: 'ready', version: buildInfo().version, commit: 'abcdef1234567', checks: { store: 'ok', migrations: 'ok', snapshot: 'ok', draining: 'ok' } });
+      expect(ready.body).toEqual({
+        status: 'ready',
+        version: buildInfo().version,
+        commit: 'abcdef1234567',
+        checks: { store: 'ok', migrations: 'ok', snapshot: 'ok', draining: 'ok' },
+      });
     } finally {
       await gw.stop();
     }
@@ -63,7 +83,9 @@ describe('probes and drain (operations.md §1, §2)', () => {
       expect((await json(gw, '/health/live')).status).toBe(200);
       const res = await chat(gw, agent);
       expect(res.statusCode).toBe(200);
-      expect(((await res.body.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe('slow answer');
+      expect(((await res.body.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content).toBe(
+        'slow answer',
+      );
       const started = Date.now();
       expect(await gw.exited).toBe(0);
       expect(Date.now() - started).toBeLessThan(5_000);
@@ -79,7 +101,7 @@ describe('probes and drain (operations.md §1, §2)', () => {
     const agent = new Agent({ keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
     try {
       // Warm the keep-alive connection, then send the slow request on it.
-      expect((await request(gw.url + '/health', { dispatcher: agent }).then((r) => (r.body.dump(), r.statusCode)))).toBe(200);
+      expect(await request(gw.url + '/health', { dispatcher: agent }).then((r) => (r.body.dump(), r.statusCode))).toBe(200);
       const inFlight = chat(gw, agent);
       await new Promise((r) => setTimeout(r, 300));
       const signalled = Date.now();

@@ -54,7 +54,9 @@ describe('start-up on PostgreSQL (own processes)', () => {
     const starting = spawnGateway({ DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, LOG_LEVEL: 'info' });
     // Until the replica's lock session shows up, then long enough for it to log its wait.
     for (let i = 0; i < 600; i++) {
-      const { rowCount } = await holder.query('select 1 from pg_stat_activity where application_name = $1', [`ai-gateway/migrations/${schema}`]);
+      const { rowCount } = await holder.query('select 1 from pg_stat_activity where application_name = $1', [
+        `ai-gateway/migrations/${schema}`,
+      ]);
       if (rowCount) break;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -71,13 +73,21 @@ describe('start-up on PostgreSQL (own processes)', () => {
   }, 90_000);
 
   it('DATABASE_URL without GATEWAY_ENCRYPTION_KEY: one line naming the variable, exit 2', async () => {
-    const { code, output } = await runGatewayToExit({ DATABASE_URL: PG_URL, DATABASE_SCHEMA: newSchema(), GATEWAY_ENCRYPTION_KEY: '', GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-fault-')) });
+    const { code, output } = await runGatewayToExit({
+      DATABASE_URL: PG_URL,
+      DATABASE_SCHEMA: newSchema(),
+      GATEWAY_ENCRYPTION_KEY: '',
+      GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-fault-')),
+    });
     expect(code).toBe(2);
     expect(lines(output).some((l) => String(l.msg).includes('GATEWAY_ENCRYPTION_KEY'))).toBe(true);
   }, 60_000);
 
   it('a malformed setting: one line naming it, exit 2', async () => {
-    const { code, output } = await runGatewayToExit({ GATEWAY_SHUTDOWN_DELAY_MS: 'soon', GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-fault-')) });
+    const { code, output } = await runGatewayToExit({
+      GATEWAY_SHUTDOWN_DELAY_MS: 'soon',
+      GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-fault-')),
+    });
     expect(code).toBe(2);
     expect(lines(output).some((l) => String(l.msg).includes('GATEWAY_SHUTDOWN_DELAY_MS'))).toBe(true);
   }, 60_000);
@@ -92,7 +102,12 @@ describe('start-up on PostgreSQL (own processes)', () => {
   }, 60_000);
 
   it('the store unreachable at start: a line per attempt, then exit 3 after GATEWAY_STORE_WAIT_MS', async () => {
-    const { code, output } = await runGatewayToExit({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test', GATEWAY_ENCRYPTION_KEY: KEY, GATEWAY_STORE_WAIT_MS: '2500', GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-fault-')) });
+    const { code, output } = await runGatewayToExit({
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test',
+      GATEWAY_ENCRYPTION_KEY: KEY,
+      GATEWAY_STORE_WAIT_MS: '2500',
+      GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-fault-')),
+    });
     expect(code).toBe(3);
     const attempts = lines(output).filter((l) => String(l.msg).includes('store unreachable'));
     expect(attempts.length).toBeGreaterThanOrEqual(2);
@@ -107,7 +122,9 @@ describe('start-up on PostgreSQL (own processes)', () => {
     const client = new pg.Client({ connectionString: PG_URL });
     await client.connect();
     try {
-      await client.query(`insert into ${schema}.kysely_migration (name, timestamp) values ('9999-a-later-expand-step', '2030-01-01T00:00:00.000Z')`);
+      await client.query(
+        `insert into ${schema}.kysely_migration (name, timestamp) values ('9999-a-later-expand-step', '2030-01-01T00:00:00.000Z')`,
+      );
       gw = await spawnGateway(env);
       expect((await fetch(gw.url + '/health/ready')).status).toBe(200);
       await gw.stop();
@@ -115,7 +132,11 @@ describe('start-up on PostgreSQL (own processes)', () => {
     } finally {
       await client.end();
     }
-    const { code, output } = await runGatewayToExit({ ...env, GATEWAY_ENCRYPTION_KEY: KEY, GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-fault-')) });
+    const { code, output } = await runGatewayToExit({
+      ...env,
+      GATEWAY_ENCRYPTION_KEY: KEY,
+      GATEWAY_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-fault-')),
+    });
     expect(code).toBe(4);
     expect(lines(output).some((l) => String(l.msg).includes('schema'))).toBe(true);
   }, 90_000);

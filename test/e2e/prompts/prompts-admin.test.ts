@@ -7,7 +7,10 @@ let gw: TestGateway;
 
 beforeAll(async () => {
   gw = await startGateway();
-  const vk = await gw.fetch('/v1/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'main', slug: 'main-openai', provider: 'openai', key: 'sk-x' }) });
+  const vk = await gw.fetch('/v1/virtual-keys', {
+    method: 'POST',
+    body: JSON.stringify({ name: 'main', slug: 'main-openai', provider: 'openai', key: 'sk-x' }),
+  });
   expect(vk.status).toBe(201);
 });
 afterAll(async () => gw?.close());
@@ -41,7 +44,17 @@ describe('prompt administration', () => {
     slug = created.body.slug;
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(slug).toMatch(/^support-answer-[0-9a-f]{8}$/);
-    expect(created.body).toMatchObject({ object: 'prompt', version: 1, published_version: 1, latest_version: 1, string: TEMPLATE, model: 'gpt-4o-mini', virtual_key: 'main-openai', provider: null, version_description: 'first cut' });
+    expect(created.body).toMatchObject({
+      object: 'prompt',
+      version: 1,
+      published_version: 1,
+      latest_version: 1,
+      string: TEMPLATE,
+      model: 'gpt-4o-mini',
+      virtual_key: 'main-openai',
+      provider: null,
+      version_description: 'first cut',
+    });
     const bySlug = await call('GET', `/v1/prompts/${slug}`);
     expect(bySlug.status).toBe(200);
     expect(bySlug.body).toMatchObject({ id, parameters: { temperature: 0.3, max_completion_tokens: 64 }, metadata: { owner: 'support' } });
@@ -50,7 +63,15 @@ describe('prompt administration', () => {
   it('makes versions on update, selects them with @latest and @N, publishes with makeDefault', async () => {
     const v2 = await call('PUT', `/v1/prompts/${id}`, { string: 'Just answer: {{question}}', parameters: { temperature: 1 } });
     expect(v2.status).toBe(200);
-    expect(v2.body).toMatchObject({ version: 2, published_version: 1, latest_version: 2, string: 'Just answer: {{question}}', parameters: { temperature: 1 }, model: null, metadata: {} });
+    expect(v2.body).toMatchObject({
+      version: 2,
+      published_version: 1,
+      latest_version: 2,
+      string: 'Just answer: {{question}}',
+      parameters: { temperature: 1 },
+      model: null,
+      metadata: {},
+    });
     expect((await call('GET', `/v1/prompts/${id}`)).body).toMatchObject({ version: 1, string: TEMPLATE });
     expect((await call('GET', `/v1/prompts/${id}@latest`)).body).toMatchObject({ version: 2 });
     expect((await call('GET', `/v1/prompts/${slug}@1`)).body).toMatchObject({ version: 1, model: 'gpt-4o-mini' });
@@ -69,9 +90,21 @@ describe('prompt administration', () => {
   it('back-fills string, parameters, metadata and model from the latest version with patch: true', async () => {
     await call('PUT', `/v1/prompts/${id}`, { string: TEMPLATE, parameters: { top_p: 0.5 }, model: 'gpt-4o', metadata: { owner: 'ops' } });
     const patched = await call('PUT', `/v1/prompts/${id}`, { patch: true, parameters: { temperature: 0.9 } });
-    expect(patched.body).toMatchObject({ version: 4, string: TEMPLATE, parameters: { temperature: 0.9 }, model: 'gpt-4o', metadata: { owner: 'ops' } });
+    expect(patched.body).toMatchObject({
+      version: 4,
+      string: TEMPLATE,
+      parameters: { temperature: 0.9 },
+      model: 'gpt-4o',
+      metadata: { owner: 'ops' },
+    });
     const patchedModel = await call('PUT', `/v1/prompts/${id}`, { patch: true, model: null, string: 'Q: {{question}}' });
-    expect(patchedModel.body).toMatchObject({ version: 5, string: 'Q: {{question}}', parameters: { temperature: 0.9 }, model: null, metadata: { owner: 'ops' } });
+    expect(patchedModel.body).toMatchObject({
+      version: 5,
+      string: 'Q: {{question}}',
+      parameters: { temperature: 0.9 },
+      model: null,
+      metadata: { owner: 'ops' },
+    });
     const noPatch = await call('PUT', `/v1/prompts/${id}`, { parameters: { temperature: 0.1 } });
     expect(noPatch.status).toBe(400);
     expect(noPatch.body.error.param).toBe('body.string');
@@ -79,7 +112,13 @@ describe('prompt administration', () => {
     expect(renamed.body).toMatchObject({ name: 'Renamed', latest_version: 5, version: 5, provider: '@main-openai', virtual_key: null });
     const versions = await call('GET', `/v1/prompts/${id}/versions`);
     expect(versions.body.total).toBe(5);
-    expect(versions.body.data.map((v: Json) => [v.version, v.published])).toEqual([[5, false], [4, false], [3, false], [2, true], [1, false]]);
+    expect(versions.body.data.map((v: Json) => [v.version, v.published])).toEqual([
+      [5, false],
+      [4, false],
+      [3, false],
+      [2, true],
+      [1, false],
+    ]);
   });
 
   it('lists prompts with paging and a total', async () => {
@@ -136,7 +175,14 @@ describe('prompt administration', () => {
 describe('OpenAPI', () => {
   it('documents the prompts routes under the prompts tag', async () => {
     const doc = (await (await gw.fetch('/openapi.json')).json()) as Json;
-    for (const [path, method] of [['/v1/prompts', 'post'], ['/v1/prompts/{promptId}', 'put'], ['/v1/prompts/{promptId}/makeDefault', 'put'], ['/v1/prompts/{promptId}/render', 'post'], ['/v1/prompts/{promptId}/completions', 'post'], ['/v1/prompts/partials/{partialId}', 'get']] as const) {
+    for (const [path, method] of [
+      ['/v1/prompts', 'post'],
+      ['/v1/prompts/{promptId}', 'put'],
+      ['/v1/prompts/{promptId}/makeDefault', 'put'],
+      ['/v1/prompts/{promptId}/render', 'post'],
+      ['/v1/prompts/{promptId}/completions', 'post'],
+      ['/v1/prompts/partials/{partialId}', 'get'],
+    ] as const) {
       expect(doc.paths[path]?.[method]?.tags, `${method} ${path}`).toEqual(['prompts']);
     }
     expect(doc.paths['/v1/prompts/{promptId}/render'].post.requestBody.content['application/json'].schema.required).toEqual(['variables']);

@@ -7,7 +7,8 @@ let b: TestGateway;
 const adminKey = `admin-${randomId(24)}`;
 
 /** fetch on a replica with the admin key both replicas share. */
-const on = (gw: TestGateway, path: string, init: RequestInit = {}) => gw.fetch(path, { ...init, headers: { 'x-gateway-api-key': adminKey } });
+const on = (gw: TestGateway, path: string, init: RequestInit = {}) =>
+  gw.fetch(path, { ...init, headers: { 'x-gateway-api-key': adminKey } });
 
 beforeAll(async () => {
   const env = { REDIS_URL, REDIS_PREFIX: `gwtest:${randomId(8)}:`, GATEWAY_ADMIN_KEY: adminKey };
@@ -41,7 +42,10 @@ async function eventually(fn: () => Promise<unknown>, expected: unknown): Promis
 
 describe('prompts across two replicas (PostgreSQL + Redis)', () => {
   it('a prompt written on one replica renders on the other, and publishing moves both', async () => {
-    const created = await on(a, '/v1/prompts', { method: 'POST', body: JSON.stringify({ name: 'shared', slug: 'shared', string: 'v1 for {{who}}' }) });
+    const created = await on(a, '/v1/prompts', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'shared', slug: 'shared', string: 'v1 for {{who}}' }),
+    });
     expect(created.status).toBe(201);
     await eventually(() => renderOn(b, 'shared'), { status: 200, content: 'v1 for B' });
     expect((await on(a, '/v1/prompts/shared', { method: 'PUT', body: JSON.stringify({ string: 'v2 for {{who}}' }) })).status).toBe(200);

@@ -12,7 +12,12 @@ let other: FakeOpenAI;
 let promptId: string;
 let slug: string;
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Json }> {
   const res = await gw.fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   return { status: res.status, body: (await res.json()) as Json };
 }
@@ -27,7 +32,17 @@ beforeAll(async () => {
   fake = await startFakeOpenAI({ apiKey: 'sk-saved' });
   other = await startFakeOpenAI({ apiKey: 'sk-request' });
   gw = await startGateway();
-  expect((await call('POST', '/v1/virtual-keys', { name: 'saved', slug: 'saved-openai', provider: 'openai', key: 'sk-saved', config: { custom_host: fake.url } })).status).toBe(201);
+  expect(
+    (
+      await call('POST', '/v1/virtual-keys', {
+        name: 'saved',
+        slug: 'saved-openai',
+        provider: 'openai',
+        key: 'sk-saved',
+        config: { custom_host: fake.url },
+      })
+    ).status,
+  ).toBe(201);
   expect((await call('POST', '/v1/prompts/partials', { name: 'sign-off', string: '(signed {{agent}})' })).status).toBe(201);
   const created = await call('POST', '/v1/prompts', {
     name: 'pirate',
@@ -75,13 +90,22 @@ describe('POST /v1/prompts/{promptId}/render', () => {
     const saved = await call('POST', `/v1/prompts/${slug}/render`, { variables: VARIABLES });
     expect(saved.body.data).toMatchObject({ max_completion_tokens: 50, temperature: 0.2 });
     expect(saved.body.data).not.toHaveProperty('max_tokens');
-    const both = await call('POST', `/v1/prompts/${slug}/render`, { variables: VARIABLES, max_tokens: 5, max_completion_tokens: 9, model: 'gpt-4o' });
+    const both = await call('POST', `/v1/prompts/${slug}/render`, {
+      variables: VARIABLES,
+      max_tokens: 5,
+      max_completion_tokens: 9,
+      model: 'gpt-4o',
+    });
     expect(both.body.data).toMatchObject({ max_completion_tokens: 9, model: 'gpt-4o' });
   });
 
   it('selects versions: @latest, @1, slug; unknown versions and prompts are 404', async () => {
-    expect((await call('POST', `/v1/prompts/${promptId}@latest/render`, { variables: { question: 'q?' } })).body.data.messages).toEqual([{ role: 'user', content: 'Latest: q?' }]);
-    expect((await call('POST', `/v1/prompts/${slug}@1/render`, { variables: VARIABLES })).body.data.messages[1].content).toBe('where is the treasure');
+    expect((await call('POST', `/v1/prompts/${promptId}@latest/render`, { variables: { question: 'q?' } })).body.data.messages).toEqual([
+      { role: 'user', content: 'Latest: q?' },
+    ]);
+    expect((await call('POST', `/v1/prompts/${slug}@1/render`, { variables: VARIABLES })).body.data.messages[1].content).toBe(
+      'where is the treasure',
+    );
     const noVersion = await call('POST', `/v1/prompts/${promptId}@3/render`, { variables: {} });
     expect([noVersion.status, noVersion.body.error.code]).toEqual([404, 'not_found']);
     const noPrompt = await call('POST', '/v1/prompts/no-such-prompt/render', { variables: {} });
@@ -99,7 +123,9 @@ describe('POST /v1/prompts/{promptId}/render', () => {
     const after = await call('POST', `/v1/prompts/${promptId}/render`, { variables: VARIABLES });
     expect(after.body.data.messages[0].content).toContain('(yours, Ann)');
     await call('PUT', '/v1/prompts/partials/sign-off/makeDefault', { version: 1 });
-    expect((await call('POST', `/v1/prompts/${promptId}/render`, { variables: VARIABLES })).body.data.messages[0].content).toContain('(signed Ann)');
+    expect((await call('POST', `/v1/prompts/${promptId}/render`, { variables: VARIABLES })).body.data.messages[0].content).toContain(
+      '(signed Ann)',
+    );
   });
 
   it('rejects bad input with the error shape', async () => {
@@ -107,7 +133,12 @@ describe('POST /v1/prompts/{promptId}/render', () => {
       [{ temperature: 1 }, 400, 'body.variables', /variables/],
       [{ variables: { persona: 'x', agent: 'y' } }, 400, 'variables.question', /Missing prompt variable: question/],
       [{ variables: {} }, 400, 'variables.persona', /Missing prompt variables: persona, agent, question\./],
-      [{ variables: VARIABLES, hyperparameters: { temperature: 1 } }, 400, 'body.hyperparameters', /not a chat-completion parameter.*root of the body/],
+      [
+        { variables: VARIABLES, hyperparameters: { temperature: 1 } },
+        400,
+        'body.hyperparameters',
+        /not a chat-completion parameter.*root of the body/,
+      ],
       [{ variables: VARIABLES, parameters: { temperature: 1 } }, 400, 'body.parameters', /not a chat-completion parameter/],
       [{ variables: VARIABLES, messages: [{ role: 'user', content: 'x' }] }, 400, 'body.messages', /template supplies the messages/],
       [{ variables: VARIABLES, temperature: 3 }, 400, 'body.temperature', /must be/],
@@ -133,14 +164,26 @@ describe('POST /v1/prompts/{promptId}/completions', () => {
     expect(fake.lastRequest!.body).toEqual(rendered);
     expect(fake.lastRequest!.headers.authorization).toBe('Bearer sk-saved');
     expect(res.body.status).toBe('200');
-    expect(res.body.headers).toMatchObject({ 'x-gateway-provider': 'openai', 'x-gateway-cache-status': 'DISABLED', 'x-gateway-retry-attempt-count': '0' });
+    expect(res.body.headers).toMatchObject({
+      'x-gateway-provider': 'openai',
+      'x-gateway-cache-status': 'DISABLED',
+      'x-gateway-retry-attempt-count': '0',
+    });
     expect(res.body.headers['x-gateway-request-id']).toBeTruthy();
-    expect(res.body.body).toMatchObject({ object: 'chat.completion', choices: [{ message: { role: 'assistant', content: 'echo: where is the treasure' } }] });
+    expect(res.body.body).toMatchObject({
+      object: 'chat.completion',
+      choices: [{ message: { role: 'assistant', content: 'echo: where is the treasure' } }],
+    });
     expect(res.body.body.usage.total_tokens).toBeGreaterThan(0);
   });
 
   it("prefers the request's own provider headers over the saved credential", async () => {
-    const res = await call('POST', `/v1/prompts/${promptId}/completions`, { variables: VARIABLES }, { 'x-gateway-provider': 'openai', authorization: 'Bearer sk-request', 'x-gateway-custom-host': other.url });
+    const res = await call(
+      'POST',
+      `/v1/prompts/${promptId}/completions`,
+      { variables: VARIABLES },
+      { 'x-gateway-provider': 'openai', authorization: 'Bearer sk-request', 'x-gateway-custom-host': other.url },
+    );
     expect(res.status).toBe(200);
     expect(fake.requests).toHaveLength(0);
     expect(other.lastRequest!.headers.authorization).toBe('Bearer sk-request');
@@ -161,21 +204,39 @@ describe('POST /v1/prompts/{promptId}/completions', () => {
 
   it('runs guardrails on the rendered text: deny is 446 before the provider, a soft failure is status "246" with hook_results', async () => {
     const check = { 'default.contains': { operator: 'none', words: ['treasure'] } };
-    const denied = await call('POST', `/v1/prompts/${promptId}/completions`, { variables: VARIABLES }, { 'x-gateway-config': JSON.stringify({ input_guardrails: [{ ...check, deny: true }] }) });
+    const denied = await call(
+      'POST',
+      `/v1/prompts/${promptId}/completions`,
+      { variables: VARIABLES },
+      { 'x-gateway-config': JSON.stringify({ input_guardrails: [{ ...check, deny: true }] }) },
+    );
     expect([denied.status, denied.body.error?.code]).toEqual([446, 'guardrail_denied']);
     expect(fake.requests).toHaveLength(0);
-    const soft = await call('POST', `/v1/prompts/${promptId}/completions`, { variables: VARIABLES }, { 'x-gateway-config': JSON.stringify({ input_guardrails: [check] }) });
+    const soft = await call(
+      'POST',
+      `/v1/prompts/${promptId}/completions`,
+      { variables: VARIABLES },
+      { 'x-gateway-config': JSON.stringify({ input_guardrails: [check] }) },
+    );
     expect(soft.status).toBe(246);
     expect(soft.body.status).toBe('246');
     expect(soft.body.body.choices[0].message.content).toBe('echo: where is the treasure');
     expect(soft.body.body.hook_results).toBeDefined();
-    const passed = await call('POST', `/v1/prompts/${promptId}/completions`, { variables: { ...VARIABLES, question: 'where is the gold' } }, { 'x-gateway-config': JSON.stringify({ input_guardrails: [{ ...check, deny: true }] }) });
+    const passed = await call(
+      'POST',
+      `/v1/prompts/${promptId}/completions`,
+      { variables: { ...VARIABLES, question: 'where is the gold' } },
+      { 'x-gateway-config': JSON.stringify({ input_guardrails: [{ ...check, deny: true }] }) },
+    );
     expect(passed.body.status).toBe('200');
   });
 
   it('streams chat chunks that the openai SDK parses, and logs the prompt id', async () => {
     const client = gw.openai();
-    const stream = await client.post<unknown>(`/prompts/${slug}/completions`, { body: { variables: VARIABLES, stream: true, stream_options: { include_usage: true } }, stream: true }) as unknown as Stream<OpenAI.ChatCompletionChunk>;
+    const stream = (await client.post<unknown>(`/prompts/${slug}/completions`, {
+      body: { variables: VARIABLES, stream: true, stream_options: { include_usage: true } },
+      stream: true,
+    })) as unknown as Stream<OpenAI.ChatCompletionChunk>;
     let text = '';
     let usage: OpenAI.CompletionUsage | null | undefined;
     for await (const chunk of stream) {
@@ -193,7 +254,11 @@ describe('POST /v1/prompts/{promptId}/completions', () => {
 
   it('checks variables and keys before calling any provider', async () => {
     const res = await call('POST', `/v1/prompts/${promptId}/completions`, { variables: { persona: 'x' } });
-    expect([res.status, res.body.error.param, res.body.error.message]).toEqual([400, 'variables.agent', 'Missing prompt variables: agent, question.']);
+    expect([res.status, res.body.error.param, res.body.error.message]).toEqual([
+      400,
+      'variables.agent',
+      'Missing prompt variables: agent, question.',
+    ]);
     const nested = await call('POST', `/v1/prompts/${promptId}/completions`, { variables: VARIABLES, hyperparameters: { temperature: 1 } });
     expect([nested.status, nested.body.error.param]).toEqual([400, 'body.hyperparameters']);
     expect((await call('POST', '/v1/prompts/unknown/completions', { variables: {} })).status).toBe(404);
@@ -204,7 +269,12 @@ describe('POST /v1/prompts/{promptId}/completions', () => {
 describe('config prompt_id', () => {
   it('runs the prompt for chat completions: body variables fill it, its messages replace the body messages', async () => {
     const client = gw.openai({ 'x-gateway-config': JSON.stringify({ prompt_id: `${slug}@1` }) });
-    const res = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'replaced' }], temperature: 1, variables: VARIABLES } as OpenAI.ChatCompletionCreateParamsNonStreaming);
+    const res = await client.chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'replaced' }],
+      temperature: 1,
+      variables: VARIABLES,
+    } as OpenAI.ChatCompletionCreateParamsNonStreaming);
     expect(res.choices[0]!.message.content).toBe('echo: where is the treasure');
     const sent = fake.lastRequest!.body;
     expect(sent.messages[0].content).toContain('You are a "helpful" <pirate>.');
@@ -215,11 +285,22 @@ describe('config prompt_id', () => {
 
   it('streams and reports a missing variable as 400', async () => {
     const client = gw.openai({ 'x-gateway-config': JSON.stringify({ prompt_id: promptId }) });
-    const stream = await client.chat.completions.create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'x' }], variables: VARIABLES } as OpenAI.ChatCompletionCreateParamsStreaming);
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o',
+      stream: true,
+      messages: [{ role: 'user', content: 'x' }],
+      variables: VARIABLES,
+    } as OpenAI.ChatCompletionCreateParamsStreaming);
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe('echo: where is the treasure');
-    const err = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }], variables: { persona: 'p' } } as OpenAI.ChatCompletionCreateParamsNonStreaming).catch((e: unknown) => e);
+    const err = await client.chat.completions
+      .create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'x' }],
+        variables: { persona: 'p' },
+      } as OpenAI.ChatCompletionCreateParamsNonStreaming)
+      .catch((e: unknown) => e);
     expect(err).toMatchObject({ status: 400, error: { param: 'variables.agent', message: 'Missing prompt variables: agent, question.' } });
   });
 });

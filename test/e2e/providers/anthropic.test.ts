@@ -8,7 +8,14 @@ const KEY = 'sk-ant-e2e';
 const MODEL = 'claude-sonnet-4-20250514';
 const PNG = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 const tools: OpenAI.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'lookup', description: 'Looks a thing up', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'lookup',
+      description: 'Looks a thing up',
+      parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+    },
+  },
 ];
 
 describe('anthropic through the gateway (openai SDK → gateway → Anthropic fake)', () => {
@@ -53,7 +60,14 @@ describe('anthropic through the gateway (openai SDK → gateway → Anthropic fa
     expect(seen.path).toBe('/v1/messages');
     expect(seen.headers['x-api-key']).toBe(KEY);
     expect(seen.headers['anthropic-version']).toBe('2023-06-01');
-    expect(seen.body).toMatchObject({ model: MODEL, system: 'You are terse.', max_tokens: 64, temperature: 0.3, stop_sequences: ['zzz'], messages: [{ role: 'user', content: 'hello there' }] });
+    expect(seen.body).toMatchObject({
+      model: MODEL,
+      system: 'You are terse.',
+      max_tokens: 64,
+      temperature: 0.3,
+      stop_sequences: ['zzz'],
+      messages: [{ role: 'user', content: 'hello there' }],
+    });
   });
 
   it('streams a chat with a system prompt, ending with finish_reason and a usage chunk', async () => {
@@ -119,11 +133,19 @@ describe('anthropic through the gateway (openai SDK → gateway → Anthropic fa
     const second = await client.chat.completions.create({ model: MODEL, messages, tools });
     expect(second.choices[0]!.message.content).toBe('tool said: three cats');
     expect(second.choices[0]!.finish_reason).toBe('stop');
-    expect(fake.lastRequest!.body.messages[2]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: 'three cats' }] });
+    expect(fake.lastRequest!.body.messages[2]).toEqual({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: call.id, content: 'three cats' }],
+    });
   });
 
   it('streams a tool call as id/name then argument pieces', async () => {
-    const stream = await client.chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'find dogs' }], tools });
+    const stream = await client.chat.completions.create({
+      model: MODEL,
+      stream: true,
+      messages: [{ role: 'user', content: 'find dogs' }],
+      tools,
+    });
     let id = '';
     let name = '';
     let args = '';
@@ -162,7 +184,11 @@ describe('anthropic through the gateway (openai SDK → gateway → Anthropic fa
       .catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(err.status).toBe(401);
-    expect(err.error).toMatchObject({ message: 'anthropic: invalid x-api-key', type: 'authentication_error', code: 'provider_authentication_error' });
+    expect(err.error).toMatchObject({
+      message: 'anthropic: invalid x-api-key',
+      type: 'authentication_error',
+      code: 'provider_authentication_error',
+    });
   });
 
   it.each([
@@ -180,7 +206,9 @@ describe('anthropic through the gateway (openai SDK → gateway → Anthropic fa
 
   it('answers 529 when the error event comes before anything was streamed', async () => {
     fake.failStreamWithErrorEvent({ afterFrames: 1, type: 'overloaded_error', message: 'Overloaded' });
-    const err = await client.chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'a b' }] }).catch((e) => e);
+    const err = await client.chat.completions
+      .create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'a b' }] })
+      .catch((e) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect(err.status).toBe(529);
     expect(err.error).toMatchObject({ message: 'Overloaded', type: 'overloaded_error' });

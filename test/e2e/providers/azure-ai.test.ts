@@ -4,12 +4,24 @@ import { PNG_1X1 as PNG, collectChatStream, useProviderSuite, readChatStreamUnti
 import { startFakeAzureAI } from '../../fakes/azure-ai/server.js';
 
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'search', description: 'Search the web', parameters: { type: 'object', properties: { query: { type: 'string' } } } } },
+  {
+    type: 'function',
+    function: { name: 'search', description: 'Search the web', parameters: { type: 'object', properties: { query: { type: 'string' } } } },
+  },
 ];
 type ApiError = InstanceType<typeof OpenAI.APIError>;
 
 describe('azure-ai through the gateway (openai SDK → gateway → Azure AI model inference fake)', () => {
-  const suite = useProviderSuite(() => startFakeAzureAI({ apiKey: 'ai-key', model: 'Mistral-large-2411' }), (fake) => ({ provider: 'azure-ai', api_key: 'ai-key', custom_host: fake.url, cloud3_deployment_type: 'serverless', cloud3_api_version: '2024-05-01-preview' }));
+  const suite = useProviderSuite(
+    () => startFakeAzureAI({ apiKey: 'ai-key', model: 'Mistral-large-2411' }),
+    (fake) => ({
+      provider: 'azure-ai',
+      api_key: 'ai-key',
+      custom_host: fake.url,
+      cloud3_deployment_type: 'serverless',
+      cloud3_api_version: '2024-05-01-preview',
+    }),
+  );
   const { client } = suite;
 
   it('completes a chat with a system prompt, with usage', async () => {
@@ -48,7 +60,15 @@ describe('azure-ai through the gateway (openai SDK → gateway → Azure AI mode
   it('sends an image part', async () => {
     const res = await client().chat.completions.create({
       model: 'Mistral-large-2411',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'describe' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'describe' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+          ],
+        },
+      ],
     });
     expect(res.choices[0]!.message.content).toBe('echo: describe [images: 1]');
   });
@@ -62,7 +82,11 @@ describe('azure-ai through the gateway (openai SDK → gateway → Azure AI mode
     const second = await c.chat.completions.create({
       model: 'm',
       tools: TOOLS,
-      messages: [{ role: 'user', content: 'find cats' }, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: '3 cats' }],
+      messages: [
+        { role: 'user', content: 'find cats' },
+        first.choices[0]!.message,
+        { role: 'tool', tool_call_id: call.id, content: '3 cats' },
+      ],
     });
     expect(second.choices[0]!.message.content).toBe('tool said: 3 cats');
   });
@@ -74,7 +98,12 @@ describe('azure-ai through the gateway (openai SDK → gateway → Azure AI mode
   });
 
   it('pins the managed-compute deployment with azureml-model-deployment', async () => {
-    await client({ cloud3_deployment_type: 'managed', cloud3_endpoint_name: 'my-ep', cloud3_region: 'eastus2', cloud3_deployment_name: 'blue' }).chat.completions.create({
+    await client({
+      cloud3_deployment_type: 'managed',
+      cloud3_endpoint_name: 'my-ep',
+      cloud3_region: 'eastus2',
+      cloud3_deployment_name: 'blue',
+    }).chat.completions.create({
       model: 'm',
       messages: [{ role: 'user', content: 'x' }],
     });
@@ -82,7 +111,9 @@ describe('azure-ai through the gateway (openai SDK → gateway → Azure AI mode
   });
 
   it('keeps the 401 for a wrong key', async () => {
-    const err = (await client({ api_key: 'wrong' }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as ApiError;
+    const err = (await client({ api_key: 'wrong' })
+      .chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e)) as ApiError;
     expect(err.status).toBe(401);
     expect(err.code).toBe('provider_authentication_error');
     expect(err.message).toContain('azure-ai: ');
@@ -93,7 +124,11 @@ describe('azure-ai through the gateway (openai SDK → gateway → Azure AI mode
     const req = { model: 'm', messages: [{ role: 'user' as const, content: 'x' }] };
     suite.fake.fail({ status: 400, body: { error: { code: 'Bad Request', message: 'max_tokens must be positive', status: 400 } } });
     expect(((await c.chat.completions.create(req).catch((e: unknown) => e)) as ApiError).status).toBe(400);
-    suite.fake.fail({ status: 429, body: { error: { code: 'Too Many Requests', message: 'Rate limit reached for requests' } }, headers: { 'retry-after': '2' } });
+    suite.fake.fail({
+      status: 429,
+      body: { error: { code: 'Too Many Requests', message: 'Rate limit reached for requests' } },
+      headers: { 'retry-after': '2' },
+    });
     const limited = (await c.chat.completions.create(req).catch((e: unknown) => e)) as ApiError;
     expect(limited.status).toBe(429);
     expect(limited.message).toMatch(/Rate limit reached/);
@@ -107,7 +142,11 @@ describe('azure-ai through the gateway (openai SDK → gateway → Azure AI mode
     // Frames spaced out so the cut happens after the gateway has started answering (not in the same tick as the writes).
     suite.fake.options.frameDelayMs = 10;
     suite.fake.fail({ dieAfterChunks: 2 });
-    const stream = await client().chat.completions.create({ model: 'm', stream: true, messages: [{ role: 'user', content: 'a long answer please' }] });
+    const stream = await client().chat.completions.create({
+      model: 'm',
+      stream: true,
+      messages: [{ role: 'user', content: 'a long answer please' }],
+    });
     const { text, error: err } = await readChatStreamUntilError(stream);
     expect(err).toBeInstanceOf(Error);
     expect(text).toBe('echo: ');

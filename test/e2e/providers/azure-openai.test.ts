@@ -4,7 +4,14 @@ import { PNG_1X1 as PNG, collectChatStream, useProviderSuite, readChatStreamUnti
 import { startFakeAzureOpenAI } from '../../fakes/azure-openai/server.js';
 
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { query: { type: 'string' } } } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Weather of a city',
+      parameters: { type: 'object', properties: { query: { type: 'string' } } },
+    },
+  },
 ];
 type ApiError = InstanceType<typeof OpenAI.APIError>;
 
@@ -17,7 +24,13 @@ describe('azure-openai through the gateway (openai SDK → gateway → Azure Ope
         deployments: { 'gpt4o-prod': 'gpt-4o-2024-08-06', 'embed-small': 'text-embedding-3-small' },
         entra: { clientId: 'app-1', clientSecret: 'app-secret', token: 'entra-token-1' },
       }),
-    (fake) => ({ provider: 'azure-openai', api_key: 'az-key', custom_host: fake.url, deployment_id: 'gpt4o-prod', api_version: '2024-10-21' }),
+    (fake) => ({
+      provider: 'azure-openai',
+      api_key: 'az-key',
+      custom_host: fake.url,
+      deployment_id: 'gpt4o-prod',
+      api_version: '2024-10-21',
+    }),
   );
   const { client } = suite;
 
@@ -73,12 +86,19 @@ describe('azure-openai through the gateway (openai SDK → gateway → Azure Ope
       ],
     });
     expect(res.choices[0]!.message.content).toBe('echo: what is this [images: 2]');
-    expect(suite.fake.lastRequest!.body.messages[0].content[1]).toEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } });
+    expect(suite.fake.lastRequest!.body.messages[0].content[1]).toEqual({
+      type: 'image_url',
+      image_url: { url: `data:image/png;base64,${PNG}` },
+    });
   });
 
   it('runs a tool call round trip', async () => {
     const c = client();
-    const first = await c.chat.completions.create({ model: 'gpt-4o', tools: TOOLS, messages: [{ role: 'user', content: 'weather in Oslo' }] });
+    const first = await c.chat.completions.create({
+      model: 'gpt-4o',
+      tools: TOOLS,
+      messages: [{ role: 'user', content: 'weather in Oslo' }],
+    });
     expect(first.choices[0]!.finish_reason).toBe('tool_calls');
     const call = first.choices[0]!.message.tool_calls![0]! as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
     expect(call.function.name).toBe('get_weather');
@@ -113,7 +133,10 @@ describe('azure-openai through the gateway (openai SDK → gateway → Azure Ope
   });
 
   it('sends config Authorization (an Entra token) instead of api-key', async () => {
-    const res = await client({ api_key: undefined, Authorization: 'Bearer entra-token-1' }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'entra' }] });
+    const res = await client({ api_key: undefined, Authorization: 'Bearer entra-token-1' }).chat.completions.create({
+      model: 'gpt-4o',
+      messages: [{ role: 'user', content: 'entra' }],
+    });
     expect(res.choices[0]!.message.content).toBe('echo: entra');
     expect(suite.fake.lastRequest!.headers.authorization).toBe('Bearer entra-token-1');
     expect(suite.fake.lastRequest!.headers['api-key']).toBeUndefined();
@@ -145,8 +168,10 @@ describe('azure-openai through the gateway (openai SDK → gateway → Azure Ope
     expect(suite.fake.lastRequest!.headers.authorization).toBe('Bearer entra-token-1');
   });
 
-  it('keeps Azure\'s 401 for a wrong key', async () => {
-    const err = (await client({ api_key: 'wrong' }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as ApiError;
+  it("keeps Azure's 401 for a wrong key", async () => {
+    const err = (await client({ api_key: 'wrong' })
+      .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e)) as ApiError;
     expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(err.status).toBe(401);
     expect(err.message).toMatch(/Access denied due to invalid subscription key/);
@@ -155,18 +180,38 @@ describe('azure-openai through the gateway (openai SDK → gateway → Azure Ope
   it('keeps the status of 400, 404, 429 and 500 answers', async () => {
     const c = client();
     const req = { model: 'gpt-4o', messages: [{ role: 'user' as const, content: 'x' }] };
-    suite.fake.fail({ status: 400, body: { error: { message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.", type: null, param: 'prompt', code: 'content_filter', status: 400 } } });
+    suite.fake.fail({
+      status: 400,
+      body: {
+        error: {
+          message: "The response was filtered due to the prompt triggering Azure OpenAI's content management policy.",
+          type: null,
+          param: 'prompt',
+          code: 'content_filter',
+          status: 400,
+        },
+      },
+    });
     const filtered = (await c.chat.completions.create(req).catch((e: unknown) => e)) as ApiError;
     expect(filtered.status).toBe(400);
     expect(filtered.code).toBe('content_filter');
-    const missing = (await client({ deployment_id: 'nope' }).chat.completions.create(req).catch((e: unknown) => e)) as ApiError;
+    const missing = (await client({ deployment_id: 'nope' })
+      .chat.completions.create(req)
+      .catch((e: unknown) => e)) as ApiError;
     expect(missing.status).toBe(404);
     expect(missing.code).toBe('DeploymentNotFound');
-    suite.fake.fail({ status: 429, body: { error: { code: '429', message: 'Rate limit is exceeded. Try again in 6 seconds.' } }, headers: { 'retry-after': '6' } });
+    suite.fake.fail({
+      status: 429,
+      body: { error: { code: '429', message: 'Rate limit is exceeded. Try again in 6 seconds.' } },
+      headers: { 'retry-after': '6' },
+    });
     const limited = (await c.chat.completions.create(req).catch((e: unknown) => e)) as ApiError;
     expect(limited.status).toBe(429);
     expect(limited.message).toMatch(/Rate limit is exceeded/);
-    suite.fake.fail({ status: 500, body: { error: { code: 'InternalServerError', message: 'The server had an error while processing your request.' } } });
+    suite.fake.fail({
+      status: 500,
+      body: { error: { code: 'InternalServerError', message: 'The server had an error while processing your request.' } },
+    });
     const failed = (await c.chat.completions.create(req).catch((e: unknown) => e)) as ApiError;
     expect(failed.status).toBe(500);
     expect(failed.message).toMatch(/server had an error/);
@@ -176,7 +221,11 @@ describe('azure-openai through the gateway (openai SDK → gateway → Azure Ope
     // Frames spaced out so the cut happens after the gateway has started answering (not in the same tick as the writes).
     suite.fake.options.frameDelayMs = 10;
     suite.fake.fail({ dieAfterChunks: 3 });
-    const stream = await client().chat.completions.create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'a long answer please' }] });
+    const stream = await client().chat.completions.create({
+      model: 'gpt-4o',
+      stream: true,
+      messages: [{ role: 'user', content: 'a long answer please' }],
+    });
     const { text, error: err } = await readChatStreamUntilError(stream);
     expect(err).toBeInstanceOf(Error);
     expect(text).toBe('echo: ');

@@ -6,7 +6,14 @@ import { FAKE_AWS_CREDENTIALS, bedrockFault, startFakeBedrock, type FakeBedrock 
 
 const MODEL = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { query: { type: 'string' } } } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Weather of a city',
+      parameters: { type: 'object', properties: { query: { type: 'string' } } },
+    },
+  },
 ];
 
 describe('bedrock through the gateway (openai SDK → gateway → Bedrock fake)', () => {
@@ -87,7 +94,15 @@ describe('bedrock through the gateway (openai SDK → gateway → Bedrock fake)'
   it('sends an image part as an image block', async () => {
     const res = await client().chat.completions.create({
       model: MODEL,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+          ],
+        },
+      ],
     });
     expect(res.choices[0]!.message.content).toBe('echo: what is this [images: 1]');
     expect(fake.lastRequest!.body.messages[0].content[1]).toEqual({ image: { format: 'png', source: { bytes: PNG } } });
@@ -95,7 +110,10 @@ describe('bedrock through the gateway (openai SDK → gateway → Bedrock fake)'
 
   it('refuses an http image URL with a 400 naming the part', async () => {
     const err = await client()
-      .chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }] })
+      .chat.completions.create({
+        model: MODEL,
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }],
+      })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
@@ -130,7 +148,12 @@ describe('bedrock through the gateway (openai SDK → gateway → Bedrock fake)'
   });
 
   it('streams a tool call as tool_call deltas', async () => {
-    const stream = await client().chat.completions.create({ model: MODEL, stream: true, tools: TOOLS, messages: [{ role: 'user', content: 'rain in Bergen?' }] });
+    const stream = await client().chat.completions.create({
+      model: MODEL,
+      stream: true,
+      tools: TOOLS,
+      messages: [{ role: 'user', content: 'rain in Bergen?' }],
+    });
     let name = '';
     let args = '';
     let finish: string | null = null;
@@ -147,7 +170,11 @@ describe('bedrock through the gateway (openai SDK → gateway → Bedrock fake)'
   });
 
   it('embeds with Titan (one call per input) and Cohere (one batch call)', async () => {
-    const titan = await client().embeddings.create({ model: 'amazon.titan-embed-text-v2:0', input: ['alpha', 'beta', 'gamma'], dimensions: 256 });
+    const titan = await client().embeddings.create({
+      model: 'amazon.titan-embed-text-v2:0',
+      input: ['alpha', 'beta', 'gamma'],
+      dimensions: 256,
+    });
     expect(titan.data.map((d) => d.index)).toEqual([0, 1, 2]);
     expect(titan.data.every((d) => d.embedding.length === 256)).toBe(true);
     expect(titan.usage.prompt_tokens).toBe(2 + 1 + 2);
@@ -180,7 +207,9 @@ describe('bedrock through the gateway (openai SDK → gateway → Bedrock fake)'
   it('keeps the status of Bedrock 400, 429 and 500 answers', async () => {
     const c = client();
     const req = { model: MODEL, messages: [{ role: 'user' as const, content: 'x' }] };
-    const invalid = await c.chat.completions.create({ model: MODEL, messages: [{ role: 'assistant', content: 'starts wrong' }] }).catch((e: unknown) => e);
+    const invalid = await c.chat.completions
+      .create({ model: MODEL, messages: [{ role: 'assistant', content: 'starts wrong' }] })
+      .catch((e: unknown) => e);
     expect((invalid as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
     expect((invalid as InstanceType<typeof OpenAI.APIError>).code).toBe('ValidationException');
     expect((invalid as Error).message).toMatch(/must start with a user message/);
@@ -198,7 +227,11 @@ describe('bedrock through the gateway (openai SDK → gateway → Bedrock fake)'
     fake.failStream({ afterEvents: 3, exceptionType: 'modelStreamErrorException', message: 'The model stream broke.' });
     // Pause before the exception frame so the gateway has already started its 200 answer.
     fake.fail({ pauseAfterChunks: { after: 3, ms: 150 } });
-    const stream = await client().chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'a long answer please' }] });
+    const stream = await client().chat.completions.create({
+      model: MODEL,
+      stream: true,
+      messages: [{ role: 'user', content: 'a long answer please' }],
+    });
     const { text, error: err } = await readChatStreamUntilError(stream);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toMatch(/The model stream broke/);

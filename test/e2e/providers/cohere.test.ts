@@ -5,12 +5,22 @@ import { startFakeCohere } from '../../fakes/cohere/server.js';
 
 const MODEL = 'command-a-03-2025';
 const TOOLS: OpenAI.Chat.Completions.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { query: { type: 'string' } } } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Weather of a city',
+      parameters: { type: 'object', properties: { query: { type: 'string' } } },
+    },
+  },
 ];
 type ApiError = InstanceType<typeof OpenAI.APIError>;
 
 describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)', () => {
-  const suite = useProviderSuite(() => startFakeCohere({ apiKey: 'co-key' }), (fake) => ({ provider: 'cohere', api_key: 'co-key', custom_host: fake.url }));
+  const suite = useProviderSuite(
+    () => startFakeCohere({ apiKey: 'co-key' }),
+    (fake) => ({ provider: 'cohere', api_key: 'co-key', custom_host: fake.url }),
+  );
   const { client } = suite;
 
   it('completes a chat with a system prompt, mapping the answer and usage', async () => {
@@ -35,7 +45,16 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
     const seen = suite.fake.lastRequest!;
     expect(seen.path).toBe('/v2/chat');
     expect(seen.headers.authorization).toBe('Bearer co-key');
-    expect(seen.body).toMatchObject({ model: MODEL, max_tokens: 100, temperature: 0.2, p: 0.8, messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'hello cohere' }] });
+    expect(seen.body).toMatchObject({
+      model: MODEL,
+      max_tokens: 100,
+      temperature: 0.2,
+      p: 0.8,
+      messages: [
+        { role: 'system', content: 'You are terse.' },
+        { role: 'user', content: 'hello cohere' },
+      ],
+    });
   });
 
   it('streams a chat with a system prompt, one id for all chunks, and a usage chunk', async () => {
@@ -57,7 +76,11 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
   });
 
   it('maps max_tokens truncation to finish_reason length', async () => {
-    const res = await client().chat.completions.create({ model: MODEL, max_tokens: 2, messages: [{ role: 'user', content: 'one two three four' }] });
+    const res = await client().chat.completions.create({
+      model: MODEL,
+      max_tokens: 2,
+      messages: [{ role: 'user', content: 'one two three four' }],
+    });
     expect(res.choices[0]!.finish_reason).toBe('length');
     expect(res.choices[0]!.message.content).toBe('echo: one ');
   });
@@ -65,10 +88,21 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
   it('sends image parts as v2 image_url content', async () => {
     const res = await client().chat.completions.create({
       model: 'command-a-vision-07-2025',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}`, detail: 'high' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this' },
+            { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}`, detail: 'high' } },
+          ],
+        },
+      ],
     });
     expect(res.choices[0]!.message.content).toBe('echo: what is this [images: 1]');
-    expect(suite.fake.lastRequest!.body.messages[0].content[1]).toEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}`, detail: 'high' } });
+    expect(suite.fake.lastRequest!.body.messages[0].content[1]).toEqual({
+      type: 'image_url',
+      image_url: { url: `data:image/png;base64,${PNG}`, detail: 'high' },
+    });
   });
 
   it('runs a tool call round trip (non-streamed call, then the tool result)', async () => {
@@ -78,20 +112,42 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
     const call = first.choices[0]!.message.tool_calls![0]! as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
     expect(call.function.name).toBe('get_weather');
     expect(JSON.parse(call.function.arguments)).toEqual({ query: 'weather in Oslo' });
-    expect(suite.fake.lastRequest!.body.tools).toEqual([{ type: 'function', function: { name: 'get_weather', description: 'Weather of a city', parameters: TOOLS[0]!.type === 'function' ? TOOLS[0]!.function.parameters : {} } }]);
+    expect(suite.fake.lastRequest!.body.tools).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Weather of a city',
+          parameters: TOOLS[0]!.type === 'function' ? TOOLS[0]!.function.parameters : {},
+        },
+      },
+    ]);
     const second = await c.chat.completions.create({
       model: MODEL,
       tools: TOOLS,
-      messages: [{ role: 'user', content: 'weather in Oslo' }, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: 'rain, 8C' }],
+      messages: [
+        { role: 'user', content: 'weather in Oslo' },
+        first.choices[0]!.message,
+        { role: 'tool', tool_call_id: call.id, content: 'rain, 8C' },
+      ],
     });
     expect(second.choices[0]!.message.content).toBe('tool said: rain, 8C');
     const sent = suite.fake.lastRequest!.body.messages;
-    expect(sent[1]).toEqual({ role: 'assistant', tool_plan: 'I will use the get_weather tool.', tool_calls: [{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: call.function.arguments } }] });
+    expect(sent[1]).toEqual({
+      role: 'assistant',
+      tool_plan: 'I will use the get_weather tool.',
+      tool_calls: [{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: call.function.arguments } }],
+    });
     expect(sent[2]).toEqual({ role: 'tool', tool_call_id: call.id, content: 'rain, 8C' });
   });
 
   it('streams a tool call as tool_call deltas', async () => {
-    const stream = await client().chat.completions.create({ model: MODEL, stream: true, tools: TOOLS, messages: [{ role: 'user', content: 'weather in Rome' }] });
+    const stream = await client().chat.completions.create({
+      model: MODEL,
+      stream: true,
+      tools: TOOLS,
+      messages: [{ role: 'user', content: 'weather in Rome' }],
+    });
     let args = '';
     let name = '';
     let id = '';
@@ -117,11 +173,18 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
     expect(res.data[0]!.embedding).toHaveLength(8);
     expect(res.usage.prompt_tokens).toBe(3);
     expect(suite.fake.lastRequest!.path).toBe('/v2/embed');
-    expect(suite.fake.lastRequest!.body).toEqual({ model: 'embed-v4.0', texts: ['alpha', 'beta'], input_type: 'search_document', embedding_types: ['float'] });
+    expect(suite.fake.lastRequest!.body).toEqual({
+      model: 'embed-v4.0',
+      texts: ['alpha', 'beta'],
+      input_type: 'search_document',
+      embedding_types: ['float'],
+    });
   });
 
-  it('keeps Cohere\'s 401 for a wrong key', async () => {
-    const err = (await client({ api_key: 'wrong' }).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e)) as ApiError;
+  it("keeps Cohere's 401 for a wrong key", async () => {
+    const err = (await client({ api_key: 'wrong' })
+      .chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e: unknown) => e)) as ApiError;
     expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
     expect(err.status).toBe(401);
     expect(err.message).toMatch(/invalid api token/);
@@ -134,7 +197,11 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
     const invalid = (await c.chat.completions.create(req).catch((e: unknown) => e)) as ApiError;
     expect(invalid.status).toBe(400);
     expect(invalid.message).toMatch(/temperature must be between/);
-    suite.fake.fail({ status: 429, body: { id: 'e2', message: 'You are using a Trial key, which is limited to 10 API calls / minute.' }, headers: { 'retry-after': '5' } });
+    suite.fake.fail({
+      status: 429,
+      body: { id: 'e2', message: 'You are using a Trial key, which is limited to 10 API calls / minute.' },
+      headers: { 'retry-after': '5' },
+    });
     const limited = (await c.chat.completions.create(req).catch((e: unknown) => e)) as ApiError;
     expect(limited.status).toBe(429);
     expect(limited.message).toMatch(/Trial key/);
@@ -146,7 +213,11 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
 
   it('ends a stream that Cohere fails (message-end ERROR) with an error frame', async () => {
     suite.fake.failNextStream('internal error while generating');
-    const stream = await client().chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'a long answer please' }] });
+    const stream = await client().chat.completions.create({
+      model: MODEL,
+      stream: true,
+      messages: [{ role: 'user', content: 'a long answer please' }],
+    });
     const { text, error: err } = await readChatStreamUntilError(stream);
     expect(err).toBeInstanceOf(Error);
     expect((err as Error).message).toMatch(/internal error while generating/);
@@ -157,7 +228,11 @@ describe('cohere through the gateway (openai SDK → gateway → Cohere v2 fake)
     // Frames spaced out so the cut happens after the gateway has started answering (not in the same tick as the writes).
     suite.fake.options.frameDelayMs = 10;
     suite.fake.fail({ dieAfterChunks: 3 });
-    const stream = await client().chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'a long answer please' }] });
+    const stream = await client().chat.completions.create({
+      model: MODEL,
+      stream: true,
+      messages: [{ role: 'user', content: 'a long answer please' }],
+    });
     const { text, error: err } = await readChatStreamUntilError(stream);
     expect(err).toBeInstanceOf(Error);
     expect(text).toBe('echo: ');

@@ -24,17 +24,32 @@ beforeEach(() => {
 });
 
 function client(config: Record<string, unknown> = {}): OpenAI {
-  return gw.openai({ 'x-gateway-config': JSON.stringify({ provider: 'google', api_key: KEY, custom_host: fake.url, ...config }) }).withOptions({ maxRetries: 0 });
+  return gw
+    .openai({ 'x-gateway-config': JSON.stringify({ provider: 'google', api_key: KEY, custom_host: fake.url, ...config }) })
+    .withOptions({ maxRetries: 0 });
 }
 
 const MODEL = 'gemini-2.5-flash';
 const tools: OpenAI.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'get_weather', description: 'Weather in a city', parameters: { type: 'object', additionalProperties: false, properties: { query: { type: 'string' } }, required: ['query'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Weather in a city',
+      parameters: { type: 'object', additionalProperties: false, properties: { query: { type: 'string' } }, required: ['query'] },
+    },
+  },
 ];
 
 describe('google through the gateway', () => {
   it('answers a chat with a system prompt, with usage', async () => {
-    const res = await client().chat.completions.create({ model: MODEL, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hello gemini' }] });
+    const res = await client().chat.completions.create({
+      model: MODEL,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'hello gemini' },
+      ],
+    });
     expect(res.object).toBe('chat.completion');
     expect(res.choices[0]!.message).toMatchObject({ role: 'assistant', content: 'echo: hello gemini' });
     expect(res.choices[0]!.finish_reason).toBe('stop');
@@ -52,7 +67,10 @@ describe('google through the gateway', () => {
       model: MODEL,
       stream: true,
       stream_options: { include_usage: true },
-      messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'one two three' }],
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'one two three' },
+      ],
     });
     let text = '';
     let finish: string | null = null;
@@ -105,7 +123,12 @@ describe('google through the gateway', () => {
   });
 
   it('streams a tool call', async () => {
-    const stream = await client().chat.completions.create({ model: MODEL, stream: true, tools, messages: [{ role: 'user', content: 'Rome?' }] });
+    const stream = await client().chat.completions.create({
+      model: MODEL,
+      stream: true,
+      tools,
+      messages: [{ role: 'user', content: 'Rome?' }],
+    });
     let args = '';
     let name = '';
     let finish: string | null = null;
@@ -157,7 +180,11 @@ describe('google through the gateway', () => {
   it('ends a stream in an error frame when Google sends an error mid-stream', async () => {
     fake.options.streamErrorAfter = 2;
     fake.options.frameDelayMs = 10;
-    const stream = await client().chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'one two three four' }] });
+    const stream = await client().chat.completions.create({
+      model: MODEL,
+      stream: true,
+      messages: [{ role: 'user', content: 'one two three four' }],
+    });
     const { text, error: err } = await readChatStreamUntilError(stream);
     expect(err).toBeInstanceOf(Error);
     expect(String((err as Error).message)).toContain('internal error');
@@ -167,7 +194,11 @@ describe('google through the gateway', () => {
   it('ends a stream in an error frame when Google drops the connection', async () => {
     fake.fail({ dieAfterChunks: 2 });
     fake.options.frameDelayMs = 10;
-    const stream = await client().chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'one two three four' }] });
+    const stream = await client().chat.completions.create({
+      model: MODEL,
+      stream: true,
+      messages: [{ role: 'user', content: 'one two three four' }],
+    });
     const { text, error: err } = await readChatStreamUntilError(stream);
     expect(err).toBeInstanceOf(Error);
     expect(text).toBe('echo: one ');

@@ -5,14 +5,20 @@ import { startFakeOpenAI, type FakeOpenAI } from '../../fakes/openai/server.js';
 import { startFakeAnthropic, type FakeAnthropic } from '../../fakes/anthropic/server.js';
 
 const KEY = 'sk-openai-responses';
-const lookup: OpenAI.Responses.FunctionTool = { type: 'function', name: 'lookup', parameters: { type: 'object', properties: { query: { type: 'string' } } }, strict: false };
+const lookup: OpenAI.Responses.FunctionTool = {
+  type: 'function',
+  name: 'lookup',
+  parameters: { type: 'object', properties: { query: { type: 'string' } } },
+  strict: false,
+};
 
 describe('Responses API forwarded natively (openai SDK → gateway → OpenAI fake)', () => {
   let fake: FakeOpenAI;
   let anthropic: FakeAnthropic;
   let gw: Awaited<ReturnType<typeof startGateway>>;
   let client: OpenAI;
-  const config = (extra: Record<string, unknown> = {}) => JSON.stringify({ provider: 'openai', api_key: KEY, custom_host: fake.url, ...extra });
+  const config = (extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ provider: 'openai', api_key: KEY, custom_host: fake.url, ...extra });
 
   beforeAll(async () => {
     fake = await startFakeOpenAI({ apiKey: KEY });
@@ -31,7 +37,13 @@ describe('Responses API forwarded natively (openai SDK → gateway → OpenAI fa
   });
 
   it('forwards create to /v1/responses unchanged and stores the answer for retrieve and input_items', async () => {
-    const res = await client.responses.create({ model: 'gpt-4o', input: 'hello native', instructions: 'Be brief.', metadata: { k: 'v' }, user: 'u1' });
+    const res = await client.responses.create({
+      model: 'gpt-4o',
+      input: 'hello native',
+      instructions: 'Be brief.',
+      metadata: { k: 'v' },
+      user: 'u1',
+    });
     expect(res.id).toMatch(/^resp_fake/);
     expect(res.output_text).toBe('echo: hello native');
     expect(res.usage!.total_tokens).toBe(res.usage!.input_tokens + res.usage!.output_tokens);
@@ -70,9 +82,13 @@ describe('Responses API forwarded natively (openai SDK → gateway → OpenAI fa
     const stream = await client.responses.create({ model: 'gpt-4o', input: 'call it', tools: [lookup], stream: true });
     const events: OpenAI.Responses.ResponseStreamEvent[] = [];
     for await (const e of stream) events.push(e);
-    const done = events.find((e) => e.type === 'response.function_call_arguments.done') as OpenAI.Responses.ResponseFunctionCallArgumentsDoneEvent;
+    const done = events.find(
+      (e) => e.type === 'response.function_call_arguments.done',
+    ) as OpenAI.Responses.ResponseFunctionCallArgumentsDoneEvent;
     expect(done.arguments).toBe(JSON.stringify({ query: 'call it' }));
-    const deltas = events.filter((e) => e.type === 'response.function_call_arguments.delta').map((e) => (e as OpenAI.Responses.ResponseFunctionCallArgumentsDeltaEvent).delta);
+    const deltas = events
+      .filter((e) => e.type === 'response.function_call_arguments.delta')
+      .map((e) => (e as OpenAI.Responses.ResponseFunctionCallArgumentsDeltaEvent).delta);
     expect(deltas.join('')).toBe(done.arguments);
   });
 
@@ -84,7 +100,9 @@ describe('Responses API forwarded natively (openai SDK → gateway → OpenAI fa
   });
 
   it('expands a gateway-run previous response into input items for the native host', async () => {
-    const viaAnthropic = gw.openai({ 'x-gateway-config': JSON.stringify({ provider: 'anthropic', api_key: 'ak', custom_host: anthropic.url }) });
+    const viaAnthropic = gw.openai({
+      'x-gateway-config': JSON.stringify({ provider: 'anthropic', api_key: 'ak', custom_host: anthropic.url }),
+    });
     const first = await viaAnthropic.responses.create({ model: 'claude-sonnet-4-20250514', input: 'remember me' });
     const second = await client.responses.create({ model: 'gpt-4o', input: 'who am I?', previous_response_id: first.id });
     expect(second.output_text).toBe('echo: who am I?');
@@ -102,7 +120,15 @@ describe('Responses API forwarded natively (openai SDK → gateway → OpenAI fa
 
   it('applies the routing engine: a failing OpenAI target falls back to the next one', async () => {
     fake.fail({ status: 500, body: { error: { message: 'boom', type: 'server_error', param: null, code: null } } });
-    const fb = gw.openai({ 'x-gateway-config': JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: KEY, custom_host: fake.url }, { provider: 'openai', api_key: KEY, custom_host: fake.url }] }) });
+    const fb = gw.openai({
+      'x-gateway-config': JSON.stringify({
+        strategy: { mode: 'fallback' },
+        targets: [
+          { provider: 'openai', api_key: KEY, custom_host: fake.url },
+          { provider: 'openai', api_key: KEY, custom_host: fake.url },
+        ],
+      }),
+    });
     const res = await fb.responses.create({ model: 'gpt-4o', input: 'after a failure' }).withResponse();
     expect(res.data.output_text).toBe('echo: after a failure');
     expect(res.response.headers.get('x-gateway-last-used-option-index')).toBe('config.targets[1]');
@@ -110,12 +136,28 @@ describe('Responses API forwarded natively (openai SDK → gateway → OpenAI fa
   });
 
   it('keeps the provider error status and body on a native failure', async () => {
-    fake.fail({ status: 429, body: { error: { message: 'slow down', type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' } }, headers: { 'retry-after': '1' } });
-    await expect(client.responses.create({ model: 'gpt-4o', input: 'x' })).rejects.toMatchObject({ status: 429, code: 'rate_limit_exceeded', message: expect.stringContaining('slow down') });
+    fake.fail({
+      status: 429,
+      body: { error: { message: 'slow down', type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' } },
+      headers: { 'retry-after': '1' },
+    });
+    await expect(client.responses.create({ model: 'gpt-4o', input: 'x' })).rejects.toMatchObject({
+      status: 429,
+      code: 'rate_limit_exceeded',
+      message: expect.stringContaining('slow down'),
+    });
   });
 
   it('runs over chat when a config mixes a native host with one that is not', async () => {
-    const mixed = gw.openai({ 'x-gateway-config': JSON.stringify({ strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: KEY, custom_host: fake.url }, { provider: 'anthropic', api_key: 'ak', custom_host: anthropic.url }] }) });
+    const mixed = gw.openai({
+      'x-gateway-config': JSON.stringify({
+        strategy: { mode: 'fallback' },
+        targets: [
+          { provider: 'openai', api_key: KEY, custom_host: fake.url },
+          { provider: 'anthropic', api_key: 'ak', custom_host: anthropic.url },
+        ],
+      }),
+    });
     const res = await mixed.responses.create({ model: 'gpt-4o', input: 'mixed' });
     expect(res.output_text).toBe('echo: mixed');
     expect(fake.lastRequest!.path).toBe('/v1/chat/completions');

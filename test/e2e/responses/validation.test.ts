@@ -43,7 +43,11 @@ describe('Responses API validation (400 in the decisions.md error shape)', () =>
     ['tool_choice unknown', { model: 'm', input: 'x', tool_choice: 'sometimes' }, /tool_choice/],
     ['tool_choice function without name', { model: 'm', input: 'x', tool_choice: { type: 'function' } }, /tool_choice/],
     ['text.format type unknown', { model: 'm', input: 'x', text: { format: { type: 'yaml' } } }, /text/],
-    ['text.format json_schema without schema', { model: 'm', input: 'x', text: { format: { type: 'json_schema', name: 'n' } } }, /text\.format/],
+    [
+      'text.format json_schema without schema',
+      { model: 'm', input: 'x', text: { format: { type: 'json_schema', name: 'n' } } },
+      /text\.format/,
+    ],
     ['tool without type', { model: 'm', input: 'x', tools: [{ name: 'f' }] }, /tools/],
     ['function tool without name', { model: 'm', input: 'x', tools: [{ type: 'function' }] }, /tools\[0\]\.name/],
     ['function tool with a bad name', { model: 'm', input: 'x', tools: [{ type: 'function', name: 'has space' }] }, /tools\[0\]\.name/],
@@ -54,10 +58,18 @@ describe('Responses API validation (400 in the decisions.md error shape)', () =>
     ['user not a string', { model: 'm', input: 'x', user: 5 }, /user/],
     ['instructions not a string', { model: 'm', input: 'x', instructions: 5 }, /instructions/],
     ['previous_response_id unknown', { model: 'm', input: 'x', previous_response_id: 'resp_nope' }, /previous_response_id|resp_nope/],
-    ['a forced hosted tool on a provider without a native Responses API', { model: 'm', input: 'x', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }], tool_choice: { type: 'file_search' } }, /tool_choice/],
+    [
+      'a forced hosted tool on a provider without a native Responses API',
+      { model: 'm', input: 'x', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }], tool_choice: { type: 'file_search' } },
+      /tool_choice/,
+    ],
     ['unsupported input item type over chat', { model: 'm', input: [{ type: 'item_reference', id: 'msg_1' }] }, /input\[0\]/],
     ['input message with an unknown role', { model: 'm', input: [{ role: 'robot', content: 'hi' }] }, /input\[0\]\.role/],
-    ['image by file_id over chat', { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] }, /input\[0\]\.content\[0\]/],
+    [
+      'image by file_id over chat',
+      { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] },
+      /input\[0\]\.content\[0\]/,
+    ],
   ];
 
   it.each(cases)('%s → 400', async (_name, body, mention) => {

@@ -21,13 +21,21 @@ beforeEach(() => [a, b].forEach((f) => f.reset()));
 const target = (f: FakeOpenAI) => ({ provider: 'openai', api_key: 'k', custom_host: f.url });
 
 async function chat(config: unknown) {
-  const res = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': JSON.stringify(config) }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }) });
-  return { status: res.status, body: await res.json() as any, path: res.headers.get('x-gateway-last-used-option-index') };
+  const res = await gw.fetch('/v1/chat/completions', {
+    method: 'POST',
+    headers: { 'x-gateway-config': JSON.stringify(config) },
+    body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
+  });
+  return { status: res.status, body: (await res.json()) as any, path: res.headers.get('x-gateway-last-used-option-index') };
 }
 
 describe('circuit breaker (fake clock)', () => {
   it('opens after the threshold, skips the open target, lets one trial through after the cooldown, and closes on success', async () => {
-    const config = { cb_config: { failure_threshold: 2, cooldown_interval: 30000 }, strategy: { mode: 'fallback' }, targets: [target(a), target(b)] };
+    const config = {
+      cb_config: { failure_threshold: 2, cooldown_interval: 30000 },
+      strategy: { mode: 'fallback' },
+      targets: [target(a), target(b)],
+    };
     a.fail({ status: 500 }, { status: 500 });
     expect((await chat(config)).path).toBe('config.targets[1]');
     expect((await chat(config)).path).toBe('config.targets[1]');
@@ -47,7 +55,12 @@ describe('circuit breaker (fake clock)', () => {
   });
 
   it('a failed trial reopens the circuit', async () => {
-    const config = { cb_config: { failure_threshold: 1, cooldown_interval: 30000 }, strategy: { mode: 'fallback' }, targets: [target(a), target(b)], name: 'reopen' };
+    const config = {
+      cb_config: { failure_threshold: 1, cooldown_interval: 30000 },
+      strategy: { mode: 'fallback' },
+      targets: [target(a), target(b)],
+      name: 'reopen',
+    };
     a.fail({ status: 503 });
     await chat(config);
     clock.advance(31_000);
@@ -59,7 +72,11 @@ describe('circuit breaker (fake clock)', () => {
   });
 
   it('counts only failure_status_codes when given, and answers 503 circuit_open when every target is open', async () => {
-    const config = { cb_config: { failure_threshold: 1, cooldown_interval: 30000, failure_status_codes: [429] }, ...target(a), name: 'single' };
+    const config = {
+      cb_config: { failure_threshold: 1, cooldown_interval: 30000, failure_status_codes: [429] },
+      ...target(a),
+      name: 'single',
+    };
     a.fail({ status: 500 });
     expect((await chat(config)).status).toBe(500);
     expect((await chat(config)).status).toBe(200);
@@ -71,7 +88,12 @@ describe('circuit breaker (fake clock)', () => {
   });
 
   it('loadbalance skips an open target', async () => {
-    const config = { cb_config: { failure_threshold: 1, cooldown_interval: 30000 }, strategy: { mode: 'loadbalance' }, targets: [target(a), target(b)], name: 'lb' };
+    const config = {
+      cb_config: { failure_threshold: 1, cooldown_interval: 30000 },
+      strategy: { mode: 'loadbalance' },
+      targets: [target(a), target(b)],
+      name: 'lb',
+    };
     a.fail({ status: 500 }, { status: 500 }, { status: 500 });
     for (let i = 0; i < 12; i++) await chat(config);
     expect(a.requests.length).toBe(1);

@@ -62,8 +62,15 @@ describe('POST /v1/configs/explain', () => {
       { path: 'config.targets[0]', weight: 7, chance: 0.7 },
       { path: 'config.targets[1]', weight: 3, chance: 0.3 },
     ]);
-    expect(nodes[1]).toMatchObject({ order: ['config.targets[0].targets[0]', 'config.targets[0].targets[1]'], on_status_codes: [429, 503] });
-    expect(nodes[2]).toMatchObject({ chosen: 'config.targets[0].targets[0].targets[0]', reason: 'condition 0 matched', conditions: [{ matched: true }] });
+    expect(nodes[1]).toMatchObject({
+      order: ['config.targets[0].targets[0]', 'config.targets[0].targets[1]'],
+      on_status_codes: [429, 503],
+    });
+    expect(nodes[2]).toMatchObject({
+      chosen: 'config.targets[0].targets[0].targets[0]',
+      reason: 'condition 0 matched',
+      conditions: [{ matched: true }],
+    });
     const targets = r.body.targets as Array<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
     const a = targets.find((t) => t.name === 'A')!;
     expect(a).toMatchObject({ provider: 'openai', model: 'gpt-4.1', probability: 0.7, role: 'primary' });
@@ -72,11 +79,26 @@ describe('POST /v1/configs/explain', () => {
     expect(fake.requests).toHaveLength(0);
 
     const free = await explain({ config: nested(fake.url), request: { metadata: { plan: 'free' } } });
-    expect(free.body.nodes[2]).toMatchObject({ chosen: 'config.targets[0].targets[0].targets[1]', reason: 'no condition matched: the default' });
+    expect(free.body.nodes[2]).toMatchObject({
+      chosen: 'config.targets[0].targets[0].targets[1]',
+      reason: 'no condition matched: the default',
+    });
   });
 
   it('explains a stored config by id and by slug, and shows an open circuit', async () => {
-    const config = { strategy: { mode: 'fallback' }, targets: [{ name: 'flaky', provider: 'openai', api_key: 'sk-cb', custom_host: fake.url, cb_config: { failure_threshold: 1, cooldown_interval: 60000 } }, { name: 'spare', provider: 'openai', api_key: 'sk-cb', custom_host: fake.url }] };
+    const config = {
+      strategy: { mode: 'fallback' },
+      targets: [
+        {
+          name: 'flaky',
+          provider: 'openai',
+          api_key: 'sk-cb',
+          custom_host: fake.url,
+          cb_config: { failure_threshold: 1, cooldown_interval: 60000 },
+        },
+        { name: 'spare', provider: 'openai', api_key: 'sk-cb', custom_host: fake.url },
+      ],
+    };
     const stored = await callAs(gw, gw.adminKey, 'POST', '/v1/configs', { name: 'with breaker', slug: 'with-breaker', config });
     expect(stored.status).toBe(201);
     const before = await explain({ config_id: stored.body.id });
@@ -84,7 +106,11 @@ describe('POST /v1/configs/explain', () => {
     expect(before.body.targets[0]).toMatchObject({ name: 'flaky', role: 'primary', circuit: { state: 'closed', failures: 0 } });
     // One 500 from the first target opens its circuit (threshold 1); the fallback answers.
     fake.fail({ status: 500, body: { error: { message: 'boom', type: 'server_error' } } });
-    const res = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': 'with-breaker' }, body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }) });
+    const res = await gw.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'x-gateway-config': 'with-breaker' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(res.status).toBe(200);
     const after = await explain({ config_id: 'with-breaker', request: { model: 'gpt-4o' } });
     expect(after.status).toBe(200);
@@ -104,7 +130,9 @@ describe('POST /v1/configs/explain', () => {
     expect(unknownField.status).toBe(400);
     const unknownRequestField = await explain({ config: { provider: 'openai', api_key: 'k' }, request: { modle: 'x' } });
     expect(unknownRequestField.status).toBe(400);
-    const invalid = await explain({ config: { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'k', retry: { attempts: 9 } }] } });
+    const invalid = await explain({
+      config: { strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'k', retry: { attempts: 9 } }] },
+    });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.code).toBe('invalid_config');
     expect(invalid.body.error.message).toContain('config.targets[0].retry.attempts');

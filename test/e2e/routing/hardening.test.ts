@@ -61,7 +61,10 @@ const EVIL_SUBJECT = `${'a'.repeat(40)}b`;
 describe('user regular expressions', () => {
   const conditional = (pattern: string) => ({
     strategy: { mode: 'conditional', conditions: [{ query: { 'params.user': { $regex: pattern } }, then: 'match' }], default: 'other' },
-    targets: [{ name: 'match', ...target() }, { name: 'other', ...target() }],
+    targets: [
+      { name: 'match', ...target() },
+      { name: 'other', ...target() },
+    ],
   });
   const guarded = (rule: string) => target({ input_guardrails: [{ 'default.regexMatch': { rule }, deny: true }] });
 
@@ -95,7 +98,9 @@ describe('user regular expressions', () => {
     expect(s.body.hook_results.before_request_hooks[0].checks[0].error).toMatch(/did not finish within/);
     expect(s.ms).toBeLessThan(5_000);
     expect(worst).toBeLessThan(250);
-    expect(env.fake.requests.filter((q) => q.body?.messages?.[0]?.content !== 'aaaa' && q.body?.messages?.[0]?.content !== 'warm-up')).toHaveLength(0);
+    expect(
+      env.fake.requests.filter((q) => q.body?.messages?.[0]?.content !== 'aaaa' && q.body?.messages?.[0]?.content !== 'warm-up'),
+    ).toHaveLength(0);
   });
 
   it('refuses a backreference or lookaround at validation, naming the path', async () => {
@@ -115,7 +120,9 @@ describe('user regular expressions', () => {
   });
 
   it('keeps flags working: /…/i literals in guardrails', async () => {
-    const ok = await chat(target({ input_guardrails: [{ 'default.regexMatch': { rule: '/^HELLO/i' }, deny: true }] }), { messages: [{ role: 'user', content: 'hello there' }] });
+    const ok = await chat(target({ input_guardrails: [{ 'default.regexMatch': { rule: '/^HELLO/i' }, deny: true }] }), {
+      messages: [{ role: 'user', content: 'hello there' }],
+    });
     expect(ok.status).toBe(200);
   });
 });
@@ -136,7 +143,10 @@ describe('config nesting depth', () => {
       const r = await chat(nest(depth));
       expect(r.status).toBe(400);
       expect(r.body.error).toMatchObject({ code: 'invalid_config', param: tooDeep });
-      const stored = await env.gw.fetch('/v1/configs', { method: 'POST', body: JSON.stringify({ name: `deep-${depth}`, config: nest(depth) }) });
+      const stored = await env.gw.fetch('/v1/configs', {
+        method: 'POST',
+        body: JSON.stringify({ name: `deep-${depth}`, config: nest(depth) }),
+      });
       expect(stored.status).toBe(400);
       expect(((await stored.json()) as any).error).toMatchObject({ code: 'invalid_config', param: tooDeep });
     }
@@ -185,13 +195,21 @@ describe('default upstream timeouts (no request_timeout)', () => {
     const header = { 'x-gateway-config': JSON.stringify(target()) };
     env.fake.fail({ delayMs: 3_000 });
     let t = performance.now();
-    const res = await short.fetch('/v1/chat/completions', { method: 'POST', headers: header, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+    const res = await short.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: header,
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+    });
     expect(res.status).toBe(408);
     expect(((await res.json()) as any).error.code).toBe('request_timeout');
     expect(performance.now() - t).toBeLessThan(2_000);
     env.fake.fail({ pauseAfterChunks: { after: 1, ms: 3_000 } });
     t = performance.now();
-    const stream = await short.fetch('/v1/chat/completions', { method: 'POST', headers: header, body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'a b c d' }] }) });
+    const stream = await short.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: header,
+      body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'a b c d' }] }),
+    });
     expect(stream.status).toBe(200);
     const text = await stream.text();
     expect(text).toMatch(/"error"/);

@@ -39,12 +39,22 @@ beforeEach(() => {
 
 const json = async (res: Response) => ({ status: res.status, body: (await res.json()) as any });
 const chat = (headers: Record<string, string>) =>
-  gw.fetch('/v1/chat/completions', { method: 'POST', headers, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'q' }] }) }).then(json);
+  gw
+    .fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'q' }] }),
+    })
+    .then(json);
 
 describe('outbound calls are checked when the connection is opened', () => {
   it('a custom host that re-resolves to loopback after the pre-check is refused with 400, never connected', async () => {
     rebinds = 0;
-    const res = await chat({ 'x-gateway-provider': 'openai', authorization: 'Bearer sk', 'x-gateway-custom-host': `http://rebind.test:${port}/v1` });
+    const res = await chat({
+      'x-gateway-provider': 'openai',
+      authorization: 'Bearer sk',
+      'x-gateway-custom-host': `http://rebind.test:${port}/v1`,
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'invalid_request', param: 'custom_host' });
     expect(res.body.error.message).toContain('127.0.0.1');
@@ -68,7 +78,11 @@ describe('outbound calls are checked when the connection is opened', () => {
   });
 
   it('a trusted host name is allowed to resolve to loopback', async () => {
-    const res = await chat({ 'x-gateway-provider': 'openai', authorization: 'Bearer sk', 'x-gateway-custom-host': fake.url.replace('127.0.0.1', 'trusted.test') });
+    const res = await chat({
+      'x-gateway-provider': 'openai',
+      authorization: 'Bearer sk',
+      'x-gateway-custom-host': fake.url.replace('127.0.0.1', 'trusted.test'),
+    });
     expect(res.status).toBe(200);
   });
 });
@@ -86,7 +100,10 @@ describe('provider fields that become part of a URL', () => {
 
   it("a virtual key's stored cloud1_region is refused where the URL is built, never connected", async () => {
     const created = await json(
-      await gw.fetch('/v1/virtual-keys', { method: 'POST', body: JSON.stringify({ name: 'aws', slug: 'aws-attack', provider: 'bedrock', key: 'k', config: { cloud1_region: attack() } }) }),
+      await gw.fetch('/v1/virtual-keys', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'aws', slug: 'aws-attack', provider: 'bedrock', key: 'k', config: { cloud1_region: attack() } }),
+      }),
     );
     expect(created.status).toBe(201);
     const res = await chat({ 'x-gateway-virtual-key': 'aws-attack' });

@@ -16,7 +16,13 @@ beforeAll(async () => {
   [a, b] = await Promise.all([startFakeOpenAI(), startFakeOpenAI()]);
   // Create the schema once so the two processes do not race on the first migration.
   await (await openStore({ kind: 'postgres', url: PG_URL, schema })).close();
-  const env = { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, REDIS_URL, REDIS_PREFIX: `gwtest:${randomId(8)}:`, GATEWAY_ADMIN_KEY: adminKey };
+  const env = {
+    DATABASE_URL: PG_URL,
+    DATABASE_SCHEMA: schema,
+    REDIS_URL,
+    REDIS_PREFIX: `gwtest:${randomId(8)}:`,
+    GATEWAY_ADMIN_KEY: adminKey,
+  };
   one = await spawnGateway(env);
   two = await spawnGateway(env);
 }, 60_000);
@@ -29,15 +35,26 @@ afterAll(async () => {
 async function chat(gw: GatewayProcess, config: unknown) {
   const res = await fetch(gw.url + '/v1/chat/completions', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-gateway-api-key': adminKey, 'x-gateway-config': typeof config === 'string' ? config : JSON.stringify(config) },
+    headers: {
+      'content-type': 'application/json',
+      'x-gateway-api-key': adminKey,
+      'x-gateway-config': typeof config === 'string' ? config : JSON.stringify(config),
+    },
     body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'x' }] }),
   });
-  return { status: res.status, path: res.headers.get('x-gateway-last-used-option-index'), body: await res.json() as any };
+  return { status: res.status, path: res.headers.get('x-gateway-last-used-option-index'), body: (await res.json()) as any };
 }
 
 describe('two gateway processes sharing PostgreSQL and Redis', () => {
   it('a circuit opened by one replica is seen open by the other', async () => {
-    const config = { cb_config: { failure_threshold: 2, cooldown_interval: 60000 }, strategy: { mode: 'fallback' }, targets: [{ provider: 'openai', api_key: 'k', custom_host: a.url }, { provider: 'openai', api_key: 'k', custom_host: b.url }] };
+    const config = {
+      cb_config: { failure_threshold: 2, cooldown_interval: 60000 },
+      strategy: { mode: 'fallback' },
+      targets: [
+        { provider: 'openai', api_key: 'k', custom_host: a.url },
+        { provider: 'openai', api_key: 'k', custom_host: b.url },
+      ],
+    };
     a.fail({ status: 500 }, { status: 500 });
     expect((await chat(one, config)).path).toBe('config.targets[1]');
     expect((await chat(one, config)).path).toBe('config.targets[1]');
@@ -60,7 +77,11 @@ describe('two gateway processes sharing PostgreSQL and Redis', () => {
     while (r.status !== 200 && Date.now() - t0 < 1000) r = await chat(two, 'shared-cfg');
     expect(r.status).toBe(200);
     expect(Date.now() - t0).toBeLessThan(1000);
-    await fetch(one.url + '/v1/configs/shared-cfg', { method: 'PUT', headers: { 'content-type': 'application/json', 'x-gateway-api-key': adminKey }, body: JSON.stringify({ config: { provider: 'openai', api_key: 'k', custom_host: b.url } }) });
+    await fetch(one.url + '/v1/configs/shared-cfg', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'x-gateway-api-key': adminKey },
+      body: JSON.stringify({ config: { provider: 'openai', api_key: 'k', custom_host: b.url } }),
+    });
     const before = b.requests.length;
     const t1 = Date.now();
     while (b.requests.length === before && Date.now() - t1 < 1000) await chat(two, 'shared-cfg');

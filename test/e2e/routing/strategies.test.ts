@@ -8,7 +8,11 @@ let b: FakeOpenAI;
 let c: FakeOpenAI;
 
 beforeAll(async () => {
-  [a, b, c] = await Promise.all([startFakeOpenAI({ models: ['a'] }), startFakeOpenAI({ models: ['b'] }), startFakeOpenAI({ models: ['c'] })]);
+  [a, b, c] = await Promise.all([
+    startFakeOpenAI({ models: ['a'] }),
+    startFakeOpenAI({ models: ['b'] }),
+    startFakeOpenAI({ models: ['c'] }),
+  ]);
   gw = await startGateway();
 });
 afterAll(async () => {
@@ -26,7 +30,12 @@ async function chat(config: unknown, headers: Record<string, string> = {}, body:
     headers: { 'x-gateway-config': JSON.stringify(config), ...headers },
     body: JSON.stringify({ model: 'gpt-4o', messages: msg, ...body }),
   });
-  return { res, body: await res.json() as any, path: res.headers.get('x-gateway-last-used-option-index'), retries: res.headers.get('x-gateway-retry-attempt-count') };
+  return {
+    res,
+    body: (await res.json()) as any,
+    path: res.headers.get('x-gateway-last-used-option-index'),
+    retries: res.headers.get('x-gateway-retry-attempt-count'),
+  };
 }
 
 describe('fallback', () => {
@@ -68,7 +77,9 @@ describe('fallback', () => {
 
   it('falls back when a stream stalls before its first chunk', async () => {
     a.fail({ stallBeforeFirstChunkMs: 1000 });
-    const client = gw.openai({ 'x-gateway-config': JSON.stringify({ strategy: { mode: 'fallback' }, request_timeout: 200, targets: [target(a), target(b)] }) });
+    const client = gw.openai({
+      'x-gateway-config': JSON.stringify({ strategy: { mode: 'fallback' }, request_timeout: 200, targets: [target(a), target(b)] }),
+    });
     const res = await client.chat.completions.create({ model: 'gpt-4o', stream: true, messages: msg }).withResponse();
     let text = '';
     for await (const ch of res.data) text += ch.choices[0]?.delta.content ?? '';
@@ -94,7 +105,11 @@ describe('timeouts', () => {
   it('ends a stream that outlives the timeout with an error frame', async () => {
     a.fail({ pauseAfterChunks: { after: 2, ms: 600 } });
     const client = gw.openai({ 'x-gateway-config': JSON.stringify({ ...target(a), request_timeout: 300 }) });
-    const stream = await client.chat.completions.create({ model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'a b c d' }] });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o',
+      stream: true,
+      messages: [{ role: 'user', content: 'a b c d' }],
+    });
     const err = await (async () => {
       for await (const _ of stream) void _;
     })().catch((e) => e);
@@ -143,13 +158,21 @@ describe('retry', () => {
   it('children inherit the parent retry unless they set their own', async () => {
     a.fail({ status: 503 });
     b.fail({ status: 503 });
-    const r = await chat({ retry: { attempts: 1 }, strategy: { mode: 'fallback' }, targets: [target(a), target(b, { retry: { attempts: 0 } }), target(c)] });
+    const r = await chat({
+      retry: { attempts: 1 },
+      strategy: { mode: 'fallback' },
+      targets: [target(a), target(b, { retry: { attempts: 0 } }), target(c)],
+    });
     expect(r.res.status).toBe(200);
     expect(r.path).toBe('config.targets[0]');
     expect(a.requests).toHaveLength(2);
     a.fail({ status: 503 }, { status: 503 });
     b.fail({ status: 503 });
-    const r2 = await chat({ retry: { attempts: 1 }, strategy: { mode: 'fallback' }, targets: [target(a), target(b, { retry: { attempts: 0 } }), target(c)] });
+    const r2 = await chat({
+      retry: { attempts: 1 },
+      strategy: { mode: 'fallback' },
+      targets: [target(a), target(b, { retry: { attempts: 0 } }), target(c)],
+    });
     expect(r2.path).toBe('config.targets[2]');
     expect(b.requests).toHaveLength(1);
   });
@@ -157,16 +180,25 @@ describe('retry', () => {
 
 describe('loadbalance', () => {
   it('splits traffic by weight within a statistical bound over 1,000 draws; weight 0 is never chosen', async () => {
-    const config = { strategy: { mode: 'loadbalance' }, targets: [target(a, { weight: 1 }), target(b, { weight: 3 }), target(c, { weight: 0 })] };
+    const config = {
+      strategy: { mode: 'loadbalance' },
+      targets: [target(a, { weight: 1 }), target(b, { weight: 3 }), target(c, { weight: 0 })],
+    };
     const header = JSON.stringify(config);
     const counts: Record<string, number> = {};
     for (let i = 0; i < 1000; i += 50) {
       const batch = await Promise.all(
         Array.from({ length: 50 }, () =>
-          gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': header }, body: JSON.stringify({ model: 'm', messages: msg }) }).then(async (r) => {
-            await r.arrayBuffer();
-            return r.headers.get('x-gateway-last-used-option-index')!;
-          }),
+          gw
+            .fetch('/v1/chat/completions', {
+              method: 'POST',
+              headers: { 'x-gateway-config': header },
+              body: JSON.stringify({ model: 'm', messages: msg }),
+            })
+            .then(async (r) => {
+              await r.arrayBuffer();
+              return r.headers.get('x-gateway-last-used-option-index')!;
+            }),
         ),
       );
       for (const p of batch) counts[p] = (counts[p] ?? 0) + 1;
@@ -229,7 +261,10 @@ describe('nesting and inheritance', () => {
 
   it('single mode uses its target; passthrough takes the provider from the request', async () => {
     expect((await chat({ strategy: { mode: 'single' }, targets: [target(b)] })).path).toBe('config.targets[0]');
-    const r = await chat({ passthrough: true }, { 'x-gateway-provider': 'openai', 'x-gateway-custom-host': c.url, authorization: 'Bearer zz' });
+    const r = await chat(
+      { passthrough: true },
+      { 'x-gateway-provider': 'openai', 'x-gateway-custom-host': c.url, authorization: 'Bearer zz' },
+    );
     expect(r.res.status).toBe(200);
     expect(c.lastRequest!.headers.authorization).toBe('Bearer zz');
   });
@@ -246,8 +281,12 @@ describe('nesting and inheritance', () => {
     expect(r.res.status).toBe(400);
     expect(r.body.error.code).toBe('invalid_config');
     expect(r.body.error.message).toContain('config.targets[0].retry.attempts');
-    const r2 = await gw.fetch('/v1/chat/completions', { method: 'POST', headers: { 'x-gateway-config': '{not json' }, body: JSON.stringify({ messages: msg }) });
+    const r2 = await gw.fetch('/v1/chat/completions', {
+      method: 'POST',
+      headers: { 'x-gateway-config': '{not json' },
+      body: JSON.stringify({ messages: msg }),
+    });
     expect(r2.status).toBe(400);
-    expect((await r2.json() as any).error.code).toBe('invalid_config');
+    expect(((await r2.json()) as any).error.code).toBe('invalid_config');
   });
 });

@@ -20,21 +20,35 @@ afterAll(async () => {
   await gw?.close();
 });
 
-async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Json }> {
   const res = await gw.fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
 async function keysOf(userId: string): Promise<Json[]> {
-  return gw.gateway.deps.store.db.selectFrom('api_keys').selectAll().where('user_id', '=', userId).where('creation_mode', '=', 'auto').execute();
+  return gw.gateway.deps.store.db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('creation_mode', '=', 'auto')
+    .execute();
 }
 
 /** A console session of the user (logged in with a key an admin made for them): cookie and CSRF headers. */
 async function sessionOf(userId: string): Promise<Record<string, string>> {
   const key = await call('POST', '/v1/api-keys', { name: 'login', type: 'workspace-user', user_id: userId });
   expect(key.status, JSON.stringify(key.body)).toBe(201);
-  const res = await fetch(gw.url + '/v1/auth/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: key.body.key }) });
+  const res = await fetch(gw.url + '/v1/auth/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: key.body.key }),
+  });
   expect(res.status).toBe(200);
   const cookies = res.headers.getSetCookie().map((l) => l.split(';')[0]!);
   const csrf = cookies.find((c) => c.startsWith('gw_csrf='))!.slice('gw_csrf='.length);
@@ -42,8 +56,17 @@ async function sessionOf(userId: string): Promise<Record<string, string>> {
 }
 
 /** A request made by a session (no gateway key). */
-async function asSession(session: Record<string, string>, method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Json }> {
-  const res = await fetch(gw.url + path, { method, headers: { ...session, ...headers, 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' });
+async function asSession(
+  session: Record<string, string>,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: Json }> {
+  const res = await fetch(gw.url + path, {
+    method,
+    headers: { ...session, ...headers, 'content-type': 'application/json' },
+    body: method === 'GET' ? undefined : '{}',
+  });
   return { status: res.status, body: (await res.json()) as Json };
 }
 
@@ -61,7 +84,12 @@ describe('user_api_key_auto_create', () => {
     const u = await call('POST', '/v1/users', { email: email(), workspaces: [{ id: 'default', role: 'member' }] });
     expect(u.status).toBe(201);
     const [row] = await keysOf(u.body.id);
-    expect(row).toMatchObject({ type: 'workspace-user', workspace_id: gw.gateway.deps.runtime.current.defaultWorkspaceId, status: 'active', creation_mode: 'auto' });
+    expect(row).toMatchObject({
+      type: 'workspace-user',
+      workspace_id: gw.gateway.deps.runtime.current.defaultWorkspaceId,
+      status: 'active',
+      creation_mode: 'auto',
+    });
     expect(row!.pending_key_ciphertext).toMatch(/^v1\.[0-9a-f]{8}\./);
     const audit = await call('GET', '/v1/audit-logs?action=user.create&page_size=100');
     expect(audit.body.data.find((e: Json) => e.resource_id === u.body.id).details.auto_api_keys).toEqual([row!.id]);
@@ -84,7 +112,11 @@ describe('user_api_key_auto_create', () => {
 
   it('on: a member add makes an auto key in that workspace, in the same transaction (a refused add makes none)', async () => {
     expect((await call('PUT', '/v1/organisation/settings', { user_api_key_auto_create: true })).status).toBe(200);
-    const ws = await call('POST', '/v1/workspaces', { name: 'Auto', slug: `auto-${randomId(5).toLowerCase()}`, settings: { user_api_key_rotation_period: 'monthly' } });
+    const ws = await call('POST', '/v1/workspaces', {
+      name: 'Auto',
+      slug: `auto-${randomId(5).toLowerCase()}`,
+      settings: { user_api_key_rotation_period: 'monthly' },
+    });
     expect(ws.status).toBe(201);
     const u = await call('POST', '/v1/users', { email: email(), workspaces: [{ id: 'default', role: 'member' }] });
     const added = await call('POST', `/v1/workspaces/${ws.body.id}/members`, { user_id: u.body.id, role: 'member' });

@@ -50,7 +50,10 @@ describe('POST /v1/organisations', () => {
     const workspaces = await callAs(gw, r.body.admin_key, 'GET', '/v1/workspaces');
     expect(workspaces.body).toMatchObject({ total: 1, data: [{ slug: 'default', name: 'Default workspace', status: 'active' }] });
     const keys = await callAs(gw, r.body.admin_key, 'GET', '/v1/api-keys');
-    expect(keys.body).toMatchObject({ total: 1, data: [{ name: 'admin', type: 'organisation-service', workspace_id: null, organisation_id: r.body.id, scopes: ['*'] }] });
+    expect(keys.body).toMatchObject({
+      total: 1,
+      data: [{ name: 'admin', type: 'organisation-service', workspace_id: null, organisation_id: r.body.id, scopes: ['*'] }],
+    });
     expect(JSON.stringify(keys.body)).not.toContain(r.body.admin_key);
 
     // Its key acts in its default workspace: a workspace made without naming one lands in its organisation.
@@ -59,21 +62,31 @@ describe('POST /v1/organisations', () => {
 
     const audit = await operator('GET', '/v1/audit-logs?action=organisation.create');
     expect(audit.body.data).toHaveLength(1);
-    expect(audit.body.data[0]).toMatchObject({ action: 'organisation.create', resource_type: 'organisation', resource_id: r.body.id, actor: { type: 'api_key' }, details: { name: 'Acme Corp', slug: 'acme', admin_key_id: keys.body.data[0].id } });
+    expect(audit.body.data[0]).toMatchObject({
+      action: 'organisation.create',
+      resource_type: 'organisation',
+      resource_id: r.body.id,
+      actor: { type: 'api_key' },
+      details: { name: 'Acme Corp', slug: 'acme', admin_key_id: keys.body.data[0].id },
+    });
     expect(JSON.stringify(audit.body)).not.toContain(r.body.admin_key);
   });
 
-  it('is refused (403) to every key but the operator\'s, before the body is read', async () => {
+  it("is refused (403) to every key but the operator's, before the body is read", async () => {
     const other = await operator('POST', '/v1/organisations', { name: 'Other', slug: 'other-owner' });
     expect(other.status).toBe(201);
     const orgAdmin = await keyOfDefault({ name: 'second org admin', type: 'organisation-service', scopes: ['*'] });
     const workspaceKey = await keyOfDefault({ name: 'ws key', type: 'workspace-service', scopes: ['*'] });
     const plainWorkspaceKey = await keyOfDefault({ name: 'ws key, default scopes', type: 'workspace-service' });
-    const owner = await operator('POST', '/v1/users', { email: 'owner@example.com', role: 'owner', workspaces: [{ id: 'default', role: 'admin' }] });
+    const owner = await operator('POST', '/v1/users', {
+      email: 'owner@example.com',
+      role: 'owner',
+      workspaces: [{ id: 'default', role: 'admin' }],
+    });
     expect(owner.status).toBe(201);
     const ownerKey = await keyOfDefault({ name: 'owner key', type: 'workspace-user', user_id: owner.body.id, scopes: ['*'] });
     const refused = {
-      'another organisation-service key of the operator\'s organisation, holding *': orgAdmin.key,
+      "another organisation-service key of the operator's organisation, holding *": orgAdmin.key,
       'the admin key of another organisation': other.body.admin_key,
       'a workspace key holding *': workspaceKey.key,
       'a workspace key with default scopes': plainWorkspaceKey.key,
@@ -101,17 +114,34 @@ describe('POST /v1/organisations', () => {
     expectError(await operator('POST', '/v1/organisations', { name: 'No slug' }), 400, 'invalid_request', 'slug');
     expectError(await operator('POST', '/v1/organisations', { slug: 'no-name' }), 400, 'invalid_request', 'name');
     expectError(await operator('POST', '/v1/organisations', { name: '', slug: 'empty-name' }), 400, 'invalid_request', 'name');
-    expectError(await operator('POST', '/v1/organisations', { name: 'Extra', slug: 'extra', settings: {} }), 400, 'invalid_request', 'settings');
+    expectError(
+      await operator('POST', '/v1/organisations', { name: 'Extra', slug: 'extra', settings: {} }),
+      400,
+      'invalid_request',
+      'settings',
+    );
     const empty = await gw.fetch('/v1/organisations', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' });
     expect(empty.status).toBe(400);
-    expect((await operator('GET', '/v1/audit-logs?action=organisation.create')).body.data.filter((e: { details: { slug: string } }) => e.details.slug === 'dup')).toHaveLength(1);
+    expect(
+      (await operator('GET', '/v1/audit-logs?action=organisation.create')).body.data.filter(
+        (e: { details: { slug: string } }) => e.details.slug === 'dup',
+      ),
+    ).toHaveLength(1);
   });
 
-  it('its admin key is confined to its organisation: the other organisation\'s ids are 404 both ways', async () => {
+  it("its admin key is confined to its organisation: the other organisation's ids are 404 both ways", async () => {
     const created = await operator('POST', '/v1/organisations', { name: 'Confined', slug: 'confined' });
     const theirs = created.body.admin_key as string;
-    const mine = await operator('POST', '/v1/configs', { name: 'operator config', slug: 'shared-slug', config: { retry: { attempts: 1 } } });
-    const their = await callAs(gw, theirs, 'POST', '/v1/configs', { name: 'their config', slug: 'shared-slug', config: { retry: { attempts: 2 } } });
+    const mine = await operator('POST', '/v1/configs', {
+      name: 'operator config',
+      slug: 'shared-slug',
+      config: { retry: { attempts: 1 } },
+    });
+    const their = await callAs(gw, theirs, 'POST', '/v1/configs', {
+      name: 'their config',
+      slug: 'shared-slug',
+      config: { retry: { attempts: 2 } },
+    });
     expect([mine.status, their.status]).toEqual([201, 201]);
     expectError(await callAs(gw, theirs, 'GET', `/v1/configs/${mine.body.id}`), 404, 'not_found');
     expectError(await callAs(gw, theirs, 'PUT', `/v1/configs/${mine.body.id}`, { name: 'taken over' }), 404, 'not_found');
@@ -124,7 +154,11 @@ describe('POST /v1/organisations', () => {
     expectError(await callAs(gw, theirs, 'GET', `/v1/configs?workspace_id=${operatorWorkspace}`), 404, 'not_found', 'workspace_id');
     const operatorKeys = (await operator('GET', '/v1/api-keys')).body.data as Array<{ id: string }>;
     for (const k of operatorKeys) expectError(await callAs(gw, theirs, 'GET', `/v1/api-keys/${k.id}`), 404, 'not_found');
-    expect((await callAs(gw, theirs, 'GET', '/v1/audit-logs')).body.data.every((e: { organisation_id: string }) => e.organisation_id === created.body.id)).toBe(true);
+    expect(
+      (await callAs(gw, theirs, 'GET', '/v1/audit-logs')).body.data.every(
+        (e: { organisation_id: string }) => e.organisation_id === created.body.id,
+      ),
+    ).toBe(true);
   });
 
   it('is described in /openapi.json with its body and its 201 answer', async () => {
@@ -137,12 +171,16 @@ describe('POST /v1/organisations', () => {
   });
 
   it("the operator's key is rotated only by itself, and stays the operator's after its rotation", async () => {
-    const operatorKey = ((await operator('GET', '/v1/api-keys')).body.data as Array<{ id: string; name: string; type: string }>).find((k) => k.name === 'admin' && k.type === 'organisation-service')!;
+    const operatorKey = ((await operator('GET', '/v1/api-keys')).body.data as Array<{ id: string; name: string; type: string }>).find(
+      (k) => k.name === 'admin' && k.type === 'organisation-service',
+    )!;
     const orgAdmin = await keyOfDefault({ name: 'would-be operator', type: 'organisation-service', scopes: ['*'] });
     expectError(await callAs(gw, orgAdmin.key, 'POST', `/v1/api-keys/${operatorKey.id}/rotate`, {}), 403, 'forbidden');
     const rotated = await operator('POST', `/v1/api-keys/${operatorKey.id}/rotate`, {});
     expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
-    expect((await callAs(gw, rotated.body.key, 'POST', '/v1/organisations', { name: 'After rotation', slug: 'after-rotation' })).status).toBe(201);
+    expect(
+      (await callAs(gw, rotated.body.key, 'POST', '/v1/organisations', { name: 'After rotation', slug: 'after-rotation' })).status,
+    ).toBe(201);
     // A key made by the rotating key's organisation admin is never the operator's.
     expectError(await callAs(gw, orgAdmin.key, 'POST', '/v1/organisations', { name: 'Nope', slug: 'nope-2' }), 403, 'forbidden');
   });

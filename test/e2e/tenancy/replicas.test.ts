@@ -17,18 +17,34 @@ const schema = `t_${randomId(12).toLowerCase()}`;
 const adminKey = 'tenancy-replica-' + randomId(16);
 let seq = 0;
 
-async function call(gw: GatewayProcess, method: string, path: string, body?: unknown, key = adminKey): Promise<{ status: number; body: any }> {
-  const res = await fetch(gw.url + path, { method, headers: { 'content-type': 'application/json', 'x-gateway-api-key': key }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+async function call(
+  gw: GatewayProcess,
+  method: string,
+  path: string,
+  body?: unknown,
+  key = adminKey,
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(gw.url + path, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-gateway-api-key': key },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
 const chat = async (gw: GatewayProcess, key: string) =>
-  (await fetch(gw.url + '/v1/chat/completions', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }) },
-    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-  })).status;
+  (
+    await fetch(gw.url + '/v1/chat/completions', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${key}`,
+        'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }),
+      },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    })
+  ).status;
 
 /** Milliseconds until a chat through `gw` with `key` answers `status` (fails after one second). */
 async function msUntil(gw: GatewayProcess, key: string, status: number): Promise<number> {
@@ -43,7 +59,12 @@ async function msUntil(gw: GatewayProcess, key: string, status: number): Promise
 async function memberKey(workspace: string): Promise<{ userId: string; key: string }> {
   const user = await call(one, 'POST', '/v1/users', { email: `r${++seq}@example.com`, workspaces: [{ id: workspace, role: 'member' }] });
   expect(user.status).toBe(201);
-  const key = await call(one, 'POST', '/v1/api-keys', { name: 'u', type: 'workspace-user', workspace_id: workspace, user_id: user.body.id });
+  const key = await call(one, 'POST', '/v1/api-keys', {
+    name: 'u',
+    type: 'workspace-user',
+    workspace_id: workspace,
+    user_id: user.body.id,
+  });
   expect(key.status, JSON.stringify(key.body)).toBe(201);
   expect(await msUntil(two, key.body.key, 200)).toBeLessThan(1000);
   return { userId: user.body.id, key: key.body.key };
@@ -52,7 +73,13 @@ async function memberKey(workspace: string): Promise<{ userId: string; key: stri
 beforeAll(async () => {
   fake = await startFakeOpenAI({ apiKey: 'sk-fake' });
   await (await openStore({ kind: 'postgres', url: PG_URL, schema })).close();
-  const env = { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, REDIS_URL, REDIS_PREFIX: `gwtest:${randomId(8)}:`, GATEWAY_ADMIN_KEY: adminKey };
+  const env = {
+    DATABASE_URL: PG_URL,
+    DATABASE_SCHEMA: schema,
+    REDIS_URL,
+    REDIS_PREFIX: `gwtest:${randomId(8)}:`,
+    GATEWAY_ADMIN_KEY: adminKey,
+  };
   one = await spawnGateway(env);
   two = await spawnGateway(env);
 }, 120_000);
@@ -63,7 +90,7 @@ afterAll(async () => {
 });
 
 describe('tenancy across two gateway processes', () => {
-  it("deactivating and deleting a user stops their keys on the other replica within one second", async () => {
+  it('deactivating and deleting a user stops their keys on the other replica within one second', async () => {
     const a = await memberKey('default');
     expect((await call(one, 'PUT', `/v1/users/${a.userId}`, { status: 'deactivated' })).status).toBe(200);
     expect(await msUntil(two, a.key, 401)).toBeLessThan(1000);

@@ -10,8 +10,19 @@ export interface JsonAnswer {
 }
 
 /** Calls the gateway with `key` (JSON in and out). */
-export async function callAs(gw: TestGateway, key: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<JsonAnswer> {
-  const res = await gw.fetch(path, { method, headers: { 'x-gateway-api-key': key, ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+export async function callAs(
+  gw: TestGateway,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<JsonAnswer> {
+  const res = await gw.fetch(path, {
+    method,
+    headers: { 'x-gateway-api-key': key, ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
@@ -20,7 +31,10 @@ export async function callAs(gw: TestGateway, key: string, method: string, path:
 export async function insertWorkspace(gw: TestGateway, organisationId: string, slug: string): Promise<string> {
   const id = uuid();
   const now = Date.now();
-  await gw.gateway.deps.store.db.insertInto('workspaces').values({ id, organisation_id: organisationId, name: slug, slug, status: 'active', settings: '{}', created_at: now, updated_at: now }).execute();
+  await gw.gateway.deps.store.db
+    .insertInto('workspaces')
+    .values({ id, organisation_id: organisationId, name: slug, slug, status: 'active', settings: '{}', created_at: now, updated_at: now })
+    .execute();
   return id;
 }
 
@@ -44,10 +58,17 @@ export async function createOrganisation(gw: TestGateway, slug: string): Promise
 }
 
 /** Inserts a gateway key directly in the store (scopes default to `*`); returns its value. */
-export async function insertKey(gw: TestGateway, k: { organisationId: string; workspaceId: string | null; type: ApiKeyType; scopes?: string[] }): Promise<string> {
+export async function insertKey(
+  gw: TestGateway,
+  k: { organisationId: string; workspaceId: string | null; type: ApiKeyType; scopes?: string[] },
+): Promise<string> {
   const value = 'tenant-' + randomId(32);
   const now = Date.now();
-  const scope = { organisationId: k.organisationId, workspaceIds: k.workspaceId ? [k.workspaceId] : [], organisationWide: k.workspaceId === null };
+  const scope = {
+    organisationId: k.organisationId,
+    workspaceIds: k.workspaceId ? [k.workspaceId] : [],
+    organisationWide: k.workspaceId === null,
+  };
   await insertApiKey(gw.gateway.deps.store.db, scope, {
     id: uuid(),
     organisation_id: k.organisationId,

@@ -19,7 +19,16 @@ let wsA1: string;
 let wsB: string;
 let keyB: string;
 let keyA2: string;
-const a: Record<'config' | 'vk' | 'prompt' | 'file' | 'batch' | 'response' | 'guardrail' | 'policy', string> = { config: '', vk: '', prompt: '', file: '', batch: '', response: '', guardrail: '', policy: '' };
+const a: Record<'config' | 'vk' | 'prompt' | 'file' | 'batch' | 'response' | 'guardrail' | 'policy', string> = {
+  config: '',
+  vk: '',
+  prompt: '',
+  file: '',
+  batch: '',
+  response: '',
+  guardrail: '',
+  policy: '',
+};
 
 const provider = () => ({ 'x-gateway-config': JSON.stringify({ provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }) });
 const asAdmin = (method: string, path: string, body?: unknown) => callAs(gw, gw.adminKey, method, path, body);
@@ -38,14 +47,60 @@ beforeAll(async () => {
   keyA2 = await insertKey(gw, { organisationId: orgA, workspaceId: wsA2, type: 'workspace-service' });
   await deps.runtime.changed();
 
-  a.config = (await asAdmin('POST', '/v1/configs', { name: 'a config', slug: 'a-config', config: { provider: 'openai', api_key: 'sk-fake', custom_host: fake.url } })).body.id;
-  a.vk = (await asAdmin('POST', '/v1/virtual-keys', { name: 'a vk', slug: 'a-vk', provider: 'openai', key: 'sk-fake', config: { custom_host: fake.url } })).body.id;
-  a.prompt = (await asAdmin('POST', '/v1/prompts', { name: 'a prompt', string: '[{"role":"user","content":"hi {{name}}"}]', model: 'gpt-4o-mini', virtual_key: 'a-vk' })).body.id;
-  a.guardrail = (await asAdmin('POST', '/v1/guardrails', { name: 'a guard', checks: [{ id: 'default.contains', parameters: { operator: 'none', words: ['secret'] } }], actions: { deny: true } })).body.id;
-  a.policy = (await asAdmin('POST', '/v1/policies/rate-limits', { name: 'a policy', type: 'requests', unit: 'rpm', value: 1000, conditions: [], group_by: [{ key: 'api_key' }] })).body.id;
+  a.config = (
+    await asAdmin('POST', '/v1/configs', {
+      name: 'a config',
+      slug: 'a-config',
+      config: { provider: 'openai', api_key: 'sk-fake', custom_host: fake.url },
+    })
+  ).body.id;
+  a.vk = (
+    await asAdmin('POST', '/v1/virtual-keys', {
+      name: 'a vk',
+      slug: 'a-vk',
+      provider: 'openai',
+      key: 'sk-fake',
+      config: { custom_host: fake.url },
+    })
+  ).body.id;
+  a.prompt = (
+    await asAdmin('POST', '/v1/prompts', {
+      name: 'a prompt',
+      string: '[{"role":"user","content":"hi {{name}}"}]',
+      model: 'gpt-4o-mini',
+      virtual_key: 'a-vk',
+    })
+  ).body.id;
+  a.guardrail = (
+    await asAdmin('POST', '/v1/guardrails', {
+      name: 'a guard',
+      checks: [{ id: 'default.contains', parameters: { operator: 'none', words: ['secret'] } }],
+      actions: { deny: true },
+    })
+  ).body.id;
+  a.policy = (
+    await asAdmin('POST', '/v1/policies/rate-limits', {
+      name: 'a policy',
+      type: 'requests',
+      unit: 'rpm',
+      value: 1000,
+      conditions: [],
+      group_by: [{ key: 'api_key' }],
+    })
+  ).body.id;
   const client = gw.openai(provider());
-  a.file = (await gw.openai().files.create({ file: await toFile(Buffer.from('{"custom_id":"1","method":"POST","url":"/v1/chat/completions","body":{"model":"m","messages":[]}}\n'), 'in.jsonl'), purpose: 'batch' })).id;
-  a.batch = (await client.batches.create({ input_file_id: a.file, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' })).id;
+  a.file = (
+    await gw.openai().files.create({
+      file: await toFile(
+        Buffer.from('{"custom_id":"1","method":"POST","url":"/v1/chat/completions","body":{"model":"m","messages":[]}}\n'),
+        'in.jsonl',
+      ),
+      purpose: 'batch',
+    })
+  ).id;
+  a.batch = (
+    await client.batches.create({ input_file_id: a.file, endpoint: '/v1/chat/completions', completion_window: 'immediate' as '24h' })
+  ).id;
   a.response = (await client.responses.create({ model: 'gpt-4o-mini', input: 'hello' })).id;
   for (const [name, id] of Object.entries(a)) expect(id, name).toBeTruthy();
 });
@@ -59,7 +114,8 @@ const chatBody = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi
 
 /** Every route that reads or uses one of A1's ids, as the given key. */
 function probes(key: string): Array<[string, () => Promise<JsonAnswer>]> {
-  const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => callAs(gw, key, method, path, body, headers);
+  const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    callAs(gw, key, method, path, body, headers);
   return [
     ['prompt render', () => as('POST', `/v1/prompts/${a.prompt}/render`, { variables: { name: 'x' } })],
     ['prompt completions', () => as('POST', `/v1/prompts/${a.prompt}/completions`, { variables: { name: 'x' } })],
@@ -77,8 +133,20 @@ function probes(key: string): Array<[string, () => Promise<JsonAnswer>]> {
     ['virtual key by id', () => as('POST', '/v1/chat/completions', chatBody, { 'x-gateway-virtual-key': a.vk })],
     ['virtual key by slug', () => as('POST', '/v1/chat/completions', chatBody, { 'x-gateway-virtual-key': 'a-vk' })],
     ['provider slug', () => as('POST', '/v1/chat/completions', chatBody, { 'x-gateway-provider': '@a-vk' })],
-    ['config virtual_key', () => as('POST', '/v1/chat/completions', chatBody, { 'x-gateway-config': JSON.stringify({ virtual_key: a.vk }) })],
-    ['config prompt_id', () => as('POST', '/v1/chat/completions', { ...chatBody, variables: { name: 'x' } }, { 'x-gateway-config': JSON.stringify({ prompt_id: a.prompt, provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }) })],
+    [
+      'config virtual_key',
+      () => as('POST', '/v1/chat/completions', chatBody, { 'x-gateway-config': JSON.stringify({ virtual_key: a.vk }) }),
+    ],
+    [
+      'config prompt_id',
+      () =>
+        as(
+          'POST',
+          '/v1/chat/completions',
+          { ...chatBody, variables: { name: 'x' } },
+          { 'x-gateway-config': JSON.stringify({ prompt_id: a.prompt, provider: 'openai', api_key: 'sk-fake', custom_host: fake.url }) },
+        ),
+    ],
     ['config read', () => as('GET', `/v1/configs/${a.config}`)],
     ['virtual key read', () => as('GET', `/v1/virtual-keys/${a.vk}`)],
     ['guardrail read', () => as('GET', `/v1/guardrails/${a.guardrail}`)],
@@ -86,7 +154,17 @@ function probes(key: string): Array<[string, () => Promise<JsonAnswer>]> {
   ];
 }
 
-const LISTS = ['/v1/configs', '/v1/virtual-keys', '/v1/prompts', '/v1/guardrails', '/v1/policies/rate-limits', '/v1/api-keys', '/v1/logs', '/v1/files', '/v1/batches'];
+const LISTS = [
+  '/v1/configs',
+  '/v1/virtual-keys',
+  '/v1/prompts',
+  '/v1/guardrails',
+  '/v1/policies/rate-limits',
+  '/v1/api-keys',
+  '/v1/logs',
+  '/v1/files',
+  '/v1/batches',
+];
 
 async function expectIsolated(key: string): Promise<void> {
   for (const [name, probe] of probes(key)) {
@@ -97,8 +175,14 @@ async function expectIsolated(key: string): Promise<void> {
     const r = await callAs(gw, key, 'GET', path);
     expect(r.status, path).toBe(200);
     const rows = r.body.data as Array<{ id: string; workspace_id?: string }>;
-    expect(rows.filter((row) => Object.values(a).includes(row.id)), path).toEqual([]);
-    expect(rows.filter((row) => row.workspace_id === wsA1), path).toEqual([]);
+    expect(
+      rows.filter((row) => Object.values(a).includes(row.id)),
+      path,
+    ).toEqual([]);
+    expect(
+      rows.filter((row) => row.workspace_id === wsA1),
+      path,
+    ).toEqual([]);
   }
   // The admin key still sees and uses everything of A1 afterwards (nothing was deleted or cancelled).
   expect((await asAdmin('GET', `/v1/files/${a.file}`)).status).toBe(200);
@@ -111,8 +195,12 @@ describe('an organisation key of another organisation', () => {
     await expectIsolated(keyB);
   });
 
-  it('writes without workspace_id land in its own organisation\'s default workspace', async () => {
-    const c = await callAs(gw, keyB, 'POST', '/v1/configs', { name: 'b config', slug: 'a-config', config: { provider: 'openai', api_key: 'sk-fake', custom_host: fake.url } });
+  it("writes without workspace_id land in its own organisation's default workspace", async () => {
+    const c = await callAs(gw, keyB, 'POST', '/v1/configs', {
+      name: 'b config',
+      slug: 'a-config',
+      config: { provider: 'openai', api_key: 'sk-fake', custom_host: fake.url },
+    });
     expect(c.status).toBe(201);
     expect(c.body.workspace_id).toBe(wsB);
     const vk = await callAs(gw, keyB, 'POST', '/v1/virtual-keys', { name: 'b vk', provider: 'openai', key: 'sk-b' });
@@ -127,10 +215,14 @@ describe('an organisation key of another organisation', () => {
     expect(chat.status).toBe(200);
   });
 
-  it('acts in no workspace at all when its organisation has no default workspace (403, never another tenant\'s)', async () => {
+  it("acts in no workspace at all when its organisation has no default workspace (403, never another tenant's)", async () => {
     const c = await createOrganisation(gw, 'org-c');
     // A store in this state is not made by the API: its default workspace pointed at another tenant's.
-    await gw.gateway.deps.store.db.updateTable('organisations').set({ default_workspace_id: wsA1 }).where('id', '=', c.organisationId).execute();
+    await gw.gateway.deps.store.db
+      .updateTable('organisations')
+      .set({ default_workspace_id: wsA1 })
+      .where('id', '=', c.organisationId)
+      .execute();
     const keyC = c.adminKey;
     await gw.gateway.deps.runtime.changed();
     const r = await callAs(gw, keyC, 'POST', '/v1/chat/completions', chatBody, provider());
@@ -142,14 +234,23 @@ describe('an organisation key of another organisation', () => {
   it('of an organisation without any workspace: empty lists, 404 for ids (never a 500)', async () => {
     // The API always makes an organisation with its default workspace: this store state is written directly.
     const orgD = 'org-d-' + Date.now();
-    await gw.gateway.deps.store.db.insertInto('organisations').values({ id: orgD, name: 'd', slug: orgD, settings: '{}', created_at: Date.now() }).execute();
+    await gw.gateway.deps.store.db
+      .insertInto('organisations')
+      .values({ id: orgD, name: 'd', slug: orgD, settings: '{}', created_at: Date.now() })
+      .execute();
     const keyD = await insertKey(gw, { organisationId: orgD, workspaceId: null, type: 'organisation-service' });
     await gw.gateway.deps.runtime.changed();
     for (const path of LISTS.filter((p) => !['/v1/files', '/v1/batches', '/v1/api-keys'].includes(p))) {
       const r = await callAs(gw, keyD, 'GET', path);
       expect({ path, status: r.status, data: r.body.data }).toEqual({ path, status: 200, data: [] });
     }
-    for (const path of [`/v1/configs/${a.config}`, `/v1/virtual-keys/${a.vk}`, `/v1/guardrails/${a.guardrail}`, `/v1/prompts/${a.prompt}`, `/v1/policies/rate-limits/${a.policy}`]) {
+    for (const path of [
+      `/v1/configs/${a.config}`,
+      `/v1/virtual-keys/${a.vk}`,
+      `/v1/guardrails/${a.guardrail}`,
+      `/v1/prompts/${a.prompt}`,
+      `/v1/policies/rate-limits/${a.policy}`,
+    ]) {
       expect((await callAs(gw, keyD, 'GET', path)).status, path).toBe(404);
     }
   });
@@ -184,7 +285,9 @@ describe("another tenant's ids used as inputs", () => {
       const r = await callAs(gw, key, 'POST', '/v1/batches', body, provider());
       expect(r.status, JSON.stringify(r.body)).toBe(404);
       expect(r.body.error).toMatchObject({ code: 'not_found', param: 'input_file_id' });
-      expect((await callAs(gw, key, 'GET', '/v1/batches')).body.data.map((b: { input_file_id: string }) => b.input_file_id)).not.toContain(a.file);
+      expect((await callAs(gw, key, 'GET', '/v1/batches')).body.data.map((b: { input_file_id: string }) => b.input_file_id)).not.toContain(
+        a.file,
+      );
     }
     const unknown = await callAs(gw, keyB, 'POST', '/v1/batches', { ...body, input_file_id: 'file-gwdoesnotexist' }, provider());
     expect(unknown.status).toBe(404);
@@ -200,7 +303,11 @@ describe("another tenant's ids used as inputs", () => {
     expect(outputs.length, JSON.stringify(batch)).toBeGreaterThan(0);
     for (const key of [keyB, keyA2]) {
       for (const id of outputs) {
-        for (const [method, path] of [['GET', `/v1/files/${id}`], ['GET', `/v1/files/${id}/content`], ['DELETE', `/v1/files/${id}`]] as const) {
+        for (const [method, path] of [
+          ['GET', `/v1/files/${id}`],
+          ['GET', `/v1/files/${id}/content`],
+          ['DELETE', `/v1/files/${id}`],
+        ] as const) {
           const r = await callAs(gw, key, method, path);
           expect({ path, method, status: r.status, code: r.body?.error?.code }).toEqual({ path, method, status: 404, code: 'not_found' });
         }
@@ -212,17 +319,45 @@ describe("another tenant's ids used as inputs", () => {
   });
 
   it("continuing A1's stored conversation is refused as an unknown previous_response_id; A1 itself continues it", async () => {
-    const first = await callAs(gw, gw.adminKey, 'POST', '/v1/responses', { model: 'claude-sonnet-4-20250514', input: 'the password is swordfish' }, overChat());
+    const first = await callAs(
+      gw,
+      gw.adminKey,
+      'POST',
+      '/v1/responses',
+      { model: 'claude-sonnet-4-20250514', input: 'the password is swordfish' },
+      overChat(),
+    );
     expect(first.status, JSON.stringify(first.body)).toBe(200);
-    const unknown = await callAs(gw, keyB, 'POST', '/v1/responses', { model: 'claude-sonnet-4-20250514', input: 'what is it?', previous_response_id: 'resp_doesnotexist' }, overChat());
+    const unknown = await callAs(
+      gw,
+      keyB,
+      'POST',
+      '/v1/responses',
+      { model: 'claude-sonnet-4-20250514', input: 'what is it?', previous_response_id: 'resp_doesnotexist' },
+      overChat(),
+    );
     expect(unknown.status).toBe(400);
     for (const key of [keyB, keyA2]) {
-      const r = await callAs(gw, key, 'POST', '/v1/responses', { model: 'claude-sonnet-4-20250514', input: 'what is it?', previous_response_id: first.body.id }, overChat());
+      const r = await callAs(
+        gw,
+        key,
+        'POST',
+        '/v1/responses',
+        { model: 'claude-sonnet-4-20250514', input: 'what is it?', previous_response_id: first.body.id },
+        overChat(),
+      );
       expect(r.status).toBe(unknown.status);
       expect(r.body.error).toMatchObject({ code: unknown.body.error.code, param: 'previous_response_id' });
       expect(JSON.stringify(r.body)).not.toContain('swordfish');
     }
-    const own = await callAs(gw, gw.adminKey, 'POST', '/v1/responses', { model: 'claude-sonnet-4-20250514', input: 'what is it?', previous_response_id: first.body.id }, overChat());
+    const own = await callAs(
+      gw,
+      gw.adminKey,
+      'POST',
+      '/v1/responses',
+      { model: 'claude-sonnet-4-20250514', input: 'what is it?', previous_response_id: first.body.id },
+      overChat(),
+    );
     expect(own.status, JSON.stringify(own.body)).toBe(200);
     expect(JSON.stringify(anthropic.lastRequest?.body)).toContain('swordfish');
   });

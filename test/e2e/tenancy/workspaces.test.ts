@@ -28,10 +28,38 @@ afterAll(async () => {
 
 describe('workspaces', () => {
   it('creates a workspace with exactly the specified shape; a slug clash is 409', async () => {
-    const r = await admin('POST', '/v1/workspaces', { name: 'Team A', slug: 'team-a', description: 'first', metadata: { cost_centre: '42' }, settings: { membersViewAllData: false } });
+    const r = await admin('POST', '/v1/workspaces', {
+      name: 'Team A',
+      slug: 'team-a',
+      description: 'first',
+      metadata: { cost_centre: '42' },
+      settings: { membersViewAllData: false },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(201);
-    expect(Object.keys(r.body).sort()).toEqual(['created_at', 'defaults', 'description', 'id', 'last_updated_at', 'metadata', 'name', 'object', 'settings', 'slug', 'status', 'usage_limits']);
-    expect(r.body).toMatchObject({ object: 'workspace', name: 'Team A', slug: 'team-a', description: 'first', status: 'active', metadata: { cost_centre: '42' }, settings: { membersViewAllData: false }, defaults: null });
+    expect(Object.keys(r.body).sort()).toEqual([
+      'created_at',
+      'defaults',
+      'description',
+      'id',
+      'last_updated_at',
+      'metadata',
+      'name',
+      'object',
+      'settings',
+      'slug',
+      'status',
+      'usage_limits',
+    ]);
+    expect(r.body).toMatchObject({
+      object: 'workspace',
+      name: 'Team A',
+      slug: 'team-a',
+      description: 'first',
+      status: 'active',
+      metadata: { cost_centre: '42' },
+      settings: { membersViewAllData: false },
+      defaults: null,
+    });
     expect(r.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
     expectError(await admin('POST', '/v1/workspaces', { name: 'Again', slug: 'team-a' }), 409, 'conflict', 'slug');
     const bySlug = await admin('GET', '/v1/workspaces/team-a');
@@ -45,9 +73,24 @@ describe('workspaces', () => {
     expectError(await admin('POST', '/v1/workspaces', { name: 42 }), 400, 'invalid_request', 'name');
     expectError(await admin('POST', '/v1/workspaces', {}), 400, 'invalid_request', 'name');
     expectError(await admin('POST', '/v1/workspaces', { name: 'x', slug: 'Not A Slug' }), 400, 'invalid_request', 'slug');
-    expectError(await admin('POST', '/v1/workspaces', { name: 'x', settings: { organisationAdminsViewLogs: false } }), 400, 'invalid_request', 'organisationAdminsViewLogs');
-    expectError(await admin('POST', '/v1/workspaces', { name: 'x', settings: { membersViewAllData: 'yes' } }), 400, 'invalid_request', 'membersViewAllData');
-    expectError(await admin('POST', '/v1/workspaces', { name: 'x', defaults: { config_id: 'nope' } }), 404, 'not_found', 'defaults.config_id');
+    expectError(
+      await admin('POST', '/v1/workspaces', { name: 'x', settings: { organisationAdminsViewLogs: false } }),
+      400,
+      'invalid_request',
+      'organisationAdminsViewLogs',
+    );
+    expectError(
+      await admin('POST', '/v1/workspaces', { name: 'x', settings: { membersViewAllData: 'yes' } }),
+      400,
+      'invalid_request',
+      'membersViewAllData',
+    );
+    expectError(
+      await admin('POST', '/v1/workspaces', { name: 'x', defaults: { config_id: 'nope' } }),
+      404,
+      'not_found',
+      'defaults.config_id',
+    );
     expectError(await admin('GET', '/v1/workspaces/no-such-workspace'), 404, 'not_found');
     expectError(await admin('PUT', '/v1/workspaces/default', { slug: 'renamed' }), 400, 'invalid_request', 'slug');
     expectError(await admin('GET', '/v1/workspaces?status=deleted'), 400, 'invalid_request', 'status');
@@ -78,19 +121,26 @@ describe('workspaces', () => {
     await admin('POST', '/v1/configs', { name: 'route', slug: 'route', workspace_id: ws.id, config: providerConfig('gpt-4o-mini') });
     const key = (await admin('POST', '/v1/api-keys', { name: 'svc', type: 'workspace-service', workspace_id: ws.id })).body.key as string;
     const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0, defaultHeaders: { 'x-gateway-config': 'route' } });
-    expect((await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })).choices.length).toBe(1);
+    expect(
+      (await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })).choices.length,
+    ).toBe(1);
     await admin('DELETE', `/v1/workspaces/${ws.id}`);
-    const refused = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e);
+    const refused = await client.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e) => e);
     expect(refused).toBeInstanceOf(OpenAI.APIError);
     expect(refused.status).toBe(403);
     expect(refused.error).toMatchObject({ code: 'forbidden', message: expect.stringContaining('archived') });
     expectError(await callAs(gw, key, 'GET', '/v1/configs'), 403, 'forbidden');
     await admin('PUT', `/v1/workspaces/${ws.id}`, { status: 'active' });
-    expect((await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })).choices.length).toBe(1);
+    expect(
+      (await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })).choices.length,
+    ).toBe(1);
   });
 
   it('listing archived workspaces needs an organisation owner or admin', async () => {
-    const key = (await admin('POST', '/v1/api-keys', { name: 'ws reader', type: 'workspace-service', scopes: ['workspaces.read'] })).body.key as string;
+    const key = (await admin('POST', '/v1/api-keys', { name: 'ws reader', type: 'workspace-service', scopes: ['workspaces.read'] })).body
+      .key as string;
     expect((await callAs(gw, key, 'GET', '/v1/workspaces')).status).toBe(200);
     expectError(await callAs(gw, key, 'GET', '/v1/workspaces?status=archived'), 403, 'forbidden');
     expectError(await callAs(gw, key, 'POST', '/v1/workspaces', { name: 'nope' }), 403, 'forbidden');
@@ -118,26 +168,59 @@ describe('organisation and settings', () => {
   });
 
   it('changes settings partially and answers the whole settings; validates every key and type', async () => {
-    const r = await admin('PUT', '/v1/organisation/settings', { user_api_key_rotation_period: 'monthly', session_settings: { max_session_ttl: 3600 } });
+    const r = await admin('PUT', '/v1/organisation/settings', {
+      user_api_key_rotation_period: 'monthly',
+      session_settings: { max_session_ttl: 3600 },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body).toMatchObject({ user_api_key_rotation_period: 'monthly', session_settings: { max_session_ttl: 3600 }, membersViewAllData: true });
+    expect(r.body).toMatchObject({
+      user_api_key_rotation_period: 'monthly',
+      session_settings: { max_session_ttl: 3600 },
+      membersViewAllData: true,
+    });
     const again = await admin('PUT', '/v1/organisation/settings', { membersViewAllData: false });
-    expect(again.body).toMatchObject({ user_api_key_rotation_period: 'monthly', session_settings: { max_session_ttl: 3600 }, membersViewAllData: false });
+    expect(again.body).toMatchObject({
+      user_api_key_rotation_period: 'monthly',
+      session_settings: { max_session_ttl: 3600 },
+      membersViewAllData: false,
+    });
     expectError(await admin('PUT', '/v1/organisation/settings', { unknownSetting: true }), 400, 'invalid_request', 'unknownSetting');
-    expectError(await admin('PUT', '/v1/organisation/settings', { session_settings: { max_session_ttl: 899 } }), 400, 'invalid_request', 'max_session_ttl');
+    expectError(
+      await admin('PUT', '/v1/organisation/settings', { session_settings: { max_session_ttl: 899 } }),
+      400,
+      'invalid_request',
+      'max_session_ttl',
+    );
     expectError(await admin('PUT', '/v1/organisation/settings', { session_settings: { idle: 1 } }), 400, 'invalid_request', 'idle');
-    expectError(await admin('PUT', '/v1/organisation/settings', { user_api_key_rotation_period: 'daily' }), 400, 'invalid_request', 'user_api_key_rotation_period');
+    expectError(
+      await admin('PUT', '/v1/organisation/settings', { user_api_key_rotation_period: 'daily' }),
+      400,
+      'invalid_request',
+      'user_api_key_rotation_period',
+    );
     expectError(await admin('PUT', '/v1/organisation/settings', { managersViewAllData: 1 }), 400, 'invalid_request', 'managersViewAllData');
     const audit = await admin('GET', '/v1/audit-logs?action=organisation.update');
     expect(audit.body.total).toBe(2);
-    const reader = (await admin('POST', '/v1/api-keys', { name: 'org reader', type: 'workspace-service', scopes: ['organisation.read'] })).body.key as string;
+    const reader = (await admin('POST', '/v1/api-keys', { name: 'org reader', type: 'workspace-service', scopes: ['organisation.read'] }))
+      .body.key as string;
     expect((await callAs(gw, reader, 'GET', '/v1/organisation')).status).toBe(200);
-    expectError(await callAs(gw, reader, 'PUT', '/v1/organisation/settings', { membersViewAllData: true }), 403, 'forbidden', 'organisation.write');
+    expectError(
+      await callAs(gw, reader, 'PUT', '/v1/organisation/settings', { membersViewAllData: true }),
+      403,
+      'forbidden',
+      'organisation.write',
+    );
   });
 
   it('effective settings say where each value comes from', async () => {
     await admin('PUT', '/v1/organisation/settings', { managersViewAllData: false, user_api_key_rotation_period: 'weekly' });
-    const ws = (await admin('POST', '/v1/workspaces', { name: 'Eff', slug: 'eff', settings: { user_api_key_rotation_period: null, managersWriteMcpServers: false } })).body;
+    const ws = (
+      await admin('POST', '/v1/workspaces', {
+        name: 'Eff',
+        slug: 'eff',
+        settings: { user_api_key_rotation_period: null, managersWriteMcpServers: false },
+      })
+    ).body;
     const r = await admin('GET', `/v1/workspaces/${ws.slug}/effective-settings`);
     expect(r.status).toBe(200);
     expect(r.body.settings).toMatchObject({
@@ -157,24 +240,55 @@ describe('organisation and settings', () => {
 describe('workspace request defaults', () => {
   it("apply to the workspace's keys that set none (openai SDK with only a base URL and a gateway key); a key's own default wins", async () => {
     const ws = (await admin('POST', '/v1/workspaces', { name: 'Defaults', slug: 'defaults-ws' })).body;
-    const wsConfig = (await admin('POST', '/v1/configs', { name: 'ws default', workspace_id: ws.id, config: providerConfig('workspace-model') })).body;
-    const keyConfig = (await admin('POST', '/v1/configs', { name: 'key default', workspace_id: ws.id, config: providerConfig('key-model') })).body;
+    const wsConfig = (
+      await admin('POST', '/v1/configs', { name: 'ws default', workspace_id: ws.id, config: providerConfig('workspace-model') })
+    ).body;
+    const keyConfig = (
+      await admin('POST', '/v1/configs', { name: 'key default', workspace_id: ws.id, config: providerConfig('key-model') })
+    ).body;
     const other = (await admin('POST', '/v1/configs', { name: 'elsewhere', config: providerConfig('x') })).body;
-    expectError(await admin('PUT', `/v1/workspaces/${ws.id}`, { defaults: { config_id: other.id } }), 404, 'not_found', 'defaults.config_id');
-    expectError(await admin('PUT', `/v1/workspaces/${ws.id}`, { defaults: { config_id: wsConfig.id, extra: 1 } }), 400, 'invalid_request', 'extra');
+    expectError(
+      await admin('PUT', `/v1/workspaces/${ws.id}`, { defaults: { config_id: other.id } }),
+      404,
+      'not_found',
+      'defaults.config_id',
+    );
+    expectError(
+      await admin('PUT', `/v1/workspaces/${ws.id}`, { defaults: { config_id: wsConfig.id, extra: 1 } }),
+      400,
+      'invalid_request',
+      'extra',
+    );
     const put = await admin('PUT', `/v1/workspaces/${ws.id}`, { defaults: { config_id: wsConfig.slug, metadata: { team: 'defaults' } } });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect(put.body.defaults).toEqual({ config_id: wsConfig.id, metadata: { team: 'defaults' } });
 
-    const plain = (await admin('POST', '/v1/api-keys', { name: 'plain', type: 'workspace-service', workspace_id: ws.id })).body.key as string;
-    const own = (await admin('POST', '/v1/api-keys', { name: 'own', type: 'workspace-service', workspace_id: ws.id, defaults: { config_id: keyConfig.id } })).body.key as string;
-    const ask = (key: string) => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 }).chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
+    const plain = (await admin('POST', '/v1/api-keys', { name: 'plain', type: 'workspace-service', workspace_id: ws.id })).body
+      .key as string;
+    const own = (
+      await admin('POST', '/v1/api-keys', {
+        name: 'own',
+        type: 'workspace-service',
+        workspace_id: ws.id,
+        defaults: { config_id: keyConfig.id },
+      })
+    ).body.key as string;
+    const ask = (key: string) =>
+      new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 }).chat.completions.create({
+        model: 'gpt-4o',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
     expect((await ask(plain)).model).toBe('workspace-model');
     expect((await ask(own)).model).toBe('key-model');
 
     await admin('PUT', `/v1/workspaces/${ws.id}`, { defaults: { config_id: wsConfig.id, allow_config_override: false } });
-    const overriding = await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: plain, maxRetries: 0, defaultHeaders: { 'x-gateway-config': JSON.stringify(providerConfig('other')) } })
-      .chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })
+    const overriding = await new OpenAI({
+      baseURL: `${gw.url}/v1`,
+      apiKey: plain,
+      maxRetries: 0,
+      defaultHeaders: { 'x-gateway-config': JSON.stringify(providerConfig('other')) },
+    }).chat.completions
+      .create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] })
       .catch((e) => e);
     expect(overriding.status).toBe(403);
     await admin('PUT', `/v1/workspaces/${ws.id}`, { defaults: null });

@@ -2,7 +2,13 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
 import { Role, TaskState, type AgentCard, type Message, type Task } from '@a2a-js/sdk';
-import { DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import {
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 
 /** What the fake agent saw of one JSON-RPC call. */
@@ -43,7 +49,16 @@ function textOf(message: Message): string {
 }
 
 function agentMessage(taskId: string, contextId: string, text: string): Message {
-  return { messageId: crypto.randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: crypto.randomUUID(),
+    contextId,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
 /**
@@ -64,29 +79,81 @@ class EchoExecutor implements AgentExecutor {
       await sleep(600_000);
       return;
     }
-    const task: Task = { id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() }, artifacts: [], history: [ctx.userMessage], metadata: undefined };
+    const task: Task = {
+      id: taskId,
+      contextId,
+      status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+      artifacts: [],
+      history: [ctx.userMessage],
+      metadata: undefined,
+    };
     bus.publish({ kind: 'task', data: task });
     if (text === 'stall') {
       await sleep(600_000);
       return;
     }
     await sleep(this.stepMs);
-    bus.publish({ kind: 'statusUpdate', data: { taskId, contextId, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() }, metadata: undefined } });
+    bus.publish({
+      kind: 'statusUpdate',
+      data: {
+        taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() },
+        metadata: undefined,
+      },
+    });
     if (text === 'wait') {
       while (!this.cancelled.has(taskId)) await sleep(20);
       bus.finished();
       return;
     }
     await sleep(this.stepMs);
-    bus.publish({ kind: 'artifactUpdate', data: { taskId, contextId, artifact: { artifactId: 'echo', name: 'echo', description: '', parts: [{ content: { $case: 'text', value: `echo: ${text}` }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined } });
+    bus.publish({
+      kind: 'artifactUpdate',
+      data: {
+        taskId,
+        contextId,
+        artifact: {
+          artifactId: 'echo',
+          name: 'echo',
+          description: '',
+          parts: [{ content: { $case: 'text', value: `echo: ${text}` }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+          metadata: undefined,
+          extensions: [],
+        },
+        append: false,
+        lastChunk: true,
+        metadata: undefined,
+      },
+    });
     await sleep(this.stepMs);
-    bus.publish({ kind: 'statusUpdate', data: { taskId, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, message: agentMessage(taskId, contextId, 'done'), timestamp: new Date().toISOString() }, metadata: undefined } });
+    bus.publish({
+      kind: 'statusUpdate',
+      data: {
+        taskId,
+        contextId,
+        status: {
+          state: TaskState.TASK_STATE_COMPLETED,
+          message: agentMessage(taskId, contextId, 'done'),
+          timestamp: new Date().toISOString(),
+        },
+        metadata: undefined,
+      },
+    });
     bus.finished();
   }
 
   async cancelTask(taskId: string, bus: ExecutionEventBus): Promise<void> {
     this.cancelled.add(taskId);
-    bus.publish({ kind: 'statusUpdate', data: { taskId, contextId: '', status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() }, metadata: undefined } });
+    bus.publish({
+      kind: 'statusUpdate',
+      data: {
+        taskId,
+        contextId: '',
+        status: { state: TaskState.TASK_STATE_CANCELED, message: undefined, timestamp: new Date().toISOString() },
+        metadata: undefined,
+      },
+    });
     bus.finished();
   }
 }
@@ -118,8 +185,26 @@ export async function startFakeAgent(opts: FakeAgentOptions = {}): Promise<FakeA
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
     skills: [
-      { id: 'echo', name: 'Echo', description: 'Echoes text.', tags: ['echo'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] },
-      { id: 'admin', name: 'Admin', description: 'Not for everyone.', tags: ['admin'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] },
+      {
+        id: 'echo',
+        name: 'Echo',
+        description: 'Echoes text.',
+        tags: ['echo'],
+        examples: [],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+      {
+        id: 'admin',
+        name: 'Admin',
+        description: 'Not for everyone.',
+        tags: ['admin'],
+        examples: [],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
     ],
     signatures: [{ protected: 'eyJhbGciOiJFUzI1NiJ9', signature: 'c2lnbmF0dXJl', header: undefined }],
   };
@@ -143,7 +228,10 @@ export async function startFakeAgent(opts: FakeAgentOptions = {}): Promise<FakeA
     if (req.method === 'POST' && last && typeof req.body?.method === 'string') last.method = req.body.method;
     next();
   });
-  app.use(prefix || '/', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
+  app.use(
+    prefix || '/',
+    jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }),
+  );
   const fake: FakeAgent = {
     url,
     calls,

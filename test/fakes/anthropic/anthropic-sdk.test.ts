@@ -3,7 +3,11 @@ import Anthropic from '@anthropic-ai/sdk';
 import { startFakeAnthropic, anthropicErrorBody, apiKeyOf, type FakeAnthropic } from './server.js';
 
 const MODEL = 'claude-sonnet-4-20250514';
-const weatherTool = { name: 'get_weather', description: 'Weather of a city', input_schema: { type: 'object' as const, properties: { query: { type: 'string' } } } };
+const weatherTool = {
+  name: 'get_weather',
+  description: 'Weather of a city',
+  input_schema: { type: 'object' as const, properties: { query: { type: 'string' } } },
+};
 
 describe('Anthropic fake, proven with @anthropic-ai/sdk', () => {
   let fake: FakeAnthropic;
@@ -16,7 +20,12 @@ describe('Anthropic fake, proven with @anthropic-ai/sdk', () => {
   beforeEach(() => fake.reset());
 
   it('answers messages.create with a parsed message and usage', async () => {
-    const msg = await client.messages.create({ model: MODEL, max_tokens: 100, system: 'Be brief.', messages: [{ role: 'user', content: 'hello there' }] });
+    const msg = await client.messages.create({
+      model: MODEL,
+      max_tokens: 100,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'hello there' }],
+    });
     expect(msg.type).toBe('message');
     expect(msg.role).toBe('assistant');
     expect(msg.model).toBe(MODEL);
@@ -49,7 +58,12 @@ describe('Anthropic fake, proven with @anthropic-ai/sdk', () => {
   });
 
   it('streams a tool_use block whose input_json_delta pieces parse to the input', async () => {
-    const stream = client.messages.stream({ model: MODEL, max_tokens: 100, tools: [weatherTool], messages: [{ role: 'user', content: 'weather in Paris' }] });
+    const stream = client.messages.stream({
+      model: MODEL,
+      max_tokens: 100,
+      tools: [weatherTool],
+      messages: [{ role: 'user', content: 'weather in Paris' }],
+    });
     const final = await stream.finalMessage();
     expect(final.stop_reason).toBe('tool_use');
     const block = final.content[0]!;
@@ -74,7 +88,12 @@ describe('Anthropic fake, proven with @anthropic-ai/sdk', () => {
 
   it('streams signed thinking when thinking is enabled and accepts it back', async () => {
     const final = await client.messages
-      .stream({ model: MODEL, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: 'think' }] })
+      .stream({
+        model: MODEL,
+        max_tokens: 2048,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        messages: [{ role: 'user', content: 'think' }],
+      })
       .finalMessage();
     expect(final.content.map((b) => b.type)).toEqual(['thinking', 'text']);
     const thinking = final.content[0]!;
@@ -85,7 +104,11 @@ describe('Anthropic fake, proven with @anthropic-ai/sdk', () => {
       model: MODEL,
       max_tokens: 2048,
       thinking: { type: 'enabled', budget_tokens: 1024 },
-      messages: [{ role: 'user', content: 'think' }, { role: 'assistant', content: final.content }, { role: 'user', content: 'more' }],
+      messages: [
+        { role: 'user', content: 'think' },
+        { role: 'assistant', content: final.content },
+        { role: 'user', content: 'more' },
+      ],
     });
     expect(again.content[1]).toEqual({ type: 'text', text: 'echo: more' });
   });
@@ -110,7 +133,12 @@ describe('Anthropic fake, proven with @anthropic-ai/sdk', () => {
 
   it('sends an error event mid-stream, which the SDK throws while iterating', async () => {
     fake.failStreamWithErrorEvent({ afterFrames: 4 }); // message_start, content_block_start, ping, one delta
-    const stream = await client.messages.create({ model: MODEL, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'a b c d' }] });
+    const stream = await client.messages.create({
+      model: MODEL,
+      max_tokens: 100,
+      stream: true,
+      messages: [{ role: 'user', content: 'a b c d' }],
+    });
     const seen: string[] = [];
     const err = await (async () => {
       for await (const ev of stream) seen.push(ev.type);
@@ -121,7 +149,11 @@ describe('Anthropic fake, proven with @anthropic-ai/sdk', () => {
   });
 
   it('counts tokens with messages.countTokens', async () => {
-    const counted = await client.messages.countTokens({ model: MODEL, system: 'Be brief.', messages: [{ role: 'user', content: 'hello there' }] });
+    const counted = await client.messages.countTokens({
+      model: MODEL,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: 'hello there' }],
+    });
     expect(counted.input_tokens).toBe(Math.ceil('Be brief. hello there'.length / 4));
     expect(fake.lastRequest!.path).toBe('/v1/messages/count_tokens');
   });

@@ -80,11 +80,19 @@ async function handle(fake: FakeAnthropic, req: RecordedRequest, res: ServerResp
   const key = apiKeyOf(req);
   if (!key) return sendError(res, 401, 'authentication_error', 'x-api-key header is required');
   if (opts.apiKey && key !== opts.apiKey) return sendError(res, 401, 'authentication_error', 'invalid x-api-key');
-  if (typeof req.headers['anthropic-version'] !== 'string') return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
+  if (typeof req.headers['anthropic-version'] !== 'string')
+    return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
   if (req.method === 'GET' && req.path === '/v1/models') return listModels(opts, res);
   if (req.method === 'POST' && req.path === '/v1/messages/count_tokens') return countTokens(req.body, res);
-  if (req.method !== 'POST' || req.path !== '/v1/messages') return sendError(res, 404, 'not_found_error', `Not found: ${req.method} ${req.path}`);
-  if (req.body === undefined) return sendError(res, 400, 'invalid_request_error', 'There was an issue with the format or content of your request: the body is not valid JSON.');
+  if (req.method !== 'POST' || req.path !== '/v1/messages')
+    return sendError(res, 404, 'not_found_error', `Not found: ${req.method} ${req.path}`);
+  if (req.body === undefined)
+    return sendError(
+      res,
+      400,
+      'invalid_request_error',
+      'There was an issue with the format or content of your request: the body is not valid JSON.',
+    );
   try {
     validateMessagesBody(req.body);
   } catch (err) {
@@ -93,10 +101,19 @@ async function handle(fake: FakeAnthropic, req: RecordedRequest, res: ServerResp
   }
   const answer = compose(req.body, opts);
   if (!req.body.stream) return sendJson(res, 200, answer, { 'request-id': 'req_fake' + answer.id.slice(8) });
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'request-id': 'req_fake' + answer.id.slice(8) });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'request-id': 'req_fake' + answer.id.slice(8),
+  });
   let frames = streamFrames(answer);
   const err = fake.takeStreamError();
-  if (err) frames = [...frames.slice(0, err.afterFrames), sseFrame('error', { type: 'error', error: { type: err.type ?? 'overloaded_error', message: err.message ?? 'Overloaded' } })];
+  if (err)
+    frames = [
+      ...frames.slice(0, err.afterFrames),
+      sseFrame('error', { type: 'error', error: { type: err.type ?? 'overloaded_error', message: err.message ?? 'Overloaded' } }),
+    ];
   await writeFrames(res, frames, fault, opts.frameDelayMs);
 }
 
@@ -121,7 +138,8 @@ function countTokens(body: any, res: ServerResponse): void {
   if (!body || typeof body.model !== 'string' || !Array.isArray(body.messages) || body.messages.length === 0) {
     return sendError(res, 400, 'invalid_request_error', 'model and messages are required');
   }
-  if ('max_tokens' in body || 'stream' in body) return sendError(res, 400, 'invalid_request_error', 'max_tokens, stream: Extra inputs are not permitted');
+  if ('max_tokens' in body || 'stream' in body)
+    return sendError(res, 400, 'invalid_request_error', 'max_tokens, stream: Extra inputs are not permitted');
   const system = typeof body.system === 'string' ? body.system : blockText(body.system);
   const text = [system, ...body.messages.map((m: { content: unknown }) => blockText(m.content))].join(' ');
   sendJson(res, 200, { input_tokens: tokens(text) });
@@ -139,7 +157,10 @@ function tokens(text: string): number {
 export function blockText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.filter((b) => b?.type === 'text').map((b) => b.text).join(' ');
+  return content
+    .filter((b) => b?.type === 'text')
+    .map((b) => b.text)
+    .join(' ');
 }
 
 export interface Answer {
@@ -174,7 +195,9 @@ export function compose(body: any, opts: FakeAnthropicOptions): Answer {
     stopReason = 'tool_use';
   } else {
     const images = lastBlocks.filter((b) => b?.type === 'image').length;
-    let reply = results.length ? `tool said: ${results.map((r) => blockText(r.content)).join('; ')}` : `echo: ${text}${images ? ` [images: ${images}]` : ''}`;
+    let reply = results.length
+      ? `tool said: ${results.map((r) => blockText(r.content)).join('; ')}`
+      : `echo: ${text}${images ? ` [images: ${images}]` : ''}`;
     for (const seq of body.stop_sequences ?? []) {
       const at = reply.indexOf(seq);
       if (at >= 0) {
@@ -221,7 +244,10 @@ function halves(s: string): [string, string] {
 /** The documented event sequence for an answer: message_start, blocks (start, deltas, stop), ping, message_delta, message_stop. */
 export function answerEvents(a: Answer): Array<Record<string, unknown> & { type: string }> {
   const events: Array<Record<string, unknown> & { type: string }> = [
-    { type: 'message_start', message: { ...a, content: [], stop_reason: null, stop_sequence: null, usage: { ...a.usage, output_tokens: 1 } } },
+    {
+      type: 'message_start',
+      message: { ...a, content: [], stop_reason: null, stop_sequence: null, usage: { ...a.usage, output_tokens: 1 } },
+    },
   ];
   a.content.forEach((block, index) => {
     const delta = (d: Record<string, unknown>) => events.push({ type: 'content_block_delta', index, delta: d });
@@ -243,7 +269,11 @@ export function answerEvents(a: Answer): Array<Record<string, unknown> & { type:
     }
     events.push({ type: 'content_block_stop', index });
   });
-  events.push({ type: 'message_delta', delta: { stop_reason: a.stop_reason, stop_sequence: a.stop_sequence }, usage: { output_tokens: a.usage.output_tokens } });
+  events.push({
+    type: 'message_delta',
+    delta: { stop_reason: a.stop_reason, stop_sequence: a.stop_sequence },
+    usage: { output_tokens: a.usage.output_tokens },
+  });
   events.push({ type: 'message_stop' });
   return events;
 }

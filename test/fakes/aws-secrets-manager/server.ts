@@ -34,8 +34,10 @@ async function handle(opts: FakeSecretsManagerOptions, req: RecordedRequest, res
   const failure = await verifySigV4(req, opts.credentials, { region: opts.region, service: 'secretsmanager' });
   if (failure) return awsError(res, failure.type === 'MissingAuthenticationTokenException' ? 403 : 400, failure.type, failure.message);
   const target = String(req.headers['x-amz-target'] ?? '');
-  if (req.method !== 'POST' || req.path !== '/' || !target.startsWith('secretsmanager.')) return awsError(res, 400, 'UnknownOperationException', 'Unknown operation');
-  if (target !== 'secretsmanager.GetSecretValue') return awsError(res, 400, 'UnknownOperationException', `Operation ${target} is not supported by the fake`);
+  if (req.method !== 'POST' || req.path !== '/' || !target.startsWith('secretsmanager.'))
+    return awsError(res, 400, 'UnknownOperationException', 'Unknown operation');
+  if (target !== 'secretsmanager.GetSecretValue')
+    return awsError(res, 400, 'UnknownOperationException', `Operation ${target} is not supported by the fake`);
   let body: { SecretId?: unknown };
   try {
     body = JSON.parse(req.rawBody.toString('utf8')) as { SecretId?: unknown };
@@ -45,5 +47,17 @@ async function handle(opts: FakeSecretsManagerOptions, req: RecordedRequest, res
   const id = typeof body.SecretId === 'string' ? body.SecretId : '';
   const value = opts.secrets[id];
   if (value === undefined) return awsError(res, 400, 'ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
-  sendJson(res, 200, { ARN: `arn:aws:secretsmanager:${opts.region}:000000000000:secret:${id}-AbCdEf`, Name: id, SecretString: value, VersionId: 'v1', VersionStages: ['AWSCURRENT'], CreatedDate: 1_700_000_000 }, { 'content-type': 'application/x-amz-json-1.1' });
+  sendJson(
+    res,
+    200,
+    {
+      ARN: `arn:aws:secretsmanager:${opts.region}:000000000000:secret:${id}-AbCdEf`,
+      Name: id,
+      SecretString: value,
+      VersionId: 'v1',
+      VersionStages: ['AWSCURRENT'],
+      CreatedDate: 1_700_000_000,
+    },
+    { 'content-type': 'application/x-amz-json-1.1' },
+  );
 }

@@ -32,7 +32,12 @@ describe('Azure AI model inference fake, proved with the openai client', () => {
   });
 
   it('parses a stream with usage', async () => {
-    const stream = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'a b c' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'm',
+      messages: [{ role: 'user', content: 'a b c' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let usage = 0;
     for await (const chunk of stream) {
@@ -61,9 +66,14 @@ describe('Azure AI model inference fake, proved with the openai client', () => {
   });
 
   it('refuses unknown parameters with 422 unless extra-parameters says drop', async () => {
-    const err = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }], logit_bias: { '1': 1 } }).catch((e: unknown) => e);
+    const err = await client.chat.completions
+      .create({ model: 'm', messages: [{ role: 'user', content: 'x' }], logit_bias: { '1': 1 } })
+      .catch((e: unknown) => e);
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(422);
-    const ok = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }], logit_bias: { '1': 1 } }, { headers: { 'extra-parameters': 'drop' } });
+    const ok = await client.chat.completions.create(
+      { model: 'm', messages: [{ role: 'user', content: 'x' }], logit_bias: { '1': 1 } },
+      { headers: { 'extra-parameters': 'drop' } },
+    );
     expect(ok.choices[0]!.message.content).toBe('echo: x');
   });
 

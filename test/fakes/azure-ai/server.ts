@@ -38,8 +38,21 @@ function azureError(res: ServerResponse, status: number, code: string, message: 
 }
 
 const CHAT_FIELDS = new Set([
-  'messages', 'model', 'frequency_penalty', 'presence_penalty', 'temperature', 'top_p', 'max_tokens', 'response_format',
-  'stop', 'stream', 'stream_options', 'tools', 'tool_choice', 'seed', 'modalities',
+  'messages',
+  'model',
+  'frequency_penalty',
+  'presence_penalty',
+  'temperature',
+  'top_p',
+  'max_tokens',
+  'response_format',
+  'stop',
+  'stream',
+  'stream_options',
+  'tools',
+  'tool_choice',
+  'seed',
+  'modalities',
 ]);
 const EMBED_FIELDS = new Set(['input', 'model', 'dimensions', 'encoding_format', 'input_type']);
 
@@ -62,13 +75,22 @@ function applyExtraParameters(req: RecordedRequest, res: ServerResponse, known: 
 }
 
 async function handle(opts: FakeAzureAIOptions, req: RecordedRequest, res: ServerResponse, fault: FakeFault | undefined): Promise<void> {
-  if (!authorised(opts, req)) return azureError(res, 401, 'Unauthorized', 'Access denied due to invalid subscription key or wrong API endpoint.');
+  if (!authorised(opts, req))
+    return azureError(res, 401, 'Unauthorized', 'Access denied due to invalid subscription key or wrong API endpoint.');
   const prefix = opts.prefix ?? '';
   const path = req.path.startsWith(prefix) ? req.path.slice(prefix.length) : req.path;
-  if (!req.query.get('api-version')) return azureError(res, 400, 'MissingApiVersionParameter', "The api-version query parameter (?api-version=) is required for all requests.");
+  if (!req.query.get('api-version'))
+    return azureError(
+      res,
+      400,
+      'MissingApiVersionParameter',
+      'The api-version query parameter (?api-version=) is required for all requests.',
+    );
   const model = opts.model ?? 'Meta-Llama-3.1-8B-Instruct';
-  if (req.method === 'GET' && path === '/info') return sendJson(res, 200, { model_name: model, model_type: 'chat-completion', model_provider_name: 'Meta' });
-  if (req.method !== 'POST' || (path !== '/chat/completions' && path !== '/embeddings')) return azureError(res, 404, 'NotFound', 'Resource not found');
+  if (req.method === 'GET' && path === '/info')
+    return sendJson(res, 200, { model_name: model, model_type: 'chat-completion', model_provider_name: 'Meta' });
+  if (req.method !== 'POST' || (path !== '/chat/completions' && path !== '/embeddings'))
+    return azureError(res, 404, 'NotFound', 'Resource not found');
   if (req.body === undefined) return azureError(res, 400, 'BadRequest', 'The request body is not valid JSON.');
   const shaped = { model, frameDelayMs: opts.frameDelayMs };
   if (path === '/chat/completions') {
@@ -79,5 +101,6 @@ async function handle(opts: FakeAzureAIOptions, req: RecordedRequest, res: Serve
   }
   const body = applyExtraParameters(req, res, EMBED_FIELDS);
   if (!body) return;
-  if (!answerEmbeddings(res, body, { ...shaped, model: opts.model ?? 'Cohere-embed-v3-english' })) azureError(res, 422, 'Invalid input', "Field 'input' is required.");
+  if (!answerEmbeddings(res, body, { ...shaped, model: opts.model ?? 'Cohere-embed-v3-english' }))
+    azureError(res, 422, 'Invalid input', "Field 'input' is required.");
 }

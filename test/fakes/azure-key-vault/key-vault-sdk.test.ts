@@ -11,13 +11,24 @@ describe('fake Azure Key Vault with @azure/keyvault-secrets and @azure/identity'
   const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
   beforeAll(async () => {
     tls = selfSignedCertificate();
-    fake = await startFakeKeyVault({ tenantId: TENANT, clientId: 'app-1', clientSecret: 'client-secret-value', secrets: { 'openai-key': 'sk-from-azure' }, tls });
+    fake = await startFakeKeyVault({
+      tenantId: TENANT,
+      clientId: 'app-1',
+      clientSecret: 'client-secret-value',
+      secrets: { 'openai-key': 'sk-from-azure' },
+      tls,
+    });
   });
   afterAll(async () => fake?.close());
 
   const client = (secret: string, ca: string | null = tls.cert) => {
     const agent = new Agent({ lookup: fakeVaultLookup, ...(ca ? { ca } : {}) });
-    const credential = new ClientSecretCredential(TENANT, 'app-1', secret, { authorityHost: fake.origin, disableInstanceDiscovery: true, agent, retryOptions: { maxRetries: 0 } });
+    const credential = new ClientSecretCredential(TENANT, 'app-1', secret, {
+      authorityHost: fake.origin,
+      disableInstanceDiscovery: true,
+      agent,
+      retryOptions: { maxRetries: 0 },
+    });
     return new SecretClient(fake.vaultUrl, credential, { agent, retryOptions: { maxRetries: 0 } });
   };
 

@@ -24,7 +24,10 @@ const RESOURCE = 'https://vault.azure.test';
 /** A `net.connect` lookup resolving {@link VAULT_HOST} to 127.0.0.1 (other names as the system does). */
 export const fakeVaultLookup: import('node:net').LookupFunction = (hostname, options, callback) => {
   if (hostname === VAULT_HOST) {
-    if (options.all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: '127.0.0.1', family: 4 }]);
+    if (options.all)
+      (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
+        { address: '127.0.0.1', family: 4 },
+      ]);
     else callback(null, '127.0.0.1', 4);
     return;
   }
@@ -35,7 +38,27 @@ export const fakeVaultLookup: import('node:net').LookupFunction = (hostname, opt
 export function selfSignedCertificate(): TestCertificate {
   const dir = mkdtempSync(join(tmpdir(), 'fake-tls-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', `subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:${VAULT_HOST}`], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        `subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:${VAULT_HOST}`,
+      ],
+      { stdio: 'ignore' },
+    );
     return { cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -118,8 +141,16 @@ export class FakeKeyVault {
     }
     if (req.method === 'POST' && url.pathname === `/${o.tenantId}/oauth2/v2.0/token`) {
       const form = new URLSearchParams(body);
-      if (form.get('grant_type') !== 'client_credentials' || form.get('client_id') !== o.clientId || form.get('client_secret') !== o.clientSecret) {
-        return this.send(res, 401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.', error_codes: [7000215] });
+      if (
+        form.get('grant_type') !== 'client_credentials' ||
+        form.get('client_id') !== o.clientId ||
+        form.get('client_secret') !== o.clientSecret
+      ) {
+        return this.send(res, 401, {
+          error: 'invalid_client',
+          error_description: 'AADSTS7000215: Invalid client secret provided.',
+          error_codes: [7000215],
+        });
       }
       const scope = form.get('scope') ?? '';
       const token = randomBytes(24).toString('base64url');
@@ -133,14 +164,26 @@ export class FakeKeyVault {
       const authorized = token !== undefined && this.tokens.get(token)?.split(' ').includes(`${RESOURCE}/.default`) === true;
       this.requests.push({ method: 'GET', path: url.pathname, authorized });
       if (!authorized) {
-        return this.send(res, 401, { error: { code: 'Unauthorized', message: 'AKV10000: Request is missing a Bearer or PoP token.' } }, {
-          'www-authenticate': `Bearer authorization="${this.origin}/${o.tenantId}", resource="${RESOURCE}"`,
-        });
+        return this.send(
+          res,
+          401,
+          { error: { code: 'Unauthorized', message: 'AKV10000: Request is missing a Bearer or PoP token.' } },
+          {
+            'www-authenticate': `Bearer authorization="${this.origin}/${o.tenantId}", resource="${RESOURCE}"`,
+          },
+        );
       }
       const name = decodeURIComponent(m[1]!);
       const value = o.secrets[name];
-      if (value === undefined) return this.send(res, 404, { error: { code: 'SecretNotFound', message: `A secret with (name/id) ${name} was not found in this key vault.` } });
-      return this.send(res, 200, { value, id: `${this.vaultUrl}/secrets/${name}/0123456789abcdef`, attributes: { enabled: true, created: 1_700_000_000, updated: 1_700_000_000, recoveryLevel: 'Recoverable+Purgeable' } });
+      if (value === undefined)
+        return this.send(res, 404, {
+          error: { code: 'SecretNotFound', message: `A secret with (name/id) ${name} was not found in this key vault.` },
+        });
+      return this.send(res, 200, {
+        value,
+        id: `${this.vaultUrl}/secrets/${name}/0123456789abcdef`,
+        attributes: { enabled: true, created: 1_700_000_000, updated: 1_700_000_000, recoveryLevel: 'Recoverable+Purgeable' },
+      });
     }
     this.send(res, 404, { error: { code: 'NotFound', message: `Unknown path ${url.pathname}` } });
   }

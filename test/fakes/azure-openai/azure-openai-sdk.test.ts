@@ -7,8 +7,17 @@ describe('Azure OpenAI fake, proved with the openai AzureOpenAI client', () => {
   let client: AzureOpenAI;
 
   beforeAll(async () => {
-    fake = await startFakeAzureOpenAI({ apiKey: 'az-key', deployments: { 'gpt4o-prod': 'gpt-4o-2024-08-06', 'embed-small': 'text-embedding-3-small' } });
-    client = new AzureOpenAI({ endpoint: fake.endpoint, apiKey: 'az-key', apiVersion: '2024-10-21', deployment: 'gpt4o-prod', maxRetries: 0 });
+    fake = await startFakeAzureOpenAI({
+      apiKey: 'az-key',
+      deployments: { 'gpt4o-prod': 'gpt-4o-2024-08-06', 'embed-small': 'text-embedding-3-small' },
+    });
+    client = new AzureOpenAI({
+      endpoint: fake.endpoint,
+      apiKey: 'az-key',
+      apiVersion: '2024-10-21',
+      deployment: 'gpt4o-prod',
+      maxRetries: 0,
+    });
   });
   afterAll(() => fake.close());
 
@@ -29,8 +38,13 @@ describe('Azure OpenAI fake, proved with the openai AzureOpenAI client', () => {
     expect(req.headers['api-key']).toBe('az-key');
   });
 
-  it('parses a stream, including Azure\'s leading prompt_filter_results chunk', async () => {
-    const stream = await client.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'one two three' }], stream: true, stream_options: { include_usage: true } });
+  it("parses a stream, including Azure's leading prompt_filter_results chunk", async () => {
+    const stream = await client.chat.completions.create({
+      model: 'x',
+      messages: [{ role: 'user', content: 'one two three' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let finish: string | null = null;
     let usage = 0;
@@ -48,7 +62,9 @@ describe('Azure OpenAI fake, proved with the openai AzureOpenAI client', () => {
     const res = await client.chat.completions.create({
       model: 'x',
       messages: [{ role: 'user', content: 'weather in Paris' }],
-      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { query: { type: 'string' } } } } }],
+      tools: [
+        { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { query: { type: 'string' } } } } },
+      ],
     });
     const call = res.choices[0]!.message.tool_calls![0]!;
     expect(res.choices[0]!.finish_reason).toBe('tool_calls');
@@ -64,8 +80,14 @@ describe('Azure OpenAI fake, proved with the openai AzureOpenAI client', () => {
     expect(fake.lastRequest!.path).toBe('/openai/deployments/embed-small/embeddings');
   });
 
-  it('answers 401 in Azure\'s error shape for a wrong key', async () => {
-    const bad = new AzureOpenAI({ endpoint: fake.endpoint, apiKey: 'wrong', apiVersion: '2024-10-21', deployment: 'gpt4o-prod', maxRetries: 0 });
+  it("answers 401 in Azure's error shape for a wrong key", async () => {
+    const bad = new AzureOpenAI({
+      endpoint: fake.endpoint,
+      apiKey: 'wrong',
+      apiVersion: '2024-10-21',
+      deployment: 'gpt4o-prod',
+      maxRetries: 0,
+    });
     const err = await bad.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AzureOpenAI.AuthenticationError);
     expect((err as InstanceType<typeof AzureOpenAI.AuthenticationError>).status).toBe(401);
@@ -73,12 +95,24 @@ describe('Azure OpenAI fake, proved with the openai AzureOpenAI client', () => {
   });
 
   it('answers 404 DeploymentNotFound for an unknown deployment and a queued 429 with retry-after', async () => {
-    const other = new AzureOpenAI({ endpoint: fake.endpoint, apiKey: 'az-key', apiVersion: '2024-10-21', deployment: 'nope', maxRetries: 0 });
+    const other = new AzureOpenAI({
+      endpoint: fake.endpoint,
+      apiKey: 'az-key',
+      apiVersion: '2024-10-21',
+      deployment: 'nope',
+      maxRetries: 0,
+    });
     const err = await other.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     expect((err as InstanceType<typeof AzureOpenAI.NotFoundError>).status).toBe(404);
     expect((err as InstanceType<typeof AzureOpenAI.NotFoundError>).code).toBe('DeploymentNotFound');
-    fake.fail({ status: 429, body: { error: { code: '429', message: 'Rate limit is exceeded. Try again in 6 seconds.' } }, headers: { 'retry-after': '6' } });
-    const limited = await client.chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    fake.fail({
+      status: 429,
+      body: { error: { code: '429', message: 'Rate limit is exceeded. Try again in 6 seconds.' } },
+      headers: { 'retry-after': '6' },
+    });
+    const limited = await client.chat.completions
+      .create({ model: 'x', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(AzureOpenAI.RateLimitError);
     expect((limited as InstanceType<typeof AzureOpenAI.RateLimitError>).message).toContain('Rate limit is exceeded');
   });

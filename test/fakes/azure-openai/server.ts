@@ -59,8 +59,17 @@ function authorised(opts: FakeAzureOpenAIOptions, req: RecordedRequest): boolean
 function tokenEndpoint(opts: FakeAzureOpenAIOptions, req: RecordedRequest, res: ServerResponse): void {
   const form = new URLSearchParams(req.rawBody.toString('utf8'));
   const e = opts.entra;
-  if (!e || form.get('grant_type') !== 'client_credentials' || form.get('client_id') !== e.clientId || form.get('client_secret') !== e.clientSecret) {
-    sendJson(res, 401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.', error_codes: [7000215] });
+  if (
+    !e ||
+    form.get('grant_type') !== 'client_credentials' ||
+    form.get('client_id') !== e.clientId ||
+    form.get('client_secret') !== e.clientSecret
+  ) {
+    sendJson(res, 401, {
+      error: 'invalid_client',
+      error_description: 'AADSTS7000215: Invalid client secret provided.',
+      error_codes: [7000215],
+    });
     return;
   }
   sendJson(res, 200, { token_type: 'Bearer', expires_in: e.expiresIn ?? 3599, ext_expires_in: e.expiresIn ?? 3599, access_token: e.token });
@@ -68,7 +77,12 @@ function tokenEndpoint(opts: FakeAzureOpenAIOptions, req: RecordedRequest, res: 
 
 const DEPLOYMENT_PATH = /^\/openai\/deployments\/([^/]+)(\/chat\/completions|\/completions|\/embeddings|\/images\/generations)$/;
 
-async function handle(opts: FakeAzureOpenAIOptions, req: RecordedRequest, res: ServerResponse, fault: FakeFault | undefined): Promise<void> {
+async function handle(
+  opts: FakeAzureOpenAIOptions,
+  req: RecordedRequest,
+  res: ServerResponse,
+  fault: FakeFault | undefined,
+): Promise<void> {
   if (req.method === 'POST' && /^\/[^/]+\/oauth2\/v2\.0\/token$/.test(req.path)) return tokenEndpoint(opts, req, res);
   if (!authorised(opts, req)) {
     return azureError(
@@ -83,7 +97,13 @@ async function handle(opts: FakeAzureOpenAIOptions, req: RecordedRequest, res: S
     const models = Object.values(opts.deployments ?? { 'gpt-4o': 'gpt-4o' });
     return sendJson(res, 200, {
       object: 'list',
-      data: [...new Set(models)].map((id) => ({ id, object: 'model', created_at: 1715558400, status: 'succeeded', capabilities: { chat_completion: true } })),
+      data: [...new Set(models)].map((id) => ({
+        id,
+        object: 'model',
+        created_at: 1715558400,
+        status: 'succeeded',
+        capabilities: { chat_completion: true },
+      })),
     });
   }
   const m = DEPLOYMENT_PATH.exec(req.path);
@@ -108,5 +128,8 @@ async function handle(opts: FakeAzureOpenAIOptions, req: RecordedRequest, res: S
       : op === '/completions'
         ? await answerCompletions(res, req.body, fault, shaped)
         : answerEmbeddings(res, req.body, shaped);
-  if (!ok) sendJson(res, 400, { error: { message: "Missing required parameter.", type: 'invalid_request_error', param: null, code: 'missing_required_parameter' } });
+  if (!ok)
+    sendJson(res, 400, {
+      error: { message: 'Missing required parameter.', type: 'invalid_request_error', param: null, code: 'missing_required_parameter' },
+    });
 }

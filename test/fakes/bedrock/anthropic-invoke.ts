@@ -31,12 +31,32 @@ export async function answerAnthropicInvoke(
   exception: InvokeStreamException | undefined,
   frameDelayMs?: number,
 ): Promise<void> {
-  if (body?.anthropic_version !== 'bedrock-2023-05-31') return sendError(res, 400, 'ValidationException', 'Malformed input request: #: required key [anthropic_version] not found, please reformat your input and try again.');
+  if (body?.anthropic_version !== 'bedrock-2023-05-31')
+    return sendError(
+      res,
+      400,
+      'ValidationException',
+      'Malformed input request: #: required key [anthropic_version] not found, please reformat your input and try again.',
+    );
   for (const key of ['model', 'stream']) {
-    if (key in body) return sendError(res, 400, 'ValidationException', `Malformed input request: #: extraneous key [${key}] is not permitted, please reformat your input and try again.`);
+    if (key in body)
+      return sendError(
+        res,
+        400,
+        'ValidationException',
+        `Malformed input request: #: extraneous key [${key}] is not permitted, please reformat your input and try again.`,
+      );
   }
-  if (body.anthropic_beta !== undefined && !(Array.isArray(body.anthropic_beta) && body.anthropic_beta.every((b: unknown) => typeof b === 'string'))) {
-    return sendError(res, 400, 'ValidationException', 'Malformed input request: #/anthropic_beta: expected type: JSONArray, please reformat your input and try again.');
+  if (
+    body.anthropic_beta !== undefined &&
+    !(Array.isArray(body.anthropic_beta) && body.anthropic_beta.every((b: unknown) => typeof b === 'string'))
+  ) {
+    return sendError(
+      res,
+      400,
+      'ValidationException',
+      'Malformed input request: #/anthropic_beta: expected type: JSONArray, please reformat your input and try again.',
+    );
   }
   const { anthropic_version: _v, anthropic_beta: _b, ...messages } = body;
   try {
@@ -49,15 +69,31 @@ export async function answerAnthropicInvoke(
   answer.id = 'msg_bdrk_' + answer.id.slice(8);
   const headers = { 'x-amzn-requestid': 'invoke-' + answer.id.slice(9, 21) };
   if (!stream) {
-    return sendJson(res, 200, answer, { ...headers, 'x-amzn-bedrock-input-token-count': String(answer.usage.input_tokens), 'x-amzn-bedrock-output-token-count': String(answer.usage.output_tokens) });
+    return sendJson(res, 200, answer, {
+      ...headers,
+      'x-amzn-bedrock-input-token-count': String(answer.usage.input_tokens),
+      'x-amzn-bedrock-output-token-count': String(answer.usage.output_tokens),
+    });
   }
   const events = answerEvents(answer).map((e) =>
     e.type === 'message_stop'
-      ? { ...e, 'amazon-bedrock-invocationMetrics': { inputTokenCount: answer.usage.input_tokens, outputTokenCount: answer.usage.output_tokens, invocationLatency: 42, firstByteLatency: 12 } }
+      ? {
+          ...e,
+          'amazon-bedrock-invocationMetrics': {
+            inputTokenCount: answer.usage.input_tokens,
+            outputTokenCount: answer.usage.output_tokens,
+            invocationLatency: 42,
+            firstByteLatency: 12,
+          },
+        }
       : e,
   );
   let frames = events.map((e) => encodeChunk(Buffer.from(JSON.stringify(e))));
   if (exception) frames = [...frames.slice(0, exception.afterEvents), encodeException(exception.exceptionType, exception.message)];
-  res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-bedrock-content-type': 'application/json', ...headers });
+  res.writeHead(200, {
+    'content-type': 'application/vnd.amazon.eventstream',
+    'x-amzn-bedrock-content-type': 'application/json',
+    ...headers,
+  });
   await writeFrames(res, frames, fault, frameDelayMs);
 }

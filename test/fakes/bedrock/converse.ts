@@ -31,17 +31,21 @@ function hash(text: string): string {
 }
 
 function validateBlock(block: any, where: string, hasToolConfig: boolean): void {
-  if (typeof block !== 'object' || block === null) throw new ValidationError(`Malformed input request: ${where} must be an object, please reformat your input and try again.`);
+  if (typeof block !== 'object' || block === null)
+    throw new ValidationError(`Malformed input request: ${where} must be an object, please reformat your input and try again.`);
   const keys = Object.keys(block).filter((k) => BLOCK_KEYS.includes(k));
-  if (keys.length !== 1 || Object.keys(block).length !== 1) throw new ValidationError(`Malformed input request: ${where} must have exactly one member, please reformat your input and try again.`);
+  if (keys.length !== 1 || Object.keys(block).length !== 1)
+    throw new ValidationError(`Malformed input request: ${where} must have exactly one member, please reformat your input and try again.`);
   if ('text' in block && (typeof block.text !== 'string' || !block.text.trim())) {
     throw new ValidationError(`The text field in the ContentBlock object at ${where} is blank. Add text to the text field, and try again.`);
   }
   if ('image' in block) {
     const img = block.image;
-    if (!IMAGE_FORMATS.includes(img?.format)) throw new ValidationError(`Malformed input request: ${where}.image.format must be one of png, jpeg, gif, webp.`);
+    if (!IMAGE_FORMATS.includes(img?.format))
+      throw new ValidationError(`Malformed input request: ${where}.image.format must be one of png, jpeg, gif, webp.`);
     const bytes = img?.source?.bytes;
-    if (typeof bytes !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(bytes)) throw new ValidationError(`Malformed input request: ${where}.image.source.bytes must be base64.`);
+    if (typeof bytes !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(bytes))
+      throw new ValidationError(`Malformed input request: ${where}.image.source.bytes must be base64.`);
   }
   if (('toolUse' in block || 'toolResult' in block) && !hasToolConfig) {
     throw new ValidationError('The toolConfig field must be defined when using toolUse and toolResult content blocks.');
@@ -53,36 +57,57 @@ function validateBlock(block: any, where: string, hasToolConfig: boolean): void 
 
 /** Checks a Converse body as Bedrock does; throws ValidationError with Bedrock's wording. */
 export function validateConverse(body: any): void {
-  if (typeof body !== 'object' || body === null) throw new ValidationError('Malformed input request, please reformat your input and try again.');
+  if (typeof body !== 'object' || body === null)
+    throw new ValidationError('Malformed input request, please reformat your input and try again.');
   const messages = body.messages;
-  if (!Array.isArray(messages) || messages.length === 0) throw new ValidationError('A conversation must start with a user message. Try again with a conversation that starts with a user message.');
-  if (messages[0].role !== 'user') throw new ValidationError('A conversation must start with a user message. Try again with a conversation that starts with a user message.');
+  if (!Array.isArray(messages) || messages.length === 0)
+    throw new ValidationError(
+      'A conversation must start with a user message. Try again with a conversation that starts with a user message.',
+    );
+  if (messages[0].role !== 'user')
+    throw new ValidationError(
+      'A conversation must start with a user message. Try again with a conversation that starts with a user message.',
+    );
   const tools = body.toolConfig?.tools;
   if (body.toolConfig !== undefined) {
-    if (!Array.isArray(tools) || tools.length === 0) throw new ValidationError('Malformed input request: toolConfig.tools must have at least one tool.');
+    if (!Array.isArray(tools) || tools.length === 0)
+      throw new ValidationError('Malformed input request: toolConfig.tools must have at least one tool.');
     for (const t of tools) {
-      if (typeof t?.toolSpec?.name !== 'string' || typeof t.toolSpec.inputSchema?.json !== 'object') throw new ValidationError('Malformed input request: each tool needs toolSpec.name and toolSpec.inputSchema.json.');
+      if (typeof t?.toolSpec?.name !== 'string' || typeof t.toolSpec.inputSchema?.json !== 'object')
+        throw new ValidationError('Malformed input request: each tool needs toolSpec.name and toolSpec.inputSchema.json.');
     }
     const choice = body.toolConfig.toolChoice;
-    if (choice?.tool && !tools.some((t: any) => t.toolSpec.name === choice.tool.name)) throw new ValidationError(`Tool choice '${choice.tool.name}' is not one of the tools.`);
+    if (choice?.tool && !tools.some((t: any) => t.toolSpec.name === choice.tool.name))
+      throw new ValidationError(`Tool choice '${choice.tool.name}' is not one of the tools.`);
   }
   messages.forEach((m: any, i: number) => {
-    if (m.role !== 'user' && m.role !== 'assistant') throw new ValidationError(`Malformed input request: messages.${i}.role must be user or assistant.`);
+    if (m.role !== 'user' && m.role !== 'assistant')
+      throw new ValidationError(`Malformed input request: messages.${i}.role must be user or assistant.`);
     if (i > 0 && messages[i - 1].role === m.role) {
-      throw new ValidationError('A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.');
+      throw new ValidationError(
+        'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.',
+      );
     }
-    if (!Array.isArray(m.content) || m.content.length === 0) throw new ValidationError(`Malformed input request: messages.${i}.content must not be empty.`);
+    if (!Array.isArray(m.content) || m.content.length === 0)
+      throw new ValidationError(`Malformed input request: messages.${i}.content must not be empty.`);
     m.content.forEach((b: any, j: number) => validateBlock(b, `messages.${i}.content.${j}`, body.toolConfig !== undefined));
   });
-  if (body.system !== undefined && (!Array.isArray(body.system) || body.system.some((s: any) => typeof s?.text !== 'string' && !s?.cachePoint))) {
+  if (
+    body.system !== undefined &&
+    (!Array.isArray(body.system) || body.system.some((s: any) => typeof s?.text !== 'string' && !s?.cachePoint))
+  ) {
     throw new ValidationError('Malformed input request: system must be a list of text blocks.');
   }
   const max = body.inferenceConfig?.maxTokens;
-  if (max !== undefined && (!Number.isInteger(max) || max < 1)) throw new ValidationError('The maximum tokens you requested exceeds the model limit or is not valid.');
+  if (max !== undefined && (!Number.isInteger(max) || max < 1))
+    throw new ValidationError('The maximum tokens you requested exceeds the model limit or is not valid.');
 }
 
 function textOf(blocks: any[]): string {
-  return blocks.filter((b) => typeof b.text === 'string').map((b) => b.text).join(' ');
+  return blocks
+    .filter((b) => typeof b.text === 'string')
+    .map((b) => b.text)
+    .join(' ');
 }
 
 /** Builds the deterministic answer to a (validated) Converse body. */

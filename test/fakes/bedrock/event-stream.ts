@@ -13,7 +13,10 @@ function str(value: string) {
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ConverseStream.html
  */
 export function encodeEvent(eventType: string, payload: Record<string, unknown>): Uint8Array {
-  const body = JSON.stringify({ ...payload, p: 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0'.slice(0, 5 + (eventType.length % 20)) });
+  const body = JSON.stringify({
+    ...payload,
+    p: 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0'.slice(0, 5 + (eventType.length % 20)),
+  });
   return codec.encode({
     headers: { ':event-type': str(eventType), ':content-type': str('application/json'), ':message-type': str('event') },
     body: fromUtf8(body),

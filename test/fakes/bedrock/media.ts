@@ -15,20 +15,37 @@ export function answerBedrockImage(modelId: string, body: any, res: ServerRespon
   if (/^amazon\.titan-image-generator-v[12]/.test(modelId)) {
     const text = body.textToImageParams?.text;
     const cfg = body.imageGenerationConfig ?? {};
-    if (body.taskType !== 'TEXT_IMAGE' || typeof text !== 'string') fail(res, 400, 'ValidationException', 'Malformed input request: #: required key [taskType, textToImageParams] not found.');
-    else if (cfg.numberOfImages !== undefined && (cfg.numberOfImages < 1 || cfg.numberOfImages > 5)) fail(res, 400, 'ValidationException', 'Malformed input request: #/imageGenerationConfig/numberOfImages: 1 to 5.');
-    else if (cfg.quality !== undefined && !['standard', 'premium'].includes(cfg.quality)) fail(res, 400, 'ValidationException', 'Malformed input request: #/imageGenerationConfig/quality: standard or premium.');
-    else sendJson(res, 200, { images: Array.from({ length: cfg.numberOfImages ?? 1 }, (_, i) => fakeImage(text, i).toString('base64')), error: null });
+    if (body.taskType !== 'TEXT_IMAGE' || typeof text !== 'string')
+      fail(res, 400, 'ValidationException', 'Malformed input request: #: required key [taskType, textToImageParams] not found.');
+    else if (cfg.numberOfImages !== undefined && (cfg.numberOfImages < 1 || cfg.numberOfImages > 5))
+      fail(res, 400, 'ValidationException', 'Malformed input request: #/imageGenerationConfig/numberOfImages: 1 to 5.');
+    else if (cfg.quality !== undefined && !['standard', 'premium'].includes(cfg.quality))
+      fail(res, 400, 'ValidationException', 'Malformed input request: #/imageGenerationConfig/quality: standard or premium.');
+    else
+      sendJson(res, 200, {
+        images: Array.from({ length: cfg.numberOfImages ?? 1 }, (_, i) => fakeImage(text, i).toString('base64')),
+        error: null,
+      });
     return true;
   }
   if (/^stability\.stable-diffusion-xl/.test(modelId)) {
     const text = body.text_prompts?.[0]?.text;
-    if (typeof text !== 'string') fail(res, 400, 'ValidationException', 'Malformed input request: #: required key [text_prompts] not found.');
-    else sendJson(res, 200, { result: 'success', artifacts: Array.from({ length: body.samples ?? 1 }, (_, i) => ({ seed: i, base64: fakeImage(text, i).toString('base64'), finishReason: 'SUCCESS' })) });
+    if (typeof text !== 'string')
+      fail(res, 400, 'ValidationException', 'Malformed input request: #: required key [text_prompts] not found.');
+    else
+      sendJson(res, 200, {
+        result: 'success',
+        artifacts: Array.from({ length: body.samples ?? 1 }, (_, i) => ({
+          seed: i,
+          base64: fakeImage(text, i).toString('base64'),
+          finishReason: 'SUCCESS',
+        })),
+      });
     return true;
   }
   if (/^stability\./.test(modelId)) {
-    if (typeof body.prompt !== 'string') fail(res, 400, 'ValidationException', 'Malformed input request: #: required key [prompt] not found.');
+    if (typeof body.prompt !== 'string')
+      fail(res, 400, 'ValidationException', 'Malformed input request: #: required key [prompt] not found.');
     else sendJson(res, 200, { seeds: [42], finish_reasons: [null], images: [fakeImage(body.prompt, 0).toString('base64')] });
     return true;
   }
@@ -47,7 +64,11 @@ export function answerBedrockRerank(body: any, res: ServerResponse, fail: SendEr
   const sources: any[] = Array.isArray(body?.sources) ? body.sources : [];
   const config = body?.rerankingConfiguration?.bedrockRerankingConfiguration;
   const arn = config?.modelConfiguration?.modelArn;
-  if (typeof query !== 'string' || sources.length === 0 || sources.some((s) => typeof s?.inlineDocumentSource?.textDocument?.text !== 'string')) {
+  if (
+    typeof query !== 'string' ||
+    sources.length === 0 ||
+    sources.some((s) => typeof s?.inlineDocumentSource?.textDocument?.text !== 'string')
+  ) {
     return fail(res, 400, 'ValidationException', '1 validation error detected: queries and sources are required.');
   }
   if (body.rerankingConfiguration.type !== 'BEDROCK_RERANKING_MODEL' || typeof arn !== 'string' || !RERANK_ARN.test(arn)) {

@@ -48,7 +48,11 @@ const ERROR_NAMESPACE = 'http://internal.amazon.com/coral/com.amazon.bedrock/';
 
 /** A FakeFault answering like Bedrock does with an error type and status. */
 export function bedrockFault(status: number, type: string, message: string, headers: Record<string, string> = {}): FakeFault {
-  return { status, body: { message }, headers: { 'x-amzn-errortype': `${type}:${ERROR_NAMESPACE}`, 'x-amzn-requestid': 'fault-request', ...headers } };
+  return {
+    status,
+    body: { message },
+    headers: { 'x-amzn-errortype': `${type}:${ERROR_NAMESPACE}`, 'x-amzn-requestid': 'fault-request', ...headers },
+  };
 }
 
 export function sendBedrockError(res: ServerResponse, status: number, type: string, message: string): void {
@@ -99,7 +103,8 @@ async function handle(fake: FakeBedrock, req: RecordedRequest, res: ServerRespon
   }
   if (req.method === 'POST' && req.path === '/rerank') return answerBedrockRerank(req.body, res, sendBedrockError);
   const m = /^\/model\/([^/]+)\/(converse|converse-stream|invoke|invoke-with-response-stream)$/.exec(req.path);
-  if (req.method !== 'POST' || !m) return sendBedrockError(res, 404, 'UnknownOperationException', `Unknown operation ${req.method} ${req.path}`);
+  if (req.method !== 'POST' || !m)
+    return sendBedrockError(res, 404, 'UnknownOperationException', `Unknown operation ${req.method} ${req.path}`);
   const modelId = decodeURIComponent(m[1]!);
   let body: any;
   try {
@@ -111,7 +116,8 @@ async function handle(fake: FakeBedrock, req: RecordedRequest, res: ServerRespon
     const exception = m[2] === 'invoke' ? undefined : fake.streamExceptions.shift();
     return answerAnthropicInvoke(modelId, body, m[2] !== 'invoke', res, sendBedrockError, fault, exception, opts.frameDelayMs);
   }
-  if (m[2] === 'invoke-with-response-stream') return sendBedrockError(res, 400, 'ValidationException', 'The model does not support streaming.');
+  if (m[2] === 'invoke-with-response-stream')
+    return sendBedrockError(res, 400, 'ValidationException', 'The model does not support streaming.');
   if (m[2] === 'invoke') return invoke(opts, modelId, body, res);
   try {
     validateConverse(body);
@@ -122,7 +128,17 @@ async function handle(fake: FakeBedrock, req: RecordedRequest, res: ServerRespon
   const reply = converseReply(body, opts);
   const headers = { 'x-amzn-requestid': 'req-' + createHash('sha256').update(req.rawBody).digest('hex').slice(0, 16) };
   if (m[2] === 'converse') {
-    return sendJson(res, 200, { output: { message: { role: 'assistant', content: reply.content } }, stopReason: reply.stopReason, usage: reply.usage, metrics: { latencyMs: 42 } }, headers);
+    return sendJson(
+      res,
+      200,
+      {
+        output: { message: { role: 'assistant', content: reply.content } },
+        stopReason: reply.stopReason,
+        usage: reply.usage,
+        metrics: { latencyMs: 42 },
+      },
+      headers,
+    );
   }
   let frames = streamFrames(reply);
   const exception = fake.streamExceptions.shift();
@@ -141,18 +157,23 @@ export function streamFrames(reply: ConverseReply): Uint8Array[] {
   const frames = [encodeEvent('messageStart', { role: 'assistant' })];
   let index = 0;
   if (reply.reasoning) {
-    for (const piece of halves(reply.reasoning.text)) frames.push(encodeEvent('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { text: piece } } }));
-    frames.push(encodeEvent('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { signature: reply.reasoning.signature } } }));
+    for (const piece of halves(reply.reasoning.text))
+      frames.push(encodeEvent('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { text: piece } } }));
+    frames.push(
+      encodeEvent('contentBlockDelta', { contentBlockIndex: index, delta: { reasoningContent: { signature: reply.reasoning.signature } } }),
+    );
     frames.push(encodeEvent('contentBlockStop', { contentBlockIndex: index++ }));
   }
   if (reply.text) {
-    for (const piece of reply.text.split(/(?<= )/)) frames.push(encodeEvent('contentBlockDelta', { contentBlockIndex: index, delta: { text: piece } }));
+    for (const piece of reply.text.split(/(?<= )/))
+      frames.push(encodeEvent('contentBlockDelta', { contentBlockIndex: index, delta: { text: piece } }));
     frames.push(encodeEvent('contentBlockStop', { contentBlockIndex: index++ }));
   }
   if (reply.toolUse) {
     const { toolUseId, name, input } = reply.toolUse;
     frames.push(encodeEvent('contentBlockStart', { contentBlockIndex: index, start: { toolUse: { toolUseId, name } } }));
-    for (const piece of halves(JSON.stringify(input))) frames.push(encodeEvent('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: piece } } }));
+    for (const piece of halves(JSON.stringify(input)))
+      frames.push(encodeEvent('contentBlockDelta', { contentBlockIndex: index, delta: { toolUse: { input: piece } } }));
     frames.push(encodeEvent('contentBlockStop', { contentBlockIndex: index++ }));
   }
   frames.push(encodeEvent('messageStop', { stopReason: reply.stopReason }));
@@ -171,26 +192,61 @@ function invoke(opts: FakeBedrockOptions, modelId: string, body: any, res: Serve
   if (answerBedrockImage(modelId, body, res, sendBedrockError)) return;
   const dims = opts.dimensions ?? 8;
   if (/^amazon\.titan-embed-text-v[12]/.test(modelId)) {
-    if (typeof body.inputText !== 'string' || !body.inputText) return sendBedrockError(res, 400, 'ValidationException', 'Malformed input request: #: required key [inputText] not found, please reformat your input and try again.');
+    if (typeof body.inputText !== 'string' || !body.inputText)
+      return sendBedrockError(
+        res,
+        400,
+        'ValidationException',
+        'Malformed input request: #: required key [inputText] not found, please reformat your input and try again.',
+      );
     const v2 = modelId.startsWith('amazon.titan-embed-text-v2');
     if (body.dimensions !== undefined && (!v2 || ![256, 512, 1024].includes(body.dimensions))) {
-      return sendBedrockError(res, 400, 'ValidationException', 'Malformed input request: #/dimensions: 256, 512 or 1024 expected, please reformat your input and try again.');
+      return sendBedrockError(
+        res,
+        400,
+        'ValidationException',
+        'Malformed input request: #/dimensions: 256, 512 or 1024 expected, please reformat your input and try again.',
+      );
     }
     const embedding = fakeEmbedding(body.inputText, body.dimensions ?? dims);
     const count = tokens(body.inputText);
-    return sendJson(res, 200, { embedding, inputTextTokenCount: count, ...(v2 ? { embeddingsByType: { float: embedding } } : {}) }, invokeHeaders(count));
+    return sendJson(
+      res,
+      200,
+      { embedding, inputTextTokenCount: count, ...(v2 ? { embeddingsByType: { float: embedding } } : {}) },
+      invokeHeaders(count),
+    );
   }
   if (/^cohere\.embed-/.test(modelId)) {
     if (!Array.isArray(body.texts) || body.texts.length === 0 || typeof body.input_type !== 'string') {
-      return sendBedrockError(res, 400, 'ValidationException', 'Malformed input request: #: required key [texts, input_type] not found, please reformat your input and try again.');
+      return sendBedrockError(
+        res,
+        400,
+        'ValidationException',
+        'Malformed input request: #: required key [texts, input_type] not found, please reformat your input and try again.',
+      );
     }
     const embeddings = body.texts.map((t: string) => fakeEmbedding(t, dims));
     const count = body.texts.reduce((n: number, t: string) => n + tokens(t), 0);
-    return sendJson(res, 200, { id: 'emb-' + createHash('sha256').update(body.texts.join('\n')).digest('hex').slice(0, 12), texts: body.texts, embeddings, response_type: 'embeddings_floats' }, invokeHeaders(count));
+    return sendJson(
+      res,
+      200,
+      {
+        id: 'emb-' + createHash('sha256').update(body.texts.join('\n')).digest('hex').slice(0, 12),
+        texts: body.texts,
+        embeddings,
+        response_type: 'embeddings_floats',
+      },
+      invokeHeaders(count),
+    );
   }
   return sendBedrockError(res, 400, 'ValidationException', 'The provided model identifier is invalid.');
 }
 
 function invokeHeaders(inputTokens: number): Record<string, string> {
-  return { 'x-amzn-bedrock-input-token-count': String(inputTokens), 'x-amzn-bedrock-invocation-latency': '12', 'x-amzn-requestid': 'fake-invoke' };
+  return {
+    'x-amzn-bedrock-input-token-count': String(inputTokens),
+    'x-amzn-bedrock-invocation-latency': '12',
+    'x-amzn-requestid': 'fake-invoke',
+  };
 }

@@ -44,19 +44,29 @@ export async function verifySigV4(
 ): Promise<SigV4Failure | undefined> {
   const auth = headerValue(req.headers.authorization);
   if (!auth) return { type: 'MissingAuthenticationTokenException', message: 'Missing Authentication Token' };
-  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;_.-]+), ?Signature=([0-9a-f]{64})$/.exec(auth);
-  if (!m) return { type: 'IncompleteSignatureException', message: `Authorization header requires 'Credential', 'SignedHeaders' and 'Signature'.` };
+  const m =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([a-z0-9;_.-]+), ?Signature=([0-9a-f]{64})$/.exec(
+      auth,
+    );
+  if (!m)
+    return {
+      type: 'IncompleteSignatureException',
+      message: `Authorization header requires 'Credential', 'SignedHeaders' and 'Signature'.`,
+    };
   const [, accessKeyId, scopeDate, region, service, signedHeaderList, signature] = m as unknown as string[];
   if (accessKeyId !== creds.accessKeyId) return { type: 'UnrecognizedClientException', message: INVALID_TOKEN };
   const token = headerValue(req.headers['x-amz-security-token']);
   if ((creds.sessionToken ?? undefined) !== token) return { type: 'UnrecognizedClientException', message: INVALID_TOKEN };
   if (region !== opts.region) return { type: 'InvalidSignatureException', message: `Credential should be scoped to a valid region. ` };
-  if (service !== opts.service) return { type: 'InvalidSignatureException', message: `Credential should be scoped to correct service: '${opts.service}'. ` };
+  if (service !== opts.service)
+    return { type: 'InvalidSignatureException', message: `Credential should be scoped to correct service: '${opts.service}'. ` };
   const amzDate = headerValue(req.headers['x-amz-date']) ?? '';
   const date = parseAmzDate(amzDate);
-  if (!date || !amzDate.startsWith(scopeDate!)) return { type: 'IncompleteSignatureException', message: 'Missing or malformed X-Amz-Date header.' };
+  if (!date || !amzDate.startsWith(scopeDate!))
+    return { type: 'IncompleteSignatureException', message: 'Missing or malformed X-Amz-Date header.' };
   const skew = Math.abs((opts.now ?? Date.now()) - date.getTime());
-  if (skew > (opts.maxSkewMs ?? 15 * 60_000)) return { type: 'InvalidSignatureException', message: `Signature expired: ${amzDate} is outside the allowed time window.` };
+  if (skew > (opts.maxSkewMs ?? 15 * 60_000))
+    return { type: 'InvalidSignatureException', message: `Signature expired: ${amzDate} is outside the allowed time window.` };
   const bodyHash = createHash('sha256').update(req.rawBody).digest('hex');
   const claimed = headerValue(req.headers['x-amz-content-sha256']);
   if (claimed !== undefined && claimed !== bodyHash) return { type: 'InvalidSignatureException', message: SIGNATURE_MISMATCH };
@@ -81,6 +91,7 @@ export async function verifySigV4(
   );
   const expected = /Signature=([0-9a-f]{64})$/.exec(String(resigned.headers.authorization))?.[1];
   const expectedList = /SignedHeaders=([^,]+),/.exec(String(resigned.headers.authorization))?.[1];
-  if (expected !== signature || expectedList !== signedHeaderList) return { type: 'InvalidSignatureException', message: SIGNATURE_MISMATCH };
+  if (expected !== signature || expectedList !== signedHeaderList)
+    return { type: 'InvalidSignatureException', message: SIGNATURE_MISMATCH };
   return undefined;
 }

@@ -13,7 +13,13 @@ describe('Cohere fake, proved with cohere-ai CohereClientV2', () => {
   afterAll(() => fake.close());
 
   it('parses a chat answer with usage', async () => {
-    const res = await co.chat({ model: 'command-a-03-2025', messages: [{ role: 'system', content: 'terse' }, { role: 'user', content: 'hello cohere' }] });
+    const res = await co.chat({
+      model: 'command-a-03-2025',
+      messages: [
+        { role: 'system', content: 'terse' },
+        { role: 'user', content: 'hello cohere' },
+      ],
+    });
     expect(res.finishReason).toBe('COMPLETE');
     const block = res.message.content![0]!;
     expect(block.type === 'text' && block.text).toBe('echo: hello cohere [system: terse]');
@@ -41,7 +47,16 @@ describe('Cohere fake, proved with cohere-ai CohereClientV2', () => {
   });
 
   it('parses a tool call, non-streamed and streamed, and answers a tool result', async () => {
-    const tools = [{ type: 'function' as const, function: { name: 'get_weather', description: 'weather', parameters: { type: 'object', properties: { query: { type: 'string' } } } } }];
+    const tools = [
+      {
+        type: 'function' as const,
+        function: {
+          name: 'get_weather',
+          description: 'weather',
+          parameters: { type: 'object', properties: { query: { type: 'string' } } },
+        },
+      },
+    ];
     const res = await co.chat({ model: 'command-a-03-2025', messages: [{ role: 'user', content: 'Paris weather' }], tools });
     expect(res.finishReason).toBe('TOOL_CALL');
     const call = res.message.toolCalls![0]!;
@@ -63,7 +78,11 @@ describe('Cohere fake, proved with cohere-ai CohereClientV2', () => {
       model: 'command-a-03-2025',
       messages: [
         { role: 'user', content: 'Paris weather' },
-        { role: 'assistant', toolPlan: 'I will use the get_weather tool.', toolCalls: [{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: call.function!.arguments } }] },
+        {
+          role: 'assistant',
+          toolPlan: 'I will use the get_weather tool.',
+          toolCalls: [{ id: call.id, type: 'function', function: { name: 'get_weather', arguments: call.function!.arguments } }],
+        },
         { role: 'tool', toolCallId: call.id, content: 'sunny, 21C' },
       ],
       tools,
@@ -91,7 +110,7 @@ describe('Cohere fake, proved with cohere-ai CohereClientV2', () => {
     expect(err).toBeInstanceOf(CohereError);
     expect((err as CohereError).statusCode).toBe(401);
     expect((err as CohereError).body).toMatchObject({ message: 'invalid api token' });
-    fake.fail({ status: 429, body: { message: "You are using a Trial key, which is limited to 10 API calls / minute." } });
+    fake.fail({ status: 429, body: { message: 'You are using a Trial key, which is limited to 10 API calls / minute.' } });
     const limited = await co.chat({ model: 'command-a-03-2025', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     expect((limited as CohereError).statusCode).toBe(429);
   });

@@ -45,7 +45,11 @@ function cohereError(res: ServerResponse, status: number, message: string): void
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.filter((p) => p?.type === 'text').map((p) => p.text).join(' ');
+  if (Array.isArray(content))
+    return content
+      .filter((p) => p?.type === 'text')
+      .map((p) => p.text)
+      .join(' ');
   return '';
 }
 
@@ -85,37 +89,64 @@ function reply(body: any): Reply {
 }
 
 function usage(r: Reply) {
-  return { billed_units: { input_tokens: r.inputTokens, output_tokens: r.outputTokens }, tokens: { input_tokens: r.inputTokens + 60, output_tokens: r.outputTokens } };
+  return {
+    billed_units: { input_tokens: r.inputTokens, output_tokens: r.outputTokens },
+    tokens: { input_tokens: r.inputTokens + 60, output_tokens: r.outputTokens },
+  };
 }
 
 async function chat(fake: FakeCohere, req: RecordedRequest, res: ServerResponse, fault: FakeFault | undefined): Promise<void> {
   const body = req.body;
   if (typeof body.model !== 'string') return cohereError(res, 400, 'invalid request: model must be specified');
-  if (!Array.isArray(body.messages) || body.messages.length === 0) return cohereError(res, 400, 'invalid request: messages must not be empty');
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return cohereError(res, 400, 'invalid request: messages must not be empty');
   const r = reply(body);
   const id = randomUUID();
-  const toolCalls = r.toolCall ? [{ id: r.toolCall.id, type: 'function', function: { name: r.toolCall.name, arguments: r.toolCall.arguments } }] : undefined;
+  const toolCalls = r.toolCall
+    ? [{ id: r.toolCall.id, type: 'function', function: { name: r.toolCall.name, arguments: r.toolCall.arguments } }]
+    : undefined;
   if (!body.stream) {
-    const message = r.toolCall ? { role: 'assistant', tool_plan: r.plan, tool_calls: toolCalls } : { role: 'assistant', content: [{ type: 'text', text: r.text }] };
+    const message = r.toolCall
+      ? { role: 'assistant', tool_plan: r.plan, tool_calls: toolCalls }
+      : { role: 'assistant', content: [{ type: 'text', text: r.text }] };
     return sendJson(res, 200, { id, message, finish_reason: r.finish, usage: usage(r) });
   }
   const frame = (data: Record<string, unknown>) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
-  const frames = [frame({ id, type: 'message-start', delta: { message: { role: 'assistant', content: [], tool_plan: '', tool_calls: [], citations: [] } } })];
+  const frames = [
+    frame({
+      id,
+      type: 'message-start',
+      delta: { message: { role: 'assistant', content: [], tool_plan: '', tool_calls: [], citations: [] } },
+    }),
+  ];
   const error = fake.streamErrors.shift();
   if (r.toolCall) {
     for (const piece of r.plan!.split(/(?<= )/)) frames.push(frame({ type: 'tool-plan-delta', delta: { message: { tool_plan: piece } } }));
-    frames.push(frame({ type: 'tool-call-start', index: 0, delta: { message: { tool_calls: { id: r.toolCall.id, type: 'function', function: { name: r.toolCall.name, arguments: '' } } } } }));
+    frames.push(
+      frame({
+        type: 'tool-call-start',
+        index: 0,
+        delta: { message: { tool_calls: { id: r.toolCall.id, type: 'function', function: { name: r.toolCall.name, arguments: '' } } } },
+      }),
+    );
     const args = r.toolCall.arguments;
     const half = Math.ceil(args.length / 2);
-    for (const part of [args.slice(0, half), args.slice(half)]) frames.push(frame({ type: 'tool-call-delta', index: 0, delta: { message: { tool_calls: { function: { arguments: part } } } } }));
+    for (const part of [args.slice(0, half), args.slice(half)])
+      frames.push(frame({ type: 'tool-call-delta', index: 0, delta: { message: { tool_calls: { function: { arguments: part } } } } }));
     frames.push(frame({ type: 'tool-call-end', index: 0 }));
   } else {
     frames.push(frame({ type: 'content-start', index: 0, delta: { message: { content: { type: 'text', text: '' } } } }));
     const pieces = r.text.split(/(?<= )/);
-    for (const piece of error ? pieces.slice(0, 1) : pieces) frames.push(frame({ type: 'content-delta', index: 0, delta: { message: { content: { text: piece } } } }));
+    for (const piece of error ? pieces.slice(0, 1) : pieces)
+      frames.push(frame({ type: 'content-delta', index: 0, delta: { message: { content: { text: piece } } } }));
     if (!error) frames.push(frame({ type: 'content-end', index: 0 }));
   }
-  frames.push(frame({ type: 'message-end', delta: error ? { error, finish_reason: 'ERROR', usage: usage(r) } : { finish_reason: r.finish, usage: usage(r) } }));
+  frames.push(
+    frame({
+      type: 'message-end',
+      delta: error ? { error, finish_reason: 'ERROR', usage: usage(r) } : { finish_reason: r.finish, usage: usage(r) },
+    }),
+  );
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   await writeFrames(res, frames, fault, fake.options.frameDelayMs);
 }
@@ -124,30 +155,52 @@ function embed(req: RecordedRequest, res: ServerResponse): void {
   const body = req.body;
   if (typeof body.model !== 'string') return cohereError(res, 400, 'invalid request: model must be specified');
   if (!Array.isArray(body.texts)) return cohereError(res, 400, 'invalid request: texts or images or inputs must be specified');
-  if (typeof body.input_type !== 'string') return cohereError(res, 400, 'invalid request: valid input_type must be provided with the provided model');
+  if (typeof body.input_type !== 'string')
+    return cohereError(res, 400, 'invalid request: valid input_type must be provided with the provided model');
   const types: string[] = Array.isArray(body.embedding_types) ? body.embedding_types : ['float'];
   const embeddings: Record<string, number[][]> = {};
-  for (const t of types) embeddings[t] = body.texts.map((x: string) => (t === 'float' ? hashEmbedding(x) : hashEmbedding(x).map((v) => Math.round(v * 127))));
+  for (const t of types)
+    embeddings[t] = body.texts.map((x: string) => (t === 'float' ? hashEmbedding(x) : hashEmbedding(x).map((v) => Math.round(v * 127))));
   const n = body.texts.reduce((s: number, t: string) => s + tokens(t), 0);
-  sendJson(res, 200, { id: randomUUID(), texts: body.texts, embeddings, meta: { api_version: { version: '2' }, billed_units: { input_tokens: n } }, response_type: 'embeddings_by_type' });
+  sendJson(res, 200, {
+    id: randomUUID(),
+    texts: body.texts,
+    embeddings,
+    meta: { api_version: { version: '2' }, billed_units: { input_tokens: n } },
+    response_type: 'embeddings_by_type',
+  });
 }
 
 function rerank(req: RecordedRequest, res: ServerResponse): void {
   const { model, query, documents, top_n } = req.body;
-  if (typeof model !== 'string' || typeof query !== 'string' || !Array.isArray(documents)) return cohereError(res, 400, 'invalid request: model, query and documents are required');
+  if (typeof model !== 'string' || typeof query !== 'string' || !Array.isArray(documents))
+    return cohereError(res, 400, 'invalid request: model, query and documents are required');
   const words = new Set(query.toLowerCase().split(/\W+/).filter(Boolean));
   const scored = documents.map((d: string, index: number) => {
-    const overlap = String(d).toLowerCase().split(/\W+/).filter((w) => words.has(w)).length;
+    const overlap = String(d)
+      .toLowerCase()
+      .split(/\W+/)
+      .filter((w) => words.has(w)).length;
     return { index, relevance_score: Math.round((overlap / (words.size || 1)) * 1000) / 1000 };
   });
   scored.sort((a, b) => b.relevance_score - a.relevance_score || a.index - b.index);
-  sendJson(res, 200, { id: randomUUID(), results: scored.slice(0, top_n ?? scored.length), meta: { api_version: { version: '2' }, billed_units: { search_units: 1 } } });
+  sendJson(res, 200, {
+    id: randomUUID(),
+    results: scored.slice(0, top_n ?? scored.length),
+    meta: { api_version: { version: '2' }, billed_units: { search_units: 1 } },
+  });
 }
 
 function models(res: ServerResponse): void {
   sendJson(res, 200, {
     models: [
-      { name: 'command-a-03-2025', endpoints: ['generate', 'chat', 'summarize'], finetuned: false, context_length: 256000, features: ['tools', 'json_mode'] },
+      {
+        name: 'command-a-03-2025',
+        endpoints: ['generate', 'chat', 'summarize'],
+        finetuned: false,
+        context_length: 256000,
+        features: ['tools', 'json_mode'],
+      },
       { name: 'embed-v4.0', endpoints: ['embed'], finetuned: false, context_length: 128000, features: null },
     ],
   });

@@ -33,14 +33,60 @@ export function sendGoogleError(res: ServerResponse, code: number, status: strin
   sendJson(res, code, googleErrorBody(code, status, message, details));
 }
 
-const REQUEST_KEYS = new Set(['contents', 'tools', 'toolConfig', 'safetySettings', 'systemInstruction', 'generationConfig', 'cachedContent', 'labels', 'model']);
+const REQUEST_KEYS = new Set([
+  'contents',
+  'tools',
+  'toolConfig',
+  'safetySettings',
+  'systemInstruction',
+  'generationConfig',
+  'cachedContent',
+  'labels',
+  'model',
+]);
 const GENERATION_KEYS = new Set([
-  'stopSequences', 'responseMimeType', 'responseSchema', 'responseJsonSchema', 'responseModalities', 'candidateCount', 'maxOutputTokens',
-  'temperature', 'topP', 'topK', 'seed', 'presencePenalty', 'frequencyPenalty', 'responseLogprobs', 'logprobs', 'thinkingConfig', 'mediaResolution', 'speechConfig',
+  'stopSequences',
+  'responseMimeType',
+  'responseSchema',
+  'responseJsonSchema',
+  'responseModalities',
+  'candidateCount',
+  'maxOutputTokens',
+  'temperature',
+  'topP',
+  'topK',
+  'seed',
+  'presencePenalty',
+  'frequencyPenalty',
+  'responseLogprobs',
+  'logprobs',
+  'thinkingConfig',
+  'mediaResolution',
+  'speechConfig',
 ]);
 const SCHEMA_KEYS = new Set([
-  'type', 'format', 'title', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required', 'minProperties',
-  'maxProperties', 'minLength', 'maxLength', 'pattern', 'example', 'anyOf', 'propertyOrdering', 'default', 'items', 'minimum', 'maximum',
+  'type',
+  'format',
+  'title',
+  'description',
+  'nullable',
+  'enum',
+  'maxItems',
+  'minItems',
+  'properties',
+  'required',
+  'minProperties',
+  'maxProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'example',
+  'anyOf',
+  'propertyOrdering',
+  'default',
+  'items',
+  'minimum',
+  'maximum',
 ]);
 
 /** Finds a key the real API rejects with `Invalid JSON payload received. Unknown name …`. */
@@ -53,23 +99,31 @@ function unknownSchemaKey(schema: any, path: string): string | undefined {
     const bad = unknownSchemaKey(v, `${path}.properties[${k}]`);
     if (bad) return bad;
   }
-  return unknownSchemaKey(schema.items, `${path}.items`) ?? (schema.anyOf ?? []).map((s: unknown, i: number) => unknownSchemaKey(s, `${path}.anyOf[${i}]`)).find(Boolean);
+  return (
+    unknownSchemaKey(schema.items, `${path}.items`) ??
+    (schema.anyOf ?? []).map((s: unknown, i: number) => unknownSchemaKey(s, `${path}.anyOf[${i}]`)).find(Boolean)
+  );
 }
 
 /** Validates a GenerateContentRequest the way the real API does for the mistakes an adapter can make. */
 function invalidRequest(body: any, model: string): string | undefined {
-  for (const key of Object.keys(body)) if (!REQUEST_KEYS.has(key)) return `Invalid JSON payload received. Unknown name "${key}": Cannot find field.`;
+  for (const key of Object.keys(body))
+    if (!REQUEST_KEYS.has(key)) return `Invalid JSON payload received. Unknown name "${key}": Cannot find field.`;
   for (const key of Object.keys(body.generationConfig ?? {})) {
     if (!GENERATION_KEYS.has(key)) return `Invalid JSON payload received. Unknown name "${key}" at 'generation_config': Cannot find field.`;
   }
   if (!Array.isArray(body.contents) || body.contents.length === 0) return '* GenerateContentRequest.contents: contents is not specified';
   for (const c of body.contents) {
     if (c.role !== undefined && c.role !== 'user' && c.role !== 'model') return 'Please use a valid role: user, model.';
-    if (!Array.isArray(c.parts) || c.parts.length === 0) return '* GenerateContentRequest.contents.parts: contents.parts must not be empty.';
+    if (!Array.isArray(c.parts) || c.parts.length === 0)
+      return '* GenerateContentRequest.contents.parts: contents.parts must not be empty.';
   }
   const bad =
     unknownSchemaKey(body.generationConfig?.responseSchema, 'generation_config.response_schema') ??
-    (body.tools ?? []).flatMap((t: any) => t.functionDeclarations ?? []).map((d: any) => unknownSchemaKey(d.parameters, `tools.function_declarations[${d.name}].parameters`)).find(Boolean);
+    (body.tools ?? [])
+      .flatMap((t: any) => t.functionDeclarations ?? [])
+      .map((d: any) => unknownSchemaKey(d.parameters, `tools.function_declarations[${d.name}].parameters`))
+      .find(Boolean);
   if (bad) return `Invalid JSON payload received. Unknown name "${bad.split('.').pop()}" at '${bad}': Cannot find field.`;
   if (/gemini-3/.test(model)) {
     const i = body.contents.findIndex((c: any) => c.parts.some((p: any) => p.functionCall && !p.thoughtSignature));
@@ -97,7 +151,10 @@ interface GeminiReply {
 function reply(body: any, model: string): GeminiReply {
   const contents: any[] = body.contents;
   const all = [...(body.systemInstruction?.parts ?? []), ...contents.flatMap((c) => c.parts)];
-  const promptTokens = all.reduce((n: number, p: any) => n + (typeof p.text === 'string' ? tokens(p.text) : p.inlineData || p.fileData ? 258 : 4), 0);
+  const promptTokens = all.reduce(
+    (n: number, p: any) => n + (typeof p.text === 'string' ? tokens(p.text) : p.inlineData || p.fileData ? 258 : 4),
+    0,
+  );
   const last = contents[contents.length - 1];
   const responses = last.parts.filter((p: any) => p.functionResponse);
   if (responses.length) {
@@ -105,7 +162,10 @@ function reply(body: any, model: string): GeminiReply {
     const text = `tool said: ${typeof r?.content === 'string' ? r.content : JSON.stringify(r)}`;
     return { parts: [{ text }], finishReason: 'STOP', promptTokens, outputTokens: tokens(text) };
   }
-  const text = last.parts.filter((p: any) => typeof p.text === 'string').map((p: any) => p.text).join(' ');
+  const text = last.parts
+    .filter((p: any) => typeof p.text === 'string')
+    .map((p: any) => p.text)
+    .join(' ');
   const thought = body.generationConfig?.thinkingConfig?.includeThoughts ? `thinking about: ${text}` : undefined;
   const decls = (body.tools ?? []).flatMap((t: any) => t.functionDeclarations ?? []);
   const fc = body.toolConfig?.functionCallingConfig ?? {};
@@ -139,7 +199,14 @@ function usage(r: GeminiReply, opts: GeminiReplyOptions, n: number, final = true
 }
 
 /** Answers one generateContent or streamGenerateContent call for `model`. */
-export async function answerGenerateContent(req: RecordedRequest, res: ServerResponse, fault: FakeFault | undefined, model: string, stream: boolean, opts: GeminiReplyOptions): Promise<void> {
+export async function answerGenerateContent(
+  req: RecordedRequest,
+  res: ServerResponse,
+  fault: FakeFault | undefined,
+  model: string,
+  stream: boolean,
+  opts: GeminiReplyOptions,
+): Promise<void> {
   const body = req.body;
   if (body === undefined) return sendGoogleError(res, 400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
   const invalid = invalidRequest(body, model);
@@ -149,12 +216,20 @@ export async function answerGenerateContent(req: RecordedRequest, res: ServerRes
   const responseId = hash(JSON.stringify(body)).slice(0, 22);
   const thoughtPart = r.thought ? [{ text: r.thought, thought: true }] : [];
   if (!stream) {
-    const candidates = Array.from({ length: n }, (_, index) => ({ content: { parts: [...thoughtPart, ...r.parts], role: 'model' }, finishReason: r.finishReason, index }));
+    const candidates = Array.from({ length: n }, (_, index) => ({
+      content: { parts: [...thoughtPart, ...r.parts], role: 'model' },
+      finishReason: r.finishReason,
+      index,
+    }));
     return sendJson(res, 200, { candidates, usageMetadata: usage(r, opts, n), modelVersion: model, responseId });
   }
   const frames: any[] = [];
   const frame = (parts: any[], last: boolean) => ({
-    candidates: Array.from({ length: n }, (_, index) => ({ content: { parts, role: 'model' }, ...(last ? { finishReason: r.finishReason } : {}), index })),
+    candidates: Array.from({ length: n }, (_, index) => ({
+      content: { parts, role: 'model' },
+      ...(last ? { finishReason: r.finishReason } : {}),
+      index,
+    })),
     usageMetadata: usage(r, opts, n, last),
     modelVersion: model,
     responseId,
@@ -165,13 +240,32 @@ export async function answerGenerateContent(req: RecordedRequest, res: ServerRes
     const pieces: string[] = r.parts[0].text.split(/(?<= )/);
     pieces.forEach((piece, i) => frames.push(frame([{ text: piece }], i === pieces.length - 1)));
   }
-  if (opts.streamErrorAfter !== undefined) frames.splice(opts.streamErrorAfter, frames.length, googleErrorBody(500, 'INTERNAL', 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting'));
+  if (opts.streamErrorAfter !== undefined)
+    frames.splice(
+      opts.streamErrorAfter,
+      frames.length,
+      googleErrorBody(
+        500,
+        'INTERNAL',
+        'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+      ),
+    );
   if (req.query.get('alt') === 'sse') {
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    return writeFrames(res, frames.map((f) => `data: ${JSON.stringify(f)}\r\n\r\n`), fault, opts.frameDelayMs);
+    return writeFrames(
+      res,
+      frames.map((f) => `data: ${JSON.stringify(f)}\r\n\r\n`),
+      fault,
+      opts.frameDelayMs,
+    );
   }
   res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
-  return writeFrames(res, frames.map((f, i) => `${i === 0 ? '[' : ',\r\n'}${JSON.stringify(f)}${i === frames.length - 1 ? ']' : ''}`), fault, opts.frameDelayMs);
+  return writeFrames(
+    res,
+    frames.map((f, i) => `${i === 0 ? '[' : ',\r\n'}${JSON.stringify(f)}${i === frames.length - 1 ? ']' : ''}`),
+    fault,
+    opts.frameDelayMs,
+  );
 }
 
 function embedText(content: any): string {
@@ -190,8 +284,12 @@ export function answerEmbeddings(req: RecordedRequest, res: ServerResponse, meth
     if (!body?.content) return sendGoogleError(res, 400, 'INVALID_ARGUMENT', '* EmbedContentRequest.content: content is not specified');
     return sendJson(res, 200, { embedding: { values: vector(embedText(body.content), opts, body.outputDimensionality) } });
   }
-  if (!Array.isArray(body?.requests)) return sendGoogleError(res, 400, 'INVALID_ARGUMENT', '* BatchEmbedContentsRequest.requests: requests is not specified');
+  if (!Array.isArray(body?.requests))
+    return sendGoogleError(res, 400, 'INVALID_ARGUMENT', '* BatchEmbedContentsRequest.requests: requests is not specified');
   const wrong = body.requests.find((r: any) => r.model !== `models/${model}`);
-  if (wrong) return sendGoogleError(res, 400, 'INVALID_ARGUMENT', `Model in request does not match: ${String(wrong.model)} vs models/${model}.`);
-  sendJson(res, 200, { embeddings: body.requests.map((r: any) => ({ values: vector(embedText(r.content), opts, r.outputDimensionality) })) });
+  if (wrong)
+    return sendGoogleError(res, 400, 'INVALID_ARGUMENT', `Model in request does not match: ${String(wrong.model)} vs models/${model}.`);
+  sendJson(res, 200, {
+    embeddings: body.requests.map((r: any) => ({ values: vector(embedText(r.content), opts, r.outputDimensionality) })),
+  });
 }

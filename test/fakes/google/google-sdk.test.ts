@@ -53,7 +53,18 @@ describe('Gemini API fake, proven with @google/genai', () => {
   });
 
   it('answers with a functionCall, then uses the functionResponse', async () => {
-    const tools = [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather', parametersJsonSchema: undefined, parameters: { type: 'OBJECT' as never, properties: { query: { type: 'STRING' as never } } } }] }];
+    const tools = [
+      {
+        functionDeclarations: [
+          {
+            name: 'get_weather',
+            description: 'Weather',
+            parametersJsonSchema: undefined,
+            parameters: { type: 'OBJECT' as never, properties: { query: { type: 'STRING' as never } } },
+          },
+        ],
+      },
+    ];
     const first = await ai.models.generateContent({
       model: 'gemini-2.5-flash',
       contents: 'weather in Paris',
@@ -97,10 +108,15 @@ describe('Gemini API fake, proven with @google/genai', () => {
     const raw = await fetch(`${fake.url}/v1beta/models/gemini-2.5-flash:generateContent?key=AIza-fake`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }], generationConfig: { responseMimeType: 'application/json', responseSchema: { type: 'object', additionalProperties: false } } }),
+      body: JSON.stringify({
+        contents: [{ role: 'user', parts: [{ text: 'x' }] }],
+        generationConfig: { responseMimeType: 'application/json', responseSchema: { type: 'object', additionalProperties: false } },
+      }),
     });
     expect(raw.status).toBe(400);
-    expect(await raw.json()).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT', message: expect.stringContaining('additionalProperties') } });
+    expect(await raw.json()).toMatchObject({
+      error: { code: 400, status: 'INVALID_ARGUMENT', message: expect.stringContaining('additionalProperties') },
+    });
   });
 
   it('ends a stream with an error frame when asked', async () => {

@@ -13,12 +13,19 @@ const RATIOS = new Set(['1:1', '3:4', '4:3', '9:16', '16:9']);
  */
 export function answerImagen(req: RecordedRequest, res: ServerResponse): void {
   const prompt = req.body?.instances?.[0]?.prompt;
-  if (typeof prompt !== 'string') return sendGoogleError(res, 400, 'INVALID_ARGUMENT', 'Invalid JSON payload: instances[0].prompt is required.');
+  if (typeof prompt !== 'string')
+    return sendGoogleError(res, 400, 'INVALID_ARGUMENT', 'Invalid JSON payload: instances[0].prompt is required.');
   const params = req.body.parameters ?? {};
   const count = params.sampleCount ?? 4;
-  if (!Number.isInteger(count) || count < 1 || count > 4) return sendGoogleError(res, 400, 'INVALID_ARGUMENT', 'sampleCount must be between 1 and 4.');
-  if (params.aspectRatio !== undefined && !RATIOS.has(params.aspectRatio)) return sendGoogleError(res, 400, 'INVALID_ARGUMENT', `Unsupported aspect ratio: ${params.aspectRatio}`);
-  if (prompt.includes('forbidden')) return sendJson(res, 200, { predictions: [{ raiFilteredReason: 'The prompt violates the usage guidelines.' }] });
-  const predictions = Array.from({ length: count }, (_, i) => ({ mimeType: 'image/png', bytesBase64Encoded: fakeImage(prompt, i).toString('base64') }));
+  if (!Number.isInteger(count) || count < 1 || count > 4)
+    return sendGoogleError(res, 400, 'INVALID_ARGUMENT', 'sampleCount must be between 1 and 4.');
+  if (params.aspectRatio !== undefined && !RATIOS.has(params.aspectRatio))
+    return sendGoogleError(res, 400, 'INVALID_ARGUMENT', `Unsupported aspect ratio: ${params.aspectRatio}`);
+  if (prompt.includes('forbidden'))
+    return sendJson(res, 200, { predictions: [{ raiFilteredReason: 'The prompt violates the usage guidelines.' }] });
+  const predictions = Array.from({ length: count }, (_, i) => ({
+    mimeType: 'image/png',
+    bytesBase64Encoded: fakeImage(prompt, i).toString('base64'),
+  }));
   sendJson(res, 200, { predictions });
 }

@@ -38,17 +38,29 @@ async function handle(opts: FakeGoogleOptions, req: RecordedRequest, res: Server
     const header = req.headers['x-goog-api-key'];
     const key = typeof header === 'string' ? header : req.query.get('key');
     if (!key) {
-      return sendGoogleError(res, 403, 'PERMISSION_DENIED', "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.");
+      return sendGoogleError(
+        res,
+        403,
+        'PERMISSION_DENIED',
+        "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.",
+      );
     }
     if (key !== opts.apiKey) {
       return sendGoogleError(res, 400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [
-        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } },
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'API_KEY_INVALID',
+          domain: 'googleapis.com',
+          metadata: { service: 'generativelanguage.googleapis.com' },
+        },
       ]);
     }
   }
   if (req.method === 'GET' && /^\/(v1beta|v1)\/models$/.test(req.path)) {
     const ids = opts.models ?? ['gemini-2.5-flash', 'gemini-2.5-pro', 'gemini-embedding-001'];
-    return sendJson(res, 200, { models: ids.map((id) => ({ name: `models/${id}`, displayName: id, supportedGenerationMethods: ['generateContent'] })) });
+    return sendJson(res, 200, {
+      models: ids.map((id) => ({ name: `models/${id}`, displayName: id, supportedGenerationMethods: ['generateContent'] })),
+    });
   }
   const m = PATH.exec(req.path);
   if (!m || req.method !== 'POST') return sendGoogleError(res, 404, 'NOT_FOUND', `Requested entity was not found: ${req.path}`);

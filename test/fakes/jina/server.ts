@@ -25,6 +25,7 @@ export async function startFakeJina(apiKey?: string): Promise<FakeJina> {
 function handle(apiKey: string | undefined, req: RecordedRequest, res: ServerResponse): void {
   if (apiKey && bearer(req) !== apiKey) return sendJson(res, 401, { detail: 'Unauthorized: invalid API key' });
   if (req.method !== 'POST' || req.path !== '/v1/rerank') return sendJson(res, 404, { detail: 'Not Found' });
-  if (typeof req.body?.model !== 'string') return sendJson(res, 422, { detail: [{ loc: ['body', 'model'], msg: 'field required', type: 'value_error.missing' }] });
+  if (typeof req.body?.model !== 'string')
+    return sendJson(res, 422, { detail: [{ loc: ['body', 'model'], msg: 'field required', type: 'value_error.missing' }] });
   answerRerank(req.body, res);
 }

@@ -32,10 +32,17 @@ export async function startAskingUpstream(opts: { streamDelayMs?: number } = {})
         .then((r) => up.sampled.push(r.content.type === 'text' ? r.content.text : r.content.type))
         .catch((err: unknown) => up.sampled.push(`error: ${String(err)}`));
     };
-    mcp.registerTool('ask', { description: 'Asks the client for a name (elicitation on the session stream), then answers it.' }, async () => {
-      const answer = await mcp.server.elicitInput({ message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }, { timeout: 60_000 });
-      return { content: [{ type: 'text', text: `${answer.action}:${String(answer.content?.name ?? '')}` }] };
-    });
+    mcp.registerTool(
+      'ask',
+      { description: 'Asks the client for a name (elicitation on the session stream), then answers it.' },
+      async () => {
+        const answer = await mcp.server.elicitInput(
+          { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+          { timeout: 60_000 },
+        );
+        return { content: [{ type: 'text', text: `${answer.action}:${String(answer.content?.name ?? '')}` }] };
+      },
+    );
     return mcp;
   };
   const http = createServer((req, res) => {
@@ -53,7 +60,10 @@ export async function startAskingUpstream(opts: { streamDelayMs?: number } = {})
       }
       if (existing) return existing.handleRequest(req, res);
       if (typeof sid === 'string' || req.method !== 'POST') return void res.writeHead(404).end();
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, transport) });
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void sessions.set(id, transport),
+      });
       await build().connect(transport);
       return transport.handleRequest(req, res);
     })().catch((err) => {

@@ -61,22 +61,53 @@ function stop(server: Server): Promise<void> {
 /** The MCP server of one request: `whoami` answers the token's subject. */
 function mcpServerFor(subject: string): McpServer {
   const mcp = new McpServer({ name: 'oauth-upstream', version: '1.0.0' }, { capabilities: { tools: {} } });
-  mcp.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'whoami', description: 'Answers the subject of the access token.', inputSchema: { type: 'object', properties: {} } }] }));
-  mcp.server.setRequestHandler(CallToolRequestSchema, async (req) => ({ content: [{ type: 'text', text: req.params.name === 'whoami' ? subject : 'unknown tool' }], isError: req.params.name !== 'whoami' }));
+  mcp.server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [{ name: 'whoami', description: 'Answers the subject of the access token.', inputSchema: { type: 'object', properties: {} } }],
+  }));
+  mcp.server.setRequestHandler(CallToolRequestSchema, async (req) => ({
+    content: [{ type: 'text', text: req.params.name === 'whoami' ? subject : 'unknown tool' }],
+    isError: req.params.name !== 'whoami',
+  }));
   return mcp;
 }
 
 /** Starts both on 127.0.0.1; the client's redirect URI is `redirectUri` (the gateway's callback). */
-export async function startOAuthUpstream(redirectUri: string, opts: { accessTokenTtl?: number; registration?: boolean } = {}): Promise<OAuthUpstream> {
+export async function startOAuthUpstream(
+  redirectUri: string,
+  opts: { accessTokenTtl?: number; registration?: boolean } = {},
+): Promise<OAuthUpstream> {
   let asHandler: (req: IncomingMessage, res: ServerResponse) => void = (_q, s) => s.writeHead(503).end();
   let mcpHandler: (req: IncomingMessage, res: ServerResponse) => void = (_q, s) => s.writeHead(503).end();
   const as = await listen((q, s) => asHandler(q, s));
   const rs = await listen((q, s) => mcpHandler(q, s));
   const mcpUrl = `${rs.url}/mcp`;
   const sseUrl = `${rs.url}/sse`;
-  const up: OAuthUpstream = { mcpUrl, sseUrl, issuer: as.url, clientId: 'mcp-gateway', clientSecret: `as-secret-${Math.random().toString(36).slice(2)}`, accepted: [], refused: 0, refreshes: 0, revokedGrants: 0, refusedRevocations: [], registrations: 0, refuseOnce: new Set(), refuseGetOnce: new Set(), close: async () => undefined };
+  const up: OAuthUpstream = {
+    mcpUrl,
+    sseUrl,
+    issuer: as.url,
+    clientId: 'mcp-gateway',
+    clientSecret: `as-secret-${Math.random().toString(36).slice(2)}`,
+    accepted: [],
+    refused: 0,
+    refreshes: 0,
+    revokedGrants: 0,
+    refusedRevocations: [],
+    registrations: 0,
+    refuseOnce: new Set(),
+    refuseGetOnce: new Set(),
+    close: async () => undefined,
+  };
   const provider = new Provider(as.url, {
-    clients: [{ client_id: up.clientId, client_secret: up.clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }],
+    clients: [
+      {
+        client_id: up.clientId,
+        client_secret: up.clientSecret,
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+      },
+    ],
     scopes: ['tools'],
     cookies: { keys: ['oauth-upstream-cookie-key-0123456789'] },
     features: {
@@ -87,7 +118,12 @@ export async function startOAuthUpstream(redirectUri: string, opts: { accessToke
         enabled: true,
         defaultResource: () => mcpUrl,
         useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx: unknown, resource: string) => ({ scope: 'tools', audience: resource === sseUrl ? sseUrl : mcpUrl, accessTokenTTL: opts.accessTokenTtl ?? 3600, accessTokenFormat: 'jwt' }),
+        getResourceServerInfo: (_ctx: unknown, resource: string) => ({
+          scope: 'tools',
+          audience: resource === sseUrl ? sseUrl : mcpUrl,
+          accessTokenTTL: opts.accessTokenTtl ?? 3600,
+          accessTokenFormat: 'jwt',
+        }),
       },
     },
     issueRefreshToken: () => true,
@@ -98,7 +134,10 @@ export async function startOAuthUpstream(redirectUri: string, opts: { accessToke
   });
   provider.on('grant.revoked', () => up.revokedGrants++);
   provider.on('registration_create.success', () => up.registrations++);
-  provider.on('revocation.error', (_ctx: unknown, err: unknown) => void up.refusedRevocations.push((err as { error?: string }).error ?? 'error'));
+  provider.on(
+    'revocation.error',
+    (_ctx: unknown, err: unknown) => void up.refusedRevocations.push((err as { error?: string }).error ?? 'error'),
+  );
   provider.on('grant.success', (ctx: { oidc?: { params?: { grant_type?: string } } }) => {
     if (ctx.oidc?.params?.grant_type === 'refresh_token') up.refreshes++;
   });
@@ -111,7 +150,14 @@ export async function startOAuthUpstream(redirectUri: string, opts: { accessToke
       const path = (req.url ?? '').split('?')[0]!;
       const metadata = /^\/\.well-known\/oauth-protected-resource\/(mcp|sse)$/.exec(path);
       if (metadata) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource: metadata[1] === 'sse' ? sseUrl : mcpUrl, authorization_servers: [as.url], scopes_supported: ['tools'], bearer_methods_supported: ['header'] }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            resource: metadata[1] === 'sse' ? sseUrl : mcpUrl,
+            authorization_servers: [as.url],
+            scopes_supported: ['tools'],
+            bearer_methods_supported: ['header'],
+          }),
+        );
         return;
       }
       const overSse = path === '/sse' || path === '/messages';
@@ -128,7 +174,12 @@ export async function startOAuthUpstream(redirectUri: string, opts: { accessToke
       if (!token || subject === undefined) {
         up.refused++;
         const metadataUrl = `${rs.url}/.well-known/oauth-protected-resource/${overSse ? 'sse' : 'mcp'}`;
-        res.writeHead(401, { 'www-authenticate': `Bearer error="invalid_token", resource_metadata="${metadataUrl}"`, 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_token' }));
+        res
+          .writeHead(401, {
+            'www-authenticate': `Bearer error="invalid_token", resource_metadata="${metadataUrl}"`,
+            'content-type': 'application/json',
+          })
+          .end(JSON.stringify({ error: 'invalid_token' }));
         return;
       }
       up.accepted.push(token);
@@ -145,7 +196,8 @@ export async function startOAuthUpstream(redirectUri: string, opts: { accessToke
         return;
       }
       if (path === '/messages') {
-        const transport = req.method === 'POST' ? sseSessions.get(new URL(req.url ?? '', 'http://x').searchParams.get('sessionId') ?? '') : undefined;
+        const transport =
+          req.method === 'POST' ? sseSessions.get(new URL(req.url ?? '', 'http://x').searchParams.get('sessionId') ?? '') : undefined;
         if (!transport) return void res.writeHead(404).end('unknown session');
         await transport.handlePostMessage(req, res);
         return;

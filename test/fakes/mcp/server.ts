@@ -58,7 +58,8 @@ function buildServer(fake: FakeMcp): McpServer {
     if (name === 'progress') {
       const token = req.params._meta?.progressToken;
       for (let i = 1; i <= 3; i++) {
-        if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: 3 } });
+        if (token !== undefined)
+          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: 3 } });
         await new Promise((r) => setTimeout(r, 5));
       }
       return { content: [{ type: 'text', text: 'done' }] };
@@ -66,10 +67,18 @@ function buildServer(fake: FakeMcp): McpServer {
     if (name === 'secret') return { content: [{ type: 'text', text: 'the secret' }] };
     return { content: [{ type: 'text', text: `unknown tool ${name}` }], isError: true };
   });
-  s.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [{ uri: 'fake://readme', name: 'readme', mimeType: 'text/plain' }] }));
-  s.setRequestHandler(ReadResourceRequestSchema, async (req) => ({ contents: [{ uri: req.params.uri, mimeType: 'text/plain', text: 'hello resource' }] }));
-  s.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [{ name: 'greet', description: 'Greets someone.', arguments: [{ name: 'who', required: true }] }] }));
-  s.setRequestHandler(GetPromptRequestSchema, async (req) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Hello ${req.params.arguments?.who ?? '?'}` } }] }));
+  s.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: [{ uri: 'fake://readme', name: 'readme', mimeType: 'text/plain' }],
+  }));
+  s.setRequestHandler(ReadResourceRequestSchema, async (req) => ({
+    contents: [{ uri: req.params.uri, mimeType: 'text/plain', text: 'hello resource' }],
+  }));
+  s.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    prompts: [{ name: 'greet', description: 'Greets someone.', arguments: [{ name: 'who', required: true }] }],
+  }));
+  s.setRequestHandler(GetPromptRequestSchema, async (req) => ({
+    messages: [{ role: 'user', content: { type: 'text', text: `Hello ${req.params.arguments?.who ?? '?'}` } }],
+  }));
   return mcp;
 }
 
@@ -99,7 +108,11 @@ export async function startFakeMcp(): Promise<FakeMcp> {
     fake.headers.push(req.headers);
     const path = (req.url ?? '').split('?')[0];
     (async () => {
-      if ((path === '/mcp' || path === '/sse' || path === '/messages') && fake.requiredAuthorization !== undefined && req.headers.authorization !== fake.requiredAuthorization) {
+      if (
+        (path === '/mcp' || path === '/sse' || path === '/messages') &&
+        fake.requiredAuthorization !== undefined &&
+        req.headers.authorization !== fake.requiredAuthorization
+      ) {
         res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'unauthorized' }));
         return;
       }
@@ -108,7 +121,9 @@ export async function startFakeMcp(): Promise<FakeMcp> {
         const existing = typeof sid === 'string' ? streams.get(sid) : undefined;
         if (existing) return existing.handleRequest(req, res);
         if (typeof sid === 'string' || req.method !== 'POST') {
-          res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+          res
+            .writeHead(404, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
           return;
         }
         const transport = new StreamableHTTPServerTransport({

@@ -60,8 +60,13 @@ export async function authorizeAs(authorizationUrl: string, accountId: string, c
       form.fields.login = accountId;
       form.fields.password = 'any';
     }
-    const posted = await go(jar, new URL(form.action, url).href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form.fields).toString() });
-    if (posted.status < 300 || posted.status >= 400) throw new Error(`form post answered ${posted.status}: ${(await posted.text()).slice(0, 500)}`);
+    const posted = await go(jar, new URL(form.action, url).href, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form.fields).toString(),
+    });
+    if (posted.status < 300 || posted.status >= 400)
+      throw new Error(`form post answered ${posted.status}: ${(await posted.text()).slice(0, 500)}`);
     url = new URL(posted.headers.get('location')!, url).href;
   }
   throw new Error('the authorization did not reach the callback');

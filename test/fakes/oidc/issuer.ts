@@ -32,7 +32,15 @@ export async function startTestIssuer(redirectUri: string): Promise<TestIssuer> 
   const clientSecret = 'issuer-secret-' + Math.random().toString(36).slice(2) + Math.random().toString(36).slice(2);
   const accounts = new Map<string, TestAccount>();
   const provider = new Provider(url, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: [redirectUri], grant_types: ['authorization_code'], response_types: ['code'] }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+    ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
     cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
     features: { devInteractions: { enabled: true } },
@@ -48,9 +56,10 @@ export async function startTestIssuer(redirectUri: string): Promise<TestIssuer> 
     clientId,
     clientSecret,
     accounts,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

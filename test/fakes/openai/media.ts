@@ -36,10 +36,12 @@ function error(res: ServerResponse, status: number, message: string, param: stri
  * @see https://platform.openai.com/docs/api-reference/images/create
  */
 export function answerImages(body: any, res: ServerResponse): void {
-  if (typeof body.prompt !== 'string') return error(res, 400, "Missing required parameter: 'prompt'.", 'prompt', 'missing_required_parameter');
+  if (typeof body.prompt !== 'string')
+    return error(res, 400, "Missing required parameter: 'prompt'.", 'prompt', 'missing_required_parameter');
   const model = body.model ?? 'dall-e-2';
   const gptImage = String(model).startsWith('gpt-image');
-  if (gptImage && body.response_format !== undefined) return error(res, 400, "Unknown parameter: 'response_format'.", 'response_format', 'unknown_parameter');
+  if (gptImage && body.response_format !== undefined)
+    return error(res, 400, "Unknown parameter: 'response_format'.", 'response_format', 'unknown_parameter');
   const n = body.n ?? 1;
   const data = Array.from({ length: n }, (_, i) => {
     const item: Record<string, unknown> = {};
@@ -48,7 +50,11 @@ export function answerImages(body: any, res: ServerResponse): void {
     if (model === 'dall-e-3') item.revised_prompt = `revised: ${body.prompt}`;
     return item;
   });
-  sendJson(res, 200, { created: 1700000000, data, ...(gptImage ? { usage: { input_tokens: 10, output_tokens: 100, total_tokens: 110 } } : {}) });
+  sendJson(res, 200, {
+    created: 1700000000,
+    data,
+    ...(gptImage ? { usage: { input_tokens: 10, output_tokens: 100, total_tokens: 110 } } : {}),
+  });
 }
 
 /**
@@ -62,8 +68,19 @@ export function answerModerations(body: any, res: ServerResponse): void {
   const input = body.input;
   const multimodal = Array.isArray(input) && input.some((x: unknown) => typeof x === 'object' && x !== null);
   const inputs: Array<{ text: string; image: string | undefined }> = multimodal
-    ? [{ text: input.filter((p: any) => p?.type === 'text').map((p: any) => p.text).join(' '), image: input.find((p: any) => p?.type === 'image_url')?.image_url?.url }]
-    : (typeof input === 'string' ? [input] : Array.isArray(input) ? input : []).map((text: unknown) => ({ text: String(text), image: undefined }));
+    ? [
+        {
+          text: input
+            .filter((p: any) => p?.type === 'text')
+            .map((p: any) => p.text)
+            .join(' '),
+          image: input.find((p: any) => p?.type === 'image_url')?.image_url?.url,
+        },
+      ]
+    : (typeof input === 'string' ? [input] : Array.isArray(input) ? input : []).map((text: unknown) => ({
+        text: String(text),
+        image: undefined,
+      }));
   if (inputs.length === 0) return error(res, 400, "Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
   const results = inputs.map(({ text, image }) => {
     const words = `${text} ${image ?? ''}`.toLowerCase().split(/\W+/);
@@ -74,7 +91,14 @@ export function answerModerations(body: any, res: ServerResponse): void {
     const category_applied_input_types = Object.fromEntries(FAKE_MODERATION_CATEGORIES.map((c) => [c, applied(c)]));
     return { flagged: hit.size > 0, categories, category_scores, category_applied_input_types };
   });
-  const model = body.model === 'text-moderation-stable' ? 'text-moderation-stable' : body.model === 'text-moderation-latest' ? 'text-moderation-007' : body.model === undefined || body.model === 'omni-moderation-latest' ? 'omni-moderation-2024-09-26' : body.model;
+  const model =
+    body.model === 'text-moderation-stable'
+      ? 'text-moderation-stable'
+      : body.model === 'text-moderation-latest'
+        ? 'text-moderation-007'
+        : body.model === undefined || body.model === 'omni-moderation-latest'
+          ? 'omni-moderation-2024-09-26'
+          : body.model;
   sendJson(res, 200, { id: 'modr-' + fakeId(JSON.stringify(inputs)), model, results });
 }
 
@@ -84,7 +108,8 @@ export function answerModerations(body: any, res: ServerResponse): void {
  * @see https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html#re-rank-api
  */
 export function answerRerank(body: any, res: ServerResponse): void {
-  if (typeof body.query !== 'string' || !Array.isArray(body.documents)) return error(res, 400, 'query and documents are required', 'documents');
+  if (typeof body.query !== 'string' || !Array.isArray(body.documents))
+    return error(res, 400, 'query and documents are required', 'documents');
   const docs: string[] = body.documents.map((d: unknown) => (typeof d === 'string' ? d : String((d as { text?: unknown })?.text ?? '')));
   const scores = fakeRelevance(body.query, docs);
   const results = docs

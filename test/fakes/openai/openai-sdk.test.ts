@@ -14,7 +14,12 @@ describe('the OpenAI fake speaks the OpenAI wire format (proven with the openai 
   it('chat, stream with usage, tool calls, embeddings, completions, models', async () => {
     const c = await client.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
     expect(c.choices[0]!.message.content).toBe('echo: hi');
-    const stream = await client.chat.completions.create({ model: 'gpt-4o', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'a b' }] });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4o',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'a b' }],
+    });
     let text = '';
     let total = 0;
     for await (const ch of stream) {
@@ -24,7 +29,11 @@ describe('the OpenAI fake speaks the OpenAI wire format (proven with the openai 
     expect(text).toBe('echo: a b');
     expect(total).toBeGreaterThan(0);
     const tool = await client.chat.completions
-      .stream({ model: 'gpt-4o', tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }], messages: [{ role: 'user', content: 'x' }] })
+      .stream({
+        model: 'gpt-4o',
+        tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+        messages: [{ role: 'user', content: 'x' }],
+      })
       .finalChatCompletion();
     expect(tool.choices[0]!.message.tool_calls).toHaveLength(1);
     expect((await client.embeddings.create({ model: 'e', input: 'x' })).data[0]!.embedding).toHaveLength(8);

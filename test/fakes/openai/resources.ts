@@ -51,21 +51,32 @@ function page<T extends { id: unknown }>(items: T[], query: URLSearchParams, def
 export async function handleResources(key: object, req: RecordedRequest, res: ServerResponse, path: string): Promise<boolean> {
   const s = resourcesOf(key);
   const parts = path.split('/').filter(Boolean);
-  if (parts[0] === 'files') return files(s, req, res, parts), true;
-  if (parts[0] === 'batches') return batches(s, req, res, parts), true;
-  if (parts[0] === 'fine_tuning' && parts[1] === 'jobs') return jobs(s, req, res, parts.slice(1)), true;
+  if (parts[0] === 'files') return (files(s, req, res, parts), true);
+  if (parts[0] === 'batches') return (batches(s, req, res, parts), true);
+  if (parts[0] === 'fine_tuning' && parts[1] === 'jobs') return (jobs(s, req, res, parts.slice(1)), true);
   return false;
 }
 
 async function files(s: FakeResources, req: RecordedRequest, res: ServerResponse, parts: string[]): Promise<void> {
   if (req.method === 'POST' && parts.length === 1) {
-    const form = await new Response(new Uint8Array(req.rawBody), { headers: { 'content-type': String(req.headers['content-type']) } }).formData().catch(() => undefined);
+    const form = await new Response(new Uint8Array(req.rawBody), { headers: { 'content-type': String(req.headers['content-type']) } })
+      .formData()
+      .catch(() => undefined);
     const file = form?.get('file');
     const purpose = form?.get('purpose');
     if (!file || typeof file === 'string') return bad(res, "Missing required parameter: 'file'.", 'file');
     if (typeof purpose !== 'string' || !purpose) return bad(res, "Missing required parameter: 'purpose'.", 'purpose');
     const content = Buffer.from(await file.arrayBuffer());
-    const object = { id: rid('file-'), object: 'file', bytes: content.length, created_at: now(), filename: file.name, purpose, status: 'processed', status_details: null };
+    const object = {
+      id: rid('file-'),
+      object: 'file',
+      bytes: content.length,
+      created_at: now(),
+      filename: file.name,
+      purpose,
+      status: 'processed',
+      status_details: null,
+    };
     s.files.set(object.id, { object, content });
     return sendJson(res, 200, object);
   }
@@ -101,13 +112,38 @@ function advanceBatch(s: FakeResources, b: Record<string, unknown>): void {
     const lines = (input?.content.toString('utf8') ?? '').split('\n').filter((l) => l.trim());
     const out = lines.map((l) => {
       const line = JSON.parse(l);
-      const body = { id: rid('chatcmpl-'), object: 'chat.completion', created: t, model: line.body?.model ?? 'gpt-4o', choices: [{ index: 0, message: { role: 'assistant', content: 'batched' }, finish_reason: 'stop', logprobs: null }] };
-      return JSON.stringify({ id: rid('batch_req_'), custom_id: line.custom_id, response: { status_code: 200, request_id: rid('req_'), body }, error: null });
+      const body = {
+        id: rid('chatcmpl-'),
+        object: 'chat.completion',
+        created: t,
+        model: line.body?.model ?? 'gpt-4o',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'batched' }, finish_reason: 'stop', logprobs: null }],
+      };
+      return JSON.stringify({
+        id: rid('batch_req_'),
+        custom_id: line.custom_id,
+        response: { status_code: 200, request_id: rid('req_'), body },
+        error: null,
+      });
     });
     const content = Buffer.from(out.map((l) => l + '\n').join(''));
-    const object = { id: rid('file-'), object: 'file', bytes: content.length, created_at: t, filename: 'batch_output.jsonl', purpose: 'batch_output', status: 'processed', status_details: null };
+    const object = {
+      id: rid('file-'),
+      object: 'file',
+      bytes: content.length,
+      created_at: t,
+      filename: 'batch_output.jsonl',
+      purpose: 'batch_output',
+      status: 'processed',
+      status_details: null,
+    };
     s.files.set(object.id, { object, content });
-    Object.assign(b, { status: 'completed', completed_at: t, output_file_id: object.id, request_counts: { total: lines.length, completed: lines.length, failed: 0 } });
+    Object.assign(b, {
+      status: 'completed',
+      completed_at: t,
+      output_file_id: object.id,
+      request_counts: { total: lines.length, completed: lines.length, failed: 0 },
+    });
   }
 }
 
@@ -142,7 +178,8 @@ function batches(s: FakeResources, req: RecordedRequest, res: ServerResponse, pa
     s.batches.set(b.id, b);
     return sendJson(res, 200, b);
   }
-  if (req.method === 'GET' && parts.length === 1) return sendJson(res, 200, page([...s.batches.values()].reverse() as Array<{ id: unknown }>, req.query, 20));
+  if (req.method === 'GET' && parts.length === 1)
+    return sendJson(res, 200, page([...s.batches.values()].reverse() as Array<{ id: unknown }>, req.query, 20));
   const b = s.batches.get(parts[1] ?? '');
   if (!b) return notFound(res, 'batch');
   if (req.method === 'GET' && parts.length === 2) {
@@ -152,7 +189,9 @@ function batches(s: FakeResources, req: RecordedRequest, res: ServerResponse, pa
   }
   if (req.method === 'POST' && parts[2] === 'cancel') {
     if (b.status === 'completed' || b.status === 'failed' || b.status === 'expired' || b.status === 'cancelled') {
-      return sendJson(res, 409, { error: { message: `Cannot cancel a batch with status ${b.status}.`, type: 'invalid_request_error', param: null, code: null } });
+      return sendJson(res, 409, {
+        error: { message: `Cannot cancel a batch with status ${b.status}.`, type: 'invalid_request_error', param: null, code: null },
+      });
     }
     Object.assign(b, { status: 'cancelling', cancelling_at: now() });
     return sendJson(res, 200, b);
@@ -164,7 +203,16 @@ function batches(s: FakeResources, req: RecordedRequest, res: ServerResponse, pa
 function advanceJob(j: { job: Record<string, unknown>; events: Record<string, unknown>[]; checkpoints: Record<string, unknown>[] }): void {
   const t = now();
   const job = j.job;
-  const event = (message: string) => j.events.unshift({ object: 'fine_tuning.job.event', id: rid('ftevent-'), created_at: t, level: 'info', message, data: {}, type: 'message' });
+  const event = (message: string) =>
+    j.events.unshift({
+      object: 'fine_tuning.job.event',
+      id: rid('ftevent-'),
+      created_at: t,
+      level: 'info',
+      message,
+      data: {},
+      type: 'message',
+    });
   if (job.status === 'validating_files') {
     job.status = 'queued';
     event('Files validated, job queued');
@@ -179,12 +227,25 @@ function advanceJob(j: { job: Record<string, unknown>; events: Record<string, un
       created_at: t,
       fine_tuned_model_checkpoint: `ft:${job.model}:fake::ckpt-step-${step}`,
       step_number: step,
-      metrics: { step, train_loss: 1 / step, train_mean_token_accuracy: 0.9, valid_loss: 1 / step, valid_mean_token_accuracy: 0.9, full_valid_loss: 1 / step, full_valid_mean_token_accuracy: 0.9 },
+      metrics: {
+        step,
+        train_loss: 1 / step,
+        train_mean_token_accuracy: 0.9,
+        valid_loss: 1 / step,
+        valid_mean_token_accuracy: 0.9,
+        full_valid_loss: 1 / step,
+        full_valid_mean_token_accuracy: 0.9,
+      },
       fine_tuning_job_id: job.id,
     });
     event(`Step ${step}: training loss=${(1 / step).toFixed(4)}`);
   } else if (job.status === 'running') {
-    Object.assign(job, { status: 'succeeded', finished_at: t, trained_tokens: 12345, fine_tuned_model: `ft:${job.model}:fake:${job.suffix ?? ''}:${String(job.id).slice(6, 14)}` });
+    Object.assign(job, {
+      status: 'succeeded',
+      finished_at: t,
+      trained_tokens: 12345,
+      fine_tuned_model: `ft:${job.model}:fake:${job.suffix ?? ''}:${String(job.id).slice(6, 14)}`,
+    });
     event('The job has successfully completed');
   }
 }
@@ -216,10 +277,25 @@ function jobs(s: FakeResources, req: RecordedRequest, res: ServerResponse, parts
       suffix: body.suffix ?? null,
       metadata: body.metadata ?? null,
     };
-    s.jobs.set(job.id, { job, events: [{ object: 'fine_tuning.job.event', id: rid('ftevent-'), created_at: job.created_at, level: 'info', message: `Created fine-tuning job: ${job.id}`, data: {}, type: 'message' }], checkpoints: [] });
+    s.jobs.set(job.id, {
+      job,
+      events: [
+        {
+          object: 'fine_tuning.job.event',
+          id: rid('ftevent-'),
+          created_at: job.created_at,
+          level: 'info',
+          message: `Created fine-tuning job: ${job.id}`,
+          data: {},
+          type: 'message',
+        },
+      ],
+      checkpoints: [],
+    });
     return sendJson(res, 200, job);
   }
-  if (req.method === 'GET' && parts.length === 1) return sendJson(res, 200, page([...s.jobs.values()].map((j) => j.job as { id: unknown }).reverse(), req.query, 20));
+  if (req.method === 'GET' && parts.length === 1)
+    return sendJson(res, 200, page([...s.jobs.values()].map((j) => j.job as { id: unknown }).reverse(), req.query, 20));
   const j = s.jobs.get(parts[1] ?? '');
   if (!j) return notFound(res, 'fine-tuning job');
   if (req.method === 'GET' && parts.length === 2) {
@@ -233,6 +309,7 @@ function jobs(s: FakeResources, req: RecordedRequest, res: ServerResponse, parts
     return sendJson(res, 200, j.job);
   }
   if (req.method === 'GET' && parts[2] === 'events') return sendJson(res, 200, page(j.events as Array<{ id: unknown }>, req.query, 20));
-  if (req.method === 'GET' && parts[2] === 'checkpoints') return sendJson(res, 200, page(j.checkpoints as Array<{ id: unknown }>, req.query, 10));
+  if (req.method === 'GET' && parts[2] === 'checkpoints')
+    return sendJson(res, 200, page(j.checkpoints as Array<{ id: unknown }>, req.query, 10));
   notFound(res, 'route');
 }

@@ -52,7 +52,14 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
   return new FakeOpenAI(options).start();
 }
 
-function openAIError(res: ServerResponse, status: number, message: string, type: string, code: string | null, param: string | null = null): void {
+function openAIError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  type: string,
+  code: string | null,
+  param: string | null = null,
+): void {
   sendJson(res, status, { error: { message, type, param, code } });
 }
 
@@ -66,10 +73,14 @@ async function handle(opts: FakeOpenAIOptions, req: RecordedRequest, res: Server
   if (await handleResources(opts, req, res, path)) return;
   if (req.method === 'GET' && path === '/models') {
     const ids = opts.models ?? ['gpt-4o', 'gpt-4o-mini', 'text-embedding-3-small'];
-    return sendJson(res, 200, { object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'openai' })) });
+    return sendJson(res, 200, {
+      object: 'list',
+      data: ids.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'openai' })),
+    });
   }
   if (req.method !== 'POST') return openAIError(res, 404, `Unknown path ${req.path}`, 'invalid_request_error', 'unknown_url');
-  if (req.body === undefined) return openAIError(res, 400, 'We could not parse the JSON body of your request.', 'invalid_request_error', null);
+  if (req.body === undefined)
+    return openAIError(res, 400, 'We could not parse the JSON body of your request.', 'invalid_request_error', null);
   if (path === '/chat/completions') return chat(opts, req, res, fault);
   if (path === '/completions') return completions(opts, req, res, fault);
   if (path === '/embeddings') return embeddings(opts, req, res);
@@ -80,7 +91,11 @@ async function handle(opts: FakeOpenAIOptions, req: RecordedRequest, res: Server
 /** Text of a message's content (string or parts). */
 export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.filter((p) => p?.type === 'text').map((p) => p.text).join(' ');
+  if (Array.isArray(content))
+    return content
+      .filter((p) => p?.type === 'text')
+      .map((p) => p.text)
+      .join(' ');
   return '';
 }
 
@@ -114,7 +129,12 @@ export function reply(body: any, opts: { echoSystem?: boolean } = {}): Reply {
   const text = textOf(lastUser?.content);
   if (Array.isArray(body.tools) && body.tools.length && body.tool_choice !== 'none') {
     const name = body.tools[0].function.name;
-    return { content: null, toolCall: { id: 'call_' + hash(text).slice(0, 12), name, arguments: JSON.stringify({ query: text }) }, promptTokens, completionTokens: 8 };
+    return {
+      content: null,
+      toolCall: { id: 'call_' + hash(text).slice(0, 12), name, arguments: JSON.stringify({ query: text }) },
+      promptTokens,
+      completionTokens: 8,
+    };
   }
   const images = Array.isArray(lastUser?.content) ? lastUser.content.filter((p: any) => p?.type === 'image_url').length : 0;
   const system = opts.echoSystem ? messages.find((m) => m.role === 'system' || m.role === 'developer') : undefined;
@@ -136,18 +156,34 @@ function usage(r: Reply, opts: FakeOpenAIOptions = {}) {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: total,
-    ...(d ? { prompt_tokens_details: { cached_tokens: d.cachedTokens }, completion_tokens_details: { reasoning_tokens: d.reasoningTokens } } : {}),
+    ...(d
+      ? { prompt_tokens_details: { cached_tokens: d.cachedTokens }, completion_tokens_details: { reasoning_tokens: d.reasoningTokens } }
+      : {}),
     ...(opts.costPerToken ? { cost: total * opts.costPerToken } : {}),
   };
 }
 
 async function chat(opts: FakeOpenAIOptions, req: RecordedRequest, res: ServerResponse, fault: FakeFault | undefined): Promise<void> {
   const body = req.body;
-  if (!Array.isArray(body.messages)) return openAIError(res, 400, "Missing required parameter: 'messages'.", 'invalid_request_error', 'missing_required_parameter', 'messages');
+  if (!Array.isArray(body.messages))
+    return openAIError(
+      res,
+      400,
+      "Missing required parameter: 'messages'.",
+      'invalid_request_error',
+      'missing_required_parameter',
+      'messages',
+    );
   const model = body.model ?? 'gpt-4o';
   const r = reply(body);
   const stops: string[] = typeof body.stop === 'string' ? [body.stop] : Array.isArray(body.stop) ? body.stop : [];
-  const matched = r.content === null ? undefined : stops.map((s) => ({ s, at: r.content!.indexOf(s) })).filter((m) => m.at >= 0).sort((a, b) => a.at - b.at)[0];
+  const matched =
+    r.content === null
+      ? undefined
+      : stops
+          .map((s) => ({ s, at: r.content!.indexOf(s) }))
+          .filter((m) => m.at >= 0)
+          .sort((a, b) => a.at - b.at)[0];
   if (matched) r.content = r.content!.slice(0, matched.at);
   const said = matched && opts.stopMember ? { [opts.stopMember]: matched.s } : {};
   const id = 'chatcmpl-fake' + hash(JSON.stringify(body)).slice(0, 16);
@@ -167,7 +203,13 @@ async function chat(opts: FakeOpenAIOptions, req: RecordedRequest, res: ServerRe
             role: 'assistant',
             content: r.content,
             refusal: null,
-            ...(r.toolCall ? { tool_calls: [{ id: r.toolCall.id, type: 'function', function: { name: r.toolCall.name, arguments: r.toolCall.arguments } }] } : {}),
+            ...(r.toolCall
+              ? {
+                  tool_calls: [
+                    { id: r.toolCall.id, type: 'function', function: { name: r.toolCall.name, arguments: r.toolCall.arguments } },
+                  ],
+                }
+              : {}),
           },
           logprobs: null,
           finish_reason: finish,
@@ -179,15 +221,40 @@ async function chat(opts: FakeOpenAIOptions, req: RecordedRequest, res: ServerRe
   }
   const base = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_fake' };
   const frame = (choices: unknown[], extra: Record<string, unknown> = {}) => `data: ${JSON.stringify({ ...base, choices, ...extra })}\n\n`;
-  const frames: string[] = [frame([{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }])];
+  const frames: string[] = [
+    frame([{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]),
+  ];
   if (r.toolCall) {
     const args = r.toolCall.arguments;
     const half = Math.ceil(args.length / 2);
-    frames.push(frame([{ index: 0, delta: { tool_calls: [{ index: 0, id: r.toolCall.id, type: 'function', function: { name: r.toolCall.name, arguments: '' } }] }, logprobs: null, finish_reason: null }]));
-    frames.push(frame([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: args.slice(0, half) } }] }, logprobs: null, finish_reason: null }]));
-    frames.push(frame([{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }, logprobs: null, finish_reason: null }]));
+    frames.push(
+      frame([
+        {
+          index: 0,
+          delta: { tool_calls: [{ index: 0, id: r.toolCall.id, type: 'function', function: { name: r.toolCall.name, arguments: '' } }] },
+          logprobs: null,
+          finish_reason: null,
+        },
+      ]),
+    );
+    frames.push(
+      frame([
+        {
+          index: 0,
+          delta: { tool_calls: [{ index: 0, function: { arguments: args.slice(0, half) } }] },
+          logprobs: null,
+          finish_reason: null,
+        },
+      ]),
+    );
+    frames.push(
+      frame([
+        { index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }, logprobs: null, finish_reason: null },
+      ]),
+    );
   } else {
-    for (const piece of (r.content ?? '').split(/(?<= )/)) frames.push(frame([{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }]));
+    for (const piece of (r.content ?? '').split(/(?<= )/))
+      frames.push(frame([{ index: 0, delta: { content: piece }, logprobs: null, finish_reason: null }]));
   }
   frames.push(frame([{ index: 0, delta: {}, logprobs: null, finish_reason: finish, ...said }]));
   if (body.stream_options?.include_usage && !opts.noStreamUsage) frames.push(frame([], { usage: usage(r, opts) }));
@@ -196,15 +263,29 @@ async function chat(opts: FakeOpenAIOptions, req: RecordedRequest, res: ServerRe
   await writeFrames(res, frames, fault, opts.frameDelayMs);
 }
 
-async function completions(opts: FakeOpenAIOptions, req: RecordedRequest, res: ServerResponse, fault: FakeFault | undefined): Promise<void> {
+async function completions(
+  opts: FakeOpenAIOptions,
+  req: RecordedRequest,
+  res: ServerResponse,
+  fault: FakeFault | undefined,
+): Promise<void> {
   const body = req.body;
-  if (body.prompt === undefined) return openAIError(res, 400, "Missing required parameter: 'prompt'.", 'invalid_request_error', 'missing_required_parameter', 'prompt');
+  if (body.prompt === undefined)
+    return openAIError(res, 400, "Missing required parameter: 'prompt'.", 'invalid_request_error', 'missing_required_parameter', 'prompt');
   const prompt = Array.isArray(body.prompt) ? body.prompt.join(' ') : String(body.prompt);
   const text = ` echo: ${prompt}`;
   const u = { prompt_tokens: tokens(prompt), completion_tokens: tokens(text), total_tokens: tokens(prompt) + tokens(text) };
-  const base = { id: 'cmpl-fake' + hash(prompt).slice(0, 16), object: 'text_completion', created: 1700000000, model: body.model ?? 'gpt-3.5-turbo-instruct', system_fingerprint: 'fp_fake' };
+  const base = {
+    id: 'cmpl-fake' + hash(prompt).slice(0, 16),
+    object: 'text_completion',
+    created: 1700000000,
+    model: body.model ?? 'gpt-3.5-turbo-instruct',
+    system_fingerprint: 'fp_fake',
+  };
   if (!body.stream) return sendJson(res, 200, { ...base, choices: [{ index: 0, text, logprobs: null, finish_reason: 'stop' }], usage: u });
-  const frames = text.split(/(?<= )/).map((piece) => `data: ${JSON.stringify({ ...base, choices: [{ index: 0, text: piece, logprobs: null, finish_reason: null }] })}\n\n`);
+  const frames = text
+    .split(/(?<= )/)
+    .map((piece) => `data: ${JSON.stringify({ ...base, choices: [{ index: 0, text: piece, logprobs: null, finish_reason: null }] })}\n\n`);
   frames.push(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, text: '', logprobs: null, finish_reason: 'stop' }] })}\n\n`);
   if (body.stream_options?.include_usage) frames.push(`data: ${JSON.stringify({ ...base, choices: [], usage: u })}\n\n`);
   frames.push('data: [DONE]\n\n');
@@ -222,8 +303,11 @@ export function hashEmbedding(text: string): number[] {
 
 function embeddings(opts: FakeOpenAIOptions, req: RecordedRequest, res: ServerResponse): void {
   const input = req.body.input;
-  if (input === undefined) return openAIError(res, 400, "Missing required parameter: 'input'.", 'invalid_request_error', 'missing_required_parameter', 'input');
-  const texts: string[] = Array.isArray(input) ? input.map((x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x))) : [String(input)];
+  if (input === undefined)
+    return openAIError(res, 400, "Missing required parameter: 'input'.", 'invalid_request_error', 'missing_required_parameter', 'input');
+  const texts: string[] = Array.isArray(input)
+    ? input.map((x: unknown) => (typeof x === 'string' ? x : JSON.stringify(x)))
+    : [String(input)];
   const embed = opts.embed ?? hashEmbedding;
   const data = texts.map((t, index) => {
     const vector = embed(t);
@@ -231,5 +315,10 @@ function embeddings(opts: FakeOpenAIOptions, req: RecordedRequest, res: ServerRe
     return { object: 'embedding', index, embedding };
   });
   const n = texts.reduce((s, t) => s + tokens(t), 0);
-  sendJson(res, 200, { object: 'list', data, model: req.body.model ?? 'text-embedding-3-small', usage: { prompt_tokens: n, total_tokens: n } });
+  sendJson(res, 200, {
+    object: 'list',
+    data,
+    model: req.body.model ?? 'text-embedding-3-small',
+    usage: { prompt_tokens: n, total_tokens: n },
+  });
 }

@@ -20,7 +20,13 @@ export interface ReceivedSpan {
 /** OTLP span kinds. */
 export const SPAN_KIND = { INTERNAL: 1, SERVER: 2, CLIENT: 3 } as const;
 
-type AnyValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values?: AnyValue[] } };
+type AnyValue = {
+  stringValue?: string;
+  intValue?: string | number;
+  doubleValue?: number;
+  boolValue?: boolean;
+  arrayValue?: { values?: AnyValue[] };
+};
 
 function decode(v: AnyValue): unknown {
   if (v.stringValue !== undefined) return v.stringValue;
@@ -70,7 +76,17 @@ export class FakeOtlpReceiver {
           const resource = attributes(rs.resource?.attributes);
           for (const ss of rs.scopeSpans ?? []) {
             for (const s of ss.spans ?? []) {
-              this.spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? '', name: s.name, kind: s.kind, attributes: attributes(s.attributes), status: s.status ?? {}, resource, contentType: type });
+              this.spans.push({
+                traceId: s.traceId,
+                spanId: s.spanId,
+                parentSpanId: s.parentSpanId ?? '',
+                name: s.name,
+                kind: s.kind,
+                attributes: attributes(s.attributes),
+                status: s.status ?? {},
+                resource,
+                contentType: type,
+              });
             }
           }
         }

@@ -9,10 +9,29 @@ import protobuf from 'protobufjs';
 const OTLP_TRACE = {
   nested: {
     ExportTraceServiceRequest: { fields: { resourceSpans: { rule: 'repeated', type: 'ResourceSpans', id: 1 } } },
-    ResourceSpans: { fields: { resource: { type: 'Resource', id: 1 }, scopeSpans: { rule: 'repeated', type: 'ScopeSpans', id: 2 }, schemaUrl: { type: 'string', id: 3 } } },
+    ResourceSpans: {
+      fields: {
+        resource: { type: 'Resource', id: 1 },
+        scopeSpans: { rule: 'repeated', type: 'ScopeSpans', id: 2 },
+        schemaUrl: { type: 'string', id: 3 },
+      },
+    },
     Resource: { fields: { attributes: { rule: 'repeated', type: 'KeyValue', id: 1 }, droppedAttributesCount: { type: 'uint32', id: 2 } } },
-    ScopeSpans: { fields: { scope: { type: 'InstrumentationScope', id: 1 }, spans: { rule: 'repeated', type: 'Span', id: 2 }, schemaUrl: { type: 'string', id: 3 } } },
-    InstrumentationScope: { fields: { name: { type: 'string', id: 1 }, version: { type: 'string', id: 2 }, attributes: { rule: 'repeated', type: 'KeyValue', id: 3 }, droppedAttributesCount: { type: 'uint32', id: 4 } } },
+    ScopeSpans: {
+      fields: {
+        scope: { type: 'InstrumentationScope', id: 1 },
+        spans: { rule: 'repeated', type: 'Span', id: 2 },
+        schemaUrl: { type: 'string', id: 3 },
+      },
+    },
+    InstrumentationScope: {
+      fields: {
+        name: { type: 'string', id: 1 },
+        version: { type: 'string', id: 2 },
+        attributes: { rule: 'repeated', type: 'KeyValue', id: 3 },
+        droppedAttributesCount: { type: 'uint32', id: 4 },
+      },
+    },
     Span: {
       fields: {
         traceId: { type: 'bytes', id: 1 },
@@ -33,8 +52,24 @@ const OTLP_TRACE = {
         status: { type: 'Status', id: 15 },
       },
     },
-    Event: { fields: { timeUnixNano: { type: 'fixed64', id: 1 }, name: { type: 'string', id: 2 }, attributes: { rule: 'repeated', type: 'KeyValue', id: 3 }, droppedAttributesCount: { type: 'uint32', id: 4 } } },
-    Link: { fields: { traceId: { type: 'bytes', id: 1 }, spanId: { type: 'bytes', id: 2 }, traceState: { type: 'string', id: 3 }, attributes: { rule: 'repeated', type: 'KeyValue', id: 4 }, droppedAttributesCount: { type: 'uint32', id: 5 }, flags: { type: 'fixed32', id: 6 } } },
+    Event: {
+      fields: {
+        timeUnixNano: { type: 'fixed64', id: 1 },
+        name: { type: 'string', id: 2 },
+        attributes: { rule: 'repeated', type: 'KeyValue', id: 3 },
+        droppedAttributesCount: { type: 'uint32', id: 4 },
+      },
+    },
+    Link: {
+      fields: {
+        traceId: { type: 'bytes', id: 1 },
+        spanId: { type: 'bytes', id: 2 },
+        traceState: { type: 'string', id: 3 },
+        attributes: { rule: 'repeated', type: 'KeyValue', id: 4 },
+        droppedAttributesCount: { type: 'uint32', id: 5 },
+        flags: { type: 'fixed32', id: 6 },
+      },
+    },
     Status: { fields: { message: { type: 'string', id: 2 }, code: { type: 'int32', id: 3 } } },
     KeyValue: { fields: { key: { type: 'string', id: 1 }, value: { type: 'AnyValue', id: 2 } } },
     AnyValue: {
@@ -62,8 +97,12 @@ const hex = (base64: unknown) => (typeof base64 === 'string' ? Buffer.from(base6
  * Decodes an `http/protobuf` export into the shape OTLP/JSON gives the same request (ids as lowercase
  * hex, 64-bit integers as strings, enums as numbers), so one reader serves both encodings.
  */
-export function decodeTraceExport(body: Uint8Array): { resourceSpans?: Array<{ resource?: { attributes?: unknown[] }; scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }> }> } {
-  const decoded = request.toObject(request.decode(body), { longs: String, enums: Number, bytes: String, defaults: false }) as ReturnType<typeof decodeTraceExport>;
+export function decodeTraceExport(body: Uint8Array): {
+  resourceSpans?: Array<{ resource?: { attributes?: unknown[] }; scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }> }>;
+} {
+  const decoded = request.toObject(request.decode(body), { longs: String, enums: Number, bytes: String, defaults: false }) as ReturnType<
+    typeof decodeTraceExport
+  >;
   for (const rs of decoded.resourceSpans ?? []) {
     for (const ss of rs.scopeSpans ?? []) {
       for (const span of ss.spans ?? []) {

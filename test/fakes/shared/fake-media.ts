@@ -21,7 +21,12 @@ export function readFakeImage(bytes: Buffer): { prompt: string; index: number } 
 export function fakeRelevance(query: string, documents: string[]): number[] {
   const words = new Set(query.toLowerCase().split(/\W+/).filter(Boolean));
   return documents.map((d, index) => {
-    const overlap = new Set(String(d).toLowerCase().split(/\W+/).filter((w) => words.has(w))).size;
+    const overlap = new Set(
+      String(d)
+        .toLowerCase()
+        .split(/\W+/)
+        .filter((w) => words.has(w)),
+    ).size;
     return Math.round((overlap / (words.size || 1)) * 1000) / 1000 + (documents.length - index) * 1e-6;
   });
 }

@@ -96,7 +96,14 @@ export class FakeServer {
         body = undefined;
       }
     }
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, rawBody, body };
+    const recorded: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      rawBody,
+      body,
+    };
     this.requests.push(recorded);
     const fault = this.faults.shift();
     if (fault?.delayMs) await sleep(fault.delayMs);
@@ -105,7 +112,12 @@ export class FakeServer {
       return;
     }
     if (fault?.status !== undefined) {
-      sendJson(res, fault.status, fault.body ?? { error: { message: `fault ${fault.status}`, type: 'server_error', param: null, code: null } }, fault.headers);
+      sendJson(
+        res,
+        fault.status,
+        fault.body ?? { error: { message: `fault ${fault.status}`, type: 'server_error', param: null, code: null } },
+        fault.headers,
+      );
       return;
     }
     try {
@@ -127,7 +139,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
  * Writes stream frames one by one, honouring a fault's stall/pause/die settings.
  * `frames` are complete wire frames (SSE text or binary event-stream messages).
  */
-export async function writeFrames(res: ServerResponse, frames: Array<string | Uint8Array>, fault: FakeFault | undefined, frameDelayMs = 0): Promise<void> {
+export async function writeFrames(
+  res: ServerResponse,
+  frames: Array<string | Uint8Array>,
+  fault: FakeFault | undefined,
+  frameDelayMs = 0,
+): Promise<void> {
   res.flushHeaders();
   if (fault?.stallBeforeFirstChunkMs) await sleep(fault.stallBeforeFirstChunkMs);
   for (let i = 0; i < frames.length; i++) {

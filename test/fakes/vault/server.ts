@@ -37,19 +37,35 @@ function vaultError(res: ServerResponse, status: number, errors: string[]): void
 
 function handle(fake: FakeVault, req: RecordedRequest, res: ServerResponse): void {
   const opts = fake.options;
-  if (opts.namespace !== undefined && req.headers['x-vault-namespace'] !== opts.namespace) return vaultError(res, 403, ['permission denied']);
+  if (opts.namespace !== undefined && req.headers['x-vault-namespace'] !== opts.namespace)
+    return vaultError(res, 403, ['permission denied']);
   if (req.method === 'POST' && req.path === '/v1/auth/approle/login') {
     const a = opts.approle;
-    if (!a || req.body?.role_id !== a.roleId || req.body?.secret_id !== a.secretId) return vaultError(res, 400, ['invalid role or secret ID']);
+    if (!a || req.body?.role_id !== a.roleId || req.body?.secret_id !== a.secretId)
+      return vaultError(res, 400, ['invalid role or secret ID']);
     const token = `hvs.${randomBytes(16).toString('hex')}`;
     fake.issued.add(token);
-    return sendJson(res, 200, { request_id: 'r', lease_id: '', renewable: false, lease_duration: 0, data: null, auth: { client_token: token, accessor: 'a', policies: ['default'], lease_duration: 3600, renewable: true } });
+    return sendJson(res, 200, {
+      request_id: 'r',
+      lease_id: '',
+      renewable: false,
+      lease_duration: 0,
+      data: null,
+      auth: { client_token: token, accessor: 'a', policies: ['default'], lease_duration: 3600, renewable: true },
+    });
   }
   const token = req.headers['x-vault-token'];
-  if (typeof token !== 'string' || !(opts.tokens.includes(token) || fake.issued.has(token))) return vaultError(res, 403, ['permission denied']);
+  if (typeof token !== 'string' || !(opts.tokens.includes(token) || fake.issued.has(token)))
+    return vaultError(res, 403, ['permission denied']);
   const m = /^\/v1\/([^/]+)\/data\/(.+)$/.exec(req.path);
   if (req.method !== 'GET' || !m) return vaultError(res, 404, []);
   const data = opts.secrets[`${m[1]}/${decodeURIComponent(m[2]!)}`];
   if (!data) return vaultError(res, 404, []);
-  sendJson(res, 200, { request_id: 'r', lease_id: '', renewable: false, lease_duration: 0, data: { data, metadata: { created_time: '2026-01-01T00:00:00Z', deletion_time: '', destroyed: false, version: 1 } } });
+  sendJson(res, 200, {
+    request_id: 'r',
+    lease_id: '',
+    renewable: false,
+    lease_duration: 0,
+    data: { data, metadata: { created_time: '2026-01-01T00:00:00Z', deletion_time: '', destroyed: false, version: 1 } },
+  });
 }

@@ -21,7 +21,10 @@ function tokens(text: string): number {
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((b: any) => (b?.type === 'text' ? b.text : '')).filter(Boolean).join(' ');
+  return content
+    .map((b: any) => (b?.type === 'text' ? b.text : ''))
+    .filter(Boolean)
+    .join(' ');
 }
 
 function invalid(body: any): string | undefined {
@@ -33,12 +36,20 @@ function invalid(body: any): string | undefined {
 }
 
 /** Answers rawPredict (JSON message) or streamRawPredict (Anthropic SSE events). */
-export async function answerAnthropic(req: RecordedRequest, res: ServerResponse, fault: FakeFault | undefined, model: string, stream: boolean, frameDelayMs = 0): Promise<void> {
+export async function answerAnthropic(
+  req: RecordedRequest,
+  res: ServerResponse,
+  fault: FakeFault | undefined,
+  model: string,
+  stream: boolean,
+  frameDelayMs = 0,
+): Promise<void> {
   const body = req.body;
   if (body === undefined) return sendAnthropicError(res, 400, 'invalid_request_error', 'Invalid JSON body.');
   const bad = invalid(body);
   if (bad) return sendAnthropicError(res, 400, 'invalid_request_error', bad);
-  if (stream !== (body.stream === true)) return sendAnthropicError(res, 400, 'invalid_request_error', `stream must be ${stream} on this method`);
+  if (stream !== (body.stream === true))
+    return sendAnthropicError(res, 400, 'invalid_request_error', `stream must be ${stream} on this method`);
   const messages: any[] = body.messages;
   const last = messages[messages.length - 1];
   const inputTokens = tokens(JSON.stringify(messages) + JSON.stringify(body.system ?? ''));
@@ -57,26 +68,56 @@ export async function answerAnthropic(req: RecordedRequest, res: ServerResponse,
   const outputTokens = block.type === 'text' ? tokens(block.text) : 12;
   const usage = { input_tokens: inputTokens, output_tokens: outputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
   if (!stream) {
-    return sendJson(res, 200, { id, type: 'message', role: 'assistant', model, content: [block], stop_reason: stop, stop_sequence: null, usage });
+    return sendJson(res, 200, {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [block],
+      stop_reason: stop,
+      stop_sequence: null,
+      usage,
+    });
   }
   const ev = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
   const frames = [
-    ev('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } }),
+    ev('message_start', {
+      type: 'message_start',
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: 1 },
+      },
+    }),
     ev('ping', { type: 'ping' }),
   ];
   if (block.type === 'text') {
     frames.push(ev('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }));
-    for (const piece of block.text.split(/(?<= )/)) frames.push(ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } }));
+    for (const piece of block.text.split(/(?<= )/))
+      frames.push(ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } }));
   } else {
     const json = JSON.stringify(block.input);
     const half = Math.ceil(json.length / 2);
     frames.push(ev('content_block_start', { type: 'content_block_start', index: 0, content_block: { ...block, input: {} } }));
     for (const part of [json.slice(0, half), json.slice(half)]) {
-      frames.push(ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: part } }));
+      frames.push(
+        ev('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: part } }),
+      );
     }
   }
   frames.push(ev('content_block_stop', { type: 'content_block_stop', index: 0 }));
-  frames.push(ev('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: outputTokens } }));
+  frames.push(
+    ev('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: stop, stop_sequence: null },
+      usage: { output_tokens: outputTokens },
+    }),
+  );
   frames.push(ev('message_stop', { type: 'message_stop' }));
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
   await writeFrames(res, frames, fault, frameDelayMs);

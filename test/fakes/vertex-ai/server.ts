@@ -59,19 +59,32 @@ async function handle(fake: FakeVertex, req: RecordedRequest, res: ServerRespons
     );
   }
   const m = MODEL_PATH.exec(req.path);
-  if (!m || req.method !== 'POST') return sendGoogleError(res, 404, 'NOT_FOUND', `The requested URL ${req.path} was not found on this server.`);
+  if (!m || req.method !== 'POST')
+    return sendGoogleError(res, 404, 'NOT_FOUND', `The requested URL ${req.path} was not found on this server.`);
   const [, , project, location, publisher, model, method] = m as unknown as string[];
   if (opts.project && project !== opts.project) {
-    return sendGoogleError(res, 403, 'PERMISSION_DENIED', `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/${project}/locations/${location}/publishers/${publisher}/models/${model}' (or it may not exist).`);
+    return sendGoogleError(
+      res,
+      403,
+      'PERMISSION_DENIED',
+      `Permission 'aiplatform.endpoints.predict' denied on resource '//aiplatform.googleapis.com/projects/${project}/locations/${location}/publishers/${publisher}/models/${model}' (or it may not exist).`,
+    );
   }
   if (publisher === 'anthropic') {
-    if (method === 'rawPredict' || method === 'streamRawPredict') return answerAnthropic(req, res, fault, model!, method === 'streamRawPredict', opts.frameDelayMs);
+    if (method === 'rawPredict' || method === 'streamRawPredict')
+      return answerAnthropic(req, res, fault, model!, method === 'streamRawPredict', opts.frameDelayMs);
   } else {
-    if (method === 'generateContent' || method === 'streamGenerateContent') return answerGenerateContent(req, res, fault, model!, method === 'streamGenerateContent', opts);
+    if (method === 'generateContent' || method === 'streamGenerateContent')
+      return answerGenerateContent(req, res, fault, model!, method === 'streamGenerateContent', opts);
     if (method === 'predict' && model!.startsWith('imagen-')) return answerImagen(req, res);
     if (method === 'predict') return predictEmbeddings(req, res, opts);
   }
-  return sendGoogleError(res, 404, 'NOT_FOUND', `Publisher Model \`projects/${project}/locations/${location}/publishers/${publisher}/models/${model}\` does not support ${method}.`);
+  return sendGoogleError(
+    res,
+    404,
+    'NOT_FOUND',
+    `Publisher Model \`projects/${project}/locations/${location}/publishers/${publisher}/models/${model}\` does not support ${method}.`,
+  );
 }
 
 function predictEmbeddings(req: RecordedRequest, res: ServerResponse, opts: FakeVertexOptions): void {
@@ -82,7 +95,15 @@ function predictEmbeddings(req: RecordedRequest, res: ServerResponse, opts: Fake
   const dims = req.body.parameters?.outputDimensionality;
   const predictions = instances.map((i: any) => {
     const v = (opts.embed ?? hashEmbedding)(i.content);
-    return { embeddings: { values: typeof dims === 'number' ? v.slice(0, dims) : v, statistics: { token_count: Math.max(1, Math.ceil(i.content.length / 4)), truncated: false } } };
+    return {
+      embeddings: {
+        values: typeof dims === 'number' ? v.slice(0, dims) : v,
+        statistics: { token_count: Math.max(1, Math.ceil(i.content.length / 4)), truncated: false },
+      },
+    };
   });
-  sendJson(res, 200, { predictions, metadata: { billableCharacterCount: instances.reduce((n: number, i: any) => n + i.content.length, 0) } });
+  sendJson(res, 200, {
+    predictions,
+    metadata: { billableCharacterCount: instances.reduce((n: number, i: any) => n + i.content.length, 0) },
+  });
 }

@@ -29,7 +29,11 @@ export class FakeTokenEndpoint {
   private readonly issued = new Map<string, IssuedToken>();
   private readonly accounts = new Map<string, FakeServiceAccount>();
 
-  constructor(accounts: FakeServiceAccount[], private readonly lifetimeS = 3600, private readonly now: () => number = Date.now) {
+  constructor(
+    accounts: FakeServiceAccount[],
+    private readonly lifetimeS = 3600,
+    private readonly now: () => number = Date.now,
+  ) {
     for (const a of accounts) this.accounts.set(a.client_email, a);
   }
 
@@ -50,7 +54,8 @@ export class FakeTokenEndpoint {
   handle(req: RecordedRequest, res: ServerResponse, audiences: string[]): void {
     const form = new URLSearchParams(req.rawBody.toString('utf8'));
     const fail = (error: string, description: string) => sendJson(res, 400, { error, error_description: description });
-    if (form.get('grant_type') !== JWT_BEARER) return fail('unsupported_grant_type', 'Invalid grant_type: ' + (form.get('grant_type') ?? ''));
+    if (form.get('grant_type') !== JWT_BEARER)
+      return fail('unsupported_grant_type', 'Invalid grant_type: ' + (form.get('grant_type') ?? ''));
     const parts = (form.get('assertion') ?? '').split('.');
     if (parts.length !== 3) return fail('invalid_grant', 'Invalid JWT: malformed assertion.');
     const [h, p, s] = parts as [string, string, string];
@@ -65,13 +70,24 @@ export class FakeTokenEndpoint {
     if (header.alg !== 'RS256') return fail('invalid_grant', 'Invalid JWT: unsupported alg ' + String(header.alg));
     const account = this.accounts.get(claims.iss);
     if (!account) return fail('invalid_grant', 'Invalid grant: account not found');
-    if (!verify('RSA-SHA256', Buffer.from(`${h}.${p}`), account.publicKey, Buffer.from(s, 'base64url'))) return fail('invalid_grant', 'Invalid JWT Signature.');
+    if (!verify('RSA-SHA256', Buffer.from(`${h}.${p}`), account.publicKey, Buffer.from(s, 'base64url')))
+      return fail('invalid_grant', 'Invalid JWT Signature.');
     const nowS = Math.floor(this.now() / 1000);
     if (!audiences.includes(claims.aud)) return fail('invalid_grant', `Invalid JWT: aud ${String(claims.aud)} is not the token URL.`);
-    if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number' || claims.exp <= nowS || claims.iat > nowS + 60 || claims.exp - claims.iat > 3600) {
-      return fail('invalid_grant', 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.');
+    if (
+      typeof claims.iat !== 'number' ||
+      typeof claims.exp !== 'number' ||
+      claims.exp <= nowS ||
+      claims.iat > nowS + 60 ||
+      claims.exp - claims.iat > 3600
+    ) {
+      return fail(
+        'invalid_grant',
+        'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.',
+      );
     }
-    if (typeof claims.scope !== 'string' || !claims.scope.split(' ').includes(CLOUD_PLATFORM)) return fail('invalid_scope', 'Invalid OAuth scope or ID token audience provided.');
+    if (typeof claims.scope !== 'string' || !claims.scope.split(' ').includes(CLOUD_PLATFORM))
+      return fail('invalid_scope', 'Invalid OAuth scope or ID token audience provided.');
     const token = this.issue(claims.iss);
     sendJson(res, 200, { access_token: token, expires_in: this.lifetimeS, token_type: 'Bearer' });
   }

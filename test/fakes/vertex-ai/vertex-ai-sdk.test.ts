@@ -74,11 +74,14 @@ describe('Vertex AI fake token endpoint, proven with google-auth-library', () =>
   });
 
   it('answers 401 UNAUTHENTICATED to an unknown bearer token', async () => {
-    const res = await fetch(`${fake.origin}/v1/projects/test-project/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent`, {
-      method: 'POST',
-      headers: { authorization: 'Bearer ya29.made-up', 'content-type': 'application/json' },
-      body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }),
-    });
+    const res = await fetch(
+      `${fake.origin}/v1/projects/test-project/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent`,
+      {
+        method: 'POST',
+        headers: { authorization: 'Bearer ya29.made-up', 'content-type': 'application/json' },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'x' }] }] }),
+      },
+    );
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ error: { code: 401, status: 'UNAUTHENTICATED' } });
   });
@@ -98,7 +101,9 @@ describe('Vertex AI fake Gemini paths, proven with @google/genai in vertexai mod
   it('generates content with a service-account token', async () => {
     const res = await genai().models.generateContent({ model: 'gemini-2.5-flash', contents: 'hello vertex' });
     expect(res.text).toBe('echo: hello vertex');
-    expect(fake.lastRequest?.path).toBe('/v1/projects/test-project/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent');
+    expect(fake.lastRequest?.path).toBe(
+      '/v1/projects/test-project/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent',
+    );
     expect(fake.lastRequest?.headers.authorization).toMatch(/^Bearer ya29\.fake-/);
   });
 
@@ -110,13 +115,28 @@ describe('Vertex AI fake Gemini paths, proven with @google/genai in vertexai mod
     const call = await ai.models.generateContent({
       model: 'gemini-2.5-flash',
       contents: 'weather?',
-      config: { tools: [{ functionDeclarations: [{ name: 'weather', parameters: { type: 'OBJECT' as never, properties: { query: { type: 'STRING' as never } } } }] }] },
+      config: {
+        tools: [
+          {
+            functionDeclarations: [
+              { name: 'weather', parameters: { type: 'OBJECT' as never, properties: { query: { type: 'STRING' as never } } } },
+            ],
+          },
+        ],
+      },
     });
     expect(call.functionCalls).toEqual([{ name: 'weather', args: { query: 'weather?' } }]);
   });
 
   it('surfaces a Google error (project without permission)', async () => {
-    const ai = new GoogleGenAI({ vertexai: true, project: 'other-project', location: 'us-central1', apiVersion: 'v1', googleAuthOptions: { authClient: jwtClient() }, httpOptions: { baseUrl: fake.origin } });
+    const ai = new GoogleGenAI({
+      vertexai: true,
+      project: 'other-project',
+      location: 'us-central1',
+      apiVersion: 'v1',
+      googleAuthOptions: { authClient: jwtClient() },
+      httpOptions: { baseUrl: fake.origin },
+    });
     const err = await ai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'x' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(403);
@@ -141,17 +161,29 @@ describe('Vertex AI fake Anthropic paths, proven with @anthropic-ai/sdk', () => 
         const method = rest.stream ? 'streamRawPredict' : 'rawPredict';
         const target = `${fake.origin}/v1/projects/test-project/locations/us-east5/publishers/anthropic/models/${model}:${method}`;
         expect(String(url)).toMatch(/\/v1\/messages$/);
-        return fetch(target, { ...init, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ ...rest, anthropic_version: 'vertex-2023-10-16' }) });
+        return fetch(target, {
+          ...init,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+          body: JSON.stringify({ ...rest, anthropic_version: 'vertex-2023-10-16' }),
+        });
       },
     });
   }
 
   it('answers rawPredict with a message and streamRawPredict with Anthropic SSE events', async () => {
     const client = await claude();
-    const msg = await client.messages.create({ model: 'claude-sonnet-4@20250514', max_tokens: 64, messages: [{ role: 'user', content: 'hi claude' }] });
+    const msg = await client.messages.create({
+      model: 'claude-sonnet-4@20250514',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'hi claude' }],
+    });
     expect(msg.content).toEqual([{ type: 'text', text: 'echo: hi claude' }]);
     expect(msg.usage.input_tokens).toBeGreaterThan(0);
-    const stream = client.messages.stream({ model: 'claude-sonnet-4@20250514', max_tokens: 64, messages: [{ role: 'user', content: 'one two' }] });
+    const stream = client.messages.stream({
+      model: 'claude-sonnet-4@20250514',
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'one two' }],
+    });
     const final = await stream.finalMessage();
     expect(final.content).toEqual([{ type: 'text', text: 'echo: one two' }]);
     expect(final.stop_reason).toBe('end_turn');

@@ -34,7 +34,8 @@ function handle(opts: FakeVoyageOptions, req: RecordedRequest, res: ServerRespon
   if (opts.apiKey && bearer(req) !== opts.apiKey) return detail(res, 401, 'Provided API key is invalid.');
   if (req.method !== 'POST' || req.path !== '/v1/rerank') return detail(res, 404, 'Not Found');
   const b = req.body;
-  if (typeof b?.query !== 'string' || !Array.isArray(b.documents) || typeof b.model !== 'string') return detail(res, 400, 'Request body is missing query, documents or model.');
+  if (typeof b?.query !== 'string' || !Array.isArray(b.documents) || typeof b.model !== 'string')
+    return detail(res, 400, 'Request body is missing query, documents or model.');
   if (b.documents.some((d: unknown) => typeof d !== 'string')) return detail(res, 400, 'documents must be a list of strings.');
   if ('top_n' in b) return detail(res, 400, "Unexpected field 'top_n'.");
   if (b.top_k !== undefined && (!Number.isInteger(b.top_k) || b.top_k < 1)) return detail(res, 400, 'top_k must be a positive integer.');

@@ -16,7 +16,19 @@ import { StringEnum } from '../../../foundation/spec/string-enum.js';
 import { Nullable } from '../../../foundation/spec/nullable.js';
 
 /** Asymmetric JWS algorithms a JWT may be signed with (`none` and shared-secret HMAC never). */
-export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
+export const JWT_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+] as const;
 const DEFAULT_ALGORITHMS = ['RS256', 'ES256', 'EdDSA'];
 
 const Jwk = Type.Object({ kty: Type.String({ minLength: 1 }) }, { additionalProperties: true });
@@ -44,16 +56,30 @@ const Deleted = Type.Object({ object: Type.Literal('jwt_settings'), deleted: Typ
 const tags = ['organisation'];
 
 function present(s: JwtSettingsRecord): Static<typeof JwtSettingsAnswer> {
-  return { object: 'jwt_settings', jwks_url: s.jwks_url, jwks: s.jwks as Static<typeof JwtSettingsAnswer>['jwks'], issuer: s.issuer, audience: s.audience, algorithms: s.algorithms, created_at: iso(s.created_at)!, last_updated_at: iso(s.updated_at)! };
+  return {
+    object: 'jwt_settings',
+    jwks_url: s.jwks_url,
+    jwks: s.jwks as Static<typeof JwtSettingsAnswer>['jwks'],
+    issuer: s.issuer,
+    audience: s.audience,
+    algorithms: s.algorithms,
+    created_at: iso(s.created_at)!,
+    last_updated_at: iso(s.updated_at)!,
+  };
 }
 
 /** Public keys only: a symmetric (`oct`) key or one carrying private members is refused. */
 function checkKeys(keys: ReadonlyArray<Record<string, unknown>>): void {
   keys.forEach((k, i) => {
     const param = `jwks.keys[${i}]`;
-    if (k.kty === 'oct') throw new GatewayError('invalid_request', `${param}: symmetric (oct) keys are not accepted; JWTs are verified with public keys.`, { param });
-    if (!['RSA', 'EC', 'OKP'].includes(String(k.kty))) throw new GatewayError('invalid_request', `${param}.kty must be RSA, EC or OKP.`, { param: `${param}.kty` });
-    if ('d' in k || 'p' in k || 'q' in k) throw new GatewayError('invalid_request', `${param} holds private key material; send public keys only.`, { param });
+    if (k.kty === 'oct')
+      throw new GatewayError('invalid_request', `${param}: symmetric (oct) keys are not accepted; JWTs are verified with public keys.`, {
+        param,
+      });
+    if (!['RSA', 'EC', 'OKP'].includes(String(k.kty)))
+      throw new GatewayError('invalid_request', `${param}.kty must be RSA, EC or OKP.`, { param: `${param}.kty` });
+    if ('d' in k || 'p' in k || 'q' in k)
+      throw new GatewayError('invalid_request', `${param} holds private key material; send public keys only.`, { param });
   });
 }
 
@@ -73,21 +99,42 @@ export function registerJwtSettingsRoutes(app: FastifyInstance, deps: GatewayDep
     return principal;
   };
 
-  typed.get('/v1/organisation/jwt', { config: { permission: 'organisation.read' }, schema: { tags, summary: 'Read the JWT authentication settings', response: { 200: JwtSettingsAnswer, '4xx': ErrorAnswer, '5xx': ErrorAnswer } } }, async (request) => {
-    const principal = admin(request, 'Reading the JWT settings');
-    const s = await getJwtSettings(deps.store.db, principal.organisationId);
-    if (!s) throw new GatewayError('not_found', 'JWT authentication is not configured for this organisation.');
-    return present(s);
-  });
+  typed.get(
+    '/v1/organisation/jwt',
+    {
+      config: { permission: 'organisation.read' },
+      schema: {
+        tags,
+        summary: 'Read the JWT authentication settings',
+        response: { 200: JwtSettingsAnswer, '4xx': ErrorAnswer, '5xx': ErrorAnswer },
+      },
+    },
+    async (request) => {
+      const principal = admin(request, 'Reading the JWT settings');
+      const s = await getJwtSettings(deps.store.db, principal.organisationId);
+      if (!s) throw new GatewayError('not_found', 'JWT authentication is not configured for this organisation.');
+      return present(s);
+    },
+  );
 
   typed.put(
     '/v1/organisation/jwt',
-    { config: { permission: 'organisation.write' }, schema: { body: JwtSettingsBody, tags, summary: 'Set how JWTs sent as gateway keys are verified (JWKS URL or inline JWKS, issuer, audience, algorithms)', response: { 200: JwtSettingsAnswer, '4xx': ErrorAnswer, '5xx': ErrorAnswer } } },
+    {
+      config: { permission: 'organisation.write' },
+      schema: {
+        body: JwtSettingsBody,
+        tags,
+        summary: 'Set how JWTs sent as gateway keys are verified (JWKS URL or inline JWKS, issuer, audience, algorithms)',
+        response: { 200: JwtSettingsAnswer, '4xx': ErrorAnswer, '5xx': ErrorAnswer },
+      },
+    },
     async (request) => {
       const principal = admin(request, 'Changing the JWT settings');
       const body = request.body;
       if ((body.jwks_url === undefined) === (body.jwks === undefined)) {
-        throw new GatewayError('invalid_request', 'Send exactly one of jwks_url and jwks.', { param: body.jwks_url === undefined ? 'jwks_url' : 'jwks' });
+        throw new GatewayError('invalid_request', 'Send exactly one of jwks_url and jwks.', {
+          param: body.jwks_url === undefined ? 'jwks_url' : 'jwks',
+        });
       }
       if (body.jwks_url !== undefined) await checkIdentityUrl(deps.http.outbound, body.jwks_url, 'jwks_url');
       if (body.jwks !== undefined) checkKeys(body.jwks.keys);
@@ -105,8 +152,20 @@ export function registerJwtSettingsRoutes(app: FastifyInstance, deps: GatewayDep
           updated_at: now,
         };
         await saveJwtSettings(trx, record);
-        const details = { jwks_url: record.jwks_url, jwks_keys: record.jwks?.keys.length ?? null, issuer: record.issuer, audience: record.audience, algorithms: record.algorithms };
-        await writeAudit(trx, request, principal, now, { action: 'jwt_settings.update', resourceType: 'jwt_settings', resourceId: principal.organisationId, workspaceId: null, details });
+        const details = {
+          jwks_url: record.jwks_url,
+          jwks_keys: record.jwks?.keys.length ?? null,
+          issuer: record.issuer,
+          audience: record.audience,
+          algorithms: record.algorithms,
+        };
+        await writeAudit(trx, request, principal, now, {
+          action: 'jwt_settings.update',
+          resourceType: 'jwt_settings',
+          resourceId: principal.organisationId,
+          workspaceId: null,
+          details,
+        });
         await recordRuntimeChange(trx, changes);
         return record;
       });
@@ -115,15 +174,28 @@ export function registerJwtSettingsRoutes(app: FastifyInstance, deps: GatewayDep
     },
   );
 
-  typed.delete('/v1/organisation/jwt', { config: { permission: 'organisation.write' }, schema: { tags, summary: 'Turn JWT authentication off', response: { 200: Deleted, '4xx': ErrorAnswer, '5xx': ErrorAnswer } } }, async (request) => {
-    const principal = admin(request, 'Turning JWT authentication off');
-    const now = deps.clock.now();
-    await deps.store.db.transaction().execute(async (trx) => {
-      if (!(await deleteJwtSettings(trx, principal.organisationId))) throw new GatewayError('not_found', 'JWT authentication is not configured for this organisation.');
-      await writeAudit(trx, request, principal, now, { action: 'jwt_settings.delete', resourceType: 'jwt_settings', resourceId: principal.organisationId, workspaceId: null });
-      await recordRuntimeChange(trx, changes);
-    });
-    await deps.runtime.committed(changes);
-    return { object: 'jwt_settings' as const, deleted: true };
-  });
+  typed.delete(
+    '/v1/organisation/jwt',
+    {
+      config: { permission: 'organisation.write' },
+      schema: { tags, summary: 'Turn JWT authentication off', response: { 200: Deleted, '4xx': ErrorAnswer, '5xx': ErrorAnswer } },
+    },
+    async (request) => {
+      const principal = admin(request, 'Turning JWT authentication off');
+      const now = deps.clock.now();
+      await deps.store.db.transaction().execute(async (trx) => {
+        if (!(await deleteJwtSettings(trx, principal.organisationId)))
+          throw new GatewayError('not_found', 'JWT authentication is not configured for this organisation.');
+        await writeAudit(trx, request, principal, now, {
+          action: 'jwt_settings.delete',
+          resourceType: 'jwt_settings',
+          resourceId: principal.organisationId,
+          workspaceId: null,
+        });
+        await recordRuntimeChange(trx, changes);
+      });
+      await deps.runtime.committed(changes);
+      return { object: 'jwt_settings' as const, deleted: true };
+    },
+  );
 }

@@ -49,7 +49,14 @@ export async function scimCall(deps: GatewayDeps, request: FastifyRequest): Prom
 }
 
 /** Writes an audit entry of a SCIM change (actor `{type: "scim", id: <token id>}`) on the change's transaction. */
-export async function scimAudit(db: Kysely<Database>, call: ScimCall, action: string, resourceType: string, resourceId: string, details: Record<string, unknown> = {}): Promise<void> {
+export async function scimAudit(
+  db: Kysely<Database>,
+  call: ScimCall,
+  action: string,
+  resourceType: string,
+  resourceId: string,
+  details: Record<string, unknown> = {},
+): Promise<void> {
   await insertAuditEntry(db, {
     id: uuid(),
     created_at: call.now,
@@ -86,7 +93,8 @@ export async function scimWrite<T>(call: ScimCall, fn: (db: Kysely<Database>, af
       return result;
     });
   } catch (err) {
-    if (isUniqueViolation(err)) throw new ScimError(409, 'A resource with this userName, email or displayName already exists.', 'uniqueness');
+    if (isUniqueViolation(err))
+      throw new ScimError(409, 'A resource with this userName, email or displayName already exists.', 'uniqueness');
     throw err;
   }
   await call.deps.runtime.committed(changes);

@@ -5,7 +5,15 @@ import { GROUP_SCHEMA } from './scim-group-shape.js';
 const SCHEMA_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Schema';
 const RESOURCE_TYPE_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:ResourceType';
 
-type Attr = { name: string; type: string; multiValued?: boolean; required?: boolean; mutability?: string; uniqueness?: string; subAttributes?: Attr[] };
+type Attr = {
+  name: string;
+  type: string;
+  multiValued?: boolean;
+  required?: boolean;
+  mutability?: string;
+  uniqueness?: string;
+  subAttributes?: Attr[];
+};
 
 function attribute(a: Attr): Record<string, unknown> {
   return {
@@ -21,7 +29,16 @@ function attribute(a: Attr): Record<string, unknown> {
   };
 }
 
-const multi = (name: string): Attr => ({ name, type: 'complex', multiValued: true, subAttributes: [{ name: 'value', type: 'string' }, { name: 'type', type: 'string' }, { name: 'primary', type: 'boolean' }] });
+const multi = (name: string): Attr => ({
+  name,
+  type: 'complex',
+  multiValued: true,
+  subAttributes: [
+    { name: 'value', type: 'string' },
+    { name: 'type', type: 'string' },
+    { name: 'primary', type: 'boolean' },
+  ],
+});
 
 const SCHEMAS = [
   {
@@ -31,13 +48,32 @@ const SCHEMAS = [
     attributes: [
       { name: 'userName', type: 'string', required: true, uniqueness: 'server' },
       { name: 'externalId', type: 'string' },
-      { name: 'name', type: 'complex', subAttributes: ['formatted', 'givenName', 'familyName', 'middleName', 'honorificPrefix', 'honorificSuffix'].map((n) => ({ name: n, type: 'string' })) },
-      ...['displayName', 'nickName', 'profileUrl', 'title', 'userType', 'preferredLanguage', 'locale', 'timezone'].map((n) => ({ name: n, type: 'string' })),
+      {
+        name: 'name',
+        type: 'complex',
+        subAttributes: ['formatted', 'givenName', 'familyName', 'middleName', 'honorificPrefix', 'honorificSuffix'].map((n) => ({
+          name: n,
+          type: 'string',
+        })),
+      },
+      ...['displayName', 'nickName', 'profileUrl', 'title', 'userType', 'preferredLanguage', 'locale', 'timezone'].map((n) => ({
+        name: n,
+        type: 'string',
+      })),
       { name: 'active', type: 'boolean' },
       multi('emails'),
       multi('phoneNumbers'),
       multi('roles'),
-      { name: 'groups', type: 'complex', multiValued: true, mutability: 'readOnly', subAttributes: [{ name: 'value', type: 'string' }, { name: 'display', type: 'string' }] },
+      {
+        name: 'groups',
+        type: 'complex',
+        multiValued: true,
+        mutability: 'readOnly',
+        subAttributes: [
+          { name: 'value', type: 'string' },
+          { name: 'display', type: 'string' },
+        ],
+      },
     ].map(attribute),
   },
   {
@@ -47,14 +83,24 @@ const SCHEMAS = [
     attributes: [
       { name: 'displayName', type: 'string', required: true, uniqueness: 'server' },
       { name: 'externalId', type: 'string' },
-      { name: 'members', type: 'complex', multiValued: true, subAttributes: [{ name: 'value', type: 'string' }, { name: 'display', type: 'string' }] },
+      {
+        name: 'members',
+        type: 'complex',
+        multiValued: true,
+        subAttributes: [
+          { name: 'value', type: 'string' },
+          { name: 'display', type: 'string' },
+        ],
+      },
     ].map(attribute),
   },
   {
     id: ENTERPRISE_SCHEMA,
     name: 'EnterpriseUser',
     description: 'Enterprise user extension (kept and answered back)',
-    attributes: ['employeeNumber', 'costCenter', 'organization', 'division', 'department'].map((n) => attribute({ name: n, type: 'string' })),
+    attributes: ['employeeNumber', 'costCenter', 'organization', 'division', 'department'].map((n) =>
+      attribute({ name: n, type: 'string' }),
+    ),
   },
 ];
 
@@ -69,7 +115,9 @@ export function serviceProviderConfig(base: string) {
     changePassword: { supported: false },
     sort: { supported: false },
     etag: { supported: false },
-    authenticationSchemes: [{ type: 'oauthbearertoken', name: 'OAuth Bearer Token', description: 'A SCIM token of POST /v1/scim/tokens', primary: true }],
+    authenticationSchemes: [
+      { type: 'oauthbearertoken', name: 'OAuth Bearer Token', description: 'A SCIM token of POST /v1/scim/tokens', primary: true },
+    ],
     meta: { resourceType: 'ServiceProviderConfig', location: `${base}/ServiceProviderConfig` },
   };
 }
@@ -82,7 +130,22 @@ export function schemaResources(base: string) {
 /** The resource types: User (with the enterprise extension) and Group. */
 export function resourceTypes(base: string) {
   return [
-    { schemas: [RESOURCE_TYPE_SCHEMA], id: 'User', name: 'User', endpoint: '/Users', schema: USER_SCHEMA, schemaExtensions: [{ schema: ENTERPRISE_SCHEMA, required: false }], meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/User` } },
-    { schemas: [RESOURCE_TYPE_SCHEMA], id: 'Group', name: 'Group', endpoint: '/Groups', schema: GROUP_SCHEMA, meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/Group` } },
+    {
+      schemas: [RESOURCE_TYPE_SCHEMA],
+      id: 'User',
+      name: 'User',
+      endpoint: '/Users',
+      schema: USER_SCHEMA,
+      schemaExtensions: [{ schema: ENTERPRISE_SCHEMA, required: false }],
+      meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/User` },
+    },
+    {
+      schemas: [RESOURCE_TYPE_SCHEMA],
+      id: 'Group',
+      name: 'Group',
+      endpoint: '/Groups',
+      schema: GROUP_SCHEMA,
+      meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/Group` },
+    },
   ];
 }

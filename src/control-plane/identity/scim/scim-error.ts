@@ -2,7 +2,17 @@
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 /** A `scimType` of RFC 7644 §3.12. */
-export type ScimType = 'invalidFilter' | 'tooMany' | 'uniqueness' | 'mutability' | 'invalidSyntax' | 'invalidPath' | 'noTarget' | 'invalidValue' | 'invalidVers' | 'sensitive';
+export type ScimType =
+  | 'invalidFilter'
+  | 'tooMany'
+  | 'uniqueness'
+  | 'mutability'
+  | 'invalidSyntax'
+  | 'invalidPath'
+  | 'noTarget'
+  | 'invalidValue'
+  | 'invalidVers'
+  | 'sensitive';
 
 /**
  * A failure of a `/v1/scim/v2` request, answered in the SCIM error shape
@@ -21,7 +31,12 @@ export class ScimError extends Error {
 
   /** The SCIM error body. */
   toBody(): { schemas: string[]; status: string; scimType?: ScimType; detail: string } {
-    return { schemas: [ERROR_SCHEMA], status: String(this.status), ...(this.scimType ? { scimType: this.scimType } : {}), detail: this.message };
+    return {
+      schemas: [ERROR_SCHEMA],
+      status: String(this.status),
+      ...(this.scimType ? { scimType: this.scimType } : {}),
+      detail: this.message,
+    };
   }
 }
 

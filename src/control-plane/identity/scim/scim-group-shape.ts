@@ -22,8 +22,10 @@ export function readGroup(body: unknown): GroupInput {
     attrs[name] = value;
   }
   const displayName = typeof attrs.displayName === 'string' ? attrs.displayName.trim() : '';
-  if (!displayName || displayName.length > 256) throw invalidValue('displayName is required (a non-empty string of at most 256 characters).');
-  if (attrs.externalId !== undefined && attrs.externalId !== null && typeof attrs.externalId !== 'string') throw invalidValue('externalId must be a string.');
+  if (!displayName || displayName.length > 256)
+    throw invalidValue('displayName is required (a non-empty string of at most 256 characters).');
+  if (attrs.externalId !== undefined && attrs.externalId !== null && typeof attrs.externalId !== 'string')
+    throw invalidValue('externalId must be a string.');
   let members: string[] | undefined;
   if (attrs.members !== undefined && attrs.members !== null) {
     if (!Array.isArray(attrs.members)) throw invalidValue('members must be an array.');
@@ -45,6 +47,11 @@ export function presentGroup(g: ScimGroupRecord, members: ReadonlyArray<{ user_i
     ...(g.external_id !== null ? { externalId: g.external_id } : {}),
     displayName: g.display_name,
     ...(members ? { members: members.map((m) => ({ value: m.user_id, display: m.email, $ref: `${base}/Users/${m.user_id}` })) } : {}),
-    meta: { resourceType: 'Group', created: new Date(g.created_at).toISOString(), lastModified: new Date(g.updated_at).toISOString(), location: `${base}/Groups/${g.id}` },
+    meta: {
+      resourceType: 'Group',
+      created: new Date(g.created_at).toISOString(),
+      lastModified: new Date(g.updated_at).toISOString(),
+      location: `${base}/Groups/${g.id}`,
+    },
   };
 }

@@ -37,8 +37,23 @@ export async function listGroups(call: ScimCall, query: Record<string, unknown>)
   const page = readPage(query);
   const db = call.deps.store.db;
   const { rows, total } = await listScimGroups(db, call.organisationId, filter, page);
-  const members = excludesMembers(query) ? undefined : await membersOfGroups(db, rows.map((g) => g.id));
-  return listResponse(rows.map((g) => presentGroup(g, members?.filter((m) => m.group_id === g.id), call.base)), total, page.startIndex);
+  const members = excludesMembers(query)
+    ? undefined
+    : await membersOfGroups(
+        db,
+        rows.map((g) => g.id),
+      );
+  return listResponse(
+    rows.map((g) =>
+      presentGroup(
+        g,
+        members?.filter((m) => m.group_id === g.id),
+        call.base,
+      ),
+    ),
+    total,
+    page.startIndex,
+  );
 }
 
 /** `GET /Groups/{id}`. */
@@ -67,14 +82,25 @@ async function apply(db: Kysely<Database>, call: ScimCall, g: ScimGroupRecord, i
     await removeGroupMembers(db, g.id, removed);
     await syncMemberships(db, call, [...added, ...removed]);
   }
-  await scimAudit(db, call, `scim_group.${verb}`, 'scim_group', g.id, { display_name: input.displayName, added_members: added, removed_members: removed });
+  await scimAudit(db, call, `scim_group.${verb}`, 'scim_group', g.id, {
+    display_name: input.displayName,
+    added_members: added,
+    removed_members: removed,
+  });
 }
 
 /** `POST /Groups`: a displayName already used is 409 `uniqueness`. */
 export async function createGroup(call: ScimCall, body: unknown) {
   const input = readGroup(body);
   return scimWrite(call, async (db) => {
-    const g: ScimGroupRecord = { id: uuid(), organisation_id: call.organisationId, display_name: input.displayName, external_id: input.externalId, created_at: call.now, updated_at: call.now };
+    const g: ScimGroupRecord = {
+      id: uuid(),
+      organisation_id: call.organisationId,
+      display_name: input.displayName,
+      external_id: input.externalId,
+      created_at: call.now,
+      updated_at: call.now,
+    };
     await insertScimGroup(db, g);
     await apply(db, call, g, input, 'create');
     return present(db, call, await load(db, call, g.id));

@@ -41,7 +41,15 @@ const MappingAnswer = Type.Object({
 });
 
 function present(m: ScimMappingRecord) {
-  return { id: m.id, object: 'scim_workspace_mapping' as const, workspace_id: m.workspace_id, role: m.role, scim_group_id: m.group_id, scim_group_name: m.group_name, created_at: iso(m.created_at)! };
+  return {
+    id: m.id,
+    object: 'scim_workspace_mapping' as const,
+    workspace_id: m.workspace_id,
+    role: m.role,
+    scim_group_id: m.group_id,
+    scim_group_name: m.group_name,
+    created_at: iso(m.created_at)!,
+  };
 }
 
 /**
@@ -79,25 +87,64 @@ export const scimMappingsResource = defineResource({
   async create(ctx, body) {
     requireOrganisationAdmin(ctx.principal, 'Mapping a SCIM group to a workspace');
     const role = body.role.toLowerCase() as WorkspaceRole;
-    if (!WORKSPACE_ROLES.includes(role)) throw new GatewayError('invalid_request', `role must be one of ${WORKSPACE_ROLES.join(', ')} (any case).`, { param: 'role' });
+    if (!WORKSPACE_ROLES.includes(role))
+      throw new GatewayError('invalid_request', `role must be one of ${WORKSPACE_ROLES.join(', ')} (any case).`, { param: 'role' });
     if ((body.scim_group_id === undefined) === (body.scim_group_name === undefined)) {
-      throw new GatewayError('invalid_request', 'Send exactly one of scim_group_id and scim_group_name.', { param: body.scim_group_id === undefined ? 'scim_group_id' : 'scim_group_name' });
+      throw new GatewayError('invalid_request', 'Send exactly one of scim_group_id and scim_group_name.', {
+        param: body.scim_group_id === undefined ? 'scim_group_id' : 'scim_group_name',
+      });
     }
     const organisationId = ctx.principal.organisationId;
-    let group = body.scim_group_id !== undefined ? await getScimGroup(ctx.db, organisationId, body.scim_group_id) : await scimGroupByName(ctx.db, organisationId, body.scim_group_name!);
-    if (!group && body.scim_group_id !== undefined) throw new GatewayError('not_found', `Unknown SCIM group '${body.scim_group_id}'.`, { param: 'scim_group_id' });
+    let group =
+      body.scim_group_id !== undefined
+        ? await getScimGroup(ctx.db, organisationId, body.scim_group_id)
+        : await scimGroupByName(ctx.db, organisationId, body.scim_group_name!);
+    if (!group && body.scim_group_id !== undefined)
+      throw new GatewayError('not_found', `Unknown SCIM group '${body.scim_group_id}'.`, { param: 'scim_group_id' });
     if (!group) {
-      group = { id: uuid(), organisation_id: organisationId, display_name: body.scim_group_name!.trim(), external_id: null, created_at: ctx.now, updated_at: ctx.now };
+      group = {
+        id: uuid(),
+        organisation_id: organisationId,
+        display_name: body.scim_group_name!.trim(),
+        external_id: null,
+        created_at: ctx.now,
+        updated_at: ctx.now,
+      };
       await insertScimGroup(ctx.db, group);
     }
     const other = (await allScimMappings(ctx.db, organisationId)).find((m) => m.group_id === group.id && m.role !== role);
-    if (other) throw new GatewayError('conflict', `SCIM group '${group.display_name}' is mapped with the role '${other.role}' already (mapping ${other.id}); a group has one role.`, { param: 'role' });
+    if (other)
+      throw new GatewayError(
+        'conflict',
+        `SCIM group '${group.display_name}' is mapped with the role '${other.role}' already (mapping ${other.id}); a group has one role.`,
+        { param: 'role' },
+      );
     const id = uuid();
     const workspaceId = ctx.scope.workspaceIds[0]!;
-    await insertScimMapping(ctx.db, { id, organisation_id: organisationId, workspace_id: workspaceId, group_id: group.id, role, created_at: ctx.now });
+    await insertScimMapping(ctx.db, {
+      id,
+      organisation_id: organisationId,
+      workspace_id: workspaceId,
+      group_id: group.id,
+      role,
+      created_at: ctx.now,
+    });
     const members = (await membersOfGroups(ctx.db, [group.id])).map((m) => m.user_id);
-    const keys = await syncMemberships(ctx.db, { organisationId, now: ctx.now, secrets: ctx.deps.secrets, prefix: ctx.deps.settings.apiKeyPrefix }, members);
+    const keys = await syncMemberships(
+      ctx.db,
+      { organisationId, now: ctx.now, secrets: ctx.deps.secrets, prefix: ctx.deps.settings.apiKeyPrefix },
+      members,
+    );
     const record = (await getScimMapping(ctx.db, organisationId, [workspaceId], id))!;
-    return { record, details: { scim_group_id: group.id, scim_group_name: group.display_name, role, members: members.length, ...(keys.length ? { auto_api_keys: keys } : {}) } };
+    return {
+      record,
+      details: {
+        scim_group_id: group.id,
+        scim_group_name: group.display_name,
+        role,
+        members: members.length,
+        ...(keys.length ? { auto_api_keys: keys } : {}),
+      },
+    };
   },
 });

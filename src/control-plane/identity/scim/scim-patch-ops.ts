@@ -19,14 +19,18 @@ export async function applyPatch(current: object, body: unknown): Promise<Record
   const ops: ScimPatchOperation[] = raw.map((o, i) => {
     if (typeof o !== 'object' || o === null) throw invalidSyntax(`Operations[${i}] must be an object.`);
     const op = (o as Record<string, unknown>).op;
-    if (typeof op !== 'string' || !['add', 'remove', 'replace'].includes(op.toLowerCase())) throw invalidSyntax(`Operations[${i}].op must be add, remove or replace.`);
+    if (typeof op !== 'string' || !['add', 'remove', 'replace'].includes(op.toLowerCase()))
+      throw invalidSyntax(`Operations[${i}].op must be add, remove or replace.`);
     const path = (o as Record<string, unknown>).path;
     if (path !== undefined && typeof path !== 'string') throw invalidSyntax(`Operations[${i}].path must be a string.`);
     return { ...(o as object), op: op.toLowerCase() } as ScimPatchOperation;
   });
   const { scimPatch } = await import('scim-patch');
   try {
-    return scimPatch(structuredClone(current) as ScimResource, ops, { mutateDocument: true, treatMissingAsAdd: true }) as unknown as Record<string, unknown>;
+    return scimPatch(structuredClone(current) as ScimResource, ops, { mutateDocument: true, treatMissingAsAdd: true }) as unknown as Record<
+      string,
+      unknown
+    >;
   } catch (err) {
     const name = (err as Error).constructor?.name ?? '';
     const detail = `PATCH refused: ${(err as Error).message}`;

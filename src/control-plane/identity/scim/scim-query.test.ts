@@ -23,8 +23,18 @@ describe('readFilter', () => {
   });
 
   it('anything else is invalidFilter', () => {
-    for (const f of ['userName sw "a"', 'userName eq "a" or userName eq "b"', 'title eq "x"', 'displayName eq 3', 'emails[type eq "work"]', '(((']) {
-      expect(scimTypeOf(() => readFilter(f)), f).toBe('invalidFilter');
+    for (const f of [
+      'userName sw "a"',
+      'userName eq "a" or userName eq "b"',
+      'title eq "x"',
+      'displayName eq 3',
+      'emails[type eq "work"]',
+      '(((',
+    ]) {
+      expect(
+        scimTypeOf(() => readFilter(f)),
+        f,
+      ).toBe('invalidFilter');
     }
   });
 });
@@ -48,7 +58,13 @@ describe('readActive and readUser', () => {
   });
 
   it('takes the primary email, builds the name, never keeps the password', () => {
-    const u = readUser({ UserName: 'ann', emails: [{ value: 'x@e.com' }, { value: 'ann@e.com', primary: true }], name: { givenName: 'Ann', familyName: 'Lee' }, password: 'secret', active: 'False' });
+    const u = readUser({
+      UserName: 'ann',
+      emails: [{ value: 'x@e.com' }, { value: 'ann@e.com', primary: true }],
+      name: { givenName: 'Ann', familyName: 'Lee' },
+      password: 'secret',
+      active: 'False',
+    });
     expect(u).toMatchObject({ userName: 'ann', email: 'ann@e.com', name: 'Ann Lee', active: false });
     expect(u.attributes).not.toHaveProperty('password');
     expect(scimTypeOf(() => readUser({ userName: 'a@e.com', shoe: 1 }))).toBe('invalidSyntax');

@@ -2,7 +2,12 @@ import { parse, type Filter } from 'scim2-parse-filter';
 import type { ScimFilter } from '../../../infra/store/repos/scim.js';
 import { ScimError, invalidValue } from './scim-error.js';
 
-const FILTERABLE: Record<string, ScimFilter['attribute']> = { username: 'userName', externalid: 'externalId', displayname: 'displayName', id: 'id' };
+const FILTERABLE: Record<string, ScimFilter['attribute']> = {
+  username: 'userName',
+  externalid: 'externalId',
+  displayname: 'displayName',
+  id: 'id',
+};
 /** The most resources one list answers (ServiceProviderConfig `filter.maxResults`). */
 export const MAX_RESULTS = 200;
 
@@ -20,9 +25,16 @@ export function readFilter(text: unknown): ScimFilter | undefined {
   } catch (err) {
     throw new ScimError(400, `The filter '${text}' does not parse: ${(err as Error).message}`, 'invalidFilter');
   }
-  const attribute = 'attrPath' in f && typeof f.attrPath === 'string' ? FILTERABLE[f.attrPath.replace(/^urn:ietf:params:scim:schemas:core:2\.0:(User|Group):/i, '').toLowerCase()] : undefined;
+  const attribute =
+    'attrPath' in f && typeof f.attrPath === 'string'
+      ? FILTERABLE[f.attrPath.replace(/^urn:ietf:params:scim:schemas:core:2\.0:(User|Group):/i, '').toLowerCase()]
+      : undefined;
   if (f.op.toLowerCase() !== 'eq' || attribute === undefined || !('compValue' in f) || typeof f.compValue !== 'string') {
-    throw new ScimError(400, `Unsupported filter '${text}': only userName, externalId, displayName or id with eq and a string value.`, 'invalidFilter');
+    throw new ScimError(
+      400,
+      `Unsupported filter '${text}': only userName, externalId, displayName or id with eq and a string value.`,
+      'invalidFilter',
+    );
   }
   return { attribute, value: f.compValue };
 }
@@ -43,7 +55,13 @@ export function readPage(query: Record<string, unknown>): { startIndex: number; 
 
 /** The SCIM list answer. */
 export function listResponse(resources: unknown[], total: number, startIndex: number) {
-  return { schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: total, startIndex, itemsPerPage: resources.length, Resources: resources };
+  return {
+    schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
+    totalResults: total,
+    startIndex,
+    itemsPerPage: resources.length,
+    Resources: resources,
+  };
 }
 
 /** `attributes` / `excludedAttributes` name `members` (Entra reads groups without their members). */

@@ -44,7 +44,8 @@ export function registerScimRoutes(app: FastifyInstance, deps: GatewayDeps): voi
       const parse = scim.getDefaultJsonParser('error', 'error');
       // The gateway's own JSON parser (server/http-edges.ts) refuses the same depth for `application/json`.
       scim.addContentTypeParser(SCIM_JSON, { parseAs: 'string' }, (request, body, done) => {
-        if (nestsDeeperThan(body as string, MAX_BODY_JSON_DEPTH)) done(new ScimError(400, 'The request is nested too deeply.', 'invalidSyntax'), undefined);
+        if (nestsDeeperThan(body as string, MAX_BODY_JSON_DEPTH))
+          done(new ScimError(400, 'The request is nested too deeply.', 'invalidSyntax'), undefined);
         else parse(request, body as string, done);
       });
       scim.setErrorHandler((err, request, reply) => {
@@ -52,7 +53,9 @@ export function registerScimRoutes(app: FastifyInstance, deps: GatewayDeps): voi
         if (e.status >= 500) deps.logger.error({ err, requestId: request.id }, 'SCIM request failed');
         return send(reply, e.status, e.toBody());
       });
-      scim.setNotFoundHandler((request, reply) => send(reply, 404, new ScimError(404, `No SCIM endpoint ${request.method} ${request.url.split('?')[0]}.`).toBody()));
+      scim.setNotFoundHandler((request, reply) =>
+        send(reply, 404, new ScimError(404, `No SCIM endpoint ${request.method} ${request.url.split('?')[0]}.`).toBody()),
+      );
       const config = { public: true };
       // Not in /openapi.json: SCIM clients follow RFC 7644 and /ServiceProviderConfig, not the gateway's document.
       const schema = { tags: ['scim'], hide: true };

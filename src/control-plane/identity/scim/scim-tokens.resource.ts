@@ -6,7 +6,12 @@ import { defineResource } from '../../resource/define-resource.js';
 import { requireOrganisationAdmin } from '../../../identity/authorize.js';
 import { iso } from '../../../identity/paging.js';
 
-const TokenAnswer = Type.Object({ id: Type.String(), object: Type.Literal('scim_token'), token_hint: Type.String(), created_at: Type.String() });
+const TokenAnswer = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('scim_token'),
+  token_hint: Type.String(),
+  created_at: Type.String(),
+});
 const CreatedToken = Type.Object({ ...TokenAnswer.properties, token: Type.String({ description: 'The token, shown once.' }) });
 
 function present(t: ScimTokenRecord) {
@@ -25,11 +30,17 @@ export const scimTokensResource = defineResource({
   noun: { one: 'a SCIM token', many: 'SCIM tokens' },
   permissions: { read: 'organisation.read', write: 'organisation.write' },
   runtimeSections: [],
-  schemas: { create: Type.Optional(Type.Object({}, { additionalProperties: false })), listQuery: Type.Object({}), answer: TokenAnswer, created: CreatedToken },
+  schemas: {
+    create: Type.Optional(Type.Object({}, { additionalProperties: false })),
+    listQuery: Type.Object({}),
+    answer: TokenAnswer,
+    created: CreatedToken,
+  },
   removal: 'delete',
   repo: {
     get: (db, scope, id) => (scope.organisationWide ? getScimToken(db, scope.organisationId, id) : Promise.resolve(undefined)),
-    list: (db, scope, _query, page) => (scope.organisationWide ? listScimTokens(db, scope.organisationId, page) : Promise.resolve({ rows: [], total: 0 })),
+    list: (db, scope, _query, page) =>
+      scope.organisationWide ? listScimTokens(db, scope.organisationId, page) : Promise.resolve({ rows: [], total: 0 }),
     remove: (db, scope, t, now) => revokeScimToken(db, scope.organisationId, t.id, now),
   },
   idOf: (t) => t.id,
@@ -40,7 +51,14 @@ export const scimTokensResource = defineResource({
   async create(ctx) {
     requireOrganisationAdmin(ctx.principal, 'Creating a SCIM token');
     const token = `scim_${randomId(40)}`;
-    const record: ScimTokenRecord = { id: uuid(), organisation_id: ctx.principal.organisationId, token_hash: sha256Hex(token), token_hint: `scim_…${token.slice(-4)}`, created_at: ctx.now, revoked_at: null };
+    const record: ScimTokenRecord = {
+      id: uuid(),
+      organisation_id: ctx.principal.organisationId,
+      token_hash: sha256Hex(token),
+      token_hint: `scim_…${token.slice(-4)}`,
+      created_at: ctx.now,
+      revoked_at: null,
+    };
     await insertScimToken(ctx.db, record);
     return { record, answer: { ...present(record), token } };
   },

@@ -6,8 +6,31 @@ export const ENTERPRISE_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterpr
 
 /** Core User attributes (RFC 7643 §4.1) by lower-case name; `id`, `meta`, `groups` are read-only and ignored on input. */
 const USER_ATTRIBUTES = [
-  'schemas', 'id', 'meta', 'groups', 'externalId', 'userName', 'name', 'displayName', 'nickName', 'profileUrl', 'title', 'userType',
-  'preferredLanguage', 'locale', 'timezone', 'active', 'password', 'emails', 'phoneNumbers', 'ims', 'photos', 'addresses', 'entitlements', 'roles', 'x509Certificates',
+  'schemas',
+  'id',
+  'meta',
+  'groups',
+  'externalId',
+  'userName',
+  'name',
+  'displayName',
+  'nickName',
+  'profileUrl',
+  'title',
+  'userType',
+  'preferredLanguage',
+  'locale',
+  'timezone',
+  'active',
+  'password',
+  'emails',
+  'phoneNumbers',
+  'ims',
+  'photos',
+  'addresses',
+  'entitlements',
+  'roles',
+  'x509Certificates',
 ];
 const CANONICAL = new Map(USER_ATTRIBUTES.map((a) => [a.toLowerCase(), a]));
 const NOT_STORED = new Set(['schemas', 'id', 'meta', 'groups', 'externalId', 'userName', 'active', 'password']);
@@ -46,7 +69,8 @@ export function readUser(body: unknown): UserInput {
   const attrs: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(body)) {
     if (key.toLowerCase() === ENTERPRISE_SCHEMA.toLowerCase()) {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidValue(`${ENTERPRISE_SCHEMA} must be an object.`);
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        throw invalidValue(`${ENTERPRISE_SCHEMA} must be an object.`);
       attrs[ENTERPRISE_SCHEMA] = value;
       continue;
     }
@@ -56,17 +80,30 @@ export function readUser(body: unknown): UserInput {
   }
   const userName = str(attrs.userName);
   if (!userName || userName.length > 320) throw invalidValue('userName is required (a non-empty string of at most 320 characters).');
-  if (attrs.externalId !== undefined && attrs.externalId !== null && typeof attrs.externalId !== 'string') throw invalidValue('externalId must be a string.');
+  if (attrs.externalId !== undefined && attrs.externalId !== null && typeof attrs.externalId !== 'string')
+    throw invalidValue('externalId must be a string.');
   if (attrs.emails !== undefined && !Array.isArray(attrs.emails)) throw invalidValue('emails must be an array.');
-  if (attrs.name !== undefined && (typeof attrs.name !== 'object' || attrs.name === null || Array.isArray(attrs.name))) throw invalidValue('name must be an object.');
+  if (attrs.name !== undefined && (typeof attrs.name !== 'object' || attrs.name === null || Array.isArray(attrs.name)))
+    throw invalidValue('name must be an object.');
   const emails = (attrs.emails as Array<Record<string, unknown>> | undefined) ?? [];
-  const email = str(emails.find((e) => e?.primary === true || e?.primary === 'True' || e?.primary === 'true')?.value) ?? str(emails[0]?.value) ?? (userName.includes('@') ? userName : undefined);
-  if (!email || !/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320) throw invalidValue('An email address is required: in emails, or as a userName that is an address.');
+  const email =
+    str(emails.find((e) => e?.primary === true || e?.primary === 'True' || e?.primary === 'true')?.value) ??
+    str(emails[0]?.value) ??
+    (userName.includes('@') ? userName : undefined);
+  if (!email || !/^[^\s@]+@[^\s@]+$/.test(email) || email.length > 320)
+    throw invalidValue('An email address is required: in emails, or as a userName that is an address.');
   const n = (attrs.name as Record<string, unknown> | undefined) ?? {};
   const display = str(attrs.displayName) ?? str(n.formatted) ?? ([str(n.givenName), str(n.familyName)].filter(Boolean).join(' ') || null);
   const attributes: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(attrs)) if (!NOT_STORED.has(k)) attributes[k] = v;
-  return { userName, externalId: (attrs.externalId as string | undefined) ?? null, active: readActive(attrs.active), email, name: display, attributes };
+  return {
+    userName,
+    externalId: (attrs.externalId as string | undefined) ?? null,
+    active: readActive(attrs.active),
+    email,
+    name: display,
+    attributes,
+  };
 }
 
 /** The User resource of a SCIM user, with its groups. */
@@ -82,6 +119,11 @@ export function presentUser(u: ScimUserRecord, groups: ReadonlyArray<{ group_id:
     emails: a.emails ?? [{ value: u.email, type: 'work', primary: true }],
     active: u.status === 'active',
     groups: groups.map((g) => ({ value: g.group_id, display: g.display_name, $ref: `${base}/Groups/${g.group_id}` })),
-    meta: { resourceType: 'User', created: new Date(u.created_at).toISOString(), lastModified: new Date(u.updated_at).toISOString(), location: `${base}/Users/${u.id}` },
+    meta: {
+      resourceType: 'User',
+      created: new Date(u.created_at).toISOString(),
+      lastModified: new Date(u.updated_at).toISOString(),
+      location: `${base}/Users/${u.id}`,
+    },
   };
 }

@@ -2,7 +2,15 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Database } from '../../../infra/store/schema.js';
 import { uuid } from '../../../foundation/lib/ids.js';
-import { deactivateUser, getScimUser, groupsOfUsers, listScimUsers, saveScimUser, unlinkScimUser, type ScimUserRecord } from '../../../infra/store/repos/scim.js';
+import {
+  deactivateUser,
+  getScimUser,
+  groupsOfUsers,
+  listScimUsers,
+  saveScimUser,
+  unlinkScimUser,
+  type ScimUserRecord,
+} from '../../../infra/store/repos/scim.js';
 import { insertUser, updateUser } from '../../../infra/store/repos/users.js';
 import { ScimError, notFound } from './scim-error.js';
 import { listResponse, readFilter, readPage } from './scim-query.js';
@@ -29,8 +37,21 @@ export async function listUsers(call: ScimCall, query: Record<string, unknown>) 
   const page = readPage(query);
   const db = call.deps.store.db;
   const { rows, total } = await listScimUsers(db, call.organisationId, filter, page);
-  const groups = await groupsOfUsers(db, rows.map((r) => r.id));
-  return listResponse(rows.map((u) => presentUser(u, groups.filter((g) => g.user_id === u.id), call.base)), total, page.startIndex);
+  const groups = await groupsOfUsers(
+    db,
+    rows.map((r) => r.id),
+  );
+  return listResponse(
+    rows.map((u) =>
+      presentUser(
+        u,
+        groups.filter((g) => g.user_id === u.id),
+        call.base,
+      ),
+    ),
+    total,
+    page.startIndex,
+  );
 }
 
 /** `GET /Users/{id}`. */
@@ -53,8 +74,18 @@ async function deactivate(db: Kysely<Database>, call: ScimCall, userId: string, 
  */
 async function apply(db: Kysely<Database>, call: ScimCall, u: ScimUserRecord, input: UserInput, afterCommit: AfterCommit): Promise<void> {
   const deactivating = u.status === 'active' && !input.active;
-  await updateUser(db, call.organisationId, u.id, { email: input.email, name: input.name, ...(input.active && u.status !== 'active' ? { status: 'active' } : {}) }, call.now);
-  await saveScimUser(db, call.organisationId, u.id, { user_name: input.userName, external_id: input.externalId, attributes: input.attributes });
+  await updateUser(
+    db,
+    call.organisationId,
+    u.id,
+    { email: input.email, name: input.name, ...(input.active && u.status !== 'active' ? { status: 'active' } : {}) },
+    call.now,
+  );
+  await saveScimUser(db, call.organisationId, u.id, {
+    user_name: input.userName,
+    external_id: input.externalId,
+    attributes: input.attributes,
+  });
   if (deactivating) {
     await deactivate(db, call, u.id, afterCommit);
     await scimAudit(db, call, 'user.deactivate', 'user', u.id, { user_name: input.userName });
@@ -71,22 +102,55 @@ async function apply(db: Kysely<Database>, call: ScimCall, u: ScimUserRecord, in
 export async function createUser(call: ScimCall, body: unknown) {
   const input = readUser(body);
   return scimWrite(call, async (db, afterCommit) => {
-    const taken = await db.selectFrom('scim_users').select('user_id').where('organisation_id', '=', call.organisationId).where(sql<string>`lower(user_name)`, '=', input.userName.toLowerCase()).executeTakeFirst();
+    const taken = await db
+      .selectFrom('scim_users')
+      .select('user_id')
+      .where('organisation_id', '=', call.organisationId)
+      .where(sql<string>`lower(user_name)`, '=', input.userName.toLowerCase())
+      .executeTakeFirst();
     if (taken) throw new ScimError(409, `A user with userName '${input.userName}' already exists.`, 'uniqueness');
-    const existing = await db.selectFrom('users').selectAll().where('organisation_id', '=', call.organisationId).where(sql<string>`lower(email)`, '=', input.email.toLowerCase()).executeTakeFirst();
+    const existing = await db
+      .selectFrom('users')
+      .selectAll()
+      .where('organisation_id', '=', call.organisationId)
+      .where(sql<string>`lower(email)`, '=', input.email.toLowerCase())
+      .executeTakeFirst();
     let id: string;
     if (existing) {
       const linked = await db.selectFrom('scim_users').select('user_id').where('user_id', '=', existing.id).executeTakeFirst();
       if (linked) throw new ScimError(409, `A user with the email '${input.email}' is already provisioned.`, 'uniqueness');
       id = existing.id;
-      await updateUser(db, call.organisationId, id, { name: input.name ?? existing.name, status: input.active ? 'active' : existing.status }, call.now);
+      await updateUser(
+        db,
+        call.organisationId,
+        id,
+        { name: input.name ?? existing.name, status: input.active ? 'active' : existing.status },
+        call.now,
+      );
     } else {
       id = uuid();
-      await insertUser(db, { id, organisation_id: call.organisationId, email: input.email, name: input.name, role: 'member', status: input.active ? 'active' : 'deactivated', created_at: call.now, updated_at: call.now });
+      await insertUser(db, {
+        id,
+        organisation_id: call.organisationId,
+        email: input.email,
+        name: input.name,
+        role: 'member',
+        status: input.active ? 'active' : 'deactivated',
+        created_at: call.now,
+        updated_at: call.now,
+      });
     }
-    await saveScimUser(db, call.organisationId, id, { user_name: input.userName, external_id: input.externalId, attributes: input.attributes });
+    await saveScimUser(db, call.organisationId, id, {
+      user_name: input.userName,
+      external_id: input.externalId,
+      attributes: input.attributes,
+    });
     if (existing && existing.status === 'active' && !input.active) await deactivate(db, call, id, afterCommit);
-    await scimAudit(db, call, 'user.create', 'user', id, { user_name: input.userName, adopted: existing !== undefined, active: input.active });
+    await scimAudit(db, call, 'user.create', 'user', id, {
+      user_name: input.userName,
+      adopted: existing !== undefined,
+      active: input.active,
+    });
     return present(db, call, await load(db, call, id));
   });
 }

@@ -25,13 +25,23 @@ export interface SyncContext {
  * workspace gets an auto-created key when `user_api_key_auto_create` is on. Workspaces no mapping
  * names are left alone. Answers the ids of the keys created.
  */
-export async function syncMemberships(db: Kysely<Database>, c: SyncContext, userIds: readonly string[], alsoWorkspaces: readonly string[] = []): Promise<string[]> {
+export async function syncMemberships(
+  db: Kysely<Database>,
+  c: SyncContext,
+  userIds: readonly string[],
+  alsoWorkspaces: readonly string[] = [],
+): Promise<string[]> {
   const maps = await allScimMappings(db, c.organisationId);
   const considered = [...new Set([...maps.map((m) => m.workspace_id), ...alsoWorkspaces])];
   const created: string[] = [];
   if (!considered.length || !userIds.length) return created;
   const groups = await groupsOfUsers(db, userIds);
-  const current = await db.selectFrom('workspace_members').select(['user_id', 'workspace_id', 'role']).where('user_id', 'in', [...userIds]).where('workspace_id', 'in', considered).execute();
+  const current = await db
+    .selectFrom('workspace_members')
+    .select(['user_id', 'workspace_id', 'role'])
+    .where('user_id', 'in', [...userIds])
+    .where('workspace_id', 'in', considered)
+    .execute();
   for (const userId of userIds) {
     const mine = new Set(groups.filter((g) => g.user_id === userId).map((g) => g.group_id));
     const wanted = new Map<string, WorkspaceRole>();
@@ -45,7 +55,17 @@ export async function syncMemberships(db: Kysely<Database>, c: SyncContext, user
       const have = current.find((r) => r.user_id === userId && r.workspace_id === workspaceId);
       if (want && !have) {
         await insertMember(db, { workspace_id: workspaceId, user_id: userId, role: want, created_at: c.now });
-        const key = c.secrets && c.prefix !== undefined ? await autoCreateUserKey(db, { organisationId: c.organisationId, workspaceId, userId, now: c.now, secrets: c.secrets, prefix: c.prefix }) : null;
+        const key =
+          c.secrets && c.prefix !== undefined
+            ? await autoCreateUserKey(db, {
+                organisationId: c.organisationId,
+                workspaceId,
+                userId,
+                now: c.now,
+                secrets: c.secrets,
+                prefix: c.prefix,
+              })
+            : null;
         if (key) created.push(key);
       } else if (want && have && have.role !== want) {
         await updateMemberRole(db, workspaceId, userId, want);

@@ -49,7 +49,10 @@ export class OidcClients {
     const auth = s.token_endpoint_auth_method === 'client_secret_post' ? oidc.ClientSecretPost(secret) : oidc.ClientSecretBasic(secret);
     const insecure = new URL(s.issuer).protocol === 'http:';
     try {
-      return await oidc.discovery(new URL(s.issuer), s.client_id, undefined, auth, { timeout: 10, ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}) });
+      return await oidc.discovery(new URL(s.issuer), s.client_id, undefined, auth, {
+        timeout: 10,
+        ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
+      });
     } catch (e) {
       throw new GatewayError('provider_unreachable', `The SSO issuer's discovery document could not be read: ${(e as Error).message}`);
     }

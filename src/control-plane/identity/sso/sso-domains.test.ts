@@ -19,8 +19,12 @@ describe('SSO email domains', () => {
       { domain: 'example.co.uk', allow_subdomains: true },
       { domain: 'eu.example.com', allow_subdomains: false },
     ]);
-    expect(await paramOf(() => checkSsoDomains([{ domain: 'example.com' }, { domain: 'eu.example.co.uk', allow_subdomains: true }]))).toBe('domains[1].allow_subdomains');
-    expect(await paramOf(() => checkSsoDomains([{ domain: 'a.github.io' }, { domain: 'b.a.github.io', allow_subdomains: true }]))).toBe('domains[1].allow_subdomains');
+    expect(await paramOf(() => checkSsoDomains([{ domain: 'example.com' }, { domain: 'eu.example.co.uk', allow_subdomains: true }]))).toBe(
+      'domains[1].allow_subdomains',
+    );
+    expect(await paramOf(() => checkSsoDomains([{ domain: 'a.github.io' }, { domain: 'b.a.github.io', allow_subdomains: true }]))).toBe(
+      'domains[1].allow_subdomains',
+    );
   });
 
   it('refuses public suffixes, IP addresses, malformed names and repeats', async () => {

@@ -14,13 +14,20 @@ export async function checkSsoDomains(domains: ReadonlyArray<{ domain: string; a
     const domain = d.domain.trim().toLowerCase().replace(/\.$/, '');
     const info = parse(domain);
     if (!info.domain || info.isIp || info.hostname !== domain) {
-      throw new GatewayError('invalid_request', `domains[${i}].domain must be an email domain such as example.com.`, { param: `domains[${i}].domain` });
+      throw new GatewayError('invalid_request', `domains[${i}].domain must be an email domain such as example.com.`, {
+        param: `domains[${i}].domain`,
+      });
     }
-    if (seen.has(domain)) throw new GatewayError('invalid_request', `domains[${i}].domain repeats '${domain}'.`, { param: `domains[${i}].domain` });
+    if (seen.has(domain))
+      throw new GatewayError('invalid_request', `domains[${i}].domain repeats '${domain}'.`, { param: `domains[${i}].domain` });
     seen.add(domain);
     const allow = d.allow_subdomains === true;
     if (allow && info.domain !== domain) {
-      throw new GatewayError('invalid_request', `domains[${i}].allow_subdomains is accepted only on a registrable root domain ('${info.domain}', not '${domain}').`, { param: `domains[${i}].allow_subdomains` });
+      throw new GatewayError(
+        'invalid_request',
+        `domains[${i}].allow_subdomains is accepted only on a registrable root domain ('${info.domain}', not '${domain}').`,
+        { param: `domains[${i}].allow_subdomains` },
+      );
     }
     return { domain, allow_subdomains: allow };
   });

@@ -19,7 +19,15 @@ export const SSO_CALLBACK_PATH = '/v1/auth/sso/callback';
 const BASE_SCOPES = ['openid', 'email', 'profile'];
 
 const LoginQuery = Type.Object({ email: Type.Optional(Type.String({ maxLength: 320 })) });
-const CallbackQuery = Type.Object({ state: Type.Optional(Type.String({ maxLength: 2048 })), code: Type.Optional(Type.String({ maxLength: 4096 })), error: Type.Optional(Type.String({ maxLength: 256 })), error_description: Type.Optional(Type.String({ maxLength: 2048 })) }, { additionalProperties: true });
+const CallbackQuery = Type.Object(
+  {
+    state: Type.Optional(Type.String({ maxLength: 2048 })),
+    code: Type.Optional(Type.String({ maxLength: 4096 })),
+    error: Type.Optional(Type.String({ maxLength: 256 })),
+    error_description: Type.Optional(Type.String({ maxLength: 2048 })),
+  },
+  { additionalProperties: true },
+);
 const redirectAnswers = { 302: Type.Null({ description: 'Redirect' }), '4xx': ErrorAnswer, '5xx': ErrorAnswer };
 const tags = ['auth'];
 
@@ -66,11 +74,22 @@ export function registerSsoLoginRoutes(app: FastifyInstance, deps: GatewayDeps):
 
   typed.get(
     '/v1/auth/sso/login',
-    { config: { public: true }, schema: { querystring: LoginQuery, tags, summary: 'Start an SSO sign-in: redirects to the identity provider of the email domain', security: [], response: redirectAnswers } },
+    {
+      config: { public: true },
+      schema: {
+        querystring: LoginQuery,
+        tags,
+        summary: 'Start an SSO sign-in: redirects to the identity provider of the email domain',
+        security: [],
+        response: redirectAnswers,
+      },
+    },
     async (request, reply) => {
       const email = request.query.email?.trim();
-      if (!email) throw new GatewayError('invalid_request', 'Send the email to sign in with: /v1/auth/sso/login?email=<email>.', { param: 'email' });
-      if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new GatewayError('invalid_request', 'email must be an email address.', { param: 'email' });
+      if (!email)
+        throw new GatewayError('invalid_request', 'Send the email to sign in with: /v1/auth/sso/login?email=<email>.', { param: 'email' });
+      if (!/^[^@\s]+@[^@\s]+$/.test(email))
+        throw new GatewayError('invalid_request', 'email must be an email address.', { param: 'email' });
       const s = await settingsForEmail(deps, email);
       if (!s) throw new GatewayError('forbidden', `SSO is not configured for the domain of '${email}'.`, { param: 'email' });
       const config = await clients.configOf(s);
@@ -80,7 +99,19 @@ export function registerSsoLoginRoutes(app: FastifyInstance, deps: GatewayDeps):
       const verifier = oidc.randomPKCECodeVerifier();
       const redirectUri = callbackUrl(request);
       const now = deps.clock.now();
-      await insertSsoLogin(deps.store.db, { state_hash: sha256Hex(state), organisation_id: s.organisation_id, nonce, code_verifier: verifier, redirect_uri: redirectUri, created_at: now, expires_at: now + LOGIN_TTL_MS }, now);
+      await insertSsoLogin(
+        deps.store.db,
+        {
+          state_hash: sha256Hex(state),
+          organisation_id: s.organisation_id,
+          nonce,
+          code_verifier: verifier,
+          redirect_uri: redirectUri,
+          created_at: now,
+          expires_at: now + LOGIN_TTL_MS,
+        },
+        now,
+      );
       const url = oidc.buildAuthorizationUrl(config, {
         redirect_uri: redirectUri,
         scope: ssoScopes(s.scopes, deps.settings.oidcCustomScopes),
@@ -96,14 +127,30 @@ export function registerSsoLoginRoutes(app: FastifyInstance, deps: GatewayDeps):
 
   typed.get(
     SSO_CALLBACK_PATH,
-    { config: { public: true }, schema: { querystring: CallbackQuery, tags, summary: 'Finish an SSO sign-in: sets the gw_session and gw_csrf cookies and redirects to /console/', security: [], response: redirectAnswers } },
+    {
+      config: { public: true },
+      schema: {
+        querystring: CallbackQuery,
+        tags,
+        summary: 'Finish an SSO sign-in: sets the gw_session and gw_csrf cookies and redirects to /console/',
+        security: [],
+        response: redirectAnswers,
+      },
+    },
     async (request, reply) => {
       const q = request.query;
       if (!q.state) throw new GatewayError('invalid_request', 'The SSO callback carries no state.', { param: 'state' });
       const now = deps.clock.now();
       const login = await takeSsoLogin(deps.store.db, sha256Hex(q.state), now);
-      if (!login) throw new GatewayError('invalid_request', 'Unknown, expired or already used SSO state: start the sign-in again.', { param: 'state' });
-      if (q.error) throw new GatewayError('forbidden', `The identity provider refused the sign-in: ${q.error}${q.error_description ? ` (${q.error_description})` : ''}.`);
+      if (!login)
+        throw new GatewayError('invalid_request', 'Unknown, expired or already used SSO state: start the sign-in again.', {
+          param: 'state',
+        });
+      if (q.error)
+        throw new GatewayError(
+          'forbidden',
+          `The identity provider refused the sign-in: ${q.error}${q.error_description ? ` (${q.error_description})` : ''}.`,
+        );
       const s = await getSsoSettings(deps.store.db, login.organisation_id);
       if (!s) throw new GatewayError('forbidden', 'SSO was turned off for this organisation.');
       const config = await clients.configOf(s);
@@ -111,17 +158,25 @@ export function registerSsoLoginRoutes(app: FastifyInstance, deps: GatewayDeps):
       const current = new URL(request.url, login.redirect_uri);
       let claims: Record<string, unknown>;
       try {
-        const tokens = await oidc.authorizationCodeGrant(config, current, { pkceCodeVerifier: login.code_verifier, expectedState: q.state, expectedNonce: login.nonce, idTokenExpected: true });
+        const tokens = await oidc.authorizationCodeGrant(config, current, {
+          pkceCodeVerifier: login.code_verifier,
+          expectedState: q.state,
+          expectedNonce: login.nonce,
+          idTokenExpected: true,
+        });
         claims = { ...tokens.claims() };
-        if (claims.email === undefined) claims = { ...claims, ...(await oidc.fetchUserInfo(config, tokens.access_token, String(claims.sub))) };
+        if (claims.email === undefined)
+          claims = { ...claims, ...(await oidc.fetchUserInfo(config, tokens.access_token, String(claims.sub))) };
       } catch (e) {
         if (e instanceof GatewayError) throw e;
         throw new GatewayError('invalid_api_key', `SSO sign-in failed: ${reasonOf(e)}`);
       }
       const email = typeof claims.email === 'string' ? claims.email.trim() : '';
       if (!email) throw new GatewayError('forbidden', 'The identity provider sent no email for this user.');
-      if (claims.email_verified === false || claims.email_verified === 'false') throw new GatewayError('forbidden', `The identity provider has not verified the email '${email}'.`);
-      if (!domainOfEmail(s.domains, email)) throw new GatewayError('forbidden', `The email '${email}' is not in a domain configured for SSO.`);
+      if (claims.email_verified === false || claims.email_verified === 'false')
+        throw new GatewayError('forbidden', `The identity provider has not verified the email '${email}'.`);
+      if (!domainOfEmail(s.domains, email))
+        throw new GatewayError('forbidden', `The email '${email}' is not in a domain configured for SSO.`);
       const name = typeof claims.name === 'string' ? claims.name : null;
       const session = await startSsoSession(deps, request, s, { email, name, subject: String(claims.sub) });
       reply.header('set-cookie', session.cookies);

@@ -23,7 +23,13 @@ const SsoBody = Type.Object(
     client_secret: Type.String({ minLength: 1, maxLength: 4096 }),
     token_endpoint_auth_method: Type.Optional(AuthMethod),
     scopes: Type.Optional(Type.Array(Scope, { maxItems: 20, uniqueItems: true })),
-    domains: Type.Array(Type.Object({ domain: Type.String({ minLength: 1, maxLength: 253 }), allow_subdomains: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), { minItems: 1, maxItems: 100 }),
+    domains: Type.Array(
+      Type.Object(
+        { domain: Type.String({ minLength: 1, maxLength: 253 }), allow_subdomains: Type.Optional(Type.Boolean()) },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 100 },
+    ),
     default_role: Type.Optional(DefaultRole),
     auto_provision: Type.Optional(Type.Boolean()),
   },
@@ -83,16 +89,35 @@ export function registerSsoSettingsRoutes(app: FastifyInstance, deps: GatewayDep
     return principal;
   };
 
-  typed.get('/v1/organisation/sso', { config: { permission: 'organisation.read' }, schema: { tags, summary: 'Read the SSO (OpenID Connect) settings (client secret masked)', response: { 200: SsoAnswer, '4xx': ErrorAnswer, '5xx': ErrorAnswer } } }, async (request) => {
-    const principal = admin(request, 'Reading the SSO settings');
-    const s = await getSsoSettings(deps.store.db, principal.organisationId);
-    if (!s) throw new GatewayError('not_found', NOT_CONFIGURED);
-    return present(s);
-  });
+  typed.get(
+    '/v1/organisation/sso',
+    {
+      config: { permission: 'organisation.read' },
+      schema: {
+        tags,
+        summary: 'Read the SSO (OpenID Connect) settings (client secret masked)',
+        response: { 200: SsoAnswer, '4xx': ErrorAnswer, '5xx': ErrorAnswer },
+      },
+    },
+    async (request) => {
+      const principal = admin(request, 'Reading the SSO settings');
+      const s = await getSsoSettings(deps.store.db, principal.organisationId);
+      if (!s) throw new GatewayError('not_found', NOT_CONFIGURED);
+      return present(s);
+    },
+  );
 
   typed.put(
     '/v1/organisation/sso',
-    { config: { permission: 'organisation.write' }, schema: { body: SsoBody, tags, summary: 'Set the SSO (OpenID Connect) settings: issuer, client, scopes, email domains, first-login provisioning', response: { 200: SsoAnswer, '4xx': ErrorAnswer, '5xx': ErrorAnswer } } },
+    {
+      config: { permission: 'organisation.write' },
+      schema: {
+        body: SsoBody,
+        tags,
+        summary: 'Set the SSO (OpenID Connect) settings: issuer, client, scopes, email domains, first-login provisioning',
+        response: { 200: SsoAnswer, '4xx': ErrorAnswer, '5xx': ErrorAnswer },
+      },
+    },
     async (request) => {
       const principal = admin(request, 'Changing the SSO settings');
       const body = request.body;
@@ -102,8 +127,10 @@ export function registerSsoSettingsRoutes(app: FastifyInstance, deps: GatewayDep
       } catch {
         throw new GatewayError('invalid_request', 'issuer must be an absolute URL.', { param: 'issuer' });
       }
-      if (issuer.protocol !== 'https:' && issuer.protocol !== 'http:') throw new GatewayError('invalid_request', 'issuer must be an https URL.', { param: 'issuer' });
-      if (issuer.search || issuer.hash) throw new GatewayError('invalid_request', 'issuer must have no query or fragment.', { param: 'issuer' });
+      if (issuer.protocol !== 'https:' && issuer.protocol !== 'http:')
+        throw new GatewayError('invalid_request', 'issuer must be an https URL.', { param: 'issuer' });
+      if (issuer.search || issuer.hash)
+        throw new GatewayError('invalid_request', 'issuer must have no query or fragment.', { param: 'issuer' });
       await checkIdentityUrl(deps.http.outbound, body.issuer, 'issuer');
       const domains = await checkSsoDomains(body.domains);
       const now = deps.clock.now();
@@ -125,20 +152,38 @@ export function registerSsoSettingsRoutes(app: FastifyInstance, deps: GatewayDep
         };
         await saveSsoSettings(trx, record);
         const { client_secret: _s, client_secret_hint: _h, ...details } = record;
-        await writeAudit(trx, request, principal, now, { action: 'sso_settings.update', resourceType: 'sso_settings', resourceId: principal.organisationId, workspaceId: null, details });
+        await writeAudit(trx, request, principal, now, {
+          action: 'sso_settings.update',
+          resourceType: 'sso_settings',
+          resourceId: principal.organisationId,
+          workspaceId: null,
+          details,
+        });
         return record;
       });
       return present(saved);
     },
   );
 
-  typed.delete('/v1/organisation/sso', { config: { permission: 'organisation.write' }, schema: { tags, summary: 'Turn SSO off', response: { 200: Deleted, '4xx': ErrorAnswer, '5xx': ErrorAnswer } } }, async (request) => {
-    const principal = admin(request, 'Turning SSO off');
-    const now = deps.clock.now();
-    await deps.store.db.transaction().execute(async (trx) => {
-      if (!(await deleteSsoSettings(trx, principal.organisationId))) throw new GatewayError('not_found', NOT_CONFIGURED);
-      await writeAudit(trx, request, principal, now, { action: 'sso_settings.delete', resourceType: 'sso_settings', resourceId: principal.organisationId, workspaceId: null });
-    });
-    return { object: 'sso_settings' as const, deleted: true };
-  });
+  typed.delete(
+    '/v1/organisation/sso',
+    {
+      config: { permission: 'organisation.write' },
+      schema: { tags, summary: 'Turn SSO off', response: { 200: Deleted, '4xx': ErrorAnswer, '5xx': ErrorAnswer } },
+    },
+    async (request) => {
+      const principal = admin(request, 'Turning SSO off');
+      const now = deps.clock.now();
+      await deps.store.db.transaction().execute(async (trx) => {
+        if (!(await deleteSsoSettings(trx, principal.organisationId))) throw new GatewayError('not_found', NOT_CONFIGURED);
+        await writeAudit(trx, request, principal, now, {
+          action: 'sso_settings.delete',
+          resourceType: 'sso_settings',
+          resourceId: principal.organisationId,
+          workspaceId: null,
+        });
+      });
+      return { object: 'sso_settings' as const, deleted: true };
+    },
+  );
 }

@@ -17,7 +17,10 @@ const CARD_TIMEOUT_MS = 10_000;
 
 const Params = Type.Object({ id: Type.String({ minLength: 1 }) });
 const Query = Type.Object({ workspace_id: Type.Optional(Type.String()) }, { additionalProperties: false });
-const Card = Type.Record(Type.String(), Type.Unknown(), { description: 'The agent card (A2A v0.3 or v1.0 shape, as the agent server sent it) with its interface URLs rewritten to the gateway and its signatures removed.' });
+const Card = Type.Record(Type.String(), Type.Unknown(), {
+  description:
+    'The agent card (A2A v0.3 or v1.0 shape, as the agent server sent it) with its interface URLs rewritten to the gateway and its signatures removed.',
+});
 
 /** The base URL callers reach the gateway at: `GATEWAY_PUBLIC_URL`, else the request's own scheme and host. */
 function publicBase(deps: GatewayDeps, request: FastifyRequest): string {
@@ -36,7 +39,16 @@ export function registerAgentCardRoute(app: FastifyInstance, deps: GatewayDeps):
   const guard = new CustomHostGuard(deps.http.outbound);
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/agent-servers/:id/agent-card',
-    { config: { permission: 'agent_servers.read' }, schema: { params: Params, querystring: Query, tags: ['agent servers'], summary: "Read an agent server's card, as callers of the gateway see it", response: { 200: Card, 304: Type.Null(), '4xx': ErrorAnswer, '5xx': ErrorAnswer } } },
+    {
+      config: { permission: 'agent_servers.read' },
+      schema: {
+        params: Params,
+        querystring: Query,
+        tags: ['agent servers'],
+        summary: "Read an agent server's card, as callers of the gateway see it",
+        response: { 200: Card, 304: Type.Null(), '4xx': ErrorAnswer, '5xx': ErrorAnswer },
+      },
+    },
     async (request, reply) => {
       const principal = principalOf(request);
       const scope = tenantScope(principal, deps.runtime.current, request.query.workspace_id);
@@ -45,14 +57,21 @@ export function registerAgentCardRoute(app: FastifyInstance, deps: GatewayDeps):
       const version = typeof request.headers['a2a-version'] === 'string' ? request.headers['a2a-version'].trim() : '';
       const { card } = await agentCardCache.read(
         { serverId: server.id, url: server.url, updatedAt: server.updated_at, version },
-        { http: deps.http, guard, url: server.url, headers: { ...(await agentHeadersOf(deps, server)), ...(version ? { 'a2a-version': version } : {}) }, timeoutMs: Math.min(CARD_TIMEOUT_MS, deps.settings.agentTimeoutMs) },
+        {
+          http: deps.http,
+          guard,
+          url: server.url,
+          headers: { ...(await agentHeadersOf(deps, server)), ...(version ? { 'a2a-version': version } : {}) },
+          timeoutMs: Math.min(CARD_TIMEOUT_MS, deps.settings.agentTimeoutMs),
+        },
       );
       const answer = rewriteAgentCard(card, gatewayAgentUrl(publicBase(deps, request), server.slug), server.skills_allow);
       const body = JSON.stringify(answer);
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
       reply.header('etag', etag).header('cache-control', 'no-cache').header('vary', 'A2A-Version');
       const match = request.headers['if-none-match'];
-      if (typeof match === 'string' && match.split(',').some((t) => t.trim().replace(/^W\//, '') === etag)) return reply.code(304).send(null);
+      if (typeof match === 'string' && match.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))
+        return reply.code(304).send(null);
       return reply.code(200).send(answer);
     },
   );

@@ -7,7 +7,22 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  * Headers the gateway sets itself on every call to an agent server (framing, content, the protocol
  * version the caller chose): an agent server's headers may not replace them.
  */
-const RESERVED = new Set(['host', 'connection', 'content-length', 'content-type', 'transfer-encoding', 'keep-alive', 'upgrade', 'te', 'trailer', 'proxy-connection', 'accept', 'accept-encoding', 'a2a-version', 'x-gateway-api-key']);
+const RESERVED = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'proxy-connection',
+  'accept',
+  'accept-encoding',
+  'a2a-version',
+  'x-gateway-api-key',
+]);
 
 /** 400 naming `headers.<name>`. */
 function invalid(param: string, message: string): GatewayError {

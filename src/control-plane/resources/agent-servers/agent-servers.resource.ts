@@ -1,7 +1,14 @@
 import { Type } from 'typebox';
 import { uuid } from '../../../foundation/lib/ids.js';
 import { AGENT_SERVERS_SECTION } from '../../../features/agents/agent-servers-section.js';
-import { deleteAgentServer, getAgentServer, insertAgentServer, listAgentServers, updateAgentServer, type AgentServer } from '../../../infra/store/repos/agent-servers.js';
+import {
+  deleteAgentServer,
+  getAgentServer,
+  insertAgentServer,
+  listAgentServers,
+  updateAgentServer,
+  type AgentServer,
+} from '../../../infra/store/repos/agent-servers.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
 import { IsoTime, iso } from '../../../identity/paging.js';
 import { Slug, kebabSlug } from '../../resource/slug.js';
@@ -125,7 +132,16 @@ export const agentServersResource = defineResource({
       updated_at: ctx.now,
     };
     await insertAgentServer(ctx.db, ctx.scope, record);
-    return { record, details: { name: record.name, slug: record.slug, headers: Object.keys(hints), secret_mappings: mappings, skills_allow: record.skills_allow } };
+    return {
+      record,
+      details: {
+        name: record.name,
+        slug: record.slug,
+        headers: Object.keys(hints),
+        secret_mappings: mappings,
+        skills_allow: record.skills_allow,
+      },
+    };
   },
   async update(ctx, a, body) {
     if (body.url !== undefined) await checkUrl(ctx, body.url);

@@ -4,7 +4,15 @@ import { Type, type Static } from 'typebox';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import type { Permission } from '../../../kernel/permissions.js';
 import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
-import { ANALYTICS_COLUMNS, GROUP_COLUMNS, groupRequestLogs, graphRequestLogs, type AnalyticsColumn, type GraphMetric, type GroupBy } from '../../../infra/store/repos/request-log-analytics.js';
+import {
+  ANALYTICS_COLUMNS,
+  GROUP_COLUMNS,
+  groupRequestLogs,
+  graphRequestLogs,
+  type AnalyticsColumn,
+  type GraphMetric,
+  type GroupBy,
+} from '../../../infra/store/repos/request-log-analytics.js';
 import type { RequestLogFilter } from '../../../infra/store/repos/request-logs.js';
 import { graphFromRollups, groupFromRollups } from '../../../infra/store/repos/request-log-rollup-analytics.js';
 import { principalOf, tenantScope } from '../../../identity/authorize.js';
@@ -38,7 +46,11 @@ const GraphQuery = Type.Object(
   { ...FilterMembers, interval: Type.Optional(StringEnum(['minute', 'hour', 'day'])) },
   { additionalProperties: false, patternProperties: METADATA_QUERY },
 );
-const GroupsAnswer = Type.Object({ object: Type.Literal('list'), total: Type.Integer(), data: Type.Array(Type.Record(Type.String(), Type.Unknown())) });
+const GroupsAnswer = Type.Object({
+  object: Type.Literal('list'),
+  total: Type.Integer(),
+  data: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+});
 const GraphAnswer = Type.Object({
   object: Type.Literal('analytics-graph'),
   metric: Type.String(),
@@ -55,7 +67,8 @@ function analyticsFilter(deps: GatewayDeps, q: LogFilterInput): RequestLogFilter
   const f = filterOf(q, { retainedSince: retentionStart(deps), defaultEnd: now });
   const endTime = f.endTime!;
   const startTime = f.startTime ?? endTime - DEFAULT_RANGE_MS;
-  if (startTime > endTime) throw new GatewayError('invalid_request', 'querystring.start_time is after querystring.end_time.', { param: 'start_time' });
+  if (startTime > endTime)
+    throw new GatewayError('invalid_request', 'querystring.start_time is after querystring.end_time.', { param: 'start_time' });
   return { ...f, startTime, endTime };
 }
 
@@ -63,7 +76,10 @@ function analyticsFilter(deps: GatewayDeps, q: LogFilterInput): RequestLogFilter
 function readerOf(deps: GatewayDeps, request: FastifyRequest, workspaceId: string | undefined, filter: RequestLogFilter) {
   const principal = principalOf(request);
   const scope = tenantScope(principal, deps.runtime.current, workspaceId);
-  if (filter.metadata && !principal.visibility.metadata) throw new GatewayError('forbidden', 'Filtering on metadata needs the right to see it (organisationAdminsViewLogMetadata).', { param: `metadata.${filter.metadata[0]![0]}` });
+  if (filter.metadata && !principal.visibility.metadata)
+    throw new GatewayError('forbidden', 'Filtering on metadata needs the right to see it (organisationAdminsViewLogMetadata).', {
+      param: `metadata.${filter.metadata[0]![0]}`,
+    });
   return { principal, scope };
 }
 
@@ -72,7 +88,12 @@ function columnsOf(text: string | undefined): AnalyticsColumn[] {
   const out: AnalyticsColumn[] = [];
   for (const raw of text.split(',')) {
     const c = raw.trim();
-    if (!(ANALYTICS_COLUMNS as readonly string[]).includes(c)) throw new GatewayError('invalid_request', `querystring.columns: unknown column '${c.slice(0, 64)}' (one of ${ANALYTICS_COLUMNS.join(', ')}).`, { param: 'columns' });
+    if (!(ANALYTICS_COLUMNS as readonly string[]).includes(c))
+      throw new GatewayError(
+        'invalid_request',
+        `querystring.columns: unknown column '${c.slice(0, 64)}' (one of ${ANALYTICS_COLUMNS.join(', ')}).`,
+        { param: 'columns' },
+      );
     if (!out.includes(c as AnalyticsColumn)) out.push(c as AnalyticsColumn);
   }
   return out;
@@ -81,17 +102,36 @@ function columnsOf(text: string | undefined): AnalyticsColumn[] {
 function groupsHandler(deps: GatewayDeps) {
   return async (request: FastifyRequest<{ Params: { groupBy: string }; Querystring: Static<typeof GroupsQuery> }>) => {
     const groupBy = request.params.groupBy;
-    if (!Object.hasOwn(GROUP_COLUMNS, groupBy)) throw new GatewayError('invalid_request', `groupBy: unknown grouping '${groupBy.slice(0, 64)}' (one of ${Object.keys(GROUP_COLUMNS).join(', ')}).`, { param: 'groupBy' });
+    if (!Object.hasOwn(GROUP_COLUMNS, groupBy))
+      throw new GatewayError(
+        'invalid_request',
+        `groupBy: unknown grouping '${groupBy.slice(0, 64)}' (one of ${Object.keys(GROUP_COLUMNS).join(', ')}).`,
+        { param: 'groupBy' },
+      );
     const q = request.query;
     const columns = columnsOf(q.columns);
     const orderBy = q.order_by ?? 'requests';
-    if (orderBy !== 'requests' && !(ANALYTICS_COLUMNS as readonly string[]).includes(orderBy)) throw new GatewayError('invalid_request', `querystring.order_by: unknown column '${orderBy.slice(0, 64)}' (requests or one of ${ANALYTICS_COLUMNS.join(', ')}).`, { param: 'order_by' });
+    if (orderBy !== 'requests' && !(ANALYTICS_COLUMNS as readonly string[]).includes(orderBy))
+      throw new GatewayError(
+        'invalid_request',
+        `querystring.order_by: unknown column '${orderBy.slice(0, 64)}' (requests or one of ${ANALYTICS_COLUMNS.join(', ')}).`,
+        { param: 'order_by' },
+      );
     const filter = analyticsFilter(deps, q as LogFilterInput);
     const { principal, scope } = readerOf(deps, request, q.workspace_id, filter);
     await deps.logs.flush();
     const { limit, offset } = pageOf(q);
-    const query = { groupBy: groupBy as GroupBy, columns, orderBy: orderBy as AnalyticsColumn | 'requests', order: q.order ?? 'desc', limit, offset } as const;
-    const { rows, total } = (await groupFromRollups(deps.store.db, scope, principal, filter, query)) ?? (await groupRequestLogs(deps.store.db, scope, principal, filter, query));
+    const query = {
+      groupBy: groupBy as GroupBy,
+      columns,
+      orderBy: orderBy as AnalyticsColumn | 'requests',
+      order: q.order ?? 'desc',
+      limit,
+      offset,
+    } as const;
+    const { rows, total } =
+      (await groupFromRollups(deps.store.db, scope, principal, filter, query)) ??
+      (await groupRequestLogs(deps.store.db, scope, principal, filter, query));
     return {
       object: 'list' as const,
       total,
@@ -107,27 +147,44 @@ function groupsHandler(deps: GatewayDeps) {
 /** The interval of a graph: the asked one, else by the range (up to 6 hours: minutes; up to 14 days: hours; else days). */
 function intervalOf(asked: keyof typeof INTERVALS | undefined, rangeMs: number): keyof typeof INTERVALS {
   const interval = asked ?? (rangeMs <= 6 * 3_600_000 ? 'minute' : rangeMs <= 14 * DAY_MS ? 'hour' : 'day');
-  if (Math.ceil(rangeMs / INTERVALS[interval]) > MAX_GRAPH_POINTS) throw new GatewayError('invalid_request', `querystring.interval: '${interval}' over this range makes more than ${MAX_GRAPH_POINTS} points; choose a longer interval or a shorter range.`, { param: 'interval' });
+  if (Math.ceil(rangeMs / INTERVALS[interval]) > MAX_GRAPH_POINTS)
+    throw new GatewayError(
+      'invalid_request',
+      `querystring.interval: '${interval}' over this range makes more than ${MAX_GRAPH_POINTS} points; choose a longer interval or a shorter range.`,
+      { param: 'interval' },
+    );
   return interval;
 }
 
 function graphHandler(deps: GatewayDeps) {
   return async (request: FastifyRequest<{ Params: { metric: string }; Querystring: Static<typeof GraphQuery> }>) => {
     const metric = request.params.metric as GraphMetric;
-    if (!METRICS.includes(metric)) throw new GatewayError('invalid_request', `metric: unknown metric '${request.params.metric.slice(0, 64)}' (one of ${METRICS.join(', ')}).`, { param: 'metric' });
+    if (!METRICS.includes(metric))
+      throw new GatewayError(
+        'invalid_request',
+        `metric: unknown metric '${request.params.metric.slice(0, 64)}' (one of ${METRICS.join(', ')}).`,
+        { param: 'metric' },
+      );
     const q = request.query;
     const filter = analyticsFilter(deps, q as LogFilterInput);
     const interval = intervalOf(q.interval, filter.endTime - filter.startTime);
     const { principal, scope } = readerOf(deps, request, q.workspace_id, filter);
     await deps.logs.flush();
     const step = INTERVALS[interval];
-    const { points, summary } = (await graphFromRollups(deps.store.db, scope, principal, filter, metric, step)) ?? (await graphRequestLogs(deps.store.db, scope, principal, filter, metric, step));
+    const { points, summary } =
+      (await graphFromRollups(deps.store.db, scope, principal, filter, metric, step)) ??
+      (await graphRequestLogs(deps.store.db, scope, principal, filter, metric, step));
     const byStart = new Map(points.map((p) => [p.timestamp, p]));
-    const data_points: Array<{ timestamp: string; value: number | null; p50?: number | null; p95?: number | null; p99?: number | null }> = [];
+    const data_points: Array<{ timestamp: string; value: number | null; p50?: number | null; p95?: number | null; p99?: number | null }> =
+      [];
     for (let t = filter.startTime; t < filter.endTime; t += step) {
       const p = byStart.get(t);
       const zero = metric === 'latency' ? null : 0;
-      data_points.push({ timestamp: new Date(t).toISOString(), value: p?.value ?? zero, ...(metric === 'latency' ? { p50: p?.p50 ?? null, p95: p?.p95 ?? null, p99: p?.p99 ?? null } : {}) });
+      data_points.push({
+        timestamp: new Date(t).toISOString(),
+        value: p?.value ?? zero,
+        ...(metric === 'latency' ? { p50: p?.p50 ?? null, p95: p?.p95 ?? null, p99: p?.p99 ?? null } : {}),
+      });
     }
     return {
       object: 'analytics-graph' as const,
@@ -179,7 +236,13 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: GatewayDeps)
       url,
       {
         config: { permission },
-        schema: { params: Type.Object({ groupBy: Type.String() }), querystring: GroupsQuery, tags: ['analytics'], summary: 'Request-log analytics grouped by a dimension', response: { 200: GroupsAnswer, '4xx': ErrorAnswer, '5xx': ErrorAnswer } },
+        schema: {
+          params: Type.Object({ groupBy: Type.String() }),
+          querystring: GroupsQuery,
+          tags: ['analytics'],
+          summary: 'Request-log analytics grouped by a dimension',
+          response: { 200: GroupsAnswer, '4xx': ErrorAnswer, '5xx': ErrorAnswer },
+        },
       },
       groupsHandler(deps),
     );
@@ -188,7 +251,13 @@ export function registerAnalyticsRoutes(app: FastifyInstance, deps: GatewayDeps)
     '/v1/analytics/graphs/:metric',
     {
       config: { permission: 'analytics.read' },
-      schema: { params: Type.Object({ metric: Type.String() }), querystring: GraphQuery, tags: ['analytics'], summary: 'A request-log metric over time', response: { 200: GraphAnswer, '4xx': ErrorAnswer, '5xx': ErrorAnswer } },
+      schema: {
+        params: Type.Object({ metric: Type.String() }),
+        querystring: GraphQuery,
+        tags: ['analytics'],
+        summary: 'A request-log metric over time',
+        response: { 200: GraphAnswer, '4xx': ErrorAnswer, '5xx': ErrorAnswer },
+      },
     },
     graphHandler(deps),
   );

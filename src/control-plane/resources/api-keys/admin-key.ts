@@ -19,25 +19,36 @@ export interface AdminKeyTenant {
  * `value` (only its hash is stored); returns its id. The bootstrap makes the instance operator's key this
  * way (`instanceOperator`), `POST /v1/organisations` each new organisation's key (never an operator's).
  */
-export async function insertAdminKey(db: Kysely<Database>, tenant: AdminKeyTenant, value: string, prefix: string, now: number, instanceOperator: boolean): Promise<string> {
+export async function insertAdminKey(
+  db: Kysely<Database>,
+  tenant: AdminKeyTenant,
+  value: string,
+  prefix: string,
+  now: number,
+  instanceOperator: boolean,
+): Promise<string> {
   const id = uuid();
-  await insertApiKey(db, { organisationId: tenant.organisationId, workspaceIds: [tenant.workspaceId], organisationWide: true }, {
-    id,
-    organisation_id: tenant.organisationId,
-    workspace_id: null,
-    name: 'admin',
-    type: 'organisation-service',
-    key_hash: sha256Hex(value),
-    // A value set by GATEWAY_ADMIN_KEY need not carry the prefix: its hint is its first four characters, as before.
-    key_hint: value.startsWith(prefix) ? keyHint(value, prefix) : value.slice(0, 4),
-    scopes: [...ADMIN_KEY_SCOPES],
-    status: 'active',
-    expires_at: null,
-    rotation_policy: null,
-    metadata: {},
-    ...(instanceOperator ? { instance_operator: true } : {}),
-    created_at: now,
-    updated_at: now,
-  });
+  await insertApiKey(
+    db,
+    { organisationId: tenant.organisationId, workspaceIds: [tenant.workspaceId], organisationWide: true },
+    {
+      id,
+      organisation_id: tenant.organisationId,
+      workspace_id: null,
+      name: 'admin',
+      type: 'organisation-service',
+      key_hash: sha256Hex(value),
+      // A value set by GATEWAY_ADMIN_KEY need not carry the prefix: its hint is its first four characters, as before.
+      key_hint: value.startsWith(prefix) ? keyHint(value, prefix) : value.slice(0, 4),
+      scopes: [...ADMIN_KEY_SCOPES],
+      status: 'active',
+      expires_at: null,
+      rotation_policy: null,
+      metadata: {},
+      ...(instanceOperator ? { instance_operator: true } : {}),
+      created_at: now,
+      updated_at: now,
+    },
+  );
   return id;
 }

@@ -63,7 +63,9 @@ export const UpdateApiKey = Type.Object(
 );
 
 /** `POST /v1/api-keys/{id}/rotate` body (optional): the transition, at least 30 minutes. */
-export const RotateApiKey = Type.Optional(Type.Object({ key_transition_period_ms: Type.Optional(TransitionMs) }, { additionalProperties: false }));
+export const RotateApiKey = Type.Optional(
+  Type.Object({ key_transition_period_ms: Type.Optional(TransitionMs) }, { additionalProperties: false }),
+);
 
 /** `POST /v1/api-keys/{id}/reveal` body: none (an empty object is accepted). */
 export const RevealApiKey = Type.Optional(Type.Object({}, { additionalProperties: false }));
@@ -104,4 +106,9 @@ export const CreatedApiKey = Type.Object({ ...ApiKeyAnswer.properties, key: Type
 export const RotatedApiKey = Type.Object({ ...ApiKeyAnswer.properties, key: Type.String() });
 
 /** The answer of a reveal: the pending value, shown once. */
-export const RevealedApiKey = Type.Object({ id: Type.String(), object: Type.Literal('api_key'), key: Type.String(), key_transition_expires_at: IsoTime });
+export const RevealedApiKey = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('api_key'),
+  key: Type.String(),
+  key_transition_expires_at: IsoTime,
+});

@@ -3,7 +3,14 @@ import { Type } from 'typebox';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { sha256Hex } from '../../../foundation/lib/hash.js';
 import { uuid } from '../../../foundation/lib/ids.js';
-import { getApiKey, insertApiKey, listApiKeys, updateApiKey, type ApiKeyRecord, type ApiKeyType } from '../../../infra/store/repos/api-keys.js';
+import {
+  getApiKey,
+  insertApiKey,
+  listApiKeys,
+  updateApiKey,
+  type ApiKeyRecord,
+  type ApiKeyType,
+} from '../../../infra/store/repos/api-keys.js';
 import { checkKeyDefaults } from './key-defaults.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
 import { ApiKeyAnswer, CreateApiKey, CreatedApiKey, UpdateApiKey } from './api-key-schemas.js';
@@ -27,7 +34,13 @@ function toTime(v: string | number | null | undefined, param: string): number | 
 }
 
 /** A user key's policy with its workspace's enforced rotation period applied (other keys: as given). */
-async function policyFor(ctx: ResourceContext, type: ApiKeyType, workspaceId: string | null, policy: RotationPolicy | null | undefined, creating: boolean) {
+async function policyFor(
+  ctx: ResourceContext,
+  type: ApiKeyType,
+  workspaceId: string | null,
+  policy: RotationPolicy | null | undefined,
+  creating: boolean,
+) {
   if (type !== 'workspace-user' || workspaceId === null) return policy;
   return withEnforcedPeriod(await userKeyRotationPeriod(ctx.db, ctx.principal.organisationId, workspaceId), policy, creating);
 }
@@ -68,7 +81,8 @@ export const apiKeysResource = defineResource({
   beforeRemove: (ctx, k) => assertOwnKey(ctx.principal, k),
   async create(ctx, body) {
     const type: ApiKeyType = body.type ?? 'workspace-service';
-    if (type === 'organisation-service' && ctx.principal.workspaceId !== null) throw new GatewayError('forbidden', 'A workspace key cannot create organisation keys.');
+    if (type === 'organisation-service' && ctx.principal.workspaceId !== null)
+      throw new GatewayError('forbidden', 'A workspace key cannot create organisation keys.');
     assertTypeWithinReach(ctx.principal, type);
     const scopes = grantScopes(ctx.principal, type, body.scopes);
     const prefix = ctx.deps.settings.apiKeyPrefix;
@@ -99,26 +113,59 @@ export const apiKeysResource = defineResource({
     await insertApiKey(ctx.db, writeScope(ctx), record);
     if (body.usage_limits !== undefined) {
       const owner = keyOwner(record);
-      if (!owner) throw new GatewayError('invalid_request', 'body.usage_limits: an organisation key has no workspace; give its budgets as policies of each workspace.', { param: 'usage_limits' });
+      if (!owner)
+        throw new GatewayError(
+          'invalid_request',
+          'body.usage_limits: an organisation key has no workspace; give its budgets as policies of each workspace.',
+          { param: 'usage_limits' },
+        );
       await replaceInlineUsageLimits(ctx, owner, body.usage_limits);
     }
     const stored = await reread(ctx, record.id);
-    return { record: stored, answer: { ...presentKey(stored), key: value }, details: { name: record.name, type, scopes, workspace_id: record.workspace_id, user_id: userId ?? null, ...(policy ? { rotation_policy: policy } : {}) } };
+    return {
+      record: stored,
+      answer: { ...presentKey(stored), key: value },
+      details: {
+        name: record.name,
+        type,
+        scopes,
+        workspace_id: record.workspace_id,
+        user_id: userId ?? null,
+        ...(policy ? { rotation_policy: policy } : {}),
+      },
+    };
   },
   async update(ctx, k, body) {
     assertOwnKey(ctx.principal, k);
     if (body.scopes !== undefined) {
-      if (k.id === ctx.principal.keyId) throw new GatewayError('forbidden', 'An API key cannot change its own scopes.', { param: 'scopes' });
+      if (k.id === ctx.principal.keyId)
+        throw new GatewayError('forbidden', 'An API key cannot change its own scopes.', { param: 'scopes' });
       grantScopes(ctx.principal, k.type, body.scopes);
     }
     const defaults = body.defaults === undefined ? undefined : await checkKeyDefaults(ctx, k.workspace_id, body.defaults);
-    const policy = body.rotation_policy === undefined ? undefined : await policyFor(ctx, k.type, k.workspace_id, body.rotation_policy, false);
-    const schedule = policy === undefined ? {} : { rotation_policy: policy as Record<string, unknown> | null, next_rotation_at: firstRotationAt(policy, ctx.now) };
-    const patch = { name: body.name, scopes: body.scopes, expires_at: toTime(body.expires_at, 'expires_at'), metadata: body.metadata, defaults, ...schedule };
+    const policy =
+      body.rotation_policy === undefined ? undefined : await policyFor(ctx, k.type, k.workspace_id, body.rotation_policy, false);
+    const schedule =
+      policy === undefined
+        ? {}
+        : { rotation_policy: policy as Record<string, unknown> | null, next_rotation_at: firstRotationAt(policy, ctx.now) };
+    const patch = {
+      name: body.name,
+      scopes: body.scopes,
+      expires_at: toTime(body.expires_at, 'expires_at'),
+      metadata: body.metadata,
+      defaults,
+      ...schedule,
+    };
     await updateApiKey(ctx.db, writeScope(ctx), k.id, patch, ctx.now);
     if (body.usage_limits !== undefined) {
       const owner = keyOwner(k);
-      if (!owner) throw new GatewayError('invalid_request', 'body.usage_limits: an organisation key has no workspace; give its budgets as policies of each workspace.', { param: 'usage_limits' });
+      if (!owner)
+        throw new GatewayError(
+          'invalid_request',
+          'body.usage_limits: an organisation key has no workspace; give its budgets as policies of each workspace.',
+          { param: 'usage_limits' },
+        );
       await replaceInlineUsageLimits(ctx, owner, body.usage_limits);
     }
     return { record: await reread(ctx, k.id), details: { changed: Object.keys(body), ...(body.scopes ? { scopes: body.scopes } : {}) } };

@@ -34,7 +34,12 @@ export interface JoinedWorkspace {
 export async function autoCreateUserKey(db: Kysely<Database>, j: JoinedWorkspace): Promise<string | null> {
   const org = await db.selectFrom('organisations').select('settings').where('id', '=', j.organisationId).executeTakeFirst();
   if (!org || effectiveSetting('user_api_key_auto_create', null, JSON.parse(org.settings) as StoredSettings).value !== true) return null;
-  const user = await db.selectFrom('users').select(['email', 'status']).where('id', '=', j.userId).where('organisation_id', '=', j.organisationId).executeTakeFirst();
+  const user = await db
+    .selectFrom('users')
+    .select(['email', 'status'])
+    .where('id', '=', j.userId)
+    .where('organisation_id', '=', j.organisationId)
+    .executeTakeFirst();
   if (!user || user.status !== 'active') return null;
   const period = await userKeyRotationPeriod(db, j.organisationId, j.workspaceId);
   const policy = period ? { rotation_period: period } : null;

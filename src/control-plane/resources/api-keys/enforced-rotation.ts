@@ -9,8 +9,17 @@ import type { RotationPeriod, RotationPolicy } from './rotation-schedule.js';
  * workspace's own override when it has the key — null there turns enforcement off — else its
  * organisation's, else none).
  */
-export async function userKeyRotationPeriod(db: Kysely<Database>, organisationId: string, workspaceId: string): Promise<RotationPeriod | null> {
-  const ws = await db.selectFrom('workspaces').select('settings').where('id', '=', workspaceId).where('organisation_id', '=', organisationId).executeTakeFirst();
+export async function userKeyRotationPeriod(
+  db: Kysely<Database>,
+  organisationId: string,
+  workspaceId: string,
+): Promise<RotationPeriod | null> {
+  const ws = await db
+    .selectFrom('workspaces')
+    .select('settings')
+    .where('id', '=', workspaceId)
+    .where('organisation_id', '=', organisationId)
+    .executeTakeFirst();
   const org = await db.selectFrom('organisations').select('settings').where('id', '=', organisationId).executeTakeFirst();
   const parse = (json: string | undefined) => (json ? (JSON.parse(json) as StoredSettings) : null);
   const value = effectiveSetting('user_api_key_rotation_period', parse(ws?.settings), parse(org?.settings)).value;
@@ -22,9 +31,18 @@ export async function userKeyRotationPeriod(db: Kysely<Database>, organisationId
  * `{rotation_period: enforced}`; given without a period → the enforced one added; a different period,
  * or removing the policy on update, → 400 naming `rotation_policy.rotation_period`.
  */
-export function withEnforcedPeriod(enforced: RotationPeriod | null, policy: RotationPolicy | null | undefined, creating: boolean): RotationPolicy | null | undefined {
+export function withEnforcedPeriod(
+  enforced: RotationPeriod | null,
+  policy: RotationPolicy | null | undefined,
+  creating: boolean,
+): RotationPolicy | null | undefined {
   if (!enforced) return policy;
-  const refuse = (got: string) => new GatewayError('invalid_request', `rotation_policy.rotation_period: this workspace requires user keys to rotate ${enforced} (user_api_key_rotation_period); got ${got}.`, { param: 'rotation_policy.rotation_period' });
+  const refuse = (got: string) =>
+    new GatewayError(
+      'invalid_request',
+      `rotation_policy.rotation_period: this workspace requires user keys to rotate ${enforced} (user_api_key_rotation_period); got ${got}.`,
+      { param: 'rotation_policy.rotation_period' },
+    );
   if (policy === undefined) return creating ? { rotation_period: enforced } : undefined;
   if (policy === null) {
     if (creating) return { rotation_period: enforced };

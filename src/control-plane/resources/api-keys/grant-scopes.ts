@@ -9,7 +9,8 @@ import { DEFAULT_SCOPES, type KeyType, type Principal } from '../../../kernel/pr
  */
 export function grantScopes(principal: Principal, keyType: KeyType, requested: readonly string[] | undefined): string[] {
   const scopes = requested ?? [];
-  for (const s of scopes) if (!isScope(s)) throw new GatewayError('invalid_request', `Unknown scope '${s}' (see docs/permissions.md).`, { param: 'scopes' });
+  for (const s of scopes)
+    if (!isScope(s)) throw new GatewayError('invalid_request', `Unknown scope '${s}' (see docs/permissions.md).`, { param: 'scopes' });
   const effective: readonly Scope[] = scopes.length ? scopes.filter(isScope) : DEFAULT_SCOPES[keyType];
   for (const s of effective) {
     if (!covers(principal.scopes, s)) {
@@ -28,6 +29,10 @@ const TYPE_RANK: Readonly<Record<KeyType, number>> = { 'workspace-user': 0, 'wor
  */
 export function assertTypeWithinReach(principal: Principal, keyType: KeyType): void {
   if (TYPE_RANK[keyType] > TYPE_RANK[principal.keyType]) {
-    throw new GatewayError('forbidden', `A ${principal.keyType} key cannot act on ${keyType} keys: a key creates or rotates only keys no broader than itself.`, { param: 'type' });
+    throw new GatewayError(
+      'forbidden',
+      `A ${principal.keyType} key cannot act on ${keyType} keys: a key creates or rotates only keys no broader than itself.`,
+      { param: 'type' },
+    );
   }
 }

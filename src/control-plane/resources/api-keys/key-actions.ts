@@ -26,7 +26,11 @@ function assertMayTakeOver(principal: Principal, k: ApiKeyRecord): void {
 function openTransition(k: ApiKeyRecord, now: number): GatewayError | undefined {
   const until = k.key_transition_expires_at;
   if (until == null || until <= now) return undefined;
-  return new GatewayError('conflict', `API key '${k.id}' is in a rotation transition until ${iso(until)}: at most two values are live, rotate again after it ends.`, { param: 'id' });
+  return new GatewayError(
+    'conflict',
+    `API key '${k.id}' is in a rotation transition until ${iso(until)}: at most two values are live, rotate again after it ends.`,
+    { param: 'id' },
+  );
 }
 
 /**
@@ -50,13 +54,25 @@ export const rotateAction = defineAction<ApiKeyRecord, typeof RotateApiKey, type
     const transition = transitionMs(k.rotation_policy as RotationPolicy | null, body?.key_transition_period_ms);
     const prefix = ctx.deps.settings.apiKeyPrefix;
     const value = newKeyValue(prefix);
-    const rotation = { keyHash: sha256Hex(value), keyHint: keyHint(value, prefix), transitionEndsAt: ctx.now + transition, pendingCiphertext: null };
+    const rotation = {
+      keyHash: sha256Hex(value),
+      keyHint: keyHint(value, prefix),
+      transitionEndsAt: ctx.now + transition,
+      pendingCiphertext: null,
+    };
     if (!(await rotateApiKey(ctx.db, writeScope(ctx), k.id, rotation, ctx.now))) {
       // Another rotation committed between the read and this write.
-      throw openTransition(await reread(ctx, k.id), ctx.now) ?? new GatewayError('conflict', `API key '${k.id}' changed during the rotation; try again.`, { param: 'id' });
+      throw (
+        openTransition(await reread(ctx, k.id), ctx.now) ??
+        new GatewayError('conflict', `API key '${k.id}' changed during the rotation; try again.`, { param: 'id' })
+      );
     }
     const record = await reread(ctx, k.id);
-    return { record, answer: { ...presentKey(record), key: value }, details: { key_transition_period_ms: transition, rotation_mode: 'manual' } };
+    return {
+      record,
+      answer: { ...presentKey(record), key: value },
+      details: { key_transition_period_ms: transition, rotation_mode: 'manual' },
+    };
   },
 });
 
@@ -74,7 +90,8 @@ function assertMayReveal(ctx: ResourceContext, k: ApiKeyRecord): void {
     if (!isOwnUserKey(ctx.principal, k)) throw new GatewayError('forbidden', "A user key's pending value is shown to its own user only.");
     return;
   }
-  if (!holds(ctx.principal, 'api_keys.write')) throw new GatewayError('forbidden', "This API key lacks the 'api_keys.write' scope (revealing a service key's value).");
+  if (!holds(ctx.principal, 'api_keys.write'))
+    throw new GatewayError('forbidden', "This API key lacks the 'api_keys.write' scope (revealing a service key's value).");
   assertMayTakeOver(ctx.principal, k);
 }
 
@@ -99,7 +116,12 @@ export const revealAction = defineAction<ApiKeyRecord, typeof RevealApiKey, type
     assertMayReveal(ctx, k);
     const taken = await takePendingKey(ctx.db, writeScope(ctx), k.id, ctx.now);
     if ('none' in taken) throw new GatewayError('not_found', `API key '${k.id}' has no value waiting to be revealed.`, { param: 'id' });
-    if ('revealedAt' in taken) throw new GatewayError('conflict', `The value of API key '${k.id}' was already revealed at ${iso(taken.revealedAt)}; it is shown once.`, { param: 'id' });
+    if ('revealedAt' in taken)
+      throw new GatewayError(
+        'conflict',
+        `The value of API key '${k.id}' was already revealed at ${iso(taken.revealedAt)}; it is shown once.`,
+        { param: 'id' },
+      );
     let value: string;
     try {
       value = ctx.deps.secrets.decrypt(taken.ciphertext, k.id);
@@ -108,6 +130,9 @@ export const revealAction = defineAction<ApiKeyRecord, typeof RevealApiKey, type
       if (err instanceof SecretBoxError) throw new GatewayError('internal_error', `The pending value cannot be opened: ${err.message}`);
       throw err;
     }
-    return { answer: { id: k.id, object: 'api_key' as const, key: value, key_transition_expires_at: iso(k.key_transition_expires_at) }, details: { creation_mode: k.creation_mode ?? 'api' } };
+    return {
+      answer: { id: k.id, object: 'api_key' as const, key: value, key_transition_expires_at: iso(k.key_transition_expires_at) },
+      details: { creation_mode: k.creation_mode ?? 'api' },
+    };
   },
 });

@@ -8,7 +8,8 @@ import { withInlineUsageLimits, type InlineOwner, type InlineUsageLimitView } fr
 export type KeyRecord = ApiKeyRecord & { usage_limits?: InlineUsageLimitView[] };
 
 /** The owner of a key's inline limits (none for an organisation key, which has no workspace). */
-export const keyOwner = (k: ApiKeyRecord): InlineOwner | null => (k.workspace_id === null ? null : { type: 'api_key', id: k.id, workspaceId: k.workspace_id });
+export const keyOwner = (k: ApiKeyRecord): InlineOwner | null =>
+  k.workspace_id === null ? null : { type: 'api_key', id: k.id, workspaceId: k.workspace_id };
 
 /**
  * The public view of a key: never its value, hash or sealed pending value. `rotation_policy` shows

@@ -24,7 +24,7 @@ export function nextBoundary(period: RotationPeriod, after: number): number {
   if (period === 'monthly') return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
   const midnight = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
   // getUTCDay: Sunday 0, Monday 1. Days until the next Monday, 7 when today is Monday.
-  const days = ((8 - d.getUTCDay()) % 7) || 7;
+  const days = (8 - d.getUTCDay()) % 7 || 7;
   return midnight + days * DAY_MS;
 }
 
@@ -37,7 +37,10 @@ export function firstRotationAt(policy: RotationPolicy | null | undefined, now: 
   if (!policy) return null;
   if (policy.next_rotation_at !== undefined) {
     const at = Date.parse(policy.next_rotation_at);
-    if (Number.isNaN(at) || at <= now) throw new GatewayError('invalid_request', 'rotation_policy.next_rotation_at must be a time in the future.', { param: 'rotation_policy.next_rotation_at' });
+    if (Number.isNaN(at) || at <= now)
+      throw new GatewayError('invalid_request', 'rotation_policy.next_rotation_at must be a time in the future.', {
+        param: 'rotation_policy.next_rotation_at',
+      });
     return at;
   }
   return policy.rotation_period ? nextBoundary(policy.rotation_period, now) : null;

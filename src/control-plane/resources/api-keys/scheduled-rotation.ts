@@ -38,14 +38,25 @@ export async function rotateDueKey(deps: ScheduledRotationDeps, k: ApiKeyRecord)
   const nextRotationAt = followingRotationAt(policy, now);
   const changes: RuntimeChange[] = [{ section: API_KEYS_SECTION, workspaceId: k.workspace_id }];
   const rotated = await deps.store.db.transaction().execute(async (trx) => {
-    const rotation = { keyHash: sha256Hex(value), keyHint: keyHint(value, deps.apiKeyPrefix), transitionEndsAt: now + transition, pendingCiphertext: deps.secrets.encrypt(value, k.id), nextRotationAt };
+    const rotation = {
+      keyHash: sha256Hex(value),
+      keyHint: keyHint(value, deps.apiKeyPrefix),
+      transitionEndsAt: now + transition,
+      pendingCiphertext: deps.secrets.encrypt(value, k.id),
+      nextRotationAt,
+    };
     if (!(await claimScheduledRotation(trx, k.id, due, rotation, now))) return false;
     await writeSystemAudit(trx, k.organisation_id, now, {
       action: 'api_key.rotate',
       resourceType: 'api_key',
       resourceId: k.id,
       workspaceId: k.workspace_id,
-      details: { rotation_mode: 'scheduled', key_transition_period_ms: transition, due_at: new Date(due).toISOString(), next_rotation_at: nextRotationAt === null ? null : new Date(nextRotationAt).toISOString() },
+      details: {
+        rotation_mode: 'scheduled',
+        key_transition_period_ms: transition,
+        due_at: new Date(due).toISOString(),
+        next_rotation_at: nextRotationAt === null ? null : new Date(nextRotationAt).toISOString(),
+      },
     });
     await recordRuntimeChange(trx, changes);
     return true;

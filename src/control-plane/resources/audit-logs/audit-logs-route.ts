@@ -67,7 +67,15 @@ function present(e: AuditEntry) {
 export function registerAuditLogRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/v1/audit-logs',
-    { config: { permission: 'audit_logs.read' }, schema: { querystring: Query, tags: ['audit logs'], summary: 'List audit log entries (organisation owners and admins)', response: { 200: ListAnswer(Entry), '4xx': ErrorAnswer, '5xx': ErrorAnswer } } },
+    {
+      config: { permission: 'audit_logs.read' },
+      schema: {
+        querystring: Query,
+        tags: ['audit logs'],
+        summary: 'List audit log entries (organisation owners and admins)',
+        response: { 200: ListAnswer(Entry), '4xx': ErrorAnswer, '5xx': ErrorAnswer },
+      },
+    },
     async (request) => {
       const principal = principalOf(request);
       if (principal.workspaceId !== null) throw new GatewayError('forbidden', 'The audit log is readable by organisation-level keys only.');

@@ -18,6 +18,10 @@ export function checkConfigReferences(root: CompiledNode, workspaceId: string, t
     const ref = viaProvider ? leaf.provider!.slice(1) : leaf.virtualKey;
     if (ref === undefined || targets.getVirtualKey(ref, workspaceId)) continue;
     const param = `${node.path}.${viaProvider ? 'provider' : 'virtual_key'}`;
-    throw new GatewayError('invalid_config', `Invalid config: ${param} names '${ref}', which is no virtual key, provider or integration this workspace can use.`, { param });
+    throw new GatewayError(
+      'invalid_config',
+      `Invalid config: ${param} names '${ref}', which is no virtual key, provider or integration this workspace can use.`,
+      { param },
+    );
   }
 }

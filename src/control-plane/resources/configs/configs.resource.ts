@@ -1,7 +1,15 @@
 import { CONFIGS_SECTION } from '../../../runtime/core-sections.js';
 import { Type } from 'typebox';
 import { uuid } from '../../../foundation/lib/ids.js';
-import { archiveConfig, getConfig, insertConfig, listConfigs, listConfigVersions, updateConfig, type StoredConfig } from '../../../infra/store/repos/configs.js';
+import {
+  archiveConfig,
+  getConfig,
+  insertConfig,
+  listConfigs,
+  listConfigVersions,
+  updateConfig,
+  type StoredConfig,
+} from '../../../infra/store/repos/configs.js';
 import { validateConfig } from '../../../routing/validate-config.js';
 import { compileConfig } from '../../../routing/compile-config.js';
 import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
@@ -9,14 +17,30 @@ import { defineAction, defineResource } from '../../resource/define-resource.js'
 import { IsoTime, iso } from '../../../identity/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';
 import { explainConfig } from './explain-config.js';
-import { keepMaskedConfigCredentials, leftoverHintPath, maskConfigCredentials, sealConfigCredentials } from '../../../foundation/lib/config-credentials.js';
+import {
+  keepMaskedConfigCredentials,
+  leftoverHintPath,
+  maskConfigCredentials,
+  sealConfigCredentials,
+} from '../../../foundation/lib/config-credentials.js';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { openStoredConfig } from './open-stored-config.js';
 import { checkConfigReferences } from './check-config-references.js';
 
 const ConfigBody = Type.Record(Type.String(), Type.Unknown());
-const CreateConfig = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), slug: Type.Optional(Slug), config: ConfigBody, workspace_id: Type.Optional(Type.String()) }, { additionalProperties: false });
-const UpdateConfig = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), config: Type.Optional(ConfigBody) }, { additionalProperties: false });
+const CreateConfig = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    slug: Type.Optional(Slug),
+    config: ConfigBody,
+    workspace_id: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+const UpdateConfig = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), config: Type.Optional(ConfigBody) },
+  { additionalProperties: false },
+);
 const ConfigAnswer = Type.Object({
   id: Type.String(),
   object: Type.Literal('config'),
@@ -30,11 +54,27 @@ const ConfigAnswer = Type.Object({
   created_at: IsoTime,
   updated_at: IsoTime,
 });
-const VersionsAnswer = Type.Object({ object: Type.Literal('list'), data: Type.Array(Type.Object({ version: Type.Integer(), config: ConfigBody, created_at: IsoTime })), total: Type.Integer() });
+const VersionsAnswer = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(Type.Object({ version: Type.Integer(), config: ConfigBody, created_at: IsoTime })),
+  total: Type.Integer(),
+});
 
 /** The public view: credential members (`api_key` …) only as their hints, never the stored values. */
 function present(c: StoredConfig) {
-  return { id: c.id, object: 'config' as const, name: c.name, slug: c.slug, workspace_id: c.workspace_id, organisation_id: c.organisation_id, status: c.status, version: c.version, config: maskConfigCredentials(c.config), created_at: iso(c.created_at), updated_at: iso(c.updated_at) };
+  return {
+    id: c.id,
+    object: 'config' as const,
+    name: c.name,
+    slug: c.slug,
+    workspace_id: c.workspace_id,
+    organisation_id: c.organisation_id,
+    status: c.status,
+    version: c.version,
+    config: maskConfigCredentials(c.config),
+    created_at: iso(c.created_at),
+    updated_at: iso(c.updated_at),
+  };
 }
 
 /**
@@ -44,7 +84,12 @@ function present(c: StoredConfig) {
  */
 function checkConfig(deps: GatewayDeps, config: Record<string, unknown>, workspaceId: string): void {
   const hinted = leftoverHintPath(config);
-  if (hinted) throw new GatewayError('invalid_config', `Invalid config: ${hinted} is a masked hint that stands for no stored credential of this config; send the credential itself.`, { param: hinted });
+  if (hinted)
+    throw new GatewayError(
+      'invalid_config',
+      `Invalid config: ${hinted} is a masked hint that stands for no stored credential of this config; send the credential itself.`,
+      { param: hinted },
+    );
   const compiled = compileConfig(validateConfig(config, (name) => deps.targets.getProvider(name) !== undefined));
   checkConfigReferences(compiled.root, workspaceId, deps.targets);
 }
@@ -59,7 +104,13 @@ const versions = defineAction<StoredConfig, ReturnType<typeof Type.Object>, type
   answer: VersionsAnswer,
   async run(ctx, c) {
     const rows = await listConfigVersions(ctx.db, ctx.scope, c.id);
-    return { answer: { object: 'list' as const, data: rows.map((v) => ({ version: v.version, config: maskConfigCredentials(v.config), created_at: iso(v.created_at) })), total: rows.length } };
+    return {
+      answer: {
+        object: 'list' as const,
+        data: rows.map((v) => ({ version: v.version, config: maskConfigCredentials(v.config), created_at: iso(v.created_at) })),
+        total: rows.length,
+      },
+    };
   },
 });
 

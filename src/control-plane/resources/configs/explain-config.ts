@@ -39,7 +39,9 @@ const ExplainAnswer = Type.Object({ object: Type.Literal('config_explanation'), 
  */
 async function configOf(ctx: ResourceContext, body: { config?: Record<string, unknown>; config_id?: string }): Promise<CompiledConfig> {
   if ((body.config === undefined) === (body.config_id === undefined)) {
-    throw new GatewayError('invalid_request', 'Send exactly one of config and config_id.', { param: body.config === undefined ? 'config' : 'config_id' });
+    throw new GatewayError('invalid_request', 'Send exactly one of config and config_id.', {
+      param: body.config === undefined ? 'config' : 'config_id',
+    });
   }
   const isKnown = (name: string) => ctx.deps.targets.getProvider(name) !== undefined;
   if (body.config !== undefined) {
@@ -48,7 +50,8 @@ async function configOf(ctx: ResourceContext, body: { config?: Record<string, un
     return inline;
   }
   const stored = await getConfig(ctx.db, ctx.scope, body.config_id!);
-  if (!stored || stored.status !== 'active') throw new GatewayError('not_found', `Unknown config '${body.config_id}'.`, { param: 'config_id' });
+  if (!stored || stored.status !== 'active')
+    throw new GatewayError('not_found', `Unknown config '${body.config_id}'.`, { param: 'config_id' });
   const compiled = compileConfig(validateConfig(openStoredConfig(ctx.deps.secrets, stored, 'config_id'), isKnown), { id: stored.id });
   checkConfigReferences(compiled.root, stored.workspace_id, ctx.deps.targets);
   return compiled;
@@ -71,7 +74,12 @@ export const explainConfig = defineCollectionAction({
     const router = ctx.deps.router;
     const explanation = await explainRoute(config.root, body.request ?? {}, (leaf) => router.peekCircuit(leaf));
     // Guardrail items are shown as declared, but a stored config's credentials (webhook headers …) only as hints.
-    for (const t of explanation.targets) t.settings.guardrails = t.settings.guardrails.map((g) => ({ ...g, item: maskConfigItem(g.list, g.item) }));
-    return { object: 'config_explanation' as const, targets: explanation.targets as unknown as Array<Record<string, unknown>>, nodes: explanation.nodes as unknown as Array<Record<string, unknown>> };
+    for (const t of explanation.targets)
+      t.settings.guardrails = t.settings.guardrails.map((g) => ({ ...g, item: maskConfigItem(g.list, g.item) }));
+    return {
+      object: 'config_explanation' as const,
+      targets: explanation.targets as unknown as Array<Record<string, unknown>>,
+      nodes: explanation.nodes as unknown as Array<Record<string, unknown>>,
+    };
   },
 });

@@ -13,6 +13,10 @@ export function openStoredConfig(box: SecretBox, c: StoredConfig, param: string)
     return openConfigCredentials(box, c.id, c.config);
   } catch (err) {
     if (!(err instanceof SecretBoxError)) throw err;
-    throw new GatewayError('conflict', `The stored credentials of config '${c.slug}' do not open with this gateway's encryption key (GATEWAY_ENCRYPTION_KEY changed?); create the config again with its credentials.`, { param });
+    throw new GatewayError(
+      'conflict',
+      `The stored credentials of config '${c.slug}' do not open with this gateway's encryption key (GATEWAY_ENCRYPTION_KEY changed?); create the config again with its credentials.`,
+      { param },
+    );
   }
 }

@@ -1,14 +1,27 @@
 import { Type, type Static } from 'typebox';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { uuid } from '../../../foundation/lib/ids.js';
-import { deleteGuardrail, getGuardrail, insertGuardrail, listGuardrails, updateGuardrail, type StoredGuardrail } from '../../../features/guardrails/guardrails-repo.js';
+import {
+  deleteGuardrail,
+  getGuardrail,
+  insertGuardrail,
+  listGuardrails,
+  updateGuardrail,
+  type StoredGuardrail,
+} from '../../../features/guardrails/guardrails-repo.js';
 import { getCheck } from '../../../features/guardrails/catalogue.js';
 import { actionsOf } from '../../../features/guardrails/guardrail-spec.js';
 import { GUARDRAILS_SECTION } from '../../../features/guardrails/guardrails-section.js';
 import { defineResource } from '../../resource/define-resource.js';
 import { IsoTime, iso } from '../../../identity/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';
-import { keepMaskedConfigCredentials, leftoverHintPath, maskConfigCredentials, openConfigCredentials, sealConfigCredentials } from '../../../foundation/lib/config-credentials.js';
+import {
+  keepMaskedConfigCredentials,
+  leftoverHintPath,
+  maskConfigCredentials,
+  openConfigCredentials,
+  sealConfigCredentials,
+} from '../../../foundation/lib/config-credentials.js';
 import { SecretBoxError, type SecretBox } from '../../../foundation/lib/secret-box.js';
 
 const Feedback = Type.Object(
@@ -17,16 +30,33 @@ const Feedback = Type.Object(
 );
 const Outcome = Type.Object({ deny: Type.Optional(Type.Boolean()), feedback: Type.Optional(Feedback) }, { additionalProperties: false });
 const Actions = Type.Object(
-  { deny: Type.Optional(Type.Boolean()), async: Type.Optional(Type.Boolean()), on_fail: Type.Optional(Outcome), on_success: Type.Optional(Outcome) },
+  {
+    deny: Type.Optional(Type.Boolean()),
+    async: Type.Optional(Type.Boolean()),
+    on_fail: Type.Optional(Outcome),
+    on_success: Type.Optional(Outcome),
+  },
   { additionalProperties: false },
 );
-const Check = Type.Object({ id: Type.String({ minLength: 1 }), parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, { additionalProperties: false });
+const Check = Type.Object(
+  { id: Type.String({ minLength: 1 }), parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
+  { additionalProperties: false },
+);
 const Checks = Type.Array(Check, { minItems: 1, maxItems: 50 });
 const CreateGuardrail = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 200 }), slug: Type.Optional(Slug), workspace_id: Type.Optional(Type.String()), checks: Checks, actions: Type.Optional(Actions) },
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    slug: Type.Optional(Slug),
+    workspace_id: Type.Optional(Type.String()),
+    checks: Checks,
+    actions: Type.Optional(Actions),
+  },
   { additionalProperties: false },
 );
-const UpdateGuardrail = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), checks: Type.Optional(Checks), actions: Type.Optional(Actions) }, { additionalProperties: false });
+const UpdateGuardrail = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), checks: Type.Optional(Checks), actions: Type.Optional(Actions) },
+  { additionalProperties: false },
+);
 const ListQuery = Type.Object({ ids: Type.Optional(Type.String({ description: 'comma-separated guardrail ids or slugs' })) });
 const GuardrailAnswer = Type.Object({
   id: Type.String(),
@@ -45,7 +75,8 @@ const GuardrailAnswer = Type.Object({
 function validateChecks(checks: Array<Static<typeof Check>>): StoredGuardrail['checks'] {
   return checks.map((c, i) => {
     const def = getCheck(c.id);
-    if (!def) throw new GatewayError('invalid_config', `checks[${i}].id names an unknown guardrail check '${c.id}'`, { param: `checks[${i}].id` });
+    if (!def)
+      throw new GatewayError('invalid_config', `checks[${i}].id names an unknown guardrail check '${c.id}'`, { param: `checks[${i}].id` });
     const parameters = c.parameters ?? {};
     def.validateParams(parameters, `checks[${i}].parameters`);
     return { id: c.id, parameters };
@@ -59,7 +90,12 @@ function validateChecks(checks: Array<Static<typeof Check>>): StoredGuardrail['c
  */
 function sealChecks(box: SecretBox, id: string, checks: StoredGuardrail['checks']): StoredGuardrail['checks'] {
   const hinted = leftoverHintPath({ checks }, 'guardrail');
-  if (hinted) throw new GatewayError('invalid_config', `${hinted} is a masked hint that stands for no stored credential of this guardrail; send the credential itself.`, { param: hinted });
+  if (hinted)
+    throw new GatewayError(
+      'invalid_config',
+      `${hinted} is a masked hint that stands for no stored credential of this guardrail; send the credential itself.`,
+      { param: hinted },
+    );
   return sealConfigCredentials(box, id, { checks }, 'guardrail').checks as StoredGuardrail['checks'];
 }
 
@@ -69,14 +105,29 @@ function openChecks(box: SecretBox, g: StoredGuardrail): StoredGuardrail['checks
     return openConfigCredentials(box, g.id, { checks: g.checks }, 'guardrail').checks as StoredGuardrail['checks'];
   } catch (err) {
     if (!(err instanceof SecretBoxError)) throw err;
-    throw new GatewayError('conflict', `The stored credentials of guardrail '${g.slug}' do not open with this gateway's encryption key (GATEWAY_ENCRYPTION_KEY changed?); send its checks again with their credentials.`, { param: 'checks' });
+    throw new GatewayError(
+      'conflict',
+      `The stored credentials of guardrail '${g.slug}' do not open with this gateway's encryption key (GATEWAY_ENCRYPTION_KEY changed?); send its checks again with their credentials.`,
+      { param: 'checks' },
+    );
   }
 }
 
 /** The public view: credential members of the checks (webhook `headers` …) only as their hints. */
 function present(g: StoredGuardrail) {
   const checks = maskConfigCredentials({ checks: g.checks }, 'guardrail').checks as StoredGuardrail['checks'];
-  return { id: g.id, object: 'guardrail' as const, name: g.name, slug: g.slug, workspace_id: g.workspace_id, organisation_id: g.organisation_id, checks, actions: { ...g.actions }, created_at: iso(g.created_at), updated_at: iso(g.updated_at) };
+  return {
+    id: g.id,
+    object: 'guardrail' as const,
+    name: g.name,
+    slug: g.slug,
+    workspace_id: g.workspace_id,
+    organisation_id: g.organisation_id,
+    checks,
+    actions: { ...g.actions },
+    created_at: iso(g.created_at),
+    updated_at: iso(g.updated_at),
+  };
 }
 
 /**
@@ -98,7 +149,17 @@ export const guardrailsResource = defineResource({
   removal: 'delete',
   repo: {
     get: (db, scope, idOrSlug) => getGuardrail(db, scope, idOrSlug),
-    list: (db, scope, query, page) => listGuardrails(db, scope, { ids: query.ids === undefined ? undefined : query.ids.split(',').map((s) => s.trim()).filter(Boolean), ...page }),
+    list: (db, scope, query, page) =>
+      listGuardrails(db, scope, {
+        ids:
+          query.ids === undefined
+            ? undefined
+            : query.ids
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean),
+        ...page,
+      }),
     remove: (db, scope, g) => deleteGuardrail(db, scope, g.id),
   },
   idOf: (g) => g.id,
@@ -124,7 +185,10 @@ export const guardrailsResource = defineResource({
     // Hints sent back (an answer saved unchanged) stand for the stored credentials at their place;
     // checks sent with no hint replace the stored ones without opening them.
     const hinted = body.checks !== undefined && leftoverHintPath({ checks: body.checks }, 'guardrail') !== undefined;
-    const sent = hinted ? (keepMaskedConfigCredentials({ checks: openChecks(ctx.deps.secrets, g) }, { checks: body.checks }, 'guardrail').checks as typeof body.checks) : body.checks;
+    const sent = hinted
+      ? (keepMaskedConfigCredentials({ checks: openChecks(ctx.deps.secrets, g) }, { checks: body.checks }, 'guardrail')
+          .checks as typeof body.checks)
+      : body.checks;
     const checks = sent ? sealChecks(ctx.deps.secrets, g.id, validateChecks(sent)) : undefined;
     const actions = body.actions ? actionsOf(body.actions) : undefined;
     await updateGuardrail(ctx.db, ctx.scope, g.id, { name: body.name, checks, actions }, ctx.now);

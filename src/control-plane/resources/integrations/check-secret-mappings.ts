@@ -17,13 +17,20 @@ export async function checkMappedReferences(ctx: ResourceContext, mappings: read
   for (const [i, m] of mappings.entries()) {
     const at = `secret_mappings[${i}]`;
     const ref = await getSecretReference(ctx.db, ctx.scope, m.secret_reference_id);
-    if (!ref) throw new GatewayError('invalid_request', `${at}.secret_reference_id: unknown secret reference '${m.secret_reference_id}'.`, { param: `${at}.secret_reference_id` });
+    if (!ref)
+      throw new GatewayError('invalid_request', `${at}.secret_reference_id: unknown secret reference '${m.secret_reference_id}'.`, {
+        param: `${at}.secret_reference_id`,
+      });
     if (m.value_format === 'json') {
       const text = await ctx.deps.secretResolver.resolve(openSecretReference(ctx.deps.secrets, ref));
       try {
         pickMember(text, m.secret_key ?? null);
       } catch (err) {
-        throw new GatewayError('invalid_request', `${at}: the secret of reference '${ref.name}' does not parse as value_format 'json' (${(err as Error).message}).`, { param: `${at}.value_format` });
+        throw new GatewayError(
+          'invalid_request',
+          `${at}: the secret of reference '${ref.name}' does not parse as value_format 'json' (${(err as Error).message}).`,
+          { param: `${at}.value_format` },
+        );
       }
     }
     out.push({ ...m, secret_reference_id: ref.id });

@@ -17,10 +17,29 @@ const ModelSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-const ModelsBody = Type.Object({ allow_all_models: Type.Optional(Type.Boolean()), models: Type.Array(ModelSchema, { maxItems: 1000 }) }, { additionalProperties: false });
-const ModelsAnswer = Type.Object({ object: Type.Literal('list'), allow_all_models: Type.Boolean(), data: Type.Array(ModelSchema), total: Type.Integer() });
-const WorkspacesBody = Type.Object({ workspaces: Type.Array(Type.Object({ id: Type.String({ minLength: 1 }), enabled: Type.Boolean() }, { additionalProperties: false }), { maxItems: 1000 }) }, { additionalProperties: false });
-const WorkspacesAnswer = Type.Object({ object: Type.Literal('list'), data: Type.Array(Type.Object({ id: Type.String(), enabled: Type.Boolean() })), total: Type.Integer() });
+const ModelsBody = Type.Object(
+  { allow_all_models: Type.Optional(Type.Boolean()), models: Type.Array(ModelSchema, { maxItems: 1000 }) },
+  { additionalProperties: false },
+);
+const ModelsAnswer = Type.Object({
+  object: Type.Literal('list'),
+  allow_all_models: Type.Boolean(),
+  data: Type.Array(ModelSchema),
+  total: Type.Integer(),
+});
+const WorkspacesBody = Type.Object(
+  {
+    workspaces: Type.Array(Type.Object({ id: Type.String({ minLength: 1 }), enabled: Type.Boolean() }, { additionalProperties: false }), {
+      maxItems: 1000,
+    }),
+  },
+  { additionalProperties: false },
+);
+const WorkspacesAnswer = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(Type.Object({ id: Type.String(), enabled: Type.Boolean() })),
+  total: Type.Integer(),
+});
 
 function modelsAnswer(i: Integration) {
   const data = i.models ?? [];
@@ -29,7 +48,8 @@ function modelsAnswer(i: Integration) {
 
 /** Organisation-level integrations are changed by organisation principals only. */
 function assertOrgWrite(ctx: ResourceContext, i: Integration): void {
-  if (i.workspace_id === null && !ctx.scope.organisationWide) throw new GatewayError('forbidden', 'Organisation-level integrations are managed by organisation owners and admins.', { param: 'id' });
+  if (i.workspace_id === null && !ctx.scope.organisationWide)
+    throw new GatewayError('forbidden', 'Organisation-level integrations are managed by organisation owners and admins.', { param: 'id' });
 }
 
 /** `GET` and `PUT /v1/integrations/{id}/integration-models`: the models its providers may call. */
@@ -57,15 +77,25 @@ export const integrationModelsActions: ReadonlyArray<ResourceAction<Integration>
       assertOrgWrite(ctx, i);
       const seen = new Set<string>();
       for (const [n, m] of body.models.entries()) {
-        if (seen.has(m.slug)) throw new GatewayError('invalid_request', `models[${n}].slug '${m.slug}' is listed twice.`, { param: `models[${n}].slug` });
+        if (seen.has(m.slug))
+          throw new GatewayError('invalid_request', `models[${n}].slug '${m.slug}' is listed twice.`, { param: `models[${n}].slug` });
         seen.add(m.slug);
         if (m.configurations === undefined) continue;
         const param = `models[${n}].configurations.custom_host`;
         const keys = Object.keys(m.configurations);
-        if (keys.length === 0 || keys.some((k) => k !== 'custom_host')) throw new GatewayError('invalid_request', `models[${n}].configurations must be a non-empty object holding a valid custom_host URL and nothing else.`, { param });
+        if (keys.length === 0 || keys.some((k) => k !== 'custom_host'))
+          throw new GatewayError(
+            'invalid_request',
+            `models[${n}].configurations must be a non-empty object holding a valid custom_host URL and nothing else.`,
+            { param },
+          );
         await checkCustomHost(ctx.deps.http.outbound, m.configurations.custom_host, param);
       }
-      const next: Integration = { ...i, allow_all_models: body.allow_all_models ?? i.allow_all_models, models: body.models as Integration['models'] };
+      const next: Integration = {
+        ...i,
+        allow_all_models: body.allow_all_models ?? i.allow_all_models,
+        models: body.models as Integration['models'],
+      };
       await updateIntegration(ctx.db, ctx.scope, next, ctx.now);
       return { answer: modelsAnswer(next), record: next, details: { allow_all_models: next.allow_all_models, models: body.models.length } };
     },
@@ -73,7 +103,11 @@ export const integrationModelsActions: ReadonlyArray<ResourceAction<Integration>
 ];
 
 /** `PUT /v1/integrations/{id}/workspaces`: shares an organisation integration with workspaces (or stops). */
-export const integrationWorkspacesAction: ResourceAction<Integration> = defineAction<Integration, typeof WorkspacesBody, typeof WorkspacesAnswer>({
+export const integrationWorkspacesAction: ResourceAction<Integration> = defineAction<
+  Integration,
+  typeof WorkspacesBody,
+  typeof WorkspacesAnswer
+>({
   verb: 'update_workspaces',
   method: 'PUT',
   suffix: '/workspaces',
@@ -83,13 +117,18 @@ export const integrationWorkspacesAction: ResourceAction<Integration> = defineAc
   body: WorkspacesBody,
   answer: WorkspacesAnswer,
   async run(ctx, i, body) {
-    if (i.workspace_id !== null) throw new GatewayError('invalid_request', 'Only organisation-level integrations are shared with workspaces.', { param: 'workspaces' });
+    if (i.workspace_id !== null)
+      throw new GatewayError('invalid_request', 'Only organisation-level integrations are shared with workspaces.', {
+        param: 'workspaces',
+      });
     assertOrgWrite(ctx, i);
     const shared = new Set(i.workspaces);
     for (const [n, w] of body.workspaces.entries()) {
-      const ws = ctx.deps.runtime.current.workspacesById.get(w.id) ?? ctx.deps.runtime.current.workspacesBySlug.get(`${i.organisation_id}:${w.id}`);
+      const ws =
+        ctx.deps.runtime.current.workspacesById.get(w.id) ?? ctx.deps.runtime.current.workspacesBySlug.get(`${i.organisation_id}:${w.id}`);
       // Another organisation's workspace is as unknown as a missing one.
-      if (!ws || ws.organisation_id !== i.organisation_id) throw new GatewayError('not_found', `Unknown workspace '${w.id}'.`, { param: `workspaces[${n}].id` });
+      if (!ws || ws.organisation_id !== i.organisation_id)
+        throw new GatewayError('not_found', `Unknown workspace '${w.id}'.`, { param: `workspaces[${n}].id` });
       if (w.enabled) shared.add(ws.id);
       else shared.delete(ws.id);
     }

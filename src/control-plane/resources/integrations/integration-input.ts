@@ -18,7 +18,6 @@ const validators = new Map<string, ValidateFunction>();
 /** Settings every integration may hold whatever its provider: the custom host. */
 const COMMON_SETTINGS = { custom_host: Type.String({ minLength: 1 }) };
 
-
 /** The validator of one provider's `configurations` (its own settings and `custom_host`, nothing else). */
 function validatorOf(provider: string): ValidateFunction {
   let v = validators.get(provider);
@@ -38,7 +37,11 @@ function invalid(param: string, message: string): GatewayError {
 
 /** Refuses an `ai_provider_id` the registry does not know (400 naming it). */
 export function checkProvider(name: string): void {
-  if (!providerSettings(name)) throw invalid('ai_provider_id', `Unknown ai_provider_id '${name}': it must be a provider of the gateway's registry (openai, anthropic, bedrock, ...).`);
+  if (!providerSettings(name))
+    throw invalid(
+      'ai_provider_id',
+      `Unknown ai_provider_id '${name}': it must be a provider of the gateway's registry (openai, anthropic, bedrock, ...).`,
+    );
 }
 
 /** Validates `configurations` against the provider's settings; 400 naming the first unknown or bad key. */
@@ -85,7 +88,8 @@ export function checkSecretMappings(provider: string, mappings: readonly SecretM
     }
     if (seen.has(field)) throw invalid(`${at}.target_field`, `${at}.target_field '${field}' is mapped twice.`);
     seen.add(field);
-    if (m.value_format === 'json' && !m.secret_key) throw invalid(`${at}.secret_key`, `${at}.secret_key is required with value_format 'json' (it picks the member of the JSON secret).`);
+    if (m.value_format === 'json' && !m.secret_key)
+      throw invalid(`${at}.secret_key`, `${at}.secret_key is required with value_format 'json' (it picks the member of the JSON secret).`);
   });
 }
 
@@ -93,7 +97,11 @@ export function checkSecretMappings(provider: string, mappings: readonly SecretM
  * Splits configurations into what is shown (credential-like values replaced by their hint) and the
  * credentials, sealed together (context `<id>:configurations`; '' when there are none).
  */
-export function sealConfigurations(box: SecretBox, id: string, configurations: Record<string, unknown>): { shown: Record<string, unknown>; sealed: string } {
+export function sealConfigurations(
+  box: SecretBox,
+  id: string,
+  configurations: Record<string, unknown>,
+): { shown: Record<string, unknown>; sealed: string } {
   const secret = Object.fromEntries(Object.entries(configurations).filter(([k]) => isCredentialKey(k)));
   const { sealed, hints } = sealValues(box, `${id}:configurations`, secret);
   return { shown: { ...configurations, ...hints }, sealed };

@@ -2,12 +2,25 @@ import { Type } from 'typebox';
 import { VIRTUAL_KEYS_SECTION } from '../../../runtime/core-sections.js';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { uuid } from '../../../foundation/lib/ids.js';
-import { getIntegration, insertIntegration, listIntegrations, updateIntegration, type Integration } from '../../../infra/store/repos/integrations.js';
+import {
+  getIntegration,
+  insertIntegration,
+  listIntegrations,
+  updateIntegration,
+  type Integration,
+} from '../../../infra/store/repos/integrations.js';
 import { getVirtualKey, insertVirtualKey } from '../../../infra/store/repos/virtual-keys.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
 import { IsoTime, iso } from '../../../identity/paging.js';
 import { Slug } from '../../resource/slug.js';
-import { checkConfigurations, checkCustomHost, checkProvider, checkSecretMappings, credentialHint, sealConfigurations } from './integration-input.js';
+import {
+  checkConfigurations,
+  checkCustomHost,
+  checkProvider,
+  checkSecretMappings,
+  credentialHint,
+  sealConfigurations,
+} from './integration-input.js';
 import { integrationModelsActions, integrationWorkspacesAction } from './integration-actions.js';
 import { checkMappedReferences } from './check-secret-mappings.js';
 import { StringEnum } from '../../../foundation/spec/string-enum.js';
@@ -87,15 +100,24 @@ function present(i: Integration) {
 /** Organisation-level integrations are written by organisation principals only (spec: org owner/admin). */
 export function assertMayWrite(ctx: ResourceContext, i: Pick<Integration, 'workspace_id'>): void {
   if (i.workspace_id === null && !ctx.scope.organisationWide) {
-    throw new GatewayError('forbidden', 'Organisation-level integrations are managed by organisation owners and admins (pass workspace_id for a workspace integration).', { param: 'workspace_id' });
+    throw new GatewayError(
+      'forbidden',
+      'Organisation-level integrations are managed by organisation owners and admins (pass workspace_id for a workspace integration).',
+      { param: 'workspace_id' },
+    );
   }
 }
 
 /** Validates configurations (provider settings, custom host guard) and mappings of a write. */
-async function checkSettings(ctx: ResourceContext, provider: string, body: { configurations?: Record<string, unknown>; secret_mappings?: Integration['secret_mappings'] }): Promise<void> {
+async function checkSettings(
+  ctx: ResourceContext,
+  provider: string,
+  body: { configurations?: Record<string, unknown>; secret_mappings?: Integration['secret_mappings'] },
+): Promise<void> {
   if (body.configurations) {
     checkConfigurations(provider, body.configurations);
-    if (body.configurations.custom_host !== undefined) await checkCustomHost(ctx.deps.http.outbound, body.configurations.custom_host, 'configurations.custom_host');
+    if (body.configurations.custom_host !== undefined)
+      await checkCustomHost(ctx.deps.http.outbound, body.configurations.custom_host, 'configurations.custom_host');
   }
   if (body.secret_mappings) {
     checkSecretMappings(provider, body.secret_mappings);
@@ -170,15 +192,42 @@ export const integrationsResource = defineResource({
       const providerSlug = body.default_provider_slug ?? slug;
       const param = body.default_provider_slug ? 'default_provider_slug' : 'slug';
       // A clash is 409 and, the write being one transaction, nothing is created.
-      if (await getVirtualKey(ctx.db, { organisationId: ctx.scope.organisationId, workspaceIds: [providerWorkspace], organisationWide: false }, providerSlug)) {
-        throw new GatewayError('conflict', `A provider with slug '${providerSlug}' already exists in workspace '${providerWorkspace}'.`, { param });
+      if (
+        await getVirtualKey(
+          ctx.db,
+          { organisationId: ctx.scope.organisationId, workspaceIds: [providerWorkspace], organisationWide: false },
+          providerSlug,
+        )
+      ) {
+        throw new GatewayError('conflict', `A provider with slug '${providerSlug}' already exists in workspace '${providerWorkspace}'.`, {
+          param,
+        });
       }
       provider = { id: uuid(), slug: providerSlug };
       await insertVirtualKey(ctx.db, ctx.scope, {
-        id: provider.id, workspace_id: providerWorkspace, name: body.name, slug: providerSlug, provider: body.ai_provider_id, secret: '', config: {}, status: 'active', created_at: ctx.now, updated_at: ctx.now, integration_id: id,
+        id: provider.id,
+        workspace_id: providerWorkspace,
+        name: body.name,
+        slug: providerSlug,
+        provider: body.ai_provider_id,
+        secret: '',
+        config: {},
+        status: 'active',
+        created_at: ctx.now,
+        updated_at: ctx.now,
+        integration_id: id,
       });
     }
-    return { record, details: { name: record.name, slug, ai_provider_id: record.ai_provider_id, workspace_id: workspaceId, ...(provider ? { default_provider_id: provider.id, default_provider_slug: provider.slug } : {}) } };
+    return {
+      record,
+      details: {
+        name: record.name,
+        slug,
+        ai_provider_id: record.ai_provider_id,
+        workspace_id: workspaceId,
+        ...(provider ? { default_provider_id: provider.id, default_provider_slug: provider.slug } : {}),
+      },
+    };
   },
   async update(ctx, i, body) {
     assertMayWrite(ctx, i);

@@ -15,7 +15,10 @@ import { retentionStart } from './retention.js';
 /** Rows per store read of an export: one page in memory at a time. */
 export const EXPORT_PAGE_ROWS = 500;
 
-const ExportQuery = Type.Object({ ...LogFilterQuery, workspace_id: Type.Optional(Type.String()) }, { additionalProperties: false, patternProperties: METADATA_QUERY });
+const ExportQuery = Type.Object(
+  { ...LogFilterQuery, workspace_id: Type.Optional(Type.String()) },
+  { additionalProperties: false, patternProperties: METADATA_QUERY },
+);
 
 /**
  * `GET /v1/logs/export` (control-plane.md §8): every row the list's filters match, newest first, as

@@ -58,18 +58,30 @@ export interface FilterBounds {
 export function filterOf(q: LogFilterInput, bounds: FilterBounds = {}): RequestLogFilter {
   const startTime = ms(q.start_time, 'start_time') ?? bounds.defaultStart;
   const endTime = ms(q.end_time, 'end_time') ?? bounds.defaultEnd;
-  if (startTime !== undefined && endTime !== undefined && startTime > endTime) throw new GatewayError('invalid_request', 'querystring.start_time is after querystring.end_time.', { param: 'start_time' });
+  if (startTime !== undefined && endTime !== undefined && startTime > endTime)
+    throw new GatewayError('invalid_request', 'querystring.start_time is after querystring.end_time.', { param: 'start_time' });
   if (q.start_time !== undefined && bounds.retainedSince !== undefined && startTime! < bounds.retainedSince) {
-    throw new GatewayError('invalid_request', `querystring.start_time is before the log retention (rows are kept since ${new Date(bounds.retainedSince).toISOString()}).`, { param: 'start_time' });
+    throw new GatewayError(
+      'invalid_request',
+      `querystring.start_time is before the log retention (rows are kept since ${new Date(bounds.retainedSince).toISOString()}).`,
+      { param: 'start_time' },
+    );
   }
   if (q.status !== undefined && q.status_code !== undefined && q.status !== q.status_code) {
-    throw new GatewayError('invalid_request', 'querystring.status is an alias of querystring.status_code: give one, or the same value in both.', { param: 'status' });
+    throw new GatewayError(
+      'invalid_request',
+      'querystring.status is an alias of querystring.status_code: give one, or the same value in both.',
+      { param: 'status' },
+    );
   }
   const metadata: Array<[string, string]> = [];
   for (const [name, value] of Object.entries(q)) {
     if (!name.startsWith('metadata.')) continue;
     const key = name.slice('metadata.'.length);
-    if (!METADATA_KEY.test(key)) throw new GatewayError('invalid_request', `querystring.${name}: a metadata key has 1 to 128 letters, digits or '_', '-', '.', ':'.`, { param: name });
+    if (!METADATA_KEY.test(key))
+      throw new GatewayError('invalid_request', `querystring.${name}: a metadata key has 1 to 128 letters, digits or '_', '-', '.', ':'.`, {
+        param: name,
+      });
     if (typeof value !== 'string') throw new GatewayError('invalid_request', `querystring.${name} must be one string.`, { param: name });
     metadata.push([key, value]);
   }

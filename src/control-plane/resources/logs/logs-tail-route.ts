@@ -31,7 +31,10 @@ const DEFAULTS: TailOptions = { pollMs: 1000, lagMs: 120_000, batch: 100, maxCon
 
 type ListQuery = Static<typeof logsResource.schemas.listQuery>;
 
-const TailQuery = Type.Object({ workspace_id: Type.Optional(Type.String()), ...logsResource.schemas.listQuery.properties }, { additionalProperties: false });
+const TailQuery = Type.Object(
+  { workspace_id: Type.Optional(Type.String()), ...logsResource.schemas.listQuery.properties },
+  { additionalProperties: false },
+);
 
 /** `<created_at ms>:<id>` of the last row sent: the event id a reconnecting EventSource sends back as `Last-Event-ID`. */
 function cursorOf(header: unknown): number | undefined {
@@ -84,17 +87,28 @@ export function registerLogsTailRoute(app: FastifyInstance, deps: GatewayDeps, o
         tags: ['logs'],
         summary: 'Follow new request-log rows as server-sent events (same filters and visibility as the list)',
         produces: ['text/event-stream'],
-        response: { 200: Type.String({ description: 'Server-sent events: `log` (a log row), `gap` ({skipped}), `ready` ({cursor}).' }), '4xx': ErrorAnswer, '5xx': ErrorAnswer },
+        response: {
+          200: Type.String({ description: 'Server-sent events: `log` (a log row), `gap` ({skipped}), `ready` ({cursor}).' }),
+          '4xx': ErrorAnswer,
+          '5xx': ErrorAnswer,
+        },
       },
     },
     async (request, reply) => {
       const accept = request.headers.accept;
       if (typeof accept !== 'string' || !accept.includes('text/event-stream')) {
-        throw new GatewayError('invalid_request', 'GET /v1/logs/tail answers server-sent events: send Accept: text/event-stream (GET /v1/logs lists rows as JSON).', { param: 'accept' });
+        throw new GatewayError(
+          'invalid_request',
+          'GET /v1/logs/tail answers server-sent events: send Accept: text/event-stream (GET /v1/logs lists rows as JSON).',
+          { param: 'accept' },
+        );
       }
       const { workspace_id: workspaceId, ...filters } = request.query;
       const query = filters as ListQuery;
-      if (query.end_time !== undefined) throw new GatewayError('invalid_request', 'querystring.end_time: a tail has no end; use GET /v1/logs for a closed range.', { param: 'end_time' });
+      if (query.end_time !== undefined)
+        throw new GatewayError('invalid_request', 'querystring.end_time: a tail has no end; use GET /v1/logs for a closed range.', {
+          param: 'end_time',
+        });
       const principal = principalOf(request);
       const scope: TenantScope = tenantScope(principal, deps.runtime.current, workspaceId);
       const startedAt = Date.now();
@@ -102,10 +116,17 @@ export function registerLogsTailRoute(app: FastifyInstance, deps: GatewayDeps, o
       let from = resumed ?? startedAt;
       if (resumed === undefined && query.start_time !== undefined) {
         from = typeof query.start_time === 'number' ? query.start_time * 1000 : Date.parse(query.start_time);
-        if (Number.isNaN(from)) throw new GatewayError('invalid_request', 'querystring.start_time is not a valid time.', { param: 'start_time' });
+        if (Number.isNaN(from))
+          throw new GatewayError('invalid_request', 'querystring.start_time is not a valid time.', { param: 'start_time' });
       }
       // Checks the filters the way the list does (400 before the stream starts).
-      await logsResource.repo.list(deps.store.db, scope, { ...query, start_time: new Date(startedAt).toISOString() }, { limit: 1, offset: 0 }, principal);
+      await logsResource.repo.list(
+        deps.store.db,
+        scope,
+        { ...query, start_time: new Date(startedAt).toISOString() },
+        { limit: 1, offset: 0 },
+        principal,
+      );
 
       reply.hijack();
       const raw = reply.raw;
@@ -134,10 +155,21 @@ export function registerLogsTailRoute(app: FastifyInstance, deps: GatewayDeps, o
       raw.on('close', end);
 
       const poll = async () => {
-        if (deps.lifecycle.closing || Date.now() - startedAt >= opts.maxConnectionMs || !stillValid(deps.runtime.current, request, principal, deps.clock.now())) return end();
+        if (
+          deps.lifecycle.closing ||
+          Date.now() - startedAt >= opts.maxConnectionMs ||
+          !stillValid(deps.runtime.current, request, principal, deps.clock.now())
+        )
+          return end();
         // Rows carry their request's start time (Date.now() of the request), so the window is in wall-clock time.
         const since = Math.max(from, Date.now() - opts.lagMs);
-        const { rows, total } = await logsResource.repo.list(deps.store.db, scope, { ...query, start_time: new Date(since).toISOString() }, { limit: opts.batch, offset: 0 }, principal);
+        const { rows, total } = await logsResource.repo.list(
+          deps.store.db,
+          scope,
+          { ...query, start_time: new Date(since).toISOString() },
+          { limit: opts.batch, offset: 0 },
+          principal,
+        );
         if (ended) return;
         for (const [id, t] of sent) if (t < since) sent.delete(id);
         const fresh = rows.filter((r) => !sent.has(r.id)).reverse();

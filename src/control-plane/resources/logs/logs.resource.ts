@@ -8,7 +8,10 @@ import { Nullable } from '../../../foundation/spec/nullable.js';
 
 const LogQuery = Type.Object(LogFilterQuery, { additionalProperties: false, patternProperties: METADATA_QUERY });
 
-const GatewayErrorBody = Type.Object({ message: Type.String(), type: Type.String(), param: Nullable(Type.String()), code: Nullable(Type.String()) }, { additionalProperties: true });
+const GatewayErrorBody = Type.Object(
+  { message: Type.String(), type: Type.String(), param: Nullable(Type.String()), code: Nullable(Type.String()) },
+  { additionalProperties: true },
+);
 
 /** One request of the log, as `GET /v1/logs` lists it. */
 const LogItem = Type.Object({

@@ -12,7 +12,19 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$/;
  * Headers the gateway sets itself on the upstream request (transport, session, protocol, framing): an
  * integration may not override them.
  */
-const RESERVED = new Set(['host', 'content-length', 'content-type', 'accept', 'connection', 'transfer-encoding', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id', 'x-gateway-api-key', 'cookie']);
+const RESERVED = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'accept',
+  'connection',
+  'transfer-encoding',
+  'mcp-session-id',
+  'mcp-protocol-version',
+  'last-event-id',
+  'x-gateway-api-key',
+  'cookie',
+]);
 
 /** 400 naming `param`. */
 function invalid(param: string, message: string): GatewayError {
@@ -53,18 +65,31 @@ export function checkHeaders(headers: Record<string, string>): void {
  */
 export async function assertMayWriteMcpIntegration(ctx: ResourceContext, workspaceId: string | null): Promise<void> {
   if (workspaceId === null) {
-    if (!ctx.scope.organisationWide) throw new GatewayError('forbidden', 'Organisation-level MCP integrations are managed by organisation owners and admins (pass workspace_id for a workspace MCP integration).', { param: 'workspace_id' });
+    if (!ctx.scope.organisationWide)
+      throw new GatewayError(
+        'forbidden',
+        'Organisation-level MCP integrations are managed by organisation owners and admins (pass workspace_id for a workspace MCP integration).',
+        { param: 'workspace_id' },
+      );
     return;
   }
   const p = ctx.principal;
   if (p.workspaceRole !== 'manager' || isOrganisationAdmin(p.organisationRole)) return;
   if ((await setting(ctx.db, ctx.scope.organisationId, workspaceId)) !== true) {
-    throw new GatewayError('forbidden', `Workspace managers may not write MCP integrations here: the setting managersWriteWsMcpIntegrations is off.`);
+    throw new GatewayError(
+      'forbidden',
+      `Workspace managers may not write MCP integrations here: the setting managersWriteWsMcpIntegrations is off.`,
+    );
   }
 }
 
 async function setting(db: Kysely<Database>, organisationId: string, workspaceId: string): Promise<unknown> {
-  const ws = await db.selectFrom('workspaces').select('settings').where('id', '=', workspaceId).where('organisation_id', '=', organisationId).executeTakeFirst();
+  const ws = await db
+    .selectFrom('workspaces')
+    .select('settings')
+    .where('id', '=', workspaceId)
+    .where('organisation_id', '=', organisationId)
+    .executeTakeFirst();
   const org = await db.selectFrom('organisations').select('settings').where('id', '=', organisationId).executeTakeFirst();
   const parse = (json: string | undefined) => (json ? (JSON.parse(json) as StoredSettings) : null);
   return effectiveSetting('managersWriteWsMcpIntegrations', parse(ws?.settings), parse(org?.settings)).value;

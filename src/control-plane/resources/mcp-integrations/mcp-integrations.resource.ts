@@ -3,7 +3,17 @@ import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { uuid } from '../../../foundation/lib/ids.js';
 import { MCP_SECTION } from '../../../features/mcp/mcp-section.js';
 import { revokeDroppedUpstream } from '../../../features/mcp/oauth/revoke-removed-connections.js';
-import { countServersOfMcpIntegration, deleteMcpConnectionsOfIntegration, deleteMcpIntegration, getMcpIntegration, insertMcpIntegration, listMcpIntegrations, updateMcpIntegration, type McpIntegration, type McpOAuthSettings } from '../../../infra/store/repos/mcp.js';
+import {
+  countServersOfMcpIntegration,
+  deleteMcpConnectionsOfIntegration,
+  deleteMcpIntegration,
+  getMcpIntegration,
+  insertMcpIntegration,
+  listMcpIntegrations,
+  updateMcpIntegration,
+  type McpIntegration,
+  type McpOAuthSettings,
+} from '../../../infra/store/repos/mcp.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
 import { IsoTime, iso } from '../../../identity/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';
@@ -22,9 +32,18 @@ const Url = Type.String({ minLength: 1, maxLength: 2048 });
 const OAuthInput = Type.Object(
   {
     authorization_server: Type.Optional(Url),
-    client_id: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: "The client registered for the gateway at the authorization server. Left out: the gateway registers itself there at the first connect (RFC 7591), when the server's metadata has a registration_endpoint." })),
+    client_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description:
+          "The client registered for the gateway at the authorization server. Left out: the gateway registers itself there at the first connect (RFC 7591), when the server's metadata has a registration_endpoint.",
+      }),
+    ),
     client_secret: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
-    scopes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 256, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }), { maxItems: 50 })),
+    scopes: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 256, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' }), { maxItems: 50 }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -79,7 +98,12 @@ const McpIntegrationAnswer = Type.Object({
 
 /** The OAuth settings in an audit row: no client secret, not even its hint. */
 function oauthAuditDetails(o: McpOAuthSettings) {
-  return { authorization_server: o.authorization_server ?? null, client_id: o.client_id ?? null, scopes: o.scopes ?? [], client_secret: o.client_secret_hint !== undefined };
+  return {
+    authorization_server: o.authorization_server ?? null,
+    client_id: o.client_id ?? null,
+    scopes: o.scopes ?? [],
+    client_secret: o.client_secret_hint !== undefined,
+  };
 }
 
 /** The OAuth settings as answered: the client secret only by its hint. */
@@ -115,35 +139,55 @@ type OAuthBody = { authorization_server?: string; client_id?: string; client_sec
  */
 async function checkOAuth(ctx: ResourceContext, authType: string, oauth: OAuthBody | undefined): Promise<void> {
   if (oauth === undefined) return;
-  if (authType !== 'oauth') throw new GatewayError('invalid_request', "oauth settings are sent only with auth_type 'oauth'.", { param: 'oauth' });
-  if (oauth.authorization_server !== undefined) await checkCustomHost(ctx.deps.http.outbound, oauth.authorization_server, 'oauth.authorization_server');
-  if (oauth.client_secret !== undefined && oauth.client_id === undefined) throw new GatewayError('invalid_request', 'oauth.client_secret needs oauth.client_id.', { param: 'oauth.client_secret' });
+  if (authType !== 'oauth')
+    throw new GatewayError('invalid_request', "oauth settings are sent only with auth_type 'oauth'.", { param: 'oauth' });
+  if (oauth.authorization_server !== undefined)
+    await checkCustomHost(ctx.deps.http.outbound, oauth.authorization_server, 'oauth.authorization_server');
+  if (oauth.client_secret !== undefined && oauth.client_id === undefined)
+    throw new GatewayError('invalid_request', 'oauth.client_secret needs oauth.client_id.', { param: 'oauth.client_secret' });
 }
 
 /** The stored OAuth settings and sealed client secret of an `auth_type: oauth` integration; empty otherwise. */
-function sealOAuth(ctx: ResourceContext, id: string, authType: string, oauth: OAuthBody | undefined): { oauth: McpOAuthSettings; oauth_secret_ciphertext: string } {
+function sealOAuth(
+  ctx: ResourceContext,
+  id: string,
+  authType: string,
+  oauth: OAuthBody | undefined,
+): { oauth: McpOAuthSettings; oauth_secret_ciphertext: string } {
   if (authType !== 'oauth' || oauth === undefined) return { oauth: {}, oauth_secret_ciphertext: '' };
   const { client_secret, ...rest } = oauth;
   if (client_secret === undefined) return { oauth: rest, oauth_secret_ciphertext: '' };
-  return { oauth: { ...rest, client_secret_hint: credentialHint(client_secret) }, oauth_secret_ciphertext: ctx.deps.secrets.encrypt(client_secret, `${id}:oauth`) };
+  return {
+    oauth: { ...rest, client_secret_hint: credentialHint(client_secret) },
+    oauth_secret_ciphertext: ctx.deps.secrets.encrypt(client_secret, `${id}:oauth`),
+  };
 }
 
 /**
  * Checks what a write sets: the URL through the custom-host guard; headers and secret mappings only
  * with `auth_type: headers`, which needs at least one of them (`kept`: what the row keeps of its own).
  */
-async function checkInput(ctx: ResourceContext, next: { url: string; auth_type: string }, body: { headers?: Record<string, string>; secret_mappings?: readonly HeaderSecretMapping[] }, kept = { headers: false, mappings: false }): Promise<void> {
+async function checkInput(
+  ctx: ResourceContext,
+  next: { url: string; auth_type: string },
+  body: { headers?: Record<string, string>; secret_mappings?: readonly HeaderSecretMapping[] },
+  kept = { headers: false, mappings: false },
+): Promise<void> {
   await checkCustomHost(ctx.deps.http.outbound, next.url, 'url');
   const mappings = body.secret_mappings?.length ?? 0;
   if (next.auth_type !== 'headers') {
-    if (body.headers !== undefined) throw new GatewayError('invalid_request', "headers are sent only with auth_type 'headers'.", { param: 'headers' });
-    if (mappings > 0) throw new GatewayError('invalid_request', "secret_mappings are sent only with auth_type 'headers'.", { param: 'secret_mappings' });
+    if (body.headers !== undefined)
+      throw new GatewayError('invalid_request', "headers are sent only with auth_type 'headers'.", { param: 'headers' });
+    if (mappings > 0)
+      throw new GatewayError('invalid_request', "secret_mappings are sent only with auth_type 'headers'.", { param: 'secret_mappings' });
     return;
   }
   if (body.headers !== undefined) checkHeaders(body.headers);
   const headers = body.headers !== undefined ? Object.keys(body.headers).length : kept.headers ? 1 : 0;
   if (headers === 0 && mappings === 0 && !(body.secret_mappings === undefined && kept.mappings)) {
-    throw new GatewayError('invalid_request', "auth_type 'headers' needs at least one header (in headers or secret_mappings).", { param: 'headers' });
+    throw new GatewayError('invalid_request', "auth_type 'headers' needs at least one header (in headers or secret_mappings).", {
+      param: 'headers',
+    });
   }
 }
 
@@ -174,7 +218,10 @@ export const mcpIntegrationsResource = defineResource({
   async beforeRemove(ctx, i) {
     await assertMayWriteMcpIntegration(ctx, i.workspace_id);
     const servers = await countServersOfMcpIntegration(ctx.db, i.id);
-    if (servers > 0) throw new GatewayError('conflict', `MCP integration '${i.slug}' is used by ${servers} MCP server(s); delete them first.`, { param: 'id' });
+    if (servers > 0)
+      throw new GatewayError('conflict', `MCP integration '${i.slug}' is used by ${servers} MCP server(s); delete them first.`, {
+        param: 'id',
+      });
     // Its users' grants at the upstream end with it (revoked once the deletion commits).
     revokeDroppedUpstream(ctx.deps, i, await deleteMcpConnectionsOfIntegration(ctx.db, i.id), ctx.afterCommit);
   },
@@ -184,7 +231,8 @@ export const mcpIntegrationsResource = defineResource({
     const authType = body.auth_type ?? (body.headers || body.secret_mappings?.length ? 'headers' : 'none');
     await checkInput(ctx, { url: body.url, auth_type: authType }, body);
     await checkOAuth(ctx, authType, body.oauth);
-    const mappings = authType === 'headers' ? await checkHeaderMappings(ctx, body.secret_mappings ?? [], headerNameProblem, workspaceId) : [];
+    const mappings =
+      authType === 'headers' ? await checkHeaderMappings(ctx, body.secret_mappings ?? [], headerNameProblem, workspaceId) : [];
     const id = uuid();
     const { sealed, hints } = sealHeaders(ctx.deps.secrets, id, body.headers ?? {});
     const oauth = sealOAuth(ctx, id, authType, authType === 'oauth' ? (body.oauth ?? {}) : undefined);
@@ -206,7 +254,19 @@ export const mcpIntegrationsResource = defineResource({
     };
     await insertMcpIntegration(ctx.db, ctx.scope, record);
     // No URL in the audit row: some upstreams take a credential in their URL's query.
-    return { record, details: { name: record.name, slug: record.slug, transport: record.transport, auth_type: record.auth_type, workspace_id: workspaceId, headers: Object.keys(hints), secret_mappings: mappings, ...(authType === 'oauth' ? { oauth: oauthAuditDetails(oauth.oauth) } : {}) } };
+    return {
+      record,
+      details: {
+        name: record.name,
+        slug: record.slug,
+        transport: record.transport,
+        auth_type: record.auth_type,
+        workspace_id: workspaceId,
+        headers: Object.keys(hints),
+        secret_mappings: mappings,
+        ...(authType === 'oauth' ? { oauth: oauthAuditDetails(oauth.oauth) } : {}),
+      },
+    };
   },
   async update(ctx, i, body) {
     await assertMayWriteMcpIntegration(ctx, i.workspace_id);
@@ -219,14 +279,19 @@ export const mcpIntegrationsResource = defineResource({
     // other than `headers` drops both); each is replaced as a whole when given.
     if (body.headers !== undefined || body.secret_mappings !== undefined || body.auth_type !== undefined || body.url !== undefined) {
       const isHeaders = next.auth_type === 'headers';
-      const kept = { headers: body.headers === undefined && isHeaders && i.headers_ciphertext !== '', mappings: body.secret_mappings === undefined && isHeaders && i.secret_mappings.length > 0 };
+      const kept = {
+        headers: body.headers === undefined && isHeaders && i.headers_ciphertext !== '',
+        mappings: body.secret_mappings === undefined && isHeaders && i.secret_mappings.length > 0,
+      };
       await checkInput(ctx, next, body, kept);
       if (!kept.headers) {
         const { sealed, hints } = sealHeaders(ctx.deps.secrets, i.id, isHeaders ? (body.headers ?? {}) : {});
         next.headers_ciphertext = sealed;
         next.header_hints = hints;
       }
-      if (!kept.mappings) next.secret_mappings = isHeaders && body.secret_mappings ? await checkHeaderMappings(ctx, body.secret_mappings, headerNameProblem, i.workspace_id) : [];
+      if (!kept.mappings)
+        next.secret_mappings =
+          isHeaders && body.secret_mappings ? await checkHeaderMappings(ctx, body.secret_mappings, headerNameProblem, i.workspace_id) : [];
     }
     // OAuth settings are replaced as a whole when given; leaving `oauth` drops them and every connection.
     await checkOAuth(ctx, next.auth_type, body.oauth);
@@ -240,8 +305,17 @@ export const mcpIntegrationsResource = defineResource({
     }
     // Tokens issued under other settings (another server, client or scopes) are not reused: their grants are
     // revoked, with the settings they were issued under, once the write commits.
-    if (connectionsDropped || (next.auth_type === 'oauth' && next.url !== i.url)) revokeDroppedUpstream(ctx.deps, i, await deleteMcpConnectionsOfIntegration(ctx.db, i.id), ctx.afterCommit);
+    if (connectionsDropped || (next.auth_type === 'oauth' && next.url !== i.url))
+      revokeDroppedUpstream(ctx.deps, i, await deleteMcpConnectionsOfIntegration(ctx.db, i.id), ctx.afterCommit);
     await updateMcpIntegration(ctx.db, ctx.scope, next);
-    return { record: next, details: { changed: Object.keys(body), ...(body.headers ? { headers: Object.keys(body.headers) } : {}), ...(body.secret_mappings ? { secret_mappings: next.secret_mappings } : {}), ...(body.oauth ? { oauth: oauthAuditDetails(next.oauth) } : {}) } };
+    return {
+      record: next,
+      details: {
+        changed: Object.keys(body),
+        ...(body.headers ? { headers: Object.keys(body.headers) } : {}),
+        ...(body.secret_mappings ? { secret_mappings: next.secret_mappings } : {}),
+        ...(body.oauth ? { oauth: oauthAuditDetails(next.oauth) } : {}),
+      },
+    };
   },
 });

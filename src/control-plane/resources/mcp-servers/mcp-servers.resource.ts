@@ -3,7 +3,16 @@ import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { uuid } from '../../../foundation/lib/ids.js';
 import { narrowTo } from '../../../kernel/tenant-scope.js';
 import { MCP_SECTION } from '../../../features/mcp/mcp-section.js';
-import { deleteMcpServer, getMcpIntegration, getMcpServer, insertMcpServer, listMcpServers, updateMcpServer, type McpServer, type McpToolFilter } from '../../../infra/store/repos/mcp.js';
+import {
+  deleteMcpServer,
+  getMcpIntegration,
+  getMcpServer,
+  insertMcpServer,
+  listMcpServers,
+  updateMcpServer,
+  type McpServer,
+  type McpToolFilter,
+} from '../../../infra/store/repos/mcp.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
 import { IsoTime, iso } from '../../../identity/paging.js';
 import { Slug, slugify } from '../../resource/slug.js';
@@ -11,7 +20,10 @@ import { connectAction, listConnectionsAction, revokeConnectionAction } from './
 import { StringEnum } from '../../../foundation/spec/string-enum.js';
 
 const ToolName = Type.String({ minLength: 1, maxLength: 128 });
-const Tools = Type.Object({ allow: Type.Optional(Type.Array(ToolName, { maxItems: 1000 })), deny: Type.Optional(Type.Array(ToolName, { maxItems: 1000 })) }, { additionalProperties: false });
+const Tools = Type.Object(
+  { allow: Type.Optional(Type.Array(ToolName, { maxItems: 1000 })), deny: Type.Optional(Type.Array(ToolName, { maxItems: 1000 })) },
+  { additionalProperties: false },
+);
 const Access = StringEnum(['allow', 'deny']);
 
 const CreateMcpServer = Type.Object(
@@ -72,13 +84,17 @@ export function checkTools(tools: McpToolFilter): void {
   for (const list of ['allow', 'deny'] as const) {
     const seen = new Set<string>();
     (tools[list] ?? []).forEach((name, i) => {
-      if (seen.has(name)) throw new GatewayError('invalid_request', `tools.${list}[${i}]: tool '${name}' is listed twice.`, { param: `tools.${list}[${i}]` });
+      if (seen.has(name))
+        throw new GatewayError('invalid_request', `tools.${list}[${i}]: tool '${name}' is listed twice.`, { param: `tools.${list}[${i}]` });
       seen.add(name);
     });
   }
   const allowed = new Set(tools.allow ?? []);
   (tools.deny ?? []).forEach((name, i) => {
-    if (allowed.has(name)) throw new GatewayError('invalid_request', `tools.deny[${i}]: tool '${name}' is both allowed and denied.`, { param: `tools.deny[${i}]` });
+    if (allowed.has(name))
+      throw new GatewayError('invalid_request', `tools.deny[${i}]: tool '${name}' is both allowed and denied.`, {
+        param: `tools.deny[${i}]`,
+      });
   });
 }
 
@@ -132,7 +148,16 @@ export const mcpServersResource = defineResource({
       updated_at: ctx.now,
     };
     await insertMcpServer(ctx.db, ctx.scope, record);
-    return { record, details: { name: record.name, slug: record.slug, mcp_integration_id: record.mcp_integration_id, tools, default_user_access: record.default_user_access } };
+    return {
+      record,
+      details: {
+        name: record.name,
+        slug: record.slug,
+        mcp_integration_id: record.mcp_integration_id,
+        tools,
+        default_user_access: record.default_user_access,
+      },
+    };
   },
   async update(ctx, s, body) {
     const next: McpServer = { ...s, updated_at: ctx.now };

@@ -16,7 +16,10 @@ import { insertAdminKey } from '../api-keys/admin-key.js';
 import { newKeyValue } from '../api-keys/key-value.js';
 import { OrganisationAnswer, presentOrganisation } from './organisation-answer.js';
 
-const CreateOrganisation = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }), slug: Slug }, { additionalProperties: false });
+const CreateOrganisation = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 200 }), slug: Slug },
+  { additionalProperties: false },
+);
 const CreatedOrganisation = Type.Object({
   ...OrganisationAnswer.properties,
   /** The value of the organisation's first organisation-service key (`*`): shown once, never again. */
@@ -33,7 +36,10 @@ const slugTaken = (slug: string) => new GatewayError('conflict', `An organisatio
 async function requireInstanceOperator(deps: GatewayDeps, request: FastifyRequest): Promise<void> {
   const principal = principalOf(request);
   if (principal.kind === 'service_key' && (await isInstanceOperatorKey(deps.store.db, principal.keyId, principal.organisationId))) return;
-  throw new GatewayError('forbidden', "Creating an organisation needs the instance operator's key (the admin key the gateway made on its first start).");
+  throw new GatewayError(
+    'forbidden',
+    "Creating an organisation needs the instance operator's key (the admin key the gateway made on its first start).",
+  );
 }
 
 /**
@@ -70,7 +76,14 @@ export function registerCreateOrganisationRoute(app: FastifyInstance, deps: Gate
         created = await deps.store.db.transaction().execute(async (trx) => {
           if (await trx.selectFrom('organisations').select('id').where('slug', '=', slug).executeTakeFirst()) throw slugTaken(slug);
           const { organisation, workspace } = await insertTenant(trx, { name, slug }, now);
-          const keyId = await insertAdminKey(trx, { organisationId: organisation.id, workspaceId: workspace.id }, value, deps.settings.apiKeyPrefix, now, false);
+          const keyId = await insertAdminKey(
+            trx,
+            { organisationId: organisation.id, workspaceId: workspace.id },
+            value,
+            deps.settings.apiKeyPrefix,
+            now,
+            false,
+          );
           await writeAudit(trx, request, principal, now, {
             action: 'organisation.create',
             resourceType: 'organisation',

@@ -16,5 +16,12 @@ export const OrganisationAnswer = Type.Object({
 
 /** The answer of an organisation: its settings with their defaults filled in. */
 export function presentOrganisation(o: Organisation) {
-  return { id: o.id, object: 'organisation' as const, name: o.name, slug: o.slug, settings: organisationSettingsView(o.settings), created_at: iso(o.created_at)! };
+  return {
+    id: o.id,
+    object: 'organisation' as const,
+    name: o.name,
+    slug: o.slug,
+    settings: organisationSettingsView(o.settings),
+    created_at: iso(o.created_at)!,
+  };
 }

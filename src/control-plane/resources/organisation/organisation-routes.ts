@@ -15,7 +15,11 @@ import { OrganisationSettingsAnswer, OrganisationSettingsPatch, mergeSettings } 
 import { OrganisationAnswer, presentOrganisation } from './organisation-answer.js';
 import { registerCreateOrganisationRoute } from './create-organisation-route.js';
 
-const responses = (schema: typeof OrganisationAnswer | typeof OrganisationSettingsAnswer) => ({ 200: schema, '4xx': ErrorAnswer, '5xx': ErrorAnswer });
+const responses = (schema: typeof OrganisationAnswer | typeof OrganisationSettingsAnswer) => ({
+  200: schema,
+  '4xx': ErrorAnswer,
+  '5xx': ErrorAnswer,
+});
 
 async function organisationOf(deps: GatewayDeps, id: string): Promise<Organisation> {
   const o = await getOrganisation(deps.store.db, id);
@@ -35,15 +39,25 @@ async function organisationOf(deps: GatewayDeps, id: string): Promise<Organisati
 export function registerOrganisationRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['organisation'];
-  typed.get('/v1/organisation', { config: { permission: 'organisation.read' }, schema: { tags, summary: 'Read the organisation and its settings', response: responses(OrganisationAnswer) } }, async (request) =>
-    presentOrganisation(await organisationOf(deps, principalOf(request).organisationId)),
+  typed.get(
+    '/v1/organisation',
+    {
+      config: { permission: 'organisation.read' },
+      schema: { tags, summary: 'Read the organisation and its settings', response: responses(OrganisationAnswer) },
+    },
+    async (request) => presentOrganisation(await organisationOf(deps, principalOf(request).organisationId)),
   );
 
   typed.put(
     '/v1/organisation/settings',
     {
       config: { permission: 'organisation.write' },
-      schema: { body: OrganisationSettingsPatch, tags, summary: 'Change organisation settings (a partial object; answers the whole settings)', response: responses(OrganisationSettingsAnswer) },
+      schema: {
+        body: OrganisationSettingsPatch,
+        tags,
+        summary: 'Change organisation settings (a partial object; answers the whole settings)',
+        response: responses(OrganisationSettingsAnswer),
+      },
     },
     async (request) => {
       const principal = principalOf(request);
@@ -59,7 +73,13 @@ export function registerOrganisationRoutes(app: FastifyInstance, deps: GatewayDe
         if (!o) throw new GatewayError('not_found', 'Unknown organisation.');
         const merged = mergeSettings(o.settings, patch);
         await saveOrganisationSettings(trx, o.id, merged);
-        await writeAudit(trx, request, principal, now, { action: 'organisation.update', resourceType: 'organisation', resourceId: o.id, workspaceId: null, details: { changed: Object.keys(patch), settings: patch } });
+        await writeAudit(trx, request, principal, now, {
+          action: 'organisation.update',
+          resourceType: 'organisation',
+          resourceId: o.id,
+          workspaceId: null,
+          details: { changed: Object.keys(patch), settings: patch },
+        });
         await recordRuntimeChange(trx, changes);
         return merged;
       });

@@ -1,5 +1,12 @@
 import { Type, type TSchema } from 'typebox';
-import { MIN_SESSION_TTL, SETTINGS, SETTING_KEYS, WORKSPACE_SETTING_KEYS, type SettingKey, type SettingType } from '../../../kernel/settings.js';
+import {
+  MIN_SESSION_TTL,
+  SETTINGS,
+  SETTING_KEYS,
+  WORKSPACE_SETTING_KEYS,
+  type SettingKey,
+  type SettingType,
+} from '../../../kernel/settings.js';
 import { StringEnum } from '../../../foundation/spec/string-enum.js';
 
 /** The schema of one setting's value, by its type in the catalogue. */
@@ -49,7 +56,10 @@ export function mergeSettings(stored: Record<string, unknown>, patch: Record<str
   const out: Record<string, unknown> = { ...stored };
   for (const [k, v] of Object.entries(patch)) {
     const before = out[k];
-    out[k] = v !== null && typeof v === 'object' && before !== null && typeof before === 'object' ? { ...(before as object), ...(v as object) } : v;
+    out[k] =
+      v !== null && typeof v === 'object' && before !== null && typeof before === 'object'
+        ? { ...(before as object), ...(v as object) }
+        : v;
   }
   return out;
 }

@@ -1,6 +1,13 @@
 import { Type } from 'typebox';
 import { uuid } from '../../../foundation/lib/ids.js';
-import { addPromptVersion, getPrompt, insertPrompt, updatePrompt, type StoredPrompt, type VersionFields } from '../../../features/prompts/prompts-repo.js';
+import {
+  addPromptVersion,
+  getPrompt,
+  insertPrompt,
+  updatePrompt,
+  type StoredPrompt,
+  type VersionFields,
+} from '../../../features/prompts/prompts-repo.js';
 import { checkPartialText } from '../../../features/prompts/compile-template.js';
 import { PROMPTS_SECTION } from '../../../features/prompts/prompt-catalog.js';
 import { defineResource } from '../../resource/define-resource.js';
@@ -19,7 +26,11 @@ const CreatePartial = Type.Object(
   { additionalProperties: false },
 );
 const UpdatePartial = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), string: Type.Optional(Type.String({ minLength: 1 })), version_description: Type.Optional(Type.String()) },
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    string: Type.Optional(Type.String({ minLength: 1 })),
+    version_description: Type.Optional(Type.String()),
+  },
   { additionalProperties: false },
 );
 
@@ -66,7 +77,10 @@ export const promptPartialsResource = defineResource({
     };
     const first = partialVersion(body.string, body.version_description);
     await insertUnique('partial', partial.slug, () => insertPrompt(ctx.db, ctx.scope, partial, first));
-    return { record: { prompt: partial, version: { ...first, version: 1, created_at: ctx.now } }, details: { name: partial.name, slug: partial.slug, version: 1 } };
+    return {
+      record: { prompt: partial, version: { ...first, version: 1, created_at: ctx.now } },
+      details: { name: partial.name, slug: partial.slug, version: 1 },
+    };
   },
   async update(ctx, { prompt: partial }, body) {
     const patch = body.name !== undefined ? { name: body.name } : {};

@@ -4,7 +4,15 @@ import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { isUniqueViolation } from '../../../infra/store/store.js';
 import type { Database } from '../../../infra/store/schema.js';
 import type { TenantScope } from '../../../kernel/tenant-scope.js';
-import { deletePrompt, getPrompt, getPromptVersion, listPrompts, type PromptKind, type PromptVersion, type StoredPrompt } from '../../../features/prompts/prompts-repo.js';
+import {
+  deletePrompt,
+  getPrompt,
+  getPromptVersion,
+  listPrompts,
+  type PromptKind,
+  type PromptVersion,
+  type StoredPrompt,
+} from '../../../features/prompts/prompts-repo.js';
 import { parsePromptRef, selectVersion } from '../../../features/prompts/prompt-ref.js';
 import type { ScopedRepo } from '../../resource/define-resource.js';
 import { IsoTime, iso } from '../../../identity/paging.js';
@@ -23,34 +31,87 @@ export const LABEL: Record<PromptKind, string> = { prompt: 'prompt', partial: 'p
 export const ID_PARAM: Record<PromptKind, string> = { prompt: 'promptId', partial: 'partialId' };
 
 /** The members of a prompt or partial answer (and of a versions list item) that only prompts have. */
-const PromptOnly = { parameters: Type.Record(Type.String(), Type.Unknown()), model: Nullable(Type.String()), metadata: Type.Record(Type.String(), Type.Unknown()) };
+const PromptOnly = {
+  parameters: Type.Record(Type.String(), Type.Unknown()),
+  model: Nullable(Type.String()),
+  metadata: Type.Record(Type.String(), Type.Unknown()),
+};
 const NullableString = Nullable(Type.String());
-const Head = { id: Type.String(), name: Type.String(), slug: Type.String(), organisation_id: Type.String(), workspace_id: Type.String(), published_version: Type.Integer(), latest_version: Type.Integer(), version: Type.Integer(), string: Type.String() };
+const Head = {
+  id: Type.String(),
+  name: Type.String(),
+  slug: Type.String(),
+  organisation_id: Type.String(),
+  workspace_id: Type.String(),
+  published_version: Type.Integer(),
+  latest_version: Type.Integer(),
+  version: Type.Integer(),
+  string: Type.String(),
+};
 const Tail = { version_description: NullableString, version_created_at: IsoTime, created_at: IsoTime, updated_at: IsoTime };
 
 /** A prompt at one version, as every prompt route answers it. */
-export const PromptAnswer = Type.Object({ ...Head, object: Type.Literal('prompt'), ...PromptOnly, virtual_key: NullableString, provider: NullableString, ...Tail });
+export const PromptAnswer = Type.Object({
+  ...Head,
+  object: Type.Literal('prompt'),
+  ...PromptOnly,
+  virtual_key: NullableString,
+  provider: NullableString,
+  ...Tail,
+});
 /** A partial at one version. */
 export const PartialAnswer = Type.Object({ ...Head, object: Type.Literal('prompt_partial'), ...Tail });
 
 const VersionHead = { version: Type.Integer(), published: Type.Boolean(), string: Type.String() };
 const VersionTail = { version_description: NullableString, created_at: IsoTime };
 /** The versions list of a prompt (newest first). */
-export const PromptVersions = Type.Object({ object: Type.Literal('list'), data: Type.Array(Type.Object({ ...VersionHead, ...PromptOnly, ...VersionTail })), total: Type.Integer() });
+export const PromptVersions = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(Type.Object({ ...VersionHead, ...PromptOnly, ...VersionTail })),
+  total: Type.Integer(),
+});
 /** The versions list of a partial (newest first). */
-export const PartialVersions = Type.Object({ object: Type.Literal('list'), data: Type.Array(Type.Object({ ...VersionHead, ...VersionTail })), total: Type.Integer() });
+export const PartialVersions = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(Type.Object({ ...VersionHead, ...VersionTail })),
+  total: Type.Integer(),
+});
 
 function head(p: StoredPrompt, v: PromptVersion) {
-  return { id: p.id, name: p.name, slug: p.slug, organisation_id: p.organisation_id, workspace_id: p.workspace_id, published_version: p.published_version, latest_version: p.latest_version, version: v.version, string: v.template };
+  return {
+    id: p.id,
+    name: p.name,
+    slug: p.slug,
+    organisation_id: p.organisation_id,
+    workspace_id: p.workspace_id,
+    published_version: p.published_version,
+    latest_version: p.latest_version,
+    version: v.version,
+    string: v.template,
+  };
 }
 
 function tail(p: StoredPrompt, v: PromptVersion) {
-  return { version_description: v.description, version_created_at: iso(v.created_at), created_at: iso(p.created_at), updated_at: iso(p.updated_at) };
+  return {
+    version_description: v.description,
+    version_created_at: iso(v.created_at),
+    created_at: iso(p.created_at),
+    updated_at: iso(p.updated_at),
+  };
 }
 
 /** The public view of a prompt at one version. */
 export function presentPrompt({ prompt: p, version: v }: PromptAt) {
-  return { ...head(p, v), object: 'prompt' as const, parameters: v.parameters, model: v.model, metadata: v.metadata, virtual_key: p.virtual_key, provider: p.provider, ...tail(p, v) };
+  return {
+    ...head(p, v),
+    object: 'prompt' as const,
+    parameters: v.parameters,
+    model: v.model,
+    metadata: v.metadata,
+    virtual_key: p.virtual_key,
+    provider: p.provider,
+    ...tail(p, v),
+  };
 }
 
 /** The public view of a partial at one version. */
@@ -61,7 +122,14 @@ export function presentPartial({ prompt: p, version: v }: PromptAt) {
 /** One version in a versions list (prompts show their parameters, model and metadata; partials do not). */
 export function presentVersion(p: StoredPrompt, v: PromptVersion) {
   const extra = p.kind === 'prompt' ? { parameters: v.parameters, model: v.model, metadata: v.metadata } : {};
-  return { version: v.version, published: v.version === p.published_version, string: v.template, ...extra, version_description: v.description, created_at: iso(v.created_at) };
+  return {
+    version: v.version,
+    published: v.version === p.published_version,
+    string: v.template,
+    ...extra,
+    version_description: v.description,
+    created_at: iso(v.created_at),
+  };
 }
 
 /** A prompt or partial of the scope at version `number` (which the caller knows exists). */
@@ -104,7 +172,8 @@ export async function insertUnique(kind: PromptKind, slug: string, insert: () =>
   try {
     await insert();
   } catch (err) {
-    if (isUniqueViolation(err)) throw new GatewayError('conflict', `A ${LABEL[kind]} with slug '${slug}' already exists in this workspace.`, { param: 'slug' });
+    if (isUniqueViolation(err))
+      throw new GatewayError('conflict', `A ${LABEL[kind]} with slug '${slug}' already exists in this workspace.`, { param: 'slug' });
     throw err;
   }
 }

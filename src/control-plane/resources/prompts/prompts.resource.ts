@@ -1,7 +1,16 @@
 import { Type } from 'typebox';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { uuid } from '../../../foundation/lib/ids.js';
-import { addPromptVersion, getPrompt, getPromptVersion, insertPrompt, updatePrompt, type PromptPatch, type StoredPrompt, type VersionFields } from '../../../features/prompts/prompts-repo.js';
+import {
+  addPromptVersion,
+  getPrompt,
+  getPromptVersion,
+  insertPrompt,
+  updatePrompt,
+  type PromptPatch,
+  type StoredPrompt,
+  type VersionFields,
+} from '../../../features/prompts/prompts-repo.js';
 import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
 import { templateMessages } from '../../../features/prompts/compile-template.js';
 import { SavedParameters, checkParameterKeys } from '../../../features/prompts/hyperparameters.js';
@@ -14,15 +23,26 @@ import { Nullable } from '../../../foundation/spec/nullable.js';
 
 const Metadata = Type.Record(Type.String(), Type.Unknown());
 const Credential = {
-  virtual_key: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'Id or slug of the virtual key the prompt runs with when a request names no provider.' })),
-  provider: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()], { description: 'Provider slug `@<slug>` the prompt runs with when a request names no provider.' })),
+  virtual_key: Type.Optional(
+    Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+      description: 'Id or slug of the virtual key the prompt runs with when a request names no provider.',
+    }),
+  ),
+  provider: Type.Optional(
+    Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+      description: 'Provider slug `@<slug>` the prompt runs with when a request names no provider.',
+    }),
+  ),
 };
 const CreatePrompt = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     slug: Type.Optional(Slug),
     workspace_id: Type.Optional(Type.String()),
-    string: Type.String({ minLength: 1, description: 'The template: a JSON array of chat messages, or plain text (one user message). Mustache.' }),
+    string: Type.String({
+      minLength: 1,
+      description: 'The template: a JSON array of chat messages, or plain text (one user message). Mustache.',
+    }),
     parameters: Type.Optional(SavedParameters),
     model: Type.Optional(Type.String({ minLength: 1 })),
     metadata: Type.Optional(Metadata),
@@ -39,23 +59,34 @@ const UpdatePrompt = Type.Object(
     model: Type.Optional(Nullable(Type.String({ minLength: 1 }))),
     metadata: Type.Optional(Metadata),
     version_description: Type.Optional(Type.String()),
-    patch: Type.Optional(Type.Boolean({ description: 'Back-fill `string`, `parameters`, `metadata` and `model` the body lacks from the latest version.' })),
+    patch: Type.Optional(
+      Type.Boolean({ description: 'Back-fill `string`, `parameters`, `metadata` and `model` the body lacks from the latest version.' }),
+    ),
     ...Credential,
   },
   { additionalProperties: false },
 );
 
 /** Checks the saved credential against the workspace's virtual keys; returns the prompt-level fields to store. */
-function credentialPatch(deps: GatewayDeps, workspaceId: string, body: { virtual_key?: string | null; provider?: string | null }): PromptPatch {
-  if (body.virtual_key && body.provider) throw new GatewayError('invalid_request', 'Give either virtual_key or provider, not both.', { param: 'provider' });
+function credentialPatch(
+  deps: GatewayDeps,
+  workspaceId: string,
+  body: { virtual_key?: string | null; provider?: string | null },
+): PromptPatch {
+  if (body.virtual_key && body.provider)
+    throw new GatewayError('invalid_request', 'Give either virtual_key or provider, not both.', { param: 'provider' });
   const known = (ref: string) => deps.runtime.current.virtualKeys.has(`${workspaceId}:${ref}`);
   if (body.virtual_key) {
-    if (!known(body.virtual_key)) throw new GatewayError('invalid_request', `Unknown virtual key '${body.virtual_key}' in the prompt's workspace.`, { param: 'virtual_key' });
+    if (!known(body.virtual_key))
+      throw new GatewayError('invalid_request', `Unknown virtual key '${body.virtual_key}' in the prompt's workspace.`, {
+        param: 'virtual_key',
+      });
     return { virtual_key: body.virtual_key, provider: null };
   }
   if (body.provider) {
     const provider = body.provider.startsWith('@') ? body.provider : `@${body.provider}`;
-    if (!known(provider.slice(1))) throw new GatewayError('invalid_request', `Unknown provider slug '${provider}' in the prompt's workspace.`, { param: 'provider' });
+    if (!known(provider.slice(1)))
+      throw new GatewayError('invalid_request', `Unknown provider slug '${provider}' in the prompt's workspace.`, { param: 'provider' });
     return { provider, virtual_key: null };
   }
   const out: PromptPatch = {};
@@ -109,14 +140,27 @@ export const promptsResource = defineResource({
       updated_at: ctx.now,
       ...credentialPatch(ctx.deps, ctx.workspaceId, body),
     };
-    const first: VersionFields = { template: body.string, parameters: body.parameters ?? {}, model: body.model ?? null, metadata: body.metadata ?? {}, description: body.version_description ?? null };
+    const first: VersionFields = {
+      template: body.string,
+      parameters: body.parameters ?? {},
+      model: body.model ?? null,
+      metadata: body.metadata ?? {},
+      description: body.version_description ?? null,
+    };
     await insertUnique('prompt', prompt.slug, () => insertPrompt(ctx.db, ctx.scope, prompt, first));
-    return { record: { prompt, version: { ...first, version: 1, created_at: ctx.now } }, details: { name: prompt.name, slug: prompt.slug, version: 1 } };
+    return {
+      record: { prompt, version: { ...first, version: 1, created_at: ctx.now } },
+      details: { name: prompt.name, slug: prompt.slug, version: 1 },
+    };
   },
   async update(ctx, { prompt }, body) {
     checkVersionBody(body);
-    const patch: PromptPatch = { ...credentialPatch(ctx.deps, prompt.workspace_id, body), ...(body.name !== undefined ? { name: body.name } : {}) };
-    const makesVersion = body.string !== undefined || body.parameters !== undefined || body.model !== undefined || body.metadata !== undefined;
+    const patch: PromptPatch = {
+      ...credentialPatch(ctx.deps, prompt.workspace_id, body),
+      ...(body.name !== undefined ? { name: body.name } : {}),
+    };
+    const makesVersion =
+      body.string !== undefined || body.parameters !== undefined || body.model !== undefined || body.metadata !== undefined;
     let number = prompt.latest_version;
     if (makesVersion) {
       let fields: VersionFields;
@@ -130,8 +174,19 @@ export const promptsResource = defineResource({
           description: body.version_description ?? null,
         };
       } else {
-        if (body.string === undefined) throw new GatewayError('invalid_request', "body.string is required for a new version (or send patch: true to keep the latest version's template).", { param: 'body.string' });
-        fields = { template: body.string, parameters: body.parameters ?? {}, model: body.model ?? null, metadata: body.metadata ?? {}, description: body.version_description ?? null };
+        if (body.string === undefined)
+          throw new GatewayError(
+            'invalid_request',
+            "body.string is required for a new version (or send patch: true to keep the latest version's template).",
+            { param: 'body.string' },
+          );
+        fields = {
+          template: body.string,
+          parameters: body.parameters ?? {},
+          model: body.model ?? null,
+          metadata: body.metadata ?? {},
+          description: body.version_description ?? null,
+        };
       }
       number = await addPromptVersion(ctx.db, ctx.scope, prompt.id, fields, patch, ctx.now);
     } else {

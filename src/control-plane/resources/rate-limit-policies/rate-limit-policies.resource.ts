@@ -1,10 +1,26 @@
 import { Type } from 'typebox';
 import { uuid } from '../../../foundation/lib/ids.js';
-import { getRateLimitPolicy, insertRateLimitPolicy, listRateLimitPolicies, updateRateLimitPolicy, type RateLimitPolicy } from '../../../infra/store/repos/rate-limit-policies.js';
+import {
+  getRateLimitPolicy,
+  insertRateLimitPolicy,
+  listRateLimitPolicies,
+  updateRateLimitPolicy,
+  type RateLimitPolicy,
+} from '../../../infra/store/repos/rate-limit-policies.js';
 import { checkPolicyKeys } from '../../../features/limits/policy-keys.js';
 import { RATE_LIMIT_SECTION } from '../../../features/limits/rate-limit-section.js';
 import { defineResource } from '../../resource/define-resource.js';
-import { ConditionsAnswer, GroupByAnswer, PolicyConditions, PolicyGroupBy, PolicyId, PolicyName, PolicyReadQuery, PolicyStatus, policyLifecycle } from '../policy-parts.js';
+import {
+  ConditionsAnswer,
+  GroupByAnswer,
+  PolicyConditions,
+  PolicyGroupBy,
+  PolicyId,
+  PolicyName,
+  PolicyReadQuery,
+  PolicyStatus,
+  policyLifecycle,
+} from '../policy-parts.js';
 import { IsoTime, iso } from '../../../identity/paging.js';
 import { StringEnum } from '../../../foundation/spec/string-enum.js';
 
@@ -13,11 +29,26 @@ const Unit = StringEnum(['rpm', 'rph', 'rpd', 'rpw']);
 const Value = Type.Integer({ minimum: 0, maximum: 1e15 });
 
 const CreatePolicy = Type.Object(
-  { name: Type.Optional(PolicyName), workspace_id: Type.Optional(Type.String({ minLength: 1 })), type: PolicyType, unit: Unit, value: Value, conditions: Type.Optional(PolicyConditions), group_by: Type.Optional(PolicyGroupBy) },
+  {
+    name: Type.Optional(PolicyName),
+    workspace_id: Type.Optional(Type.String({ minLength: 1 })),
+    type: PolicyType,
+    unit: Unit,
+    value: Value,
+    conditions: Type.Optional(PolicyConditions),
+    group_by: Type.Optional(PolicyGroupBy),
+  },
   { additionalProperties: false },
 );
 const UpdatePolicy = Type.Object(
-  { name: Type.Optional(PolicyName), type: Type.Optional(PolicyType), unit: Type.Optional(Unit), value: Type.Optional(Value), conditions: Type.Optional(PolicyConditions), group_by: Type.Optional(PolicyGroupBy) },
+  {
+    name: Type.Optional(PolicyName),
+    type: Type.Optional(PolicyType),
+    unit: Type.Optional(Unit),
+    value: Type.Optional(Value),
+    conditions: Type.Optional(PolicyConditions),
+    group_by: Type.Optional(PolicyGroupBy),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 const ListQuery = Type.Object({ status: Type.Optional(PolicyStatus), type: Type.Optional(PolicyType), unit: Type.Optional(Unit) });
@@ -39,7 +70,20 @@ const PolicyAnswer = Type.Object({ ...ListItem.properties, object: Type.Literal(
 
 /** A policy as lists show it (gateway-spec.md, "Rate-limits policy object"). */
 function presentItem(p: RateLimitPolicy) {
-  return { id: p.id, name: p.name, type: p.type, unit: p.unit, value: p.value, conditions: p.conditions, group_by: p.group_by, status: p.status, workspace_id: p.workspace_id, organisation_id: p.organisation_id, created_at: iso(p.created_at), last_updated_at: iso(p.updated_at) };
+  return {
+    id: p.id,
+    name: p.name,
+    type: p.type,
+    unit: p.unit,
+    value: p.value,
+    conditions: p.conditions,
+    group_by: p.group_by,
+    status: p.status,
+    workspace_id: p.workspace_id,
+    organisation_id: p.organisation_id,
+    created_at: iso(p.created_at),
+    last_updated_at: iso(p.updated_at),
+  };
 }
 
 const lifecycle = policyLifecycle('Rate-limits policy', { get: getRateLimitPolicy, update: updateRateLimitPolicy });

@@ -10,9 +10,20 @@ import type { ResourceContext } from '../../resource/define-resource.js';
 export const HeaderSecretMappingSchema = Type.Object(
   {
     target_field: Type.String({ minLength: 1, maxLength: 300, description: '`headers.<Header-Name>`: the header the secret fills.' }),
-    secret_reference_id: Type.String({ minLength: 1, maxLength: 200, description: 'Id or slug of a secret reference (answered as its id).' }),
+    secret_reference_id: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'Id or slug of a secret reference (answered as its id).',
+    }),
     secret_key: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'The member of a JSON secret to use.' })),
-    value_format: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: "`string` (default: the value as it is), `json` (needs secret_key), or a template holding `{{secret}}` once, such as `Bearer {{secret}}`." })),
+    value_format: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description:
+          '`string` (default: the value as it is), `json` (needs secret_key), or a template holding `{{secret}}` once, such as `Bearer {{secret}}`.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -43,7 +54,12 @@ export type HeaderNameCheck = (name: string) => string | undefined;
  *   502 naming the reference).
  * Answers the mappings with references by id.
  */
-export async function checkHeaderMappings(ctx: ResourceContext, mappings: readonly HeaderSecretMapping[], nameProblem: HeaderNameCheck, workspaceId: string | null): Promise<HeaderSecretMapping[]> {
+export async function checkHeaderMappings(
+  ctx: ResourceContext,
+  mappings: readonly HeaderSecretMapping[],
+  nameProblem: HeaderNameCheck,
+  workspaceId: string | null,
+): Promise<HeaderSecretMapping[]> {
   const seen = new Set<string>();
   const out: HeaderSecretMapping[] = [];
   for (const [i, m] of mappings.entries()) {
@@ -54,22 +70,33 @@ export async function checkHeaderMappings(ctx: ResourceContext, mappings: readon
     if (problem) throw invalid(`${at}.target_field`, `${at}.target_field: ${problem}`);
     if (seen.has(name.toLowerCase())) throw invalid(`${at}.target_field`, `${at}.target_field: header '${name}' is mapped twice.`);
     seen.add(name.toLowerCase());
-    if (m.value_format === 'json' && !m.secret_key) throw invalid(`${at}.secret_key`, `${at}.secret_key is required with value_format 'json' (it picks the member of the JSON secret).`);
+    if (m.value_format === 'json' && !m.secret_key)
+      throw invalid(`${at}.secret_key`, `${at}.secret_key is required with value_format 'json' (it picks the member of the JSON secret).`);
     if (isTemplate(m.value_format)) {
-      if (m.value_format.split(SECRET_PLACEHOLDER).length !== 2) throw invalid(`${at}.value_format`, `${at}.value_format must be 'string', 'json' or a template holding ${SECRET_PLACEHOLDER} exactly once (such as 'Bearer ${SECRET_PLACEHOLDER}').`);
+      if (m.value_format.split(SECRET_PLACEHOLDER).length !== 2)
+        throw invalid(
+          `${at}.value_format`,
+          `${at}.value_format must be 'string', 'json' or a template holding ${SECRET_PLACEHOLDER} exactly once (such as 'Bearer ${SECRET_PLACEHOLDER}').`,
+        );
       if (/[\r\n\0]/.test(m.value_format)) throw invalid(`${at}.value_format`, `${at}.value_format cannot contain line breaks or NUL.`);
     }
     const ref = await getSecretReference(ctx.db, ctx.scope, m.secret_reference_id);
     if (!ref) throw invalid(`${at}.secret_reference_id`, `${at}.secret_reference_id: unknown secret reference '${m.secret_reference_id}'.`);
     if (workspaceId !== null && !ref.allow_all_workspaces && !ref.allowed_workspaces.includes(workspaceId)) {
-      throw invalid(`${at}.secret_reference_id`, `${at}.secret_reference_id: secret reference '${m.secret_reference_id}' is not shared with this workspace (its allowed_workspaces).`);
+      throw invalid(
+        `${at}.secret_reference_id`,
+        `${at}.secret_reference_id: secret reference '${m.secret_reference_id}' is not shared with this workspace (its allowed_workspaces).`,
+      );
     }
     if (m.secret_key) {
       const text = await ctx.deps.secretResolver.resolve(openSecretReference(ctx.deps.secrets, ref));
       try {
         pickMember(text, m.secret_key);
       } catch (err) {
-        throw invalid(`${at}.secret_key`, `${at}: the secret of reference '${ref.name}' cannot fill header '${name}' (${(err as Error).message}).`);
+        throw invalid(
+          `${at}.secret_key`,
+          `${at}: the secret of reference '${ref.name}' cannot fill header '${name}' (${(err as Error).message}).`,
+        );
       }
     }
     out.push({ ...m, secret_reference_id: ref.id });

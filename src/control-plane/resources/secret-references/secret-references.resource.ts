@@ -1,7 +1,14 @@
 import { Type } from 'typebox';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { uuid } from '../../../foundation/lib/ids.js';
-import { getSecretReference, insertSecretReference, listSecretReferences, updateSecretReference, type ManagerType, type SecretReference } from '../../../infra/store/repos/secret-references.js';
+import {
+  getSecretReference,
+  insertSecretReference,
+  listSecretReferences,
+  updateSecretReference,
+  type ManagerType,
+  type SecretReference,
+} from '../../../infra/store/repos/secret-references.js';
 import { SECRET_REFERENCES_SECTION } from '../../../runtime/secret-references-section.js';
 import { authUrls, checkAuthConfig, maskAuthConfig } from '../../../infra/secrets/auth-config.js';
 import { openSecretReference } from '../../../infra/secrets/open-reference.js';
@@ -89,7 +96,8 @@ function workspaceIds(ctx: ResourceContext, list: readonly string[]): string[] {
   const snapshot = ctx.deps.runtime.current;
   return list.map((w, i) => {
     const ws = snapshot.workspacesById.get(w) ?? snapshot.workspacesBySlug.get(`${ctx.scope.organisationId}:${w}`);
-    if (!ws || ws.organisation_id !== ctx.scope.organisationId) throw new GatewayError('not_found', `Unknown workspace '${w}'.`, { param: `allowed_workspaces[${i}]` });
+    if (!ws || ws.organisation_id !== ctx.scope.organisationId)
+      throw new GatewayError('not_found', `Unknown workspace '${w}'.`, { param: `allowed_workspaces[${i}]` });
     return ws.id;
   });
 }
@@ -135,8 +143,10 @@ export const secretReferencesResource = defineResource({
   removal: 'archive',
   unique: { param: 'slug', message: 'A secret reference with this slug already exists in this organisation.' },
   repo: {
-    get: (db, scope, idOrSlug, viewer) => (visibleTo({ principal: viewer }) ? getSecretReference(db, scope, idOrSlug) : Promise.resolve(undefined)),
-    list: (db, scope, _query, page, viewer) => (visibleTo({ principal: viewer }) ? listSecretReferences(db, scope, page) : Promise.resolve({ rows: [], total: 0 })),
+    get: (db, scope, idOrSlug, viewer) =>
+      visibleTo({ principal: viewer }) ? getSecretReference(db, scope, idOrSlug) : Promise.resolve(undefined),
+    list: (db, scope, _query, page, viewer) =>
+      visibleTo({ principal: viewer }) ? listSecretReferences(db, scope, page) : Promise.resolve({ rows: [], total: 0 }),
     async remove(db, scope, r, now) {
       const after = { ...r, status: 'archived' as const };
       await updateSecretReference(db, scope, after, now);

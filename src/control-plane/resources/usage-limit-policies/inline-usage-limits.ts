@@ -5,7 +5,12 @@ import { uuid } from '../../../foundation/lib/ids.js';
 import { holds } from '../../../kernel/principal.js';
 import type { TenantScope } from '../../../kernel/tenant-scope.js';
 import type { Database } from '../../../infra/store/schema.js';
-import { archiveOwnedUsageLimitPolicies, insertUsageLimitPolicy, listOwnedUsageLimitPolicies, type UsageLimitPolicy } from '../../../infra/store/repos/usage-limit-policies.js';
+import {
+  archiveOwnedUsageLimitPolicies,
+  insertUsageLimitPolicy,
+  listOwnedUsageLimitPolicies,
+  type UsageLimitPolicy,
+} from '../../../infra/store/repos/usage-limit-policies.js';
 import type { ResourceContext } from '../../resource/define-resource.js';
 import { usageLimitPatch } from './usage-limit-fields.js';
 import { Amount, Days, LimitFieldsAnswer, LimitType, Reset, ResetAt, presentLimitFields } from './usage-limit-schemas.js';
@@ -49,7 +54,11 @@ export function managedBy(owner: string | null): { type: 'api_key' | 'workspace'
 }
 
 /** Only the owner's workspace: the inline policies of a key or workspace live there. */
-const ownScope = (organisationId: string, workspaceId: string): TenantScope => ({ organisationId, workspaceIds: [workspaceId], organisationWide: false });
+const ownScope = (organisationId: string, workspaceId: string): TenantScope => ({
+  organisationId,
+  workspaceIds: [workspaceId],
+  organisationWide: false,
+});
 
 /**
  * Replaces the owner's inline limits with `limits`, in the write's transaction: its active inline policies
@@ -57,7 +66,11 @@ const ownScope = (organisationId: string, workspaceId: string): TenantScope => (
  * `api_key = <key id>` (a key) or `workspace_id = <workspace id>` (a workspace). Each entry is checked like
  * a policy (errors name `body.usage_limits[i].<field>`). Setting them needs `usage_limits.write` (403).
  */
-export async function replaceInlineUsageLimits(ctx: ResourceContext, owner: InlineOwner, limits: ReadonlyArray<Static<typeof InlineUsageLimit>>): Promise<void> {
+export async function replaceInlineUsageLimits(
+  ctx: ResourceContext,
+  owner: InlineOwner,
+  limits: ReadonlyArray<Static<typeof InlineUsageLimit>>,
+): Promise<void> {
   if (!holds(ctx.principal, 'usage_limits.write')) {
     throw new GatewayError('forbidden', "Setting usage_limits needs the 'usage_limits.write' scope.", { param: 'usage_limits' });
   }

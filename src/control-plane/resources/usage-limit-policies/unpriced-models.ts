@@ -8,7 +8,11 @@ export const UNPRICED_LOOKBACK_MS = 7 * 24 * 3600 * 1000;
 const MAX_NAMED = 10;
 
 /** One warning of a create's answer: advice, the write itself succeeded. */
-export const PolicyWarning = Type.Object({ code: Type.Literal('unpriced_models'), message: Type.String(), models: Type.Array(Type.String()) });
+export const PolicyWarning = Type.Object({
+  code: Type.Literal('unpriced_models'),
+  message: Type.String(),
+  models: Type.Array(Type.String()),
+});
 export type PolicyWarningView = Static<typeof PolicyWarning>;
 
 /**
@@ -17,7 +21,12 @@ export type PolicyWarningView = Static<typeof PolicyWarning>;
  * since a cost budget counts them as $0 and would never trigger on their traffic. Empty when there is
  * no such traffic, and for other limit types.
  */
-export async function unpricedModelWarnings(db: Kysely<Database>, workspaceId: string, type: string, now: number): Promise<PolicyWarningView[]> {
+export async function unpricedModelWarnings(
+  db: Kysely<Database>,
+  workspaceId: string,
+  type: string,
+  now: number,
+): Promise<PolicyWarningView[]> {
   if (type !== 'cost') return [];
   const rows = await db
     .selectFrom('request_logs')

@@ -21,8 +21,17 @@ const Entity = Type.Object({
 });
 const EntityList = Type.Object({ object: Type.Literal('list'), data: Type.Array(Entity), total: Type.Integer() });
 const NoBody = Type.Object({}, { additionalProperties: false });
-const ResetBody = Type.Object({ group: Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: 512 }), { maxProperties: 8 }) }, { additionalProperties: false });
-const ResetAnswer = Type.Object({ object: Type.Literal('usage_limit_entity'), policy_id: Type.String(), group: Group, used: Type.Number(), window_started_at: IsoTime });
+const ResetBody = Type.Object(
+  { group: Type.Record(Type.String({ maxLength: 200 }), Type.String({ maxLength: 512 }), { maxProperties: 8 }) },
+  { additionalProperties: false },
+);
+const ResetAnswer = Type.Object({
+  object: Type.Literal('usage_limit_entity'),
+  policy_id: Type.String(),
+  group: Group,
+  used: Type.Number(),
+  window_started_at: IsoTime,
+});
 
 /** The shared counters, or 503 when Redis does not answer (the admin call must not hang or 500). */
 async function withCounters<T>(ctx: ResourceContext, run: (c: UsageCounterStore) => Promise<T>): Promise<T> {
@@ -67,7 +76,7 @@ export const resetEntity = defineAction<UsageLimitPolicy, typeof ResetBody, type
   suffix: '/entities/reset',
   permission: 'usage_limits.write',
   write: true,
-  summary: "Resets one group of a usage-limit policy in the current window",
+  summary: 'Resets one group of a usage-limit policy in the current window',
   body: ResetBody,
   answer: ResetAnswer,
   async run(ctx, p, body) {
@@ -77,13 +86,24 @@ export const resetEntity = defineAction<UsageLimitPolicy, typeof ResetBody, type
     const missing = keys.find((k) => !given.includes(k));
     if (extra !== undefined || missing !== undefined) {
       const what = extra !== undefined ? `'${extra}' is not a group_by key of this policy` : `'${missing}' is missing`;
-      throw new GatewayError('invalid_request', `body.group: ${what}; expected exactly the keys [${keys.join(', ')}].`, { param: 'body.group' });
+      throw new GatewayError('invalid_request', `body.group: ${what}; expected exactly the keys [${keys.join(', ')}].`, {
+        param: 'body.group',
+      });
     }
     const group: Record<string, string> = {};
     for (const k of keys) group[k] = body.group[k]!;
     const w = usageWindow(scheduleOf(p), ctx.now);
     const text = keys.length === 0 ? '{}' : JSON.stringify(group);
     await withCounters(ctx, (c) => c.reset(counterIdOf(p.id, p.type), w.start, text));
-    return { answer: { object: 'usage_limit_entity' as const, policy_id: p.id, group, used: 0, window_started_at: new Date(w.start).toISOString() }, details: { group, window_started_at: new Date(w.start).toISOString() } };
+    return {
+      answer: {
+        object: 'usage_limit_entity' as const,
+        policy_id: p.id,
+        group,
+        used: 0,
+        window_started_at: new Date(w.start).toISOString(),
+      },
+      details: { group, window_started_at: new Date(w.start).toISOString() },
+    };
   },
 });

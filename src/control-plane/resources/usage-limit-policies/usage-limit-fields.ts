@@ -35,7 +35,11 @@ export function usageLimitPatch(body: UsageLimitFields, current?: UsageLimitPoli
   const setsReset = body.periodic_reset !== undefined && body.periodic_reset !== null;
   const setsDays = body.periodic_reset_days !== undefined && body.periodic_reset_days !== null;
   if (setsReset && setsDays) {
-    throw new GatewayError('invalid_request', `${at}.periodic_reset and ${at}.periodic_reset_days are mutually exclusive: give one of them.`, { param: `${at}.periodic_reset` });
+    throw new GatewayError(
+      'invalid_request',
+      `${at}.periodic_reset and ${at}.periodic_reset_days are mutually exclusive: give one of them.`,
+      { param: `${at}.periodic_reset` },
+    );
   }
   checkPolicyKeys(body.conditions, body.group_by);
   const patch: UsageLimitPolicyPatch = {};

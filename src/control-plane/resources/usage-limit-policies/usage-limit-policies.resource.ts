@@ -1,9 +1,25 @@
 import { Type } from 'typebox';
 import { uuid } from '../../../foundation/lib/ids.js';
 import { USAGE_LIMIT_SECTION } from '../../../features/limits/usage-limit-section.js';
-import { getUsageLimitPolicy, insertUsageLimitPolicy, listUsageLimitPolicies, updateUsageLimitPolicy, type UsageLimitPolicy } from '../../../infra/store/repos/usage-limit-policies.js';
+import {
+  getUsageLimitPolicy,
+  insertUsageLimitPolicy,
+  listUsageLimitPolicies,
+  updateUsageLimitPolicy,
+  type UsageLimitPolicy,
+} from '../../../infra/store/repos/usage-limit-policies.js';
 import { defineResource } from '../../resource/define-resource.js';
-import { ConditionsAnswer, GroupByAnswer, PolicyConditions, PolicyGroupBy, PolicyId, PolicyName, PolicyReadQuery, PolicyStatus, policyLifecycle } from '../policy-parts.js';
+import {
+  ConditionsAnswer,
+  GroupByAnswer,
+  PolicyConditions,
+  PolicyGroupBy,
+  PolicyId,
+  PolicyName,
+  PolicyReadQuery,
+  PolicyStatus,
+  policyLifecycle,
+} from '../policy-parts.js';
 import { IsoTime, iso } from '../../../identity/paging.js';
 import { listEntities, resetEntity } from './usage-limit-entities.js';
 import { managedBy } from './inline-usage-limits.js';
@@ -135,11 +151,21 @@ export const usageLimitPoliciesResource = defineResource({
     };
     await insertUsageLimitPolicy(ctx.db, ctx.scope, record);
     const warnings = await unpricedModelWarnings(ctx.db, record.workspace_id, record.type, ctx.now);
-    return { record, answer: { ...presentPolicy(record), warnings }, details: { name: record.name, type: record.type, credit_limit: record.credit_limit } };
+    return {
+      record,
+      answer: { ...presentPolicy(record), warnings },
+      details: { name: record.name, type: record.type, credit_limit: record.credit_limit },
+    };
   },
   async update(ctx, p, body) {
     const patch = usageLimitPatch(body, p);
-    await updateUsageLimitPolicy(ctx.db, ctx.scope, p.id, { ...patch, ...(body.name !== undefined ? { name: body.name } : {}), ...(body.type !== undefined ? { type: body.type } : {}) }, ctx.now);
+    await updateUsageLimitPolicy(
+      ctx.db,
+      ctx.scope,
+      p.id,
+      { ...patch, ...(body.name !== undefined ? { name: body.name } : {}), ...(body.type !== undefined ? { type: body.type } : {}) },
+      ctx.now,
+    );
     return { record: (await getUsageLimitPolicy(ctx.db, ctx.scope, p.id)) ?? p, details: { changed: Object.keys(body) } };
   },
 });

@@ -23,7 +23,12 @@ const Email = Type.String({ minLength: 3, maxLength: 320, pattern: '^[^\\s@]+@[^
 const Membership = Type.Object({ id: Type.String({ minLength: 1 }), role: WorkspaceRoleSchema }, { additionalProperties: false });
 
 const CreateUser = Type.Object(
-  { email: Email, name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), role: Type.Optional(OrganisationRoleSchema), workspaces: Type.Optional(Type.Array(Membership, { maxItems: 100 })) },
+  {
+    email: Email,
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    role: Type.Optional(OrganisationRoleSchema),
+    workspaces: Type.Optional(Type.Array(Membership, { maxItems: 100 })),
+  },
   { additionalProperties: false },
 );
 const UpdateUser = Type.Object(
@@ -48,13 +53,25 @@ const UserAnswer = Type.Object({
 });
 
 function present(u: UserRecord) {
-  return { id: u.id, object: 'user' as const, email: u.email, name: u.name, role: u.role, status: u.status, workspaces: u.workspaces, created_at: iso(u.created_at)!, last_updated_at: iso(u.updated_at)! };
+  return {
+    id: u.id,
+    object: 'user' as const,
+    email: u.email,
+    name: u.name,
+    role: u.role,
+    status: u.status,
+    workspaces: u.workspaces,
+    created_at: iso(u.created_at)!,
+    last_updated_at: iso(u.updated_at)!,
+  };
 }
 
 /** Organisation roles other than `member`, and changes to users holding them, need an organisation owner or admin. */
 function assertMayGrant(ctx: ResourceContext, role: string | undefined, param: string): void {
   if (role !== undefined && role !== 'member' && !actsAsOrganisationAdmin(ctx.principal)) {
-    throw new GatewayError('forbidden', `Only an organisation owner or admin may give or change the organisation role '${role}'.`, { param });
+    throw new GatewayError('forbidden', `Only an organisation owner or admin may give or change the organisation role '${role}'.`, {
+      param,
+    });
   }
 }
 
@@ -77,7 +94,12 @@ export const usersResource = defineResource({
   noun: { one: 'a user', many: 'users' },
   permissions: { read: 'users.read', write: 'users.write' },
   runtimeSections: [API_KEYS_SECTION, SESSIONS_SECTION],
-  schemas: { create: CreateUser, update: UpdateUser, listQuery: Type.Object({ email: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })) }), answer: UserAnswer },
+  schemas: {
+    create: CreateUser,
+    update: UpdateUser,
+    listQuery: Type.Object({ email: Type.Optional(Type.String({ minLength: 1, maxLength: 320 })) }),
+    answer: UserAnswer,
+  },
   removal: 'delete',
   unique: { param: 'email', message: 'A user with this email already exists in this organisation.' },
   repo: {
@@ -104,29 +126,61 @@ export const usersResource = defineResource({
       } catch {
         throw new GatewayError('not_found', `Unknown workspace '${m.id}'.`, { param: `workspaces[${i}].id` });
       }
-      if (memberships.some((x) => x.id === id)) throw new GatewayError('invalid_request', `body.workspaces[${i}]: workspace '${m.id}' is listed twice.`, { param: `workspaces[${i}].id` });
+      if (memberships.some((x) => x.id === id))
+        throw new GatewayError('invalid_request', `body.workspaces[${i}]: workspace '${m.id}' is listed twice.`, {
+          param: `workspaces[${i}].id`,
+        });
       memberships.push({ id, role: m.role });
     }
     if (!memberships.length && !actsAsOrganisationAdmin(ctx.principal)) {
-      throw new GatewayError('invalid_request', 'A workspace principal invites users into its workspace: body.workspaces must name it.', { param: 'workspaces' });
+      throw new GatewayError('invalid_request', 'A workspace principal invites users into its workspace: body.workspaces must name it.', {
+        param: 'workspaces',
+      });
     }
-    const user = { id: uuid(), organisation_id: ctx.principal.organisationId, email: body.email, name: body.name ?? null, role: body.role ?? ('member' as const), status: 'active' as const, created_at: ctx.now, updated_at: ctx.now };
+    const user = {
+      id: uuid(),
+      organisation_id: ctx.principal.organisationId,
+      email: body.email,
+      name: body.name ?? null,
+      role: body.role ?? ('member' as const),
+      status: 'active' as const,
+      created_at: ctx.now,
+      updated_at: ctx.now,
+    };
     await insertUser(ctx.db, user);
     const autoKeys: string[] = [];
     for (const m of memberships) {
       await insertMember(ctx.db, { workspace_id: m.id, user_id: user.id, role: m.role, created_at: ctx.now });
-      const key = await autoCreateUserKey(ctx.db, { organisationId: user.organisation_id, workspaceId: m.id, userId: user.id, now: ctx.now, secrets: ctx.deps.secrets, prefix: ctx.deps.settings.apiKeyPrefix });
+      const key = await autoCreateUserKey(ctx.db, {
+        organisationId: user.organisation_id,
+        workspaceId: m.id,
+        userId: user.id,
+        now: ctx.now,
+        secrets: ctx.deps.secrets,
+        prefix: ctx.deps.settings.apiKeyPrefix,
+      });
       if (key) autoKeys.push(key);
     }
-    return { record: await reread(ctx, user.id), details: { email: user.email, role: user.role, workspaces: memberships, ...(autoKeys.length ? { auto_api_keys: autoKeys } : {}) } };
+    return {
+      record: await reread(ctx, user.id),
+      details: { email: user.email, role: user.role, workspaces: memberships, ...(autoKeys.length ? { auto_api_keys: autoKeys } : {}) },
+    };
   },
   async update(ctx, u, body) {
     assertMayGrant(ctx, u.role, 'id');
     assertMayGrant(ctx, body.role, 'role');
     if (u.id === ctx.principal.userId && (body.role !== undefined || body.status === 'deactivated')) {
-      throw new GatewayError('forbidden', 'A user cannot change their own role or deactivate themselves.', { param: body.role !== undefined ? 'role' : 'status' });
+      throw new GatewayError('forbidden', 'A user cannot change their own role or deactivate themselves.', {
+        param: body.role !== undefined ? 'role' : 'status',
+      });
     }
-    await updateUser(ctx.db, ctx.principal.organisationId, u.id, { email: body.email, name: body.name, role: body.role, status: body.status }, ctx.now);
+    await updateUser(
+      ctx.db,
+      ctx.principal.organisationId,
+      u.id,
+      { email: body.email, name: body.name, role: body.role, status: body.status },
+      ctx.now,
+    );
     if (body.status === 'deactivated' && u.status === 'active') {
       await revokeUserSessions(ctx.db, ctx.principal.organisationId, u.id, ctx.now);
       await removeMcpConnections(ctx, u.id);

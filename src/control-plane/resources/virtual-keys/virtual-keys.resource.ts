@@ -2,7 +2,13 @@ import { VIRTUAL_KEYS_SECTION } from '../../../runtime/core-sections.js';
 import { Type } from 'typebox';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { uuid } from '../../../foundation/lib/ids.js';
-import { getVirtualKey, insertVirtualKey, listVirtualKeys, updateVirtualKey, type VirtualKey } from '../../../infra/store/repos/virtual-keys.js';
+import {
+  getVirtualKey,
+  insertVirtualKey,
+  listVirtualKeys,
+  updateVirtualKey,
+  type VirtualKey,
+} from '../../../infra/store/repos/virtual-keys.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
 import { getIntegration } from '../../../infra/store/repos/integrations.js';
 import { IsoTime, iso } from '../../../identity/paging.js';
@@ -34,7 +40,14 @@ const CreateVirtualKey = Type.Object(
   },
   { additionalProperties: false },
 );
-const UpdateVirtualKey = Type.Object({ name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })), key: Type.Optional(Type.String()), config: Type.Optional(Settings) }, { additionalProperties: false });
+const UpdateVirtualKey = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    key: Type.Optional(Type.String()),
+    config: Type.Optional(Settings),
+  },
+  { additionalProperties: false },
+);
 const VirtualKeyAnswer = Type.Object({
   id: Type.String(),
   object: Type.Literal('virtual_key'),
@@ -54,25 +67,54 @@ const VirtualKeyAnswer = Type.Object({
  * (visible to the caller, and for an organisation integration shared with the target workspace); both
  * must agree when both are given.
  */
-async function providerOf(ctx: ResourceContext, body: { provider?: string; integration_id?: string; key?: string }): Promise<{ name: string; integrationId: string | null }> {
+async function providerOf(
+  ctx: ResourceContext,
+  body: { provider?: string; integration_id?: string; key?: string },
+): Promise<{ name: string; integrationId: string | null }> {
   if (body.integration_id === undefined) {
-    if (body.provider === undefined) throw new GatewayError('invalid_request', "A provider needs 'provider' (a provider name) or 'integration_id'.", { param: 'provider' });
-    if (!ctx.deps.targets.getProvider(body.provider)) throw new GatewayError('invalid_request', `Unknown provider '${body.provider}'.`, { param: 'provider' });
+    if (body.provider === undefined)
+      throw new GatewayError('invalid_request', "A provider needs 'provider' (a provider name) or 'integration_id'.", {
+        param: 'provider',
+      });
+    if (!ctx.deps.targets.getProvider(body.provider))
+      throw new GatewayError('invalid_request', `Unknown provider '${body.provider}'.`, { param: 'provider' });
     return { name: body.provider, integrationId: null };
   }
   const i = await getIntegration(ctx.db, ctx.scope, body.integration_id);
   if (!i) throw new GatewayError('not_found', `Unknown integration '${body.integration_id}'.`, { param: 'integration_id' });
   if (i.workspace_id === null ? !i.workspaces.includes(ctx.workspaceId) : i.workspace_id !== ctx.workspaceId) {
-    throw new GatewayError('invalid_request', `Integration '${body.integration_id}' is not shared with workspace '${ctx.workspaceId}' (PUT /v1/integrations/{id}/workspaces).`, { param: 'integration_id' });
+    throw new GatewayError(
+      'invalid_request',
+      `Integration '${body.integration_id}' is not shared with workspace '${ctx.workspaceId}' (PUT /v1/integrations/{id}/workspaces).`,
+      { param: 'integration_id' },
+    );
   }
-  if (body.provider !== undefined && body.provider !== i.ai_provider_id) throw new GatewayError('invalid_request', `provider '${body.provider}' differs from the integration's '${i.ai_provider_id}'.`, { param: 'provider' });
-  if (body.key !== undefined) throw new GatewayError('invalid_request', "A provider using an integration takes the integration's key: leave 'key' out.", { param: 'key' });
+  if (body.provider !== undefined && body.provider !== i.ai_provider_id)
+    throw new GatewayError('invalid_request', `provider '${body.provider}' differs from the integration's '${i.ai_provider_id}'.`, {
+      param: 'provider',
+    });
+  if (body.key !== undefined)
+    throw new GatewayError('invalid_request', "A provider using an integration takes the integration's key: leave 'key' out.", {
+      param: 'key',
+    });
   return { name: i.ai_provider_id, integrationId: i.id };
 }
 
 /** The public view (never the secret). */
 function present(v: VirtualKey) {
-  return { id: v.id, object: 'virtual_key' as const, name: v.name, slug: v.slug, provider: v.provider, integration_id: v.integration_id ?? null, workspace_id: v.workspace_id, status: v.status, config: maskCredentialSettings(v.config), created_at: iso(v.created_at), updated_at: iso(v.updated_at) };
+  return {
+    id: v.id,
+    object: 'virtual_key' as const,
+    name: v.name,
+    slug: v.slug,
+    provider: v.provider,
+    integration_id: v.integration_id ?? null,
+    workspace_id: v.workspace_id,
+    status: v.status,
+    config: maskCredentialSettings(v.config),
+    created_at: iso(v.created_at),
+    updated_at: iso(v.updated_at),
+  };
 }
 
 /**
@@ -121,8 +163,17 @@ export const virtualKeysResource = defineResource({
     return { record, details: { name: record.name, slug: record.slug, provider: record.provider, integration_id: record.integration_id } };
   },
   async update(ctx, v, body) {
-    const config = body.config === undefined ? undefined : sealCredentialSettings(ctx.deps.secrets, `${v.id}:config`, keepUnchangedCredentials(v.config, body.config));
-    await updateVirtualKey(ctx.db, ctx.scope, v.id, { name: body.name, secret: body.key === undefined ? undefined : body.key ? ctx.deps.secrets.encrypt(body.key, v.id) : '', config }, ctx.now);
+    const config =
+      body.config === undefined
+        ? undefined
+        : sealCredentialSettings(ctx.deps.secrets, `${v.id}:config`, keepUnchangedCredentials(v.config, body.config));
+    await updateVirtualKey(
+      ctx.db,
+      ctx.scope,
+      v.id,
+      { name: body.name, secret: body.key === undefined ? undefined : body.key ? ctx.deps.secrets.encrypt(body.key, v.id) : '', config },
+      ctx.now,
+    );
     const record = (await getVirtualKey(ctx.db, ctx.scope, v.id)) ?? v;
     return { record, details: { changed: Object.keys(body) } };
   },

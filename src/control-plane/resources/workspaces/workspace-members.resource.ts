@@ -2,7 +2,15 @@ import { Type } from 'typebox';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { API_KEYS_SECTION } from '../../../runtime/core-sections.js';
 import { SESSIONS_SECTION } from '../../../runtime/sessions-section.js';
-import { deleteMember, getMember, insertMember, listMembers, updateMemberRole, userOfOrganisation, type MemberRecord } from '../../../infra/store/repos/users.js';
+import {
+  deleteMember,
+  getMember,
+  insertMember,
+  listMembers,
+  updateMemberRole,
+  userOfOrganisation,
+  type MemberRecord,
+} from '../../../infra/store/repos/users.js';
 import { defineResource, type ResourceContext } from '../../resource/define-resource.js';
 import { iso } from '../../../identity/paging.js';
 import { WorkspaceRoleSchema } from '../users/users.resource.js';
@@ -20,7 +28,15 @@ const MemberAnswer = Type.Object({
 });
 
 function present(m: MemberRecord) {
-  return { object: 'workspace_member' as const, workspace_id: m.workspace_id, user_id: m.user_id, email: m.email, name: m.name, role: m.role, created_at: iso(m.created_at)! };
+  return {
+    object: 'workspace_member' as const,
+    workspace_id: m.workspace_id,
+    user_id: m.user_id,
+    email: m.email,
+    name: m.name,
+    role: m.role,
+    created_at: iso(m.created_at)!,
+  };
 }
 
 /** The one workspace of the path (`/v1/workspaces/:id/...` narrowed the scope to it). */
@@ -70,11 +86,24 @@ export const workspaceMembersResource = defineResource({
     const user = await userOfOrganisation(ctx.db, ctx.principal.organisationId, body.user_id);
     if (!user) throw new GatewayError('not_found', `Unknown user '${body.user_id}'.`, { param: 'user_id' });
     await insertMember(ctx.db, { workspace_id: workspaceId, user_id: user.id, role: body.role, created_at: ctx.now });
-    const key = await autoCreateUserKey(ctx.db, { organisationId: ctx.principal.organisationId, workspaceId, userId: user.id, now: ctx.now, secrets: ctx.deps.secrets, prefix: ctx.deps.settings.apiKeyPrefix });
-    return { record: await reread(ctx, workspaceId, user.id), details: { user_id: user.id, role: body.role, ...(key ? { auto_api_key: key } : {}) } };
+    const key = await autoCreateUserKey(ctx.db, {
+      organisationId: ctx.principal.organisationId,
+      workspaceId,
+      userId: user.id,
+      now: ctx.now,
+      secrets: ctx.deps.secrets,
+      prefix: ctx.deps.settings.apiKeyPrefix,
+    });
+    return {
+      record: await reread(ctx, workspaceId, user.id),
+      details: { user_id: user.id, role: body.role, ...(key ? { auto_api_key: key } : {}) },
+    };
   },
   async update(ctx, m, body) {
     await updateMemberRole(ctx.db, m.workspace_id, m.user_id, body.role);
-    return { record: await reread(ctx, m.workspace_id, m.user_id), details: { user_id: m.user_id, role: body.role, previous_role: m.role } };
+    return {
+      record: await reread(ctx, m.workspace_id, m.user_id),
+      details: { user_id: m.user_id, role: body.role, previous_role: m.role },
+    };
   },
 });

@@ -13,7 +13,14 @@ import { Slug, slugify } from '../../resource/slug.js';
 import { requireOrganisationAdmin } from '../../../identity/authorize.js';
 import { ApiKeyDefaults } from '../api-keys/api-key-schemas.js';
 import { EffectiveSettingsAnswer, WorkspaceSettings } from '../organisation/settings-schema.js';
-import { InlineUsageLimitAnswer, InlineUsageLimits, replaceInlineUsageLimits, withInlineUsageLimits, type InlineOwner, type InlineUsageLimitView } from '../usage-limit-policies/inline-usage-limits.js';
+import {
+  InlineUsageLimitAnswer,
+  InlineUsageLimits,
+  replaceInlineUsageLimits,
+  withInlineUsageLimits,
+  type InlineOwner,
+  type InlineUsageLimitView,
+} from '../usage-limit-policies/inline-usage-limits.js';
 import { USAGE_LIMIT_SECTION } from '../../../features/limits/usage-limit-section.js';
 import { StringEnum } from '../../../foundation/spec/string-enum.js';
 import { Nullable } from '../../../foundation/spec/nullable.js';
@@ -96,7 +103,9 @@ function present(w: WorkspaceRecord) {
 /** The statuses a list asks for (`status=active,archived`; default `active`); 400 naming `status` for another value. */
 function statusesOf(query: { status?: string }): string[] {
   const wanted = (query.status ?? 'active').split(',').map((s) => s.trim());
-  for (const s of wanted) if (!(STATUSES as readonly string[]).includes(s)) throw new GatewayError('invalid_request', `querystring.status: '${s}' is not one of active, archived.`, { param: 'status' });
+  for (const s of wanted)
+    if (!(STATUSES as readonly string[]).includes(s))
+      throw new GatewayError('invalid_request', `querystring.status: '${s}' is not one of active, archived.`, { param: 'status' });
   return wanted;
 }
 
@@ -105,12 +114,26 @@ function statusesOf(query: { status?: string }): string[] {
  * stored config of this workspace (named by id or slug, stored by id); otherwise 404 naming
  * `defaults.config_id` (a new workspace has no configs yet).
  */
-async function checkDefaults(ctx: ResourceContext, workspaceId: string | null, defaults: WorkspaceDefaults | null | undefined): Promise<WorkspaceDefaults | null> {
+async function checkDefaults(
+  ctx: ResourceContext,
+  workspaceId: string | null,
+  defaults: WorkspaceDefaults | null | undefined,
+): Promise<WorkspaceDefaults | null> {
   if (!defaults) return null;
   const out: WorkspaceDefaults = { ...defaults };
   if (defaults.config_id !== undefined) {
-    const config = workspaceId === null ? undefined : await getConfig(ctx.db, { organisationId: ctx.principal.organisationId, workspaceIds: [workspaceId], organisationWide: false }, defaults.config_id);
-    if (config?.status !== 'active') throw new GatewayError('not_found', `defaults.config_id: no stored config '${defaults.config_id}' in this workspace.`, { param: 'defaults.config_id' });
+    const config =
+      workspaceId === null
+        ? undefined
+        : await getConfig(
+            ctx.db,
+            { organisationId: ctx.principal.organisationId, workspaceIds: [workspaceId], organisationWide: false },
+            defaults.config_id,
+          );
+    if (config?.status !== 'active')
+      throw new GatewayError('not_found', `defaults.config_id: no stored config '${defaults.config_id}' in this workspace.`, {
+        param: 'defaults.config_id',
+      });
     out.config_id = config.id;
   }
   return out;
@@ -199,7 +222,9 @@ export const workspacesResource = defineResource({
   async update(ctx, w, body) {
     const restoring = body.status === 'active' && w.status === 'archived';
     if (w.status === 'archived' && (!restoring || Object.keys(body).length > 1)) {
-      throw new GatewayError('conflict', `Workspace '${w.slug}' is archived: it is read-only until restored with {"status":"active"}.`, { param: 'status' });
+      throw new GatewayError('conflict', `Workspace '${w.slug}' is archived: it is read-only until restored with {"status":"active"}.`, {
+        param: 'status',
+      });
     }
     if (restoring) requireOrganisationAdmin(ctx.principal, 'Restoring a workspace');
     const next: Workspace = {

@@ -13,7 +13,9 @@ describe('batchLineInterceptor', () => {
 
   it('records the dispatch before the send and adds the Idempotency-Key to the forwarded headers', async () => {
     const events: string[] = [];
-    const c = call(batchLineLocals({ idempotencyKey: batchLineIdempotencyKey('batch_gwabc', 7), dispatch: async () => void events.push('dispatch') }));
+    const c = call(
+      batchLineLocals({ idempotencyKey: batchLineIdempotencyKey('batch_gwabc', 7), dispatch: async () => void events.push('dispatch') }),
+    );
     const out = await intercept(c, async () => {
       events.push('send');
       return answer;

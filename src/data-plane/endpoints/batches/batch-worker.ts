@@ -60,7 +60,12 @@ export interface BatchWorkerOptions {
 export function batchWorkerOptions(env: NodeJS.ProcessEnv = process.env): BatchWorkerOptions {
   const int = (v: string | undefined, d: number) => (v && Number.isInteger(Number(v)) && Number(v) > 0 ? Number(v) : d);
   const pollMs = int(env.GATEWAY_BATCH_POLL_MS, 200);
-  return { concurrency: int(env.GATEWAY_BATCH_CONCURRENCY, 16), leaseMs: int(env.GATEWAY_BATCH_LEASE_MS, 60_000), pollMs, idlePollMs: int(env.GATEWAY_BATCH_IDLE_POLL_MS, idlePollOf(pollMs)) };
+  return {
+    concurrency: int(env.GATEWAY_BATCH_CONCURRENCY, 16),
+    leaseMs: int(env.GATEWAY_BATCH_LEASE_MS, 60_000),
+    pollMs,
+    idlePollMs: int(env.GATEWAY_BATCH_IDLE_POLL_MS, idlePollOf(pollMs)),
+  };
 }
 
 /** The default pause after a scan that found nothing: ten scans' pauses, at most 2 s, never below `pollMs`. */
@@ -161,7 +166,9 @@ export class BatchWorker {
       this.deps.logger.warn({ err: (err as Error)?.message }, 'batch worker step failed');
     } finally {
       this.ticking = false;
-      this.schedule(idle && !this.poked ? Math.max(this.opts.pollMs, this.opts.idlePollMs ?? idlePollOf(this.opts.pollMs)) : this.opts.pollMs);
+      this.schedule(
+        idle && !this.poked ? Math.max(this.opts.pollMs, this.opts.idlePollMs ?? idlePollOf(this.opts.pollMs)) : this.opts.pollMs,
+      );
     }
   }
 
@@ -175,8 +182,14 @@ export class BatchWorker {
     } catch (err) {
       if (!(err instanceof SecretBoxError)) throw err;
       const now = this.now();
-      const message = "The batch's stored routing headers do not open with this gateway's encryption key (GATEWAY_ENCRYPTION_KEY changed?); create the batch again.";
-      const batch: BatchObject = { ...row.batch, status: 'failed', failed_at: seconds(now), errors: { object: 'list', data: [{ code: 'batch_route_unavailable', message, param: null, line: null }] } };
+      const message =
+        "The batch's stored routing headers do not open with this gateway's encryption key (GATEWAY_ENCRYPTION_KEY changed?); create the batch again.";
+      const batch: BatchObject = {
+        ...row.batch,
+        status: 'failed',
+        failed_at: seconds(now),
+        errors: { object: 'list', data: [{ code: 'batch_route_unavailable', message, param: null, line: null }] },
+      };
       await transitionBatch(this.deps.store, row.id, [status], batch, now);
       this.deps.logger.warn({ batch: row.id }, 'batch routing headers do not open; batch failed');
       return undefined;
@@ -224,16 +237,31 @@ export class BatchWorker {
     } catch (err) {
       if (err instanceof BatchLeaseLost) return;
       const g = err instanceof GatewayError ? err : new GatewayError('internal_error', (err as Error)?.message);
-      result = { total: 0, errors: [{ code: 'invalid_input_file', message: `The input file could not be read: ${g.message}`, param: 'input_file_id', line: null }] };
+      result = {
+        total: 0,
+        errors: [
+          { code: 'invalid_input_file', message: `The input file could not be read: ${g.message}`, param: 'input_file_id', line: null },
+        ],
+      };
     }
     const now = this.now();
     if (result.errors.length > 0) {
       if (!(await deleteLines(store, row.id, this.owner))) return;
-      const batch: BatchObject = { ...row.batch, status: 'failed', failed_at: seconds(now), errors: { object: 'list', data: result.errors } };
+      const batch: BatchObject = {
+        ...row.batch,
+        status: 'failed',
+        failed_at: seconds(now),
+        errors: { object: 'list', data: result.errors },
+      };
       await transitionBatch(store, row.id, ['validating'], batch, now, false, this.owner);
       return;
     }
-    const batch: BatchObject = { ...row.batch, status: 'in_progress', in_progress_at: seconds(now), request_counts: { total: result.total, completed: 0, failed: 0 } };
+    const batch: BatchObject = {
+      ...row.batch,
+      status: 'in_progress',
+      in_progress_at: seconds(now),
+      request_counts: { total: result.total, completed: 0, failed: 0 },
+    };
     // A cancel during validation wins: the compare-and-set fails and the cancel step ends the batch.
     await transitionBatch(store, row.id, ['validating'], batch, now, false, this.owner);
   }
@@ -280,7 +308,16 @@ export class BatchWorker {
         const result =
           line.dispatches >= MAX_LINE_DISPATCHES
             ? interruptedLine(row.id, line)
-            : await runBatchLine(this.deps, { workspaceId: row.workspace_id, route: row.route, key, endpoint: row.batch.endpoint, customId: line.custom_id, body: JSON.parse(line.body), signal: abort.signal, dispatch: this.dispatchOf(row.id, line.line_no) });
+            : await runBatchLine(this.deps, {
+                workspaceId: row.workspace_id,
+                route: row.route,
+                key,
+                endpoint: row.batch.endpoint,
+                customId: line.custom_id,
+                body: JSON.parse(line.body),
+                signal: abort.signal,
+                dispatch: this.dispatchOf(row.id, line.line_no),
+              });
         if (abort.signal.aborted) await releaseLine(this.deps.store, row.id, line.line_no, this.owner);
         else await finishLine(this.deps.store, row.id, line.line_no, this.owner, result.ok, JSON.stringify(result.line), this.now());
       } catch (err) {
@@ -298,7 +335,10 @@ export class BatchWorker {
     let marked: Promise<void> | undefined;
     const mark = async () => {
       if (!(await markDispatched(this.deps.store, batchId, lineNo, this.owner, MAX_LINE_DISPATCHES, this.now()))) {
-        throw new GatewayError('conflict', 'This batch line is no longer held by this worker or was already sent as often as allowed; it was not sent.');
+        throw new GatewayError(
+          'conflict',
+          'This batch line is no longer held by this worker or was already sent as often as allowed; it was not sent.',
+        );
       }
     };
     return { idempotencyKey: batchLineIdempotencyKey(batchId, lineNo), dispatch: () => (marked ??= mark()) };
@@ -314,7 +354,15 @@ export class BatchWorker {
       if (!(await transitionBatch(store, row.id, ['in_progress'], batch, this.now(), true))) return;
     }
     const unfinished = expired || (row.batch.expires_at !== null && seconds(this.now()) >= row.batch.expires_at);
-    const files = await writeBatchResults(store, this.files, row.workspace_id, row.id, unfinished ? { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' } : undefined);
+    const files = await writeBatchResults(
+      store,
+      this.files,
+      row.workspace_id,
+      row.id,
+      unfinished
+        ? { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' }
+        : undefined,
+    );
     const c = await countLines(store, row.id);
     const now = this.now();
     const done: BatchObject = {
@@ -339,7 +387,14 @@ export class BatchWorker {
     if (!(await this.lease(row, ['cancelling']))) return;
     const files = await writeBatchResults(store, this.files, row.workspace_id, row.id);
     const now = this.now();
-    const done: BatchObject = { ...row.batch, status: 'cancelled', cancelled_at: seconds(now), output_file_id: files.outputFileId, error_file_id: files.errorFileId, request_counts: { total: c.total, completed: c.ok, failed: c.failed } };
+    const done: BatchObject = {
+      ...row.batch,
+      status: 'cancelled',
+      cancelled_at: seconds(now),
+      output_file_id: files.outputFileId,
+      error_file_id: files.errorFileId,
+      request_counts: { total: c.total, completed: c.ok, failed: c.failed },
+    };
     await transitionBatch(store, row.id, ['cancelling'], done, now);
   }
 
@@ -352,5 +407,13 @@ export class BatchWorker {
 /** The error answer of a line whose sends were all interrupted by a dying worker: it is not sent again. */
 function interruptedLine(batchId: string, line: ClaimedLine): LineResult {
   const message = `The gateway stopped ${line.dispatches} times while this request was in flight, so it was not sent again (the provider may have run it; requests carried Idempotency-Key '${batchLineIdempotencyKey(batchId, line.line_no)}').`;
-  return { ok: false, line: { id: `batch_req_${batchId}_${line.line_no}`, custom_id: line.custom_id, response: null, error: { code: 'batch_line_interrupted', message } } };
+  return {
+    ok: false,
+    line: {
+      id: `batch_req_${batchId}_${line.line_no}`,
+      custom_id: line.custom_id,
+      response: null,
+      error: { code: 'batch_line_interrupted', message },
+    },
+  };
 }

@@ -42,9 +42,28 @@ export interface LineResult {
  * provider call carries the line's `Idempotency-Key`.
  * Never throws: a failure becomes the line's error answer (`response.status_code` and the error body).
  */
-export async function runBatchLine(deps: GatewayDeps, args: { workspaceId: string; route: BatchRoute; key: AuthKey | undefined; endpoint: string; customId: string; body: Record<string, unknown>; signal: AbortSignal; dispatch: BatchLineDispatch }): Promise<LineResult> {
+export async function runBatchLine(
+  deps: GatewayDeps,
+  args: {
+    workspaceId: string;
+    route: BatchRoute;
+    key: AuthKey | undefined;
+    endpoint: string;
+    customId: string;
+    body: Record<string, unknown>;
+    signal: AbortSignal;
+    dispatch: BatchLineDispatch;
+  },
+): Promise<LineResult> {
   const requestId = prefixedId('req_', 24);
-  const ctx = { requestId, traceId: requestId, startedAt: Date.now(), key: args.key, organisationId: args.route.organisation_id, workspaceId: args.workspaceId };
+  const ctx = {
+    requestId,
+    traceId: requestId,
+    startedAt: Date.now(),
+    key: args.key,
+    organisationId: args.route.organisation_id,
+    workspaceId: args.workspaceId,
+  };
   const trace: RouteTrace = { retries: 0, attempts: [] };
   const endpoint = BATCH_ENDPOINT_KINDS[args.endpoint] ?? 'chat';
   const headers = args.route.headers;
@@ -89,10 +108,16 @@ export async function runBatchLine(deps: GatewayDeps, args: { workspaceId: strin
     const usage = isObject(value) && isObject(value.usage) ? (value.usage as unknown as Usage) : undefined;
     recordCompletion(deps, dp, { status: outcome.status, outcome, trace, usage, latencyMs: Date.now() - ctx.startedAt });
     const ok = outcome.status >= 200 && outcome.status < 300;
-    return { ok, line: { id, custom_id: args.customId, response: { status_code: outcome.status, request_id: requestId, body: value }, error: null } };
+    return {
+      ok,
+      line: { id, custom_id: args.customId, response: { status_code: outcome.status, request_id: requestId, body: value }, error: null },
+    };
   } catch (err) {
     const g = toGatewayError(err);
     recordCompletion(deps, dp, { status: g.status, error: g, trace, latencyMs: Date.now() - ctx.startedAt });
-    return { ok: false, line: { id, custom_id: args.customId, response: { status_code: g.status, request_id: requestId, body: g.toBody() }, error: null } };
+    return {
+      ok: false,
+      line: { id, custom_id: args.customId, response: { status_code: g.status, request_id: requestId, body: g.toBody() }, error: null },
+    };
   }
 }

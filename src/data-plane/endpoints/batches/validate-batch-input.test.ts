@@ -2,7 +2,8 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { validateBatchInput, type BatchInputLine } from './validate-batch-input.js';
 
-const line = (o: Record<string, unknown>) => JSON.stringify({ method: 'POST', url: '/v1/embeddings', body: { model: 'm', input: 'x' }, ...o });
+const line = (o: Record<string, unknown>) =>
+  JSON.stringify({ method: 'POST', url: '/v1/embeddings', body: { model: 'm', input: 'x' }, ...o });
 
 async function run(text: string) {
   const got: BatchInputLine[] = [];
@@ -21,7 +22,15 @@ describe('validateBatchInput', () => {
   });
 
   it('reports each bad line with its number and hands nothing on', async () => {
-    const text = [line({ custom_id: 'a' }), '', '{', line({ custom_id: 'a' }), line({ custom_id: 'b', body: { stream: true } }), line({ custom_id: 'c', url: '/v1/chat/completions' }), '[1]'].join('\r\n');
+    const text = [
+      line({ custom_id: 'a' }),
+      '',
+      '{',
+      line({ custom_id: 'a' }),
+      line({ custom_id: 'b', body: { stream: true } }),
+      line({ custom_id: 'c', url: '/v1/chat/completions' }),
+      '[1]',
+    ].join('\r\n');
     const r = await run(text);
     expect(r.errors.map((e) => [e.line, e.code, e.param])).toEqual([
       [3, 'invalid_json_line', null],
@@ -35,7 +44,8 @@ describe('validateBatchInput', () => {
 
   it("refuses a line nested more than 1,000 levels deep (the gateway's JSON limit), not its neighbours", async () => {
     // The line object and its body are two levels; the array nested in `input` makes the rest.
-    const deep = (levels: number, id: string) => line({ custom_id: id }).replace('"input":"x"', `"input":${'['.repeat(levels - 2)}${']'.repeat(levels - 2)}`);
+    const deep = (levels: number, id: string) =>
+      line({ custom_id: id }).replace('"input":"x"', `"input":${'['.repeat(levels - 2)}${']'.repeat(levels - 2)}`);
     const r = await run([deep(1000, 'at-limit'), deep(1001, 'over'), deep(100_000, 'far-over')].join('\n'));
     expect(r.errors.map((e) => [e.line, e.code, e.message])).toEqual([
       [2, 'invalid_json_line', 'This line is nested more than 1000 levels deep.'],

@@ -23,7 +23,11 @@ export interface BatchInputLine {
  * errors carry their 1-based `line`. Blank lines are skipped.
  * @see https://platform.openai.com/docs/guides/batch
  */
-export async function validateBatchInput(input: Readable, endpoint: string, onLines: (lines: BatchInputLine[]) => Promise<void>): Promise<{ total: number; errors: BatchError[] }> {
+export async function validateBatchInput(
+  input: Readable,
+  endpoint: string,
+  onLines: (lines: BatchInputLine[]) => Promise<void>,
+): Promise<{ total: number; errors: BatchError[] }> {
   const errors: BatchError[] = [];
   const seen = new Set<string>();
   let group: BatchInputLine[] = [];
@@ -90,6 +94,7 @@ export async function validateBatchInput(input: Readable, endpoint: string, onLi
     }
   }
   if (errors.length === 0 && group.length > 0) await onLines(group);
-  if (total === 0 && errors.length === 0) errors.push({ code: 'empty_file', message: 'The input file holds no requests.', param: 'input_file_id', line: null });
+  if (total === 0 && errors.length === 0)
+    errors.push({ code: 'empty_file', message: 'The input file holds no requests.', param: 'input_file_id', line: null });
   return { total, errors };
 }

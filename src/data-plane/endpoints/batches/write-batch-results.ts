@@ -24,7 +24,9 @@ export async function writeBatchResults(
   unfinished?: { code: string; message: string },
 ): Promise<{ outputFileId: string | null; errorFileId: string | null }> {
   const ids = resultFileIds(batchId);
-  const output = await writeOne(store, files, workspaceId, batchId, ids.output, 'batch_output.jsonl', (l) => (l.state === 'done' && l.ok === 1 ? l.result : null));
+  const output = await writeOne(store, files, workspaceId, batchId, ids.output, 'batch_output.jsonl', (l) =>
+    l.state === 'done' && l.ok === 1 ? l.result : null,
+  );
   const errors = await writeOne(store, files, workspaceId, batchId, ids.error, 'batch_errors.jsonl', (l) => {
     if (l.state === 'done') return l.ok === 1 ? null : l.result;
     if (!unfinished) return null;
@@ -36,7 +38,15 @@ export async function writeBatchResults(
 
 type LineRow = Awaited<ReturnType<typeof readLines>>[number];
 
-async function writeOne(store: Store, files: GatewayFiles, workspaceId: string, batchId: string, fileId: string, filename: string, pick: (l: LineRow) => string | null): Promise<string | null> {
+async function writeOne(
+  store: Store,
+  files: GatewayFiles,
+  workspaceId: string,
+  batchId: string,
+  fileId: string,
+  filename: string,
+  pick: (l: LineRow) => string | null,
+): Promise<string | null> {
   let count = 0;
   async function* lines() {
     let from = 0;

@@ -5,7 +5,12 @@ import { ChatCompletionBody } from '../../../foundation/spec/chat-completion-bod
 
 /** POST /v1/chat/completions. */
 export function registerChatCompletions(app: FastifyInstance, deps: GatewayDeps): void {
-  app.post('/v1/chat/completions', { config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'chat' }, schema: { body: ChatCompletionBody, tags: ['data plane'], summary: 'Create a chat completion through the routing config' } }, (request, reply) =>
-    handleDataPlane(deps, request, reply, 'chat', request.body as Record<string, unknown>, FORWARDS_TEXT),
+  app.post(
+    '/v1/chat/completions',
+    {
+      config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'chat' },
+      schema: { body: ChatCompletionBody, tags: ['data plane'], summary: 'Create a chat completion through the routing config' },
+    },
+    (request, reply) => handleDataPlane(deps, request, reply, 'chat', request.body as Record<string, unknown>, FORWARDS_TEXT),
   );
 }

@@ -34,12 +34,22 @@ export const CompletionBody = Type.Object(
 
 /** POST /v1/completions (legacy text completions). */
 export function registerCompletions(app: FastifyInstance, deps: GatewayDeps): void {
-  app.post('/v1/completions', { config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'completions' }, schema: { body: CompletionBody, tags: ['data plane'], summary: 'Create a text completion' } }, (request, reply) => {
-    const body = request.body as Record<string, unknown>;
-    const n = typeof body.n === 'number' ? body.n : 1;
-    if (typeof body.best_of === 'number' && body.best_of > 0 && body.best_of < n) throw new GatewayError('invalid_request', 'body.best_of must be greater than or equal to n.', { param: 'best_of' });
-    if (body.stream === true && typeof body.best_of === 'number' && body.best_of > 1) throw new GatewayError('invalid_request', 'body.best_of results cannot be streamed.', { param: 'best_of' });
-    if (body.stream_options != null && body.stream !== true) throw new GatewayError('invalid_request', 'body.stream_options is allowed only when stream is true.', { param: 'stream_options' });
-    return handleDataPlane(deps, request, reply, 'completions', body, FORWARDS_TEXT);
-  });
+  app.post(
+    '/v1/completions',
+    {
+      config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'completions' },
+      schema: { body: CompletionBody, tags: ['data plane'], summary: 'Create a text completion' },
+    },
+    (request, reply) => {
+      const body = request.body as Record<string, unknown>;
+      const n = typeof body.n === 'number' ? body.n : 1;
+      if (typeof body.best_of === 'number' && body.best_of > 0 && body.best_of < n)
+        throw new GatewayError('invalid_request', 'body.best_of must be greater than or equal to n.', { param: 'best_of' });
+      if (body.stream === true && typeof body.best_of === 'number' && body.best_of > 1)
+        throw new GatewayError('invalid_request', 'body.best_of results cannot be streamed.', { param: 'best_of' });
+      if (body.stream_options != null && body.stream !== true)
+        throw new GatewayError('invalid_request', 'body.stream_options is allowed only when stream is true.', { param: 'stream_options' });
+      return handleDataPlane(deps, request, reply, 'completions', body, FORWARDS_TEXT);
+    },
+  );
 }

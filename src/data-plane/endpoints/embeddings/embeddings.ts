@@ -19,7 +19,12 @@ export const EmbeddingsBody = Type.Object(
 
 /** POST /v1/embeddings. */
 export function registerEmbeddings(app: FastifyInstance, deps: GatewayDeps): void {
-  app.post('/v1/embeddings', { config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'embeddings' }, schema: { body: EmbeddingsBody, tags: ['data plane'], summary: 'Create embeddings' } }, (request, reply) =>
-    handleDataPlane(deps, request, reply, 'embeddings', request.body as Record<string, unknown>, FORWARDS_TEXT),
+  app.post(
+    '/v1/embeddings',
+    {
+      config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'embeddings' },
+      schema: { body: EmbeddingsBody, tags: ['data plane'], summary: 'Create embeddings' },
+    },
+    (request, reply) => handleDataPlane(deps, request, reply, 'embeddings', request.body as Record<string, unknown>, FORWARDS_TEXT),
   );
 }

@@ -2,7 +2,14 @@ import { Readable } from 'node:stream';
 import { randomId } from '../../../foundation/lib/ids.js';
 import { systemClock, type Clock } from '../../../foundation/lib/clock.js';
 import type { Store } from '../../../infra/store/store.js';
-import { deleteChunks, insertPendingChunk, lastChunkSeq, publishChunks, readChunks, sweepPendingChunks } from '../../../infra/store/repos/file-chunks.js';
+import {
+  deleteChunks,
+  insertPendingChunk,
+  lastChunkSeq,
+  publishChunks,
+  readChunks,
+  sweepPendingChunks,
+} from '../../../infra/store/repos/file-chunks.js';
 import type { FileStorage } from './file-storage.js';
 
 /** Size of a stored chunk: 1 MiB (a bytea / blob row each). */

@@ -33,7 +33,9 @@ export function fileStorageKind(dialect: Store['dialect'], env: NodeJS.ProcessEn
 
 /** The file storage of {@link fileStorageKind}. */
 export function fileStorageOf(settings: Settings, store: Store, env: NodeJS.ProcessEnv = process.env): FileStorage {
-  return fileStorageKind(store.dialect, env) === 'database' ? new DatabaseFileStorage(store) : new LocalFileStorage(join(settings.dataDir, 'files'));
+  return fileStorageKind(store.dialect, env) === 'database'
+    ? new DatabaseFileStorage(store)
+    : new LocalFileStorage(join(settings.dataDir, 'files'));
 }
 
 /** The gateway's file store over the storage chosen by {@link fileStorageKind}. */
@@ -52,7 +54,11 @@ export function filesCapability(opts: { maxFileBytes?: number } = {}): Capabilit
       const files = gatewayFilesOf(core.settings, core.store, core.clock);
       return {
         routes(app, deps) {
-          registerFilesRoutes(app, deps, { files, forwarder: new ResourceForwarder(deps), maxFileBytes: opts.maxFileBytes ?? maxFileBytes() });
+          registerFilesRoutes(app, deps, {
+            files,
+            forwarder: new ResourceForwarder(deps),
+            maxFileBytes: opts.maxFileBytes ?? maxFileBytes(),
+          });
         },
       };
     },

@@ -30,7 +30,9 @@ export function multipartForward(): { body: PassThrough; contentType: string; pu
     async pump(parts) {
       for await (const part of parts) {
         if (part.type === 'file') {
-          await write(`--${boundary}\r\nContent-Disposition: form-data; name="${quote(part.fieldname)}"; filename="${quote(part.filename)}"\r\nContent-Type: ${part.mimetype || 'application/octet-stream'}\r\n\r\n`);
+          await write(
+            `--${boundary}\r\nContent-Disposition: form-data; name="${quote(part.fieldname)}"; filename="${quote(part.filename)}"\r\nContent-Type: ${part.mimetype || 'application/octet-stream'}\r\n\r\n`,
+          );
           await pipeline(part.file, body, { end: false });
           await write('\r\n');
         } else {

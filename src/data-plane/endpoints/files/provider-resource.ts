@@ -42,7 +42,13 @@ function firstLeaf(node: CompiledNode): CompiledNode {
  * virtual key, or `x-gateway-provider` with `Authorization`; a remembered mapping fills what the request
  * leaves out. Returns null when nothing names a provider (the gateway serves the request itself).
  */
-export function resolveResourceTarget(deps: GatewayDeps, headers: IncomingHttpHeaders, workspaceId: string, kind: ProviderResourceKind, remembered?: RememberedTarget): ResourceTarget | null {
+export function resolveResourceTarget(
+  deps: GatewayDeps,
+  headers: IncomingHttpHeaders,
+  workspaceId: string,
+  kind: ProviderResourceKind,
+  remembered?: RememberedTarget,
+): ResourceTarget | null {
   const gh = readGatewayHeaders(headers);
   const config = resolveConfig(gh.config, workspaceId, deps.runtime.current, deps.configs);
   const node = firstLeaf(config?.root ?? HEADER_ONLY);
@@ -61,7 +67,8 @@ export function resolveResourceTarget(deps: GatewayDeps, headers: IncomingHttpHe
   } as Pick<RouteInput, 'headers' | 'headerTarget' | 'workspaceId' | 'forwardHeaderNames'> as RouteInput;
   const { adapter, target } = resolveTarget(node, input, deps.targets);
   const api = adapter.resources?.kinds.includes(kind) ? adapter.resources : undefined;
-  const virtualKey = node.leaf!.virtualKey ?? (headerTarget.provider?.startsWith('@') ? headerTarget.provider.slice(1) : headerTarget.virtualKey) ?? null;
+  const virtualKey =
+    node.leaf!.virtualKey ?? (headerTarget.provider?.startsWith('@') ? headerTarget.provider.slice(1) : headerTarget.virtualKey) ?? null;
   return { adapter, target, api, virtualKey };
 }
 
@@ -85,10 +92,17 @@ export class ResourceForwarder {
 
   /** Sends the call; resolves with the 2xx response (body unread); throws the provider's mapped error otherwise. */
   async send(rt: ResourceTarget, call: ResourceCall): Promise<UpstreamResponse> {
-    if (!rt.api) throw new GatewayError('invalid_request', `Provider '${rt.adapter.name}' has no API for this resource.`, { param: 'provider' });
+    if (!rt.api)
+      throw new GatewayError('invalid_request', `Provider '${rt.adapter.name}' has no API for this resource.`, { param: 'provider' });
     if (rt.target.customHost) await this.guard.check(rt.target.customHost);
     const signal = call.signal ?? new AbortController().signal;
-    const built = await rt.api.buildCall(call.path, { target: rt.target, stream: false, signal, http: this.deps.http, clock: this.deps.clock });
+    const built = await rt.api.buildCall(call.path, {
+      target: rt.target,
+      stream: false,
+      signal,
+      http: this.deps.http,
+      clock: this.deps.clock,
+    });
     const headers = { ...built.headers, ...(call.contentType ? { 'content-type': call.contentType } : {}) };
     const res = await this.deps.http.send({ url: built.url, method: call.method, headers, body: call.body, signal }, rt.adapter.name);
     if (res.status >= 200 && res.status < 300) return res;
@@ -102,7 +116,11 @@ export class ResourceForwarder {
    */
   async relayText(rt: ResourceTarget, res: UpstreamResponse): Promise<string> {
     const text = await readBodyText(res, rt.adapter.name);
-    if (!startsLikeJson(text)) throw new GatewayError('provider_error', 'The provider answered with a body that is not JSON.', { provider: rt.adapter.name, status: 502 });
+    if (!startsLikeJson(text))
+      throw new GatewayError('provider_error', 'The provider answered with a body that is not JSON.', {
+        provider: rt.adapter.name,
+        status: 502,
+      });
     return text;
   }
 
@@ -111,7 +129,11 @@ export class ResourceForwarder {
     const res = await this.send(rt, call);
     const text = await readBodyText(res, rt.adapter.name);
     const parsed = tryParseJson(text);
-    if (!parsed || typeof parsed !== 'object') throw new GatewayError('provider_error', 'The provider answered with a body that is not JSON.', { provider: rt.adapter.name, status: 502 });
+    if (!parsed || typeof parsed !== 'object')
+      throw new GatewayError('provider_error', 'The provider answered with a body that is not JSON.', {
+        provider: rt.adapter.name,
+        status: 502,
+      });
     return parsed as Record<string, unknown>;
   }
 }

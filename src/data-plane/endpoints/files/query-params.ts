@@ -5,7 +5,8 @@ export function intQuery(query: Record<string, unknown>, name: string, min: numb
   const raw = query[name];
   if (raw === undefined || raw === '') return fallback;
   const n = typeof raw === 'number' ? raw : Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new GatewayError('invalid_request', `${name} must be an integer from ${min} to ${max}.`, { param: name });
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new GatewayError('invalid_request', `${name} must be an integer from ${min} to ${max}.`, { param: name });
   return n;
 }
 

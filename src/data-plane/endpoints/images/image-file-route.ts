@@ -6,7 +6,10 @@ import { IMAGE_FILES_PATH } from './inline-images-to-urls.js';
 import type { UrlSigner } from './url-signer.js';
 
 const Params = Type.Object({ id: Type.String({ pattern: '^img_[A-Za-z0-9]+$' }) });
-const Query = Type.Object({ expires: Type.String({ pattern: '^[0-9]{1,12}$' }), sig: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: true });
+const Query = Type.Object(
+  { expires: Type.String({ pattern: '^[0-9]{1,12}$' }), sig: Type.String({ minLength: 1, maxLength: 128 }) },
+  { additionalProperties: true },
+);
 
 /**
  * `GET /v1/images/files/{id}?expires=…&sig=…`: serves a stored image without a gateway key; 403 with a
@@ -16,7 +19,16 @@ const Query = Type.Object({ expires: Type.String({ pattern: '^[0-9]{1,12}$' }), 
 export function registerImageFileRoute(app: FastifyInstance, store: ImageStore, signer: UrlSigner, now: () => number): void {
   app.get(
     `${IMAGE_FILES_PATH}:id`,
-    { config: { public: true }, schema: { params: Params, querystring: Query, tags: ['data plane'], summary: 'Fetch a generated image through its signed link', security: [] } },
+    {
+      config: { public: true },
+      schema: {
+        params: Params,
+        querystring: Query,
+        tags: ['data plane'],
+        summary: 'Fetch a generated image through its signed link',
+        security: [],
+      },
+    },
     async (request, reply) => {
       const { id } = request.params as { id: string };
       const { expires, sig } = request.query as { expires: string; sig: string };

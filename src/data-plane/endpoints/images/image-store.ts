@@ -21,7 +21,11 @@ export class MemoryImageStore implements ImageStore {
   private readonly lru: LRUCache<string, StoredImage>;
 
   constructor(maxBytes: number) {
-    this.lru = new LRUCache<string, StoredImage>({ maxSize: Math.max(1, maxBytes), sizeCalculation: (v) => Math.max(1, v.bytes.length), ttlAutopurge: false });
+    this.lru = new LRUCache<string, StoredImage>({
+      maxSize: Math.max(1, maxBytes),
+      sizeCalculation: (v) => Math.max(1, v.bytes.length),
+      ttlAutopurge: false,
+    });
   }
 
   async put(id: string, image: StoredImage, ttlMs: number): Promise<void> {

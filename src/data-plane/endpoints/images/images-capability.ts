@@ -13,14 +13,25 @@ export const imagesCapability: Capability = {
   name: 'images',
   async create(core) {
     const { settings, state, clock } = core;
-    const store: ImageStore = state.redis ? new RedisImageStore(state.redis, state.prefix) : new MemoryImageStore(settings.imageStoreMaxBytes);
+    const store: ImageStore = state.redis
+      ? new RedisImageStore(state.redis, state.prefix)
+      : new MemoryImageStore(settings.imageStoreMaxBytes);
     const redisKey = state.prefix + 'img:signing-key';
     let waitsForShared = false;
     const onRedisError = (err: unknown) => {
       waitsForShared = true;
-      core.logger.warn({ err: (err as Error)?.message }, 'Redis unreachable at startup: image links are signed with this replica\'s own key until it connects');
+      core.logger.warn(
+        { err: (err as Error)?.message },
+        "Redis unreachable at startup: image links are signed with this replica's own key until it connects",
+      );
     };
-    const key = await loadSigningKey({ configured: settings.urlSigningKey, dataDir: settings.dataDir, redis: state.redis, redisKey, onRedisError });
+    const key = await loadSigningKey({
+      configured: settings.urlSigningKey,
+      dataDir: settings.dataDir,
+      redis: state.redis,
+      redisKey,
+      onRedisError,
+    });
     const signer = new UrlSigner(key);
     const redis = state.redis;
     if (redis && waitsForShared) {

@@ -24,7 +24,14 @@ const PER_MODEL = [
   },
   {
     if: { properties: { model: { const: 'dall-e-3' } }, required: ['model'] },
-    then: { properties: { n: { const: 1 }, size: { enum: NEWER_SIZES }, quality: { enum: ['standard', 'hd'] }, style: { enum: ['vivid', 'natural'] } } },
+    then: {
+      properties: {
+        n: { const: 1 },
+        size: { enum: NEWER_SIZES },
+        quality: { enum: ['standard', 'hd'] },
+        style: { enum: ['vivid', 'natural'] },
+      },
+    },
   },
 ];
 
@@ -59,7 +66,11 @@ function formatImageError(errors: FastifySchemaValidationError[], dataVar: strin
 export function registerImagesGenerations(app: FastifyInstance, deps: GatewayDeps): void {
   app.post(
     '/v1/images/generations',
-    { config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'images' }, schema: { body: ImageGenerationBody, tags: ['data plane'], summary: 'Generate images through the routing config' }, schemaErrorFormatter: formatImageError },
+    {
+      config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'images' },
+      schema: { body: ImageGenerationBody, tags: ['data plane'], summary: 'Generate images through the routing config' },
+      schemaErrorFormatter: formatImageError,
+    },
     (request, reply) => handleDataPlane(deps, request, reply, 'images', request.body as Record<string, unknown>, FORWARDS_TEXT),
   );
 }

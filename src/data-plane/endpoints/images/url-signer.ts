@@ -57,7 +57,13 @@ export const SIGNING_KEY_FILE = 'url-signing-key';
  * caller adopts the shared key once Redis answers) a key generated once and kept in
  * `$GATEWAY_DATA_DIR/url-signing-key` (mode 0600), so links survive restarts.
  */
-export async function loadSigningKey(opts: { configured?: string; dataDir: string; redis: Redis | null; redisKey: string; onRedisError?: (err: unknown) => void }): Promise<Buffer> {
+export async function loadSigningKey(opts: {
+  configured?: string;
+  dataDir: string;
+  redis: Redis | null;
+  redisKey: string;
+  onRedisError?: (err: unknown) => void;
+}): Promise<Buffer> {
   if (opts.configured) return Buffer.from(opts.configured, 'utf8');
   if (opts.redis) {
     try {

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk } from '../../../foundation/spec/chat.js';
 import { ChatStreamToMessageEvents } from './chat-stream-to-message-events.js';
 
-const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: string | null = null, extra: Partial<ChatCompletionChunk> = {}): ChatCompletionChunk => ({
+const chunk = (
+  delta: ChatCompletionChunk['choices'][number]['delta'],
+  finish: string | null = null,
+  extra: Partial<ChatCompletionChunk> = {},
+): ChatCompletionChunk => ({
   id: 'chatcmpl-1',
   object: 'chat.completion.chunk',
   created: 1,
@@ -22,7 +26,11 @@ describe('ChatStreamToMessageEvents', () => {
       ...t.push(chunk({ tool_calls: [{ index: 0, function: { arguments: ':1}' } }] })),
       ...t.push(chunk({ tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'g', arguments: '{}' } }] })),
       ...t.push(chunk({}, 'tool_calls')),
-      ...t.push({ ...chunk({}), choices: [], usage: { prompt_tokens: 10, completion_tokens: 4, total_tokens: 14, prompt_tokens_details: { cached_tokens: 3 } } }),
+      ...t.push({
+        ...chunk({}),
+        choices: [],
+        usage: { prompt_tokens: 10, completion_tokens: 4, total_tokens: 14, prompt_tokens_details: { cached_tokens: 3 } },
+      }),
       ...t.end(),
     ];
     expect(events.map((e) => `${e.type}${'index' in e ? `#${String(e.index)}` : ''}`)).toEqual([
@@ -50,7 +58,14 @@ describe('ChatStreamToMessageEvents', () => {
     expect(events[15]).toEqual({
       type: 'message_delta',
       delta: { stop_reason: 'tool_use', stop_sequence: null, stop_details: null, container: null },
-      usage: { input_tokens: 7, output_tokens: 4, cache_creation_input_tokens: 0, cache_read_input_tokens: 3, output_tokens_details: null, server_tool_use: null },
+      usage: {
+        input_tokens: 7,
+        output_tokens: 4,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 3,
+        output_tokens_details: null,
+        server_tool_use: null,
+      },
     });
   });
 

@@ -48,7 +48,17 @@ export class ChatStreamToMessageEvents {
         this.close(out);
         const index = this.nextIndex++;
         this.open = { kind: 'tool_use', index, tool: call.index };
-        out.push({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id ?? `toolu_${index}`, name: call.function?.name ?? '', input: {}, caller: { type: 'direct' } } });
+        out.push({
+          type: 'content_block_start',
+          index,
+          content_block: {
+            type: 'tool_use',
+            id: call.id ?? `toolu_${index}`,
+            name: call.function?.name ?? '',
+            input: {},
+            caller: { type: 'direct' },
+          },
+        });
       }
       const piece = call.function?.arguments;
       if (typeof piece === 'string' && piece) out.push(this.delta({ type: 'input_json_delta', partial_json: piece }));
@@ -75,7 +85,11 @@ export class ChatStreamToMessageEvents {
       server_tool_use: null,
     };
     const stopReason = this.stopSequence === null ? mapFinishReasonToStopReason(this.finish) : 'stop_sequence';
-    out.push({ type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: this.stopSequence, stop_details: null, container: null }, usage });
+    out.push({
+      type: 'message_delta',
+      delta: { stop_reason: stopReason, stop_sequence: this.stopSequence, stop_details: null, container: null },
+      usage,
+    });
     out.push({ type: 'message_stop' });
     return out;
   }
@@ -86,7 +100,19 @@ export class ChatStreamToMessageEvents {
     const usage = this.usage ? mapUsageToMessages(this.usage) : { ...mapUsageToMessages(undefined), input_tokens: this.inputEstimate };
     return {
       type: 'message_start',
-      message: { id: messageIdOf(chunk?.id), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, stop_details: null, container: null, diagnostics: null, usage },
+      message: {
+        id: messageIdOf(chunk?.id),
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        stop_details: null,
+        container: null,
+        diagnostics: null,
+        usage,
+      },
     };
   }
 
@@ -95,7 +121,11 @@ export class ChatStreamToMessageEvents {
     this.close(out);
     const index = this.nextIndex++;
     this.open = { kind, index };
-    out.push({ type: 'content_block_start', index, content_block: kind === 'text' ? { type: 'text', text: '', citations: null } : { type: 'thinking', thinking: '', signature: '' } });
+    out.push({
+      type: 'content_block_start',
+      index,
+      content_block: kind === 'text' ? { type: 'text', text: '', citations: null } : { type: 'thinking', thinking: '', signature: '' },
+    });
   }
 
   private delta(delta: Record<string, unknown>): MessagesStreamEvent {

@@ -1,7 +1,13 @@
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { isObject } from '../../../foundation/lib/json.js';
 import type { ChatCompletionRequest, ChatMessage, ContentPart, FunctionTool, ToolCall, ToolChoice } from '../../../foundation/spec/chat.js';
-import type { MessagesContentBlock, MessagesRequest, MessagesSource, MessagesTool, MessagesToolChoice } from '../../../foundation/spec/messages.js';
+import type {
+  MessagesContentBlock,
+  MessagesRequest,
+  MessagesSource,
+  MessagesTool,
+  MessagesToolChoice,
+} from '../../../foundation/spec/messages.js';
 
 /**
  * Converts a Messages API body into a common-schema chat request, for targets that do not speak the
@@ -36,7 +42,12 @@ export function convertMessagesToChat(req: MessagesRequest): ChatCompletionReque
     if (turn.role === 'assistant') messages.push(assistantMessage(turn.content, param));
     else if (turn.role === 'user') messages.push(...userMessages(turn.content, param));
     else if (turn.role === 'system') messages.push(systemMessage(turn.content, param));
-    else throw new GatewayError('invalid_request', `${param}.role '${String(turn.role)}' has no chat equivalent; this target is reached by translation.`, { param: `${param}.role` });
+    else
+      throw new GatewayError(
+        'invalid_request',
+        `${param}.role '${String(turn.role)}' has no chat equivalent; this target is reached by translation.`,
+        { param: `${param}.role` },
+      );
   });
   const chat: ChatCompletionRequest = { model: req.model, messages, max_tokens: req.max_tokens };
   if (req.stop_sequences?.length) chat.stop = req.stop_sequences;
@@ -45,7 +56,8 @@ export function convertMessagesToChat(req: MessagesRequest): ChatCompletionReque
   if (typeof req.metadata?.user_id === 'string' && req.metadata.user_id) chat.user = req.metadata.user_id;
   if (isObject(req.thinking)) mapThinking(req, chat);
   const format = req.output_config?.format;
-  if (format?.type === 'json_schema' && isObject(format.schema)) chat.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: true } };
+  if (format?.type === 'json_schema' && isObject(format.schema))
+    chat.response_format = { type: 'json_schema', json_schema: { name: 'output', schema: format.schema, strict: true } };
   if (req.tools?.length) chat.tools = req.tools.map((t, i) => toFunctionTool(t, `tools[${i}]`));
   if (req.tool_choice) Object.assign(chat, toToolChoice(req.tool_choice));
   if (req.stream === true) {
@@ -75,7 +87,10 @@ function systemMessage(content: MessagesRequest['messages'][number]['content'], 
   return {
     role: 'system',
     content: content.map((block, j) => {
-      if (block.type !== 'text') throw new GatewayError('invalid_request', `${param}.content[${j}]: a system turn holds text blocks only.`, { param: `${param}.content[${j}].type` });
+      if (block.type !== 'text')
+        throw new GatewayError('invalid_request', `${param}.content[${j}]: a system turn holds text blocks only.`, {
+          param: `${param}.content[${j}].type`,
+        });
       return textPart(block.text, block.cache_control);
     }),
   };
@@ -97,11 +112,14 @@ function toPart(block: MessagesContentBlock, param: string): ContentPart {
     case 'image':
       return { type: 'image_url', image_url: { url: sourceUrl(block.source) } };
     case 'document':
-      if (block.source.type === 'base64') return { type: 'file', file: { filename: block.title ?? 'document', file_data: sourceUrl(block.source) } };
+      if (block.source.type === 'base64')
+        return { type: 'file', file: { filename: block.title ?? 'document', file_data: sourceUrl(block.source) } };
       if (block.source.type === 'text') return { type: 'text', text: block.source.data };
       throw new GatewayError('invalid_request', `${param}: a document given by URL can only be sent to an Anthropic target.`, { param });
     default:
-      throw new GatewayError('invalid_request', `${param}: a block of type '${block.type}' is not allowed here.`, { param: `${param}.type` });
+      throw new GatewayError('invalid_request', `${param}: a block of type '${block.type}' is not allowed here.`, {
+        param: `${param}.type`,
+      });
   }
 }
 
@@ -113,13 +131,23 @@ function userMessages(content: MessagesRequest['messages'][number]['content'], p
     const p = `${param}.content[${j}]`;
     if (block.type === 'tool_result') {
       const result = block.content;
-      const text = typeof result === 'string' || result === undefined ? (result ?? '') : result.map((b, k) => toPart(b, `${p}.content[${k}]`));
-      tools.push({ role: 'tool', tool_call_id: block.tool_use_id, content: block.is_error && typeof text === 'string' ? `Error: ${text}` : text });
+      const text =
+        typeof result === 'string' || result === undefined ? (result ?? '') : result.map((b, k) => toPart(b, `${p}.content[${k}]`));
+      tools.push({
+        role: 'tool',
+        tool_call_id: block.tool_use_id,
+        content: block.is_error && typeof text === 'string' ? `Error: ${text}` : text,
+      });
     } else {
       parts.push(toPart(block, p));
     }
   });
-  if (parts.length) tools.push({ role: 'user', content: parts.length === 1 && parts[0]!.type === 'text' && !('cache_control' in parts[0]!) ? (parts[0] as { text: string }).text : parts });
+  if (parts.length)
+    tools.push({
+      role: 'user',
+      content:
+        parts.length === 1 && parts[0]!.type === 'text' && !('cache_control' in parts[0]!) ? (parts[0] as { text: string }).text : parts,
+    });
   return tools;
 }
 
@@ -151,7 +179,9 @@ function assistantMessage(content: MessagesRequest['messages'][number]['content'
 
 function toFunctionTool(tool: MessagesTool, param: string): FunctionTool {
   if (tool.type !== undefined && tool.type !== 'custom') {
-    throw new GatewayError('invalid_request', `${param}: the server tool '${tool.type}' runs only on Anthropic targets.`, { param: `${param}.type` });
+    throw new GatewayError('invalid_request', `${param}: the server tool '${tool.type}' runs only on Anthropic targets.`, {
+      param: `${param}.type`,
+    });
   }
   const fn: FunctionTool['function'] = { name: tool.name };
   if (tool.description) fn.description = tool.description;

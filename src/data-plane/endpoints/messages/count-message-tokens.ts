@@ -14,7 +14,12 @@ const PER_MESSAGE = 3;
  * model families tokenize differently).
  * @see https://docs.anthropic.com/en/api/messages-count-tokens
  */
-export async function countMessageTokens(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, body: MessagesRequest): Promise<unknown> {
+export async function countMessageTokens(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: MessagesRequest,
+): Promise<unknown> {
   const p = prepareRequest(deps, request, reply);
   if (servesNatively(request, p, deps.targets, 'messages_count_tokens', body.model)) {
     p.gh.forwardHeaderNames = [...(p.gh.forwardHeaderNames ?? []), 'anthropic-version', 'anthropic-beta'];
@@ -49,6 +54,11 @@ function blockText(block: Record<string, unknown> | { type: string }): string {
   if (typeof b.text === 'string') return b.text;
   if (typeof b.thinking === 'string') return b.thinking;
   if (b.type === 'tool_use') return `${String(b.name)} ${JSON.stringify(b.input ?? {})}`;
-  if (b.type === 'tool_result') return typeof b.content === 'string' ? b.content : Array.isArray(b.content) ? b.content.map((c) => blockText(c as Record<string, unknown>)).join('\n') : '';
+  if (b.type === 'tool_result')
+    return typeof b.content === 'string'
+      ? b.content
+      : Array.isArray(b.content)
+        ? b.content.map((c) => blockText(c as Record<string, unknown>)).join('\n')
+        : '';
   return '';
 }

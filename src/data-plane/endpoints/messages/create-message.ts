@@ -30,14 +30,26 @@ export async function createMessage(deps: GatewayDeps, request: FastifyRequest, 
   return createOverChat(deps, request, reply, p, body);
 }
 
-async function createNative(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, p: PreparedRequest, body: MessagesRequest): Promise<void> {
+async function createNative(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  p: PreparedRequest,
+  body: MessagesRequest,
+): Promise<void> {
   p.gh.forwardHeaderNames = [...(p.gh.forwardHeaderNames ?? []), ...VERSION_HEADERS];
   const { outcome, trace, dp } = await routeThroughGateway(deps, request, reply, p, 'messages', body);
   if (outcome.json) {
     const json = outcome.json;
     if (outcome.extra) json.replace({ ...(json.value as object), ...outcome.extra });
     reply.raw.once('finish', () => {
-      recordCompletion(deps, dp, { status: outcome.status, outcome, trace, usage: mapMessagesUsageToChat(json.member('usage')), latencyMs: Date.now() - dp.ctx.startedAt });
+      recordCompletion(deps, dp, {
+        status: outcome.status,
+        outcome,
+        trace,
+        usage: mapMessagesUsageToChat(json.member('usage')),
+        latencyMs: Date.now() - dp.ctx.startedAt,
+      });
     });
     return reply.code(outcome.status).header('content-type', 'application/json').send(json.bytes);
   }
@@ -51,13 +63,26 @@ async function createNative(deps: GatewayDeps, request: FastifyRequest, reply: F
       if (isObject(u)) usage = { ...usage, ...u };
     },
     onEnd: (ok, error) => {
-      recordCompletion(deps, dp, { status: ok ? outcome.status : (error?.status ?? 500), outcome, error, trace, usage: mapMessagesUsageToChat(usage), latencyMs: Date.now() - dp.ctx.startedAt });
+      recordCompletion(deps, dp, {
+        status: ok ? outcome.status : (error?.status ?? 500),
+        outcome,
+        error,
+        trace,
+        usage: mapMessagesUsageToChat(usage),
+        latencyMs: Date.now() - dp.ctx.startedAt,
+      });
     },
   });
   return sendEventStream(reply, outcome.status, stream);
 }
 
-async function createOverChat(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, p: PreparedRequest, body: MessagesRequest): Promise<void> {
+async function createOverChat(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  p: PreparedRequest,
+  body: MessagesRequest,
+): Promise<void> {
   const chat = convertMessagesToChat(body);
   const routed = await routeThroughGateway(deps, request, reply, p, 'chat', chat as unknown as Record<string, unknown>);
   const { outcome, trace, dp } = routed;
@@ -67,14 +92,18 @@ async function createOverChat(deps: GatewayDeps, request: FastifyRequest, reply:
     reply.raw.once('finish', () => {
       recordCompletion(deps, dp, { status: outcome.status, outcome, trace, usage: value.usage, latencyMs: Date.now() - dp.ctx.startedAt });
     });
-    return reply.code(outcome.status).header('content-type', 'application/json').send(JSON.stringify(outcome.extra ? { ...message, ...outcome.extra } : message));
+    return reply
+      .code(outcome.status)
+      .header('content-type', 'application/json')
+      .send(JSON.stringify(outcome.extra ? { ...message, ...outcome.extra } : message));
   }
   // Counted while the upstream is already generating: message_start needs input tokens before any usage arrives.
   const events = new ChatStreamToMessageEvents(body.model, estimateMessageTokens(body, await loadTokenCounter()));
   const reader = readChatChunks(deps, routed);
   async function* frames(): AsyncGenerator<Uint8Array> {
     try {
-      for await (const batch of reader.batches()) for (const c of batch) for (const ev of events.push(c as unknown as ChatCompletionChunk)) yield messageEventBytes(ev);
+      for await (const batch of reader.batches())
+        for (const c of batch) for (const ev of events.push(c as unknown as ChatCompletionChunk)) yield messageEventBytes(ev);
       const failure = reader.failure;
       if (failure) {
         reader.account(failure.status, failure);

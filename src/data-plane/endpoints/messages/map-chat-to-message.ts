@@ -66,7 +66,12 @@ export function mapMessagesUsageToChat(u: unknown): Usage | undefined {
   const cacheWrite = num(u.cache_creation_input_tokens);
   const prompt = num(u.input_tokens) + cacheRead + cacheWrite;
   const completion = num(u.output_tokens);
-  return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: cacheRead, cache_creation_tokens: cacheWrite } };
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: cacheRead, cache_creation_tokens: cacheWrite },
+  };
 }
 
 /** A Messages API id for a chat completion id (`msg_…` ids are kept). */
@@ -88,17 +93,25 @@ export function mapChatToMessage(chat: ChatCompletion, requestedModel: string): 
   if (Array.isArray(msg?.content_blocks)) {
     for (const b of msg.content_blocks as unknown[]) {
       if (!isObject(b)) continue;
-      if (b.type === 'thinking' && typeof b.thinking === 'string') content.push({ type: 'thinking', thinking: b.thinking, signature: typeof b.signature === 'string' ? b.signature : '' });
+      if (b.type === 'thinking' && typeof b.thinking === 'string')
+        content.push({ type: 'thinking', thinking: b.thinking, signature: typeof b.signature === 'string' ? b.signature : '' });
       else if (b.type === 'redacted_thinking' && typeof b.data === 'string') content.push({ type: 'redacted_thinking', data: b.data });
       else if (b.type === 'text' && typeof b.text === 'string' && b.text) content.push({ type: 'text', text: b.text, citations: null });
     }
   } else {
-    if (typeof msg?.reasoning_content === 'string' && msg.reasoning_content) content.push({ type: 'thinking', thinking: msg.reasoning_content, signature: '' });
+    if (typeof msg?.reasoning_content === 'string' && msg.reasoning_content)
+      content.push({ type: 'thinking', thinking: msg.reasoning_content, signature: '' });
     if (typeof msg?.content === 'string' && msg.content) content.push({ type: 'text', text: msg.content, citations: null });
   }
   for (const call of msg?.tool_calls ?? []) {
     const input = tryParseJson(call.function?.arguments ?? '');
-    content.push({ type: 'tool_use', id: call.id, name: call.function?.name ?? '', input: isObject(input) ? input : {}, caller: { type: 'direct' } });
+    content.push({
+      type: 'tool_use',
+      id: call.id,
+      name: call.function?.name ?? '',
+      input: isObject(input) ? input : {},
+      caller: { type: 'direct' },
+    });
   }
   const stopSequence = matchedStopSequence(choice);
   return {

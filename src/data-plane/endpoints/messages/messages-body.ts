@@ -16,7 +16,9 @@ export const MessagesBody = Type.Object(
   {
     model: Type.String({ minLength: 1 }),
     max_tokens: Type.Integer({ minimum: 1 }),
-    messages: Type.Array(Type.Object({ role: Type.String({ minLength: 1 }), content: Content }, { additionalProperties: true }), { minItems: 1 }),
+    messages: Type.Array(Type.Object({ role: Type.String({ minLength: 1 }), content: Content }, { additionalProperties: true }), {
+      minItems: 1,
+    }),
     system: Type.Optional(StringOrArray(Block)),
     stop_sequences: Type.Optional(Type.Array(Type.String())),
     stream: Type.Optional(Type.Boolean()),
@@ -25,7 +27,12 @@ export const MessagesBody = Type.Object(
     top_k: Type.Optional(Type.Integer({ minimum: 0 })),
     tools: Type.Optional(Type.Array(Type.Object({ name: Type.String({ minLength: 1 }) }, { additionalProperties: true }))),
     tool_choice: Type.Optional(Type.Object({ type: Type.String({ minLength: 1 }) }, { additionalProperties: true })),
-    thinking: Type.Optional(Type.Object({ type: Type.String({ minLength: 1 }), budget_tokens: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: true })),
+    thinking: Type.Optional(
+      Type.Object(
+        { type: Type.String({ minLength: 1 }), budget_tokens: Type.Optional(Type.Integer({ minimum: 1 })) },
+        { additionalProperties: true },
+      ),
+    ),
     metadata: Type.Optional(Type.Object({ user_id: Type.Optional(Type.String()) }, { additionalProperties: true })),
   },
   { additionalProperties: true },

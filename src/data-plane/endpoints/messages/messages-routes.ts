@@ -11,11 +11,27 @@ import { CountTokensBody, MessagesBody } from './messages-body.js';
 export function registerMessagesRoutes(app: FastifyInstance, deps: GatewayDeps): void {
   const tags = ['data plane'];
   // The gateway's error shape with the Messages API's top-level `"type": "error"`: Anthropic clients and gateway clients both read it.
-  const errorHandler = routeErrorHandler(deps.logger, (body) => ({ type: 'error', ...body }), (request, error) => recordRefusal(deps, request, error));
-  app.post('/v1/messages', { config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'messages' }, schema: { body: MessagesBody, tags, summary: 'Create a message (Anthropic Messages API) through the routing config' }, errorHandler }, (request, reply) =>
-    createMessage(deps, request, reply, request.body as MessagesRequest),
+  const errorHandler = routeErrorHandler(
+    deps.logger,
+    (body) => ({ type: 'error', ...body }),
+    (request, error) => recordRefusal(deps, request, error),
   );
-  app.post('/v1/messages/count_tokens', { config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'messages_count_tokens' }, schema: { body: CountTokensBody, tags, summary: 'Count the input tokens of a Messages API body' }, errorHandler }, (request, reply) =>
-    countMessageTokens(deps, request, reply, request.body as MessagesRequest),
+  app.post(
+    '/v1/messages',
+    {
+      config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'messages' },
+      schema: { body: MessagesBody, tags, summary: 'Create a message (Anthropic Messages API) through the routing config' },
+      errorHandler,
+    },
+    (request, reply) => createMessage(deps, request, reply, request.body as MessagesRequest),
+  );
+  app.post(
+    '/v1/messages/count_tokens',
+    {
+      config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'messages_count_tokens' },
+      schema: { body: CountTokensBody, tags, summary: 'Count the input tokens of a Messages API body' },
+      errorHandler,
+    },
+    (request, reply) => countMessageTokens(deps, request, reply, request.body as MessagesRequest),
   );
 }

@@ -19,7 +19,12 @@ import { PageQuery, pageOf } from '../../../identity/paging.js';
 import { principalOf, tenantScope } from '../../../identity/authorize.js';
 
 const Query = Type.Object(
-  { provider: Type.Optional(Type.String()), search: Type.Optional(Type.String()), workspace_id: Type.Optional(Type.String({ minLength: 1 })), ...PageQuery },
+  {
+    provider: Type.Optional(Type.String()),
+    search: Type.Optional(Type.String()),
+    workspace_id: Type.Optional(Type.String({ minLength: 1 })),
+    ...PageQuery,
+  },
   { additionalProperties: false },
 );
 
@@ -32,7 +37,6 @@ function leaves(node: CompiledNode): CompiledNode[] {
   return node.mode === 'leaf' ? [node] : node.children.flatMap(leaves);
 }
 
-
 /**
  * GET /v1/models: the models of the providers the caller can reach — the provider its headers or
  * config name, else every provider of its workspace (`workspace_id` picks one of the organisation's
@@ -44,27 +48,44 @@ function leaves(node: CompiledNode): CompiledNode[] {
  * `/` (`meta-llama/Llama-3.1-8B`), matched exactly.
  */
 export function registerModels(app: FastifyInstance, deps: GatewayDeps): void {
-  app.get('/v1/models', { config: { permission: 'completions.write' }, schema: { querystring: Query, tags: ['data plane'], summary: 'List reachable models' } }, async (request) => {
-    const q = request.query as ModelsQuery;
-    const all = await reachableModels(deps, request, q);
-    const { limit, offset } = pageOf(q);
-    return { object: 'list', data: all.slice(offset, offset + limit), total_count: all.length };
-  });
-  app.get('/v1/models/*', { config: { permission: 'completions.write' }, schema: { querystring: Query, tags: ['data plane'], summary: 'Read one reachable model' } }, async (request) => {
-    const id = decodeURIComponent((request.params as { '*': string })['*']);
-    if (!id) throw new GatewayError('not_found', 'No model id given.');
-    const q = request.query as { provider?: string };
-    const found = (await reachableModels(deps, request, { provider: q.provider })).find((m) => m.id === id);
-    if (!found) throw new GatewayError('not_found', `No reachable model '${id}'.`, { param: 'id' });
-    return found;
-  });
+  app.get(
+    '/v1/models',
+    { config: { permission: 'completions.write' }, schema: { querystring: Query, tags: ['data plane'], summary: 'List reachable models' } },
+    async (request) => {
+      const q = request.query as ModelsQuery;
+      const all = await reachableModels(deps, request, q);
+      const { limit, offset } = pageOf(q);
+      return { object: 'list', data: all.slice(offset, offset + limit), total_count: all.length };
+    },
+  );
+  app.get(
+    '/v1/models/*',
+    {
+      config: { permission: 'completions.write' },
+      schema: { querystring: Query, tags: ['data plane'], summary: 'Read one reachable model' },
+    },
+    async (request) => {
+      const id = decodeURIComponent((request.params as { '*': string })['*']);
+      if (!id) throw new GatewayError('not_found', 'No model id given.');
+      const q = request.query as { provider?: string };
+      const found = (await reachableModels(deps, request, { provider: q.provider })).find((m) => m.id === id);
+      if (!found) throw new GatewayError('not_found', `No reachable model '${id}'.`, { param: 'id' });
+      return found;
+    },
+  );
 }
 
 /** The models of one provider: its own list, else the catalogue's; an integration's allow list applies. */
 async function modelsOf(deps: GatewayDeps, p: Reachable, signal: AbortSignal): Promise<ModelInfo[]> {
   const listed = p.adapter.listModels
     ? await p.adapter.listModels({ target: p.target, stream: false, signal, http: deps.http, clock: deps.clock })
-    : catalogueModelsOf(p.adapter.name).map((m) => ({ id: m.id, object: 'model' as const, created: 0, owned_by: p.adapter.name, provider: p.adapter.name }));
+    : catalogueModelsOf(p.adapter.name).map((m) => ({
+        id: m.id,
+        object: 'model' as const,
+        created: 0,
+        owned_by: p.adapter.name,
+        provider: p.adapter.name,
+      }));
   const allowed = p.models;
   return allowed && !allowed.allowAll ? listed.filter((m) => allowed.enabled.has(m.id)) : listed;
 }
@@ -89,7 +110,8 @@ async function reachableModels(deps: GatewayDeps, request: FastifyRequest, q: Mo
     const ctx = request.gw;
     const snapshot = deps.runtime.current;
     // `workspace_id` narrows an organisation key to one of its workspaces (404 for any other).
-    const workspaceId = q.workspace_id === undefined ? ctx.workspaceId : tenantScope(principalOf(request), snapshot, q.workspace_id).workspaceIds[0]!;
+    const workspaceId =
+      q.workspace_id === undefined ? ctx.workspaceId : tenantScope(principalOf(request), snapshot, q.workspace_id).workspaceIds[0]!;
     const config = resolveConfig(gh.config, workspaceId, snapshot, deps.configs);
     const controller = new AbortController();
     const input = {
@@ -115,8 +137,17 @@ async function reachableModels(deps: GatewayDeps, request: FastifyRequest, q: Mo
       for (const [key, vk] of snapshot.virtualKeys) {
         if (!key.startsWith(`${workspaceId}:`)) continue;
         const adapter = deps.targets.getProvider(vk.provider);
-        if (adapter && !pairs.some((p) => p.target.apiKey === vk.secret && p.adapter === adapter && p.pricing === vk.pricing && p.models === vk.models)) {
-          const target = { provider: adapter.name, apiKey: vk.secret, customHost: typeof vk.config.custom_host === 'string' ? vk.config.custom_host : undefined, config: vk.config, forwardHeaders: {} };
+        if (
+          adapter &&
+          !pairs.some((p) => p.target.apiKey === vk.secret && p.adapter === adapter && p.pricing === vk.pricing && p.models === vk.models)
+        ) {
+          const target = {
+            provider: adapter.name,
+            apiKey: vk.secret,
+            customHost: typeof vk.config.custom_host === 'string' ? vk.config.custom_host : undefined,
+            config: vk.config,
+            forwardHeaders: {},
+          };
           pairs.push({ adapter, target, ...(vk.pricing ? { pricing: vk.pricing } : {}), ...(vk.models ? { models: vk.models } : {}) });
         }
       }

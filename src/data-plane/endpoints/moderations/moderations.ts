@@ -27,7 +27,12 @@ export const ModerationBody = Type.Object(
 
 /** POST /v1/moderations. */
 export function registerModerations(app: FastifyInstance, deps: GatewayDeps): void {
-  app.post('/v1/moderations', { config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'moderations' }, schema: { body: ModerationBody, tags: ['data plane'], summary: 'Classify text and images against the moderation categories' } }, (request, reply) =>
-    handleDataPlane(deps, request, reply, 'moderations', request.body as Record<string, unknown>),
+  app.post(
+    '/v1/moderations',
+    {
+      config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'moderations' },
+      schema: { body: ModerationBody, tags: ['data plane'], summary: 'Classify text and images against the moderation categories' },
+    },
+    (request, reply) => handleDataPlane(deps, request, reply, 'moderations', request.body as Record<string, unknown>),
   );
 }

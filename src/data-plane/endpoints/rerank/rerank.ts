@@ -11,7 +11,9 @@ export const RerankBody = Type.Object(
   {
     model: Type.String({ minLength: 1 }),
     query: Type.String(),
-    documents: Type.Array(Type.Union([Type.String(), Type.Object({ text: Type.String() }, { additionalProperties: true })]), { minItems: 1 }),
+    documents: Type.Array(Type.Union([Type.String(), Type.Object({ text: Type.String() }, { additionalProperties: true })]), {
+      minItems: 1,
+    }),
     top_n: Type.Optional(Type.Integer({ minimum: 1 })),
     return_documents: Type.Optional(Type.Boolean()),
     max_tokens_per_doc: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -25,7 +27,12 @@ export const RerankBody = Type.Object(
 
 /** POST /v1/rerank. */
 export function registerRerank(app: FastifyInstance, deps: GatewayDeps): void {
-  app.post('/v1/rerank', { config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'rerank' }, schema: { body: RerankBody, tags: ['data plane'], summary: 'Rerank documents against a query' } }, (request, reply) =>
-    handleDataPlane(deps, request, reply, 'rerank', request.body as Record<string, unknown>),
+  app.post(
+    '/v1/rerank',
+    {
+      config: { permission: 'completions.write', forwardsBody: true, dataPlane: 'rerank' },
+      schema: { body: RerankBody, tags: ['data plane'], summary: 'Rerank documents against a query' },
+    },
+    (request, reply) => handleDataPlane(deps, request, reply, 'rerank', request.body as Record<string, unknown>),
   );
 }

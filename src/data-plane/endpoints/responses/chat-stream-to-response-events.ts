@@ -3,7 +3,15 @@ import { isObject } from '../../../foundation/lib/json.js';
 import type { Usage } from '../../../foundation/spec/chat.js';
 import type { ResponseItem, ResponseObject, ResponseStreamEvent } from '../../../foundation/spec/responses.js';
 import { itemId } from './normalize-input-items.js';
-import { finishStatus, functionCallItem, messageItem, outputTextOf, reasoningItem, responseError, responseUsage } from './response-object.js';
+import {
+  finishStatus,
+  functionCallItem,
+  messageItem,
+  outputTextOf,
+  reasoningItem,
+  responseError,
+  responseUsage,
+} from './response-object.js';
 
 type Event = Omit<ResponseStreamEvent, 'sequence_number'>;
 
@@ -39,7 +47,10 @@ export class ChatStreamToResponseEvents {
 
   /** The opening events (`response.created`, `response.in_progress`). */
   start(): ResponseStreamEvent[] {
-    return [this.ev({ type: 'response.created', response: this.snapshot('in_progress') }), this.ev({ type: 'response.in_progress', response: this.snapshot('in_progress') })];
+    return [
+      this.ev({ type: 'response.created', response: this.snapshot('in_progress') }),
+      this.ev({ type: 'response.in_progress', response: this.snapshot('in_progress') }),
+    ];
   }
 
   /** Events for one chat chunk (none for role-only or usage-only chunks). */
@@ -78,7 +89,9 @@ export class ChatStreamToResponseEvents {
     if (!this.message) out.push(...this.openMessage());
     const m = this.message!;
     m.text += delta;
-    out.push(this.ev({ type: 'response.output_text.delta', item_id: m.id, output_index: m.outputIndex, content_index: 0, delta, logprobs: [] }));
+    out.push(
+      this.ev({ type: 'response.output_text.delta', item_id: m.id, output_index: m.outputIndex, content_index: 0, delta, logprobs: [] }),
+    );
     return out;
   }
 
@@ -89,7 +102,13 @@ export class ChatStreamToResponseEvents {
     this.output.push(item);
     return [
       this.ev({ type: 'response.output_item.added', output_index: m.outputIndex, item }),
-      this.ev({ type: 'response.content_part.added', item_id: m.id, output_index: m.outputIndex, content_index: 0, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } }),
+      this.ev({
+        type: 'response.content_part.added',
+        item_id: m.id,
+        output_index: m.outputIndex,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+      }),
     ];
   }
 
@@ -99,7 +118,13 @@ export class ChatStreamToResponseEvents {
     const fn = isObject(tc.function) ? tc.function : {};
     let call = this.calls.get(index);
     if (!call) {
-      call = { outputIndex: this.output.length, id: itemId('fc'), callId: typeof tc.id === 'string' ? tc.id : itemId('fc'), name: typeof fn.name === 'string' ? fn.name : '', args: '' };
+      call = {
+        outputIndex: this.output.length,
+        id: itemId('fc'),
+        callId: typeof tc.id === 'string' ? tc.id : itemId('fc'),
+        name: typeof fn.name === 'string' ? fn.name : '',
+        args: '',
+      };
       this.calls.set(index, call);
       const item = functionCallItem(call.id, call.callId, call.name, '', 'in_progress');
       this.output.push(item);
@@ -107,7 +132,9 @@ export class ChatStreamToResponseEvents {
     }
     if (typeof fn.arguments === 'string' && fn.arguments) {
       call.args += fn.arguments;
-      out.push(this.ev({ type: 'response.function_call_arguments.delta', item_id: call.id, output_index: call.outputIndex, delta: fn.arguments }));
+      out.push(
+        this.ev({ type: 'response.function_call_arguments.delta', item_id: call.id, output_index: call.outputIndex, delta: fn.arguments }),
+      );
     }
     return out;
   }
@@ -118,7 +145,10 @@ export class ChatStreamToResponseEvents {
     this.reasoning = '';
     const outputIndex = this.output.length;
     this.output.push(item);
-    return [this.ev({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, summary: [] } }), this.ev({ type: 'response.output_item.done', output_index: outputIndex, item })];
+    return [
+      this.ev({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, summary: [] } }),
+      this.ev({ type: 'response.output_item.done', output_index: outputIndex, item }),
+    ];
   }
 
   private closeAll(status: 'completed' | 'incomplete', emit = true): ResponseStreamEvent[] {
@@ -133,7 +163,16 @@ export class ChatStreamToResponseEvents {
       const item = messageItem(m.id, m.text, status);
       this.output[m.outputIndex] = item;
       if (emit) {
-        out.push(this.ev({ type: 'response.output_text.done', item_id: m.id, output_index: m.outputIndex, content_index: 0, text: m.text, logprobs: [] }));
+        out.push(
+          this.ev({
+            type: 'response.output_text.done',
+            item_id: m.id,
+            output_index: m.outputIndex,
+            content_index: 0,
+            text: m.text,
+            logprobs: [],
+          }),
+        );
         out.push(this.ev({ type: 'response.content_part.done', item_id: m.id, output_index: m.outputIndex, content_index: 0, part }));
         out.push(this.ev({ type: 'response.output_item.done', output_index: m.outputIndex, item }));
       }
@@ -142,7 +181,15 @@ export class ChatStreamToResponseEvents {
       const item = functionCallItem(c.id, c.callId, c.name, c.args, status);
       this.output[c.outputIndex] = item;
       if (emit) {
-        out.push(this.ev({ type: 'response.function_call_arguments.done', item_id: c.id, output_index: c.outputIndex, name: c.name, arguments: c.args }));
+        out.push(
+          this.ev({
+            type: 'response.function_call_arguments.done',
+            item_id: c.id,
+            output_index: c.outputIndex,
+            name: c.name,
+            arguments: c.args,
+          }),
+        );
         out.push(this.ev({ type: 'response.output_item.done', output_index: c.outputIndex, item }));
       }
     }

@@ -37,7 +37,11 @@ describe('fitToContextWindow', () => {
   });
 
   it('disabled: input over the window → 400 naming input', async () => {
-    await expect(fitToContextWindow(convo(), 'gpt-4', 'disabled')).rejects.toMatchObject({ status: 400, param: 'input', message: expect.stringContaining('8192') });
+    await expect(fitToContextWindow(convo(), 'gpt-4', 'disabled')).rejects.toMatchObject({
+      status: 400,
+      param: 'input',
+      message: expect.stringContaining('8192'),
+    });
   });
 
   it('auto: drops the oldest turns, keeps the system message, starts with a user turn', async () => {

@@ -60,14 +60,23 @@ function messageTokens(count: TokenCounter, m: ChatMessage): number {
  * start with a user message), else 400.
  * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-truncation
  */
-export async function fitToContextWindow(messages: ChatMessage[], model: string | undefined, truncation: 'auto' | 'disabled', reserveTokens = 0): Promise<ChatMessage[]> {
+export async function fitToContextWindow(
+  messages: ChatMessage[],
+  model: string | undefined,
+  truncation: 'auto' | 'disabled',
+  reserveTokens = 0,
+): Promise<ChatMessage[]> {
   const window = contextWindowOf(model);
   const count = await loadTokenCounter();
   const sizes = messages.map((m) => messageTokens(count, m));
   let total = 3 + reserveTokens + sizes.reduce((a, b) => a + b, 0);
   if (total <= window) return messages;
   const tooLong = () =>
-    new GatewayError('invalid_request', `The input (about ${total} tokens) exceeds the context window of model '${model ?? 'unknown'}' (${window} tokens) and truncation is '${truncation}'.`, { param: 'input' });
+    new GatewayError(
+      'invalid_request',
+      `The input (about ${total} tokens) exceeds the context window of model '${model ?? 'unknown'}' (${window} tokens) and truncation is '${truncation}'.`,
+      { param: 'input' },
+    );
   if (truncation === 'disabled') throw tooLong();
   const head = messages[0]?.role === 'system' ? 1 : 0;
   let drop = head;

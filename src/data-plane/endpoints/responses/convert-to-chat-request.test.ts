@@ -44,14 +44,26 @@ describe('convertToChatRequest', () => {
   it('maps message, function_call and function_call_output items; calls join the assistant turn before them', () => {
     const items = normalizeInputItems([
       { role: 'developer', content: 'rules' },
-      { role: 'user', content: [{ type: 'input_text', text: 'look ' }, { type: 'input_text', text: 'up' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'look ' },
+          { type: 'input_text', text: 'up' },
+        ],
+      },
       { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Sure.' }] },
       { type: 'function_call', call_id: 'call_1', name: 'f', arguments: '{}' },
       { type: 'function_call', call_id: 'call_2', name: 'g', arguments: '{"a":1}' },
       { type: 'function_call_output', call_id: 'call_1', output: 'one' },
       { type: 'function_call_output', call_id: 'call_2', output: [{ type: 'input_text', text: 'two' }] },
       { type: 'reasoning', id: 'rs_1', summary: [] },
-      { role: 'user', content: [{ type: 'input_image', image_url: 'https://x/y.png', detail: 'low' }, { type: 'input_text', text: 'and this' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'input_image', image_url: 'https://x/y.png', detail: 'low' },
+          { type: 'input_text', text: 'and this' },
+        ],
+      },
     ]);
     expect(convertToChatRequest({ input: [] }, items).messages).toEqual([
       { role: 'system', content: 'rules' },
@@ -66,23 +78,45 @@ describe('convertToChatRequest', () => {
       },
       { role: 'tool', tool_call_id: 'call_1', content: 'one' },
       { role: 'tool', tool_call_id: 'call_2', content: 'two' },
-      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png', detail: 'low' } }, { type: 'text', text: 'and this' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'image_url', image_url: { url: 'https://x/y.png', detail: 'low' } },
+          { type: 'text', text: 'and this' },
+        ],
+      },
     ]);
   });
 
   it('drops tool kinds chat cannot run and refuses what it cannot carry, naming the field', () => {
     expect(convertToChatRequest({ tools: [{ type: 'web_search' }] }, [])).not.toHaveProperty('tools');
-    expect(() => convertToChatRequest({ tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } }, [])).toThrow(expect.objectContaining({ status: 400, param: 'tool_choice' }));
-    expect(() => convertToChatRequest({ truncation: 'smart' } as never, [])).toThrow(expect.objectContaining({ status: 400, param: 'truncation' }));
-    expect(() => convertToChatRequest({ tool_choice: { type: 'file_search' } }, [])).toThrow(expect.objectContaining({ status: 400, param: 'tool_choice' }));
-    expect(() => convertToChatRequest({}, normalizeInputItems([{ type: 'computer_call_output', call_id: 'c' }]))).toThrow(expect.objectContaining({ status: 400, param: 'input[0].type' }));
+    expect(() => convertToChatRequest({ tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } }, [])).toThrow(
+      expect.objectContaining({ status: 400, param: 'tool_choice' }),
+    );
+    expect(() => convertToChatRequest({ truncation: 'smart' } as never, [])).toThrow(
+      expect.objectContaining({ status: 400, param: 'truncation' }),
+    );
+    expect(() => convertToChatRequest({ tool_choice: { type: 'file_search' } }, [])).toThrow(
+      expect.objectContaining({ status: 400, param: 'tool_choice' }),
+    );
+    expect(() => convertToChatRequest({}, normalizeInputItems([{ type: 'computer_call_output', call_id: 'c' }]))).toThrow(
+      expect.objectContaining({ status: 400, param: 'input[0].type' }),
+    );
   });
 });
 
 describe('normalizeInputItems', () => {
   it('gives every item an id and message content parts', () => {
-    const items = normalizeInputItems([{ role: 'assistant', content: 'prior' }, { type: 'function_call_output', call_id: 'c', output: 'o', id: 'fco_given' }]);
-    expect(items[0]).toMatchObject({ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'prior', annotations: [] }] });
+    const items = normalizeInputItems([
+      { role: 'assistant', content: 'prior' },
+      { type: 'function_call_output', call_id: 'c', output: 'o', id: 'fco_given' },
+    ]);
+    expect(items[0]).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'prior', annotations: [] }],
+    });
     expect(items[0]!.id).toMatch(/^msg_/);
     expect(items[1]).toEqual({ type: 'function_call_output', call_id: 'c', output: 'o', id: 'fco_given', status: 'completed' });
   });

@@ -35,12 +35,21 @@ export function convertToChatRequest(req: ResponsesRequest, items: readonly Resp
   if (typeof req.parallel_tool_calls === 'boolean' && tools.length) chat.parallel_tool_calls = req.parallel_tool_calls;
   if (tools.length) chat.tools = tools;
   if (req.tool_choice !== undefined && tools.length) chat.tool_choice = convertToolChoice(req.tool_choice);
-  else if (isObject(req.tool_choice)) throw new GatewayError('invalid_request', `tool_choice forces a tool that cannot run over chat completions: only function tools run there.`, { param: 'tool_choice' });
+  else if (isObject(req.tool_choice))
+    throw new GatewayError(
+      'invalid_request',
+      `tool_choice forces a tool that cannot run over chat completions: only function tools run there.`,
+      { param: 'tool_choice' },
+    );
   if (typeof req.text?.verbosity === 'string') chat.verbosity = req.text.verbosity;
   if (typeof req.prompt_cache_key === 'string') chat.prompt_cache_key = req.prompt_cache_key;
   const format = req.text?.format;
   if (format?.type === 'json_object') chat.response_format = { type: 'json_object' };
-  if (format?.type === 'json_schema') chat.response_format = { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, ...(typeof format.strict === 'boolean' ? { strict: format.strict } : {}) } };
+  if (format?.type === 'json_schema')
+    chat.response_format = {
+      type: 'json_schema',
+      json_schema: { name: format.name, schema: format.schema, ...(typeof format.strict === 'boolean' ? { strict: format.strict } : {}) },
+    };
   const effort = req.reasoning?.effort;
   if (typeof effort === 'string') chat.reasoning_effort = effort as ChatCompletionRequest['reasoning_effort'];
   return chat;
@@ -53,7 +62,11 @@ const FORMATS = new Set(['text', 'json_object', 'json_schema']);
 /** 400 for a value of a member the gateway itself runs over chat (truncation, tool_choice, text.format) that it does not know. */
 function checkRunnableOverChat(req: ResponsesRequest): void {
   const refuse = (param: string, value: unknown, known: Set<string>) => {
-    throw new GatewayError('invalid_request', `${param} '${String(value)}' cannot run over chat completions (this target does not serve the Responses API natively); known values: ${[...known].join(', ')}.`, { param });
+    throw new GatewayError(
+      'invalid_request',
+      `${param} '${String(value)}' cannot run over chat completions (this target does not serve the Responses API natively); known values: ${[...known].join(', ')}.`,
+      { param },
+    );
   };
   if (typeof req.truncation === 'string' && !TRUNCATIONS.has(req.truncation)) refuse('truncation', req.truncation, TRUNCATIONS);
   if (typeof req.tool_choice === 'string' && !CHOICES.has(req.tool_choice)) refuse('tool_choice', req.tool_choice, CHOICES);
@@ -70,24 +83,39 @@ export function convertItemsToMessages(items: readonly ResponseItem[]): ChatMess
         const role = item.role === 'developer' ? 'system' : item.role;
         if (role === 'assistant') out.push({ role: 'assistant', content: assistantText(item.content) });
         else if (role === 'user' || role === 'system') out.push({ role, content: inputContent(item.content, role, i) });
-        else throw new GatewayError('invalid_request', `input[${i}].role must be user, assistant, system or developer.`, { param: `input[${i}].role` });
+        else
+          throw new GatewayError('invalid_request', `input[${i}].role must be user, assistant, system or developer.`, {
+            param: `input[${i}].role`,
+          });
         return;
       }
       case 'function_call': {
-        const call = { id: String(item.call_id ?? item.id), type: 'function' as const, function: { name: String(item.name ?? ''), arguments: String(item.arguments ?? '') } };
+        const call = {
+          id: String(item.call_id ?? item.id),
+          type: 'function' as const,
+          function: { name: String(item.name ?? ''), arguments: String(item.arguments ?? '') },
+        };
         const last = out[out.length - 1];
         if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
         else out.push({ role: 'assistant', content: null, tool_calls: [call] });
         return;
       }
       case 'function_call_output':
-        out.push({ role: 'tool', tool_call_id: String(item.call_id ?? ''), content: typeof item.output === 'string' ? item.output : textOf(item.output) });
+        out.push({
+          role: 'tool',
+          tool_call_id: String(item.call_id ?? ''),
+          content: typeof item.output === 'string' ? item.output : textOf(item.output),
+        });
         return;
       case 'reasoning':
       case 'additional_tools':
         return;
       default:
-        throw new GatewayError('invalid_request', `input[${i}]: items of type '${item.type}' need a provider that serves the Responses API natively.`, { param: `input[${i}].type` });
+        throw new GatewayError(
+          'invalid_request',
+          `input[${i}]: items of type '${item.type}' need a provider that serves the Responses API natively.`,
+          { param: `input[${i}].type` },
+        );
     }
   });
   return out;
@@ -99,27 +127,42 @@ function assistantText(content: ResponseItem['content']): string {
 }
 
 function textOf(parts: unknown): string {
-  return Array.isArray(parts) ? parts.filter(isObject).map((p) => (typeof p.text === 'string' ? p.text : '')).join('') : '';
+  return Array.isArray(parts)
+    ? parts
+        .filter(isObject)
+        .map((p) => (typeof p.text === 'string' ? p.text : ''))
+        .join('')
+    : '';
 }
 
 function inputContent(content: ResponseItem['content'], role: 'user' | 'system', index: number): string | ContentPart[] {
   if (typeof content === 'string') return content;
   const parts = (content ?? []).map((p, j) => convertPart(p, `input[${index}].content[${j}]`));
-  if (role === 'system' || parts.every((p) => p.type === 'text')) return parts.map((p) => (p.type === 'text' ? String(p.text) : '')).join(role === 'system' ? '\n' : '');
+  if (role === 'system' || parts.every((p) => p.type === 'text'))
+    return parts.map((p) => (p.type === 'text' ? String(p.text) : '')).join(role === 'system' ? '\n' : '');
   return parts;
 }
 
 function convertPart(p: ResponseContentPart, param: string): ContentPart {
   if (p.type === 'input_text' || p.type === 'output_text' || p.type === 'text') return { type: 'text', text: String(p.text ?? '') };
   if (p.type === 'input_image') {
-    if (typeof p.image_url !== 'string') throw new GatewayError('invalid_request', `${param}: images by file_id need a provider that serves the Responses API natively; send image_url.`, { param });
+    if (typeof p.image_url !== 'string')
+      throw new GatewayError(
+        'invalid_request',
+        `${param}: images by file_id need a provider that serves the Responses API natively; send image_url.`,
+        { param },
+      );
     const detail = p.detail === 'low' || p.detail === 'high' || p.detail === 'auto' ? p.detail : undefined;
     return { type: 'image_url', image_url: { url: p.image_url, ...(detail ? { detail } : {}) } };
   }
   if (p.type === 'input_file' && typeof p.file_data === 'string') {
     return { type: 'file', file: { file_data: p.file_data, ...(typeof p.filename === 'string' ? { filename: p.filename } : {}) } };
   }
-  throw new GatewayError('invalid_request', `${param}: content of type '${p.type}' needs a provider that serves the Responses API natively.`, { param });
+  throw new GatewayError(
+    'invalid_request',
+    `${param}: content of type '${p.type}' needs a provider that serves the Responses API natively.`,
+    { param },
+  );
 }
 
 /** The function tools of `tools` and of `additional_tools` items, as chat tools; other tool kinds are dropped. */
@@ -128,7 +171,8 @@ function functionTools(tools: ResponsesRequest['tools'], items: readonly Respons
   for (const t of tools ?? []) if (t.type === 'function') out.push(convertTool(t));
   for (const item of items) {
     if (item.type !== 'additional_tools' || !Array.isArray(item.tools)) continue;
-    for (const t of item.tools) if (isObject(t) && t.type === 'function' && typeof t.name === 'string') out.push(convertTool(t as ResponseTool));
+    for (const t of item.tools)
+      if (isObject(t) && t.type === 'function' && typeof t.name === 'string') out.push(convertTool(t as ResponseTool));
   }
   return out;
 }
@@ -144,5 +188,9 @@ function convertTool(t: ResponseTool): FunctionTool {
 function convertToolChoice(choice: NonNullable<ResponsesRequest['tool_choice']>): ToolChoice {
   if (typeof choice === 'string') return choice;
   if (choice.type === 'function' && typeof choice.name === 'string') return { type: 'function', function: { name: choice.name } };
-  throw new GatewayError('invalid_request', `tool_choice of type '${choice.type}' forces a tool that runs only on a provider serving the Responses API natively; over chat completions only function tools run.`, { param: 'tool_choice' });
+  throw new GatewayError(
+    'invalid_request',
+    `tool_choice of type '${choice.type}' forces a tool that runs only on a provider serving the Responses API natively; over chat completions only function tools run.`,
+    { param: 'tool_choice' },
+  );
 }

@@ -20,7 +20,14 @@ import { saveResponseSafely } from './save-response.js';
  * object (or the one in its terminal stream event) is stored with the request's input items, before
  * the client receives its last event.
  */
-export async function createNativeResponse(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, p: PreparedRequest, body: ResponsesRequest, previous: StoredResponse | undefined): Promise<void> {
+export async function createNativeResponse(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  p: PreparedRequest,
+  body: ResponsesRequest,
+  previous: StoredResponse | undefined,
+): Promise<void> {
   const forward: Record<string, unknown> = { ...body };
   const expanded = previous?.mode === 'gateway';
   if (expanded) {
@@ -56,7 +63,13 @@ export async function createNativeResponse(deps: GatewayDeps, request: FastifyRe
     await save(value);
     if (outcome.extra || expanded) json.replace({ ...(value as object), ...outcome.extra });
     reply.raw.once('finish', () => {
-      recordCompletion(deps, dp, { status: outcome.status, outcome, trace, usage: isObject(value) ? chatUsage(value.usage) : undefined, latencyMs: Date.now() - dp.ctx.startedAt });
+      recordCompletion(deps, dp, {
+        status: outcome.status,
+        outcome,
+        trace,
+        usage: isObject(value) ? chatUsage(value.usage) : undefined,
+        latencyMs: Date.now() - dp.ctx.startedAt,
+      });
     });
     return reply.code(outcome.status).header('content-type', 'application/json').send(json.bytes);
   }
@@ -71,7 +84,14 @@ export async function createNativeResponse(deps: GatewayDeps, request: FastifyRe
       pending = save(ev.response);
     },
     onEnd: (ok, error) => {
-      recordCompletion(deps, dp, { status: ok ? outcome.status : (error?.status ?? 500), outcome, error, trace, usage, latencyMs: Date.now() - dp.ctx.startedAt });
+      recordCompletion(deps, dp, {
+        status: ok ? outcome.status : (error?.status ?? 500),
+        outcome,
+        error,
+        trace,
+        usage,
+        latencyMs: Date.now() - dp.ctx.startedAt,
+      });
     },
   });
   async function* bytes(): AsyncGenerator<Uint8Array> {

@@ -29,8 +29,16 @@ import { saveResponseSafely } from './save-response.js';
  * (the provider failed; a non-streamed failure still answers with the provider's error status and
  * names the stored response in `x-gateway-response-id`).
  */
-export async function createResponseOverChat(deps: GatewayDeps, request: FastifyRequest, reply: FastifyReply, p: PreparedRequest, body: ResponsesRequest, previous: StoredResponse | undefined): Promise<void> {
-  const history = typeof body.previous_response_id === 'string' ? await loadConversation(deps.store, previous, body.previous_response_id) : [];
+export async function createResponseOverChat(
+  deps: GatewayDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  p: PreparedRequest,
+  body: ResponsesRequest,
+  previous: StoredResponse | undefined,
+): Promise<void> {
+  const history =
+    typeof body.previous_response_id === 'string' ? await loadConversation(deps.store, previous, body.previous_response_id) : [];
   const inputItems = normalizeInputItems(body.input ?? []);
   const chat = convertToChatRequest(body, [...history, ...inputItems]);
   chat.messages = await fitToContextWindow(chat.messages, body.model, body.truncation ?? 'disabled');

@@ -19,6 +19,7 @@ export async function createResponse(deps: GatewayDeps, request: FastifyRequest,
   const prepared = prepareRequest(deps, request, reply);
   const previousId = typeof body.previous_response_id === 'string' ? body.previous_response_id : undefined;
   const previous = previousId ? await getResponse(deps.store, previousId, prepared.dp.ctx.workspaceId) : undefined;
-  if (servesNatively(request, prepared, deps.targets, 'responses')) return createNativeResponse(deps, request, reply, prepared, body, previous);
+  if (servesNatively(request, prepared, deps.targets, 'responses'))
+    return createNativeResponse(deps, request, reply, prepared, body, previous);
   return createResponseOverChat(deps, request, reply, prepared, body, previous);
 }

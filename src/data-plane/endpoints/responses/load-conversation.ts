@@ -17,7 +17,11 @@ const MAX_TURNS = 1000;
  * @see https://platform.openai.com/docs/guides/conversation-state
  */
 export async function loadConversation(store: Store, previous: StoredResponse | undefined, previousId: string): Promise<ResponseItem[]> {
-  if (!previous) throw new GatewayError('invalid_request', `Previous response with id '${previousId}' not found.`, { param: 'previous_response_id', publicCode: 'previous_response_not_found' });
+  if (!previous)
+    throw new GatewayError('invalid_request', `Previous response with id '${previousId}' not found.`, {
+      param: 'previous_response_id',
+      publicCode: 'previous_response_not_found',
+    });
   const turns: ResponseItem[][] = [];
   const seen = new Set<string>();
   let current: StoredResponse | undefined = previous;
@@ -38,7 +42,9 @@ export function toNativeInput(items: readonly ResponseItem[]): Record<string, un
     if (item.type === 'function_call') return { type: 'function_call', call_id: item.call_id, name: item.name, arguments: item.arguments };
     if (item.type === 'function_call_output') return { type: 'function_call_output', call_id: item.call_id, output: item.output };
     if (item.role === 'assistant') {
-      const text = Array.isArray(item.content) ? item.content.map((p) => (typeof p.text === 'string' ? p.text : '')).join('') : String(item.content ?? '');
+      const text = Array.isArray(item.content)
+        ? item.content.map((p) => (typeof p.text === 'string' ? p.text : '')).join('')
+        : String(item.content ?? '');
       return { type: 'message', role: 'assistant', content: text };
     }
     return { type: 'message', role: item.role, content: item.content };

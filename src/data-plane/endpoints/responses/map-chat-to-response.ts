@@ -14,9 +14,11 @@ export function mapChatToResponse(chat: ChatCompletion, base: ResponseObject): R
   const message = choice?.message;
   const { status, incomplete_details } = finishStatus(choice?.finish_reason);
   const output: ResponseItem[] = [];
-  if (message && typeof message.reasoning_content === 'string' && message.reasoning_content) output.push(reasoningItem(itemId('rs'), message.reasoning_content));
+  if (message && typeof message.reasoning_content === 'string' && message.reasoning_content)
+    output.push(reasoningItem(itemId('rs'), message.reasoning_content));
   const text = typeof message?.content === 'string' ? message.content : '';
-  if (text || !message?.tool_calls?.length) output.push(messageItem(itemId('msg'), text, status === 'incomplete' ? 'incomplete' : 'completed'));
+  if (text || !message?.tool_calls?.length)
+    output.push(messageItem(itemId('msg'), text, status === 'incomplete' ? 'incomplete' : 'completed'));
   for (const call of message?.tool_calls ?? []) {
     if (!isObject(call.function)) continue;
     output.push(functionCallItem(itemId('fc'), call.id, call.function.name, call.function.arguments ?? '', 'completed'));

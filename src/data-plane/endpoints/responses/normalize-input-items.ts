@@ -15,7 +15,8 @@ export function itemId(prefix: 'msg' | 'fc' | 'fco' | 'rs' | 'item'): string {
  * @see https://platform.openai.com/docs/api-reference/responses/input-items
  */
 export function normalizeInputItems(input: string | readonly unknown[]): ResponseItem[] {
-  if (typeof input === 'string') return [{ id: itemId('msg'), type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text: input }] }];
+  if (typeof input === 'string')
+    return [{ id: itemId('msg'), type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_text', text: input }] }];
   return input.filter(isObject).map((raw) => normalizeItem(raw));
 }
 
@@ -23,15 +24,36 @@ function normalizeItem(raw: Record<string, unknown>): ResponseItem {
   const type = typeof raw.type === 'string' ? raw.type : 'message';
   if (type === 'message') {
     const role = typeof raw.role === 'string' ? raw.role : 'user';
-    return { ...raw, id: typeof raw.id === 'string' ? raw.id : itemId('msg'), type, role, status: typeof raw.status === 'string' ? raw.status : 'completed', content: contentParts(raw.content, role) };
+    return {
+      ...raw,
+      id: typeof raw.id === 'string' ? raw.id : itemId('msg'),
+      type,
+      role,
+      status: typeof raw.status === 'string' ? raw.status : 'completed',
+      content: contentParts(raw.content, role),
+    };
   }
-  if (type === 'function_call') return { ...raw, type, id: typeof raw.id === 'string' ? raw.id : itemId('fc'), status: typeof raw.status === 'string' ? raw.status : 'completed' };
-  if (type === 'function_call_output') return { ...raw, type, id: typeof raw.id === 'string' ? raw.id : itemId('fco'), status: typeof raw.status === 'string' ? raw.status : 'completed' };
+  if (type === 'function_call')
+    return {
+      ...raw,
+      type,
+      id: typeof raw.id === 'string' ? raw.id : itemId('fc'),
+      status: typeof raw.status === 'string' ? raw.status : 'completed',
+    };
+  if (type === 'function_call_output')
+    return {
+      ...raw,
+      type,
+      id: typeof raw.id === 'string' ? raw.id : itemId('fco'),
+      status: typeof raw.status === 'string' ? raw.status : 'completed',
+    };
   return { ...raw, type, id: typeof raw.id === 'string' ? raw.id : itemId('item') };
 }
 
 function contentParts(content: unknown, role: string): ResponseContentPart[] {
-  if (typeof content === 'string') return [role === 'assistant' ? { type: 'output_text', text: content, annotations: [] } : { type: 'input_text', text: content }];
-  if (Array.isArray(content)) return content.filter(isObject).map((p) => ({ ...p, type: typeof p.type === 'string' ? p.type : 'input_text' }));
+  if (typeof content === 'string')
+    return [role === 'assistant' ? { type: 'output_text', text: content, annotations: [] } : { type: 'input_text', text: content }];
+  if (Array.isArray(content))
+    return content.filter(isObject).map((p) => ({ ...p, type: typeof p.type === 'string' ? p.type : 'input_text' }));
   return [];
 }

@@ -29,7 +29,10 @@ export function baseResponse(req: ResponsesRequest, id: string, createdAt: numbe
     output_text: '',
     ...(typeof req.user === 'string' ? { user: req.user } : {}),
     previous_response_id: req.previous_response_id ?? null,
-    reasoning: { effort: req.reasoning?.effort ?? null, generate_summary: req.reasoning?.generate_summary ?? req.reasoning?.summary ?? null },
+    reasoning: {
+      effort: req.reasoning?.effort ?? null,
+      generate_summary: req.reasoning?.generate_summary ?? req.reasoning?.summary ?? null,
+    },
     max_output_tokens: req.max_output_tokens ?? null,
     text: { format: req.text?.format ?? { type: 'text' } },
     truncation: req.truncation ?? 'disabled',
@@ -48,7 +51,13 @@ export function messageItem(id: string, text: string, status: 'in_progress' | 'c
 }
 
 /** A function call output item. */
-export function functionCallItem(id: string, callId: string, name: string, args: string, status: 'in_progress' | 'completed' | 'incomplete'): ResponseItem {
+export function functionCallItem(
+  id: string,
+  callId: string,
+  name: string,
+  args: string,
+  status: 'in_progress' | 'completed' | 'incomplete',
+): ResponseItem {
   return { id, type: 'function_call', status, arguments: args, call_id: callId, name };
 }
 
@@ -72,7 +81,10 @@ export function responseUsage(u: Usage | undefined): ResponseUsage | undefined {
   if (!u) return undefined;
   return {
     input_tokens: u.prompt_tokens ?? 0,
-    input_tokens_details: { cached_tokens: u.prompt_tokens_details?.cached_tokens ?? 0, cache_write_tokens: u.prompt_tokens_details?.cache_creation_tokens ?? 0 },
+    input_tokens_details: {
+      cached_tokens: u.prompt_tokens_details?.cached_tokens ?? 0,
+      cache_write_tokens: u.prompt_tokens_details?.cache_creation_tokens ?? 0,
+    },
     output_tokens: u.completion_tokens ?? 0,
     output_tokens_details: { reasoning_tokens: u.completion_tokens_details?.reasoning_tokens ?? 0 },
     total_tokens: u.total_tokens ?? (u.prompt_tokens ?? 0) + (u.completion_tokens ?? 0),
@@ -83,7 +95,11 @@ export function responseUsage(u: Usage | undefined): ResponseUsage | undefined {
 export function chatUsage(u: unknown): Usage | undefined {
   if (!isObject(u) || typeof u.input_tokens !== 'number') return undefined;
   const output = typeof u.output_tokens === 'number' ? u.output_tokens : 0;
-  return { prompt_tokens: u.input_tokens, completion_tokens: output, total_tokens: typeof u.total_tokens === 'number' ? u.total_tokens : u.input_tokens + output };
+  return {
+    prompt_tokens: u.input_tokens,
+    completion_tokens: output,
+    total_tokens: typeof u.total_tokens === 'number' ? u.total_tokens : u.input_tokens + output,
+  };
 }
 
 /** Status and incomplete details for a chat finish reason: `length` → max_output_tokens, `content_filter` → content_filter. */

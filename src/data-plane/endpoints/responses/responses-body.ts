@@ -4,7 +4,11 @@ import { isObject } from '../../../foundation/lib/json.js';
 import { Nullable } from '../../../foundation/spec/nullable.js';
 
 /** `include` values a stored response can be read with (GET /v1/responses/{id} and input_items). */
-export const ALLOWED_INCLUDES: readonly string[] = ['file_search_call.results', 'message.input_image.image_url', 'computer_call_output.output.image_url'];
+export const ALLOWED_INCLUDES: readonly string[] = [
+  'file_search_call.results',
+  'message.input_image.image_url',
+  'computer_call_output.output.image_url',
+];
 
 /** Metadata limits (gateway-spec.md, "Limits"). */
 export const METADATA_LIMITS = { pairs: 16, keyLength: 64, valueLength: 512 } as const;
@@ -49,7 +53,14 @@ export const ResponsesBody = Type.Object(
     store: Type.Optional(Nullable(Type.Boolean())),
     temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
     top_p: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
-    reasoning: Type.Optional(Nullable(Type.Object({ effort: Type.Optional(Effort), summary: Type.Optional(Summary), generate_summary: Type.Optional(Summary) }, { additionalProperties: true }))),
+    reasoning: Type.Optional(
+      Nullable(
+        Type.Object(
+          { effort: Type.Optional(Effort), summary: Type.Optional(Summary), generate_summary: Type.Optional(Summary) },
+          { additionalProperties: true },
+        ),
+      ),
+    ),
     text: Type.Optional(Nullable(Type.Object({ format: Type.Optional(Format) }, { additionalProperties: true }))),
     user: Type.Optional(Type.String()),
     include: Type.Optional(Nullable(Type.Array(Type.String()))),
@@ -64,10 +75,16 @@ export function checkResponsesBody(body: Record<string, unknown>): void {
     body.tools.forEach((t, i) => {
       if (!isObject(t) || t.type !== 'function') return;
       if (typeof t.name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(t.name)) {
-        throw new GatewayError('invalid_request', `tools[${i}].name is required for a function tool: 1 to 64 letters, digits, '_' or '-'.`, { param: `tools[${i}].name` });
+        throw new GatewayError(
+          'invalid_request',
+          `tools[${i}].name is required for a function tool: 1 to 64 letters, digits, '_' or '-'.`,
+          { param: `tools[${i}].name` },
+        );
       }
       if (t.parameters !== undefined && t.parameters !== null && !isObject(t.parameters)) {
-        throw new GatewayError('invalid_request', `tools[${i}].parameters must be a JSON schema object.`, { param: `tools[${i}].parameters` });
+        throw new GatewayError('invalid_request', `tools[${i}].parameters must be a JSON schema object.`, {
+          param: `tools[${i}].parameters`,
+        });
       }
     });
   }
@@ -84,12 +101,22 @@ export function checkResponsesBody(body: Record<string, unknown>): void {
 export function checkMetadata(metadata: Record<string, unknown>): void {
   const entries = Object.entries(metadata);
   if (entries.length > METADATA_LIMITS.pairs) {
-    throw new GatewayError('invalid_request', `metadata has ${entries.length} pairs; at most ${METADATA_LIMITS.pairs} are allowed.`, { param: 'metadata' });
+    throw new GatewayError('invalid_request', `metadata has ${entries.length} pairs; at most ${METADATA_LIMITS.pairs} are allowed.`, {
+      param: 'metadata',
+    });
   }
   for (const [k, v] of entries) {
-    if (k.length > METADATA_LIMITS.keyLength) throw new GatewayError('invalid_request', `metadata key '${k.slice(0, 16)}…' is longer than ${METADATA_LIMITS.keyLength} characters.`, { param: 'metadata' });
+    if (k.length > METADATA_LIMITS.keyLength)
+      throw new GatewayError(
+        'invalid_request',
+        `metadata key '${k.slice(0, 16)}…' is longer than ${METADATA_LIMITS.keyLength} characters.`,
+        { param: 'metadata' },
+      );
     if (typeof v !== 'string') throw new GatewayError('invalid_request', `metadata.${k} must be a string.`, { param: `metadata.${k}` });
-    if (v.length > METADATA_LIMITS.valueLength) throw new GatewayError('invalid_request', `metadata.${k} is longer than ${METADATA_LIMITS.valueLength} characters.`, { param: `metadata.${k}` });
+    if (v.length > METADATA_LIMITS.valueLength)
+      throw new GatewayError('invalid_request', `metadata.${k} is longer than ${METADATA_LIMITS.valueLength} characters.`, {
+        param: `metadata.${k}`,
+      });
   }
 }
 
@@ -97,7 +124,11 @@ export function checkMetadata(metadata: Record<string, unknown>): void {
 export function checkIncludes(values: unknown[], param: string): void {
   for (const v of values) {
     if (typeof v !== 'string' || !ALLOWED_INCLUDES.includes(v)) {
-      throw new GatewayError('invalid_request', `${param}: '${String(v)}' is not supported; allowed values: ${ALLOWED_INCLUDES.join(', ')}.`, { param });
+      throw new GatewayError(
+        'invalid_request',
+        `${param}: '${String(v)}' is not supported; allowed values: ${ALLOWED_INCLUDES.join(', ')}.`,
+        { param },
+      );
     }
   }
 }

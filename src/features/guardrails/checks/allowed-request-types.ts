@@ -20,6 +20,10 @@ export const allowedRequestTypes = defineCheck({
   evaluate(input, { allowed }) {
     const endpoint = input.request.endpoint;
     const verdict = allowed.includes(endpoint);
-    return { verdict, explanation: verdict ? `Request type ${endpoint} is allowed.` : `Request type ${endpoint} is not allowed.`, data: { endpoint, allowedTypes: allowed } };
+    return {
+      verdict,
+      explanation: verdict ? `Request type ${endpoint} is allowed.` : `Request type ${endpoint} is not allowed.`,
+      data: { endpoint, allowedTypes: allowed },
+    };
   },
 });

@@ -20,6 +20,10 @@ export const characterCount = defineCheck({
   evaluate(input, { min, max }) {
     let count = 0;
     for (const _ of textFor(input)) count++;
-    return { verdict: count >= min && count <= max, explanation: `${count} characters.`, data: { count, minCharacters: min, maxCharacters: max } };
+    return {
+      verdict: count >= min && count <= max,
+      explanation: `${count} characters.`,
+      data: { count, minCharacters: min, maxCharacters: max },
+    };
   },
 });

@@ -11,9 +11,25 @@ import { BOTH_PHASES, defineCheck, textFor } from '../check.js';
 import { ParamReader } from '../params.js';
 
 const ALIASES: Record<string, string> = {
-  py: 'python', python3: 'python', js: 'javascript', node: 'javascript', jsx: 'javascript', mjs: 'javascript',
-  ts: 'typescript', tsx: 'typescript', sh: 'shell', bash: 'shell', zsh: 'shell', console: 'shell',
-  golang: 'go', rs: 'rust', 'c++': 'cpp', cxx: 'cpp', htm: 'html', postgresql: 'sql', mysql: 'sql',
+  py: 'python',
+  python3: 'python',
+  js: 'javascript',
+  node: 'javascript',
+  jsx: 'javascript',
+  mjs: 'javascript',
+  ts: 'typescript',
+  tsx: 'typescript',
+  sh: 'shell',
+  bash: 'shell',
+  zsh: 'shell',
+  console: 'shell',
+  golang: 'go',
+  rs: 'rust',
+  'c++': 'cpp',
+  cxx: 'cpp',
+  htm: 'html',
+  postgresql: 'sql',
+  mysql: 'sql',
 };
 
 const HEURISTICS: Record<string, RegExp> = {

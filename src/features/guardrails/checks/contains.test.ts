@@ -29,7 +29,9 @@ describe('default.contains', () => {
   });
 
   it('rejects bad parameters', () => {
-    expect(() => contains.validateParams({ operator: 'some', words: ['a'] })).toThrow(/default\.contains\.operator: must be one of any, all, none/);
+    expect(() => contains.validateParams({ operator: 'some', words: ['a'] })).toThrow(
+      /default\.contains\.operator: must be one of any, all, none/,
+    );
     expect(() => contains.validateParams({ words: [] })).toThrow(/\.words: must be a non-empty array/);
     expect(() => contains.validateParams({ words: ['a', 3] })).toThrow(/\.words\[1\]: must be a non-empty string/);
     expect(() => contains.validateParams({})).toThrow(/\.words: is required/);

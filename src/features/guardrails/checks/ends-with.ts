@@ -16,6 +16,10 @@ export const endsWith = defineCheck({
   evaluate(input, { suffix }) {
     const text = textFor(input);
     const verdict = text.endsWith(suffix) || text.trimEnd().endsWith(suffix.trimEnd());
-    return { verdict, explanation: verdict ? `The text ends with "${suffix}".` : `The text does not end with "${suffix}".`, data: { suffix } };
+    return {
+      verdict,
+      explanation: verdict ? `The text ends with "${suffix}".` : `The text does not end with "${suffix}".`,
+      data: { suffix },
+    };
   },
 });

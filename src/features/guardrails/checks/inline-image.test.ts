@@ -12,7 +12,11 @@ function withImages(urls: string[], http?: CheckInput['http']): CheckInput {
     request: {
       endpoint: 'chat',
       metadata: {},
-      body: { messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, ...urls.map((url) => ({ type: 'image_url', image_url: { url } }))] }] },
+      body: {
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'look' }, ...urls.map((url) => ({ type: 'image_url', image_url: { url } }))] },
+        ],
+      },
     },
     http,
   };
@@ -62,18 +66,34 @@ describe('default.inlineImage', () => {
   });
 
   it('lists image URLs from chat parts (object and string forms) and responses input', () => {
-    expect(imageUrlsOf({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: 'https://a/1.png' }, { type: 'image_url', image_url: { url: 'https://a/2.png' } }] }] })).toEqual([
-      'https://a/1.png',
-      'https://a/2.png',
+    expect(
+      imageUrlsOf({
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image_url', image_url: 'https://a/1.png' },
+              { type: 'image_url', image_url: { url: 'https://a/2.png' } },
+            ],
+          },
+        ],
+      }),
+    ).toEqual(['https://a/1.png', 'https://a/2.png']);
+    expect(imageUrlsOf({ input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://a/3.png' }] }] })).toEqual([
+      'https://a/3.png',
     ]);
-    expect(imageUrlsOf({ input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://a/3.png' }] }] })).toEqual(['https://a/3.png']);
   });
 
   it('passes data URLs under the limit and fails one over it', async () => {
     expect((await inlineImage.run(withImages([dataUrl(1000)]), { maxSizeBytes: 1000 })).verdict).toBe(true);
     const r = await inlineImage.run(withImages([dataUrl(10), dataUrl(1001)]), { maxSizeBytes: 1000 });
     expect(r.verdict).toBe(false);
-    expect(r.data).toMatchObject({ images: [{ index: 0, sizeBytes: 10 }, { index: 1, sizeBytes: 1001 }] });
+    expect(r.data).toMatchObject({
+      images: [
+        { index: 0, sizeBytes: 10 },
+        { index: 1, sizeBytes: 1001 },
+      ],
+    });
   });
 
   it('fetches http images: small passes, declared-large and chunked-large fail', async () => {
@@ -91,7 +111,9 @@ describe('default.inlineImage', () => {
     const open = await inlineImage.run(withImages([`${server.url}/slow.png`], http), { timeoutMs: 200 });
     expect(Date.now() - t0).toBeLessThan(1200);
     expect(open).toMatchObject({ verdict: true, error: 'image 0: timed out after 200 ms' });
-    expect((await inlineImage.run(withImages([`${server.url}/slow.png`], http), { timeoutMs: 200, failOnError: true })).verdict).toBe(false);
+    expect((await inlineImage.run(withImages([`${server.url}/slow.png`], http), { timeoutMs: 200, failOnError: true })).verdict).toBe(
+      false,
+    );
   });
 
   it('a down server, a 404 or a missing HTTP client fail open or closed', async () => {
@@ -99,8 +121,14 @@ describe('default.inlineImage', () => {
     expect(downRes.verdict).toBe(true);
     expect(downRes.error).toMatch(/^image 0: /);
     expect((await inlineImage.run(withImages([`${down}/a.png`], http), { failOnError: true })).verdict).toBe(false);
-    expect(await inlineImage.run(withImages([`${server.url}/missing.png`], http), { failOnError: true })).toMatchObject({ verdict: false, error: 'image 0: HTTP 404' });
-    expect(await inlineImage.run(withImages([`${server.url}/small.png`]), {})).toMatchObject({ verdict: true, error: 'image 0: no HTTP client available' });
+    expect(await inlineImage.run(withImages([`${server.url}/missing.png`], http), { failOnError: true })).toMatchObject({
+      verdict: false,
+      error: 'image 0: HTTP 404',
+    });
+    expect(await inlineImage.run(withImages([`${server.url}/small.png`]), {})).toMatchObject({
+      verdict: true,
+      error: 'image 0: no HTTP client available',
+    });
   });
 
   it('uses the documented defaults and passes a request without images', async () => {

@@ -55,7 +55,12 @@ interface Measured {
   error?: string;
 }
 
-async function measureRemote(input: CheckInput, url: string, max: number, timeoutMs: number): Promise<{ sizeBytes?: number; error?: string }> {
+async function measureRemote(
+  input: CheckInput,
+  url: string,
+  max: number,
+  timeoutMs: number,
+): Promise<{ sizeBytes?: number; error?: string }> {
   if (!input.http) return { error: 'no HTTP client available' };
   const signal = timeoutSignal(timeoutMs, input.signal);
   try {

@@ -29,8 +29,13 @@ export const jsonKeys = defineCheck({
       const missing = keys.filter((k) => !Object.hasOwn(obj, k));
       best ??= { present, missing };
       const ok = operator === 'any' ? present.length > 0 : operator === 'all' ? missing.length === 0 : present.length === 0;
-      if (ok) return { verdict: true, explanation: `A JSON object satisfies "${operator}".`, data: { found: true, operator, present, missing } };
+      if (ok)
+        return { verdict: true, explanation: `A JSON object satisfies "${operator}".`, data: { found: true, operator, present, missing } };
     }
-    return { verdict: false, explanation: `No JSON object satisfies "${operator}" for ${keys.join(', ')}.`, data: { found: true, operator, ...best } };
+    return {
+      verdict: false,
+      explanation: `No JSON object satisfies "${operator}" for ${keys.join(', ')}.`,
+      data: { found: true, operator, ...best },
+    };
   },
 });

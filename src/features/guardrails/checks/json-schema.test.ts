@@ -45,7 +45,11 @@ describe('default.jsonSchema', () => {
 
 describe('default.jsonSchema patterns', () => {
   it('matches pattern and patternProperties on RE2, keeping their meaning', async () => {
-    const s = { type: 'object', properties: { id: { type: 'string', pattern: '^[a-z]+-\\d+$' } }, patternProperties: { '^x-': { type: 'number' } } };
+    const s = {
+      type: 'object',
+      properties: { id: { type: 'string', pattern: '^[a-z]+-\\d+$' } },
+      patternProperties: { '^x-': { type: 'number' } },
+    };
     expect((await jsonSchema.run(after('{"id":"ab-12","x-a":1}'), { schema: s })).verdict).toBe(true);
     expect((await jsonSchema.run(after('{"id":"AB-12"}'), { schema: s })).verdict).toBe(false);
     expect((await jsonSchema.run(after('{"id":"ab-12","x-a":"one"}'), { schema: s })).verdict).toBe(false);
@@ -61,7 +65,9 @@ describe('default.jsonSchema patterns', () => {
   });
 
   it('refuses a schema pattern with a backreference or lookaround', () => {
-    expect(() => jsonSchema.validateParams({ schema: { type: 'string', pattern: '(a)\\1' } }, 'p')).toThrow(/p\.schema: has a pattern .* backreference/);
+    expect(() => jsonSchema.validateParams({ schema: { type: 'string', pattern: '(a)\\1' } }, 'p')).toThrow(
+      /p\.schema: has a pattern .* backreference/,
+    );
     expect(() => jsonSchema.validateParams({ schema: { patternProperties: { '(?=x)': {} } } }, 'p')).toThrow(/lookahead/);
   });
 });
@@ -74,6 +80,9 @@ describe('default.jsonSchema deep values', () => {
     expect(r.verdict).toBe(true);
     expect(() => JSON.stringify(r)).not.toThrow();
     expect(r.data).toMatchObject({ found: true, value: null, value_omitted: 'nested more than 32 levels deep' });
-    expect((await jsonSchema.run(after('{"a":{"b":1}}'), { schema: { type: 'object' } })).data).toEqual({ found: true, value: { a: { b: 1 } } });
+    expect((await jsonSchema.run(after('{"a":{"b":1}}'), { schema: { type: 'object' } })).data).toEqual({
+      found: true,
+      value: { a: { b: 1 } },
+    });
   });
 });

@@ -28,7 +28,10 @@ const MAX_PATTERN_SUBJECTS = 10_000;
  */
 let matches: Map<string, Set<string>> | null = null;
 
-const lookupEngine: NonNullable<NonNullable<Options['code']>['regExp']> = Object.assign((pattern: string) => ({ test: (s: string) => matches?.get(pattern)?.has(s) ?? false, toString: () => `safe-regex:${pattern}` }), { code: 'safe-regex' });
+const lookupEngine: NonNullable<NonNullable<Options['code']>['regExp']> = Object.assign(
+  (pattern: string) => ({ test: (s: string) => matches?.get(pattern)?.has(s) ?? false, toString: () => `safe-regex:${pattern}` }),
+  { code: 'safe-regex' },
+);
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false, addUsedSchema: false, code: { regExp: lookupEngine } }));
@@ -127,7 +130,9 @@ export const jsonSchema = defineCheck({
     try {
       for (const value of values) {
         if (validate(value)) {
-          const data = tooDeepPath(value, MAX_ECHO_DEPTH) ? { found: true, value: null, value_omitted: `nested more than ${MAX_ECHO_DEPTH} levels deep` } : { found: true, value };
+          const data = tooDeepPath(value, MAX_ECHO_DEPTH)
+            ? { found: true, value: null, value_omitted: `nested more than ${MAX_ECHO_DEPTH} levels deep` }
+            : { found: true, value };
           return { verdict: true, explanation: 'The JSON matches the schema.', data };
         }
         firstErrors ??= (validate.errors ?? []).map((e: ErrorObject) => ({ path: e.instancePath, message: e.message }));

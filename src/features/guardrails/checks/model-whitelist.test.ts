@@ -9,7 +9,9 @@ describe('default.modelWhitelist', () => {
   });
 
   it('reads the body model when request.model is absent, supports a prefix wildcard, fails without a model', async () => {
-    expect((await modelWhitelist.run(before('hi', { body: { model: 'claude-3-haiku', messages: [] } }), { models: ['claude-3*'] })).verdict).toBe(true);
+    expect(
+      (await modelWhitelist.run(before('hi', { body: { model: 'claude-3-haiku', messages: [] } }), { models: ['claude-3*'] })).verdict,
+    ).toBe(true);
     expect((await modelWhitelist.run(before('hi'), { models: ['a'] })).verdict).toBe(false);
   });
 

@@ -9,7 +9,18 @@ describe('default.notNull', () => {
   });
 
   it('passes on a tool-call answer without text', async () => {
-    const body = { choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] } }] };
+    const body = {
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }],
+          },
+        },
+      ],
+    };
     expect((await notNull.run(after('', body), {})).verdict).toBe(true);
   });
 

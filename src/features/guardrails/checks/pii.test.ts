@@ -62,7 +62,13 @@ describe('default.pii', () => {
           model: 'm',
           messages: [
             { role: 'system', content: 'Owner: ada@example.com' },
-            { role: 'user', content: [{ type: 'text', text: 'mail bob@example.com and ada@example.com' }, { type: 'image_url', image_url: { url: 'https://x.io/a.png' } }] },
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'mail bob@example.com and ada@example.com' },
+                { type: 'image_url', image_url: { url: 'https://x.io/a.png' } },
+              ],
+            },
           ],
         },
       },
@@ -74,7 +80,13 @@ describe('default.pii', () => {
       model: 'm',
       messages: [
         { role: 'system', content: 'Owner: [EMAIL_ADDRESS_1]' },
-        { role: 'user', content: [{ type: 'text', text: 'mail [EMAIL_ADDRESS_2] and [EMAIL_ADDRESS_1]' }, { type: 'image_url', image_url: { url: 'https://x.io/a.png' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'mail [EMAIL_ADDRESS_2] and [EMAIL_ADDRESS_1]' },
+            { type: 'image_url', image_url: { url: 'https://x.io/a.png' } },
+          ],
+        },
       ],
     });
     expect(r.transformed?.requestText).toBe('mail [EMAIL_ADDRESS_2] and [EMAIL_ADDRESS_1]');
@@ -82,7 +94,11 @@ describe('default.pii', () => {
   });
 
   it('redacts the response body and text after the request', async () => {
-    const body = { id: 'c', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'SSN 123-45-6789, card 4111-1111-1111-1111' }, finish_reason: 'stop' }] };
+    const body = {
+      id: 'c',
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'SSN 123-45-6789, card 4111-1111-1111-1111' }, finish_reason: 'stop' }],
+    };
     const r = await pii.run(after('SSN 123-45-6789, card 4111-1111-1111-1111', body), { redact: true });
     expect(r.verdict).toBe(false);
     expect(r.transformed?.responseText).toBe('SSN [US_SSN_1], card [CREDIT_CARD_1]');
@@ -95,7 +111,9 @@ describe('default.pii', () => {
   });
 
   it('rejects bad parameters', () => {
-    expect(() => pii.validateParams({ categories: ['EMAIL_ADDRESS', 'DNA'] })).toThrow(/default\.pii\.categories\[1\]: unknown category "DNA"/);
+    expect(() => pii.validateParams({ categories: ['EMAIL_ADDRESS', 'DNA'] })).toThrow(
+      /default\.pii\.categories\[1\]: unknown category "DNA"/,
+    );
     expect(() => pii.validateParams({ redact: 'true' })).toThrow(/default\.pii\.redact: must be a boolean/);
     expect(() => pii.validateParams({ categories: [] })).toThrow(/categories: must be a non-empty array/);
   });

@@ -14,11 +14,26 @@ import { PII_CATEGORIES, Redactor, type PiiCategory } from '../pii-detect.js';
 import { mapRequestTexts, mapResponseTexts } from '../text-of.js';
 
 const ALIASES: Record<string, PiiCategory[]> = {
-  email: ['EMAIL_ADDRESS'], emails: ['EMAIL_ADDRESS'], email_address: ['EMAIL_ADDRESS'],
-  phone: ['PHONE_NUMBER'], phones: ['PHONE_NUMBER'], phone_number: ['PHONE_NUMBER'], phone_numbers: ['PHONE_NUMBER'],
-  card: ['CREDIT_CARD'], cards: ['CREDIT_CARD'], credit_card: ['CREDIT_CARD'], card_number: ['CREDIT_CARD'], card_numbers: ['CREDIT_CARD'],
-  iban: ['IBAN'], ibans: ['IBAN'], ssn: ['US_SSN'], us_ssn: ['US_SSN'], nino: ['UK_NINO'], uk_nino: ['UK_NINO'],
-  national_id: ['US_SSN', 'UK_NINO'], national_ids: ['US_SSN', 'UK_NINO'],
+  email: ['EMAIL_ADDRESS'],
+  emails: ['EMAIL_ADDRESS'],
+  email_address: ['EMAIL_ADDRESS'],
+  phone: ['PHONE_NUMBER'],
+  phones: ['PHONE_NUMBER'],
+  phone_number: ['PHONE_NUMBER'],
+  phone_numbers: ['PHONE_NUMBER'],
+  card: ['CREDIT_CARD'],
+  cards: ['CREDIT_CARD'],
+  credit_card: ['CREDIT_CARD'],
+  card_number: ['CREDIT_CARD'],
+  card_numbers: ['CREDIT_CARD'],
+  iban: ['IBAN'],
+  ibans: ['IBAN'],
+  ssn: ['US_SSN'],
+  us_ssn: ['US_SSN'],
+  nino: ['UK_NINO'],
+  uk_nino: ['UK_NINO'],
+  national_id: ['US_SSN', 'UK_NINO'],
+  national_ids: ['US_SSN', 'UK_NINO'],
 };
 
 /** Resolves a category name (canonical, any case, or an alias such as `emails`); undefined if unknown. */

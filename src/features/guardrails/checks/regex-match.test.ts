@@ -24,6 +24,10 @@ describe('default.regexMatch', () => {
     expect(() => regexMatch.validateParams({}, 'cfg.x')).toThrow(/cfg\.x\.rule: is required/);
     expect(() => regexMatch.validateParams({ rule: '(' })).toThrow(/default\.regexMatch\.rule: is not a valid regular expression/);
     expect(() => regexMatch.validateParams({ rule: 'a', not: 'yes' })).toThrow(/\.not: must be a boolean/);
-    expect(thrown(() => regexMatch.validateParams({ rule: 5 }, 'p'))).toMatchObject({ code: 'invalid_config', status: 400, param: 'p.rule' });
+    expect(thrown(() => regexMatch.validateParams({ rule: 5 }, 'p'))).toMatchObject({
+      code: 'invalid_config',
+      status: 400,
+      param: 'p.rule',
+    });
   });
 });

@@ -15,7 +15,9 @@ describe('default.requiredMetadataKeyPairs', () => {
   });
 
   it('any and none', async () => {
-    expect((await requiredMetadataKeyPairs.run(md(metadata), { metadataPairs: { env: 'dev', team: 'core' }, operator: 'any' })).verdict).toBe(true);
+    expect(
+      (await requiredMetadataKeyPairs.run(md(metadata), { metadataPairs: { env: 'dev', team: 'core' }, operator: 'any' })).verdict,
+    ).toBe(true);
     expect((await requiredMetadataKeyPairs.run(md(metadata), { metadataPairs: { env: 'dev' }, operator: 'any' })).verdict).toBe(false);
     expect((await requiredMetadataKeyPairs.run(md(metadata), { metadataPairs: { env: 'dev' }, operator: 'none' })).verdict).toBe(true);
     expect((await requiredMetadataKeyPairs.run(md(metadata), { metadataPairs: { env: 'prod' }, operator: 'none' })).verdict).toBe(false);
@@ -29,7 +31,11 @@ describe('default.requiredMetadataKeyPairs', () => {
     expect(() => requiredMetadataKeyPairs.validateParams({})).toThrow(/default\.requiredMetadataKeyPairs\.metadataPairs: is required/);
     expect(() => requiredMetadataKeyPairs.validateParams({ metadataPairs: ['a'] })).toThrow(/metadataPairs: must be an object/);
     expect(() => requiredMetadataKeyPairs.validateParams({ metadataPairs: {} })).toThrow(/metadataPairs: must have at least one key/);
-    expect(() => requiredMetadataKeyPairs.validateParams({ metadataPairs: { env: { a: 1 } } })).toThrow(/metadataPairs\.env: must be a string/);
-    expect(() => requiredMetadataKeyPairs.validateParams({ metadataPairs: { env: 'a' }, operator: 'x' })).toThrow(/operator: must be one of/);
+    expect(() => requiredMetadataKeyPairs.validateParams({ metadataPairs: { env: { a: 1 } } })).toThrow(
+      /metadataPairs\.env: must be a string/,
+    );
+    expect(() => requiredMetadataKeyPairs.validateParams({ metadataPairs: { env: 'a' }, operator: 'x' })).toThrow(
+      /operator: must be one of/,
+    );
   });
 });

@@ -30,7 +30,11 @@ export const requiredMetadataKeyPairs = defineCheck({
     const verdict = operator === 'all' ? unmatched.length === 0 : operator === 'any' ? matched.length > 0 : matched.length === 0;
     return {
       verdict,
-      explanation: verdict ? `Metadata pairs satisfy "${operator}".` : operator === 'none' ? `Forbidden metadata pairs present: ${matched.join(', ')}.` : `Metadata pairs not matched: ${unmatched.join(', ')}.`,
+      explanation: verdict
+        ? `Metadata pairs satisfy "${operator}".`
+        : operator === 'none'
+          ? `Forbidden metadata pairs present: ${matched.join(', ')}.`
+          : `Metadata pairs not matched: ${unmatched.join(', ')}.`,
       data: { operator, matched, unmatched },
     };
   },

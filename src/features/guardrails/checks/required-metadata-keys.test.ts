@@ -22,16 +22,26 @@ describe('default.requiredMetadataKeys', () => {
     expect((await requiredMetadataKeys.run(md(metadata), { metadataKeys: ['user'], matchType: 'contains' })).verdict).toBe(true);
     expect((await requiredMetadataKeys.run(md(metadata), { metadataKeys: ['nope'], matchType: 'contains' })).verdict).toBe(false);
     expect((await requiredMetadataKeys.run(md(metadata), { metadataKeys: [['user', 'id']], matchType: 'containsAll' })).verdict).toBe(true);
-    expect((await requiredMetadataKeys.run(md(metadata), { metadataKeys: [['user', 'team']], matchType: 'containsAll' })).verdict).toBe(false);
+    expect((await requiredMetadataKeys.run(md(metadata), { metadataKeys: [['user', 'team']], matchType: 'containsAll' })).verdict).toBe(
+      false,
+    );
     expect((await requiredMetadataKeys.run(md(metadata), { metadataKeys: ['^x-'], matchType: 'regex' })).verdict).toBe(true);
     expect((await requiredMetadataKeys.run(md(metadata), { metadataKeys: ['^y-'], matchType: 'regex' })).verdict).toBe(false);
   });
 
   it('rejects bad parameters', () => {
-    expect(() => requiredMetadataKeys.validateParams({ metadataKeys: [] })).toThrow(/default\.requiredMetadataKeys\.metadataKeys: must be a non-empty array/);
-    expect(() => requiredMetadataKeys.validateParams({ metadataKeys: ['a'], matchType: 'fuzzy' })).toThrow(/matchType: must be one of exact, contains, containsAll, regex/);
-    expect(() => requiredMetadataKeys.validateParams({ metadataKeys: ['a'], operator: 'some' })).toThrow(/operator: must be one of all, any, none/);
-    expect(() => requiredMetadataKeys.validateParams({ metadataKeys: ['('], matchType: 'regex' })).toThrow(/metadataKeys\[0\]: is not a valid regular expression/);
+    expect(() => requiredMetadataKeys.validateParams({ metadataKeys: [] })).toThrow(
+      /default\.requiredMetadataKeys\.metadataKeys: must be a non-empty array/,
+    );
+    expect(() => requiredMetadataKeys.validateParams({ metadataKeys: ['a'], matchType: 'fuzzy' })).toThrow(
+      /matchType: must be one of exact, contains, containsAll, regex/,
+    );
+    expect(() => requiredMetadataKeys.validateParams({ metadataKeys: ['a'], operator: 'some' })).toThrow(
+      /operator: must be one of all, any, none/,
+    );
+    expect(() => requiredMetadataKeys.validateParams({ metadataKeys: ['('], matchType: 'regex' })).toThrow(
+      /metadataKeys\[0\]: is not a valid regular expression/,
+    );
     expect(() => requiredMetadataKeys.validateParams({ metadataKeys: [['a']] })).toThrow(/metadataKeys\[0\]: must be a non-empty string/);
   });
 });

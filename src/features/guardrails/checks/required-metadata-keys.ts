@@ -52,7 +52,10 @@ export const requiredMetadataKeys = defineCheck({
       const isList = Array.isArray(e) && e.length > 0 && e.every((s) => typeof s === 'string' && s.length > 0);
       if (isList && matchType === 'containsAll') return e as string[];
       if (typeof e !== 'string' || e.length === 0) {
-        p.fail(`metadataKeys[${i}]`, matchType === 'containsAll' ? 'must be a non-empty string or array of strings' : 'must be a non-empty string');
+        p.fail(
+          `metadataKeys[${i}]`,
+          matchType === 'containsAll' ? 'must be a non-empty string or array of strings' : 'must be a non-empty string',
+        );
       }
       return e;
     });

@@ -17,7 +17,9 @@ describe('default.sentenceCount', () => {
   });
 
   it('rejects bad parameters', () => {
-    expect(() => sentenceCount.validateParams({ maxSentences: 'two' })).toThrow(/default\.sentenceCount\.maxSentences: must be a whole number/);
+    expect(() => sentenceCount.validateParams({ maxSentences: 'two' })).toThrow(
+      /default\.sentenceCount\.maxSentences: must be a whole number/,
+    );
     expect(() => sentenceCount.validateParams({ minSentences: 3, maxSentences: 1 })).toThrow(/maxSentences/);
   });
 });

@@ -26,6 +26,10 @@ export const sentenceCount = defineCheck({
   },
   evaluate(input, { min, max }) {
     const count = countSentences(textFor(input));
-    return { verdict: count >= min && count <= max, explanation: `${count} sentences.`, data: { count, minSentences: min, maxSentences: max } };
+    return {
+      verdict: count >= min && count <= max,
+      explanation: `${count} sentences.`,
+      data: { count, minSentences: min, maxSentences: max },
+    };
   },
 });

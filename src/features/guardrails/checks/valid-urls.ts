@@ -61,7 +61,13 @@ async function resolves(lookup: HostLookup, host: string): Promise<boolean> {
     timer = setTimeout(() => resolve(false), DNS_TIMEOUT_MS);
   });
   try {
-    return await Promise.race([lookup(host).then(() => true, () => false), timeout]);
+    return await Promise.race([
+      lookup(host).then(
+        () => true,
+        () => false,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -106,7 +106,10 @@ describe('default.webhook', () => {
   });
 
   it('without an HTTP function it fails per failOnError', async () => {
-    expect(await webhook.run(before('hi'), { webhookURL: `${server.url}/allow` })).toMatchObject({ verdict: true, error: 'no HTTP client available' });
+    expect(await webhook.run(before('hi'), { webhookURL: `${server.url}/allow` })).toMatchObject({
+      verdict: true,
+      error: 'no HTTP client available',
+    });
   });
 
   it('accepts url as an alias and headers as a JSON string', () => {

@@ -40,7 +40,9 @@ export function webhookPayload(input: CheckInput, policyId?: string): Record<str
   const after = input.eventType === 'afterRequestHook';
   return {
     request: { json: input.request.body, text: input.requestText, model: input.request.model ?? null, endpoint: input.request.endpoint },
-    response: after ? { json: input.response?.body ?? null, text: input.responseText ?? '', statusCode: input.response?.status ?? null } : null,
+    response: after
+      ? { json: input.response?.body ?? null, text: input.responseText ?? '', statusCode: input.response?.status ?? null }
+      : null,
     eventType: input.eventType,
     metadata: input.request.metadata,
     ...(policyId ? { policyId } : {}),
@@ -65,8 +67,13 @@ async function callWebhook(input: CheckInput, p: WebhookParams): Promise<{ verdi
     if (res.status < 200 || res.status > 299) throw new WebhookFailure(`webhook answered HTTP ${res.status}`);
     if (read.overflow) throw new WebhookFailure(`webhook answer larger than ${MAX_ANSWER_BYTES} bytes`);
     const answer = tryParseJson(read.data.toString('utf8'));
-    if (!isObject(answer) || typeof answer.verdict !== 'boolean') throw new WebhookFailure('webhook answer is not JSON with a boolean "verdict"');
-    return { verdict: answer.verdict, data: answer.data, explanation: typeof answer.explanation === 'string' ? answer.explanation : undefined };
+    if (!isObject(answer) || typeof answer.verdict !== 'boolean')
+      throw new WebhookFailure('webhook answer is not JSON with a boolean "verdict"');
+    return {
+      verdict: answer.verdict,
+      data: answer.data,
+      explanation: typeof answer.explanation === 'string' ? answer.explanation : undefined,
+    };
   } catch (err) {
     if (err instanceof WebhookFailure) throw err;
     throw new WebhookFailure(describeHttpError(err, p.timeout, signal));
@@ -94,7 +101,11 @@ export const webhook = defineCheck({
   async evaluate(input, params): Promise<CheckResult> {
     try {
       const answer = await callWebhook(input, params);
-      return { verdict: answer.verdict, explanation: answer.explanation ?? `The webhook answered verdict ${answer.verdict}.`, data: answer.data };
+      return {
+        verdict: answer.verdict,
+        explanation: answer.explanation ?? `The webhook answered verdict ${answer.verdict}.`,
+        data: answer.data,
+      };
     } catch (err) {
       const message = (err as Error).message;
       return {

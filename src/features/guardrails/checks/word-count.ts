@@ -26,6 +26,10 @@ export const wordCount = defineCheck({
   evaluate(input, { min, max }) {
     const count = countWords(textFor(input));
     const verdict = count >= min && count <= max;
-    return { verdict, explanation: `${count} words; allowed ${min}..${max === Number.MAX_SAFE_INTEGER ? '∞' : max}.`, data: { count, minWords: min, maxWords: max } };
+    return {
+      verdict,
+      explanation: `${count} words; allowed ${min}..${max === Number.MAX_SAFE_INTEGER ? '∞' : max}.`,
+      data: { count, minWords: min, maxWords: max },
+    };
   },
 });

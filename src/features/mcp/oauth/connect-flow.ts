@@ -81,7 +81,13 @@ export class ConnectFlow {
       },
       now,
     );
-    const params: Record<string, string> = { redirect_uri: redirectUri, state, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', resource: auth.resource };
+    const params: Record<string, string> = {
+      redirect_uri: redirectUri,
+      state,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      resource: auth.resource,
+    };
     if (auth.scope) params.scope = auth.scope;
     return { authorization_url: oidc.buildAuthorizationUrl(auth.config, params).href, expires_at: expiresAt };
   }
@@ -93,15 +99,31 @@ export class ConnectFlow {
    * the server refuses; 409 when the server's integration changed since; 502 when the server is unreachable.
    * The connection and its audit row (`mcp_server.connect`, actor the user) are written in one transaction.
    */
-  async finish(request: FastifyRequest, query: CallbackQuery, callerUserId: string | null | undefined): Promise<{ connection: McpConnection; serverId: string }> {
+  async finish(
+    request: FastifyRequest,
+    query: CallbackQuery,
+    callerUserId: string | null | undefined,
+  ): Promise<{ connection: McpConnection; serverId: string }> {
     const oidc = await import('openid-client');
     if (!query.state) throw badCallback('The MCP OAuth callback carries no state.', 'state');
     const now = this.deps.clock.now();
     const stateHash = sha256Hex(query.state);
     const pending = await takeMcpOAuthState(this.deps.store.db, stateHash, now);
-    if (!pending) throw badCallback('Unknown, expired or already used state: ask for a new authorization URL (POST /v1/mcp-servers/{id}/connect).', 'state');
-    if (callerUserId !== undefined && callerUserId !== pending.user_id) throw badCallback('This authorization was started by another user: the callback must be completed by the user who asked for it.', 'state');
-    if (query.error) throw badCallback(`The upstream's authorization server refused the authorization: ${String(query.error).slice(0, 100)}${query.error_description ? ` (${String(query.error_description).slice(0, 300)})` : ''}.`, 'error');
+    if (!pending)
+      throw badCallback(
+        'Unknown, expired or already used state: ask for a new authorization URL (POST /v1/mcp-servers/{id}/connect).',
+        'state',
+      );
+    if (callerUserId !== undefined && callerUserId !== pending.user_id)
+      throw badCallback(
+        'This authorization was started by another user: the callback must be completed by the user who asked for it.',
+        'state',
+      );
+    if (query.error)
+      throw badCallback(
+        `The upstream's authorization server refused the authorization: ${String(query.error).slice(0, 100)}${query.error_description ? ` (${String(query.error_description).slice(0, 300)})` : ''}.`,
+        'error',
+      );
     if (!query.code) throw badCallback('The MCP OAuth callback carries no code.', 'code');
     const scope = { organisationId: pending.organisation_id, workspaceIds: [pending.workspace_id], organisationWide: false };
     const server = await getMcpServer(this.deps.store.db, scope, pending.server_id);
@@ -115,10 +137,16 @@ export class ConnectFlow {
     const verifier = this.deps.secrets.decrypt(pending.code_verifier_ciphertext, verifierContext(stateHash));
     let tokens: Oidc.TokenEndpointResponse;
     try {
-      tokens = await oidc.authorizationCodeGrant(auth.config, current, { pkceCodeVerifier: verifier, expectedState: query.state }, pending.resource ? { resource: pending.resource } : undefined);
+      tokens = await oidc.authorizationCodeGrant(
+        auth.config,
+        current,
+        { pkceCodeVerifier: verifier, expectedState: query.state },
+        pending.resource ? { resource: pending.resource } : undefined,
+      );
     } catch (e) {
       if (e instanceof GatewayError) throw e;
-      if (e instanceof oidc.ResponseBodyError || e instanceof oidc.AuthorizationResponseError) throw badCallback(`The upstream's authorization server refused the code: ${reasonOf(e)}`, 'code');
+      if (e instanceof oidc.ResponseBodyError || e instanceof oidc.AuthorizationResponseError)
+        throw badCallback(`The upstream's authorization server refused the code: ${reasonOf(e)}`, 'code');
       throw new GatewayError('provider_unreachable', `The upstream's authorization server could not exchange the code: ${reasonOf(e)}`);
     }
     const id = uuid();

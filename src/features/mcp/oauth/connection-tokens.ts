@@ -4,7 +4,12 @@ import type * as Oidc from 'openid-client';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import type { GatewayDeps } from '../../../data-plane/pipeline/deps.js';
 import type { Principal } from '../../../kernel/principal.js';
-import { deleteMcpConnectionHolding, getMcpConnection, replaceMcpConnectionTokens, type McpConnection } from '../../../infra/store/repos/mcp.js';
+import {
+  deleteMcpConnectionHolding,
+  getMcpConnection,
+  replaceMcpConnectionTokens,
+  type McpConnection,
+} from '../../../infra/store/repos/mcp.js';
 import type { McpIntegration } from '../../../infra/store/repos/mcp.js';
 import type { McpOAuthClient } from '../../../infra/store/repos/mcp-oauth-clients.js';
 import type { McpRoute } from '../mcp-section.js';
@@ -63,11 +68,15 @@ export class ConnectionTokens {
    * the integration deleted), among which the client the tokens were issued to is found.
    */
   async revokeUpstream(integration: McpIntegration, c: McpConnection, removedClients?: readonly McpOAuthClient[]): Promise<number> {
-    const auth = await this.discovery.of(integration, { clientId: c.oauth_client_id, ...(removedClients ? { removed: removedClients } : {}) });
+    const auth = await this.discovery.of(integration, {
+      clientId: c.oauth_client_id,
+      ...(removedClients ? { removed: removedClients } : {}),
+    });
     if (!auth.config.serverMetadata().revocation_endpoint) return 0;
     const oidc = await import('openid-client');
     const tokens: Array<[string, 'refresh_token' | 'access_token']> = [];
-    if (c.refresh_token_ciphertext) tokens.push([this.deps.secrets.decrypt(c.refresh_token_ciphertext, `${c.id}:refresh`), 'refresh_token']);
+    if (c.refresh_token_ciphertext)
+      tokens.push([this.deps.secrets.decrypt(c.refresh_token_ciphertext, `${c.id}:refresh`), 'refresh_token']);
     tokens.push([this.deps.secrets.decrypt(c.access_token_ciphertext, `${c.id}:access`), 'access_token']);
     let revoked = 0;
     for (const [token, hint] of tokens) {
@@ -75,8 +84,15 @@ export class ConnectionTokens {
         await oidc.tokenRevocation(auth.config, token, { token_type_hint: hint });
         revoked++;
       } catch (e) {
-        if (!(e instanceof oidc.ResponseBodyError)) throw new GatewayError('provider_unreachable', `The upstream's authorization server could not revoke the ${hint}: ${reasonOf(e)}`);
-        this.deps.logger.info({ server: integration.slug, hint, error: e.error }, 'MCP OAuth token revocation refused by the authorization server');
+        if (!(e instanceof oidc.ResponseBodyError))
+          throw new GatewayError(
+            'provider_unreachable',
+            `The upstream's authorization server could not revoke the ${hint}: ${reasonOf(e)}`,
+          );
+        this.deps.logger.info(
+          { server: integration.slug, hint, error: e.error },
+          'MCP OAuth token revocation refused by the authorization server',
+        );
       }
     }
     return revoked;
@@ -90,7 +106,8 @@ export class ConnectionTokens {
     if (!c) throw await this.required(route, userId, request, 'needs your OAuth connection to its upstream, and you have none');
     if (c.expires_at !== null && c.expires_at - this.deps.clock.now() <= REFRESH_AHEAD_MS) {
       if (c.refresh_token_ciphertext) c = await this.refresh(route, c, userId, request);
-      else if (c.expires_at <= this.deps.clock.now()) throw await this.required(route, userId, request, 'has an expired OAuth connection to its upstream (no refresh token)');
+      else if (c.expires_at <= this.deps.clock.now())
+        throw await this.required(route, userId, request, 'has an expired OAuth connection to its upstream (no refresh token)');
     }
     return this.access(c);
   }
@@ -125,7 +142,11 @@ export class ConnectionTokens {
 
   private userOf(route: McpRoute, principal: Principal): string {
     if (principal.userId !== null) return principal.userId;
-    throw new GatewayError('forbidden', `MCP server '${route.server.slug}' calls its upstream with each user's own OAuth token: call it with a user's key, session or JWT, not a service key.`, { publicCode: CONNECTION_REQUIRED });
+    throw new GatewayError(
+      'forbidden',
+      `MCP server '${route.server.slug}' calls its upstream with each user's own OAuth token: call it with a user's key, session or JWT, not a service key.`,
+      { publicCode: CONNECTION_REQUIRED },
+    );
   }
 
   private access(c: McpConnection): string {
@@ -165,7 +186,10 @@ export class ConnectionTokens {
       if (!now) throw await this.required(route, userId, request, 'lost its OAuth connection to its upstream');
       if (now.access_token_ciphertext !== c.access_token_ciphertext) return now;
     }
-    throw new GatewayError('provider_unreachable', `The refresh of your OAuth token for MCP server '${route.server.slug}' did not finish within ${LOCK_MS / 1000} s.`);
+    throw new GatewayError(
+      'provider_unreachable',
+      `The refresh of your OAuth token for MCP server '${route.server.slug}' did not finish within ${LOCK_MS / 1000} s.`,
+    );
   }
 
   /**
@@ -187,14 +211,24 @@ export class ConnectionTokens {
         const after = await getMcpConnection(db, route.integration.id, userId);
         if (after && after.access_token_ciphertext !== c.access_token_ciphertext) return after;
         this.deps.logger.info({ server: route.server.slug, error: e.error }, 'MCP OAuth refresh refused: connection removed');
-        throw await this.required(route, userId, request, `could not refresh your OAuth connection (the authorization server answered ${e.error})`);
+        throw await this.required(
+          route,
+          userId,
+          request,
+          `could not refresh your OAuth connection (the authorization server answered ${e.error})`,
+        );
       }
-      throw new GatewayError('provider_unreachable', `The refresh of your OAuth token for MCP server '${route.server.slug}' failed: ${reasonOf(e)}`);
+      throw new GatewayError(
+        'provider_unreachable',
+        `The refresh of your OAuth token for MCP server '${route.server.slug}' failed: ${reasonOf(e)}`,
+      );
     }
     const now = this.deps.clock.now();
     const next = {
       access_token_ciphertext: this.deps.secrets.encrypt(tokens.access_token, `${c.id}:access`),
-      refresh_token_ciphertext: tokens.refresh_token ? this.deps.secrets.encrypt(tokens.refresh_token, `${c.id}:refresh`) : c.refresh_token_ciphertext,
+      refresh_token_ciphertext: tokens.refresh_token
+        ? this.deps.secrets.encrypt(tokens.refresh_token, `${c.id}:refresh`)
+        : c.refresh_token_ciphertext,
       expires_at: typeof tokens.expires_in === 'number' ? now + tokens.expires_in * 1000 : null,
       scopes: tokens.scope ?? c.scopes,
       updated_at: now,

@@ -1,6 +1,11 @@
 import type * as Oidc from 'openid-client';
 import type { Kysely } from 'kysely';
-import { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams, registerClient } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  extractWWWAuthenticateParams,
+  registerClient,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import { checkResourceAllowed } from '@modelcontextprotocol/sdk/shared/auth-utils.js';
 import { GatewayError } from '../../../foundation/errors/gateway-error.js';
 import { uuid } from '../../../foundation/lib/ids.js';
@@ -8,7 +13,13 @@ import type { OutboundPolicy } from '../../../foundation/lib/outbound-policy.js'
 import type { SecretBox } from '../../../foundation/lib/secret-box.js';
 import type { Database } from '../../../infra/store/schema.js';
 import type { McpIntegration } from '../../../infra/store/repos/mcp.js';
-import { findMcpOAuthClient, getMcpOAuthClient, replaceMcpOAuthClient, saveMcpOAuthClient, type McpOAuthClient } from '../../../infra/store/repos/mcp-oauth-clients.js';
+import {
+  findMcpOAuthClient,
+  getMcpOAuthClient,
+  replaceMcpOAuthClient,
+  saveMcpOAuthClient,
+  type McpOAuthClient,
+} from '../../../infra/store/repos/mcp-oauth-clients.js';
 import type { UpstreamFetch } from '../upstream-fetch.js';
 
 /** How long a discovered configuration is reused (a change of the integration rediscovers at once). */
@@ -118,14 +129,32 @@ export class UpstreamDiscovery {
     if (i.oauth.client_id) {
       const secret = i.oauth_secret_ciphertext ? this.secrets.decrypt(i.oauth_secret_ciphertext, `${i.id}:oauth`) : undefined;
       const methods = server.metadata.token_endpoint_auth_methods_supported;
-      const auth = secret === undefined ? oidc.None() : methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post') ? oidc.ClientSecretPost(secret) : oidc.ClientSecretBasic(secret);
-      return { config: this.configuration(oidc, server, i.oauth.client_id, auth), resource: server.resource, scope: server.scope, registeredClientId: null };
+      const auth =
+        secret === undefined
+          ? oidc.None()
+          : methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post')
+            ? oidc.ClientSecretPost(secret)
+            : oidc.ClientSecretBasic(secret);
+      return {
+        config: this.configuration(oidc, server, i.oauth.client_id, auth),
+        resource: server.resource,
+        scope: server.scope,
+        registeredClientId: null,
+      };
     }
     const registered = await this.registeredClient(i, server, client);
-    const secret = registered.client_secret_ciphertext ? this.secrets.decrypt(registered.client_secret_ciphertext, `${registered.id}:client`) : '';
+    const secret = registered.client_secret_ciphertext
+      ? this.secrets.decrypt(registered.client_secret_ciphertext, `${registered.id}:client`)
+      : '';
     const method = registered.token_endpoint_auth_method;
-    const auth = method === 'none' ? oidc.None() : method === 'client_secret_post' ? oidc.ClientSecretPost(secret) : oidc.ClientSecretBasic(secret);
-    return { config: this.configuration(oidc, server, registered.client_id, auth), resource: server.resource, scope: server.scope, registeredClientId: registered.client_id };
+    const auth =
+      method === 'none' ? oidc.None() : method === 'client_secret_post' ? oidc.ClientSecretPost(secret) : oidc.ClientSecretBasic(secret);
+    return {
+      config: this.configuration(oidc, server, registered.client_id, auth),
+      resource: server.resource,
+      scope: server.scope,
+      registeredClientId: registered.client_id,
+    };
   }
 
   private configuration(oidc: typeof Oidc, server: ServerInfo, clientId: string, auth: Oidc.ClientAuth): Oidc.Configuration {
@@ -144,35 +173,66 @@ export class UpstreamDiscovery {
     const issuer = server.metadata.issuer;
     if ('clientId' in client) {
       const id = client.clientId;
-      const found = id === null ? undefined : (client.removed?.find((r) => r.client_id === id) ?? (await getMcpOAuthClient(this.db, i.id, id)));
-      if (!found) throw new GatewayError('conflict', `The OAuth client of MCP integration '${i.slug}' changed since this connection was made: connect again.`, { param: 'oauth.client_id' });
+      const found =
+        id === null ? undefined : (client.removed?.find((r) => r.client_id === id) ?? (await getMcpOAuthClient(this.db, i.id, id)));
+      if (!found)
+        throw new GatewayError(
+          'conflict',
+          `The OAuth client of MCP integration '${i.slug}' changed since this connection was made: connect again.`,
+          { param: 'oauth.client_id' },
+        );
       return found;
     }
     const found = await findMcpOAuthClient(this.db, i.id, issuer, client.redirectUri);
     const usable = found && (found.secret_expires_at === null || found.secret_expires_at > this.now());
     if (usable) return found;
-    if (!client.register) throw new GatewayError('conflict', `The gateway's registration at the authorization server of MCP integration '${i.slug}' changed since this authorization began: connect again.`);
+    if (!client.register)
+      throw new GatewayError(
+        'conflict',
+        `The gateway's registration at the authorization server of MCP integration '${i.slug}' changed since this authorization began: connect again.`,
+      );
     if (!server.metadata.registration_endpoint) {
-      throw new GatewayError('conflict', `MCP integration '${i.slug}' has no oauth.client_id, and its authorization server '${issuer}' offers no dynamic client registration (no registration_endpoint in its metadata): set oauth.client_id (and client_secret) to the client registered there for the gateway.`, { param: 'oauth.client_id' });
+      throw new GatewayError(
+        'conflict',
+        `MCP integration '${i.slug}' has no oauth.client_id, and its authorization server '${issuer}' offers no dynamic client registration (no registration_endpoint in its metadata): set oauth.client_id (and client_secret) to the client registered there for the gateway.`,
+        { param: 'oauth.client_id' },
+      );
     }
     const supported = server.metadata.token_endpoint_auth_methods_supported;
     // A confidential client (the gateway keeps a secret safely), as the server allows; a public client with PKCE otherwise.
-    const asked = !supported || supported.includes('client_secret_basic') ? 'client_secret_basic' : supported.includes('client_secret_post') ? 'client_secret_post' : 'none';
+    const asked =
+      !supported || supported.includes('client_secret_basic')
+        ? 'client_secret_basic'
+        : supported.includes('client_secret_post')
+          ? 'client_secret_post'
+          : 'none';
     let info: Awaited<ReturnType<typeof registerClient>>;
     try {
       info = await registerClient(issuer, {
         metadata: server.metadata,
-        clientMetadata: { client_name: CLIENT_NAME, redirect_uris: [client.redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: asked },
+        clientMetadata: {
+          client_name: CLIENT_NAME,
+          redirect_uris: [client.redirectUri],
+          grant_types: ['authorization_code', 'refresh_token'],
+          response_types: ['code'],
+          token_endpoint_auth_method: asked,
+        },
         ...(server.scope ? { scope: server.scope } : {}),
         fetchFn: this.fetcher.fetchFor(),
       });
     } catch (e) {
       if (e instanceof GatewayError) throw e;
-      throw new GatewayError('provider_unreachable', `The dynamic client registration of the gateway at the authorization server of MCP integration '${i.slug}' failed: ${reasonOf(e)}`);
+      throw new GatewayError(
+        'provider_unreachable',
+        `The dynamic client registration of the gateway at the authorization server of MCP integration '${i.slug}' failed: ${reasonOf(e)}`,
+      );
     }
     const method = info.token_endpoint_auth_method ?? (info.client_secret ? 'client_secret_basic' : 'none');
     if (!['client_secret_basic', 'client_secret_post', 'none'].includes(method) || (method !== 'none' && !info.client_secret)) {
-      throw new GatewayError('provider_unreachable', `The authorization server of MCP integration '${i.slug}' registered the gateway with the client authentication '${method}'${method !== 'none' && !info.client_secret ? ' but no client_secret' : ''}, which the gateway does not use.`);
+      throw new GatewayError(
+        'provider_unreachable',
+        `The authorization server of MCP integration '${i.slug}' registered the gateway with the client authentication '${method}'${method !== 'none' && !info.client_secret ? ' but no client_secret' : ''}, which the gateway does not use.`,
+      );
     }
     const id = uuid();
     const row: McpOAuthClient = {
@@ -215,21 +275,34 @@ export class UpstreamDiscovery {
 
   private async discover(i: McpIntegration): Promise<ServerInfo> {
     const fetchFn = this.fetcher.fetchFor();
-    const failed = (what: string, e?: unknown) => new GatewayError('provider_unreachable', `Upstream OAuth discovery of MCP integration '${i.slug}' failed: ${what}${e === undefined ? '' : `: ${reasonOf(e)}`}`);
+    const failed = (what: string, e?: unknown) =>
+      new GatewayError(
+        'provider_unreachable',
+        `Upstream OAuth discovery of MCP integration '${i.slug}' failed: ${what}${e === undefined ? '' : `: ${reasonOf(e)}`}`,
+      );
     let challenge: { resourceMetadataUrl?: URL; scope?: string } = {};
     try {
-      const probe = await fetchFn(i.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 'gateway-oauth-discovery', method: 'ping' }) });
+      const probe = await fetchFn(i.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 'gateway-oauth-discovery', method: 'ping' }),
+      });
       if (probe.status === 401) challenge = extractWWWAuthenticateParams(probe);
       await probe.body?.cancel().catch(() => undefined);
     } catch (e) {
       if (e instanceof GatewayError) throw e;
       throw failed('the upstream could not be reached', e);
     }
-    const prm = await discoverOAuthProtectedResourceMetadata(i.url, challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}, fetchFn).catch((e: unknown) => {
+    const prm = await discoverOAuthProtectedResourceMetadata(
+      i.url,
+      challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {},
+      fetchFn,
+    ).catch((e: unknown) => {
       if (e instanceof GatewayError) throw e;
       return undefined;
     });
-    if (prm && !checkResourceAllowed({ requestedResource: i.url, configuredResource: prm.resource })) throw failed(`its protected-resource metadata names the resource '${prm.resource}', not '${i.url}'`);
+    if (prm && !checkResourceAllowed({ requestedResource: i.url, configuredResource: prm.resource }))
+      throw failed(`its protected-resource metadata names the resource '${prm.resource}', not '${i.url}'`);
     const issuer = i.oauth.authorization_server ?? prm?.authorization_servers?.[0] ?? new URL('/', i.url).href;
     let metadata: Awaited<ReturnType<typeof discoverAuthorizationServerMetadata>>;
     try {
@@ -239,7 +312,8 @@ export class UpstreamDiscovery {
       throw failed(`the metadata of authorization server '${issuer}' could not be read`, e);
     }
     if (!metadata) throw failed(`authorization server '${issuer}' publishes no RFC 8414 or OpenID Connect metadata`);
-    if (!(metadata.code_challenge_methods_supported ?? []).includes('S256')) throw failed(`authorization server '${issuer}' does not announce PKCE S256 (code_challenge_methods_supported)`);
+    if (!(metadata.code_challenge_methods_supported ?? []).includes('S256'))
+      throw failed(`authorization server '${issuer}' does not announce PKCE S256 (code_challenge_methods_supported)`);
     const scopes = i.oauth.scopes?.length ? i.oauth.scopes : challenge.scope ? challenge.scope.split(' ') : (prm?.scopes_supported ?? []);
     return { metadata, resource: prm?.resource ?? i.url, scope: scopes.join(' ') };
   }

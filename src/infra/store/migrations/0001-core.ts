@@ -111,7 +111,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const t of ['runtime_version', 'request_logs', 'virtual_keys', 'config_versions', 'configs', 'api_keys', 'workspaces', 'organisations']) {
+  for (const t of [
+    'runtime_version',
+    'request_logs',
+    'virtual_keys',
+    'config_versions',
+    'configs',
+    'api_keys',
+    'workspaces',
+    'organisations',
+  ]) {
     await db.schema.dropTable(t).ifExists().execute();
   }
 }

@@ -8,7 +8,10 @@ import type { Kysely } from 'kysely';
  * third time however often the gateway crashes.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('batch_lines').addColumn('dispatches', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('batch_lines')
+    .addColumn('dispatches', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('batch_lines').addColumn('dispatched_at', 'bigint').execute();
 }
 

@@ -23,7 +23,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('details', 'text', (c) => c.notNull().defaultTo('{}'))
     .execute();
   await db.schema.createIndex('audit_logs_org_time').on('audit_logs').columns(['organisation_id', 'created_at']).execute();
-  await sql`update api_keys set scopes = '["*"]' where id = (select id from api_keys where type = 'organisation-service' and name = 'admin' and scopes = '[]' order by created_at limit 1)`.execute(db);
+  await sql`update api_keys set scopes = '["*"]' where id = (select id from api_keys where type = 'organisation-service' and name = 'admin' and scopes = '[]' order by created_at limit 1)`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

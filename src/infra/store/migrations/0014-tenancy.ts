@@ -28,7 +28,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex('workspace_members_user').on('workspace_members').column('user_id').execute();
   await db.schema.alterTable('workspaces').addColumn('description', 'text').execute();
-  await db.schema.alterTable('workspaces').addColumn('metadata', 'text', (c) => c.notNull().defaultTo('{}')).execute();
+  await db.schema
+    .alterTable('workspaces')
+    .addColumn('metadata', 'text', (c) => c.notNull().defaultTo('{}'))
+    .execute();
   await db.schema.alterTable('workspaces').addColumn('defaults', 'text').execute();
   await db.schema.alterTable('api_keys').addColumn('user_id', 'varchar(64)').execute();
   await db.schema.createIndex('api_keys_user').on('api_keys').column('user_id').execute();

@@ -11,18 +11,43 @@ afterEach(async () => {
 });
 
 describe.each(STORE_KINDS)('0017-request-log-user ($name)', (kind) => {
-  it('keeps existing request-log rows (user_id null: nobody\'s own) and takes user_id on new ones', async () => {
+  it("keeps existing request-log rows (user_id null: nobody's own) and takes user_id on new ones", async () => {
     handle = await kind.open();
     const db = handle.store.db;
     const tenant = await ensureDefaultTenant(handle.store, 1);
     await down(db as unknown as Kysely<unknown>);
     const row = (id: string) => ({
-      id, organisation_id: tenant.organisation.id, workspace_id: tenant.workspace.id, api_key_id: 'k', trace_id: 't', endpoint: 'chat', provider: 'openai', model: 'm', status: 200, stream: 0,
-      cache_status: null, config_id: null, prompt_id: null, target_path: null, retry_count: 0, prompt_tokens: 1, completion_tokens: 1, total_tokens: 2, cost: 0, latency_ms: 5, metadata: '{}', error: null, hook_results: null, created_at: 1,
+      id,
+      organisation_id: tenant.organisation.id,
+      workspace_id: tenant.workspace.id,
+      api_key_id: 'k',
+      trace_id: 't',
+      endpoint: 'chat',
+      provider: 'openai',
+      model: 'm',
+      status: 200,
+      stream: 0,
+      cache_status: null,
+      config_id: null,
+      prompt_id: null,
+      target_path: null,
+      retry_count: 0,
+      prompt_tokens: 1,
+      completion_tokens: 1,
+      total_tokens: 2,
+      cost: 0,
+      latency_ms: 5,
+      metadata: '{}',
+      error: null,
+      hook_results: null,
+      created_at: 1,
     });
     await (db as unknown as Kysely<Record<string, Record<string, unknown>>>).insertInto('request_logs').values(row('old')).execute();
     await up(db as unknown as Kysely<unknown>);
-    await db.insertInto('request_logs').values({ ...row('new'), user_id: 'u1', unit_prices: null, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 }).execute();
+    await db
+      .insertInto('request_logs')
+      .values({ ...row('new'), user_id: 'u1', unit_prices: null, cached_tokens: 0, cache_write_tokens: 0, reasoning_tokens: 0 })
+      .execute();
     const rows = await db.selectFrom('request_logs').select(['id', 'user_id', 'api_key_id']).orderBy('id').execute();
     expect(rows).toEqual([
       { id: 'new', user_id: 'u1', api_key_id: 'k' },

@@ -7,7 +7,11 @@ import type { Kysely } from 'kysely';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('request_logs').addColumn('user_id', 'varchar(64)').execute();
-  await db.schema.createIndex('request_logs_ws_user_created').on('request_logs').columns(['workspace_id', 'user_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('request_logs_ws_user_created')
+    .on('request_logs')
+    .columns(['workspace_id', 'user_id', 'created_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -66,7 +66,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('role', 'varchar(16)', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('scim_workspace_mappings_pair').unique().on('scim_workspace_mappings').columns(['workspace_id', 'group_id']).execute();
+  await db.schema
+    .createIndex('scim_workspace_mappings_pair')
+    .unique()
+    .on('scim_workspace_mappings')
+    .columns(['workspace_id', 'group_id'])
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -17,5 +17,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('request_logs_org_created').execute();
-  for (const column of ['response_body', 'request_body', 'ttfb_ms', 'attempts']) await db.schema.alterTable('request_logs').dropColumn(column).execute();
+  for (const column of ['response_body', 'request_body', 'ttfb_ms', 'attempts'])
+    await db.schema.alterTable('request_logs').dropColumn(column).execute();
 }

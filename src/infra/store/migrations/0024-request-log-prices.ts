@@ -8,9 +8,18 @@ import type { Kysely } from 'kysely';
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('request_logs').addColumn('unit_prices', 'text').execute();
-  await db.schema.alterTable('request_logs').addColumn('cached_tokens', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('request_logs').addColumn('cache_write_tokens', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('request_logs').addColumn('reasoning_tokens', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('request_logs')
+    .addColumn('cached_tokens', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('request_logs')
+    .addColumn('cache_write_tokens', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('request_logs')
+    .addColumn('reasoning_tokens', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -10,8 +10,14 @@ import type { Kysely } from 'kysely';
  *   lifetime), the granted scopes and when the user connected. One row per (integration, user).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('mcp_integrations').addColumn('oauth', 'text', (c) => c.notNull().defaultTo('{}')).execute();
-  await db.schema.alterTable('mcp_integrations').addColumn('oauth_secret_ciphertext', 'text', (c) => c.notNull().defaultTo('')).execute();
+  await db.schema
+    .alterTable('mcp_integrations')
+    .addColumn('oauth', 'text', (c) => c.notNull().defaultTo('{}'))
+    .execute();
+  await db.schema
+    .alterTable('mcp_integrations')
+    .addColumn('oauth_secret_ciphertext', 'text', (c) => c.notNull().defaultTo(''))
+    .execute();
   await db.schema
     .createTable('mcp_connections')
     .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
@@ -25,7 +31,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('connected_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('mcp_connections_integration_user').unique().on('mcp_connections').columns(['mcp_integration_id', 'user_id']).execute();
+  await db.schema
+    .createIndex('mcp_connections_integration_user')
+    .unique()
+    .on('mcp_connections')
+    .columns(['mcp_integration_id', 'user_id'])
+    .execute();
   await db.schema.createIndex('mcp_connections_user').on('mcp_connections').column('user_id').execute();
 }
 

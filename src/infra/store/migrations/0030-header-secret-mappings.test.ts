@@ -19,8 +19,37 @@ describe.each(STORE_KINDS)('0030-header-secret-mappings ($name)', (kind) => {
     const t = await ensureDefaultTenant(handle.store, 1);
     const scope = { organisationId: t.organisation.id, workspaceIds: [t.workspace.id], organisationWide: true };
     const mappings = [{ target_field: 'headers.Authorization', secret_reference_id: 'ref-1', value_format: 'Bearer {{secret}}' }];
-    const agent: AgentServer = { id: 'a-1', organisation_id: t.organisation.id, workspace_id: t.workspace.id, name: 'a', slug: 'a', url: 'http://127.0.0.1/a', headers_sealed: '', header_hints: {}, skills_allow: null, secret_mappings: mappings, created_at: 1, updated_at: 1 };
-    const mcp: McpIntegration = { id: 'i-1', organisation_id: t.organisation.id, workspace_id: null, name: 'i', slug: 'i', url: 'http://127.0.0.1/mcp', transport: 'http', auth_type: 'headers', headers_ciphertext: '', header_hints: {}, oauth: {}, oauth_secret_ciphertext: '', secret_mappings: mappings, created_at: 1, updated_at: 1 };
+    const agent: AgentServer = {
+      id: 'a-1',
+      organisation_id: t.organisation.id,
+      workspace_id: t.workspace.id,
+      name: 'a',
+      slug: 'a',
+      url: 'http://127.0.0.1/a',
+      headers_sealed: '',
+      header_hints: {},
+      skills_allow: null,
+      secret_mappings: mappings,
+      created_at: 1,
+      updated_at: 1,
+    };
+    const mcp: McpIntegration = {
+      id: 'i-1',
+      organisation_id: t.organisation.id,
+      workspace_id: null,
+      name: 'i',
+      slug: 'i',
+      url: 'http://127.0.0.1/mcp',
+      transport: 'http',
+      auth_type: 'headers',
+      headers_ciphertext: '',
+      header_hints: {},
+      oauth: {},
+      oauth_secret_ciphertext: '',
+      secret_mappings: mappings,
+      created_at: 1,
+      updated_at: 1,
+    };
     await insertAgentServer(db, scope, agent);
     await insertMcpIntegration(db, scope, mcp);
     expect((await getAgentServer(db, scope, 'a-1'))?.secret_mappings).toEqual(mappings);

@@ -6,8 +6,14 @@ import type { Kysely } from 'kysely';
  * secret references when the gateway calls the upstream. They name references, never values.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('mcp_integrations').addColumn('secret_mappings', 'text', (c) => c.notNull().defaultTo('[]')).execute();
-  await db.schema.alterTable('agent_servers').addColumn('secret_mappings', 'text', (c) => c.notNull().defaultTo('[]')).execute();
+  await db.schema
+    .alterTable('mcp_integrations')
+    .addColumn('secret_mappings', 'text', (c) => c.notNull().defaultTo('[]'))
+    .execute();
+  await db.schema
+    .alterTable('agent_servers')
+    .addColumn('secret_mappings', 'text', (c) => c.notNull().defaultTo('[]'))
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -18,8 +18,16 @@ import { sql, type Kysely } from 'kysely';
  * job, which walks them with the cursor kept in `request_log_rollup_state`.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('request_logs').addColumn('rolled_up', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.createIndex('request_logs_not_rolled_up').on('request_logs').columns(['created_at', 'id']).where(sql.ref('rolled_up'), '=', 0).execute();
+  await db.schema
+    .alterTable('request_logs')
+    .addColumn('rolled_up', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .createIndex('request_logs_not_rolled_up')
+    .on('request_logs')
+    .columns(['created_at', 'id'])
+    .where(sql.ref('rolled_up'), '=', 0)
+    .execute();
   await db.schema
     .createTable('request_log_rollups')
     .addColumn('organisation_id', 'varchar(64)', (c) => c.notNull())
@@ -46,7 +54,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('first_seen', 'bigint', (c) => c.notNull())
     .addColumn('last_seen', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('request_log_rollups_pk', [
-      'organisation_id', 'bucket_ms', 'bucket_start', 'workspace_id', 'api_key_id', 'user_id', 'endpoint', 'provider', 'model', 'status', 'cache_status', 'config_id', 'prompt_id',
+      'organisation_id',
+      'bucket_ms',
+      'bucket_start',
+      'workspace_id',
+      'api_key_id',
+      'user_id',
+      'endpoint',
+      'provider',
+      'model',
+      'status',
+      'cache_status',
+      'config_id',
+      'prompt_id',
     ] as never)
     .execute();
   await db.schema
@@ -60,7 +80,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('requests', 'bigint', (c) => c.notNull())
     .addColumn('latency_sum', 'bigint', (c) => c.notNull())
     .addColumn('hist', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('request_log_latency_pk', ['organisation_id', 'bucket_ms', 'dim', 'bucket_start', 'workspace_id', 'dim_value'] as never)
+    .addPrimaryKeyConstraint('request_log_latency_pk', [
+      'organisation_id',
+      'bucket_ms',
+      'dim',
+      'bucket_start',
+      'workspace_id',
+      'dim_value',
+    ] as never)
     .execute();
   await db.schema
     .createTable('request_log_rollup_state')

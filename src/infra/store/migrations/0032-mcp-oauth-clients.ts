@@ -24,7 +24,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('secret_expires_at', 'bigint')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('mcp_oauth_clients_key').unique().on('mcp_oauth_clients').columns(['mcp_integration_id', 'issuer', 'redirect_uri']).execute();
+  await db.schema
+    .createIndex('mcp_oauth_clients_key')
+    .unique()
+    .on('mcp_oauth_clients')
+    .columns(['mcp_integration_id', 'issuer', 'redirect_uri'])
+    .execute();
   await db.schema.alterTable('mcp_connections').addColumn('oauth_client_id', 'text').execute();
 }
 

@@ -11,9 +11,27 @@ afterEach(async () => {
   handle = undefined;
 });
 
-const key = (id: string, organisationId: string, workspaceId: string | null, createdAt: number, type: ApiKeyRecord['type'] = 'organisation-service'): ApiKeyRecord => ({
-  id, organisation_id: organisationId, workspace_id: workspaceId, name: id, type, key_hash: `hash-${id}`, key_hint: 'hint', scopes: ['*'], status: 'active',
-  expires_at: null, rotation_policy: null, metadata: {}, created_at: createdAt, updated_at: createdAt,
+const key = (
+  id: string,
+  organisationId: string,
+  workspaceId: string | null,
+  createdAt: number,
+  type: ApiKeyRecord['type'] = 'organisation-service',
+): ApiKeyRecord => ({
+  id,
+  organisation_id: organisationId,
+  workspace_id: workspaceId,
+  name: id,
+  type,
+  key_hash: `hash-${id}`,
+  key_hint: 'hint',
+  scopes: ['*'],
+  status: 'active',
+  expires_at: null,
+  rotation_policy: null,
+  metadata: {},
+  created_at: createdAt,
+  updated_at: createdAt,
 });
 
 describe.each(STORE_KINDS)('0033-operator-key ($name)', (kind) => {
@@ -29,7 +47,11 @@ describe.each(STORE_KINDS)('0033-operator-key ($name)', (kind) => {
     await insertApiKey(db, orgWide(other.organisation.id, other.workspace.id), key('other-admin', other.organisation.id, null, 30));
     await up(db as unknown as Kysely<unknown>);
     const marked = await db.selectFrom('api_keys').select(['id', 'instance_operator']).orderBy('id').execute();
-    expect(marked.map((r) => [r.id, Number(r.instance_operator)])).toEqual([['bootstrap', 1], ['later-admin', 0], ['other-admin', 0]]);
+    expect(marked.map((r) => [r.id, Number(r.instance_operator)])).toEqual([
+      ['bootstrap', 1],
+      ['later-admin', 0],
+      ['other-admin', 0],
+    ]);
     expect(await isInstanceOperatorKey(db, 'bootstrap', tenant.organisation.id)).toBe(true);
     expect(await isInstanceOperatorKey(db, 'bootstrap', other.organisation.id)).toBe(false);
     expect(await isInstanceOperatorKey(db, 'later-admin', tenant.organisation.id)).toBe(false);
@@ -40,8 +62,16 @@ describe.each(STORE_KINDS)('0033-operator-key ($name)', (kind) => {
     const db = handle.store.db;
     const tenant = await ensureDefaultTenant(handle.store, 1);
     await down(db as unknown as Kysely<unknown>);
-    await insertApiKey(db, { organisationId: tenant.organisation.id, workspaceIds: [tenant.workspace.id], organisationWide: false }, key('ws-key', tenant.organisation.id, tenant.workspace.id, 10, 'workspace-service'));
-    await insertApiKey(db, { organisationId: tenant.organisation.id, workspaceIds: [tenant.workspace.id], organisationWide: true }, key('later-admin', tenant.organisation.id, null, 20));
+    await insertApiKey(
+      db,
+      { organisationId: tenant.organisation.id, workspaceIds: [tenant.workspace.id], organisationWide: false },
+      key('ws-key', tenant.organisation.id, tenant.workspace.id, 10, 'workspace-service'),
+    );
+    await insertApiKey(
+      db,
+      { organisationId: tenant.organisation.id, workspaceIds: [tenant.workspace.id], organisationWide: true },
+      key('later-admin', tenant.organisation.id, null, 20),
+    );
     await up(db as unknown as Kysely<unknown>);
     const marked = await db.selectFrom('api_keys').select('id').where('instance_operator', '=', 1).execute();
     expect(marked).toEqual([]);

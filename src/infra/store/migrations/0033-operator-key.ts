@@ -8,7 +8,10 @@ import { sql, type Kysely } from 'kysely';
  * its key before any other could exist). No other key is marked.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('api_keys').addColumn('instance_operator', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('api_keys')
+    .addColumn('instance_operator', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   const first = await sql<{ id: string; type: string; workspace_id: string | null; slug: string }>`
     select k.id, k.type, k.workspace_id, o.slug from api_keys k join organisations o on o.id = k.organisation_id
     order by k.created_at, k.id limit 1`.execute(db);

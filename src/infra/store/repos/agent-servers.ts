@@ -34,12 +34,23 @@ export async function insertAgentServer(db: Kysely<Database>, scope: TenantScope
 /** Replaces the changeable fields of an agent server of the scope. */
 export async function updateAgentServer(db: Kysely<Database>, scope: TenantScope, a: AgentServer, now: number): Promise<void> {
   const { id: _id, organisation_id: _o, workspace_id: _w, created_at: _c, ...rest } = toRow(a);
-  await db.updateTable('agent_servers').set({ ...rest, updated_at: now }).where('id', '=', a.id).where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope)).execute();
+  await db
+    .updateTable('agent_servers')
+    .set({ ...rest, updated_at: now })
+    .where('id', '=', a.id)
+    .where('organisation_id', '=', scope.organisationId)
+    .where('workspace_id', 'in', inList(scope))
+    .execute();
 }
 
 /** Deletes an agent server of the scope. */
 export async function deleteAgentServer(db: Kysely<Database>, scope: TenantScope, a: AgentServer): Promise<void> {
-  await db.deleteFrom('agent_servers').where('id', '=', a.id).where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope)).execute();
+  await db
+    .deleteFrom('agent_servers')
+    .where('id', '=', a.id)
+    .where('organisation_id', '=', scope.organisationId)
+    .where('workspace_id', 'in', inList(scope))
+    .execute();
 }
 
 /** One agent server of the scope by id or slug. */
@@ -56,9 +67,16 @@ export async function getAgentServer(db: Kysely<Database>, scope: TenantScope, i
 }
 
 /** A page of the scope's agent servers, newest first, with the total. */
-export async function listAgentServers(db: Kysely<Database>, scope: TenantScope, page: { limit: number; offset: number }): Promise<{ rows: AgentServer[]; total: number }> {
+export async function listAgentServers(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  page: { limit: number; offset: number },
+): Promise<{ rows: AgentServer[]; total: number }> {
   if (scope.workspaceIds.length === 0) return { rows: [], total: 0 };
-  const base = db.selectFrom('agent_servers').where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope));
+  const base = db
+    .selectFrom('agent_servers')
+    .where('organisation_id', '=', scope.organisationId)
+    .where('workspace_id', 'in', inList(scope));
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
@@ -74,7 +92,12 @@ export async function listAllAgentServers(store: Store, workspaceIds?: readonly 
 }
 
 function toRow(a: AgentServer): AgentServersTable {
-  return { ...a, header_hints: JSON.stringify(a.header_hints), skills_allow: a.skills_allow === null ? null : JSON.stringify(a.skills_allow), secret_mappings: JSON.stringify(a.secret_mappings) };
+  return {
+    ...a,
+    header_hints: JSON.stringify(a.header_hints),
+    skills_allow: a.skills_allow === null ? null : JSON.stringify(a.skills_allow),
+    secret_mappings: JSON.stringify(a.secret_mappings),
+  };
 }
 
 function fromRow(r: AgentServersTable): AgentServer {

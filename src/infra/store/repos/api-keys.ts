@@ -66,7 +66,11 @@ function scoped(db: Kysely<Database>, scope: TenantScope) {
   return db
     .selectFrom('api_keys')
     .where('organisation_id', '=', scope.organisationId)
-    .where((eb) => (scope.organisationWide ? eb.or([eb('workspace_id', 'is', null), eb('workspace_id', 'in', inList(scope))]) : eb('workspace_id', 'in', inList(scope))));
+    .where((eb) =>
+      scope.organisationWide
+        ? eb.or([eb('workspace_id', 'is', null), eb('workspace_id', 'in', inList(scope))])
+        : eb('workspace_id', 'in', inList(scope)),
+    );
 }
 
 /** One key of the scope, whatever its status. */
@@ -76,7 +80,11 @@ export async function getApiKey(db: Kysely<Database>, scope: TenantScope, id: st
 }
 
 /** Lists the scope's active keys, newest first, with the total count. */
-export async function listApiKeys(db: Kysely<Database>, scope: TenantScope, page: { limit: number; offset: number }): Promise<{ rows: ApiKeyRecord[]; total: number }> {
+export async function listApiKeys(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  page: { limit: number; offset: number },
+): Promise<{ rows: ApiKeyRecord[]; total: number }> {
   const q = scoped(db, scope).where('status', '=', 'active');
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
@@ -101,12 +109,33 @@ export async function listActiveApiKeysPage(store: Store, p: RuntimePage): Promi
 }
 
 /** Updates a key of the scope. */
-export async function updateApiKey(db: Kysely<Database>, scope: TenantScope, id: string, patch: Partial<Pick<ApiKeyRecord, 'name' | 'scopes' | 'expires_at' | 'rotation_policy' | 'metadata' | 'defaults' | 'status' | 'key_hash' | 'key_hint' | 'next_rotation_at'>>, now: number): Promise<void> {
+export async function updateApiKey(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  id: string,
+  patch: Partial<
+    Pick<
+      ApiKeyRecord,
+      | 'name'
+      | 'scopes'
+      | 'expires_at'
+      | 'rotation_policy'
+      | 'metadata'
+      | 'defaults'
+      | 'status'
+      | 'key_hash'
+      | 'key_hint'
+      | 'next_rotation_at'
+    >
+  >,
+  now: number,
+): Promise<void> {
   const row: Partial<ApiKeysTable> = { updated_at: now };
   if (patch.name !== undefined) row.name = patch.name;
   if (patch.scopes !== undefined) row.scopes = JSON.stringify(patch.scopes);
   if (patch.expires_at !== undefined) row.expires_at = patch.expires_at;
-  if (patch.rotation_policy !== undefined) row.rotation_policy = patch.rotation_policy === null ? null : JSON.stringify(patch.rotation_policy);
+  if (patch.rotation_policy !== undefined)
+    row.rotation_policy = patch.rotation_policy === null ? null : JSON.stringify(patch.rotation_policy);
   if (patch.metadata !== undefined) row.metadata = JSON.stringify(patch.metadata);
   if (patch.defaults !== undefined) row.defaults = patch.defaults === null ? null : JSON.stringify(patch.defaults);
   if (patch.status !== undefined) row.status = patch.status;
@@ -204,10 +233,16 @@ export async function claimScheduledRotation(db: Kysely<Database>, id: string, d
  * conditional UPDATE, so two concurrent reveals cannot both get it). `none`: the key never had one;
  * `revealed`: it was shown already (at `at`).
  */
-export async function takePendingKey(db: Kysely<Database>, scope: TenantScope, id: string, now: number): Promise<{ ciphertext: string } | { none: true } | { revealedAt: number }> {
+export async function takePendingKey(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  id: string,
+  now: number,
+): Promise<{ ciphertext: string } | { none: true } | { revealedAt: number }> {
   const row = await scoped(db, scope).select(['pending_key_ciphertext', 'pending_key_revealed_at']).where('id', '=', id).executeTakeFirst();
   const ciphertext = row?.pending_key_ciphertext ?? null;
-  if (ciphertext === null) return row?.pending_key_revealed_at != null ? { revealedAt: Number(row.pending_key_revealed_at) } : { none: true };
+  if (ciphertext === null)
+    return row?.pending_key_revealed_at != null ? { revealedAt: Number(row.pending_key_revealed_at) } : { none: true };
   const res = await db
     .updateTable('api_keys')
     .set({ pending_key_ciphertext: null, pending_key_revealed_at: now })

@@ -32,11 +32,18 @@ export interface AuditFilter {
 
 /** Writes one entry on the given handle (the write's transaction). */
 export async function insertAuditEntry(db: Kysely<Database>, e: AuditEntry): Promise<void> {
-  await db.insertInto('audit_logs').values({ ...e, details: JSON.stringify(e.details) }).execute();
+  await db
+    .insertInto('audit_logs')
+    .values({ ...e, details: JSON.stringify(e.details) })
+    .execute();
 }
 
 /** Entries of the scope's organisation, newest first, with the filter's total. */
-export async function listAuditEntries(db: Kysely<Database>, scope: TenantScope, f: AuditFilter): Promise<{ rows: AuditEntry[]; total: number }> {
+export async function listAuditEntries(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  f: AuditFilter,
+): Promise<{ rows: AuditEntry[]; total: number }> {
   let q = db.selectFrom('audit_logs').where('organisation_id', '=', scope.organisationId);
   if (f.startTime !== undefined) q = q.where('created_at', '>=', f.startTime);
   if (f.endTime !== undefined) q = q.where('created_at', '<=', f.endTime);

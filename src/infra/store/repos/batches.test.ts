@@ -1,11 +1,48 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STORE_KINDS, type StoreHandle } from '../../../../test/helpers/stores.js';
 import type { BatchObject } from '../../../foundation/spec/batches.js';
-import { BatchLeaseLost, claimLines, countLines, deleteLines, finishLine, getBatch, insertBatch, insertLines, leaseBatch, markDispatched, readLines, releaseAllClaims, renewBatchLeases, renewClaims, transitionBatch, type BatchRow } from './batches.js';
+import {
+  BatchLeaseLost,
+  claimLines,
+  countLines,
+  deleteLines,
+  finishLine,
+  getBatch,
+  insertBatch,
+  insertLines,
+  leaseBatch,
+  markDispatched,
+  readLines,
+  releaseAllClaims,
+  renewBatchLeases,
+  renewClaims,
+  transitionBatch,
+  type BatchRow,
+} from './batches.js';
 
 function row(id: string, status: BatchRow['status'] = 'in_progress'): BatchRow {
-  const batch = { id, object: 'batch', status, endpoint: '/v1/chat/completions', input_file_id: 'file-gwx', completion_window: 'immediate' } as BatchObject;
-  return { id, workspace_id: 'ws', mode: 'gateway', provider: null, virtual_key: null, status, batch, route: { headers: {}, organisation_id: 'org', api_key_id: 'k' }, lease_owner: null, lease_until: null, created_at: 1, updated_at: 1 };
+  const batch = {
+    id,
+    object: 'batch',
+    status,
+    endpoint: '/v1/chat/completions',
+    input_file_id: 'file-gwx',
+    completion_window: 'immediate',
+  } as BatchObject;
+  return {
+    id,
+    workspace_id: 'ws',
+    mode: 'gateway',
+    provider: null,
+    virtual_key: null,
+    status,
+    batch,
+    route: { headers: {}, organisation_id: 'org', api_key_id: 'k' },
+    lease_owner: null,
+    lease_until: null,
+    created_at: 1,
+    updated_at: 1,
+  };
 }
 
 describe.each(STORE_KINDS)('batch repository on $name', (kind) => {
@@ -19,7 +56,11 @@ describe.each(STORE_KINDS)('batch repository on $name', (kind) => {
 
   it('claims each line once across concurrent claimers, takes over stale claims only', async () => {
     await insertBatch(h.store, row('b1'));
-    await insertLines(h.store, 'b1', Array.from({ length: 50 }, (_, i) => ({ line_no: i + 1, custom_id: `c${i}`, body: '{}' })));
+    await insertLines(
+      h.store,
+      'b1',
+      Array.from({ length: 50 }, (_, i) => ({ line_no: i + 1, custom_id: `c${i}`, body: '{}' })),
+    );
     const claims = await Promise.all(['w1', 'w2', 'w3'].map((w) => claimLines(h.store, 'b1', w, 1000, 0, 20)));
     const all = claims.flat().map((l) => l.line_no);
     expect(new Set(all).size).toBe(all.length);

@@ -69,13 +69,25 @@ export async function getBatch(store: Store, id: string, workspaceId?: string): 
 }
 
 /** One page of the workspace's gateway-managed batches, newest first, after the cursor id. */
-export async function listBatches(store: Store, workspaceId: string, after: string | undefined, limit: number): Promise<{ rows: BatchRow[]; hasMore: boolean }> {
+export async function listBatches(
+  store: Store,
+  workspaceId: string,
+  after: string | undefined,
+  limit: number,
+): Promise<{ rows: BatchRow[]; hasMore: boolean }> {
   let q = store.db.selectFrom('batches').selectAll().where('workspace_id', '=', workspaceId).where('mode', '=', 'gateway');
   if (after) {
     const cursor = await getBatch(store, after, workspaceId);
-    if (cursor) q = q.where((eb) => eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]));
+    if (cursor)
+      q = q.where((eb) =>
+        eb.or([eb('created_at', '<', cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', '<', cursor.id)])]),
+      );
   }
-  const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  const rows = await q
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
   return { rows: rows.slice(0, limit).map(fromRow), hasMore: rows.length > limit };
 }
 
@@ -84,10 +96,23 @@ export async function listBatches(store: Store, workspaceId: string, after: stri
  * transition) and, with `owner`, its step lease is still `owner`'s; true when it applied. Clears the
  * lease unless `keepLease`.
  */
-export async function transitionBatch(store: Store, id: string, from: readonly BatchStatus[], batch: BatchObject, now: number, keepLease = false, owner?: string): Promise<boolean> {
+export async function transitionBatch(
+  store: Store,
+  id: string,
+  from: readonly BatchStatus[],
+  batch: BatchObject,
+  now: number,
+  keepLease = false,
+  owner?: string,
+): Promise<boolean> {
   let q = store.db
     .updateTable('batches')
-    .set({ status: batch.status, batch: JSON.stringify(batch), updated_at: now, ...(keepLease ? {} : { lease_owner: null, lease_until: null }) })
+    .set({
+      status: batch.status,
+      batch: JSON.stringify(batch),
+      updated_at: now,
+      ...(keepLease ? {} : { lease_owner: null, lease_until: null }),
+    })
     .where('id', '=', id)
     .where('status', 'in', [...from]);
   if (owner !== undefined) q = q.where('lease_owner', '=', owner);
@@ -118,7 +143,14 @@ async function fenced<T>(store: Store, id: string, owner: string, write: (trx: T
 }
 
 /** Takes (or renews) the batch-level lease for a step (validation, finalisation) when it is free, expired or ours. */
-export async function leaseBatch(store: Store, id: string, statuses: readonly BatchStatus[], owner: string, now: number, until: number): Promise<boolean> {
+export async function leaseBatch(
+  store: Store,
+  id: string,
+  statuses: readonly BatchStatus[],
+  owner: string,
+  now: number,
+  until: number,
+): Promise<boolean> {
   const res = await store.db
     .updateTable('batches')
     .set({ lease_owner: owner, lease_until: until })
@@ -136,7 +168,14 @@ export async function renewBatchLeases(store: Store, owner: string, until: numbe
 
 /** Ids and statuses of gateway-managed batches with work left. */
 export async function activeBatches(store: Store, statuses: readonly BatchStatus[]): Promise<Array<{ id: string; status: BatchStatus }>> {
-  const rows = await store.db.selectFrom('batches').select(['id', 'status']).where('mode', '=', 'gateway').where('status', 'in', [...statuses]).orderBy('created_at').limit(100).execute();
+  const rows = await store.db
+    .selectFrom('batches')
+    .select(['id', 'status'])
+    .where('mode', '=', 'gateway')
+    .where('status', 'in', [...statuses])
+    .orderBy('created_at')
+    .limit(100)
+    .execute();
   return rows.map((r) => ({ id: r.id, status: r.status as BatchStatus }));
 }
 
@@ -145,9 +184,26 @@ export async function activeBatches(store: Store, statuses: readonly BatchStatus
  * holds the batch's step lease ({@link BatchLeaseLost} otherwise), so a validation taken over by
  * another replica cannot add lines to the new one's.
  */
-export async function insertLines(store: Store, batchId: string, lines: Array<{ line_no: number; custom_id: string; body: string }>, owner?: string): Promise<void> {
+export async function insertLines(
+  store: Store,
+  batchId: string,
+  lines: Array<{ line_no: number; custom_id: string; body: string }>,
+  owner?: string,
+): Promise<void> {
   for (let i = 0; i < lines.length; i += 200) {
-    const rows: BatchLinesTable[] = lines.slice(i, i + 200).map((l) => ({ ...l, batch_id: batchId, state: 'pending', ok: null, result: null, owner: null, claimed_at: null, attempts: 0, finished_at: null, dispatches: 0, dispatched_at: null }));
+    const rows: BatchLinesTable[] = lines.slice(i, i + 200).map((l) => ({
+      ...l,
+      batch_id: batchId,
+      state: 'pending',
+      ok: null,
+      result: null,
+      owner: null,
+      claimed_at: null,
+      attempts: 0,
+      finished_at: null,
+      dispatches: 0,
+      dispatched_at: null,
+    }));
     if (owner === undefined) await store.db.insertInto('batch_lines').values(rows).execute();
     else await fenced(store, batchId, owner, (trx) => trx.insertInto('batch_lines').values(rows).execute());
   }
@@ -169,7 +225,14 @@ export async function deleteLines(store: Store, batchId: string, owner: string):
  * worker died) for `owner`, in line order. PostgreSQL skips rows other replicas are claiming
  * (`FOR UPDATE SKIP LOCKED`), so each line goes to one worker; SQLite serialises writers.
  */
-export async function claimLines(store: Store, batchId: string, owner: string, now: number, staleBefore: number, n: number): Promise<ClaimedLine[]> {
+export async function claimLines(
+  store: Store,
+  batchId: string,
+  owner: string,
+  now: number,
+  staleBefore: number,
+  n: number,
+): Promise<ClaimedLine[]> {
   const lock = store.dialect === 'postgres' ? sql`for update skip locked` : sql``;
   const res = await sql<ClaimedLine>`
     update batch_lines set state = 'running', owner = ${owner}, claimed_at = ${now}, attempts = attempts + 1
@@ -180,7 +243,9 @@ export async function claimLines(store: Store, batchId: string, owner: string, n
       order by line_no limit ${n} ${lock}
     )
     returning line_no, custom_id, body, dispatches`.execute(store.db);
-  return res.rows.map((r) => ({ ...r, line_no: Number(r.line_no), dispatches: Number(r.dispatches) })).sort((a, b) => a.line_no - b.line_no);
+  return res.rows
+    .map((r) => ({ ...r, line_no: Number(r.line_no), dispatches: Number(r.dispatches) }))
+    .sort((a, b) => a.line_no - b.line_no);
 }
 
 /**
@@ -188,7 +253,14 @@ export async function claimLines(store: Store, batchId: string, owner: string, n
  * holds the claim and the line was dispatched fewer than `maxDispatches` times; false otherwise (the
  * line must not be sent). Committed before the request leaves, so a crash cannot lose the record.
  */
-export async function markDispatched(store: Store, batchId: string, lineNo: number, owner: string, maxDispatches: number, now: number): Promise<boolean> {
+export async function markDispatched(
+  store: Store,
+  batchId: string,
+  lineNo: number,
+  owner: string,
+  maxDispatches: number,
+  now: number,
+): Promise<boolean> {
   const res = await store.db
     .updateTable('batch_lines')
     .set((eb) => ({ dispatches: eb('dispatches', '+', 1), dispatched_at: now }))
@@ -208,16 +280,35 @@ export async function renewClaims(store: Store, owner: string, now: number): Pro
 
 /** Puts every running line back to pending (single-process SQLite start: nobody else can be running them); dispatch records stay. */
 export async function releaseAllClaims(store: Store): Promise<void> {
-  await store.db.updateTable('batch_lines').set({ state: 'pending', owner: null, claimed_at: null }).where('state', '=', 'running').execute();
+  await store.db
+    .updateTable('batch_lines')
+    .set({ state: 'pending', owner: null, claimed_at: null })
+    .where('state', '=', 'running')
+    .execute();
 }
 
 /** Puts lines `owner` claimed but did not start back to pending (a cancel). */
 export async function releaseLine(store: Store, batchId: string, lineNo: number, owner: string): Promise<void> {
-  await store.db.updateTable('batch_lines').set({ state: 'pending', owner: null, claimed_at: null }).where('batch_id', '=', batchId).where('line_no', '=', lineNo).where('owner', '=', owner).where('state', '=', 'running').execute();
+  await store.db
+    .updateTable('batch_lines')
+    .set({ state: 'pending', owner: null, claimed_at: null })
+    .where('batch_id', '=', batchId)
+    .where('line_no', '=', lineNo)
+    .where('owner', '=', owner)
+    .where('state', '=', 'running')
+    .execute();
 }
 
 /** Records a line's result when `owner` still holds it; false when another worker took it over. */
-export async function finishLine(store: Store, batchId: string, lineNo: number, owner: string, ok: boolean, result: string, now: number): Promise<boolean> {
+export async function finishLine(
+  store: Store,
+  batchId: string,
+  lineNo: number,
+  owner: string,
+  ok: boolean,
+  result: string,
+  now: number,
+): Promise<boolean> {
   const res = await store.db
     .updateTable('batch_lines')
     .set({ state: 'done', ok: ok ? 1 : 0, result, finished_at: now })
@@ -262,7 +353,12 @@ export async function countStaleRunning(store: Store, batchId: string, staleBefo
 }
 
 /** Lines of a batch in order, a page at a time (output files are written from these). */
-export async function readLines(store: Store, batchId: string, fromLine: number, limit: number): Promise<Array<Pick<BatchLinesTable, 'line_no' | 'custom_id' | 'state' | 'ok' | 'result'>>> {
+export async function readLines(
+  store: Store,
+  batchId: string,
+  fromLine: number,
+  limit: number,
+): Promise<Array<Pick<BatchLinesTable, 'line_no' | 'custom_id' | 'state' | 'ok' | 'result'>>> {
   const rows = await store.db
     .selectFrom('batch_lines')
     .select(['line_no', 'custom_id', 'state', 'ok', 'result'])

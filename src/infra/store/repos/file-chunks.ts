@@ -24,8 +24,13 @@ export async function publishChunks(store: Store, tempId: string, fileId: string
     try {
       await store.db.transaction().execute(async (tx) => {
         await tx.deleteFrom('file_chunks').where('file_id', '=', fileId).execute();
-        const res = await tx.updateTable('file_chunks').set({ file_id: fileId, pending_since: null }).where('file_id', '=', tempId).executeTakeFirst();
-        if (Number(res.numUpdatedRows) !== chunks) throw new Error(`upload of '${fileId}' lost chunks (${Number(res.numUpdatedRows)} of ${chunks} left)`);
+        const res = await tx
+          .updateTable('file_chunks')
+          .set({ file_id: fileId, pending_since: null })
+          .where('file_id', '=', tempId)
+          .executeTakeFirst();
+        if (Number(res.numUpdatedRows) !== chunks)
+          throw new Error(`upload of '${fileId}' lost chunks (${Number(res.numUpdatedRows)} of ${chunks} left)`);
       });
       return;
     } catch (err) {
@@ -64,6 +69,10 @@ export async function readChunks(store: Store, fileId: string, fromSeq: number, 
 
 /** Deletes chunks of uploads pending since before `olderThan` (writers that died mid-upload); returns how many rows went. */
 export async function sweepPendingChunks(store: Store, olderThan: number): Promise<number> {
-  const res = await store.db.deleteFrom('file_chunks').where('pending_since', 'is not', null).where('pending_since', '<', olderThan).executeTakeFirst();
+  const res = await store.db
+    .deleteFrom('file_chunks')
+    .where('pending_since', 'is not', null)
+    .where('pending_since', '<', olderThan)
+    .executeTakeFirst();
   return Number(res.numDeletedRows);
 }

@@ -9,13 +9,26 @@ export async function insertFile(store: Store, row: FileRow): Promise<void> {
   await store.db
     .insertInto('gateway_files')
     .values(row)
-    .onConflict((oc) => oc.column('id').doUpdateSet({ provider: row.provider, virtual_key: row.virtual_key, filename: row.filename, purpose: row.purpose, bytes: row.bytes }))
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet({
+        provider: row.provider,
+        virtual_key: row.virtual_key,
+        filename: row.filename,
+        purpose: row.purpose,
+        bytes: row.bytes,
+      }),
+    )
     .execute();
 }
 
 /** A file of this workspace by id, or undefined. */
 export async function getFile(store: Store, id: string, workspaceId: string): Promise<FileRow | undefined> {
-  const row = await store.db.selectFrom('gateway_files').selectAll().where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  const row = await store.db
+    .selectFrom('gateway_files')
+    .selectAll()
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
   return row && fromRow(row);
 }
 
@@ -35,10 +48,16 @@ export async function listFiles(store: Store, workspaceId: string, opts: ListFil
     const cursor = await getFile(store, opts.after, workspaceId);
     if (cursor) {
       const op = opts.order === 'asc' ? '>' : '<';
-      q = q.where((eb) => eb.or([eb('created_at', op, cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', op, cursor.id)])]));
+      q = q.where((eb) =>
+        eb.or([eb('created_at', op, cursor.created_at), eb.and([eb('created_at', '=', cursor.created_at), eb('id', op, cursor.id)])]),
+      );
     }
   }
-  const rows = await q.orderBy('created_at', opts.order).orderBy('id', opts.order).limit(opts.limit + 1).execute();
+  const rows = await q
+    .orderBy('created_at', opts.order)
+    .orderBy('id', opts.order)
+    .limit(opts.limit + 1)
+    .execute();
   return { rows: rows.slice(0, opts.limit).map(fromRow), hasMore: rows.length > opts.limit };
 }
 

@@ -118,10 +118,16 @@ export async function getIntegration(db: Kysely<Database>, scope: TenantScope, i
 }
 
 /** A page of the active integrations the scope sees (newest first), with the total; `workspace` narrows to one workspace's and those shared with it. */
-export async function listIntegrations(db: Kysely<Database>, scope: TenantScope, page: { limit: number; offset: number }): Promise<{ rows: Integration[]; total: number }> {
+export async function listIntegrations(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  page: { limit: number; offset: number },
+): Promise<{ rows: Integration[]; total: number }> {
   const [rows, count] = await Promise.all([
     visible(db, scope).selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    visible(db, scope).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    visible(db, scope)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
   ]);
   return { rows: rows.map(fromRow), total: Number(count?.n ?? 0) };
 }
@@ -136,6 +142,11 @@ export async function listActiveIntegrationsPage(store: Store, p: RuntimePage): 
 
 /** Active virtual keys (providers) using an integration, in the scope. */
 export async function countProvidersOfIntegration(db: Kysely<Database>, integrationId: string): Promise<number> {
-  const row = await db.selectFrom('virtual_keys').select((eb) => eb.fn.countAll<number>().as('n')).where('integration_id', '=', integrationId).where('status', '=', 'active').executeTakeFirst();
+  const row = await db
+    .selectFrom('virtual_keys')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('integration_id', '=', integrationId)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }

@@ -34,7 +34,11 @@ export async function getJwtSettings(db: Kysely<Database>, organisationId: strin
 export async function saveJwtSettings(db: Kysely<Database>, s: JwtSettingsRecord): Promise<void> {
   const row = { ...s, jwks: s.jwks === null ? null : JSON.stringify(s.jwks), algorithms: JSON.stringify(s.algorithms) };
   const { organisation_id: _id, created_at: _created, ...changes } = row;
-  await db.insertInto('jwt_settings').values(row).onConflict((oc) => oc.column('organisation_id').doUpdateSet(changes)).execute();
+  await db
+    .insertInto('jwt_settings')
+    .values(row)
+    .onConflict((oc) => oc.column('organisation_id').doUpdateSet(changes))
+    .execute();
 }
 
 /** Removes the organisation's JWT settings; false when there were none. */

@@ -10,14 +10,35 @@ export function mcpOAuthClientFromRow(r: McpOAuthClientsTable): McpOAuthClient {
 }
 
 /** The client registered for an integration at `issuer` with `redirectUri`. */
-export async function findMcpOAuthClient(db: Kysely<Database>, integrationId: string, issuer: string, redirectUri: string): Promise<McpOAuthClient | undefined> {
-  const row = await db.selectFrom('mcp_oauth_clients').selectAll().where('mcp_integration_id', '=', integrationId).where('issuer', '=', issuer).where('redirect_uri', '=', redirectUri).executeTakeFirst();
+export async function findMcpOAuthClient(
+  db: Kysely<Database>,
+  integrationId: string,
+  issuer: string,
+  redirectUri: string,
+): Promise<McpOAuthClient | undefined> {
+  const row = await db
+    .selectFrom('mcp_oauth_clients')
+    .selectAll()
+    .where('mcp_integration_id', '=', integrationId)
+    .where('issuer', '=', issuer)
+    .where('redirect_uri', '=', redirectUri)
+    .executeTakeFirst();
   return row && mcpOAuthClientFromRow(row);
 }
 
 /** The client registered for an integration under `clientId` (the one a connection's tokens were issued to). */
-export async function getMcpOAuthClient(db: Kysely<Database>, integrationId: string, clientId: string): Promise<McpOAuthClient | undefined> {
-  const row = await db.selectFrom('mcp_oauth_clients').selectAll().where('mcp_integration_id', '=', integrationId).where('client_id', '=', clientId).orderBy('created_at', 'desc').executeTakeFirst();
+export async function getMcpOAuthClient(
+  db: Kysely<Database>,
+  integrationId: string,
+  clientId: string,
+): Promise<McpOAuthClient | undefined> {
+  const row = await db
+    .selectFrom('mcp_oauth_clients')
+    .selectAll()
+    .where('mcp_integration_id', '=', integrationId)
+    .where('client_id', '=', clientId)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirst();
   return row && mcpOAuthClientFromRow(row);
 }
 
@@ -27,7 +48,11 @@ export async function getMcpOAuthClient(db: Kysely<Database>, integrationId: str
  * same client.
  */
 export async function saveMcpOAuthClient(db: Kysely<Database>, c: McpOAuthClient): Promise<McpOAuthClient> {
-  await db.insertInto('mcp_oauth_clients').values(c).onConflict((oc) => oc.columns(['mcp_integration_id', 'issuer', 'redirect_uri']).doNothing()).execute();
+  await db
+    .insertInto('mcp_oauth_clients')
+    .values(c)
+    .onConflict((oc) => oc.columns(['mcp_integration_id', 'issuer', 'redirect_uri']).doNothing())
+    .execute();
   return (await findMcpOAuthClient(db, c.mcp_integration_id, c.issuer, c.redirect_uri)) ?? c;
 }
 

@@ -27,7 +27,12 @@ export async function insertMcpOAuthState(db: Kysely<Database>, state: McpOAuthS
     .orderBy('created_at', 'desc')
     .orderBy('state_hash', 'desc')
     .limit(MAX_PENDING_PER_USER_AND_SERVER);
-  await db.deleteFrom('mcp_oauth_states').where('user_id', '=', state.user_id).where('server_id', '=', state.server_id).where('state_hash', 'not in', newest).execute();
+  await db
+    .deleteFrom('mcp_oauth_states')
+    .where('user_id', '=', state.user_id)
+    .where('server_id', '=', state.server_id)
+    .where('state_hash', 'not in', newest)
+    .execute();
 }
 
 /**

@@ -96,7 +96,12 @@ function integrationFromRow(r: McpIntegrationsTable): McpIntegration {
 }
 
 function integrationToRow(i: McpIntegration): McpIntegrationsTable {
-  return { ...i, header_hints: JSON.stringify(i.header_hints), oauth: JSON.stringify(i.oauth), secret_mappings: JSON.stringify(i.secret_mappings) };
+  return {
+    ...i,
+    header_hints: JSON.stringify(i.header_hints),
+    oauth: JSON.stringify(i.oauth),
+    secret_mappings: JSON.stringify(i.secret_mappings),
+  };
 }
 
 function serverFromRow(r: McpServersTable): McpServer {
@@ -142,9 +147,18 @@ export async function deleteMcpIntegration(db: Kysely<Database>, scope: TenantSc
 }
 
 /** The MCP integrations of the organisation with these ids (the integrations of connections being removed), by id. */
-export async function mcpIntegrationsById(db: Kysely<Database>, organisationId: string, ids: readonly string[]): Promise<Map<string, McpIntegration>> {
+export async function mcpIntegrationsById(
+  db: Kysely<Database>,
+  organisationId: string,
+  ids: readonly string[],
+): Promise<Map<string, McpIntegration>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('mcp_integrations').selectAll().where('organisation_id', '=', organisationId).where('id', 'in', [...new Set(ids)]).execute();
+  const rows = await db
+    .selectFrom('mcp_integrations')
+    .selectAll()
+    .where('organisation_id', '=', organisationId)
+    .where('id', 'in', [...new Set(ids)])
+    .execute();
   return new Map(rows.map((r) => [r.id, integrationFromRow(r)]));
 }
 
@@ -158,17 +172,27 @@ export async function getMcpIntegration(db: Kysely<Database>, scope: TenantScope
 }
 
 /** A page of the MCP integrations the scope sees (newest first), with the total. */
-export async function listMcpIntegrations(db: Kysely<Database>, scope: TenantScope, page: { limit: number; offset: number }): Promise<{ rows: McpIntegration[]; total: number }> {
+export async function listMcpIntegrations(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  page: { limit: number; offset: number },
+): Promise<{ rows: McpIntegration[]; total: number }> {
   const [rows, count] = await Promise.all([
     visibleIntegrations(db, scope).selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    visibleIntegrations(db, scope).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    visibleIntegrations(db, scope)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
   ]);
   return { rows: rows.map(integrationFromRow), total: Number(count?.n ?? 0) };
 }
 
 /** How many MCP servers expose an integration (in any workspace). */
 export async function countServersOfMcpIntegration(db: Kysely<Database>, integrationId: string): Promise<number> {
-  const row = await db.selectFrom('mcp_servers').select((eb) => eb.fn.countAll<number>().as('n')).where('mcp_integration_id', '=', integrationId).executeTakeFirst();
+  const row = await db
+    .selectFrom('mcp_servers')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('mcp_integration_id', '=', integrationId)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -206,17 +230,26 @@ export async function getMcpServer(db: Kysely<Database>, scope: TenantScope, idO
 }
 
 /** A page of the MCP servers the scope sees (newest first), with the total. */
-export async function listMcpServers(db: Kysely<Database>, scope: TenantScope, page: { limit: number; offset: number }): Promise<{ rows: McpServer[]; total: number }> {
+export async function listMcpServers(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  page: { limit: number; offset: number },
+): Promise<{ rows: McpServer[]; total: number }> {
   const [rows, count] = await Promise.all([
     visibleServers(db, scope).selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    visibleServers(db, scope).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    visibleServers(db, scope)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
   ]);
   return { rows: rows.map(serverFromRow), total: Number(count?.n ?? 0) };
 }
 
 /** Every MCP server with its integration (the runtime snapshot loads them). */
 export async function listMcpServersWithIntegrations(store: Store): Promise<Array<{ server: McpServer; integration: McpIntegration }>> {
-  const [servers, integrations] = await Promise.all([store.db.selectFrom('mcp_servers').selectAll().execute(), store.db.selectFrom('mcp_integrations').selectAll().execute()]);
+  const [servers, integrations] = await Promise.all([
+    store.db.selectFrom('mcp_servers').selectAll().execute(),
+    store.db.selectFrom('mcp_integrations').selectAll().execute(),
+  ]);
   const byId = new Map(integrations.map((r) => [r.id, integrationFromRow(r)]));
   const out: Array<{ server: McpServer; integration: McpIntegration }> = [];
   for (const r of servers) {
@@ -237,13 +270,22 @@ export async function insertMcpSession(store: Store, s: McpSession): Promise<voi
 
 /** A client session of a server, by id. */
 export async function getMcpSession(store: Store, serverId: string, id: string): Promise<McpSession | undefined> {
-  const row = await store.db.selectFrom('mcp_sessions').selectAll().where('id', '=', id).where('server_id', '=', serverId).executeTakeFirst();
+  const row = await store.db
+    .selectFrom('mcp_sessions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('server_id', '=', serverId)
+    .executeTakeFirst();
   return row && sessionFromRow(row);
 }
 
 /** Records a reopened upstream session (a replica replayed `initialize`). */
 export async function setMcpUpstreamSession(store: Store, id: string, upstreamSessionId: string | null, now: number): Promise<void> {
-  await store.db.updateTable('mcp_sessions').set({ upstream_session_id: upstreamSessionId, last_used_at: now }).where('id', '=', id).execute();
+  await store.db
+    .updateTable('mcp_sessions')
+    .set({ upstream_session_id: upstreamSessionId, last_used_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Records that a session was used (called at most every few minutes per session). */
@@ -282,7 +324,12 @@ export interface McpConnection {
 }
 
 function connectionFromRow(r: McpConnectionsTable): McpConnection {
-  return { ...r, expires_at: r.expires_at === null ? null : Number(r.expires_at), connected_at: Number(r.connected_at), updated_at: Number(r.updated_at) };
+  return {
+    ...r,
+    expires_at: r.expires_at === null ? null : Number(r.expires_at),
+    connected_at: Number(r.connected_at),
+    updated_at: Number(r.updated_at),
+  };
 }
 
 /** Stores a user's connection, replacing the one they had to the same integration. */
@@ -293,7 +340,12 @@ export async function saveMcpConnection(db: Kysely<Database>, c: McpConnection):
 
 /** A user's connection to an integration. */
 export async function getMcpConnection(db: Kysely<Database>, integrationId: string, userId: string): Promise<McpConnection | undefined> {
-  const row = await db.selectFrom('mcp_connections').selectAll().where('mcp_integration_id', '=', integrationId).where('user_id', '=', userId).executeTakeFirst();
+  const row = await db
+    .selectFrom('mcp_connections')
+    .selectAll()
+    .where('mcp_integration_id', '=', integrationId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return row && connectionFromRow(row);
 }
 
@@ -301,13 +353,27 @@ export async function getMcpConnection(db: Kysely<Database>, integrationId: stri
  * Replaces the tokens of a connection after a refresh, only while it still holds `previousAccess`
  * (a conditional UPDATE: of two replicas refreshing at once, one wins). True when this write won.
  */
-export async function replaceMcpConnectionTokens(db: Kysely<Database>, id: string, previousAccess: string, next: Pick<McpConnection, 'access_token_ciphertext' | 'refresh_token_ciphertext' | 'expires_at' | 'scopes' | 'updated_at'>): Promise<boolean> {
-  const r = await db.updateTable('mcp_connections').set(next).where('id', '=', id).where('access_token_ciphertext', '=', previousAccess).executeTakeFirst();
+export async function replaceMcpConnectionTokens(
+  db: Kysely<Database>,
+  id: string,
+  previousAccess: string,
+  next: Pick<McpConnection, 'access_token_ciphertext' | 'refresh_token_ciphertext' | 'expires_at' | 'scopes' | 'updated_at'>,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('mcp_connections')
+    .set(next)
+    .where('id', '=', id)
+    .where('access_token_ciphertext', '=', previousAccess)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
 /** A page of the connections to an integration (oldest first), with the total. */
-export async function listMcpConnections(db: Kysely<Database>, integrationId: string, page: { limit: number; offset: number }): Promise<{ rows: McpConnection[]; total: number }> {
+export async function listMcpConnections(
+  db: Kysely<Database>,
+  integrationId: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: McpConnection[]; total: number }> {
   const base = db.selectFrom('mcp_connections').where('mcp_integration_id', '=', integrationId);
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('connected_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),
@@ -321,7 +387,12 @@ export async function listMcpConnections(db: Kysely<Database>, integrationId: st
  * first), with the total: an organisation-level integration is shared by workspaces, and a workspace
  * sees only its own members' connections.
  */
-export async function listMcpConnectionsOfWorkspace(db: Kysely<Database>, integrationId: string, workspaceId: string, page: { limit: number; offset: number }): Promise<{ rows: McpConnection[]; total: number }> {
+export async function listMcpConnectionsOfWorkspace(
+  db: Kysely<Database>,
+  integrationId: string,
+  workspaceId: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: McpConnection[]; total: number }> {
   const base = db
     .selectFrom('mcp_connections')
     .where('mcp_integration_id', '=', integrationId)
@@ -340,13 +411,23 @@ export async function deleteMcpConnectionHolding(db: Kysely<Database>, id: strin
 
 /** Revokes one user's connection to an integration, in one statement; the connection removed, or undefined when there was none. */
 export async function deleteMcpConnection(db: Kysely<Database>, integrationId: string, userId: string): Promise<McpConnection | undefined> {
-  const row = await db.deleteFrom('mcp_connections').where('mcp_integration_id', '=', integrationId).where('user_id', '=', userId).returningAll().executeTakeFirst();
+  const row = await db
+    .deleteFrom('mcp_connections')
+    .where('mcp_integration_id', '=', integrationId)
+    .where('user_id', '=', userId)
+    .returningAll()
+    .executeTakeFirst();
   return row && connectionFromRow(row);
 }
 
 /** Revokes every MCP connection of a user of the organisation (deactivation, deletion); the connections removed. */
 export async function deleteUserMcpConnections(db: Kysely<Database>, organisationId: string, userId: string): Promise<McpConnection[]> {
-  const rows = await db.deleteFrom('mcp_connections').where('user_id', '=', userId).where('organisation_id', '=', organisationId).returningAll().execute();
+  const rows = await db
+    .deleteFrom('mcp_connections')
+    .where('user_id', '=', userId)
+    .where('organisation_id', '=', organisationId)
+    .returningAll()
+    .execute();
   return rows.map(connectionFromRow);
 }
 

@@ -39,7 +39,19 @@ export interface WorkspaceDefaults {
 
 /** A new organisation's `default` workspace row. */
 function defaultWorkspaceRow(organisationId: string, now: number): WorkspacesTable {
-  return { id: uuid(), organisation_id: organisationId, name: 'Default workspace', slug: 'default', status: 'active', settings: '{}', description: null, metadata: '{}', defaults: null, created_at: now, updated_at: now };
+  return {
+    id: uuid(),
+    organisation_id: organisationId,
+    name: 'Default workspace',
+    slug: 'default',
+    status: 'active',
+    settings: '{}',
+    description: null,
+    metadata: '{}',
+    defaults: null,
+    created_at: now,
+    updated_at: now,
+  };
 }
 
 /**
@@ -47,7 +59,11 @@ function defaultWorkspaceRow(organisationId: string, now: number): WorkspacesTab
  * caller's transaction): what the bootstrap makes on first start and `POST /v1/organisations` makes
  * for each further organisation. A slug already taken is the store's unique violation.
  */
-export async function insertTenant(db: Kysely<Database>, o: { name: string; slug: string }, now: number): Promise<{ organisation: Organisation; workspace: Workspace }> {
+export async function insertTenant(
+  db: Kysely<Database>,
+  o: { name: string; slug: string },
+  now: number,
+): Promise<{ organisation: Organisation; workspace: Workspace }> {
   const org: OrganisationsTable = { id: uuid(), name: o.name, slug: o.slug, settings: '{}', created_at: now, default_workspace_id: null };
   await db.insertInto('organisations').values(org).execute();
   const ws = defaultWorkspaceRow(org.id, now);
@@ -60,12 +76,20 @@ export async function insertTenant(db: Kysely<Database>, o: { name: string; slug
  * Creates the `default` organisation and workspace when the store has none, and makes that workspace the
  * organisation's default when it has none yet; returns them.
  */
-export async function ensureDefaultTenant(store: Store, now: number): Promise<{ organisation: Organisation; workspace: Workspace; created: boolean }> {
+export async function ensureDefaultTenant(
+  store: Store,
+  now: number,
+): Promise<{ organisation: Organisation; workspace: Workspace; created: boolean }> {
   return store.db.transaction().execute(async (trx) => {
     let org = await trx.selectFrom('organisations').selectAll().where('slug', '=', 'default').executeTakeFirst();
     if (!org) return { ...(await insertTenant(trx, { name: 'Default organisation', slug: 'default' }, now)), created: true };
     let created = false;
-    let ws: WorkspacesTable | undefined = await trx.selectFrom('workspaces').selectAll().where('organisation_id', '=', org.id).where('slug', '=', 'default').executeTakeFirst();
+    let ws: WorkspacesTable | undefined = await trx
+      .selectFrom('workspaces')
+      .selectAll()
+      .where('organisation_id', '=', org.id)
+      .where('slug', '=', 'default')
+      .executeTakeFirst();
     if (!ws) {
       ws = defaultWorkspaceRow(org.id, now);
       await trx.insertInto('workspaces').values(ws).execute();
@@ -130,5 +154,9 @@ export async function getOrganisation(db: Kysely<Database>, id: string): Promise
 
 /** Replaces an organisation's stored settings. */
 export async function saveOrganisationSettings(db: Kysely<Database>, id: string, settings: Record<string, unknown>): Promise<void> {
-  await db.updateTable('organisations').set({ settings: JSON.stringify(settings) }).where('id', '=', id).execute();
+  await db
+    .updateTable('organisations')
+    .set({ settings: JSON.stringify(settings) })
+    .where('id', '=', id)
+    .execute();
 }

@@ -8,11 +8,19 @@ export type PolicyTable = 'rate_limit_policies' | 'usage_limit_policies';
 
 /** The scope's rows of a policy table (`selectFrom` narrowed to the tenant). */
 function scoped<T extends PolicyTable>(db: Kysely<Database>, table: T, scope: TenantScope) {
-  return db.selectFrom(table as PolicyTable).where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', inList(scope));
+  return db
+    .selectFrom(table as PolicyTable)
+    .where('organisation_id', '=', scope.organisationId)
+    .where('workspace_id', 'in', inList(scope));
 }
 
 /** One row of the scope by id (any status), or undefined. */
-export async function getPolicyRow<T extends PolicyTable>(db: Kysely<Database>, table: T, scope: TenantScope, id: string): Promise<Database[T] | undefined> {
+export async function getPolicyRow<T extends PolicyTable>(
+  db: Kysely<Database>,
+  table: T,
+  scope: TenantScope,
+  id: string,
+): Promise<Database[T] | undefined> {
   return (await scoped(db, table, scope).selectAll().where('id', '=', id).executeTakeFirst()) as Database[T] | undefined;
 }
 
@@ -39,7 +47,13 @@ export async function listPolicyRows<T extends PolicyTable>(
 }
 
 /** Applies a set of columns to one row of the scope; false when the scope has no row with that id. */
-export async function updatePolicyRow<T extends PolicyTable>(db: Kysely<Database>, table: T, scope: TenantScope, id: string, set: Partial<Database[T]>): Promise<boolean> {
+export async function updatePolicyRow<T extends PolicyTable>(
+  db: Kysely<Database>,
+  table: T,
+  scope: TenantScope,
+  id: string,
+  set: Partial<Database[T]>,
+): Promise<boolean> {
   const res = await db
     .updateTable(table as PolicyTable)
     .set(set as Partial<Database['rate_limit_policies']>)

@@ -4,7 +4,14 @@ import { uuid } from '../../../foundation/lib/ids.js';
 import { ensureDefaultTenant } from './organisations.js';
 
 const scopeOf = (organisationId: string, ...workspaceIds: string[]) => ({ organisationId, workspaceIds, organisationWide: false });
-import { getRateLimitPolicy, insertRateLimitPolicy, listActiveRateLimitPolicies, listRateLimitPolicies, updateRateLimitPolicy, type RateLimitPolicy } from './rate-limit-policies.js';
+import {
+  getRateLimitPolicy,
+  insertRateLimitPolicy,
+  listActiveRateLimitPolicies,
+  listRateLimitPolicies,
+  updateRateLimitPolicy,
+  type RateLimitPolicy,
+} from './rate-limit-policies.js';
 
 describe.each(STORE_KINDS)('rate-limit policies repository on $name', (kind) => {
   let h: StoreHandle;
@@ -37,14 +44,36 @@ describe.each(STORE_KINDS)('rate-limit policies repository on $name', (kind) => 
     orgId = t.organisation.id;
     ws1 = t.workspace.id;
     ws2 = uuid();
-    await h.store.db.insertInto('workspaces').values({ id: ws2, organisation_id: orgId, name: 'Second', slug: 'second', status: 'active', settings: '{}', created_at: now, updated_at: now }).execute();
+    await h.store.db
+      .insertInto('workspaces')
+      .values({
+        id: ws2,
+        organisation_id: orgId,
+        name: 'Second',
+        slug: 'second',
+        status: 'active',
+        settings: '{}',
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
   });
   afterAll(async () => {
     await h?.dispose();
   });
 
   it('round-trips every field, JSON members and large values included', async () => {
-    const p = policy({ name: 'chat per user', type: 'tokens', unit: 'rpw', value: 5_000_000_000, conditions: [{ key: 'endpoint_type', value: 'chat' }, { key: 'metadata._user', value: 'ann' }], group_by: [{ key: 'api_key' }, { key: 'metadata._user' }] });
+    const p = policy({
+      name: 'chat per user',
+      type: 'tokens',
+      unit: 'rpw',
+      value: 5_000_000_000,
+      conditions: [
+        { key: 'endpoint_type', value: 'chat' },
+        { key: 'metadata._user', value: 'ann' },
+      ],
+      group_by: [{ key: 'api_key' }, { key: 'metadata._user' }],
+    });
     await insertRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), p);
     expect(await getRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), p.id)).toEqual(p);
     expect(await getRateLimitPolicy(h.store.db, scopeOf(orgId, ws2), p.id)).toBeUndefined();
@@ -55,11 +84,23 @@ describe.each(STORE_KINDS)('rate-limit policies repository on $name', (kind) => 
   it('updates only the given fields and archives', async () => {
     const p = policy({ name: 'before' });
     await insertRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), p);
-    expect(await updateRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), p.id, { value: 99, conditions: [{ key: 'model', value: 'gpt-4o' }] }, now + 5)).toBe(true);
+    expect(
+      await updateRateLimitPolicy(
+        h.store.db,
+        scopeOf(orgId, ws1, ws2),
+        p.id,
+        { value: 99, conditions: [{ key: 'model', value: 'gpt-4o' }] },
+        now + 5,
+      ),
+    ).toBe(true);
     const got = await getRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), p.id);
     expect(got).toEqual({ ...p, value: 99, conditions: [{ key: 'model', value: 'gpt-4o' }], updated_at: now + 5 });
     await updateRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), p.id, { status: 'archived', name: null }, now + 6);
-    expect(await getRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), p.id)).toMatchObject({ status: 'archived', name: null, value: 99 });
+    expect(await getRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), p.id)).toMatchObject({
+      status: 'archived',
+      name: null,
+      value: 99,
+    });
     expect((await listActiveRateLimitPolicies(h.store)).some((x) => x.id === p.id)).toBe(false);
     expect(await updateRateLimitPolicy(h.store.db, scopeOf(orgId, ws1, ws2), uuid(), { value: 1 }, now)).toBe(false);
   });
@@ -71,7 +112,10 @@ describe.each(STORE_KINDS)('rate-limit policies repository on $name', (kind) => 
       const org = t.organisation.id;
       const wsA = t.workspace.id;
       const wsB = uuid();
-      await fresh.store.db.insertInto('workspaces').values({ id: wsB, organisation_id: org, name: 'B', slug: 'b', status: 'active', settings: '{}', created_at: now, updated_at: now }).execute();
+      await fresh.store.db
+        .insertInto('workspaces')
+        .values({ id: wsB, organisation_id: org, name: 'B', slug: 'b', status: 'active', settings: '{}', created_at: now, updated_at: now })
+        .execute();
       const rows = [
         policy({ organisation_id: org, workspace_id: wsA, type: 'requests', unit: 'rpm', created_at: now + 1 }),
         policy({ organisation_id: org, workspace_id: wsA, type: 'tokens', unit: 'rpm', created_at: now + 2 }),
@@ -95,7 +139,12 @@ describe.each(STORE_KINDS)('rate-limit policies repository on $name', (kind) => 
       expect(await ids({ limit: 2, offset: 2 })).toEqual({ ids: [rows[1]!.id, rows[0]!.id], total: 4 });
       expect(await ids({ limit: 2, offset: 4 })).toEqual({ ids: [], total: 4 });
       expect(await ids({ workspaceIds: [] })).toEqual({ ids: [], total: 0 });
-      expect((await listActiveRateLimitPolicies(fresh.store)).map((r) => r.id).sort()).toEqual(rows.slice(0, 4).map((r) => r.id).sort());
+      expect((await listActiveRateLimitPolicies(fresh.store)).map((r) => r.id).sort()).toEqual(
+        rows
+          .slice(0, 4)
+          .map((r) => r.id)
+          .sort(),
+      );
     } finally {
       await fresh.dispose();
     }

@@ -26,7 +26,9 @@ export interface RateLimitPolicy {
 }
 
 /** Fields an update may change. */
-export type RateLimitPolicyPatch = Partial<Pick<RateLimitPolicy, 'name' | 'type' | 'unit' | 'value' | 'conditions' | 'group_by' | 'status'>>;
+export type RateLimitPolicyPatch = Partial<
+  Pick<RateLimitPolicy, 'name' | 'type' | 'unit' | 'value' | 'conditions' | 'group_by' | 'status'>
+>;
 
 /** List filters (the tenant scope, already narrowed by `workspace_id`, is passed beside them). */
 export interface RateLimitPolicyFilter {
@@ -44,7 +46,13 @@ export async function insertRateLimitPolicy(db: Kysely<Database>, scope: TenantS
 }
 
 /** Applies `patch` to a policy of the scope; returns false when the scope has no policy with that id. */
-export async function updateRateLimitPolicy(db: Kysely<Database>, scope: TenantScope, id: string, patch: RateLimitPolicyPatch, now: number): Promise<boolean> {
+export async function updateRateLimitPolicy(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  id: string,
+  patch: RateLimitPolicyPatch,
+  now: number,
+): Promise<boolean> {
   const set: Partial<RateLimitPoliciesTable> = { updated_at: now };
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.type !== undefined) set.type = patch.type;
@@ -63,7 +71,11 @@ export async function getRateLimitPolicy(db: Kysely<Database>, scope: TenantScop
 }
 
 /** A page of the scope's policies, newest first, with the total matching the filters. */
-export async function listRateLimitPolicies(db: Kysely<Database>, scope: TenantScope, f: RateLimitPolicyFilter): Promise<{ rows: RateLimitPolicy[]; total: number }> {
+export async function listRateLimitPolicies(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  f: RateLimitPolicyFilter,
+): Promise<{ rows: RateLimitPolicy[]; total: number }> {
   const { rows, total } = await listPolicyRows(db, 'rate_limit_policies', scope, { ...f, columns: { type: f.type, unit: f.unit } });
   return { rows: rows.map(fromRow), total };
 }

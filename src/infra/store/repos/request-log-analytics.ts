@@ -19,7 +19,21 @@ export const GROUP_COLUMNS = {
 export type GroupBy = keyof typeof GROUP_COLUMNS;
 
 /** The columns a grouped query may ask for (control-plane.md §8), besides `requests` (always there). */
-export const ANALYTICS_COLUMNS = ['cost', 'total_tokens', 'avg_tokens', 'avg_input_tokens', 'avg_output_tokens', 'avg_latency', 'p95_latency', 'p99_latency', 'success_rate', 'error_count', 'cache_hit_rate', 'last_seen', 'first_seen'] as const;
+export const ANALYTICS_COLUMNS = [
+  'cost',
+  'total_tokens',
+  'avg_tokens',
+  'avg_input_tokens',
+  'avg_output_tokens',
+  'avg_latency',
+  'p95_latency',
+  'p99_latency',
+  'success_rate',
+  'error_count',
+  'cache_hit_rate',
+  'last_seen',
+  'first_seen',
+] as const;
 
 /** A column of a grouped answer. */
 export type AnalyticsColumn = (typeof ANALYTICS_COLUMNS)[number];
@@ -85,11 +99,20 @@ function groupedRows(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer
  * Every value from the request is a bound parameter; column names and the order come only from the
  * fixed tables above.
  */
-export async function groupRequestLogs(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter, q: GroupQuery): Promise<{ rows: GroupRow[]; total: number }> {
+export async function groupRequestLogs(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  viewer: LogViewer,
+  f: RequestLogFilter,
+  q: GroupQuery,
+): Promise<{ rows: GroupRow[]; total: number }> {
   if (scope.workspaceIds.length === 0) return { rows: [], total: 0 };
   const rows = groupedRows(db, scope, viewer, f, q.groupBy);
-  const wantsPercentiles = q.columns.includes('p95_latency') || q.columns.includes('p99_latency') || q.orderBy === 'p95_latency' || q.orderBy === 'p99_latency';
-  const plain = [...new Set([...q.columns, ...(q.orderBy === 'requests' ? [] : [q.orderBy])])].filter((c): c is keyof typeof AGGREGATES => c in AGGREGATES);
+  const wantsPercentiles =
+    q.columns.includes('p95_latency') || q.columns.includes('p99_latency') || q.orderBy === 'p95_latency' || q.orderBy === 'p99_latency';
+  const plain = [...new Set([...q.columns, ...(q.orderBy === 'requests' ? [] : [q.orderBy])])].filter(
+    (c): c is keyof typeof AGGREGATES => c in AGGREGATES,
+  );
   const selects = [sql`g`, sql`count(*) as requests`, ...plain.map((c) => sql`${AGGREGATES[c]} as ${sql.ref(c)}`)];
   const percentiles = wantsPercentiles
     ? sql`, ranked as (select g, latency_ms, row_number() over (partition by g order by latency_ms) as rn, count(*) over (partition by g) as n from f),
@@ -108,7 +131,10 @@ export async function groupRequestLogs(db: Kysely<Database>, scope: TenantScope,
   return {
     total: Number(count.rows[0]?.n ?? 0),
     rows: page.rows.map((r) => {
-      const out: GroupRow = { group: column === 'status' ? Number(r.g) : r.g === '' ? null : (r.g as string), requests: Number(r.requests) };
+      const out: GroupRow = {
+        group: column === 'status' ? Number(r.g) : r.g === '' ? null : (r.g as string),
+        requests: Number(r.requests),
+      };
       for (const c of q.columns) out[c] = num(r[c]);
       return out;
     }),
@@ -155,14 +181,42 @@ const POINT_VALUE: Record<GraphMetric, RawBuilder<unknown>> = {
  * The buckets of `metric` over [start, end) every `intervalMs` (only buckets with rows; the caller fills
  * the gaps), with per-bucket p50/p95/p99 for latency, and the summary of the whole range.
  */
-export async function graphRequestLogs(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter & { startTime: number; endTime: number }, metric: GraphMetric, intervalMs: number): Promise<{ points: GraphPoint[]; summary: GraphSummary }> {
-  const empty: GraphSummary = { requests: 0, errors: 0, cost: 0, total_tokens: 0, input_tokens: 0, output_tokens: 0, cache_hits: 0, avg_latency: null, p50: null, p95: null, p99: null };
+export async function graphRequestLogs(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  viewer: LogViewer,
+  f: RequestLogFilter & { startTime: number; endTime: number },
+  metric: GraphMetric,
+  intervalMs: number,
+): Promise<{ points: GraphPoint[]; summary: GraphSummary }> {
+  const empty: GraphSummary = {
+    requests: 0,
+    errors: 0,
+    cost: 0,
+    total_tokens: 0,
+    input_tokens: 0,
+    output_tokens: 0,
+    cache_hits: 0,
+    avg_latency: null,
+    p50: null,
+    p95: null,
+    p99: null,
+  };
   if (scope.workspaceIds.length === 0) return { points: [], summary: empty };
   // Integer arithmetic on both stores (SQLite binds JS numbers as reals: cast before dividing and after).
   const start = sql`cast(${f.startTime} as bigint)`;
   const step = sql`cast(${intervalMs} as bigint)`;
   const bucket = sql`cast((created_at - ${start}) / ${step} as bigint) * ${step} + ${start}`;
-  const rows = filteredRows(db, scope, viewer, f).select([bucket.as('b'), 'status', 'cost', 'total_tokens', 'prompt_tokens', 'completion_tokens', 'latency_ms', 'cache_status']);
+  const rows = filteredRows(db, scope, viewer, f).select([
+    bucket.as('b'),
+    'status',
+    'cost',
+    'total_tokens',
+    'prompt_tokens',
+    'completion_tokens',
+    'latency_ms',
+    'cache_status',
+  ]);
   const latency = metric === 'latency';
   const pointsQuery = latency
     ? sql<Record<string, unknown>>`with f as ${rows},
@@ -181,7 +235,11 @@ export async function graphRequestLogs(db: Kysely<Database>, scope: TenantScope,
   const [points, summary] = [await pointsQuery.execute(db), await summaryQuery.execute(db)];
   const s = summary.rows[0] ?? {};
   return {
-    points: points.rows.map((r) => ({ timestamp: Number(r.b), value: num(r.value), ...(latency ? { p50: num(r.p50), p95: num(r.p95), p99: num(r.p99) } : {}) })),
+    points: points.rows.map((r) => ({
+      timestamp: Number(r.b),
+      value: num(r.value),
+      ...(latency ? { p50: num(r.p50), p95: num(r.p95), p99: num(r.p99) } : {}),
+    })),
     summary: {
       requests: Number(s.requests ?? 0),
       errors: Number(s.errors ?? 0),

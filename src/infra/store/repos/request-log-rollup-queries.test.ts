@@ -11,7 +11,10 @@ describe('planRange', () => {
     const start = T - 2 * HOUR - 3 * MIN - 1500;
     const end = T + 3 * DAY + 5 * HOUR + 7 * MIN + 250;
     const plan = planRange(start, end);
-    expect(plan.raw).toEqual([{ from: start, to: T - 2 * HOUR - 3 * MIN }, { from: T + 3 * DAY + 5 * HOUR + 7 * MIN, to: end }]);
+    expect(plan.raw).toEqual([
+      { from: start, to: T - 2 * HOUR - 3 * MIN },
+      { from: T + 3 * DAY + 5 * HOUR + 7 * MIN, to: end },
+    ]);
     expect(plan.rollups).toEqual([
       { bucketMs: MIN, from: T - 2 * HOUR - 3 * MIN, to: T - 2 * HOUR },
       { bucketMs: HOUR, from: T - 2 * HOUR, to: T },

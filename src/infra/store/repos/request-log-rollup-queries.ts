@@ -81,7 +81,11 @@ export function rollupsCanFilter(f: RequestLogFilter): boolean {
  * visibility and grouping, or null when none does (a user or cache-status filter, own rows only, or
  * conditions on two dimensions): percentiles then come from the rows.
  */
-export function histogramChoice(f: RequestLogFilter, viewer: LogViewer, groupDim?: HistogramDim): { dim: HistogramDim; value?: string } | null {
+export function histogramChoice(
+  f: RequestLogFilter,
+  viewer: LogViewer,
+  groupDim?: HistogramDim,
+): { dim: HistogramDim; value?: string } | null {
   if (viewer.visibility.rows === 'own' || f.userId !== undefined || f.cacheStatus !== undefined) return null;
   const conditions: Array<[HistogramDim, string | undefined]> = [];
   if (groupDim && groupDim !== 'all') conditions.push([groupDim, undefined]);
@@ -103,26 +107,60 @@ function segmentWhere(s: RollupSegment): RawBuilder<boolean> {
 
 /** The rollup rows of one segment in the tenant scope, for the viewer, under the filter (every value a bound parameter). */
 function cubeRows(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter, segment: RollupSegment) {
-  let q = db.selectFrom('request_log_rollups').where('organisation_id', '=', scope.organisationId).where(segmentWhere(segment)).where('workspace_id', 'in', [...scope.workspaceIds]);
+  let q = db
+    .selectFrom('request_log_rollups')
+    .where('organisation_id', '=', scope.organisationId)
+    .where(segmentWhere(segment))
+    .where('workspace_id', 'in', [...scope.workspaceIds]);
   if (viewer.visibility.rows === 'own') q = q.where('user_id', '=', viewer.userId ?? '\u0000');
   return whereDimensions(q, f);
 }
 
-const SUM_NAMES = ['requests', 'errors', 'cache_hits', 'cost', 'total_tokens', 'prompt_tokens', 'completion_tokens', 'latency_sum', 'first_seen', 'last_seen'] as const;
+const SUM_NAMES = [
+  'requests',
+  'errors',
+  'cache_hits',
+  'cost',
+  'total_tokens',
+  'prompt_tokens',
+  'completion_tokens',
+  'latency_sum',
+  'first_seen',
+  'last_seen',
+] as const;
 const CUBE_SUMS = SUM_NAMES.map((c) => sql.ref(c));
 const ROW_SUMS = [
-  sql`1`, sql`case when status >= 400 then 1 else 0 end`, sql`case when cache_status in ('HIT', 'SEMANTIC HIT') then 1 else 0 end`, sql.ref('cost'), sql.ref('total_tokens'),
-  sql.ref('prompt_tokens'), sql.ref('completion_tokens'), sql.ref('latency_ms'), sql.ref('created_at'), sql.ref('created_at'),
+  sql`1`,
+  sql`case when status >= 400 then 1 else 0 end`,
+  sql`case when cache_status in ('HIT', 'SEMANTIC HIT') then 1 else 0 end`,
+  sql.ref('cost'),
+  sql.ref('total_tokens'),
+  sql.ref('prompt_tokens'),
+  sql.ref('completion_tokens'),
+  sql.ref('latency_ms'),
+  sql.ref('created_at'),
+  sql.ref('created_at'),
 ];
-const aliased = (key: RawBuilder<unknown>, values: readonly RawBuilder<unknown>[]) => [key.as('k'), ...values.map((v, i) => v.as(SUM_NAMES[i]!))];
+const aliased = (key: RawBuilder<unknown>, values: readonly RawBuilder<unknown>[]) => [
+  key.as('k'),
+  ...values.map((v, i) => v.as(SUM_NAMES[i]!)),
+];
 const ADD_UP = sql`sum(requests) as requests, sum(errors) as errors, sum(cache_hits) as cache_hits, sum(cost) as cost, sum(total_tokens) as total_tokens, sum(prompt_tokens) as prompt_tokens,
   sum(completion_tokens) as completion_tokens, sum(latency_sum) as latency_sum, min(first_seen) as first_seen, max(last_seen) as last_seen`;
 
 function sumsOf(r: Record<string, unknown>): Sums {
   const n = (v: unknown) => Number(v ?? 0);
   return {
-    requests: n(r.requests), errors: n(r.errors), cache_hits: n(r.cache_hits), cost: n(r.cost), total_tokens: n(r.total_tokens), prompt_tokens: n(r.prompt_tokens),
-    completion_tokens: n(r.completion_tokens), latency_sum: n(r.latency_sum), first_seen: r.first_seen == null ? null : Number(r.first_seen), last_seen: r.last_seen == null ? null : Number(r.last_seen),
+    requests: n(r.requests),
+    errors: n(r.errors),
+    cache_hits: n(r.cache_hits),
+    cost: n(r.cost),
+    total_tokens: n(r.total_tokens),
+    prompt_tokens: n(r.prompt_tokens),
+    completion_tokens: n(r.completion_tokens),
+    latency_sum: n(r.latency_sum),
+    first_seen: r.first_seen == null ? null : Number(r.first_seen),
+    last_seen: r.last_seen == null ? null : Number(r.last_seen),
   };
 }
 
@@ -131,13 +169,25 @@ function sumsOf(r: Record<string, unknown>): Sums {
  * the rows, both under the same tenant scope, visibility and filter. `cubeKey` and `rowKey` compute the
  * key (a group's value, or a graph point's index) on each side.
  */
-export async function sumsByKey(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter, plan: RangePlan, cubeKey: RawBuilder<unknown>, rowKey: RawBuilder<unknown>): Promise<Array<{ key: unknown; sums: Sums }>> {
+export async function sumsByKey(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  viewer: LogViewer,
+  f: RequestLogFilter,
+  plan: RangePlan,
+  cubeKey: RawBuilder<unknown>,
+  rowKey: RawBuilder<unknown>,
+): Promise<Array<{ key: unknown; sums: Sums }>> {
   const parts: RawBuilder<unknown>[] = [];
   // One part per segment (not one OR of them): each is a range read of the key's leading columns.
   for (const segment of plan.rollups) parts.push(sql`${cubeRows(db, scope, viewer, f, segment).select(aliased(cubeKey, CUBE_SUMS))}`);
-  for (const r of plan.raw) parts.push(sql`${filteredRows(db, scope, viewer, { ...f, startTime: r.from, endTime: r.to }).select(aliased(rowKey, ROW_SUMS))}`);
+  for (const r of plan.raw)
+    parts.push(sql`${filteredRows(db, scope, viewer, { ...f, startTime: r.from, endTime: r.to }).select(aliased(rowKey, ROW_SUMS))}`);
   if (parts.length === 0) return [];
-  const u = sql.join(parts.map((p) => sql`select * from (${p}) as p`), sql` union all `);
+  const u = sql.join(
+    parts.map((p) => sql`select * from (${p}) as p`),
+    sql` union all `,
+  );
   const result = await sql<Record<string, unknown>>`select k, ${ADD_UP} from (${u}) as u group by k`.execute(db);
   return result.rows.map((r) => ({ key: r.k, sums: sumsOf(r) }));
 }
@@ -155,8 +205,14 @@ export interface LatencyAcc {
  * the key on each side; keys are compared as text.
  */
 export async function histogramsByKey(
-  db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter, plan: RangePlan,
-  choice: { dim: HistogramDim; value?: string }, histKey: RawBuilder<unknown>, rowKey: RawBuilder<unknown>,
+  db: Kysely<Database>,
+  scope: TenantScope,
+  viewer: LogViewer,
+  f: RequestLogFilter,
+  plan: RangePlan,
+  choice: { dim: HistogramDim; value?: string },
+  histKey: RawBuilder<unknown>,
+  rowKey: RawBuilder<unknown>,
 ): Promise<Map<string, LatencyAcc>> {
   const out = new Map<string, LatencyAcc>();
   const accOf = (key: unknown) => {
@@ -177,7 +233,12 @@ export async function histogramsByKey(
       if (choice.value !== undefined) q = q.where('dim_value', '=', choice.value);
       return sql`select * from (${q}) as p`;
     });
-    const found = await sql<{ k: unknown; hist: string; requests: unknown; latency_sum: unknown }>`${sql.join(parts, sql` union all `)}`.execute(db);
+    const found = await sql<{
+      k: unknown;
+      hist: string;
+      requests: unknown;
+      latency_sum: unknown;
+    }>`${sql.join(parts, sql` union all `)}`.execute(db);
     for (const r of found.rows) {
       const acc = accOf(r.k);
       mergeStored(acc.hist, r.hist);
@@ -186,7 +247,9 @@ export async function histogramsByKey(
     }
   }
   for (const r of plan.raw) {
-    const rows = await filteredRows(db, scope, viewer, { ...f, startTime: r.from, endTime: r.to }).select([rowKey.as('k'), 'latency_ms']).execute();
+    const rows = await filteredRows(db, scope, viewer, { ...f, startTime: r.from, endTime: r.to })
+      .select([rowKey.as('k'), 'latency_ms'])
+      .execute();
     for (const row of rows) {
       const acc = accOf(row.k);
       addTo(acc.hist, row.latency_ms);

@@ -15,16 +15,73 @@ export type HistogramDim = (typeof HISTOGRAM_DIMS)[number];
 /** What a rollup needs of a request-log row. */
 export type RollupSource = Pick<
   RequestLogsTable,
-  'organisation_id' | 'workspace_id' | 'api_key_id' | 'user_id' | 'endpoint' | 'provider' | 'model' | 'status' | 'cache_status' | 'config_id' | 'prompt_id' | 'cost' | 'total_tokens' | 'prompt_tokens' | 'completion_tokens' | 'latency_ms' | 'created_at'
+  | 'organisation_id'
+  | 'workspace_id'
+  | 'api_key_id'
+  | 'user_id'
+  | 'endpoint'
+  | 'provider'
+  | 'model'
+  | 'status'
+  | 'cache_status'
+  | 'config_id'
+  | 'prompt_id'
+  | 'cost'
+  | 'total_tokens'
+  | 'prompt_tokens'
+  | 'completion_tokens'
+  | 'latency_ms'
+  | 'created_at'
 >;
 
 /** The request-log columns a rollup reads. */
 export const ROLLUP_SOURCE_COLUMNS = [
-  'organisation_id', 'workspace_id', 'api_key_id', 'user_id', 'endpoint', 'provider', 'model', 'status', 'cache_status', 'config_id', 'prompt_id', 'cost', 'total_tokens', 'prompt_tokens', 'completion_tokens', 'latency_ms', 'created_at',
+  'organisation_id',
+  'workspace_id',
+  'api_key_id',
+  'user_id',
+  'endpoint',
+  'provider',
+  'model',
+  'status',
+  'cache_status',
+  'config_id',
+  'prompt_id',
+  'cost',
+  'total_tokens',
+  'prompt_tokens',
+  'completion_tokens',
+  'latency_ms',
+  'created_at',
 ] as const satisfies ReadonlyArray<keyof RollupSource>;
 
-const CUBE_KEY = ['organisation_id', 'bucket_ms', 'bucket_start', 'workspace_id', 'api_key_id', 'user_id', 'endpoint', 'provider', 'model', 'status', 'cache_status', 'config_id', 'prompt_id'] as const;
-const CUBE_VALUES = ['requests', 'errors', 'cache_hits', 'cost', 'total_tokens', 'prompt_tokens', 'completion_tokens', 'latency_sum', 'first_seen', 'last_seen'] as const;
+const CUBE_KEY = [
+  'organisation_id',
+  'bucket_ms',
+  'bucket_start',
+  'workspace_id',
+  'api_key_id',
+  'user_id',
+  'endpoint',
+  'provider',
+  'model',
+  'status',
+  'cache_status',
+  'config_id',
+  'prompt_id',
+] as const;
+const CUBE_VALUES = [
+  'requests',
+  'errors',
+  'cache_hits',
+  'cost',
+  'total_tokens',
+  'prompt_tokens',
+  'completion_tokens',
+  'latency_sum',
+  'first_seen',
+  'last_seen',
+] as const;
 const CUBE_COLUMNS = [...CUBE_KEY, ...CUBE_VALUES] as const;
 const LATENCY_KEY = ['organisation_id', 'bucket_ms', 'dim', 'bucket_start', 'workspace_id', 'dim_value'] as const;
 const LATENCY_COLUMNS = [...LATENCY_KEY, 'requests', 'latency_sum', 'hist'] as const;
@@ -73,8 +130,13 @@ export function rollupRowsOf(rows: readonly RollupSource[]): RollupRows {
   for (const r of rows) {
     const createdAt = Number(r.created_at);
     const minute = createdAt - (((createdAt % minuteMs) + minuteMs) % minuteMs);
-    const api_key_id = r.api_key_id ?? '', user_id = r.user_id ?? '', provider = r.provider ?? '', model = r.model ?? '';
-    const cache_status = r.cache_status ?? '', config_id = r.config_id ?? '', prompt_id = r.prompt_id ?? '';
+    const api_key_id = r.api_key_id ?? '',
+      user_id = r.user_id ?? '',
+      provider = r.provider ?? '',
+      model = r.model ?? '';
+    const cache_status = r.cache_status ?? '',
+      config_id = r.config_id ?? '',
+      prompt_id = r.prompt_id ?? '';
     const key = `${r.organisation_id}${SEP}${minute}${SEP}${r.workspace_id}${SEP}${api_key_id}${SEP}${user_id}${SEP}${r.endpoint}${SEP}${provider}${SEP}${model}${SEP}${r.status}${SEP}${cache_status}${SEP}${config_id}${SEP}${prompt_id}`;
     const errors = r.status >= 400 ? 1 : 0;
     const hits = isHit(r.cache_status) ? 1 : 0;
@@ -83,8 +145,14 @@ export function rollupRowsOf(rows: readonly RollupSource[]): RollupRows {
     const g = minutes.get(key);
     if (g) {
       const c = g.cube;
-      c.requests += 1; c.errors += errors; c.cache_hits += hits; c.cost += cost; c.total_tokens += r.total_tokens; c.prompt_tokens += r.prompt_tokens;
-      c.completion_tokens += r.completion_tokens; c.latency_sum += r.latency_ms;
+      c.requests += 1;
+      c.errors += errors;
+      c.cache_hits += hits;
+      c.cost += cost;
+      c.total_tokens += r.total_tokens;
+      c.prompt_tokens += r.prompt_tokens;
+      c.completion_tokens += r.completion_tokens;
+      c.latency_sum += r.latency_ms;
       if (createdAt < c.first_seen) c.first_seen = createdAt;
       if (createdAt > c.last_seen) c.last_seen = createdAt;
       g.bins.set(bin, (g.bins.get(bin) ?? 0) + 1);
@@ -92,9 +160,29 @@ export function rollupRowsOf(rows: readonly RollupSource[]): RollupRows {
       minutes.set(key, {
         minute,
         cube: {
-          organisation_id: r.organisation_id, bucket_ms: minuteMs, bucket_start: minute, workspace_id: r.workspace_id, api_key_id, user_id, endpoint: r.endpoint, provider, model, status: r.status,
-          cache_status, config_id, prompt_id, requests: 1, errors, cache_hits: hits, cost, total_tokens: r.total_tokens, prompt_tokens: r.prompt_tokens,
-          completion_tokens: r.completion_tokens, latency_sum: r.latency_ms, first_seen: createdAt, last_seen: createdAt,
+          organisation_id: r.organisation_id,
+          bucket_ms: minuteMs,
+          bucket_start: minute,
+          workspace_id: r.workspace_id,
+          api_key_id,
+          user_id,
+          endpoint: r.endpoint,
+          provider,
+          model,
+          status: r.status,
+          cache_status,
+          config_id,
+          prompt_id,
+          requests: 1,
+          errors,
+          cache_hits: hits,
+          cost,
+          total_tokens: r.total_tokens,
+          prompt_tokens: r.prompt_tokens,
+          completion_tokens: r.completion_tokens,
+          latency_sum: r.latency_ms,
+          first_seen: createdAt,
+          last_seen: createdAt,
         },
         values: ['', r.endpoint, provider, model, String(r.status), api_key_id, config_id, prompt_id],
         bins: new Map([[bin, 1]]),
@@ -104,19 +192,35 @@ export function rollupRowsOf(rows: readonly RollupSource[]): RollupRows {
   const buckets = new Map<string, BucketAcc>();
   for (const g of minutes.values()) {
     const m = g.cube;
-    const dimsKey = [m.api_key_id, m.user_id, m.endpoint, m.provider, m.model, m.status, m.cache_status, m.config_id, m.prompt_id].join(SEP);
+    const dimsKey = [m.api_key_id, m.user_id, m.endpoint, m.provider, m.model, m.status, m.cache_status, m.config_id, m.prompt_id].join(
+      SEP,
+    );
     for (const width of BUCKETS_MS) {
       const bucket_start = g.minute - (((g.minute % width) + width) % width);
       const key = `${m.organisation_id}${SEP}${width}${SEP}${bucket_start}${SEP}${m.workspace_id}`;
       let b = buckets.get(key);
       if (!b) {
-        b = { key, organisation_id: m.organisation_id, bucket_ms: width, bucket_start, workspace_id: m.workspace_id, cube: new Map(), latency: HISTOGRAM_DIMS.map(() => new Map()) };
+        b = {
+          key,
+          organisation_id: m.organisation_id,
+          bucket_ms: width,
+          bucket_start,
+          workspace_id: m.workspace_id,
+          cube: new Map(),
+          latency: HISTOGRAM_DIMS.map(() => new Map()),
+        };
         buckets.set(key, b);
       }
       const c = b.cube.get(dimsKey);
       if (c) {
-        c.requests += m.requests; c.errors += m.errors; c.cache_hits += m.cache_hits; c.cost += m.cost; c.total_tokens += m.total_tokens; c.prompt_tokens += m.prompt_tokens;
-        c.completion_tokens += m.completion_tokens; c.latency_sum += m.latency_sum;
+        c.requests += m.requests;
+        c.errors += m.errors;
+        c.cache_hits += m.cache_hits;
+        c.cost += m.cost;
+        c.total_tokens += m.total_tokens;
+        c.prompt_tokens += m.prompt_tokens;
+        c.completion_tokens += m.completion_tokens;
+        c.latency_sum += m.latency_sum;
         if (m.first_seen < c.first_seen) c.first_seen = m.first_seen;
         if (m.last_seen > c.last_seen) c.last_seen = m.last_seen;
       } else {
@@ -140,11 +244,26 @@ export function rollupRowsOf(rows: readonly RollupSource[]): RollupRows {
   }
   for (let d = 0; d < HISTOGRAM_DIMS.length; d++) {
     const dim = HISTOGRAM_DIMS[d]!;
-    for (const b of [...ordered].sort((x, y) => (x.bucket_ms - y.bucket_ms) || (x.bucket_start - y.bucket_start) || (x.workspace_id < y.workspace_id ? -1 : x.workspace_id > y.workspace_id ? 1 : 0))) {
+    for (const b of [...ordered].sort(
+      (x, y) =>
+        x.bucket_ms - y.bucket_ms ||
+        x.bucket_start - y.bucket_start ||
+        (x.workspace_id < y.workspace_id ? -1 : x.workspace_id > y.workspace_id ? 1 : 0),
+    )) {
       const m = b.latency[d]!;
       for (const v of [...m.keys()].sort()) {
         const acc = m.get(v)!;
-        out.latency.push({ organisation_id: b.organisation_id, bucket_ms: b.bucket_ms, dim, bucket_start: b.bucket_start, workspace_id: b.workspace_id, dim_value: v, requests: acc.requests, latency_sum: acc.latency_sum, hist: JSON.stringify(acc.bins) });
+        out.latency.push({
+          organisation_id: b.organisation_id,
+          bucket_ms: b.bucket_ms,
+          dim,
+          bucket_start: b.bucket_start,
+          workspace_id: b.workspace_id,
+          dim_value: v,
+          requests: acc.requests,
+          latency_sum: acc.latency_sum,
+          hist: JSON.stringify(acc.bins),
+        });
       }
     }
   }
@@ -154,7 +273,9 @@ export function rollupRowsOf(rows: readonly RollupSource[]): RollupRows {
 /** The `on conflict … do update` of each table: sums add up, first/last seen widen, histograms merge bin by bin. */
 function cubeUpsert(pg: boolean): string {
   const [min, max] = pg ? ['least', 'greatest'] : ['min', 'max'];
-  const sums = CUBE_VALUES.filter((c) => c !== 'first_seen' && c !== 'last_seen').map((c) => `${c} = request_log_rollups.${c} + excluded.${c}`);
+  const sums = CUBE_VALUES.filter((c) => c !== 'first_seen' && c !== 'last_seen').map(
+    (c) => `${c} = request_log_rollups.${c} + excluded.${c}`,
+  );
   return `on conflict (${CUBE_KEY.join(', ')}) do update set ${sums.join(', ')}, first_seen = ${min}(request_log_rollups.first_seen, excluded.first_seen), last_seen = ${max}(request_log_rollups.last_seen, excluded.last_seen)`;
 }
 
@@ -178,8 +299,12 @@ export function sqliteRollupWriter(db: SqliteHandle): (rollups: RollupRows) => v
   let write = sqliteWriters.get(db);
   if (write) return write;
   db.function(SQLITE_MERGE_HISTOGRAMS, { deterministic: true }, mergeHistogramTexts);
-  const cube = db.prepare(`insert into request_log_rollups (${CUBE_COLUMNS.join(', ')}) values (${CUBE_COLUMNS.map(() => '?').join(', ')}) ${cubeUpsert(false)}`);
-  const latency = db.prepare(`insert into request_log_latency (${LATENCY_COLUMNS.join(', ')}) values (${LATENCY_COLUMNS.map(() => '?').join(', ')}) ${latencyUpsert(false)}`);
+  const cube = db.prepare(
+    `insert into request_log_rollups (${CUBE_COLUMNS.join(', ')}) values (${CUBE_COLUMNS.map(() => '?').join(', ')}) ${cubeUpsert(false)}`,
+  );
+  const latency = db.prepare(
+    `insert into request_log_latency (${LATENCY_COLUMNS.join(', ')}) values (${LATENCY_COLUMNS.map(() => '?').join(', ')}) ${latencyUpsert(false)}`,
+  );
   write = (rollups) => {
     for (const r of rollups.cube) cube.run(CUBE_COLUMNS.map((c) => r[c]));
     for (const r of rollups.latency) latency.run(LATENCY_COLUMNS.map((c) => r[c]));
@@ -192,7 +317,21 @@ export function sqliteRollupWriter(db: SqliteHandle): (rollups: RollupRows) => v
 const PG_ROWS_PER_UPSERT = 5000;
 
 /** The PostgreSQL type of each rollup column's array parameter. */
-const PG_TYPES: Record<string, string> = { bucket_ms: 'int4', status: 'int4', cost: 'float8', bucket_start: 'int8', requests: 'int8', errors: 'int8', cache_hits: 'int8', total_tokens: 'int8', prompt_tokens: 'int8', completion_tokens: 'int8', latency_sum: 'int8', first_seen: 'int8', last_seen: 'int8' };
+const PG_TYPES: Record<string, string> = {
+  bucket_ms: 'int4',
+  status: 'int4',
+  cost: 'float8',
+  bucket_start: 'int8',
+  requests: 'int8',
+  errors: 'int8',
+  cache_hits: 'int8',
+  total_tokens: 'int8',
+  prompt_tokens: 'int8',
+  completion_tokens: 'int8',
+  latency_sum: 'int8',
+  first_seen: 'int8',
+  last_seen: 'int8',
+};
 
 /**
  * Upserts rollup rows on PostgreSQL within the caller's transaction, in key order: each statement
@@ -200,14 +339,26 @@ const PG_TYPES: Record<string, string> = { bucket_ms: 'int4', status: 'int4', co
  */
 export async function writeRollupsPostgres(trx: Transaction<Database> | Kysely<Database>, rollups: RollupRows): Promise<void> {
   const tables = [
-    { name: 'request_log_rollups', columns: CUBE_COLUMNS as readonly string[], rows: rollups.cube as unknown as Array<Record<string, unknown>>, upsert: cubeUpsert(true) },
-    { name: 'request_log_latency', columns: LATENCY_COLUMNS as readonly string[], rows: rollups.latency as unknown as Array<Record<string, unknown>>, upsert: latencyUpsert(true) },
+    {
+      name: 'request_log_rollups',
+      columns: CUBE_COLUMNS as readonly string[],
+      rows: rollups.cube as unknown as Array<Record<string, unknown>>,
+      upsert: cubeUpsert(true),
+    },
+    {
+      name: 'request_log_latency',
+      columns: LATENCY_COLUMNS as readonly string[],
+      rows: rollups.latency as unknown as Array<Record<string, unknown>>,
+      upsert: latencyUpsert(true),
+    },
   ];
   for (const t of tables) {
     for (let i = 0; i < t.rows.length; i += PG_ROWS_PER_UPSERT) {
       const chunk = t.rows.slice(i, i + PG_ROWS_PER_UPSERT);
       const arrays = t.columns.map((c) => sql`${chunk.map((r) => r[c])}::${sql.raw(PG_TYPES[c] ?? 'text')}[]`);
-      await sql`insert into ${sql.table(t.name)} (${sql.join(t.columns.map((c) => sql.ref(c)))}) select * from unnest(${sql.join(arrays)}) ${sql.raw(t.upsert)}`.execute(trx);
+      await sql`insert into ${sql.table(t.name)} (${sql.join(t.columns.map((c) => sql.ref(c)))}) select * from unnest(${sql.join(arrays)}) ${sql.raw(t.upsert)}`.execute(
+        trx,
+      );
     }
   }
 }
@@ -245,20 +396,27 @@ export async function backfillRollups(store: Store, limit = BACKFILL_BATCH_ROWS)
     const db = store.sqlite;
     const write = sqliteRollupWriter(db);
     const state = db.prepare(SQLITE_BACKFILL_CURSOR);
-    const rowsAfter = db.prepare(`select ${['id', ...ROLLUP_SOURCE_COLUMNS].join(', ')} ${SQLITE_BACKFILL_ROWS} order by created_at, id limit ?`);
+    const rowsAfter = db.prepare(
+      `select ${['id', ...ROLLUP_SOURCE_COLUMNS].join(', ')} ${SQLITE_BACKFILL_ROWS} order by created_at, id limit ?`,
+    );
     const move = db.prepare('update request_log_rollup_state set backfill_created_at = ?, backfill_id = ? where id = 1');
-    return db.transaction(() => {
-      const cursor = state.get() as BackfillCursor;
-      const rows = rowsAfter.all(cursor.backfill_created_at, cursor.backfill_id, limit) as BackfillRow[];
-      if (rows.length === 0) return 0;
-      write(rollupRowsOf(rows));
-      const last = rows[rows.length - 1]!;
-      move.run(last.created_at, last.id);
-      return rows.length;
-    }).immediate();
+    return db
+      .transaction(() => {
+        const cursor = state.get() as BackfillCursor;
+        const rows = rowsAfter.all(cursor.backfill_created_at, cursor.backfill_id, limit) as BackfillRow[];
+        if (rows.length === 0) return 0;
+        write(rollupRowsOf(rows));
+        const last = rows[rows.length - 1]!;
+        move.run(last.created_at, last.id);
+        return rows.length;
+      })
+      .immediate();
   }
   return store.db.transaction().execute(async (trx) => {
-    const cursor = await sql<{ backfill_created_at: number; backfill_id: string }>`select backfill_created_at, backfill_id from request_log_rollup_state where id = 1 for update`.execute(trx);
+    const cursor = await sql<{
+      backfill_created_at: number;
+      backfill_id: string;
+    }>`select backfill_created_at, backfill_id from request_log_rollup_state where id = 1 for update`.execute(trx);
     const c = cursor.rows[0]!;
     const found = await trx
       .selectFrom('request_logs')
@@ -274,7 +432,11 @@ export async function backfillRollups(store: Store, limit = BACKFILL_BATCH_ROWS)
     if (found.length === 0) return 0;
     await writeRollupsPostgres(trx, rollupRowsOf(found));
     const last = found[found.length - 1]!;
-    await trx.updateTable('request_log_rollup_state').set({ backfill_created_at: Number(last.created_at), backfill_id: last.id }).where('id', '=', 1).execute();
+    await trx
+      .updateTable('request_log_rollup_state')
+      .set({ backfill_created_at: Number(last.created_at), backfill_id: last.id })
+      .where('id', '=', 1)
+      .execute();
     return found.length;
   });
 }
@@ -307,7 +469,12 @@ export async function deleteRollupBucketsBefore(store: Store, organisationId: st
   const through = Number(starts[starts.length - 1]!.bucket_start);
   await db.transaction().execute(async (trx) => {
     for (const table of ['request_log_rollups', 'request_log_latency'] as const) {
-      await trx.deleteFrom(table).where('organisation_id', '=', organisationId).where('bucket_ms', '=', bucketMs).where('bucket_start', '<=', through).execute();
+      await trx
+        .deleteFrom(table)
+        .where('organisation_id', '=', organisationId)
+        .where('bucket_ms', '=', bucketMs)
+        .where('bucket_start', '<=', through)
+        .execute();
     }
   });
   return starts.length;

@@ -8,10 +8,40 @@ import { rollupRowsOf, sqliteRollupWriter, writeRollupsPostgres } from './reques
 export type RequestLogRow = RequestLogsTable;
 
 export const COLUMNS = [
-  'id', 'organisation_id', 'workspace_id', 'api_key_id', 'user_id', 'trace_id', 'endpoint', 'provider', 'model', 'status', 'stream', 'cache_status', 'config_id',
-  'prompt_id', 'target_path', 'retry_count', 'prompt_tokens', 'completion_tokens', 'total_tokens', 'cost', 'latency_ms', 'metadata', 'error', 'hook_results', 'created_at',
-  'unit_prices', 'cached_tokens', 'cache_write_tokens', 'reasoning_tokens',
-  'attempts', 'ttfb_ms', 'request_body', 'response_body', 'rolled_up',
+  'id',
+  'organisation_id',
+  'workspace_id',
+  'api_key_id',
+  'user_id',
+  'trace_id',
+  'endpoint',
+  'provider',
+  'model',
+  'status',
+  'stream',
+  'cache_status',
+  'config_id',
+  'prompt_id',
+  'target_path',
+  'retry_count',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'cost',
+  'latency_ms',
+  'metadata',
+  'error',
+  'hook_results',
+  'created_at',
+  'unit_prices',
+  'cached_tokens',
+  'cache_write_tokens',
+  'reasoning_tokens',
+  'attempts',
+  'ttfb_ms',
+  'request_body',
+  'response_body',
+  'rolled_up',
 ] as const satisfies ReadonlyArray<keyof RequestLogRow>;
 
 /**
@@ -22,14 +52,40 @@ export const COLUMNS = [
  * against `COLUMNS` and the defaults.
  */
 export function rowValues(r: RequestLogRow, out: unknown[], at: number): void {
-  out[at] = r.id ?? null; out[at + 1] = r.organisation_id ?? null; out[at + 2] = r.workspace_id ?? null; out[at + 3] = r.api_key_id ?? null; out[at + 4] = r.user_id ?? null;
-  out[at + 5] = r.trace_id ?? null; out[at + 6] = r.endpoint ?? null; out[at + 7] = r.provider ?? null; out[at + 8] = r.model ?? null; out[at + 9] = r.status ?? null;
-  out[at + 10] = r.stream ?? null; out[at + 11] = r.cache_status ?? null; out[at + 12] = r.config_id ?? null; out[at + 13] = r.prompt_id ?? null;
-  out[at + 14] = r.target_path ?? null; out[at + 15] = r.retry_count ?? null; out[at + 16] = r.prompt_tokens ?? null; out[at + 17] = r.completion_tokens ?? null;
-  out[at + 18] = r.total_tokens ?? null; out[at + 19] = r.cost ?? null; out[at + 20] = r.latency_ms ?? null; out[at + 21] = r.metadata ?? null; out[at + 22] = r.error ?? null;
-  out[at + 23] = r.hook_results ?? null; out[at + 24] = r.created_at ?? null; out[at + 25] = r.unit_prices ?? null; out[at + 26] = r.cached_tokens ?? 0;
-  out[at + 27] = r.cache_write_tokens ?? 0; out[at + 28] = r.reasoning_tokens ?? 0; out[at + 29] = r.attempts ?? null; out[at + 30] = r.ttfb_ms ?? null;
-  out[at + 31] = r.request_body ?? null; out[at + 32] = r.response_body ?? null; out[at + 33] = r.rolled_up ?? 1;
+  out[at] = r.id ?? null;
+  out[at + 1] = r.organisation_id ?? null;
+  out[at + 2] = r.workspace_id ?? null;
+  out[at + 3] = r.api_key_id ?? null;
+  out[at + 4] = r.user_id ?? null;
+  out[at + 5] = r.trace_id ?? null;
+  out[at + 6] = r.endpoint ?? null;
+  out[at + 7] = r.provider ?? null;
+  out[at + 8] = r.model ?? null;
+  out[at + 9] = r.status ?? null;
+  out[at + 10] = r.stream ?? null;
+  out[at + 11] = r.cache_status ?? null;
+  out[at + 12] = r.config_id ?? null;
+  out[at + 13] = r.prompt_id ?? null;
+  out[at + 14] = r.target_path ?? null;
+  out[at + 15] = r.retry_count ?? null;
+  out[at + 16] = r.prompt_tokens ?? null;
+  out[at + 17] = r.completion_tokens ?? null;
+  out[at + 18] = r.total_tokens ?? null;
+  out[at + 19] = r.cost ?? null;
+  out[at + 20] = r.latency_ms ?? null;
+  out[at + 21] = r.metadata ?? null;
+  out[at + 22] = r.error ?? null;
+  out[at + 23] = r.hook_results ?? null;
+  out[at + 24] = r.created_at ?? null;
+  out[at + 25] = r.unit_prices ?? null;
+  out[at + 26] = r.cached_tokens ?? 0;
+  out[at + 27] = r.cache_write_tokens ?? 0;
+  out[at + 28] = r.reasoning_tokens ?? 0;
+  out[at + 29] = r.attempts ?? null;
+  out[at + 30] = r.ttfb_ms ?? null;
+  out[at + 31] = r.request_body ?? null;
+  out[at + 32] = r.response_body ?? null;
+  out[at + 33] = r.rolled_up ?? 1;
 }
 
 /** Rows per multi-row INSERT on SQLite (34 columns each: well under SQLite's 32,766 parameters). */
@@ -90,7 +146,10 @@ export async function insertRequestLogs(store: Store, rows: RequestLogRow[]): Pr
     return;
   }
   await store.db.transaction().execute(async (trx) => {
-    await trx.insertInto('request_logs').values(rows.map((r) => ({ ...r, rolled_up: 1 }))).execute();
+    await trx
+      .insertInto('request_logs')
+      .values(rows.map((r) => ({ ...r, rolled_up: 1 })))
+      .execute();
     await writeRollupsPostgres(trx, rollupRowsOf(rows));
   });
 }
@@ -127,7 +186,10 @@ export function onPostgres(db: Kysely<Database>): boolean {
 
 /** The rows of the scope's workspaces the viewer may see (the tenant and visibility conditions every read starts from). */
 export function visibleRows(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer) {
-  let q = db.selectFrom('request_logs').where('organisation_id', '=', scope.organisationId).where('workspace_id', 'in', [...scope.workspaceIds]);
+  let q = db
+    .selectFrom('request_logs')
+    .where('organisation_id', '=', scope.organisationId)
+    .where('workspace_id', 'in', [...scope.workspaceIds]);
   if (viewer.visibility.rows === 'own') q = viewer.userId === null ? q.where(sql<boolean>`1 = 0`) : q.where('user_id', '=', viewer.userId);
   return q;
 }
@@ -141,9 +203,13 @@ function metadataValue(pg: boolean, key: string) {
  * The filter's conditions on the columns the request log and its rollups share (status, model,
  * provider, API key, user, cache status), each value a bound parameter.
  */
-export function whereDimensions<T extends 'request_logs' | 'request_log_rollups', O>(q: SelectQueryBuilder<Database, T, O>, f: RequestLogFilter): SelectQueryBuilder<Database, T, O> {
+export function whereDimensions<T extends 'request_logs' | 'request_log_rollups', O>(
+  q: SelectQueryBuilder<Database, T, O>,
+  f: RequestLogFilter,
+): SelectQueryBuilder<Database, T, O> {
   // A column of both tables (checked here), compared with a bound value.
-  const equal = (column: keyof RequestLogsTable & keyof RequestLogRollupsTable, value: string | number) => sql<boolean>`${sql.ref(column)} = ${value}`;
+  const equal = (column: keyof RequestLogsTable & keyof RequestLogRollupsTable, value: string | number) =>
+    sql<boolean>`${sql.ref(column)} = ${value}`;
   if (f.status !== undefined) q = q.where(equal('status', f.status));
   if (f.model !== undefined) q = q.where(equal('model', f.model));
   if (f.provider !== undefined) q = q.where(equal('provider', f.provider));
@@ -179,7 +245,13 @@ function shown(row: RequestLogRow, viewer: LogViewer): RequestLogRow {
 }
 
 /** A page of the rows the viewer may see in the tenant scope, newest first, with the filter's total. */
-export async function listRequestLogs(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter, page: { limit: number; offset: number }): Promise<{ rows: RequestLogRow[]; total: number }> {
+export async function listRequestLogs(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  viewer: LogViewer,
+  f: RequestLogFilter,
+  page: { limit: number; offset: number },
+): Promise<{ rows: RequestLogRow[]; total: number }> {
   if (scope.workspaceIds.length === 0) return { rows: [], total: 0 };
   const q = filteredRows(db, scope, viewer, f);
   const [rows, count] = await Promise.all([
@@ -199,16 +271,31 @@ export interface LogCursor {
  * The next `limit` rows of the newest-first order after `cursor` (keyset paging: each page is one
  * indexed range read, whatever the depth; an export of a million rows holds one page at a time).
  */
-export async function readRequestLogPage(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, f: RequestLogFilter, cursor: LogCursor | null, limit: number): Promise<RequestLogRow[]> {
+export async function readRequestLogPage(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  viewer: LogViewer,
+  f: RequestLogFilter,
+  cursor: LogCursor | null,
+  limit: number,
+): Promise<RequestLogRow[]> {
   if (scope.workspaceIds.length === 0) return [];
   let q = filteredRows(db, scope, viewer, f);
-  if (cursor) q = q.where((eb) => eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]));
+  if (cursor)
+    q = q.where((eb) =>
+      eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]),
+    );
   const rows = await q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   return rows.map((r) => shown(r, viewer));
 }
 
 /** One row by id, when it is in the tenant scope and the viewer may see it. */
-export async function getRequestLog(db: Kysely<Database>, scope: TenantScope, viewer: LogViewer, id: string): Promise<RequestLogRow | undefined> {
+export async function getRequestLog(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  viewer: LogViewer,
+  id: string,
+): Promise<RequestLogRow | undefined> {
   if (scope.workspaceIds.length === 0) return undefined;
   const row = await visibleRows(db, scope, viewer).selectAll().where('id', '=', id).executeTakeFirst();
   return row && shown(row, viewer);

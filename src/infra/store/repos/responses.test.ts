@@ -9,8 +9,24 @@ describe.each(STORE_KINDS)('responses repository on $name', (kind) => {
   const now = Date.UTC(2026, 0, 1);
 
   function stored(id: string, over: Partial<StoredResponse> = {}): StoredResponse {
-    const response = { ...baseResponse({ model: 'claude-x', input: 'hi', metadata: { team: 'ü' } }, id, now / 1000), status: 'completed' as const, output: [messageItem('msg_1', 'echo: hi', 'completed')], output_text: 'echo: hi' };
-    return { id, workspace_id: 'ws1', mode: 'gateway', provider: 'anthropic', previous_response_id: null, status: 'completed', response, input_items: normalizeInputItems('hi'), created_at: now, ...over };
+    const response = {
+      ...baseResponse({ model: 'claude-x', input: 'hi', metadata: { team: 'ü' } }, id, now / 1000),
+      status: 'completed' as const,
+      output: [messageItem('msg_1', 'echo: hi', 'completed')],
+      output_text: 'echo: hi',
+    };
+    return {
+      id,
+      workspace_id: 'ws1',
+      mode: 'gateway',
+      provider: 'anthropic',
+      previous_response_id: null,
+      status: 'completed',
+      response,
+      input_items: normalizeInputItems('hi'),
+      created_at: now,
+      ...over,
+    };
   }
 
   beforeAll(async () => {
@@ -38,7 +54,10 @@ describe.each(STORE_KINDS)('responses repository on $name', (kind) => {
   it('a second save of the same id replaces status and object (a stream that finished)', async () => {
     const first = stored('resp_c', { status: 'in_progress', response: { ...stored('resp_c').response, status: 'in_progress' } });
     await saveResponse(h.store, first);
-    const failed = stored('resp_c', { status: 'failed', response: { ...first.response, status: 'failed', error: { code: 'server_error', message: 'boom' } } });
+    const failed = stored('resp_c', {
+      status: 'failed',
+      response: { ...first.response, status: 'failed', error: { code: 'server_error', message: 'boom' } },
+    });
     await saveResponse(h.store, failed);
     const got = await getResponse(h.store, 'resp_c', 'ws1');
     expect(got!.status).toBe('failed');

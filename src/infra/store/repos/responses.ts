@@ -23,13 +23,20 @@ export async function saveResponse(store: Store, r: StoredResponse): Promise<voi
   await store.db
     .insertInto('responses')
     .values(row)
-    .onConflict((oc) => oc.column('id').doUpdateSet({ status: row.status, response: row.response, input_items: row.input_items, provider: row.provider }))
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet({ status: row.status, response: row.response, input_items: row.input_items, provider: row.provider }),
+    )
     .execute();
 }
 
 /** A response of this workspace by id, or undefined. */
 export async function getResponse(store: Store, id: string, workspaceId: string): Promise<StoredResponse | undefined> {
-  const row = await store.db.selectFrom('responses').selectAll().where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
+  const row = await store.db
+    .selectFrom('responses')
+    .selectAll()
+    .where('id', '=', id)
+    .where('workspace_id', '=', workspaceId)
+    .executeTakeFirst();
   return row && fromRow(row);
 }
 

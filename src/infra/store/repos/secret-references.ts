@@ -40,7 +40,12 @@ export interface SecretReference {
 }
 
 function toRow(r: SecretReference): SecretReferencesTable {
-  return { ...r, auth_hint: JSON.stringify(r.auth_hint), allow_all_workspaces: r.allow_all_workspaces ? 1 : 0, allowed_workspaces: JSON.stringify(r.allowed_workspaces) };
+  return {
+    ...r,
+    auth_hint: JSON.stringify(r.auth_hint),
+    allow_all_workspaces: r.allow_all_workspaces ? 1 : 0,
+    allowed_workspaces: JSON.stringify(r.allowed_workspaces),
+  };
 }
 
 function fromRow(r: SecretReferencesTable): SecretReference {
@@ -74,15 +79,24 @@ export async function updateSecretReference(db: Kysely<Database>, scope: TenantS
 
 /** One active reference of the organisation, by id or slug. */
 export async function getSecretReference(db: Kysely<Database>, scope: TenantScope, idOrSlug: string): Promise<SecretReference | undefined> {
-  const row = await visible(db, scope).selectAll().where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)])).executeTakeFirst();
+  const row = await visible(db, scope)
+    .selectAll()
+    .where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)]))
+    .executeTakeFirst();
   return row && fromRow(row);
 }
 
 /** A page of the organisation's active references (newest first), with the total. */
-export async function listSecretReferences(db: Kysely<Database>, scope: TenantScope, page: { limit: number; offset: number }): Promise<{ rows: SecretReference[]; total: number }> {
+export async function listSecretReferences(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  page: { limit: number; offset: number },
+): Promise<{ rows: SecretReference[]; total: number }> {
   const [rows, count] = await Promise.all([
     visible(db, scope).selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    visible(db, scope).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst(),
+    visible(db, scope)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst(),
   ]);
   return { rows: rows.map(fromRow), total: Number(count?.n ?? 0) };
 }

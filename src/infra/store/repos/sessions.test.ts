@@ -13,11 +13,28 @@ describe.each(STORE_KINDS)('sessions repository and section on $name', (kind) =>
   let orgId: string;
   const now = Date.UTC(2026, 0, 1);
   const newUser = async () => {
-    const u = { id: uuid(), organisation_id: orgId, email: `${uuid()}@example.com`, name: null, role: 'member' as const, status: 'active' as const, created_at: now, updated_at: now };
+    const u = {
+      id: uuid(),
+      organisation_id: orgId,
+      email: `${uuid()}@example.com`,
+      name: null,
+      role: 'member' as const,
+      status: 'active' as const,
+      created_at: now,
+      updated_at: now,
+    };
     await insertUser(h.store.db, u);
     return u.id;
   };
-  const session = (userId: string, at = now, ttl = 3_600_000) => ({ id: uuid(), token_hash: uuid(), user_id: userId, organisation_id: orgId, created_at: at, expires_at: at + ttl, revoked_at: null });
+  const session = (userId: string, at = now, ttl = 3_600_000) => ({
+    id: uuid(),
+    token_hash: uuid(),
+    user_id: userId,
+    organisation_id: orgId,
+    created_at: at,
+    expires_at: at + ttl,
+    revoked_at: null,
+  });
 
   beforeAll(async () => {
     h = await kind.open();
@@ -34,7 +51,13 @@ describe.each(STORE_KINDS)('sessions repository and section on $name', (kind) =>
     const live = [session(a), session(b, now - 3_599_000)];
     for (const s of [...ended, revoked, ...live]) await h.store.db.insertInto('sessions').values(s).execute();
     expect(await revokeSession(h.store.db, orgId, revoked.id, now)).toBe(true);
-    const mine = () => h.store.db.selectFrom('sessions').select('id').where('user_id', 'in', [a, b]).execute().then((rows) => rows.map((r) => r.id).sort());
+    const mine = () =>
+      h.store.db
+        .selectFrom('sessions')
+        .select('id')
+        .where('user_id', 'in', [a, b])
+        .execute()
+        .then((rows) => rows.map((r) => r.id).sort());
     expect(await deleteEndedSessions(h.store.db, now, 1)).toBe(1);
     expect(await mine()).toHaveLength(5);
     await pruneSessionsJob(h.store.db, () => now, 60_000).run();
@@ -83,7 +106,11 @@ describe.each(STORE_KINDS)('sessions repository and section on $name', (kind) =>
     await h.store.db.updateTable('users').set({ status: 'deactivated' }).where('id', '=', w).execute();
     const ws = (await ensureDefaultTenant(h.store, now)).workspace.id;
     await h.store.db.insertInto('workspace_members').values({ workspace_id: ws, user_id: u, role: 'manager', created_at: now }).execute();
-    await h.store.db.updateTable('organisations').set({ settings: JSON.stringify({ session_settings: { max_session_ttl: 900 } }) }).where('id', '=', orgId).execute();
+    await h.store.db
+      .updateTable('organisations')
+      .set({ settings: JSON.stringify({ session_settings: { max_session_ttl: 900 } }) })
+      .where('id', '=', orgId)
+      .execute();
 
     const seen: string[] = [];
     let afterId: string | undefined;

@@ -32,13 +32,25 @@ export async function deleteEndedSessions(db: Kysely<Database>, now: number, lim
 
 /** Revokes one live session of the organisation; false when there is none (already revoked or unknown). */
 export async function revokeSession(db: Kysely<Database>, organisationId: string, id: string, now: number): Promise<boolean> {
-  const r = await db.updateTable('sessions').set({ revoked_at: now }).where('id', '=', id).where('organisation_id', '=', organisationId).where('revoked_at', 'is', null).executeTakeFirst();
+  const r = await db
+    .updateTable('sessions')
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where('organisation_id', '=', organisationId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
 
 /** Revokes every live session of a user of the organisation (user deleted or deactivated); answers how many. */
 export async function revokeUserSessions(db: Kysely<Database>, organisationId: string, userId: string, now: number): Promise<number> {
-  const r = await db.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('organisation_id', '=', organisationId).where('revoked_at', 'is', null).executeTakeFirst();
+  const r = await db
+    .updateTable('sessions')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where('organisation_id', '=', organisationId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows);
 }
 
@@ -50,5 +62,10 @@ export async function listLiveSessionsPage(store: Store, p: RuntimePage): Promis
   let q = store.db.selectFrom('sessions').selectAll().where('revoked_at', 'is', null);
   if (p.afterId !== undefined) q = q.where('id', '>', p.afterId);
   const rows = await q.orderBy('id').limit(p.limit).execute();
-  return rows.map((r) => ({ ...r, created_at: Number(r.created_at), expires_at: Number(r.expires_at), revoked_at: r.revoked_at === null ? null : Number(r.revoked_at) }));
+  return rows.map((r) => ({
+    ...r,
+    created_at: Number(r.created_at),
+    expires_at: Number(r.expires_at),
+    revoked_at: r.revoked_at === null ? null : Number(r.revoked_at),
+  }));
 }

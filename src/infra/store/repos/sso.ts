@@ -49,9 +49,18 @@ export async function listSsoSettings(db: Kysely<Database>): Promise<SsoSettings
 
 /** Inserts or replaces the organisation's SSO settings (`created_at` is kept on replace). */
 export async function saveSsoSettings(db: Kysely<Database>, s: SsoSettingsRecord): Promise<void> {
-  const row: SsoSettingsTable = { ...s, scopes: JSON.stringify(s.scopes), domains: JSON.stringify(s.domains), auto_provision: s.auto_provision ? 1 : 0 };
+  const row: SsoSettingsTable = {
+    ...s,
+    scopes: JSON.stringify(s.scopes),
+    domains: JSON.stringify(s.domains),
+    auto_provision: s.auto_provision ? 1 : 0,
+  };
   const { organisation_id: _id, created_at: _created, ...changes } = row;
-  await db.insertInto('sso_settings').values(row).onConflict((oc) => oc.column('organisation_id').doUpdateSet(changes)).execute();
+  await db
+    .insertInto('sso_settings')
+    .values(row)
+    .onConflict((oc) => oc.column('organisation_id').doUpdateSet(changes))
+    .execute();
 }
 
 /** Removes the organisation's SSO settings and its sign-ins under way; false when there were none. */

@@ -7,6 +7,7 @@ export function inList(scope: TenantScope): string[] {
 
 /** Throws unless a row of this organisation and workspace (null: organisation level) is inside the scope. */
 export function assertInScope(scope: TenantScope, organisationId: string, workspaceId: string | null): void {
-  const inside = organisationId === scope.organisationId && (workspaceId === null ? scope.organisationWide : scope.workspaceIds.includes(workspaceId));
+  const inside =
+    organisationId === scope.organisationId && (workspaceId === null ? scope.organisationWide : scope.workspaceIds.includes(workspaceId));
   if (!inside) throw new Error(`A write outside the tenant scope (organisation ${organisationId}, workspace ${workspaceId ?? '-'}).`);
 }

@@ -33,7 +33,19 @@ export interface UsageLimitPolicy {
 
 /** Fields an update may change. */
 export type UsageLimitPolicyPatch = Partial<
-  Pick<UsageLimitPolicy, 'name' | 'type' | 'credit_limit' | 'alert_threshold' | 'periodic_reset' | 'periodic_reset_days' | 'next_usage_reset_at' | 'conditions' | 'group_by' | 'status'>
+  Pick<
+    UsageLimitPolicy,
+    | 'name'
+    | 'type'
+    | 'credit_limit'
+    | 'alert_threshold'
+    | 'periodic_reset'
+    | 'periodic_reset_days'
+    | 'next_usage_reset_at'
+    | 'conditions'
+    | 'group_by'
+    | 'status'
+  >
 >;
 
 /** List filters (the tenant scope, already narrowed by `workspace_id`, is passed beside them). */
@@ -51,9 +63,24 @@ export async function insertUsageLimitPolicy(db: Kysely<Database>, scope: Tenant
 }
 
 /** Applies `patch` to a policy of the scope; returns false when the scope has no policy with that id. */
-export async function updateUsageLimitPolicy(db: Kysely<Database>, scope: TenantScope, id: string, patch: UsageLimitPolicyPatch, now: number): Promise<boolean> {
+export async function updateUsageLimitPolicy(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  id: string,
+  patch: UsageLimitPolicyPatch,
+  now: number,
+): Promise<boolean> {
   const set: Partial<UsageLimitPoliciesTable> = { updated_at: now };
-  for (const k of ['name', 'type', 'credit_limit', 'alert_threshold', 'periodic_reset', 'periodic_reset_days', 'next_usage_reset_at', 'status'] as const) {
+  for (const k of [
+    'name',
+    'type',
+    'credit_limit',
+    'alert_threshold',
+    'periodic_reset',
+    'periodic_reset_days',
+    'next_usage_reset_at',
+    'status',
+  ] as const) {
     if (patch[k] !== undefined) (set as Record<string, unknown>)[k] = patch[k];
   }
   if (patch.conditions !== undefined) set.conditions = JSON.stringify(patch.conditions);
@@ -68,13 +95,21 @@ export async function getUsageLimitPolicy(db: Kysely<Database>, scope: TenantSco
 }
 
 /** A page of the scope's policies, newest first, with the total matching the filters. */
-export async function listUsageLimitPolicies(db: Kysely<Database>, scope: TenantScope, f: UsageLimitPolicyFilter): Promise<{ rows: UsageLimitPolicy[]; total: number }> {
+export async function listUsageLimitPolicies(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  f: UsageLimitPolicyFilter,
+): Promise<{ rows: UsageLimitPolicy[]; total: number }> {
   const { rows, total } = await listPolicyRows(db, 'usage_limit_policies', scope, { ...f, columns: { type: f.type } });
   return { rows: rows.map(fromRow), total };
 }
 
 /** The active policies of the scope made by these owners' inline `usage_limits`, oldest first (entries of one write by name: `… usage_limits[i]`). */
-export async function listOwnedUsageLimitPolicies(db: Kysely<Database>, scope: TenantScope, owners: readonly string[]): Promise<UsageLimitPolicy[]> {
+export async function listOwnedUsageLimitPolicies(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  owners: readonly string[],
+): Promise<UsageLimitPolicy[]> {
   if (owners.length === 0 || scope.workspaceIds.length === 0) return [];
   const rows = await db
     .selectFrom('usage_limit_policies')
@@ -90,7 +125,12 @@ export async function listOwnedUsageLimitPolicies(db: Kysely<Database>, scope: T
 }
 
 /** Archives the active policies an owner's inline `usage_limits` made; returns how many. */
-export async function archiveOwnedUsageLimitPolicies(db: Kysely<Database>, scope: TenantScope, owner: string, now: number): Promise<number> {
+export async function archiveOwnedUsageLimitPolicies(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  owner: string,
+  now: number,
+): Promise<number> {
   const res = await db
     .updateTable('usage_limit_policies')
     .set({ status: 'archived', updated_at: now })

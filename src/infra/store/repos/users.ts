@@ -48,7 +48,11 @@ async function withWorkspaces(db: Kysely<Database>, scope: TenantScope, rows: Us
   const members = await db
     .selectFrom('workspace_members')
     .selectAll()
-    .where('user_id', 'in', rows.map((r) => r.id))
+    .where(
+      'user_id',
+      'in',
+      rows.map((r) => r.id),
+    )
     .where('workspace_id', 'in', inList(scope))
     .orderBy('created_at')
     .orderBy('workspace_id')
@@ -70,7 +74,12 @@ export async function getUser(db: Kysely<Database>, scope: TenantScope, id: stri
 }
 
 /** A page of the scope's users (optionally one email, case-insensitively), oldest first, with the total. */
-export async function listUsers(db: Kysely<Database>, scope: TenantScope, filter: { email?: string }, page: { limit: number; offset: number }): Promise<{ rows: UserRecord[]; total: number }> {
+export async function listUsers(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  filter: { email?: string },
+  page: { limit: number; offset: number },
+): Promise<{ rows: UserRecord[]; total: number }> {
   let q = scopedUsers(db, scope);
   if (filter.email !== undefined) q = q.where(sql<string>`lower(email)`, '=', filter.email.toLowerCase());
   const [rows, count] = await Promise.all([
@@ -86,15 +95,31 @@ export async function insertUser(db: Kysely<Database>, user: Omit<UserRecord, 'w
 }
 
 /** Changes a user of the organisation. */
-export async function updateUser(db: Kysely<Database>, organisationId: string, id: string, patch: Partial<Pick<UsersTable, 'email' | 'name' | 'role' | 'status'>>, now: number): Promise<void> {
-  await db.updateTable('users').set({ ...patch, updated_at: now }).where('id', '=', id).where('organisation_id', '=', organisationId).execute();
+export async function updateUser(
+  db: Kysely<Database>,
+  organisationId: string,
+  id: string,
+  patch: Partial<Pick<UsersTable, 'email' | 'name' | 'role' | 'status'>>,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ ...patch, updated_at: now })
+    .where('id', '=', id)
+    .where('organisation_id', '=', organisationId)
+    .execute();
 }
 
 /** Deletes a user of the organisation, its memberships, and revokes its gateway keys, console sessions and MCP connections. */
 export async function deleteUser(db: Kysely<Database>, organisationId: string, id: string, now: number): Promise<void> {
   await revokeUserSessions(db, organisationId, id, now);
   await deleteUserMcpConnections(db, organisationId, id);
-  await db.updateTable('api_keys').set({ status: 'revoked', updated_at: now }).where('user_id', '=', id).where('organisation_id', '=', organisationId).execute();
+  await db
+    .updateTable('api_keys')
+    .set({ status: 'revoked', updated_at: now })
+    .where('user_id', '=', id)
+    .where('organisation_id', '=', organisationId)
+    .execute();
   await db.deleteFrom('workspace_members').where('user_id', '=', id).execute();
   await db.deleteFrom('users').where('id', '=', id).where('organisation_id', '=', organisationId).execute();
 }
@@ -119,14 +144,29 @@ function scopedMembers(db: Kysely<Database>, scope: TenantScope, workspaceId: st
 }
 
 /** One member of a workspace of the scope, or undefined. */
-export async function getMember(db: Kysely<Database>, scope: TenantScope, workspaceId: string, userId: string): Promise<MemberRecord | undefined> {
+export async function getMember(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  workspaceId: string,
+  userId: string,
+): Promise<MemberRecord | undefined> {
   const row = await scopedMembers(db, scope, workspaceId).where('m.user_id', '=', userId).executeTakeFirst();
   return row && toMember(row);
 }
 
 /** A page of a workspace's members, oldest first, with the total. */
-export async function listMembers(db: Kysely<Database>, scope: TenantScope, workspaceId: string, page: { limit: number; offset: number }): Promise<{ rows: MemberRecord[]; total: number }> {
-  const rows = await scopedMembers(db, scope, workspaceId).orderBy('m.created_at').orderBy('m.user_id').limit(page.limit).offset(page.offset).execute();
+export async function listMembers(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  workspaceId: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: MemberRecord[]; total: number }> {
+  const rows = await scopedMembers(db, scope, workspaceId)
+    .orderBy('m.created_at')
+    .orderBy('m.user_id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
   const count = await db
     .selectFrom('workspace_members')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -156,7 +196,11 @@ export async function deleteMember(db: Kysely<Database>, workspaceId: string, us
  * (undefined for an unknown user). Sessions use it per login; the runtime snapshot bakes the same
  * facts into each user key (`usersOfKeys`), so the data plane never asks.
  */
-export async function userRoleIn(db: Kysely<Database>, userId: string, workspaceId: string): Promise<{ organisationRole: OrganisationRole; status: UserRecord['status']; membershipRole: WorkspaceRole | null } | undefined> {
+export async function userRoleIn(
+  db: Kysely<Database>,
+  userId: string,
+  workspaceId: string,
+): Promise<{ organisationRole: OrganisationRole; status: UserRecord['status']; membershipRole: WorkspaceRole | null } | undefined> {
   const row = await db
     .selectFrom('users as u')
     .leftJoin('workspace_members as m', (j) => j.onRef('m.user_id', '=', 'u.id').on('m.workspace_id', '=', workspaceId))
@@ -164,19 +208,27 @@ export async function userRoleIn(db: Kysely<Database>, userId: string, workspace
     .where('u.id', '=', userId)
     .executeTakeFirst();
   if (!row) return undefined;
-  return { organisationRole: row.role as OrganisationRole, status: row.status as UserRecord['status'], membershipRole: (row.membership_role as WorkspaceRole | null) ?? null };
+  return {
+    organisationRole: row.role as OrganisationRole,
+    status: row.status as UserRecord['status'],
+    membershipRole: (row.membership_role as WorkspaceRole | null) ?? null,
+  };
 }
 
 /**
  * For a page of keys, in two queries: their users (by id) and those users' memberships of the keys'
  * workspaces (by `${workspaceId}:${userId}`).
  */
-export async function usersOfKeys(db: Kysely<Database>, keys: ReadonlyArray<{ user_id?: string | null; workspace_id: string | null }>): Promise<{ users: Map<string, UsersTable>; memberships: Map<string, WorkspaceRole> }> {
+export async function usersOfKeys(
+  db: Kysely<Database>,
+  keys: ReadonlyArray<{ user_id?: string | null; workspace_id: string | null }>,
+): Promise<{ users: Map<string, UsersTable>; memberships: Map<string, WorkspaceRole> }> {
   const userIds = [...new Set(keys.map((k) => k.user_id).filter((id): id is string => typeof id === 'string'))];
   const users = new Map<string, UsersTable>();
   const memberships = new Map<string, WorkspaceRole>();
   if (!userIds.length) return { users, memberships };
   for (const u of await db.selectFrom('users').selectAll().where('id', 'in', userIds).execute()) users.set(u.id, u);
-  for (const m of await db.selectFrom('workspace_members').selectAll().where('user_id', 'in', userIds).execute()) memberships.set(`${m.workspace_id}:${m.user_id}`, m.role as WorkspaceRole);
+  for (const m of await db.selectFrom('workspace_members').selectAll().where('user_id', 'in', userIds).execute())
+    memberships.set(`${m.workspace_id}:${m.user_id}`, m.role as WorkspaceRole);
   return { users, memberships };
 }

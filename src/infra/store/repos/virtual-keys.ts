@@ -28,7 +28,13 @@ export async function insertVirtualKey(db: Kysely<Database>, scope: TenantScope,
 }
 
 /** Updates a virtual key of the scope. */
-export async function updateVirtualKey(db: Kysely<Database>, scope: TenantScope, id: string, patch: Partial<Pick<VirtualKey, 'name' | 'secret' | 'config' | 'status'>>, now: number): Promise<void> {
+export async function updateVirtualKey(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  id: string,
+  patch: Partial<Pick<VirtualKey, 'name' | 'secret' | 'config' | 'status'>>,
+  now: number,
+): Promise<void> {
   const set: Partial<VirtualKeysTable> = { updated_at: now };
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.secret !== undefined) set.secret = patch.secret;
@@ -49,7 +55,11 @@ export async function getVirtualKey(db: Kysely<Database>, scope: TenantScope, id
 }
 
 /** Active virtual keys (paged) of the scope with the total. */
-export async function listVirtualKeys(db: Kysely<Database>, scope: TenantScope, page: { limit: number; offset: number }): Promise<{ rows: VirtualKey[]; total: number }> {
+export async function listVirtualKeys(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  page: { limit: number; offset: number },
+): Promise<{ rows: VirtualKey[]; total: number }> {
   const base = db.selectFrom('virtual_keys').where('status', '=', 'active').where('workspace_id', 'in', inList(scope));
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset).execute(),
@@ -77,5 +87,11 @@ function toRow(v: VirtualKey): VirtualKeysTable {
 }
 
 function fromRow(r: VirtualKeysTable): VirtualKey {
-  return { ...r, status: r.status as VirtualKey['status'], config: JSON.parse(r.config), created_at: Number(r.created_at), updated_at: Number(r.updated_at) };
+  return {
+    ...r,
+    status: r.status as VirtualKey['status'],
+    config: JSON.parse(r.config),
+    created_at: Number(r.created_at),
+    updated_at: Number(r.updated_at),
+  };
 }

@@ -18,7 +18,12 @@ export async function getWorkspace(db: Kysely<Database>, scope: TenantScope, idO
 }
 
 /** A page of the scope's workspaces with one of `statuses`, oldest first, with the total. */
-export async function listScopedWorkspaces(db: Kysely<Database>, scope: TenantScope, statuses: readonly string[], page: { limit: number; offset: number }): Promise<{ rows: Workspace[]; total: number }> {
+export async function listScopedWorkspaces(
+  db: Kysely<Database>,
+  scope: TenantScope,
+  statuses: readonly string[],
+  page: { limit: number; offset: number },
+): Promise<{ rows: Workspace[]; total: number }> {
   const q = scoped(db, scope).where('status', 'in', [...statuses]);
   const [rows, count] = await Promise.all([
     q.selectAll().orderBy('created_at').orderBy('id').limit(page.limit).offset(page.offset).execute(),

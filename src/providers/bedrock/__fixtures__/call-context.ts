@@ -9,7 +9,17 @@ export const TEST_CREDENTIALS = {
 };
 
 /** A CallContext for adapter tests. */
-export function callContext(opts: { config?: Record<string, unknown>; customHost?: string; apiKey?: string; stream?: boolean; http?: HttpClient; clock?: Clock; forwardHeaders?: Record<string, string> } = {}): CallContext {
+export function callContext(
+  opts: {
+    config?: Record<string, unknown>;
+    customHost?: string;
+    apiKey?: string;
+    stream?: boolean;
+    http?: HttpClient;
+    clock?: Clock;
+    forwardHeaders?: Record<string, string>;
+  } = {},
+): CallContext {
   return {
     target: {
       provider: 'bedrock',

@@ -51,7 +51,13 @@ const ANTHROPIC_ROUTES = new Set(['/v1/messages', '/v1/messages/count_tokens']);
  * segments) is verified as one (`jwt-auth.ts`). `usage.touch` (an in-memory set add)
  * records the key for its `last_used_at`, written later in batches.
  */
-export function createAuthHook(runtime: Runtime, isPublic: (url: string) => boolean, now: () => number, usage?: { touch(keyId: string): void }, mayAuthenticate?: (url: string) => boolean) {
+export function createAuthHook(
+  runtime: Runtime,
+  isPublic: (url: string) => boolean,
+  now: () => number,
+  usage?: { touch(keyId: string): void },
+  mayAuthenticate?: (url: string) => boolean,
+) {
   // Callback style (no promise per request); a throw is handled by Fastify like a rejection.
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const headers = request.headers;
@@ -74,7 +80,10 @@ export function createAuthHook(runtime: Runtime, isPublic: (url: string) => bool
       }
     }
     if (typeof raw !== 'string' || raw.length === 0) {
-      throw new GatewayError('invalid_api_key', 'Missing gateway API key: send it in the x-gateway-api-key header or as Authorization: Bearer.');
+      throw new GatewayError(
+        'invalid_api_key',
+        'Missing gateway API key: send it in the x-gateway-api-key header or as Authorization: Bearer.',
+      );
     }
     // A JWT (control-plane.md §5) is told apart by its shape alone, before any JWT work.
     if (raw.charCodeAt(0) === 101 /* e */ && looksLikeJwt(raw)) return authenticateJwt(request, raw, from, runtime, now, done);

@@ -12,7 +12,14 @@ import { verifyJwt } from '../../../identity/jwt/verify-jwt.js';
  * `Authorization` is removed from the headers like a gateway key's. Failures are 401
  * `invalid_api_key` naming the reason.
  */
-export function authenticateJwt(request: FastifyRequest, token: string, from: CredentialHeader, runtime: Runtime, now: () => number, done: HookHandlerDoneFunction): void {
+export function authenticateJwt(
+  request: FastifyRequest,
+  token: string,
+  from: CredentialHeader,
+  runtime: Runtime,
+  now: () => number,
+  done: HookHandlerDoneFunction,
+): void {
   const snapshot = runtime.current;
   verifyJwt(token, snapshot, sectionOf<JwtSection>(snapshot, JWT_SECTION), now()).then(
     (key) => {

@@ -16,13 +16,18 @@ function requestedWorkspace(request: FastifyRequest): string | undefined {
 
 /** Sets the request's key, organisation and workspace from a live session, or throws. */
 function actAs(request: FastifyRequest, runtime: Runtime, s: LiveSession, token: string, now: number): void {
-  if (s.expiresAt <= now) throw new GatewayError('invalid_api_key', 'The console session has expired (max_session_ttl since login): log in again.');
+  if (s.expiresAt <= now)
+    throw new GatewayError('invalid_api_key', 'The console session has expired (max_session_ttl since login): log in again.');
   if (WRITES.has(request.method)) {
     const header = request.headers[CSRF_HEADER];
     const cookie = cookieValue(request.headers.cookie, CSRF_COOKIE);
     const expected = csrfOf(token);
     if (typeof header !== 'string' || !sameToken(header, expected) || !sameToken(cookie, expected)) {
-      throw new GatewayError('forbidden', `A write made with a session cookie must carry the ${CSRF_HEADER} header equal to the ${CSRF_COOKIE} cookie.`, { param: CSRF_HEADER });
+      throw new GatewayError(
+        'forbidden',
+        `A write made with a session cookie must carry the ${CSRF_HEADER} header equal to the ${CSRF_COOKIE} cookie.`,
+        { param: CSRF_HEADER },
+      );
     }
   }
   const snapshot = runtime.current;
@@ -45,7 +50,14 @@ function actAs(request: FastifyRequest, runtime: Runtime, s: LiveSession, token:
  * end is 401 saying it expired; a write (POST, PUT, PATCH, DELETE) must carry `x-gateway-csrf` equal
  * to the `gw_csrf` cookie, which must be the session's (403 otherwise).
  */
-export function authenticateSession(request: FastifyRequest, token: string, tokenHash: string, runtime: Runtime, now: () => number, done: HookHandlerDoneFunction): void {
+export function authenticateSession(
+  request: FastifyRequest,
+  token: string,
+  tokenHash: string,
+  runtime: Runtime,
+  now: () => number,
+  done: HookHandlerDoneFunction,
+): void {
   const found = liveSession(runtime.current, tokenHash);
   if (found) {
     actAs(request, runtime, found, token, now());

@@ -2,10 +2,21 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 /** The Portkey request headers read as aliases of ours: `x-portkey-<name>` → `x-gateway-<name>`. */
 const ALIASED: ReadonlyMap<string, string> = new Map(
-  ['api-key', 'provider', 'virtual-key', 'config', 'metadata', 'trace-id', 'custom-host', 'forward-headers', 'request-timeout', 'cache-force-refresh', 'span-id', 'parent-span-id', 'span-name'].map((n) => [
-    `x-portkey-${n}`,
-    `x-gateway-${n}`,
-  ]),
+  [
+    'api-key',
+    'provider',
+    'virtual-key',
+    'config',
+    'metadata',
+    'trace-id',
+    'custom-host',
+    'forward-headers',
+    'request-timeout',
+    'cache-force-refresh',
+    'span-id',
+    'parent-span-id',
+    'span-name',
+  ].map((n) => [`x-portkey-${n}`, `x-gateway-${n}`]),
 );
 
 /** Whether a header name is in Portkey's namespace (the edge's one check per header; nothing else runs when none is). */
