@@ -6,7 +6,7 @@ import { MANAGER_SETTING_SCOPES, WORKSPACE_ROLE_SCOPES } from './roles.js';
 
 describe('docs/permissions.md', () => {
   const doc = readFileSync(new URL('../../docs/permissions.md', import.meta.url), 'utf8');
-  const rows = [...doc.matchAll(/^\| `([a-z_]+\.[a-z]+)` \| (.+) \| (.+) \|$/gm)].map((m) => ({
+  const rows = [...doc.matchAll(/^\| `([a-z_]+\.[a-z]+)` +\| ([^|]+?) +\| ([^|]+?) +\|$/gm)].map((m) => ({
     permission: m[1]!,
     allows: m[2]!,
     defaults: m[3]!,
@@ -38,12 +38,12 @@ describe('docs/permissions.md roles', () => {
   const cells = (row: string) => [...row.matchAll(/`([^`]+)`/g)].map((m) => m[1]!);
 
   it('lists every workspace role with exactly its scopes, in order', () => {
-    const rows = [...doc.matchAll(/^\| `(admin|manager|member)` \| (.+) \|$/gm)].map((m) => [m[1]!, cells(m[2]!)]);
+    const rows = [...doc.matchAll(/^\| `(admin|manager|member)` +\| ([^|]+?) +\|$/gm)].map((m) => [m[1]!, cells(m[2]!)]);
     expect(rows).toEqual(Object.entries(WORKSPACE_ROLE_SCOPES).map(([role, scopes]) => [role, [...scopes]]));
   });
 
   it("lists a manager's setting-dependent scopes with their settings", () => {
-    const rows = [...doc.matchAll(/^\| `([a-z_]+\.[a-z]+)` \| `([A-Za-z]+)` \|$/gm)].map((m) => [m[1]!, m[2]!]);
+    const rows = [...doc.matchAll(/^\| `([a-z_]+\.[a-z]+)` +\| `([A-Za-z]+)` +\|$/gm)].map((m) => [m[1]!, m[2]!]);
     expect(rows).toEqual(Object.entries(MANAGER_SETTING_SCOPES));
   });
 });

@@ -132,7 +132,10 @@ describe('a rolling upgrade from the previous release (operations.md §6)', () =
     // Out of rotation first (the old release has no readiness probe: the load balancer drops it), then SIGTERM.
     rotation.splice(rotation.indexOf(old.url), 1);
     old.child.kill('SIGTERM');
-    expect(await old.exited).toBe(0);
+    // The previous release has the drain fault this one fixes (an idle keep-alive connection held it until its
+    // 30 s shutdown timeout, then exit 1): its exit code is not what is tested here; no failed request and no
+    // lost log row are. The new release's own drain is held to exit 0 below.
+    expect([0, 1]).toContain(await old.exited);
     await new Promise((r) => setTimeout(r, 1_500));
     running = false;
     await Promise.all(workers);

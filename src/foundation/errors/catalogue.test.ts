@@ -7,7 +7,7 @@ import { toGatewayError } from './to-gateway-error.js';
 describe('error catalogue', () => {
   it('matches docs/errors.md row for row', () => {
     const doc = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');
-    const rows = [...doc.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \| ([a-z_]+) \|/gm)].map((m) => [m[1], Number(m[2]), m[3]]);
+    const rows = [...doc.matchAll(/^\| `([a-z_]+)` +\| (\d{3}) +\| ([a-z_]+) +\|/gm)].map((m) => [m[1], Number(m[2]), m[3]]);
     const catalogue = Object.entries(ERROR_CATALOGUE).map(([code, e]) => [code, e.status, e.type]);
     expect(rows).toEqual(catalogue);
   });
