@@ -17,13 +17,12 @@ import { tmpdir, cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { freePort, startService, machineBusyTicks } from './lib/procs.mjs';
+import { freePort, machineBusyTicks, startBuiltGateway, startFakeUpstream } from './lib/procs.mjs';
 import { summarize } from './lib/stats.mjs';
 import { fmtMs } from './lib/report.mjs';
 import { CHAT_BODY } from './lib/scenarios.mjs';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
-const ROOT = dirname(BENCH);
 const env = process.env;
 const num = (name, dflt) => (env[name] ? Number(env[name]) : dflt);
 const RATES = (env.BENCH_ADDED_RATES ?? '1000,5000').split(',').map(Number);
@@ -60,16 +59,9 @@ const rows = [];
 const busy0 = machineBusyTicks();
 const t0 = Date.now();
 try {
-  const fakePort = await freePort();
-  services.push(
-    await startService({
-      name: 'fake upstream',
-      command: process.execPath,
-      args: [join(BENCH, 'fake-upstream.mjs'), String(fakePort)],
-      readyUrl: `http://127.0.0.1:${fakePort}/health`,
-    }),
-  );
-  const fakeUrl = `http://127.0.0.1:${fakePort}`;
+  const fake = await startFakeUpstream();
+  services.push(fake.service);
+  const fakeUrl = fake.url;
   const port = await freePort();
   const gwEnv = {
     PORT: String(port),
@@ -78,17 +70,7 @@ try {
     GATEWAY_ADMIN_KEY: adminKey,
     ...JSON.parse(env.BENCH_ADDED_ENV || '{}'),
   };
-  services.push(
-    await startService({
-      name: 'gateway',
-      command: process.execPath,
-      args: [join(ROOT, 'dist/main.js')],
-      env: gwEnv,
-      cwd: ROOT,
-      readyUrl: `http://127.0.0.1:${port}/health`,
-      timeoutMs: 60_000,
-    }),
-  );
+  services.push(await startBuiltGateway(port, gwEnv));
   const calls = {
     upstream: { url: `${fakeUrl}/v1/chat/completions`, headers: { 'content-type': 'application/json' } },
     gateway: {

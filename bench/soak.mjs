@@ -19,12 +19,11 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { freePort, startService, statusMb } from './lib/procs.mjs';
+import { freePort, startBuiltGateway, startFakeUpstream, statusMb } from './lib/procs.mjs';
 import { memoryGrowth } from './lib/stats.mjs';
 import { CHAT_BODY, STREAM_BODY } from './lib/scenarios.mjs';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
-const ROOT = dirname(BENCH);
 const env = process.env;
 const num = (name, dflt) => (env[name] ? Number(env[name]) : dflt);
 const SECONDS = num('BENCH_SOAK_S', 1800);
@@ -95,16 +94,9 @@ const dataDir = mkdtempSync(join(tmpdir(), 'bench-soak-'));
 const samples = [];
 let result;
 try {
-  const fakePort = await freePort();
-  services.push(
-    await startService({
-      name: 'fake upstream',
-      command: process.execPath,
-      args: [join(BENCH, 'fake-upstream.mjs'), String(fakePort)],
-      readyUrl: `http://127.0.0.1:${fakePort}/health`,
-    }),
-  );
-  fakeUrl = `http://127.0.0.1:${fakePort}`;
+  const fake = await startFakeUpstream();
+  services.push(fake.service);
+  fakeUrl = fake.url;
   const port = await freePort();
   const gwEnv = {
     PORT: String(port),
@@ -117,15 +109,7 @@ try {
     ...JSON.parse(env.BENCH_SOAK_ENV || '{}'),
   };
   // As `npm start`: the request log and the log level are the defaults.
-  const gw = await startService({
-    name: 'gateway',
-    command: process.execPath,
-    args: [join(ROOT, 'dist/main.js')],
-    env: gwEnv,
-    cwd: ROOT,
-    readyUrl: `http://127.0.0.1:${port}/health`,
-    timeoutMs: 60_000,
-  });
+  const gw = await startBuiltGateway(port, gwEnv);
   services.push(gw);
   const origin = `http://127.0.0.1:${port}`;
   log(

@@ -4,7 +4,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import net from 'node:net';
 import http from 'node:http';
 
@@ -173,4 +174,32 @@ function statTicks(path) {
   } catch {
     return NaN;
   }
+}
+
+const BENCH_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
+
+/** Starts `bench/fake-upstream.mjs` on a free loopback port; resolves with the service and its origin. */
+export async function startFakeUpstream() {
+  const port = await freePort();
+  const service = await startService({
+    name: 'fake upstream',
+    command: process.execPath,
+    args: [join(BENCH_DIR, 'fake-upstream.mjs'), String(port)],
+    readyUrl: `http://127.0.0.1:${port}/health`,
+  });
+  return { service, url: `http://127.0.0.1:${port}` };
+}
+
+/** Starts the built gateway (`dist/main.js`) as `npm start` runs it, with `env`; ready when `/health` answers on `port`. */
+export function startBuiltGateway(port, env) {
+  const root = dirname(BENCH_DIR);
+  return startService({
+    name: 'gateway',
+    command: process.execPath,
+    args: [join(root, 'dist/main.js')],
+    env,
+    cwd: root,
+    readyUrl: `http://127.0.0.1:${port}/health`,
+    timeoutMs: 60_000,
+  });
 }
